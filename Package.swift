@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Shiplane",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "shiplane", targets: ["shiplane"]),
+        // Lanes are compiled against this dynamic library: it carries the lane API and the
+        // lane host (option parsing, rendering), so a cached lane executable starts in milliseconds.
+        .library(name: "ShiplaneKit", type: .dynamic, targets: ["Shiplane", "ShiplaneCLI"]),
+        .library(name: "ShiplaneTesting", targets: ["ShiplaneTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/mxcl/Version", from: "2.2.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibgit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
+        ),
+        .target(name: "Git", dependencies: ["CLibgit2"]),
+        .target(
+            name: "Shiplane",
+            dependencies: [
+                "Git",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Version", package: "Version"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        .target(
+            name: "ShiplaneCLI",
+            dependencies: [
+                "Shiplane",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"]),
+        .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"]),
+        .testTarget(
+            name: "ShiplaneTests",
+            dependencies: [
+                "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,13 @@
+#ifndef SHIPLANE_CLIBGIT2_SHIM_H
+#define SHIPLANE_CLIBGIT2_SHIM_H
+#include <git2.h>
+
+/* git_libgit2_opts is variadic, which Swift cannot call: one wrapper per option we use. */
+static inline int shiplane_set_owner_validation(int enabled) {
+    return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
+}
+
+static inline int shiplane_set_search_path(int level, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);
+}
+#endif

@@ -1,0 +1,37 @@
+internal import CLibgit2
+
+/// Process-wide libgit2 setup: initialisation and the few global options Shiplane sets.
+public enum Libgit2 {
+    /// libgit2 is initialised once per process; the library keeps a reference count.
+    private static let initialised: Bool = git_libgit2_init() > 0
+
+    /// Makes sure `git_libgit2_init` ran; every entry point of this module calls it.
+    @inline(__always)
+    static func ensureInitialised() { _ = initialised }
+
+    /// The linked libgit2 version, for `shiplane --version` and bug reports.
+    public static var version: String {
+        ensureInitialised()
+        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        git_libgit2_version(&major, &minor, &patch)
+        return "\(major).\(minor).\(patch)"
+    }
+
+    /// Turns libgit2's repository-owner check on or off for this process.
+    ///
+    /// libgit2, like git, refuses a repository owned by another user unless it is listed in
+    /// `safe.directory`. CI containers often check out as one user and run as another; the CLI
+    /// turns the check off only when the user asks (`SHIPLANE_TRUST_REPOSITORY_OWNER=1`).
+    public static func setOwnerValidation(_ enabled: Bool) throws {
+        ensureInitialised()
+        try check(shiplane_set_owner_validation(enabled ? 1 : 0), "set owner validation")
+    }
+
+    /// Points libgit2's global/XDG/system config search at `path` (tests isolate themselves with it).
+    public static func setConfigSearchPath(_ path: String) throws {
+        ensureInitialised()
+        for level in [GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_SYSTEM] {
+            try check(shiplane_set_search_path(level.rawValue, path), "set config search path")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+internal import CLibgit2
+
+/// An open git repository; owns its libgit2 handle and frees it exactly once.
+public final class Repository: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    private init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        git_repository_free(pointer)
+    }
+
+    // MARK: - Opening
+
+    /// Finds the repository that contains `path` (the folder itself or any parent) and opens it.
+    /// - Throws: `GitError` with `.notFound` when no repository encloses `path`, `.notOwner`
+    ///   when libgit2's ownership check refuses it.
+    public static func discover(from path: String) throws -> Repository {
+        Libgit2.ensureInitialised()
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        try check(git_repository_discover(&buffer, path, 0, nil), "find a git repository from \(path)")
+        guard let found = buffer.ptr else {
+            throw GitError(code: .notFound, operation: "find a git repository from \(path)", message: "no path returned")
+        }
+        return try open(String(cString: found))
+    }
+
+    /// Opens the repository at exactly `path` (a work tree or a `.git`/bare folder).
+    public static func open(_ path: String) throws -> Repository {
+        Libgit2.ensureInitialised()
+        var handle: OpaquePointer?
+        try check(git_repository_open(&handle, path), "open repository \(path)")
+        guard let handle else {
+            throw GitError(code: .other(-1), operation: "open repository \(path)", message: "no handle returned")
+        }
+        return Repository(pointer: handle)
+    }
+
+    /// Creates a new repository (bare or with a work tree) at `path`.
+    public static func create(at path: String, bare: Bool = false) throws -> Repository {
+        Libgit2.ensureInitialised()
+        var handle: OpaquePointer?
+        try check(git_repository_init(&handle, path, bare ? 1 : 0), "create repository \(path)")
+        guard let handle else {
+            throw GitError(code: .other(-1), operation: "create repository \(path)", message: "no handle returned")
+        }
+        return Repository(pointer: handle)
+    }
+
+    // MARK: - Facts
+
+    /// True for a repository with no work tree.
+    public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
+
+    /// True while HEAD points at a branch with no commit yet.
+    public var isEmpty: Bool { git_repository_is_empty(pointer) == 1 }
+
+    /// The work tree's root folder (no trailing slash), or nil for a bare repository.
+    public var workingDirectory: String? {
+        guard let path = git_repository_workdir(pointer) else { return nil }
+        var text = String(cString: path)
+        while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    /// The `.git` folder (or the bare repository's folder).
+    public var gitDirectory: String {
+        var text = String(cString: git_repository_path(pointer))
+        while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    /// True while a merge, rebase, cherry-pick or similar operation is in progress.
+    public var isInMiddleOfOperation: Bool {
+        git_repository_state(pointer) != Int32(GIT_REPOSITORY_STATE_NONE.rawValue)
+    }
+
+    // MARK: - Config
+
+    /// A configuration value as git resolves it (repository, then global, then system).
+    public func configString(_ name: String) throws -> String? {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, pointer), "read git config")
+        defer { git_config_free(config) }
+        var value: UnsafePointer<CChar>?
+        let result = git_config_get_string(&value, config, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result, "read git config \(name)")
+        return value.map { String(cString: $0) }
+    }
+}

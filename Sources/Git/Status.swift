@@ -1,0 +1,74 @@
+internal import CLibgit2
+
+/// One path that differs between HEAD, the index and the work tree.
+public struct StatusEntry: Equatable, Sendable {
+    /// How the path differs; a path can be both staged and unstaged.
+    public struct Change: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let staged = Change(rawValue: 1 << 0)
+        public static let unstaged = Change(rawValue: 1 << 1)
+        public static let untracked = Change(rawValue: 1 << 2)
+        public static let conflicted = Change(rawValue: 1 << 3)
+    }
+
+    /// The path relative to the work tree root (untracked folders end in `/`).
+    public var path: String
+    public var change: Change
+
+    public init(path: String, change: Change) {
+        self.path = path
+        self.change = change
+    }
+
+    /// The two-letter code `git status --short` would show for this entry.
+    public var shortCode: String {
+        if change.contains(.conflicted) { return "UU" }
+        if change.contains(.untracked) { return "??" }
+        return (change.contains(.staged) ? "M" : " ") + (change.contains(.unstaged) ? "M" : " ")
+    }
+}
+
+extension Repository {
+    /// Every path that is staged, unstaged, untracked or conflicted, like `git status --porcelain`.
+    ///
+    /// Untracked folders are reported once, as `folder/`, the way git does by default; ignored
+    /// files are left out.
+    public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
+        var options = git_status_options()
+        try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "prepare status")
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        var flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
+        if includeUntracked { flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue }
+        options.flags = flags
+
+        var list: OpaquePointer?
+        try check(git_status_list_new(&list, pointer, &options), "read status")
+        defer { git_status_list_free(list) }
+
+        let staged = GIT_STATUS_INDEX_NEW.rawValue | GIT_STATUS_INDEX_MODIFIED.rawValue
+            | GIT_STATUS_INDEX_DELETED.rawValue | GIT_STATUS_INDEX_RENAMED.rawValue
+            | GIT_STATUS_INDEX_TYPECHANGE.rawValue
+        let unstaged = GIT_STATUS_WT_MODIFIED.rawValue | GIT_STATUS_WT_DELETED.rawValue
+            | GIT_STATUS_WT_RENAMED.rawValue | GIT_STATUS_WT_TYPECHANGE.rawValue
+            | GIT_STATUS_WT_UNREADABLE.rawValue
+
+        let count = git_status_list_entrycount(list)
+        var entries: [StatusEntry] = []
+        entries.reserveCapacity(count)
+        for index in 0..<count {
+            guard let entry = git_status_byindex(list, index)?.pointee else { continue }
+            let bits = entry.status.rawValue
+            var change: StatusEntry.Change = []
+            if bits & staged != 0 { change.insert(.staged) }
+            if bits & unstaged != 0 { change.insert(.unstaged) }
+            if bits & GIT_STATUS_WT_NEW.rawValue != 0 { change.insert(.untracked) }
+            if bits & GIT_STATUS_CONFLICTED.rawValue != 0 { change.insert(.conflicted) }
+            if change.isEmpty { continue }
+            let delta = entry.index_to_workdir ?? entry.head_to_index
+            guard let delta, let cPath = delta.pointee.new_file.path ?? delta.pointee.old_file.path else { continue }
+            entries.append(StatusEntry(path: String(cString: cPath), change: change))
+        }
+        return entries
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A unit of work a lane calls: a built-in action or a user's own, run as a recorded step.
+///
+/// The runner gives every action the same treatment: a step with name, call site, options
+/// (secrets shown as `***`), timing and outcome; dry-run through `StepContext.isDryRun` and
+/// the overlay file system; rollback through `StepContext.registerUndo`.
+public protocol Action {
+    associatedtype Output = Void
+    /// The name shown in steps and reports (`ensureGitBranch`).
+    static var name: String { get }
+    /// The options as shown in steps and reports.
+    var options: [StepOption] { get }
+    func run(in step: StepContext) throws -> Output
+}
+
+/// An action that awaits: runs commands, talks to servers.
+public protocol AsyncAction {
+    associatedtype Output = Void
+    static var name: String { get }
+    var options: [StepOption] { get }
+    func run(in step: StepContext) async throws -> Output
+}
+
+extension Action {
+    public var options: [StepOption] { [] }
+}
+
+extension AsyncAction {
+    public var options: [StepOption] { [] }
+}
+
+/// What an action sees while it runs as a step.
+public struct StepContext: Sendable {
+    /// The lane context the step belongs to: repository, environment, file system, processes.
+    public let lane: LaneContext
+    /// The step's number in the run.
+    public let number: Int
+
+    /// True in a dry run: read for real, write nothing outside the overlay.
+    public var isDryRun: Bool { lane.isDryRun }
+
+    /// Logs a message under this step.
+    public func log(_ message: String, level: LogLevel = .info) {
+        lane.state.reporter.report(.message(message, level: level, step: number))
+    }
+
+    /// Leaves a short note on the step for the summary ("v1.2.0", "would run: make").
+    public func note(_ text: String) {
+        lane.state.setNote(number, text)
+    }
+
+    /// Registers how to undo a side effect this step just made (ignored in a dry run).
+    public func registerUndo(_ description: String, undo: @escaping () async throws -> Void) {
+        guard !isDryRun else { return }
+        lane.state.journal.register(description, undo: undo)
+    }
+}

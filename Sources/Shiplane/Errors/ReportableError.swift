@@ -1,0 +1,60 @@
+import Foundation
+
+/// An error that can explain itself: a one-line message, facts, what to do next, and its causes.
+///
+/// Every error Shiplane shows to a person conforms. The CLI renders the tree (`allErrors`) for
+/// people, JSON for tools and JUnit for CI, and maps the error to an exit code in one place.
+public protocol ReportableError: Error, CustomStringConvertible {
+    /// What went wrong, in one line, without a trailing period.
+    var message: String { get }
+    /// Facts that help: file paths, versions, refs, HTTP statuses. Ordered as they should print.
+    var info: [(key: String, value: String)] { get }
+    /// What the user can do about it, when that is known ("set GITHUB_TOKEN").
+    var suggestion: String? { get }
+    /// The errors this one wraps or aggregates.
+    var underlyingErrors: [any Error] { get }
+    /// True when the error is a defect in Shiplane rather than a mistake or a condition the user
+    /// can fix; such errors are shown with the details needed for a bug report.
+    var isBug: Bool { get }
+}
+
+extension ReportableError {
+    public var info: [(key: String, value: String)] { [] }
+    public var suggestion: String? { nil }
+    public var underlyingErrors: [any Error] { [] }
+    public var isBug: Bool { false }
+    public var description: String { message }
+
+    /// This error followed by every error beneath it, depth first.
+    public var allErrors: [any Error] {
+        var result: [any Error] = [self]
+        for error in underlyingErrors {
+            if let reportable = error as? any ReportableError {
+                result.append(contentsOf: reportable.allErrors)
+            } else {
+                result.append(error)
+            }
+        }
+        return result
+    }
+}
+
+/// A plain error with a message, facts and a suggestion; for failures that need no type of their own.
+public struct ShiplaneError: ReportableError {
+    public var message: String
+    public var info: [(key: String, value: String)]
+    public var suggestion: String?
+    public var underlyingErrors: [any Error]
+
+    public init(
+        _ message: String,
+        info: [(key: String, value: String)] = [],
+        suggestion: String? = nil,
+        underlying: [any Error] = []
+    ) {
+        self.message = message
+        self.info = info
+        self.suggestion = suggestion
+        self.underlyingErrors = underlying
+    }
+}

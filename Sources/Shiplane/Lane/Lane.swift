@@ -1,0 +1,87 @@
+import ArgumentParser
+
+/// A release process written in Swift: options, then a `run` that calls actions.
+///
+/// Declare a type in `Lanes/*.swift`; Shiplane finds it without registration. Options use
+/// swift-argument-parser's `@Option`, `@Flag` and `@Argument`, validated before `run` starts.
+/// The lane's command-line name is its type name in kebab case without a `Lane` suffix
+/// (`Release` → `release`, `BetaDeployLane` → `beta-deploy`), or `static let name`.
+public protocol Lane: ParsableArguments {
+    /// What `run` returns to a lane that calls this one (see `LaneContext.call`).
+    associatedtype Output = Void
+
+    /// The command-line name; defaults to the type name in kebab case.
+    static var name: String { get }
+    /// One line for `shiplane lanes` and `--help`.
+    static var summary: String { get }
+    /// A private lane can be called from other lanes but not from the command line.
+    static var isPrivate: Bool { get }
+
+    func run(_ lane: LaneContext) async throws -> Output
+}
+
+extension Lane {
+    public static var name: String { laneName(forType: String(describing: Self.self)) }
+    public static var summary: String { "" }
+    public static var isPrivate: Bool { false }
+}
+
+/// The kebab-case lane name for a type name: `BetaDeployLane` → `beta-deploy`.
+public func laneName(forType typeName: String) -> String {
+    var base = typeName
+    if base.hasSuffix("Lane"), base.count > 4 { base.removeLast(4) }
+    return kebabCase(base)
+}
+
+/// `buildNumber`, `BuildNumber` and `build_number` → `build-number`.
+public func kebabCase(_ name: String) -> String {
+    var result = ""
+    let characters = Array(name.replacingOccurrences(of: "_", with: "-"))
+    for (index, character) in characters.enumerated() {
+        if character.isUppercase {
+            let previous = index > 0 ? characters[index - 1] : nil
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            let startsWord = previous.map { $0.isLowercase || $0.isNumber } ?? false
+                || (previous?.isUppercase == true && next?.isLowercase == true)
+            if startsWord && !result.isEmpty && !result.hasSuffix("-") { result.append("-") }
+            result.append(contentsOf: character.lowercased())
+        } else {
+            result.append(character)
+        }
+    }
+    return result
+}
+
+/// What hooks learn about the lane they run around.
+public struct LaneInfo: Sendable, Codable, Equatable {
+    public var name: String
+    /// 0 for the lane named on the command line, 1 for a lane it calls, and so on.
+    public var depth: Int
+}
+
+/// How a lane run ended, as the `always` hook sees it.
+public enum LaneOutcome: Sendable {
+    case succeeded
+    case failed(LaneFailure)
+}
+
+/// Code that runs around lanes: before and after each, on error, and always at the end.
+///
+/// Declare a type conforming to `LaneHooks` in `Lanes/`; Shiplane finds it like a lane. Several
+/// hook types run in file order. A `beforeLane` that throws fails the lane before it starts.
+public protocol LaneHooks {
+    init()
+    func beforeLane(_ lane: LaneInfo, context: LaneContext) async throws
+    func afterLane(_ lane: LaneInfo, context: LaneContext) async throws
+    /// The top lane failed; `failure` holds the failing step and its causes.
+    func onError(_ lane: LaneInfo, failure: LaneFailure, context: LaneContext) async
+    /// Runs once when the top lane ends, whatever the outcome.
+    func always(_ lane: LaneInfo, outcome: LaneOutcome, context: LaneContext) async
+}
+
+extension LaneHooks {
+    public func beforeLane(_ lane: LaneInfo, context: LaneContext) async throws {}
+    public func afterLane(_ lane: LaneInfo, context: LaneContext) async throws {}
+    public func onError(_ lane: LaneInfo, failure: LaneFailure, context: LaneContext) async {}
+    public func always(_ lane: LaneInfo, outcome: LaneOutcome, context: LaneContext) async {}
+}

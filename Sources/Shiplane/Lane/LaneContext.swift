@@ -1,0 +1,209 @@
+import Foundation
+internal import Git
+
+/// Everything a lane and its actions reach the world through: repository, files, processes,
+/// environment, clock and reporter. Built by the CLI with live values, by tests with their own.
+public final class LaneContext: @unchecked Sendable {
+    /// What a context is built from; every side effect comes in through here.
+    public struct Dependencies: Sendable {
+        /// The folder lanes run in: the repository's work tree root.
+        public var workingDirectory: String
+        public var environment: LaneEnvironment
+        public var fileSystem: any FileSystem
+        public var processRunner: any ProcessRunning
+        public var reporter: any Reporting
+        public var now: @Sendable () -> Date
+        public var isDryRun: Bool
+
+        public init(
+            workingDirectory: String, environment: LaneEnvironment,
+            fileSystem: any FileSystem = LiveFileSystem(), processRunner: any ProcessRunning = LiveProcessRunner(),
+            reporter: any Reporting, now: @escaping @Sendable () -> Date = { Date() }, isDryRun: Bool = false
+        ) {
+            self.workingDirectory = workingDirectory
+            self.environment = environment
+            self.fileSystem = fileSystem
+            self.processRunner = processRunner
+            self.reporter = reporter
+            self.now = now
+            self.isDryRun = isDryRun
+        }
+    }
+
+    public let workingDirectory: String
+    public let environment: LaneEnvironment
+    /// Real files, or in a dry run an overlay that keeps writes in memory.
+    public let fileSystem: any FileSystem
+    public let processRunner: any ProcessRunning
+    public let isDryRun: Bool
+    /// The hooks found in `Lanes/`, run around every lane.
+    public let hooks: [any LaneHooks]
+    let state: RunState
+    let depth: Int
+    private let repositories: RepositoryCache
+
+    public init(_ dependencies: Dependencies, hooks: [any LaneHooks] = []) {
+        workingDirectory = dependencies.workingDirectory
+        environment = dependencies.environment
+        isDryRun = dependencies.isDryRun
+        fileSystem = dependencies.isDryRun ? OverlayFileSystem(base: dependencies.fileSystem) : dependencies.fileSystem
+        processRunner = dependencies.processRunner
+        self.hooks = hooks
+        state = RunState(reporter: dependencies.reporter, journal: Journal(), now: dependencies.now)
+        depth = 0
+        repositories = RepositoryCache(path: dependencies.workingDirectory)
+    }
+
+    private init(parent: LaneContext, depth: Int) {
+        workingDirectory = parent.workingDirectory
+        environment = parent.environment
+        isDryRun = parent.isDryRun
+        fileSystem = parent.fileSystem
+        processRunner = parent.processRunner
+        hooks = parent.hooks
+        state = parent.state
+        self.depth = depth
+        repositories = parent.repositories
+    }
+
+    /// The undo log of this run.
+    public var journal: Journal { state.journal }
+
+    /// Every step recorded so far, in start order.
+    public var steps: [StepRecord] { state.steps }
+
+    /// The writes a dry run kept in its overlay, in first-write order; empty in a real run.
+    public var plannedWrites: [(path: String, data: Data?)] {
+        (fileSystem as? OverlayFileSystem)?.plannedWrites ?? []
+    }
+
+    /// Logs a message from lane code.
+    public func log(_ message: String, level: LogLevel = .info) {
+        state.reporter.report(.message(message, level: level, step: nil))
+    }
+
+    /// The open repository of the working directory (opened once per run).
+    func repository() throws -> Repository {
+        try repositories.repository()
+    }
+
+    // MARK: - Steps
+
+    /// Runs an action as a recorded step.
+    /// - Throws: `StepFailure` carrying the call site and the action's error.
+    @discardableResult
+    public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
+        try Task.checkCancellation()
+        let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
+        do {
+            let output = try action.run(in: StepContext(lane: self, number: record.number))
+            state.finish(record.number, outcome: .succeeded)
+            return output
+        } catch {
+            state.finish(record.number, outcome: .failed, error: describe(error))
+            throw StepFailure(step: A.name, callSite: record.callSite, cause: error)
+        }
+    }
+
+    /// Runs an async action as a recorded step.
+    /// - Throws: `StepFailure` carrying the call site and the action's error.
+    @discardableResult
+    public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
+        try Task.checkCancellation()
+        let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
+        do {
+            let output = try await action.run(in: StepContext(lane: self, number: record.number))
+            state.finish(record.number, outcome: .succeeded)
+            return output
+        } catch {
+            state.finish(record.number, outcome: .failed, error: describe(error))
+            throw StepFailure(step: A.name, callSite: record.callSite, cause: error)
+        }
+    }
+
+    // MARK: - Lanes calling lanes
+
+    /// Runs another lane as a step of this one and returns its result.
+    ///
+    /// Build the lane with typed options: `try await lane.call(Build(configuration: "release"))`
+    /// for a lane with a memberwise-style initialiser, or use `call(_:configure:)`.
+    @discardableResult
+    public func call<L: Lane>(_ other: L, file: String = #fileID, line: Int = #line) async throws -> L.Output {
+        try Task.checkCancellation()
+        let record = state.start(name: "lane \(L.name)", callSite: CallSite(file: file, line: line), options: [], depth: depth)
+        do {
+            let output = try await LaneContext(parent: self, depth: depth + 1).perform(other)
+            state.finish(record.number, outcome: .succeeded)
+            return output
+        } catch {
+            state.finish(record.number, outcome: .failed, error: describe(error))
+            throw StepFailure(step: "lane \(L.name)", callSite: record.callSite, cause: error)
+        }
+    }
+
+    /// Runs another lane with its default options, changed by `configure`, and returns its result.
+    ///
+    ///     let archive = try await lane.call(Package.self) { $0.configuration = "release" }
+    @discardableResult
+    public func call<L: Lane>(
+        _ type: L.Type, file: String = #fileID, line: Int = #line, configure: (inout L) throws -> Void = { _ in }
+    ) async throws -> L.Output {
+        var other: L
+        do {
+            other = try L.parse([])
+        } catch {
+            throw StepFailure(
+                step: "lane \(L.name)", callSite: CallSite(file: file, line: line),
+                cause: ShiplaneError(
+                    "lane \(L.name) has required options: \(L.fullMessage(for: error))",
+                    suggestion: "pass them: lane.call(\(L.self).self) { $0.option = value }, or give the options defaults"
+                )
+            )
+        }
+        try configure(&other)
+        return try await call(other, file: file, line: line)
+    }
+
+    /// Runs a lane with the hooks around it; used for the top lane and for called lanes.
+    func perform<L: Lane>(_ lane: L) async throws -> L.Output {
+        let info = LaneInfo(name: L.name, depth: depth)
+        if depth > 0 { state.reporter.report(.laneStarted(name: L.name, depth: depth, dryRun: isDryRun)) }
+        let started = state.now()
+        for hook in hooks { try await hook.beforeLane(info, context: self) }
+        do {
+            var validated = lane
+            try validated.validate()
+            let output = try await validated.run(self)
+            for hook in hooks { try await hook.afterLane(info, context: self) }
+            if depth > 0 {
+                state.reporter.report(.laneFinished(name: L.name, depth: depth, succeeded: true, duration: state.now().timeIntervalSince(started)))
+            }
+            return output
+        } catch {
+            if depth > 0 {
+                state.reporter.report(.laneFinished(name: L.name, depth: depth, succeeded: false, duration: state.now().timeIntervalSince(started)))
+            }
+            throw error
+        }
+    }
+}
+
+/// Opens the repository once, on first use, and hands out the same handle afterwards.
+final class RepositoryCache: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var opened: Repository?
+
+    init(path: String) {
+        self.path = path
+    }
+
+    func repository() throws -> Repository {
+        lock.lock()
+        defer { lock.unlock() }
+        if let opened { return opened }
+        let repository = try RepositoryAccess.open(at: path)
+        opened = repository
+        return repository
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The outcome of running a lane from the command line: steps, timing, failure and rollback.
+public struct LaneRunResult: Sendable {
+    public var lane: String
+    public var dryRun: Bool
+    public var startedAt: Date
+    public var duration: TimeInterval
+    public var steps: [StepRecord]
+    public var failure: LaneFailure?
+    /// The files a dry run would have written, relative to the working directory.
+    public var plannedWrites: [String]
+
+    public var succeeded: Bool { failure == nil }
+    public var interrupted: Bool { failure?.interrupted ?? false }
+}
+
+/// Runs a top lane: hooks around it, rollback when it fails, and the record of what happened.
+public struct LaneRunner {
+    /// Whether a failed run undoes its side effects (`--no-rollback` turns it off).
+    public var rollbackOnFailure: Bool
+
+    public init(rollbackOnFailure: Bool = true) {
+        self.rollbackOnFailure = rollbackOnFailure
+    }
+
+    public func run<L: Lane>(_ lane: L, in context: LaneContext) async -> LaneRunResult {
+        let info = LaneInfo(name: L.name, depth: 0)
+        let state = context.state
+        let started = state.now()
+        state.reporter.report(.laneStarted(name: L.name, depth: 0, dryRun: context.isDryRun))
+
+        var failure: LaneFailure?
+        do {
+            _ = try await context.perform(lane)
+            context.journal.commit()
+        } catch {
+            let interrupted = Self.isCancellation(error) || Task.isCancelled
+            let cause: any Error = (error is any ReportableError) ? error : ThrownError(error)
+            var rollback: [RollbackEntry] = []
+            if rollbackOnFailure && !context.isDryRun && context.journal.count > 0 {
+                state.reporter.report(.rollbackStarted(count: context.journal.count))
+                rollback = await context.journal.rollback()
+                state.reporter.report(.rollbackFinished(rollback))
+            }
+            failure = LaneFailure(lane: L.name, causes: [cause], rollback: rollback, interrupted: interrupted)
+            if let failure {
+                for hook in context.hooks { await hook.onError(info, failure: failure, context: context) }
+            }
+        }
+        let outcome: LaneOutcome = failure.map { .failed($0) } ?? .succeeded
+        for hook in context.hooks { await hook.always(info, outcome: outcome, context: context) }
+        let duration = state.now().timeIntervalSince(started)
+        state.reporter.report(.laneFinished(name: L.name, depth: 0, succeeded: failure == nil, duration: duration))
+        let root = context.workingDirectory + "/"
+        return LaneRunResult(
+            lane: L.name, dryRun: context.isDryRun, startedAt: started, duration: duration,
+            steps: context.steps, failure: failure,
+            plannedWrites: context.plannedWrites.map { $0.path.hasPrefix(root) ? String($0.path.dropFirst(root.count)) : $0.path }
+        )
+    }
+
+    /// True when the error, or any error under it, is a cancellation (an interrupt).
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let reportable = error as? any ReportableError {
+            return reportable.underlyingErrors.contains(where: isCancellation)
+        }
+        return false
+    }
+}

@@ -1,0 +1,6 @@
+@_exported import ArgumentParser
+
+/// Shiplane's own version, shown by `shiplane --version` and part of the lane cache key.
+public enum ShiplaneVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Shiplane
+
+/// One invocation's settings and output channels: global options, environment, terminals.
+///
+/// The one place that turns errors into printed trees and exit codes, and runs into summaries,
+/// reports and exit codes.
+struct CommandSession {
+    let globals: GlobalOptions
+    let rest: [String]
+    let laneEnvironment: LaneEnvironment
+    let out: Terminal
+    let err: Terminal
+    let redactor: Redactor
+    let currentDirectory: String
+
+    init(arguments: [String], environment: [String: String], currentDirectory: String) throws {
+        let (globals, rest) = try GlobalOptions.extract(from: arguments)
+        self.globals = globals
+        self.rest = rest
+        self.currentDirectory = currentDirectory
+        let laneEnvironment = LaneEnvironment(variables: environment)
+        self.laneEnvironment = laneEnvironment
+        let redactor = Redactor(secrets: laneEnvironment.secretValues)
+        self.redactor = redactor
+        out = Terminal(environment: environment, noColor: globals.noColor, redactor: redactor)
+        err = Terminal(standardError: true, environment: environment, noColor: globals.noColor, redactor: redactor)
+        if environment["SHIPLANE_TRUST_REPOSITORY_OWNER"] == "1" {
+            try GitSettings.trustRepositoryOwners()
+        }
+    }
+
+    /// Prints the error tree to standard error and returns its exit code.
+    func fail(_ error: any Error) -> Int32 {
+        for line in ErrorTree.lines(for: error) { err.line(line) }
+        return ShiplaneExitCode.for(error).rawValue
+    }
+
+    /// Prints an error when no session could be set up (bad global options).
+    static func fail(_ error: any Error, environment: [String: String]) -> Int32 {
+        let redactor = Redactor(secrets: LaneEnvironment(variables: environment).secretValues)
+        let err = Terminal(standardError: true, environment: environment, noColor: true, redactor: redactor)
+        for line in ErrorTree.lines(for: error) { err.line(line) }
+        return ShiplaneExitCode.for(error).rawValue
+    }
+
+    /// Prints the summary and the error tree, writes the reports, and returns the exit code.
+    func finish(_ result: LaneRunResult) -> Int32 {
+        out.line("")
+        for line in SummaryTable.lines(for: result) { out.line(line) }
+        var code = ShiplaneExitCode.success.rawValue
+        if let failure = result.failure {
+            err.line("")
+            code = fail(failure)
+        }
+        if let path = globals.reportJSON {
+            code = write(path: path, code: code) { try RunReport(result: result, exitCode: code).encoded(redactor: redactor) }
+        }
+        if let path = globals.junit {
+            code = write(path: path, code: code) { Data(JUnitReport.xml(for: result, redactor: redactor).utf8) }
+        }
+        return code
+    }
+
+    private func write(path: String, code: Int32, _ contents: () throws -> Data) -> Int32 {
+        let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        do {
+            try writeAtomically(try contents(), to: full)
+            return code
+        } catch {
+            let problem = EnvironmentProblem("could not write the report \(path)", suggestion: "check that its folder exists and is writable", info: [("reason", describe(error))])
+            let failed = fail(problem)
+            return code == 0 ? failed : code
+        }
+    }
+}

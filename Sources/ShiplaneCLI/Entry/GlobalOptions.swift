@@ -1,0 +1,87 @@
+import Foundation
+
+/// The options every command takes, wherever they stand on the command line (before `--`).
+///
+/// Lanes cannot declare options with these names.
+public struct GlobalOptions: Equatable, Sendable {
+    public var dryRun = false
+    public var verbose = false
+    public var reportJSON: String?
+    public var junit: String?
+    public var noRollback = false
+    public var environmentName: String?
+    public var noColor = false
+
+    public init() {}
+
+    static let flagNames: Set<String> = ["--dry-run", "--verbose", "--no-rollback", "--no-color"]
+    static let valueNames: Set<String> = ["--report-json", "--junit", "--env"]
+
+    /// Splits the command line into global options and the rest, in order.
+    /// - Throws: `UsageError` when a global option that takes a value has none.
+    public static func extract(from arguments: [String]) throws -> (GlobalOptions, [String]) {
+        var options = GlobalOptions()
+        var rest: [String] = []
+        var index = 0
+        var passThrough = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if passThrough { rest.append(argument); continue }
+            if argument == "--" { passThrough = true; rest.append(argument); continue }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            if flagNames.contains(name) && inlineValue == nil {
+                switch name {
+                case "--dry-run": options.dryRun = true
+                case "--verbose": options.verbose = true
+                case "--no-rollback": options.noRollback = true
+                default: options.noColor = true
+                }
+            } else if valueNames.contains(name) {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < arguments.count {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError("\(name) needs a value", suggestion: usageHint(for: name))
+                }
+                guard !value.isEmpty else { throw UsageError("\(name) needs a value", suggestion: usageHint(for: name)) }
+                switch name {
+                case "--report-json": options.reportJSON = value
+                case "--junit": options.junit = value
+                default: options.environmentName = value
+                }
+            } else {
+                rest.append(argument)
+            }
+        }
+        return (options, rest)
+    }
+
+    private static func usageHint(for name: String) -> String {
+        switch name {
+        case "--env": "write --env NAME to load .env.NAME"
+        default: "write \(name) FILE"
+        }
+    }
+
+    /// The options as arguments again, for handing to the lane executable.
+    var asArguments: [String] {
+        var arguments: [String] = []
+        if dryRun { arguments.append("--dry-run") }
+        if verbose { arguments.append("--verbose") }
+        if noRollback { arguments.append("--no-rollback") }
+        if noColor { arguments.append("--no-color") }
+        if let reportJSON { arguments += ["--report-json", reportJSON] }
+        if let junit { arguments += ["--junit", junit] }
+        if let environmentName { arguments += ["--env", environmentName] }
+        return arguments
+    }
+}

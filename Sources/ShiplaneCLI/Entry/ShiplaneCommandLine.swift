@@ -1,0 +1,111 @@
+import Foundation
+import Shiplane
+
+/// The `shiplane` command: built-in commands, or a lane compiled from `Lanes/` and run.
+public enum ShiplaneCommandLine {
+    public static func main() async -> Never {
+        let code = await run(
+            arguments: Array(CommandLine.arguments.dropFirst()),
+            environment: ProcessInfo.processInfo.environment,
+            currentDirectory: FileManager.default.currentDirectoryPath,
+            executable: executablePath()
+        )
+        exit(code)
+    }
+
+    static func run(arguments: [String], environment: [String: String], currentDirectory: String, executable: String) async -> Int32 {
+        let session: CommandSession
+        do {
+            session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
+        } catch {
+            return CommandSession.fail(error, environment: environment)
+        }
+        do {
+            let command = session.rest.first ?? "help"
+            let rest = Array(session.rest.dropFirst())
+            switch command {
+            case "help", "--help", "-h":
+                session.out.line(Help.text)
+                return ShiplaneExitCode.success.rawValue
+            case "--version":
+                session.out.line("shiplane \(ShiplaneVersion.current) (libgit2 \(GitSettings.libgit2Version))")
+                return ShiplaneExitCode.success.rawValue
+            case "actions":
+                session.out.line(ActionsCommand.list(json: rest.contains("--json")))
+                return ShiplaneExitCode.success.rawValue
+            case "action":
+                session.out.line(try ActionsCommand.show(rest.first))
+                return ShiplaneExitCode.success.rawValue
+            case "init":
+                return try InitCommand.run(session: session)
+            default:
+                return try runLanes(session: session, environment: environment, executable: executable)
+            }
+        } catch {
+            return session.fail(error)
+        }
+    }
+
+    /// Compiles the lanes (or finds them cached) and replaces this process with them.
+    static func runLanes(session: CommandSession, environment: [String: String], executable: String) throws -> Int32 {
+        let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+        let toolchain = try Toolchain.locate(environment: environment, executable: executable)
+        let compiler = LaneCompiler(
+            toolchain: toolchain, cacheFolder: LaneCompiler.defaultCacheFolder(environment: environment), environment: environment
+        )
+        let compiled = try compiler.executable(root: root) {
+            session.err.line("Compiling Lanes/ (first run, or the lanes or Shiplane changed)…")
+        }
+        if compiled.compiled {
+            session.err.line("Compiled Lanes/ in \(formatSeconds(compiled.seconds)).")
+        }
+        let arguments = [compiled.executable, "--shiplane-root", root] + session.globals.asArguments + session.rest
+        fflush(stdout)
+        fflush(stderr)
+        var cArguments = arguments.map { strdup($0) }
+        cArguments.append(nil)
+        execv(compiled.executable, &cArguments)
+        let reason = String(cString: strerror(errno))
+        throw EnvironmentProblem(
+            "could not start the compiled lanes at \(compiled.executable): \(reason)",
+            suggestion: "delete the cache folder \(compiler.cacheFolder) and run again"
+        )
+    }
+
+    /// This executable's own path, so the library and modules can be found beside it.
+    static func executablePath() -> String {
+        #if os(Linux)
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        #endif
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+}
+
+/// `shiplane help`.
+enum Help {
+    static let text = """
+    shiplane — release lanes in Swift
+
+    USAGE: shiplane [global options] <lane> [lane options]
+           shiplane [global options] <command> [arguments]
+
+    COMMANDS:
+      <lane> [options]     compile Lanes/*.swift (cached) and run the lane; key:value options work too
+      lanes [--json]       list the lanes with their summaries and options
+      actions [--json]     list the built-in actions
+      action NAME          show one action's options
+      init                 create Lanes/ with a first lane for this project
+
+    GLOBAL OPTIONS:
+      --dry-run            do everything that only reads; print what would be written, run, pushed or sent
+      --verbose            show debug messages
+      --report-json FILE   write the run (steps, timings, errors) as JSON
+      --junit FILE         write the run as JUnit XML, one test case per step
+      --no-rollback        on failure, keep what the lane changed instead of undoing it
+      --no-color           no colour (also NO_COLOR=1, or when output is not a terminal)
+      --version            print Shiplane's version
+
+    EXIT CODES: 0 success, 1 failed (rolled back), 2 usage, 3 lanes do not compile,
+                4 environment (no repository, no Lanes/, no swiftc), 70 defect, 130 interrupted
+    """
+}

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import Shiplane
+
+/// The entry point of a compiled lanes executable: lists lanes, shows help, runs one.
+///
+/// `shiplane` compiles `Lanes/*.swift` with a generated entry that calls `LaneHost.main`, then
+/// hands over the command line (`--shiplane-root ROOT [global options] LANE [lane options]`).
+public enum LaneHost {
+    public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type]) async -> Never {
+        let environment = ProcessInfo.processInfo.environment
+        let code = await run(
+            arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks,
+            environment: environment, currentDirectory: FileManager.default.currentDirectoryPath
+        )
+        exit(code)
+    }
+
+    /// Runs the command line and returns the exit code; everything the run prints goes to the
+    /// process's standard output and error.
+    public static func run(
+        arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type],
+        environment: [String: String], currentDirectory: String
+    ) async -> Int32 {
+        var arguments = arguments
+        var root = currentDirectory
+        if arguments.count >= 2, arguments[0] == "--shiplane-root" {
+            root = arguments[1]
+            arguments.removeFirst(2)
+        }
+        let catalog = LaneCatalog(lanes: lanes)
+        let session: CommandSession
+        do {
+            session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
+        } catch {
+            return CommandSession.fail(error, environment: environment)
+        }
+        do {
+            guard let command = session.rest.first else {
+                session.out.line(listing(catalog, root: root, environment: environment))
+                return ShiplaneExitCode.success.rawValue
+            }
+            if command == "lanes" {
+                if session.rest.dropFirst().contains("--json") {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    let payload = ["lanes": catalog.lanes.map(LaneCatalog.describe)]
+                    session.out.line(String(decoding: try encoder.encode(payload), as: UTF8.self))
+                } else {
+                    session.out.line(listing(catalog, root: root, environment: environment))
+                }
+                return ShiplaneExitCode.success.rawValue
+            }
+            guard let lane = catalog.lane(named: command) else {
+                var info: [(key: String, value: String)] = [("lanes", catalog.publicNames.joined(separator: ", "))]
+                if let close = catalog.suggestion(for: command) { info.insert(("did you mean", close), at: 0) }
+                throw UsageError("unknown lane `\(command)`", suggestion: "run `shiplane lanes` to see every lane and its options", info: info)
+            }
+            if lane.isPrivate {
+                throw UsageError(
+                    "lane `\(command)` is private: lanes can call it, the command line cannot",
+                    suggestion: "call it from another lane with `try await lane.call(\(lane).self)`"
+                )
+            }
+            return await runLane(lane, arguments: Array(session.rest.dropFirst()), hooks: hooks, root: root, session: session)
+        } catch {
+            return session.fail(error)
+        }
+    }
+
+    private static func runLane<L: Lane>(
+        _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session: CommandSession
+    ) async -> Int32 {
+        let converted = convertKeyValueArguments(arguments, options: OptionInfo.options(of: type))
+        let lane: L
+        do {
+            lane = try type.parse(converted)
+        } catch {
+            if type.exitCode(for: error) == .success {
+                session.out.line("shiplane \(type.name)" + (type.summary.isEmpty ? "" : " — \(type.summary)"))
+                session.out.line("")
+                session.out.line(type.helpMessage(columns: nil).replacingOccurrences(of: "USAGE: ", with: "USAGE: shiplane \(type.name) "))
+                return ShiplaneExitCode.success.rawValue
+            }
+            let message = type.message(for: error)
+            return session.fail(UsageError(
+                "lane \(type.name): \(message)",
+                suggestion: "run `shiplane \(type.name) --help` to see its options"
+            ))
+        }
+        let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose)
+        let context = LaneContext(
+            .init(workingDirectory: root, environment: session.laneEnvironment, reporter: reporter, isDryRun: session.globals.dryRun),
+            hooks: hooks.map { $0.init() }
+        )
+        let runner = LaneRunner(rollbackOnFailure: !session.globals.noRollback)
+        let task = Task { await runner.run(lane, in: context) }
+        let interrupts = InterruptHandler { task.cancel() }
+        let result = await task.value
+        interrupts.stop()
+        return session.finish(result)
+    }
+
+    static func listing(_ catalog: LaneCatalog, root: String, environment: [String: String]) -> String {
+        var lines = ["Lanes in \(root)/Lanes:"]
+        let visible = catalog.lanes.filter { !$0.isPrivate }
+        let width = visible.map { $0.name.count }.max() ?? 0
+        for lane in visible {
+            lines.append("  " + lane.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + lane.summary)
+            for option in OptionInfo.options(of: lane) {
+                var text = "      " + option.displayName
+                if option.kind != "flag", let value = option.valueName { text += " <\(value)>" }
+                if let help = option.abstract, !help.isEmpty { text += "  " + help }
+                if let value = option.defaultValue { text += " (default: \(value))" }
+                lines.append(text)
+            }
+        }
+        let hidden = catalog.lanes.filter { $0.isPrivate }.map { $0.name }
+        if !hidden.isEmpty { lines.append("Private (callable from lanes): " + hidden.joined(separator: ", ")) }
+        lines.append("Run `shiplane <lane> --help` for a lane's options; `--dry-run` shows what a lane would do.")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Ctrl-C during a run: the first cancels the lane (which rolls back), a second exits at once.
+final class InterruptHandler: @unchecked Sendable {
+    private let source: DispatchSourceSignal
+    private let lock = NSLock()
+    private var count = 0
+
+    init(onInterrupt: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            self.count += 1
+            let first = self.count == 1
+            self.lock.unlock()
+            if first { onInterrupt() } else { _exit(ShiplaneExitCode.interrupted.rawValue) }
+        }
+        source.resume()
+    }
+
+    func stop() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Shiplane
+
+/// Compiles `Lanes/*.swift` into an executable once, and finds it in the cache afterwards.
+///
+/// The cache key covers the lane sources (names and bytes), Shiplane's version, the library
+/// and module files it compiles against (size and modification time), and `swiftc --version`.
+/// A build goes to a staging folder and is published with one `rename`, so concurrent runs never
+/// see a half-written executable; when two build the same key, the first rename wins.
+struct LaneCompiler {
+    var toolchain: Toolchain
+    var cacheFolder: String
+    var environment: [String: String]
+
+    struct Compiled {
+        var executable: String
+        var compiled: Bool
+        var seconds: TimeInterval
+    }
+
+    /// The cache folder: `SHIPLANE_CACHE_DIR`, else `$XDG_CACHE_HOME/shiplane`, else `~/.cache/shiplane`.
+    static func defaultCacheFolder(environment: [String: String]) -> String {
+        if let folder = environment["SHIPLANE_CACHE_DIR"], !folder.isEmpty { return folder }
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/shiplane" }
+        let home = environment["HOME"] ?? NSTemporaryDirectory()
+        return home + "/.cache/shiplane"
+    }
+
+    /// The cached lanes executable for the lanes in `root/Lanes`, compiling it when needed.
+    /// - Throws: `EnvironmentProblem` (no lanes), `CompileFailure` (the lanes do not compile).
+    func executable(root: String, onCompileStart: () -> Void) throws -> Compiled {
+        let lanesFolder = root + "/Lanes"
+        let files = try Self.laneFiles(in: lanesFolder, root: root)
+        var sources: [(relative: String, absolute: String, text: String)] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw EnvironmentProblem("could not read \(file)", suggestion: "check the file's permissions")
+            }
+            sources.append((String(file.dropFirst(root.count + 1)), file, String(decoding: data, as: UTF8.self)))
+        }
+        let found = LaneDiscovery.scan(sources.map(\.text))
+        guard !found.lanes.isEmpty else {
+            throw EnvironmentProblem(
+                "no lanes found in \(lanesFolder)",
+                suggestion: "declare a lane: `struct Release: Lane { func run(_ lane: LaneContext) async throws { ... } }` (see `shiplane init`)",
+                info: [("files", sources.map(\.relative).joined(separator: ", "))]
+            )
+        }
+        var fingerprint = Fingerprint()
+        fingerprint.add("shiplane-lanes-v1")
+        fingerprint.add(ShiplaneVersion.current)
+        fingerprint.add(try compilerVersion())
+        for path in [toolchain.libraryFolder + "/" + Toolchain.libraryFileName, toolchain.moduleFolder + "/Shiplane.swiftmodule"] {
+            fingerprint.add(path)
+            fingerprint.add(Self.stamp(path))
+        }
+        for source in sources {
+            fingerprint.add(source.relative)
+            fingerprint.add(source.text.utf8)
+        }
+        let key = fingerprint.hex
+        let lanesCache = cacheFolder + "/lanes"
+        let published = "\(lanesCache)/\(key)/lanes"
+        if FileManager.default.isExecutableFile(atPath: published) {
+            return Compiled(executable: published, compiled: false, seconds: 0)
+        }
+
+        onCompileStart()
+        let started = Date()
+        let staging = "\(lanesCache)/.staging-\(key)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        let entry = staging + "/ShiplaneEntry.swift"
+        try Data(Self.entrySource(found).utf8).write(to: URL(fileURLWithPath: entry))
+        let output = staging + "/lanes"
+        var arguments = [
+            "-module-name", "Lanes", "-parse-as-library", "-swift-version", "5", "-Onone",
+            "-I", toolchain.moduleFolder, "-L", toolchain.libraryFolder, "-lShiplaneKit",
+            "-Xlinker", "-rpath", "-Xlinker", toolchain.libraryFolder,
+            "-o", output,
+        ]
+        arguments += toolchain.extraFlags
+        arguments += sources.map(\.absolute)
+        arguments.append(entry)
+        let result = try Self.runCompiler(toolchain.swiftc, arguments: arguments, environment: environment)
+        guard result.status == 0, FileManager.default.isExecutableFile(atPath: output) else {
+            throw CompileFailure(
+                diagnostics: Self.userFacingDiagnostics(result.output, root: root, entry: entry),
+                command: "swiftc " + arguments.joined(separator: " ")
+            )
+        }
+        let target = "\(lanesCache)/\(key)"
+        if rename(staging, target) != 0 && !FileManager.default.isExecutableFile(atPath: published) {
+            throw EnvironmentProblem(
+                "could not publish the compiled lanes to \(target): \(String(cString: strerror(errno)))",
+                suggestion: "check that \(cacheFolder) is writable, or set SHIPLANE_CACHE_DIR"
+            )
+        }
+        return Compiled(executable: published, compiled: true, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// Every `.swift` file under `Lanes/` (subfolders too), sorted, skipping hidden ones.
+    static func laneFiles(in folder: String, root: String) throws -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw EnvironmentProblem(
+                "no Lanes/ folder in \(root)",
+                suggestion: "run `shiplane init` to create Lanes/ with a first lane, or use the commands that need none: `shiplane version`, `shiplane bump`, `shiplane changelog`"
+            )
+        }
+        var files: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+            if relative.hasSuffix(".swift") { files.append(folder + "/" + relative) }
+        }
+        guard !files.isEmpty else {
+            throw EnvironmentProblem("Lanes/ holds no Swift files", suggestion: "run `shiplane init`, or add Lanes/Release.swift with a lane")
+        }
+        return files.sorted()
+    }
+
+    static func entrySource(_ found: LaneDiscovery.Found) -> String {
+        """
+        // Generated by shiplane: the entry point of the lanes executable.
+        import Shiplane
+        import ShiplaneCLI
+
+        @main
+        enum ShiplaneGeneratedEntry {
+            static func main() async {
+                await LaneHost.main(
+                    lanes: [\(found.lanes.map { "\($0).self" }.joined(separator: ", "))],
+                    hooks: [\(found.hooks.map { "\($0).self" }.joined(separator: ", "))]
+                )
+            }
+        }
+
+        """
+    }
+
+    /// `swiftc --version`, remembered per compiler binary (path, size, modification time).
+    func compilerVersion() throws -> String {
+        let real = URL(fileURLWithPath: toolchain.swiftc).resolvingSymlinksInPath().path
+        var key = Fingerprint()
+        key.add(real)
+        key.add(Self.stamp(real))
+        let memo = "\(cacheFolder)/toolchains/\(key.hex)"
+        if let data = FileManager.default.contents(atPath: memo), !data.isEmpty {
+            return String(decoding: data, as: UTF8.self)
+        }
+        let result = try Self.runCompiler(toolchain.swiftc, arguments: ["--version"], environment: environment)
+        guard result.status == 0 else {
+            throw EnvironmentProblem("`\(toolchain.swiftc) --version` failed", info: [("output", result.output)])
+        }
+        try? FileManager.default.createDirectory(atPath: cacheFolder + "/toolchains", withIntermediateDirectories: true)
+        try? writeAtomically(Data(result.output.utf8), to: memo)
+        return result.output
+    }
+
+    static func stamp(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "missing" }
+        return "\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ino)"
+    }
+
+    static func runCompiler(_ swiftc: String, arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: swiftc)
+        process.arguments = arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do {
+            try process.run()
+        } catch {
+            throw EnvironmentProblem("could not start \(swiftc): \(error)", suggestion: "check that swiftc is executable, or set SHIPLANE_SWIFTC")
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The compiler's messages with paths relative to the repository (`Lanes/Release.swift:12:5`).
+    static func userFacingDiagnostics(_ output: String, root: String, entry: String) -> [String] {
+        var lines: [String] = []
+        for raw in output.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = String(raw)
+            if line.hasPrefix(entry) {
+                line = "(generated lane list)" + line.dropFirst(entry.count)
+            }
+            line = line.replacingOccurrences(of: root + "/", with: "")
+            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            lines.append(line)
+        }
+        return lines
+    }
+}
+
+/// The lanes did not compile; the compiler's messages point at the user's own files.
+public struct CompileFailure: ReportableError {
+    public var diagnostics: [String]
+    public var command: String
+
+    public var message: String {
+        let errors = diagnostics.filter { $0.contains(": error:") }
+        let first = errors.first ?? diagnostics.first ?? "no compiler output"
+        let more = errors.count > 1 ? " (and \(errors.count - 1) more error\(errors.count == 2 ? "" : "s"))" : ""
+        return "the lanes do not compile: \(first)\(more)"
+    }
+
+    public var info: [(key: String, value: String)] {
+        [("compiler output", diagnostics.prefix(60).joined(separator: "\n"))]
+    }
+
+    public var suggestion: String? { "fix the lane file at the line shown, then run again" }
+}

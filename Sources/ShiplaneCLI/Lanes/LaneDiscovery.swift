@@ -1,0 +1,173 @@
+import Foundation
+
+/// Finds the lane and hook types in lane sources by reading their declarations.
+///
+/// A type is a lane when its declaration (or an extension of it) lists `Lane` among its
+/// conformances: `struct Release: Lane`, `final class Nightly: Lane, Sendable`,
+/// `extension Deploy: Lane`. Hooks likewise list `LaneHooks`. Nested types are found by their
+/// qualified name. Comments and string literals are skipped, so a lane in a comment is not one.
+/// `private`/`fileprivate` types are skipped: the generated entry could not see them.
+public enum LaneDiscovery {
+    public struct Found: Equatable {
+        public var lanes: [String]
+        public var hooks: [String]
+    }
+
+    public static func scan(_ sources: [String]) -> Found {
+        var lanes: [String] = []
+        var hooks: [String] = []
+        for source in sources {
+            for declaration in declarations(in: source) {
+                let target = declaration.conformances.contains("Lane") ? "lane" : (declaration.conformances.contains("LaneHooks") ? "hooks" : nil)
+                guard let target, !declaration.isPrivate, !declaration.isGeneric else { continue }
+                if target == "lane" { if !lanes.contains(declaration.name) { lanes.append(declaration.name) } }
+                else if !hooks.contains(declaration.name) { hooks.append(declaration.name) }
+            }
+        }
+        return Found(lanes: lanes, hooks: hooks)
+    }
+
+    struct Declaration {
+        var name: String
+        var conformances: [String]
+        var isPrivate: Bool
+        var isGeneric: Bool
+    }
+
+    static let modifierWords: Set<String> = ["public", "internal", "private", "fileprivate", "final", "open", "indirect", "package", "nonisolated"]
+
+    /// The type declarations and extensions in `source`, with qualified names.
+    static func declarations(in source: String) -> [Declaration] {
+        let code = stripCommentsAndStrings(source)
+        var result: [Declaration] = []
+        var stack: [String?] = []   // one entry per open brace: the type it opens, if any
+        var pending: (name: String, isExtension: Bool, isPrivate: Bool)?
+        var header = ""
+        var collecting = false
+        var previousWords: [String] = []
+        var word = ""
+
+        func qualified(_ name: String, isExtension: Bool) -> String {
+            if isExtension { return name }
+            let outer = stack.compactMap { $0 }
+            return (outer + [name]).joined(separator: ".")
+        }
+
+        func endWord() {
+            guard !word.isEmpty else { return }
+            if collecting {
+                header += word
+            } else if let last = previousWords.last, ["struct", "class", "enum", "actor", "extension"].contains(last),
+                      pending == nil, word != "func", word != "var" {
+                let modifiers = previousWords.dropLast().reversed().prefix { modifierWords.contains($0) }
+                pending = (word, last == "extension", modifiers.contains("private") || modifiers.contains("fileprivate"))
+                collecting = true
+                header = ""
+            }
+            previousWords.append(word)
+            if previousWords.count > 6 { previousWords.removeFirst() }
+            word = ""
+        }
+
+        for character in code {
+            if character.isLetter || character.isNumber || character == "_" || (character == "." && !word.isEmpty) {
+                word.append(character)
+                continue
+            }
+            endWord()
+            switch character {
+            case "{":
+                if let declared = pending {
+                    let name = qualified(declared.name, isExtension: declared.isExtension)
+                    let conformances = conformanceList(header)
+                    let isGeneric = header.trimmingCharacters(in: .whitespaces).hasPrefix("<")
+                    result.append(Declaration(
+                        name: name, conformances: conformances,
+                        isPrivate: declared.isPrivate,
+                        isGeneric: isGeneric
+                    ))
+                    stack.append(declared.isExtension ? nil : name.components(separatedBy: ".").last)
+                    pending = nil
+                    collecting = false
+                    header = ""
+                } else {
+                    stack.append(nil)
+                }
+            case "}":
+                if !stack.isEmpty { stack.removeLast() }
+            case ";":
+                pending = nil
+                collecting = false
+            default:
+                if collecting { header.append(character) }
+            }
+        }
+        return result
+    }
+
+    /// `<T>: Lane, Sendable where T: X` → ["Lane", "Sendable"].
+    static func conformanceList(_ header: String) -> [String] {
+        var text = header
+        if let whereRange = text.range(of: " where ") { text = String(text[..<whereRange.lowerBound]) }
+        guard let colon = text.firstIndex(of: ":") else { return [] }
+        return text[text.index(after: colon)...]
+            .split(whereSeparator: { $0 == "," || $0 == "&" })
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { $0.hasPrefix("Shiplane.") ? String($0.dropFirst("Shiplane.".count)) : $0 }
+    }
+
+    /// The source with comments removed and string literal contents blanked.
+    static func stripCommentsAndStrings(_ source: String) -> String {
+        var output = ""
+        output.reserveCapacity(source.utf8.count)
+        let characters = Array(source)
+        var index = 0
+        var commentDepth = 0
+        while index < characters.count {
+            let character = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if commentDepth > 0 {
+                if character == "*" && next == "/" { commentDepth -= 1; index += 2; continue }
+                if character == "/" && next == "*" { commentDepth += 1; index += 2; continue }
+                if character == "\n" { output.append("\n") }
+                index += 1
+                continue
+            }
+            if character == "/" && next == "/" {
+                while index < characters.count && characters[index] != "\n" { index += 1 }
+                continue
+            }
+            if character == "/" && next == "*" { commentDepth = 1; index += 2; continue }
+            if character == "\"" || (character == "#" && next.map { $0 == "\"" || $0 == "#" } == true) {
+                // Raw delimiters (#"..."#) and multi-line strings ("""...""").
+                var hashes = 0
+                while index < characters.count && characters[index] == "#" { hashes += 1; index += 1 }
+                guard index < characters.count, characters[index] == "\"" else { output.append(character); continue }
+                let multiline = index + 2 < characters.count && characters[index + 1] == "\"" && characters[index + 2] == "\""
+                let quote = multiline ? 3 : 1
+                index += quote
+                output.append(" ")
+                while index < characters.count {
+                    if hashes == 0 && characters[index] == "\\" { index += 2; continue }
+                    if characters[index] == "\"" {
+                        var matches = true
+                        for offset in 0..<quote where index + offset >= characters.count || characters[index + offset] != "\"" { matches = false }
+                        if matches {
+                            var end = index + quote
+                            var closing = 0
+                            while closing < hashes && end < characters.count && characters[end] == "#" { closing += 1; end += 1 }
+                            if closing == hashes { index = end; break }
+                        }
+                    }
+                    if characters[index] == "\n" { output.append("\n") }
+                    index += 1
+                }
+                output.append(" ")
+                continue
+            }
+            output.append(character)
+            index += 1
+        }
+        return output
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Where rendered text goes: standard output or error, with colour only on a terminal.
+///
+/// Colour is off when the stream is not a terminal, when `NO_COLOR` is set (no-color.org),
+/// when `TERM=dumb`, or with `--no-color`. Every line passes through the redactor first.
+public final class Terminal: @unchecked Sendable {
+    public enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", cyan = "36"
+    }
+
+    private let lock = NSLock()
+    private let handle: UnsafeMutablePointer<FILE>
+    public let usesColor: Bool
+    public var redactor: Redactor
+
+    public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: Redactor) {
+        handle = standardError ? stderr : stdout
+        let isTerminal = isatty(standardError ? 2 : 1) == 1
+        usesColor = isTerminal && !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        self.redactor = redactor
+    }
+
+    /// Writes one line (a newline is added), redacted.
+    public func line(_ text: String) {
+        let safe = redactor.redact(text)
+        lock.lock()
+        fputs(safe, handle)
+        fputs("\n", handle)
+        fflush(handle)
+        lock.unlock()
+    }
+
+    /// Writes text as it is (no newline added), redacted.
+    public func write(_ text: String) {
+        let safe = redactor.redact(text)
+        lock.lock()
+        fputs(safe, handle)
+        fflush(handle)
+        lock.unlock()
+    }
+
+    /// Wraps text in an ANSI style when colour is on.
+    public func styled(_ text: String, _ styles: Style...) -> String {
+        guard usesColor, !styles.isEmpty else { return text }
+        return "\u{1B}[" + styles.map(\.rawValue).joined(separator: ";") + "m" + text + "\u{1B}[0m"
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Shiplane
+
+/// Renders a run live: a line as each step starts and ends, command output as it arrives.
+public final class TerminalReporter: Reporting, @unchecked Sendable {
+    private let terminal: Terminal
+    private let verbose: Bool
+
+    public init(terminal: Terminal, verbose: Bool) {
+        self.terminal = terminal
+        self.verbose = verbose
+    }
+
+    public func report(_ event: RunEvent) {
+        switch event {
+        case .laneStarted(let name, let depth, let dryRun):
+            let suffix = dryRun && depth == 0 ? terminal.styled("  (dry run: nothing is written, pushed or sent)", .yellow) : ""
+            terminal.line(indent(depth) + terminal.styled("▸ lane \(name)", .bold) + suffix)
+        case .stepStarted(let step):
+            let options = Self.optionSummary(step.options)
+            terminal.line(indent(step.depth + 1) + terminal.styled("▸ \(step.name)", .cyan) + (options.isEmpty ? "" : " " + options))
+        case .stepFinished(let step):
+            let time = step.duration.map(formatSeconds) ?? ""
+            let prefix = indent(step.depth + 1)
+            switch step.outcome {
+            case .failed:
+                terminal.line(prefix + terminal.styled("✗ \(step.name) failed", .red, .bold) + " (\(time))" + (step.error.map { ": \($0)" } ?? ""))
+            default:
+                terminal.line(prefix + terminal.styled("✓ \(step.name)", .green) + " (\(time))" + (step.note.map { "  \($0)" } ?? ""))
+            }
+        case .output(let line, _, _):
+            terminal.line("    " + terminal.styled("│", .dim) + " " + line)
+        case .message(let text, let level, _):
+            guard level > .debug || verbose else { return }
+            let mark = level == .warning ? terminal.styled("! ", .yellow) : terminal.styled("· ", .dim)
+            terminal.line("    " + mark + text)
+        case .rollbackStarted(let count):
+            terminal.line(terminal.styled("↺ rolling back \(count) change\(count == 1 ? "" : "s")", .yellow, .bold))
+        case .rollbackFinished(let entries):
+            for entry in entries {
+                if entry.undone {
+                    terminal.line("  " + terminal.styled("↺ undone:", .yellow) + " \(entry.description)")
+                } else {
+                    terminal.line("  " + terminal.styled("! could not undo:", .red) + " \(entry.description): \(entry.error ?? "unknown")")
+                }
+            }
+        case .laneFinished(let name, let depth, let succeeded, let duration):
+            guard depth > 0 else { return }
+            let mark = succeeded ? terminal.styled("✓ lane \(name)", .green) : terminal.styled("✗ lane \(name)", .red)
+            terminal.line(indent(depth) + mark + " (\(formatSeconds(duration)))")
+        }
+    }
+
+    private func indent(_ depth: Int) -> String { String(repeating: "  ", count: depth) }
+
+    /// `matching=main|release/.+`, or the command itself for `sh`.
+    static func optionSummary(_ options: [StepOption]) -> String {
+        if options.count >= 1, options[0].name == "command" {
+            return ([options[0].value] + options.dropFirst().map { "\($0.name)=\($0.value)" }).joined(separator: "  ")
+        }
+        return options.map { "\($0.name)=\($0.value)" }.joined(separator: "  ")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Shiplane
+
+/// The run as JUnit XML for CI test reporters (`--junit FILE`): one test case per step.
+public enum JUnitReport {
+    public static func xml(for result: LaneRunResult, redactor: Redactor) -> String {
+        let failures = result.steps.filter { $0.outcome == .failed }.count
+        var lines = [
+            #"<?xml version="1.0" encoding="UTF-8"?>"#,
+            #"<testsuites name="shiplane" tests="\#(result.steps.count)" failures="\#(failures)" time="\#(seconds(result.duration))">"#,
+            #"  <testsuite name="lane \#(escape(result.lane))" tests="\#(result.steps.count)" failures="\#(failures)" time="\#(seconds(result.duration))">"#,
+        ]
+        let errorText = result.failure.map { ErrorTree.lines(for: $0).joined(separator: "\n") }
+        for step in result.steps {
+            let site = step.callSite.map { " (\($0))" } ?? ""
+            let name = escape("\(step.number) \(step.name)\(site)")
+            let open = #"    <testcase classname="\#(escape(result.lane))" name="\#(name)" time="\#(seconds(step.duration ?? 0))""#
+            if step.outcome == .failed {
+                lines.append(open + ">")
+                let message = escape(step.error ?? "failed")
+                lines.append(#"      <failure message="\#(message)">\#(escape(errorText ?? ""))</failure>"#)
+                lines.append("    </testcase>")
+            } else if step.outcome == .skipped || step.outcome == .running {
+                lines.append(open + "><skipped/></testcase>")
+            } else {
+                lines.append(open + "/>")
+            }
+        }
+        lines.append("  </testsuite>")
+        lines.append("</testsuites>")
+        return redactor.redact(lines.joined(separator: "\n") + "\n")
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String { String(format: "%.3f", value) }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\n", "\t", "\r": result.unicodeScalars.append(scalar)
+            default:
+                // XML 1.0 forbids most control characters even when escaped.
+                if scalar.value < 0x20 { result += "?" } else { result.unicodeScalars.append(scalar) }
+            }
+        }
+        return result
+    }
+}

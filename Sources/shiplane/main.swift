@@ -1,0 +1,3 @@
+import ShiplaneCLI
+
+await ShiplaneCommandLine.main()
