@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The modules lanes compile against are built with library evolution, so their `internal import`s
+// (libgit2, zlib, AsyncHTTPClient and SwiftNIO) stay private: a lane compile loads only Shiplane,
+// ShiplaneCLI and swift-argument-parser, not every C module beneath them.
+let libraryEvolution: [SwiftSetting] = [.unsafeFlags(["-enable-library-evolution"])]
+
 let package = Package(
     name: "Shiplane",
     platforms: [.macOS(.v13)],
@@ -24,23 +29,30 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
-        .target(name: "Git", dependencies: ["CLibgit2"]),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .target(name: "Git", dependencies: ["CLibgit2"], swiftSettings: libraryEvolution),
         .target(
             name: "Shiplane",
             dependencies: [
-                "Git",
+                "Git", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Version", package: "Version"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Mustache", package: "swift-mustache"),
-            ]
+            ],
+            swiftSettings: libraryEvolution
         ),
         .target(
             name: "ShiplaneCLI",
             dependencies: [
                 "Shiplane",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: libraryEvolution
         ),
         .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"]),
         .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"]),
@@ -49,7 +61,8 @@ let package = Package(
             dependencies: [
                 "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git",
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v5]

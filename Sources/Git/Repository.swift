@@ -56,9 +56,6 @@ public final class Repository: @unchecked Sendable {
     /// True for a repository with no work tree.
     public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
 
-    /// True while HEAD points at a branch with no commit yet.
-    public var isEmpty: Bool { git_repository_is_empty(pointer) == 1 }
-
     /// The work tree's root folder (no trailing slash), or nil for a bare repository.
     public var workingDirectory: String? {
         guard let path = git_repository_workdir(pointer) else { return nil }

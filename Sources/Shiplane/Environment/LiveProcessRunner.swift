@@ -66,7 +66,13 @@ public struct LiveProcessRunner: ProcessRunning {
                 try? output.fileHandleForWriting.close()
                 try? errors.fileHandleForWriting.close()
                 if let timeout = invocation.timeout {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    // A thread of its own: a timer on Dispatch's shared pool can fire late when
+                    // that pool is busy with blocking work.
+                    Thread.detachNewThread {
+                        let deadline = Date().addingTimeInterval(timeout)
+                        while process.isRunning && Date() < deadline {
+                            Thread.sleep(forTimeInterval: min(0.05, max(0, deadline.timeIntervalSinceNow)))
+                        }
                         if process.isRunning {
                             state.markTimedOut()
                             state.stop()
@@ -117,7 +123,8 @@ private final class ChildProcessState: @unchecked Sendable {
         guard let running, running.isRunning else { return }
         running.terminate()
         let pid = running.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+        Thread.detachNewThread {
+            for _ in 0..<60 where running.isRunning { Thread.sleep(forTimeInterval: 0.05) }
             if running.isRunning { kill(pid, SIGKILL) }
         }
     }

@@ -54,10 +54,11 @@ public final class Journal: @unchecked Sendable {
 
     /// Undoes every entry, newest first; keeps going past failures and reports each outcome.
     public func rollback() async -> [RollbackEntry] {
-        lock.lock()
-        let pending = entries
-        entries.removeAll()
-        lock.unlock()
+        let pending = lock.withLock {
+            let taken = entries
+            entries.removeAll()
+            return taken
+        }
         var results: [RollbackEntry] = []
         for entry in pending.reversed() {
             do {

@@ -8,7 +8,8 @@ struct Toolchain {
     var libraryFolder: String
     /// The folder holding `Shiplane.swiftmodule` and the modules it depends on.
     var moduleFolder: String
-    /// Extra flags: module maps of C modules the Shiplane module refers to.
+    /// Extra compiler flags. None are needed: Shiplane's modules are built with library
+    /// evolution, so their C and SwiftNIO dependencies stay private to the library.
     var extraFlags: [String]
 
     static var libraryFileName: String {
@@ -39,17 +40,9 @@ struct Toolchain {
         for candidate in candidates
         where manager.fileExists(atPath: candidate.library + "/" + libraryFileName)
             && manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftmodule") {
-            guard let moduleMap = libgit2ModuleMap(near: candidate.library) else {
-                throw EnvironmentProblem(
-                    "the CLibgit2 module map that Shiplane's modules refer to was not found",
-                    suggestion: "reinstall with Scripts/install (it copies CLibgit2/ beside the library)",
-                    info: [("looked in", candidate.library + "/CLibgit2 and the Sources/CLibgit2 of the checkout")]
-                )
-            }
             return Toolchain(
                 swiftc: swiftc, libraryFolder: standardized(candidate.library),
-                moduleFolder: standardized(candidate.modules),
-                extraFlags: ["-Xcc", "-fmodule-map-file=" + moduleMap]
+                moduleFolder: standardized(candidate.modules), extraFlags: []
             )
         }
         throw EnvironmentProblem(
@@ -57,21 +50,6 @@ struct Toolchain {
             suggestion: "build with `swift build` in the Shiplane checkout (it builds the library beside the executable), or install with Scripts/install",
             info: [("looked in", candidates.map(\.library).map(standardized).joined(separator: ", "))]
         )
-    }
-
-    /// The `CLibgit2` module map: beside an installed library, or in the checkout a SwiftPM
-    /// build folder (`<checkout>/.build/<triple>/<config>`) belongs to. Lanes never import it,
-    /// but the Swift modules they import were built against it, so the compiler loads it.
-    private static func libgit2ModuleMap(near libraryFolder: String) -> String? {
-        var folder = URL(fileURLWithPath: libraryFolder).standardizedFileURL
-        let installed = folder.appendingPathComponent("CLibgit2/module.modulemap").path
-        if FileManager.default.fileExists(atPath: installed) { return installed }
-        for _ in 0..<4 {
-            folder.deleteLastPathComponent()
-            let candidate = folder.appendingPathComponent("Sources/CLibgit2/module.modulemap").path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-        }
-        return nil
     }
 
     private static func standardized(_ path: String) -> String {

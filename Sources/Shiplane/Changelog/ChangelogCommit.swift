@@ -1,0 +1,64 @@
+import Foundation
+
+/// One commit as the changelog sees it: identity, author, message and its conventional parse.
+///
+/// The git layer builds these from history; the message is parsed once, here.
+public struct ChangelogCommit: Sendable, Hashable, Codable {
+    /// The full commit hash.
+    public var id: String
+    /// The abbreviated hash shown in changelogs (the first 7 characters unless the git layer
+    /// passes its own, unambiguous abbreviation).
+    public var shortId: String
+    /// The first non-blank line of the message, without its line ending.
+    public var summary: String
+    /// The full commit message as given.
+    public var message: String
+    /// The author's name.
+    public var authorName: String
+    /// The author's email address.
+    public var authorEmail: String
+    /// The author date.
+    public var date: Date
+    /// The conventional-commit parse of ``message``, or nil when it is not conventional.
+    public var conventional: ConventionalCommit?
+    /// True when the commit has more than one parent.
+    public var isMerge: Bool
+
+    /// Creates a commit and parses its message.
+    public init(
+        id: String,
+        shortId: String? = nil,
+        message: String,
+        authorName: String,
+        authorEmail: String,
+        date: Date,
+        isMerge: Bool = false
+    ) {
+        self.id = id
+        self.shortId = shortId ?? String(id.prefix(7))
+        self.message = message
+        self.summary = Self.summaryLine(of: message)
+        self.authorName = authorName
+        self.authorEmail = authorEmail
+        self.date = date
+        self.conventional = ConventionalCommit(parsing: message)
+        self.isMerge = isMerge
+    }
+
+    /// The first non-blank line of `message`, trimmed.
+    static func summaryLine(of message: String) -> String {
+        let bytes = message.utf8
+        var lineStart = bytes.startIndex
+        var position = bytes.startIndex
+        while true {
+            let atEnd = position == bytes.endIndex
+            if atEnd || bytes[position] == CommitTextBytes.lineFeed {
+                let line = ChangelogTextLines.trimmed(message.unicodeScalars[lineStart..<position])
+                if !line.isEmpty || atEnd { return line }
+                lineStart = bytes.index(after: position)
+            }
+            if atEnd { return "" }
+            bytes.formIndex(after: &position)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Encodes releases as JSON for `--json`, with sorted keys and ISO-8601 dates so output is stable.
+///
+/// Shape: `{"releases": [{"title", "tagName"?, "date"?, "previousTagName"?, "compareURL"?,
+/// "groups": [{"title", "kind", "commits": [ChangelogCommit…]}]}]}`. Only the commits the
+/// configuration shows are included, grouped exactly as in the Markdown output; `nil` values
+/// are left out.
+public struct ChangelogJSONEncoder: Sendable {
+    /// How commits are grouped and which are shown.
+    public var configuration: ChangelogConfiguration
+    /// Where compare links point; nil leaves `compareURL` out.
+    public var links: RemoteLinks?
+
+    /// Creates an encoder.
+    public init(configuration: ChangelogConfiguration = .init(), links: RemoteLinks? = nil) {
+        self.configuration = configuration
+        self.links = links
+    }
+
+    /// The JSON document for the releases, pretty-printed and ending without a newline.
+    /// - Throws: ``ChangelogError/jsonEncodingFailed(underlying:)``, which would be a defect.
+    public func encode(_ releases: [ChangelogRelease]) throws -> Data {
+        let document = Document(
+            releases: releases.map { release in
+                Release(
+                    title: release.title,
+                    tagName: release.tagName,
+                    date: release.date,
+                    previousTagName: release.previousTagName,
+                    compareURL: release.compareURL(links: links),
+                    groups: release.groups(configuration: configuration))
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            return try encoder.encode(document)
+        } catch {
+            throw ChangelogError.jsonEncodingFailed(underlying: error)
+        }
+    }
+
+    private struct Document: Encodable {
+        var releases: [Release]
+    }
+
+    private struct Release: Encodable {
+        var title: String
+        var tagName: String?
+        var date: Date?
+        var previousTagName: String?
+        var compareURL: String?
+        var groups: [ChangelogGroup]
+    }
+}

@@ -1,0 +1,94 @@
+/// A commit message parsed per Conventional Commits 1.0.0 (https://www.conventionalcommits.org).
+///
+/// `type(scope)!: description`, an optional body and optional footers in git-trailer syntax.
+/// Build one with ``init(parsing:)``; a message that does not follow the format gives `nil`.
+public struct ConventionalCommit: Sendable, Hashable, Codable {
+    /// The commit type, lowercased (`feat`, `fix`, ...); types are case-insensitive.
+    public var type: String
+    /// The scope between parentheses, or nil when there is none (or it is empty).
+    public var scope: String?
+    /// The description after `: `, trimmed.
+    public var description: String
+    /// The free-form body between the header and the footers, trimmed, with `\n` line endings.
+    public var body: String?
+    /// The footers in message order.
+    public var footers: [ConventionalCommitFooter]
+    /// True when the header has `!` before the colon or a `BREAKING CHANGE` footer exists.
+    public var isBreaking: Bool
+    /// What breaks: the first breaking footer's text, else the description; nil when not breaking.
+    public var breakingDescription: String?
+    /// Issue numbers from `Refs`/`Closes`/`Fixes` footers and `#123` in the description, in order
+    /// of appearance, without duplicates.
+    public var issueReferences: [Int]
+
+    /// Creates a parsed commit from its parts; ``init(parsing:)`` is the usual way to get one.
+    public init(
+        type: String,
+        scope: String? = nil,
+        description: String,
+        body: String? = nil,
+        footers: [ConventionalCommitFooter] = [],
+        isBreaking: Bool = false,
+        breakingDescription: String? = nil,
+        issueReferences: [Int] = []
+    ) {
+        self.type = type
+        self.scope = scope
+        self.description = description
+        self.body = body
+        self.footers = footers
+        self.isBreaking = isBreaking
+        self.breakingDescription = breakingDescription
+        self.issueReferences = issueReferences
+    }
+
+    /// Parses a full commit message; nil when the message is not a conventional commit.
+    ///
+    /// Never traps, whatever the input. Leading blank lines are skipped; `\r\n` and `\n` line
+    /// endings are both accepted. See ``ConventionalCommitParser`` for the exact rules.
+    public init?(parsing message: String) {
+        guard let parsed = ConventionalCommitParser.parse(message) else { return nil }
+        self = parsed
+    }
+}
+
+/// One footer of a conventional commit: `Token: value` or `Token #value`.
+public struct ConventionalCommitFooter: Sendable, Hashable, Codable {
+    /// How the token and the value are separated.
+    public enum Separator: String, Sendable, Hashable, Codable {
+        /// `Token: value`
+        case colon
+        /// `Token #value` (the `#` is not part of the value)
+        case hash
+    }
+
+    /// The token as written (`Reviewed-by`, `BREAKING CHANGE`).
+    public var token: String
+    /// The separator used.
+    public var separator: Separator
+    /// The value; continuation lines are joined with `\n`, trailing blank lines dropped.
+    public var value: String
+
+    /// Creates a footer.
+    public init(token: String, separator: Separator = .colon, value: String) {
+        self.token = token
+        self.separator = separator
+        self.value = value
+    }
+
+    /// True for `BREAKING CHANGE` and its synonym `BREAKING-CHANGE` (upper case, as the spec requires).
+    public var isBreakingChange: Bool {
+        token == "BREAKING CHANGE" || token == "BREAKING-CHANGE"
+    }
+
+    /// True for footers whose value names issues: `Refs`, `Closes`, `Fixes` and their common
+    /// variants (`Ref`, `References`, `Close`, `Closed`, `Fix`, `Fixed`, `Resolve(s|d)`), any case.
+    public var isIssueReference: Bool {
+        Self.issueTokens.contains(token.lowercased())
+    }
+
+    private static let issueTokens: Set<String> = [
+        "refs", "ref", "references", "closes", "close", "closed",
+        "fixes", "fix", "fixed", "resolves", "resolve", "resolved",
+    ]
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// An HTTP method Shiplane sends.
+public enum HTTPRequestMethod: String, Sendable {
+    case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", head = "HEAD"
+}
+
+/// The body of a request: nothing, bytes in memory, or a file streamed from disk.
+public enum HTTPRequestBody: Sendable {
+    case none
+    case bytes([UInt8])
+    /// A file sent in chunks with Content-Length; reopened on every attempt.
+    case file(path: String)
+}
+
+/// A request for `HTTPTransport`: method, URL, headers, body and its own timeout.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPRequestMethod
+    public var url: String
+    public var headers: [(name: String, value: String)]
+    public var body: HTTPRequestBody
+    /// Seconds to wait for the response head; uploads should pass a larger value.
+    public var timeout: Double
+
+    /// Creates a request; `timeout` is in seconds.
+    public init(
+        method: HTTPRequestMethod,
+        url: String,
+        headers: [(name: String, value: String)] = [],
+        body: HTTPRequestBody = .none,
+        timeout: Double = 30
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// Creates a request with a JSON body encoded from `value`.
+    /// - Throws: an encoding error when `value` cannot be encoded.
+    public static func json<Value: Encodable>(
+        _ method: HTTPRequestMethod, url: String, headers: [(name: String, value: String)] = [],
+        value: Value, timeout: Double = 30
+    ) throws -> HTTPRequest {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        return HTTPRequest(
+            method: method, url: url,
+            headers: headers + [("Content-Type", "application/json")],
+            body: .bytes(Array(data)), timeout: timeout)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A complete HTTP response: status, headers and the collected body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.first { $0.name.lowercased() == lowered }?.value
+    }
+
+    /// The body as UTF-8 text (invalid bytes replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// True for 2xx statuses.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The media type without parameters, lowercased ("application/json").
+    public var mediaType: String? {
+        header("content-type").map {
+            String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        }
+    }
+
+    /// The first `limit` characters of the body, on one line, for error messages.
+    public func bodySnippet(limit: Int = 200) -> String {
+        let collapsed = text.prefix(limit).map { $0.isNewline ? " " : String($0) }.joined()
+        return text.count > limit ? collapsed + "…" : collapsed
+    }
+}

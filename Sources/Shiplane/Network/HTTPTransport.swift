@@ -1,0 +1,193 @@
+internal import AsyncHTTPClient
+import Foundation
+internal import NIOCore
+internal import NIOHTTP1
+
+/// Sends HTTP requests through an injected `HTTPClient`, retrying transient failures per a `RetryPolicy`.
+///
+/// Retries connection errors, timeouts, 5xx, 429 and GitHub's secondary rate limits (403 with
+/// `retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`); never other 4xx. Other
+/// statuses come back as a response for the caller to interpret. The caller owns the client's lifecycle.
+public struct HTTPTransport: Sendable {
+    let client: HTTPClient
+    public var retryPolicy: RetryPolicy
+    public var onEvent: HTTPEventHandler
+    /// The current time, for `Retry-After` dates and `x-ratelimit-reset` epochs.
+    public var now: @Sendable () -> Date
+    /// Hides secrets in URLs shown in events and errors.
+    public var redactor: SecretRedactor
+    /// Largest response body collected, in bytes.
+    public var maxResponseBytes: Int
+
+    /// Creates a transport over a client the caller shuts down (internal: lanes reach HTTP
+    /// through the context, and AsyncHTTPClient stays out of Shiplane's public interface).
+    init(
+        client: HTTPClient,
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        redactor: SecretRedactor = SecretRedactor(),
+        now: @escaping @Sendable () -> Date = { Date() },
+        maxResponseBytes: Int = 16 * 1024 * 1024,
+        onEvent: @escaping HTTPEventHandler = { _ in }
+    ) {
+        self.client = client
+        self.retryPolicy = retryPolicy
+        self.redactor = redactor
+        self.now = now
+        self.maxResponseBytes = maxResponseBytes
+        self.onEvent = onEvent
+    }
+
+    // MARK: - Sending
+
+    /// Sends `request`, retrying per the policy, and returns the first non-retryable response.
+    /// - Throws: `HTTPTransportError` when the attempts run out, the server asks to wait too long, or the URL is invalid.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let shownURL = redactor.redact(request.url)
+        guard let components = URLComponents(string: request.url),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty else {
+            throw HTTPTransportError.invalidURL(shownURL)
+        }
+        if case .file(let path) = request.body { _ = try Self.regularFileSize(path) }
+        let policy = retryPolicy
+        var attempt = 0
+        while true {
+            attempt += 1
+            var reason = ""
+            var serverWait: Double?
+            do {
+                let response = try await sendOnce(request)
+                let decision = retryDecision(for: response)
+                switch decision {
+                case .done:
+                    return response
+                case .retry(let why, let wait):
+                    reason = why
+                    serverWait = wait
+                    if let wait, wait > policy.maxServerWait {
+                        throw HTTPTransportError.waitTooLong(
+                            method: request.method.rawValue, url: shownURL, status: response.status,
+                            requestedWait: wait, maxWait: policy.maxServerWait)
+                    }
+                    if attempt >= policy.maxAttempts {
+                        throw HTTPTransportError.retriesExhausted(
+                            method: request.method.rawValue, url: shownURL, attempts: attempt,
+                            status: response.status, contentType: response.header("content-type"),
+                            bodySnippet: redactor.redact(response.bodySnippet()))
+                    }
+                }
+            } catch let error as HTTPTransportError {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                if attempt >= policy.maxAttempts {
+                    throw HTTPTransportError.connectionFailed(
+                        method: request.method.rawValue, url: shownURL, attempts: attempt,
+                        underlying: error)
+                }
+                reason = Self.describeConnectionError(error)
+            }
+            let delay = serverWait ?? policy.backoff(afterAttempt: attempt)
+            onEvent(.retrying(
+                method: request.method.rawValue, url: shownURL, attempt: attempt + 1,
+                maxAttempts: policy.maxAttempts, reason: reason, delay: delay))
+            try await policy.sleep(delay)
+        }
+    }
+
+    /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
+    private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
+        switch request.body {
+        case .none:
+            break
+        case .bytes(let bytes):
+            outgoing.body = .bytes(ByteBuffer(bytes: bytes))
+        case .file(let path):
+            let size = try Self.regularFileSize(path)
+            onEvent(.streamingUpload(path: path, bytes: size))
+            outgoing.body = .stream(FileChunkSequence(path: path), length: .known(size))
+        }
+        let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
+        let response = try await client.execute(outgoing, timeout: timeout)
+        let buffer = try await response.body.collect(upTo: maxResponseBytes)
+        let headers = response.headers.map { (name: $0.name, value: $0.value) }
+        return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
+    }
+
+    // MARK: - Retry decisions
+
+    enum RetryDecision: Equatable {
+        case done
+        /// Retry; `wait` is what the server asked for, nil to use the backoff.
+        case retry(reason: String, wait: Double?)
+    }
+
+    /// Whether a response is worth retrying, and how long the server wants us to wait.
+    func retryDecision(for response: HTTPResponse) -> RetryDecision {
+        let status = response.status
+        let retryAfter = response.header("retry-after").flatMap { Self.parseRetryAfter($0, now: now()) }
+        let rateLimitWait: Double? = {
+            guard response.header("x-ratelimit-remaining")?.trimmingCharacters(in: .whitespaces) == "0",
+                  let reset = response.header("x-ratelimit-reset").flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) })
+            else { return nil }
+            return max(0, reset - now().timeIntervalSince1970) + 1
+        }()
+        switch status {
+        case 500...599:
+            return .retry(reason: "\(status)", wait: retryAfter)
+        case 429:
+            return .retry(reason: "429 (rate limited)", wait: retryAfter ?? rateLimitWait)
+        case 403 where retryAfter != nil || rateLimitWait != nil:
+            return .retry(reason: "403 (rate limited)", wait: retryAfter ?? rateLimitWait)
+        default:
+            return .done
+        }
+    }
+
+    /// Parses `Retry-After` as delta seconds or an HTTP date; nil when it is neither.
+    static func parseRetryAfter(_ value: String, now: Date) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+
+    static func describeConnectionError(_ error: any Error) -> String {
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .readTimeout, .deadlineExceeded, .connectTimeout, .writeTimeout: return "a timeout"
+            case .remoteConnectionClosed: return "the connection was closed"
+            default: return "a connection error (\(clientError))"
+            }
+        }
+        return "a connection error (\(error))"
+    }
+
+    /// The size of a regular file.
+    /// - Throws: `HTTPTransportError.fileUnreadable` when it is missing, a folder or unreadable.
+    static func regularFileSize(_ path: String) throws -> Int64 {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw HTTPTransportError.fileUnreadable(path: path, reason: "the file does not exist or cannot be read")
+        }
+        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            throw HTTPTransportError.fileUnreadable(path: path, reason: "not a regular file")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw HTTPTransportError.fileUnreadable(path: path, reason: "permission denied")
+        }
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}

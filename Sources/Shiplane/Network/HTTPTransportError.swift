@@ -1,0 +1,60 @@
+import Foundation
+
+/// A request that could not be completed: connection failures, exhausted retries, rate limits.
+public enum HTTPTransportError: ReportableError {
+    /// The server could not be reached or dropped the connection on every attempt.
+    case connectionFailed(method: String, url: String, attempts: Int, underlying: any Error)
+    /// The server kept answering with a retryable status until the attempts ran out.
+    case retriesExhausted(method: String, url: String, attempts: Int, status: Int, contentType: String?, bodySnippet: String)
+    /// The server asked to wait longer than the policy allows (rate limit).
+    case waitTooLong(method: String, url: String, status: Int, requestedWait: Double, maxWait: Double)
+    /// The URL could not be parsed or has no http/https scheme.
+    case invalidURL(String)
+    /// An upload body file could not be read.
+    case fileUnreadable(path: String, reason: String)
+
+    public var message: String {
+        switch self {
+        case let .connectionFailed(method, url, attempts, _):
+            return "\(method) \(url) failed to connect after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        case let .retriesExhausted(method, url, attempts, status, _, _):
+            return "\(method) \(url) still answered HTTP \(status) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        case let .waitTooLong(method, url, status, requested, _):
+            return "\(method) \(url) is rate limited (HTTP \(status)) for \(Int(requested.rounded(.up))) s, longer than Shiplane waits"
+        case let .invalidURL(url):
+            return "invalid URL \(url)"
+        case let .fileUnreadable(path, _):
+            return "cannot read upload file \(path)"
+        }
+    }
+
+    public var info: [(key: String, value: String)] {
+        switch self {
+        case let .connectionFailed(_, _, _, underlying):
+            return [("cause", String(describing: underlying))]
+        case let .retriesExhausted(_, _, _, status, contentType, snippet):
+            return [("status", String(status)), ("content-type", contentType ?? "none"), ("body", snippet)]
+        case let .waitTooLong(_, _, _, requested, maxWait):
+            return [("requested wait", "\(Int(requested.rounded(.up))) s"), ("maximum wait", "\(Int(maxWait)) s")]
+        case .invalidURL:
+            return []
+        case let .fileUnreadable(_, reason):
+            return [("reason", reason)]
+        }
+    }
+
+    public var suggestion: String? {
+        switch self {
+        case .connectionFailed: return "check the network and the URL, then run again"
+        case .retriesExhausted: return "the service is failing; try again later"
+        case .waitTooLong: return "wait for the rate limit to reset, then run again"
+        case .invalidURL: return "use an absolute http:// or https:// URL"
+        case .fileUnreadable: return nil
+        }
+    }
+
+    public var underlyingErrors: [any Error] {
+        if case let .connectionFailed(_, _, _, underlying) = self { return [underlying] }
+        return []
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// How often and how long to retry a failed request: bounded attempts, exponential backoff with full jitter.
+///
+/// Randomness and sleeping are injected so tests can record the waits instead of spending them.
+public struct RetryPolicy: Sendable {
+    /// Total attempts including the first one; at least 1.
+    public var maxAttempts: Int
+    /// Backoff base in seconds: attempt n waits a random time in `0...min(maxDelay, baseDelay * 2^(n-1))`.
+    public var baseDelay: Double
+    /// Upper bound of one computed backoff, in seconds.
+    public var maxDelay: Double
+    /// Longest wait the server may ask for (Retry-After, x-ratelimit-reset); beyond it the request fails.
+    public var maxServerWait: Double
+    /// Returns a number in the given range; the live value is uniform random.
+    public var random: @Sendable (ClosedRange<Double>) -> Double
+    /// Waits the given seconds; the live value is `Task.sleep`.
+    public var sleep: @Sendable (Double) async throws -> Void
+
+    /// Creates a policy; the defaults suit GitHub and Slack.
+    public init(
+        maxAttempts: Int = 5,
+        baseDelay: Double = 1,
+        maxDelay: Double = 30,
+        maxServerWait: Double = 120,
+        random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) },
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.liveSleep
+    ) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = max(0, baseDelay)
+        self.maxDelay = max(0, maxDelay)
+        self.maxServerWait = max(0, maxServerWait)
+        self.random = random
+        self.sleep = sleep
+    }
+
+    /// A policy that sends each request once.
+    public static var noRetries: RetryPolicy { RetryPolicy(maxAttempts: 1) }
+
+    /// Sleeps for real, honouring task cancellation.
+    public static let liveSleep: @Sendable (Double) async throws -> Void = { seconds in
+        guard seconds > 0 else { return }
+        try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+    }
+
+    /// The backoff before attempt `attempt + 1`, after `attempt` failed attempts (full jitter).
+    public func backoff(afterAttempt attempt: Int) -> Double {
+        let exponent = Double(max(0, min(attempt - 1, 30)))
+        let ceiling = min(maxDelay, baseDelay * pow(2, exponent))
+        guard ceiling > 0 else { return 0 }
+        return min(ceiling, max(0, random(0...ceiling)))
+    }
+}

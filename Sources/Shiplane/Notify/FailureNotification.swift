@@ -1,0 +1,46 @@
+import Foundation
+
+/// A failure summary for on-error hooks, as Slack blocks, plain text or webhook values — always redacted.
+public struct FailureNotification: Sendable {
+    public var title: String
+    public var details: String
+    public var facts: [(key: String, value: String)]
+
+    /// - Parameters:
+    ///   - title: one line, e.g. "Lane release failed at githubRelease (Lanes/Release.swift:31)".
+    ///   - details: the rendered error tree or log excerpt.
+    ///   - facts: short key/values (version, branch, CI run URL).
+    public init(title: String, details: String, facts: [(key: String, value: String)] = []) {
+        self.title = title
+        self.details = details
+        self.facts = facts
+    }
+
+    /// The summary as plain text, redacted.
+    public func text(redactor: SecretRedactor) -> String {
+        var lines = [":x: " + title]
+        lines += facts.map { "\($0.key): \($0.value)" }
+        if !details.isEmpty { lines.append(details) }
+        return redactor.redact(lines.joined(separator: "\n"))
+    }
+
+    /// The summary as a Slack message with the details in a code block, redacted and within limits.
+    public func slackMessage(redactor: SecretRedactor) -> SlackMessage {
+        var blocks: [SlackMessage.Block] = [.header(":x: " + title)]
+        if !facts.isEmpty { blocks.append(.fields(facts.map { "*\($0.key)*\n\($0.value)" })) }
+        if !details.isEmpty {
+            let room = SlackMessage.Limits.sectionText - 8
+            // Redact before cutting, so a secret cut in half cannot slip through.
+            let body = SlackMessage.truncate(redactor.redact(details), to: room)
+            blocks.append(.section("```\n" + body + "\n```"))
+        }
+        return SlackMessage(text: title, blocks: blocks).redacted(by: redactor)
+    }
+
+    /// Values for a `JSONTemplate`: `title`, `details`, `text`, and each fact by its key.
+    public func templateValues(redactor: SecretRedactor) -> [String: String] {
+        var values: [String: String] = ["title": title, "details": details, "text": text(redactor: redactor)]
+        for fact in facts { values[fact.key] = fact.value }
+        return values.mapValues { redactor.redact($0) }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Why a notification was not delivered.
+public enum NotifyError: ReportableError {
+    case missingWebhookURL(variable: String)
+    case invalidURL(String, reason: String)
+    /// Slack answered with one of its error strings (`invalid_payload`, `channel_not_found`, ...).
+    case slackRejected(status: Int, code: String)
+    /// A generic webhook answered a non-2xx status.
+    case webhookRejected(url: String, status: Int, bodySnippet: String)
+    /// A `{{placeholder}}` template named values that were not given, or rendered invalid JSON.
+    case invalidTemplate(reason: String, details: [String])
+
+    public var message: String {
+        switch self {
+        case .missingWebhookURL(let variable): return "no webhook URL: \(variable) is not set"
+        case let .invalidURL(url, reason): return "invalid webhook URL \(url): \(reason)"
+        case let .slackRejected(status, code): return "Slack rejected the message: \(Self.explain(code)) (HTTP \(status), \(code))"
+        case let .webhookRejected(url, status, _): return "the webhook \(url) answered HTTP \(status)"
+        case let .invalidTemplate(reason, _): return "invalid webhook template: \(reason)"
+        }
+    }
+
+    public var info: [(key: String, value: String)] {
+        switch self {
+        case let .webhookRejected(_, _, snippet): return [("body", snippet)]
+        case let .invalidTemplate(_, details): return details.map { ("detail", $0) }
+        default: return []
+        }
+    }
+
+    public var suggestion: String? {
+        switch self {
+        case .missingWebhookURL(let variable): return "set \(variable) to the incoming webhook URL (e.g. in .env or the CI secrets)"
+        case .invalidURL: return "use an absolute https:// URL"
+        case .slackRejected(_, let code):
+            switch code {
+            case "channel_not_found", "channel_is_archived": return "check the webhook's channel in the Slack app settings"
+            case "invalid_token", "no_service", "no_service_id", "no_team", "team_disabled": return "the webhook was revoked: create a new one and update SLACK_WEBHOOK_URL"
+            case "action_prohibited", "posting_to_general_channel_denied": return "a Slack admin restricts posting to this channel"
+            default: return nil
+            }
+        case .webhookRejected, .invalidTemplate: return nil
+        }
+    }
+
+    static func explain(_ code: String) -> String {
+        switch code {
+        case "invalid_payload": return "the payload was malformed"
+        case "no_text": return "the message had no text"
+        case "channel_not_found": return "the channel does not exist"
+        case "channel_is_archived": return "the channel is archived"
+        case "action_prohibited": return "posting is prohibited"
+        case "posting_to_general_channel_denied": return "posting to #general is restricted"
+        case "too_many_attachments": return "too many attachments"
+        case "invalid_token", "no_service", "no_service_id": return "the webhook is disabled or invalid"
+        case "no_team", "team_disabled": return "the workspace is gone or disabled"
+        case "rate_limited": return "rate limited"
+        default: return "error \(code)"
+        }
+    }
+}

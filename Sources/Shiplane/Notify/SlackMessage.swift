@@ -1,0 +1,126 @@
+import Foundation
+
+/// A Slack message: a plain-text fallback and Block Kit blocks, kept within Slack's limits when encoded.
+public struct SlackMessage: Sendable, Equatable {
+    /// Slack's documented limits.
+    public enum Limits {
+        public static let text = 40_000
+        public static let sectionText = 3_000
+        public static let headerText = 150
+        public static let blocks = 50
+        public static let fields = 10
+        public static let fieldText = 2_000
+        public static let contextElements = 10
+    }
+
+    /// One Block Kit block.
+    public enum Block: Sendable, Equatable {
+        case header(String)
+        case section(String)
+        case fields([String])
+        case context([String])
+        case divider
+    }
+
+    /// The notification fallback text; built from the blocks when empty.
+    public var text: String
+    public var blocks: [Block]
+
+    public init(text: String, blocks: [Block] = []) {
+        self.text = text
+        self.blocks = blocks
+    }
+
+    /// A message with the text also shown as one section.
+    public static func plain(_ text: String) -> SlackMessage {
+        SlackMessage(text: text, blocks: [.section(text)])
+    }
+
+    /// The message with secrets redacted from every text.
+    public func redacted(by redactor: SecretRedactor) -> SlackMessage {
+        SlackMessage(text: redactor.redact(text), blocks: blocks.map { block in
+            switch block {
+            case .header(let value): return .header(redactor.redact(value))
+            case .section(let value): return .section(redactor.redact(value))
+            case .fields(let values): return .fields(values.map(redactor.redact))
+            case .context(let values): return .context(values.map(redactor.redact))
+            case .divider: return .divider
+            }
+        })
+    }
+
+    // MARK: - Payload
+
+    /// The JSON object Slack receives, truncated with a note wherever a limit would be exceeded.
+    public func payload() -> [String: Any] {
+        var blocksJSON: [[String: Any]] = []
+        for block in blocks {
+            switch block {
+            case .header(let value) where !Self.isBlank(value):
+                blocksJSON.append(["type": "header", "text": ["type": "plain_text", "text": Self.truncate(value, to: Limits.headerText), "emoji": true]])
+            case .section(let value) where !Self.isBlank(value):
+                blocksJSON.append(["type": "section", "text": ["type": "mrkdwn", "text": Self.truncate(value, to: Limits.sectionText)]])
+            case .fields(let values):
+                let usable = values.filter { !Self.isBlank($0) }
+                for start in stride(from: 0, to: usable.count, by: Limits.fields) {
+                    let chunk = usable[start..<min(start + Limits.fields, usable.count)]
+                    blocksJSON.append(["type": "section", "fields": chunk.map { ["type": "mrkdwn", "text": Self.truncate($0, to: Limits.fieldText)] }])
+                }
+            case .context(let values):
+                let usable = values.filter { !Self.isBlank($0) }.prefix(Limits.contextElements)
+                if !usable.isEmpty {
+                    blocksJSON.append(["type": "context", "elements": usable.map { ["type": "mrkdwn", "text": Self.truncate($0, to: Limits.sectionText)] }])
+                }
+            case .divider:
+                blocksJSON.append(["type": "divider"])
+            default:
+                continue
+            }
+        }
+        if blocksJSON.count > Limits.blocks {
+            let omitted = blocksJSON.count - (Limits.blocks - 1)
+            blocksJSON = Array(blocksJSON.prefix(Limits.blocks - 1))
+            blocksJSON.append(["type": "context", "elements": [["type": "mrkdwn", "text": "_\(omitted) more block\(omitted == 1 ? "" : "s") omitted (Slack shows at most \(Limits.blocks))_"]]])
+        }
+        var fallback = text
+        if Self.isBlank(fallback) { fallback = blocks.compactMap(Self.plainText).joined(separator: "\n") }
+        if Self.isBlank(fallback) { fallback = "(no text)" }
+        var payload: [String: Any] = ["text": Self.truncate(fallback, to: Limits.text)]
+        if !blocksJSON.isEmpty { payload["blocks"] = blocksJSON }
+        return payload
+    }
+
+    /// The payload as JSON bytes (keys sorted, so the same message gives the same bytes).
+    /// - Throws: only if Foundation cannot serialise strings, which would be a bug.
+    public func jsonBytes() throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: payload(), options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    private static func plainText(_ block: Block) -> String? {
+        switch block {
+        case .header(let value), .section(let value): return value
+        case .fields(let values), .context(let values): return values.joined(separator: "\n")
+        case .divider: return nil
+        }
+    }
+
+    private static func isBlank(_ text: String) -> Bool {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
+
+    /// Cuts `text` to at most `limit` UTF-16 units (how Slack counts), ending with a note when cut.
+    static func truncate(_ text: String, to limit: Int) -> String {
+        guard text.utf16.count > limit else { return text }
+        let note = "… (truncated)"
+        let budget = max(0, limit - note.utf16.count)
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = character.utf16.count
+            if used + size > budget { break }
+            result.append(character)
+            used += size
+        }
+        return result + note
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+
+/// A file to attach to a release, and the name it gets there.
+public struct ReleaseAssetFile: Sendable, Equatable {
+    public var path: String
+    public var name: String
+    public var contentType: String?
+
+    /// Creates an asset; the name defaults to the file's last path component.
+    public init(path: String, name: String? = nil, contentType: String? = nil) {
+        self.path = path
+        self.name = name ?? URL(fileURLWithPath: path).lastPathComponent
+        self.contentType = contentType
+    }
+}
+
+/// What to publish: the tag, texts, flags and assets of a GitHub release.
+public struct GitHubReleaseRequest: Sendable {
+    public var tag: String
+    public var name: String?
+    public var notes: String?
+    public var prerelease: Bool
+    public var makeLatest: GitHubMakeLatest?
+    public var targetCommitish: String?
+    public var assets: [ReleaseAssetFile]
+    /// Leave the release a draft when false.
+    public var publish: Bool
+    public var uploadConcurrency: Int
+
+    public init(
+        tag: String, name: String? = nil, notes: String? = nil, prerelease: Bool = false,
+        makeLatest: GitHubMakeLatest? = nil, targetCommitish: String? = nil, assets: [ReleaseAssetFile] = [],
+        publish: Bool = true, uploadConcurrency: Int = 4
+    ) {
+        self.tag = tag
+        self.name = name
+        self.notes = notes
+        self.prerelease = prerelease
+        self.makeLatest = makeLatest
+        self.targetCommitish = targetCommitish
+        self.assets = assets
+        self.publish = publish
+        self.uploadConcurrency = uploadConcurrency
+    }
+}
+
+/// What a publish did, so the caller can report it and register a rollback.
+public struct GitHubPublishResult: Sendable, Equatable {
+    public var releaseID: Int
+    public var htmlURL: String?
+    /// True when this run created the release (a rollback should delete it); false when it reused one.
+    public var createdRelease: Bool
+    public var uploaded: [String]
+    public var skipped: [String]
+    public var replaced: [String]
+    public var published: Bool
+}
+
+/// A publish that failed after a release was found or created; says which, for rollback.
+public struct GitHubPublishError: ReportableError {
+    public var tag: String
+    public var releaseID: Int
+    /// True when this run created the release, so undoing the run means deleting it.
+    public var createdRelease: Bool
+    public var underlyingErrors: [any Error]
+
+    public var message: String { "publishing the GitHub release \(tag) failed" }
+    public var info: [(key: String, value: String)] {
+        [("release id", String(releaseID)), ("release created by this run", createdRelease ? "yes" : "no")]
+    }
+    public var suggestion: String? { "run again: the release is found and finished, uploaded assets are kept" }
+}
+
+/// Every problem found before publishing, reported together.
+public struct ReleasePreflightError: ReportableError {
+    public var underlyingErrors: [any Error]
+    public var message: String {
+        "the GitHub release cannot be published: \(underlyingErrors.count) problem\(underlyingErrors.count == 1 ? "" : "s") found"
+    }
+}
+
+/// Creates or finishes a GitHub release: preflight, find-or-create a draft, upload assets, publish.
+///
+/// Re-running is safe: an existing release is reused, an asset with the same name and size is
+/// skipped, and a differing asset is replaced by uploading the new bytes under a temporary name,
+/// then deleting the old asset, then renaming — never deleting first.
+public struct GitHubReleasePublisher: Sendable {
+    public static let temporarySuffix = ".shiplane-upload"
+
+    public var repository: GitHubRepository
+    public var token: String?
+    public var environment: [String: String]
+    public var transport: HTTPTransport
+    public var version: String
+
+    public init(repository: GitHubRepository, token: String?, environment: [String: String] = [:],
+                transport: HTTPTransport, version: String = "dev") {
+        self.repository = repository
+        self.token = token
+        self.environment = environment
+        self.transport = transport
+        self.version = version
+    }
+
+    /// The token from `GITHUB_TOKEN`, else `GH_TOKEN`, in the given environment.
+    public static func token(from environment: [String: String]) -> String? {
+        for key in ["GITHUB_TOKEN", "GH_TOKEN"] {
+            if let value = environment[key]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return value }
+        }
+        return nil
+    }
+
+    // MARK: - Preflight
+
+    /// Checks the token, the asset files, duplicate names and repository access; reports every problem.
+    /// Sends no request when the token is missing.
+    /// - Throws: `ReleasePreflightError` holding all problems.
+    @discardableResult
+    public func preflight(_ request: GitHubReleaseRequest) async throws -> GitHubClient {
+        var problems: [any Error] = []
+        var client: GitHubClient?
+        do {
+            client = try GitHubClient(repository: repository, token: token ?? "", environment: environment,
+                                      transport: transport, version: version)
+        } catch {
+            problems.append(error)
+        }
+        for asset in request.assets {
+            do { _ = try HTTPTransport.regularFileSize(asset.path) } catch { problems.append(error) }
+        }
+        let names = Dictionary(grouping: request.assets, by: \.name)
+        for (name, assets) in names.sorted(by: { $0.key < $1.key }) where assets.count > 1 {
+            problems.append(ShiplaneError("\(assets.count) assets share the name \(name)",
+                                          info: assets.map { ("file", $0.path) },
+                                          suggestion: "give each asset a distinct name"))
+        }
+        if let client {
+            do { try await client.checkAccess() } catch { problems.append(error) }
+        }
+        if let client, problems.isEmpty { return client }
+        // Errors from the client are already redacted (the token is in its redactor); the rest name only files.
+        throw ReleasePreflightError(underlyingErrors: problems)
+    }
+
+    // MARK: - Publishing
+
+    /// Publishes the release and returns what was done.
+    /// - Throws: `ReleasePreflightError` before any change; `GitHubPublishError` (with every upload failure) after.
+    public func publish(_ request: GitHubReleaseRequest) async throws -> GitHubPublishResult {
+        let client = try await preflight(request)
+        var (release, created) = try await findOrCreateDraft(request, client: client)
+        do {
+            let outcomes = try await uploadAssets(request, release: release, client: client)
+            var result = GitHubPublishResult(
+                releaseID: release.id, htmlURL: release.htmlURL, createdRelease: created,
+                uploaded: [], skipped: [], replaced: [], published: !release.draft)
+            for (name, outcome) in outcomes {
+                switch outcome {
+                case .uploaded: result.uploaded.append(name)
+                case .skipped: result.skipped.append(name)
+                case .replaced: result.replaced.append(name)
+                }
+            }
+            if request.publish, release.draft {
+                release = try await client.publish(releaseID: release.id, makeLatest: request.makeLatest)
+                result.published = true
+                result.htmlURL = release.htmlURL ?? result.htmlURL
+            }
+            return result
+        } catch {
+            throw GitHubPublishError(tag: request.tag, releaseID: release.id, createdRelease: created, underlyingErrors: [error])
+        }
+    }
+
+    private func findOrCreateDraft(_ request: GitHubReleaseRequest, client: GitHubClient) async throws -> (GitHubRelease, Bool) {
+        if let existing = try await client.release(forTag: request.tag) { return (existing, false) }
+        let (release, created) = try await client.createRelease(
+            tag: request.tag, name: request.name ?? request.tag, body: request.notes, draft: true,
+            prerelease: request.prerelease, makeLatest: request.makeLatest, targetCommitish: request.targetCommitish)
+        return (release, created)
+    }
+
+    enum UploadOutcome: Sendable { case uploaded, skipped, replaced }
+
+    private func uploadAssets(_ request: GitHubReleaseRequest, release: GitHubRelease, client: GitHubClient) async throws -> [(String, UploadOutcome)] {
+        guard !request.assets.isEmpty else { return [] }
+        let existing = try await client.listAssets(releaseID: release.id)
+        let outcomes = try await performConcurrently(request.assets, limit: request.uploadConcurrency, what: "asset uploads") { asset in
+            do {
+                return (asset.name, try await upload(asset, existing: existing, release: release, client: client))
+            } catch {
+                throw ShiplaneError("upload of asset \(asset.name) failed", info: [("file", asset.path)], underlying: [error])
+            }
+        }
+        return outcomes
+    }
+
+    /// Uploads, and when GitHub says the name exists with the same size (an earlier attempt whose
+    /// answer was lost) adopts that asset instead of failing.
+    private func uploadOrAdopt(_ asset: ReleaseAssetFile, name: String, size: Int64, release: GitHubRelease, client: GitHubClient) async throws {
+        do {
+            _ = try await client.uploadAsset(uploadURL: release.uploadURL, file: asset.path, name: name, contentType: asset.contentType)
+        } catch let error as GitHubError {
+            guard case let .unexpectedStatus(_, 422, _, details) = error, details.contains(where: { $0.contains("already_exists") }) else {
+                throw error
+            }
+            let current = try await client.listAssets(releaseID: release.id)
+            guard current.contains(where: { $0.name == name && $0.size == size && ($0.state ?? "uploaded") == "uploaded" }) else { throw error }
+        }
+    }
+
+    private func upload(_ asset: ReleaseAssetFile, existing: [GitHubAsset], release: GitHubRelease, client: GitHubClient) async throws -> UploadOutcome {
+        let size = try HTTPTransport.regularFileSize(asset.path)
+        let temporaryName = asset.name + Self.temporarySuffix
+        guard let current = existing.first(where: { $0.name == asset.name }) else {
+            try await uploadOrAdopt(asset, name: asset.name, size: size, release: release, client: client)
+            return .uploaded
+        }
+        if current.state == nil || current.state == "uploaded", current.size == size { return .skipped }
+        if current.state != nil, current.state != "uploaded" {
+            // An upload that never finished holds no usable bytes: nothing is lost by deleting it first.
+            try await client.deleteAsset(id: current.id)
+            try await uploadOrAdopt(asset, name: asset.name, size: size, release: release, client: client)
+            return .uploaded
+        }
+        if let stale = existing.first(where: { $0.name == temporaryName }) {
+            try await client.deleteAsset(id: stale.id)
+        }
+        try await uploadOrAdopt(asset, name: temporaryName, size: size, release: release, client: client)
+        guard let fresh = try await client.listAssets(releaseID: release.id).first(where: { $0.name == temporaryName }) else {
+            throw ShiplaneError("the uploaded replacement \(temporaryName) is missing from the release", suggestion: "run again")
+        }
+        try await client.deleteAsset(id: current.id)
+        _ = try await client.updateAsset(id: fresh.id, name: asset.name)
+        return .replaced
+    }
+}

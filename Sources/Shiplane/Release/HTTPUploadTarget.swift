@@ -1,0 +1,69 @@
+import Foundation
+
+/// Uploads a file to any HTTP endpoint with PUT or POST, streaming it from disk.
+///
+/// The URL may hold `{name}` and `{version}` placeholders, replaced percent-encoded.
+public struct HTTPUploadTarget: Sendable {
+    public var urlTemplate: String
+    public var method: HTTPRequestMethod
+    public var headers: [(name: String, value: String)]
+    public var timeout: Double
+    public var transport: HTTPTransport
+
+    public init(urlTemplate: String, method: HTTPRequestMethod = .put, headers: [(name: String, value: String)] = [],
+                timeout: Double = 600, transport: HTTPTransport) {
+        self.urlTemplate = urlTemplate
+        self.method = method
+        self.headers = headers
+        self.timeout = timeout
+        self.transport = transport
+    }
+
+    /// The URL for one file, placeholders filled in.
+    /// - Throws: `HTTPTransportError.invalidURL` when the result is not an http(s) URL with a host.
+    public func url(name: String, version: String?) throws -> String {
+        var url = urlTemplate.replacingOccurrences(of: "{name}", with: URITemplate.percentEncode(name, allowReserved: false))
+        if let version {
+            url = url.replacingOccurrences(of: "{version}", with: URITemplate.percentEncode(version, allowReserved: false))
+        }
+        try WebhookURL.validate(url, redactor: transport.redactor)
+        return url
+    }
+
+    /// Uploads `file` (named `name`, default its last path component) and returns the server's response.
+    /// - Throws: `HTTPTransportError` from the transport, or `UploadError` for a non-2xx answer.
+    @discardableResult
+    public func upload(file: String, name: String? = nil, version: String? = nil, contentType: String? = nil) async throws -> HTTPResponse {
+        let assetName = name ?? URL(fileURLWithPath: file).lastPathComponent
+        let target = try url(name: assetName, version: version)
+        var allHeaders = headers
+        if !allHeaders.contains(where: { $0.name.lowercased() == "content-type" }) {
+            allHeaders.append(("Content-Type", contentType ?? ContentType.forFileName(assetName)))
+        }
+        let response = try await transport.send(HTTPRequest(method: method, url: target, headers: allHeaders, body: .file(path: file), timeout: timeout))
+        guard response.isSuccess else {
+            throw UploadError(name: assetName, url: transport.redactor.redact(target), status: response.status,
+                              bodySnippet: transport.redactor.redact(response.bodySnippet()))
+        }
+        return response
+    }
+}
+
+/// An upload the server refused.
+public struct UploadError: ReportableError {
+    public var name: String
+    public var url: String
+    public var status: Int
+    public var bodySnippet: String
+
+    public var message: String { "uploading \(name) to \(url) failed with HTTP \(status)" }
+    public var info: [(key: String, value: String)] { [("status", String(status)), ("body", bodySnippet)] }
+    public var suggestion: String? {
+        switch status {
+        case 401, 403: return "check the credentials in the upload headers"
+        case 404: return "check the upload URL"
+        case 413: return "the server rejects files this large"
+        default: return nil
+        }
+    }
+}

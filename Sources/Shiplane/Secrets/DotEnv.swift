@@ -1,0 +1,161 @@
+import Foundation
+
+/// Reads `.env` files: `KEY=value`, `export KEY=value`, quotes and `#` comments, with no shell execution.
+///
+/// Single-quoted values are literal; double-quoted values understand `\n`, `\t`, `\r`, `\"`, `\\`
+/// and `\$`. Nothing is expanded or executed: `$(cmd)` and `${VAR}` stay as written.
+public struct DotEnv: Sendable {
+    /// The variables in file order (later duplicates replace earlier values in `values`).
+    public private(set) var entries: [(key: String, value: String)] = []
+
+    /// The variables as a dictionary.
+    public var values: [String: String] {
+        var result: [String: String] = [:]
+        for entry in entries { result[entry.key] = entry.value }
+        return result
+    }
+
+    public init(entries: [(key: String, value: String)] = []) {
+        self.entries = entries
+    }
+
+    // MARK: - Loading
+
+    /// Parses the text of one file; `file` names it in errors.
+    /// - Throws: `DotEnvError` listing every malformed line with file:line.
+    public static func parse(_ text: String, file: String = ".env") throws -> DotEnv {
+        var result = DotEnv()
+        var problems: [DotEnvError.Problem] = []
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        for (offset, rawLine) in lines.enumerated() {
+            let lineNumber = offset + 1
+            switch parseLine(String(rawLine)) {
+            case .blank: continue
+            case .entry(let key, let value): result.entries.append((key, value))
+            case .malformed(let reason): problems.append(.init(file: file, line: lineNumber, reason: reason))
+            }
+        }
+        if !problems.isEmpty { throw DotEnvError(problems: problems) }
+        return result
+    }
+
+    /// Loads `.env` then `.env.<environment>` from `directory` (missing files are skipped);
+    /// later files override earlier ones.
+    /// - Throws: `DotEnvError` with every malformed line of every file, or a read error.
+    public static func load(directory: URL, environment: String? = nil) throws -> DotEnv {
+        var names = [".env"]
+        if let environment, !environment.isEmpty { names.append(".env.\(environment)") }
+        var merged = DotEnv()
+        var problems: [DotEnvError.Problem] = []
+        for name in names {
+            let url = directory.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            do {
+                merged.entries += try parse(text, file: url.path).entries
+            } catch let error as DotEnvError {
+                problems += error.problems
+            }
+        }
+        if !problems.isEmpty { throw DotEnvError(problems: problems) }
+        return merged
+    }
+
+    // MARK: - Lines
+
+    enum Line: Equatable {
+        case blank
+        case entry(String, String)
+        case malformed(String)
+    }
+
+    static func parseLine(_ line: String) -> Line {
+        var rest = Substring(line).drop { $0 == " " || $0 == "\t" }
+        if rest.isEmpty || rest.first == "#" { return .blank }
+        if rest.hasPrefix("export ") || rest.hasPrefix("export\t") {
+            rest = rest.dropFirst("export".count).drop { $0 == " " || $0 == "\t" }
+        }
+        guard let equals = rest.firstIndex(of: "=") else { return .malformed("expected KEY=value") }
+        let key = rest[..<equals].trimmingCharacters(in: .whitespaces)
+        guard isValidKey(key) else {
+            return .malformed(key.isEmpty ? "missing variable name before '='" : "invalid variable name '\(key)'")
+        }
+        let valuePart = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+        switch parseValue(valuePart) {
+        case .success(let value): return .entry(key, value)
+        case .failure(let problem): return .malformed(problem.reason)
+        }
+    }
+
+    struct ValueProblem: Error { let reason: String }
+
+    static func parseValue(_ text: Substring) -> Result<String, ValueProblem> {
+        guard let quote = text.first, quote == "\"" || quote == "'" else {
+            // Unquoted: a '#' after whitespace starts a comment.
+            var value = ""
+            var previous: Character = " "
+            for character in text {
+                if character == "#", previous == " " || previous == "\t" { break }
+                value.append(character)
+                previous = character
+            }
+            return .success(value.trimmingCharacters(in: .whitespaces))
+        }
+        var value = ""
+        var index = text.index(after: text.startIndex)
+        while index < text.endIndex {
+            let character = text[index]
+            if character == quote {
+                let trailing = text[text.index(after: index)...].trimmingCharacters(in: .whitespaces)
+                guard trailing.isEmpty || trailing.hasPrefix("#") else {
+                    return .failure(.init(reason: "unexpected text after closing quote"))
+                }
+                return .success(value)
+            }
+            if quote == "\"", character == "\\" {
+                let next = text.index(after: index)
+                guard next < text.endIndex else { break }
+                switch text[next] {
+                case "n": value.append("\n")
+                case "t": value.append("\t")
+                case "r": value.append("\r")
+                case "\"": value.append("\"")
+                case "\\": value.append("\\")
+                case "$": value.append("$")
+                default: value.append("\\"); value.append(text[next])
+                }
+                index = text.index(after: next)
+                continue
+            }
+            value.append(character)
+            index = text.index(after: index)
+        }
+        return .failure(.init(reason: "unterminated \(quote == "\"" ? "double" : "single")-quoted value"))
+    }
+
+    static func isValidKey(_ key: String) -> Bool {
+        guard let first = key.unicodeScalars.first, first == "_" || (first.isASCII && CharacterSet.letters.contains(first)) else {
+            return false
+        }
+        return key.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0 == "." || CharacterSet.alphanumerics.contains($0)) }
+    }
+}
+
+/// Malformed lines in dotenv files, all of them, each with file and line.
+public struct DotEnvError: ReportableError {
+    public struct Problem: Sendable, Equatable {
+        public let file: String
+        public let line: Int
+        public let reason: String
+    }
+
+    public let problems: [Problem]
+
+    public var message: String {
+        problems.count == 1 ? "malformed line in a dotenv file" : "\(problems.count) malformed lines in dotenv files"
+    }
+    public var info: [(key: String, value: String)] {
+        problems.map { ("\($0.file):\($0.line)", $0.reason) }
+    }
+    public var suggestion: String? { "write each line as KEY=value (quotes optional, # for comments)" }
+}

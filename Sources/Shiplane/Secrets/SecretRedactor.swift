@@ -1,0 +1,75 @@
+import Foundation
+
+/// Replaces secret values and known token shapes in text with `***`.
+///
+/// Configured values (at least `minimumSecretLength` characters) are replaced wherever they occur,
+/// longest first. Token shapes are found by one pass over the UTF-8 bytes: GitHub tokens (`ghp_`,
+/// `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), Slack tokens (`xoxb-`, `xoxp-`, ...), Slack
+/// webhook URLs, `Bearer <token>` and `user:password@` in URLs.
+public struct SecretRedactor: Sendable {
+    /// Shorter values are ignored: redacting "a" or "on" would shred every message.
+    public static let minimumSecretLength = 4
+    public static let mask = "***"
+
+    /// The configured secret values, longest first.
+    public private(set) var secrets: [String]
+
+    /// Creates a redactor for the given secret values (short and empty values are ignored).
+    public init(secrets: [String] = []) {
+        self.secrets = []
+        add(secrets)
+    }
+
+    /// Adds more secret values.
+    public mutating func add(_ values: [String]) {
+        let usable = values.filter { $0.count >= Self.minimumSecretLength }
+        secrets = Array(Set(secrets + usable)).sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }
+    }
+
+    /// A copy that also redacts `values`.
+    public func adding(_ values: [String]) -> SecretRedactor {
+        var copy = self
+        copy.add(values)
+        return copy
+    }
+
+    /// `text` with every secret and token shape replaced by `***`.
+    public func redact(_ text: String) -> String {
+        var result = text
+        for secret in secrets where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: Self.mask)
+        }
+        return TokenShapeScanner.redact(result)
+    }
+
+    /// An error whose message, facts, suggestion and causes have been redacted, keeping its tree.
+    public func redact(_ error: any Error) -> RedactedError {
+        if let already = error as? RedactedError { return RedactedError(wrapping: already, redactor: self) }
+        return RedactedError(wrapping: error, redactor: self)
+    }
+}
+
+/// An error with secrets removed from everything it says, wrapping the original's shape.
+public struct RedactedError: ReportableError {
+    public let message: String
+    public let info: [(key: String, value: String)]
+    public let suggestion: String?
+    public let underlyingErrors: [any Error]
+    public let isBug: Bool
+
+    init(wrapping error: any Error, redactor: SecretRedactor) {
+        if let reportable = error as? any ReportableError {
+            message = redactor.redact(reportable.message)
+            info = reportable.info.map { ($0.key, redactor.redact($0.value)) }
+            suggestion = reportable.suggestion.map { redactor.redact($0) }
+            underlyingErrors = reportable.underlyingErrors.map { redactor.redact($0) }
+            isBug = reportable.isBug
+        } else {
+            message = redactor.redact(String(describing: error))
+            info = []
+            suggestion = nil
+            underlyingErrors = []
+            isBug = false
+        }
+    }
+}

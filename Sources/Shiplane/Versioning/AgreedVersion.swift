@@ -1,0 +1,75 @@
+import Foundation
+
+/// The version a project's version files agree on, with what each file holds.
+public struct AgreedVersion: Sendable {
+    /// What one file holds.
+    public struct Source: Sendable {
+        public let file: VersionFile
+        public let reading: VersionReading
+    }
+
+    /// The version every file with a literal version holds.
+    public let version: SemanticVersion
+    /// The build number every file with a literal build number holds, if any does.
+    public let build: String?
+    /// Every file read, in the order given.
+    public let sources: [Source]
+
+    /// Files whose version is delegated to build settings (`$(MARKETING_VERSION)`).
+    public var delegated: [VersionFile] {
+        sources.filter { $0.reading.version.literal == nil }.map(\.file)
+    }
+
+    /// Reads every file and checks that they agree on the version and on the build number.
+    ///
+    /// Delegated values are not compared. Every file is read before failing, so one error
+    /// reports every unreadable file, or every file with the value it holds.
+    /// - Parameter files: files whose `displayPath` is relative to the project root, as
+    ///   `VersionFileDetector.detect(in:)` makes them.
+    /// - Throws: `VersionFileError` of kind `.disagreement` listing each file and its values,
+    ///   or one wrapping every read error.
+    public static func read(_ files: [VersionFile]) throws -> AgreedVersion {
+        var sources: [Source] = []
+        var failures: [any Error] = []
+        for file in files {
+            do {
+                sources.append(Source(file: file, reading: try file.read()))
+            } catch {
+                failures.append(error)
+            }
+        }
+        guard failures.isEmpty else {
+            throw VersionFileError(
+                .disagreement,
+                failures.count == 1 ? "A version file cannot be read" : "\(failures.count) version files cannot be read",
+                underlying: failures
+            )
+        }
+        let versions = Set(sources.compactMap { $0.reading.version.literal })
+        let builds = Set(sources.compactMap { $0.reading.build?.literal })
+        guard versions.count <= 1, builds.count <= 1 else {
+            let subject = versions.count > 1 ? "version" : "build number"
+            throw VersionFileError(
+                .disagreement,
+                "The version files disagree on the \(subject)",
+                details: sources.map { (key: $0.file.displayPath, value: describe($0.reading)) },
+                suggestion: "Set the same version in every file (or delegate it to build settings), then run again"
+            )
+        }
+        guard let version = versions.first else {
+            throw VersionFileError(
+                .notFound,
+                "No version file holds a version of its own: every one delegates to build settings",
+                details: sources.map { (key: $0.file.displayPath, value: describe($0.reading)) },
+                suggestion: "Add the file that defines the build setting (an .xcconfig or project.pbxproj)"
+            )
+        }
+        return AgreedVersion(version: version, build: builds.first, sources: sources)
+    }
+
+    private static func describe(_ reading: VersionReading) -> String {
+        var text = "version \(reading.version)"
+        if let build = reading.build { text += ", build \(build)" }
+        return text
+    }
+}

@@ -1,0 +1,96 @@
+/// Build numbers: checking, incrementing and taking them from CI.
+///
+/// A build number is digits, optionally in dot-separated groups (`42`, `2024.5.1`), as
+/// `CFBundleVersion` and `CURRENT_PROJECT_VERSION` allow.
+public enum BuildNumber {
+    /// The CI variables that carry a build number, in the order they are tried.
+    public static let ciVariables = [
+        "GITHUB_RUN_NUMBER", "BUILD_NUMBER", "CI_PIPELINE_IID", "CIRCLE_BUILD_NUM", "BITRISE_BUILD_NUMBER",
+    ]
+
+    /// A build number taken from a CI variable.
+    public struct FromCI: Hashable, Sendable {
+        /// The variable it came from, such as `GITHUB_RUN_NUMBER`.
+        public let variable: String
+        /// The validated build number.
+        public let value: String
+    }
+
+    /// Checks that `value` is digits in dot-separated groups and returns it unchanged.
+    /// - Throws: `BuildNumberError` naming the first invalid character or the empty group.
+    @discardableResult
+    public static func validated(_ value: String) throws -> String {
+        guard !value.isEmpty else { throw BuildNumberError(value: value, problem: "it is empty") }
+        for (offset, character) in value.enumerated() where !(character.isASCIIDigit || character == ".") {
+            throw BuildNumberError(value: value, problem: "it contains '\(character)' at position \(offset + 1); only digits and dots are allowed")
+        }
+        if value.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            throw BuildNumberError(value: value, problem: "it has an empty group between dots")
+        }
+        return value
+    }
+
+    /// The next build number: the last group plus one, at any length (`41` → `42`,
+    /// `2024.5.9` → `2024.5.10`, `0099` → `0100`).
+    /// - Throws: `BuildNumberError` when `current` is not a build number.
+    public static func incremented(_ current: String) throws -> String {
+        do {
+            try validated(current)
+        } catch let error as BuildNumberError {
+            throw BuildNumberError(value: current, problem: error.problem, action: "increment")
+        }
+        var groups = current.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let last = groups.count - 1
+        groups[last] = SemanticVersion.incrementDecimal(groups[last])
+        return groups.joined(separator: ".")
+    }
+
+    /// The build number from the first CI variable in `ciVariables` that is set and not empty.
+    ///
+    /// Takes the environment as a value so callers decide where it comes from; never reads the
+    /// process environment.
+    /// - Returns: `nil` when none of the variables is set.
+    /// - Throws: `BuildNumberError` when the first set variable does not hold a build number.
+    public static func fromCI(environment: [String: String]) throws -> FromCI? {
+        for variable in ciVariables {
+            guard let raw = environment[variable] else { continue }
+            let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !value.isEmpty else { continue }
+            do {
+                return FromCI(variable: variable, value: try validated(value))
+            } catch let error as BuildNumberError {
+                throw BuildNumberError(value: value, problem: error.problem, variable: variable)
+            }
+        }
+        return nil
+    }
+}
+
+/// A text that is not a build number.
+public struct BuildNumberError: ReportableError, Equatable {
+    public let value: String
+    public let problem: String
+    /// What was being done: "use" or "increment".
+    public let action: String
+    /// The CI variable the value came from, if any.
+    public let variable: String?
+
+    init(value: String, problem: String, action: String = "use", variable: String? = nil) {
+        self.value = value
+        self.problem = problem
+        self.action = action
+        self.variable = variable
+    }
+
+    public var message: String {
+        "Cannot \(action) '\(value)' as a build number: \(problem)"
+    }
+
+    public var info: [(key: String, value: String)] {
+        variable.map { [(key: "variable", value: $0)] } ?? []
+    }
+
+    public var suggestion: String? {
+        "A build number is digits, optionally in groups separated by dots, such as 42 or 2024.5.1"
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A Rust `Cargo.toml`: `version = "X"` in `[package]` or `[workspace.package]`.
+///
+/// A package whose version is inherited (`version.workspace = true` or
+/// `version = { workspace = true }`) is not a version source unless the same file also sets
+/// `[workspace.package] version`. The format has no build number.
+public struct CargoVersionFormat: TextualVersionFormat {
+    public var name: String { "Cargo.toml" }
+    var versionKey: String { "package version" }
+    public var hasBuildNumber: Bool { false }
+
+    public init() {}
+
+    public func read(_ data: Data) throws -> VersionReading {
+        try TextualVersionEditing.read(data, format: self)
+    }
+
+    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
+    }
+
+    func locate(in text: VersionText) throws -> LocatedFields {
+        let sections = try TOMLSections(text)
+        var fields = LocatedFields()
+        for table in ["package", "workspace.package"] {
+            fields.versions += try TOMLSections.stringValues(of: "version", in: table, sections: sections, text: text)
+        }
+        let inherited = try NSRegularExpression.builtIn(#"^\s*version\s*(?:\.\s*workspace\s*=\s*true|=\s*\{[^}]*workspace\s*=\s*true)"#)
+        if sections.lines(in: "package").contains(where: { !text.matches(inherited, inLine: $0.index).isEmpty }) {
+            fields.absenceReason = "the version is inherited from the workspace (version.workspace = true)"
+        } else {
+            fields.absenceReason = "there is no version in [package] or [workspace.package]"
+        }
+        return fields
+    }
+}

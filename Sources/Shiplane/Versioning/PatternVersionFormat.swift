@@ -1,0 +1,61 @@
+import Foundation
+
+/// Any text file, with the version found by a user-given regular expression.
+///
+/// The pattern (ICU syntax, as `NSRegularExpression`; `^` and `$` match at line breaks) must
+/// have exactly one capture group: the version. The first match is the one read and rewritten.
+/// The format has no build number.
+public struct PatternVersionFormat: TextualVersionFormat {
+    public var name: String { "file matched by pattern" }
+    var versionKey: String { "version matching \(pattern)" }
+    public var hasBuildNumber: Bool { false }
+
+    /// The regular expression as the user gave it.
+    public let pattern: String
+    private let regex: NSRegularExpression
+
+    /// Compiles `pattern`.
+    /// - Throws: `VersionFileError.pattern` when it does not compile or does not have exactly
+    ///   one capture group.
+    public init(pattern: String) throws {
+        do {
+            regex = try NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
+        } catch {
+            throw VersionFileError(.pattern, "The version pattern does not compile", details: [("pattern", pattern)], underlying: [error])
+        }
+        guard regex.numberOfCaptureGroups == 1 else {
+            throw VersionFileError(
+                .pattern,
+                "The version pattern must have exactly one capture group, the version; it has \(regex.numberOfCaptureGroups)",
+                details: [("pattern", pattern)],
+                suggestion: regex.numberOfCaptureGroups == 0
+                    ? #"Put parentheses around the version, for example version: "([^"]+)""#
+                    : "Make the other groups non-capturing with (?:...)"
+            )
+        }
+        self.pattern = pattern
+    }
+
+    public func read(_ data: Data) throws -> VersionReading {
+        try TextualVersionEditing.read(data, format: self)
+    }
+
+    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
+    }
+
+    func locate(in text: VersionText) throws -> LocatedFields {
+        guard let match = text.matches(regex).first else {
+            throw VersionFileError(
+                .pattern,
+                "The version pattern does not match the file",
+                details: [("pattern", pattern)],
+                suggestion: "Check the pattern against the file's text; '.' does not match line breaks"
+            )
+        }
+        guard let range = match[1] else {
+            throw VersionFileError(.pattern, "The version pattern matched, but its capture group took no part", details: [("pattern", pattern)])
+        }
+        return LocatedFields(versions: [LocatedValue(range: range, value: text.text(range), label: "line \(text.lineNumber(at: range.lowerBound))")])
+    }
+}

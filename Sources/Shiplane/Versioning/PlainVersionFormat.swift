@@ -1,0 +1,34 @@
+import Foundation
+
+/// A `VERSION` file: the whole content, without surrounding whitespace, is the version.
+///
+/// Whitespace (ASCII spaces, tabs and line breaks) around the version, including a trailing
+/// newline or its absence, is kept exactly on rewrite. The format has no build number.
+public struct PlainVersionFormat: TextualVersionFormat {
+    public var name: String { "VERSION" }
+    var versionKey: String { "version" }
+
+    public var hasBuildNumber: Bool { false }
+
+    public init() {}
+
+    public func read(_ data: Data) throws -> VersionReading {
+        try TextualVersionEditing.read(data, format: self)
+    }
+
+    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
+    }
+
+    func locate(in text: VersionText) throws -> LocatedFields {
+        let isSpace: (UInt8) -> Bool = { [9, 10, 11, 12, 13, 32].contains($0) }
+        var start = 0
+        var end = text.bytes.count
+        while start < end, isSpace(text.bytes[start]) { start += 1 }
+        while end > start, isSpace(text.bytes[end - 1]) { end -= 1 }
+        guard start < end else {
+            return LocatedFields(absenceReason: "the file is empty")
+        }
+        return LocatedFields(versions: [LocatedValue(range: start..<end, value: text.text(start..<end), label: "line \(text.lineNumber(at: start))")])
+    }
+}

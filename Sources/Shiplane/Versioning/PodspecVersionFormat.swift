@@ -1,0 +1,33 @@
+import Foundation
+
+/// A CocoaPods `.podspec`: `spec.version = "X"` or `s.version = 'X'`, with any receiver name.
+///
+/// Quotes are kept as they were. The format has no build number.
+public struct PodspecVersionFormat: TextualVersionFormat {
+    public var name: String { "podspec" }
+    var versionKey: String { "version" }
+
+    public var hasBuildNumber: Bool { false }
+
+    public init() {}
+
+    public func read(_ data: Data) throws -> VersionReading {
+        try TextualVersionEditing.read(data, format: self)
+    }
+
+    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
+    }
+
+    func locate(in text: VersionText) throws -> LocatedFields {
+        let regex = try NSRegularExpression.builtIn(#"^\s*([A-Za-z_]\w*)\.version\s*=\s*(["'])(.*?)\2"#)
+        var fields = LocatedFields()
+        for index in text.lines.indices {
+            for groups in text.matches(regex, inLine: index) {
+                guard let valueRange = groups[3] else { continue }
+                fields.versions.append(LocatedValue(range: valueRange, value: text.text(valueRange), label: "line \(index + 1)"))
+            }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// A value found in a text file: its bytes' range, its text and where it is, for messages.
+struct LocatedValue {
+    let range: Range<Int>
+    let value: String
+    /// Where it is, for messages: "line 4", "Release (line 312)".
+    let label: String
+    /// True when the value sits inside quotes the format requires for some values.
+    var isQuoted = false
+}
+
+/// The version and build values a textual format found.
+struct LocatedFields {
+    var versions: [LocatedValue] = []
+    var builds: [LocatedValue] = []
+    /// Why the file holds no version of its own, when the format can tell (`dynamic = ["version"]`).
+    var absenceReason: String?
+}
+
+/// A format that finds its values by scanning text and rewrites them by replacing their bytes.
+protocol TextualVersionFormat: VersionFormat {
+    /// What the version is called in the file, for messages: "MARKETING_VERSION".
+    var versionKey: String { get }
+    /// What the build number is called, when the format has one.
+    var buildKey: String? { get }
+    /// Finds every version and build value.
+    func locate(in text: VersionText) throws -> LocatedFields
+    /// The text that replaces `original` to hold `value` (adds quotes where needed).
+    func encode(_ value: String, replacing original: LocatedValue) -> String
+}
+
+extension TextualVersionFormat {
+    var buildKey: String? { nil }
+
+    func encode(_ value: String, replacing original: LocatedValue) -> String { value }
+}
+
+/// Reading and rewriting shared by the textual formats (and the XML side of Info.plist).
+enum TextualVersionEditing {
+    /// `VersionFormat.read` for a textual format.
+    static func read(_ data: Data, format: some TextualVersionFormat) throws -> VersionReading {
+        try read(try format.locate(in: try VersionText(data, format: format.name)), format: format)
+    }
+
+    /// `VersionFormat.rewritten` for a textual format.
+    static func rewrite(_ data: Data, version: SemanticVersion?, build: String?, format: some TextualVersionFormat) throws -> Data {
+        try rewrite(try VersionText(data, format: format.name), version: version, build: build, format: format) {
+            try format.locate(in: $0)
+        }
+    }
+
+    static func read(_ fields: LocatedFields, format: some TextualVersionFormat) throws -> VersionReading {
+        guard !fields.versions.isEmpty else {
+            throw VersionFileError(
+                .notASource,
+                "The \(format.name) file holds no \(format.versionKey)" + (fields.absenceReason.map { ": \($0)" } ?? "")
+            )
+        }
+        let version: VersionField<SemanticVersion>
+        switch try agreedField(fields.versions, key: format.versionKey, format: format.name) {
+        case .delegated(let variable):
+            version = .delegated(variable: variable)
+        case .literal(let located):
+            do {
+                version = .literal(try SemanticVersion(parsing: located.value))
+            } catch let error as SemanticVersionParseError {
+                throw VersionFileError(
+                    .invalidValue,
+                    "The \(format.versionKey) in \(format.name), '\(located.value)', is not a semantic version",
+                    details: [("where", located.label)],
+                    suggestion: error.suggestion,
+                    underlying: [error]
+                )
+            }
+        }
+        var build: VersionField<String>?
+        if let buildKey = format.buildKey, !fields.builds.isEmpty {
+            switch try agreedField(fields.builds, key: buildKey, format: format.name) {
+            case .delegated(let variable): build = .delegated(variable: variable)
+            case .literal(let located): build = .literal(located.value)
+            }
+        }
+        return VersionReading(version: version, build: build)
+    }
+
+    static func rewrite(
+        _ text: VersionText,
+        version: SemanticVersion?,
+        build: String?,
+        format: some TextualVersionFormat,
+        locate: (VersionText) throws -> LocatedFields
+    ) throws -> Data {
+        let fields = try locate(text)
+        var edits: [(range: Range<Int>, replacement: String)] = []
+        if let version {
+            guard !fields.versions.isEmpty else {
+                throw VersionFileError(
+                    .notASource,
+                    "Cannot set the version in \(format.name): it holds no \(format.versionKey)" + (fields.absenceReason.map { " (\($0))" } ?? "")
+                )
+            }
+            _ = try agreedField(fields.versions, key: format.versionKey, format: format.name)
+            for located in fields.versions where BuildSettingReference.variable(in: located.value) == nil {
+                edits.append((located.range, format.encode(version.description, replacing: located)))
+            }
+        }
+        if let build, let buildKey = format.buildKey {
+            let build = try BuildNumber.validated(build)
+            guard !fields.builds.isEmpty else {
+                throw VersionFileError(.unsupported, "Cannot set the build number in \(format.name): it holds no \(buildKey)")
+            }
+            _ = try agreedField(fields.builds, key: buildKey, format: format.name)
+            for located in fields.builds where BuildSettingReference.variable(in: located.value) == nil {
+                edits.append((located.range, format.encode(build, replacing: located)))
+            }
+        }
+        let result = text.replacing(edits)
+        try verify(result, version: version, build: build, format: format, locate: locate)
+        return result
+    }
+
+    /// Reads the rewritten bytes back: a rewrite that does not read as written is a defect.
+    private static func verify(
+        _ data: Data,
+        version: SemanticVersion?,
+        build: String?,
+        format: some TextualVersionFormat,
+        locate: (VersionText) throws -> LocatedFields
+    ) throws {
+        let fields = try locate(try VersionText(data, format: format.name))
+        let literalVersions = fields.versions.map(\.value).filter { BuildSettingReference.variable(in: $0) == nil }
+        let literalBuilds = fields.builds.map(\.value).filter { BuildSettingReference.variable(in: $0) == nil }
+        let versionOK = version.map { v in literalVersions.allSatisfy { $0 == v.description } } ?? true
+        let buildOK = build.map { b in format.buildKey == nil || literalBuilds.allSatisfy { $0 == b } } ?? true
+        guard versionOK, buildOK else {
+            throw VersionFileError(
+                .bug,
+                "Rewriting \(format.name) did not give the requested values",
+                details: [("version", literalVersions.joined(separator: ", ")), ("build", literalBuilds.joined(separator: ", "))]
+            )
+        }
+    }
+
+    /// The one value all copies hold (delegated copies aside), or the delegation when all are.
+    /// - Throws: `VersionFileError.inconsistent` listing every copy when literal copies differ.
+    static func agreedField(_ values: [LocatedValue], key: String, format: String) throws -> AgreedField {
+        let literals = values.filter { BuildSettingReference.variable(in: $0.value) == nil }
+        guard let first = literals.first else {
+            let variable = values.first.flatMap { BuildSettingReference.variable(in: $0.value) } ?? key
+            return .delegated(variable: variable)
+        }
+        guard literals.allSatisfy({ $0.value == first.value }) else {
+            throw VersionFileError(
+                .inconsistent,
+                "The \(format) file sets \(key) to different values",
+                details: values.map { (key: $0.label, value: $0.value) },
+                suggestion: "Make every \(key) the same, then run again"
+            )
+        }
+        return .literal(first)
+    }
+}
+
+/// The outcome of reconciling every copy of a value in one file.
+enum AgreedField {
+    case literal(LocatedValue)
+    case delegated(variable: String)
+}
+
+/// Recognises values that refer to a build setting instead of holding a value.
+enum BuildSettingReference {
+    /// The variable of `$(NAME)`, `${NAME}` or `$(NAME:modifier)`, or `nil` for a plain value.
+    static func variable(in value: String) -> String? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("$(") && trimmed.hasSuffix(")") || trimmed.hasPrefix("${") && trimmed.hasSuffix("}") else {
+            return nil
+        }
+        let inner = trimmed.dropFirst(2).dropLast()
+        let name = inner.prefix { $0 != ":" }
+        guard !name.isEmpty, name.allSatisfy({ $0 == "_" || SemanticVersionParser.isIdentifierCharacter($0) && $0 != "-" }) else {
+            return nil
+        }
+        return String(name)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A file on disk that holds the project's version, paired with the format that reads it.
+public struct VersionFile: Sendable, CustomStringConvertible {
+    /// Where the file is.
+    public let url: URL
+    /// How to read and rewrite it.
+    public let format: any VersionFormat
+    /// How to name the file in messages, usually its path relative to the project root.
+    public let displayPath: String
+
+    public init(url: URL, format: any VersionFormat, displayPath: String? = nil) {
+        self.url = url
+        self.format = format
+        self.displayPath = displayPath ?? url.path
+    }
+
+    public var description: String { "\(displayPath) (\(format.name))" }
+
+    /// Reads the file's version and build number.
+    /// - Throws: `VersionFileError` naming the file.
+    public func read() throws -> VersionReading {
+        try read(try contents())
+    }
+
+    /// Reads the version and build number from `data`, this file's bytes.
+    /// - Throws: `VersionFileError` naming the file.
+    public func read(_ data: Data) throws -> VersionReading {
+        try naming { try format.read(data) }
+    }
+
+    /// The file's bytes with a new version and build number; `nil` leaves a value alone. Pure.
+    /// - Throws: `VersionFileError` naming the file.
+    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+        try naming { try format.rewritten(original, version: version, build: build) }
+    }
+
+    /// Rewrites the file on disk atomically and returns its previous bytes, for undo.
+    /// - Throws: `VersionFileError` naming the file.
+    @discardableResult
+    public func write(version: SemanticVersion?, build: String?) throws -> Data {
+        let original = try contents()
+        let updated = try rewritten(original, version: version, build: build)
+        if updated != original {
+            try naming { try Self.writeAtomically(updated, to: url) }
+        }
+        return original
+    }
+
+    /// The file's bytes.
+    /// - Throws: `VersionFileError.fileSystem` naming the file.
+    public func contents() throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw VersionFileError(.fileSystem, "Cannot read the version file", file: displayPath, underlying: [error])
+        }
+    }
+
+    /// Replaces the file at `url` with `data` through a temporary file in the same folder and a
+    /// rename, keeping the file's permissions; a symbolic link is followed, not replaced.
+    /// - Throws: `VersionFileError.fileSystem`.
+    public static func writeAtomically(_ data: Data, to url: URL) throws {
+        let target = url.resolvingSymlinksInPath()
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).shiplane-\(UUID().uuidString)")
+        let fileManager = FileManager.default
+        do {
+            try data.write(to: temporary)
+            if let permissions = try? fileManager.attributesOfItem(atPath: target.path)[.posixPermissions] {
+                try fileManager.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary.path)
+            }
+        } catch {
+            try? fileManager.removeItem(at: temporary)
+            throw VersionFileError(.fileSystem, "Cannot write the version file", file: target.path, underlying: [error])
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? fileManager.removeItem(at: temporary)
+            throw VersionFileError(.fileSystem, "Cannot replace the version file: \(reason)", file: target.path)
+        }
+    }
+
+    private func naming<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as VersionFileError {
+            throw error.inFile(displayPath)
+        }
+    }
+}

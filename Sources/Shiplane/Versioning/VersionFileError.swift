@@ -1,0 +1,64 @@
+/// A problem reading, rewriting, detecting or reconciling version files.
+public struct VersionFileError: ReportableError {
+    /// The kind of problem, for callers that handle some kinds (detection skips `.notASource`).
+    public enum Kind: Sendable, Equatable {
+        /// The file is of a known format but holds no version of its own (`version.workspace = true`).
+        case notASource
+        /// The file cannot be parsed as its format (invalid JSON, plist or UTF-8).
+        case malformed
+        /// The file holds a version that is not valid SemVer, or a build number that is not valid.
+        case invalidValue
+        /// The file holds several versions or build numbers that differ.
+        case inconsistent
+        /// A field to rewrite is missing or is of an unsupported kind.
+        case unsupported
+        /// A user-given pattern is invalid or does not match.
+        case pattern
+        /// No version file was found.
+        case notFound
+        /// Version sources disagree with each other.
+        case disagreement
+        /// Reading or writing the file failed.
+        case fileSystem
+        /// A rewrite did not read back as written: a defect in Shiplane.
+        case bug
+    }
+
+    public let kind: Kind
+    public let message: String
+    /// The file the problem is in, relative to the project root where known.
+    public var file: String?
+    /// Facts after the file: the values found, where they are.
+    public var details: [(key: String, value: String)]
+    public var suggestion: String?
+    public var underlyingErrors: [any Error]
+
+    public init(
+        _ kind: Kind,
+        _ message: String,
+        file: String? = nil,
+        details: [(key: String, value: String)] = [],
+        suggestion: String? = nil,
+        underlying: [any Error] = []
+    ) {
+        self.kind = kind
+        self.message = message
+        self.file = file
+        self.details = details
+        self.suggestion = suggestion
+        self.underlyingErrors = underlying
+    }
+
+    public var info: [(key: String, value: String)] {
+        (file.map { [(key: "file", value: $0)] } ?? []) + details
+    }
+
+    public var isBug: Bool { kind == .bug }
+
+    /// This error with `file` set, unless it already names one.
+    func inFile(_ path: String) -> VersionFileError {
+        var copy = self
+        if copy.file == nil { copy.file = path }
+        return copy
+    }
+}

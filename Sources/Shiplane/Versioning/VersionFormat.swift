@@ -1,0 +1,61 @@
+import Foundation
+
+/// A file format that holds a version, and maybe a build number, and can rewrite them in place.
+///
+/// Implementations are pure: they turn bytes into a reading and bytes into new bytes. Rewriting
+/// changes only the bytes of the values; everything else (line endings, indentation, quotes,
+/// comments, a trailing newline or its absence) stays byte-for-byte as it was.
+public protocol VersionFormat: Sendable {
+    /// A short name for messages: "package.json", "Info.plist".
+    var name: String { get }
+    /// True when the format has a build number (`CFBundleVersion`, `CURRENT_PROJECT_VERSION`).
+    /// Formats without one ignore the `build` argument of `rewritten`.
+    var hasBuildNumber: Bool { get }
+
+    /// Reads the version and, where the format has one, the build number.
+    /// - Throws: `VersionFileError`; `.notASource` when the file holds no version of its own.
+    func read(_ data: Data) throws -> VersionReading
+
+    /// Returns `original` with the version and build number replaced; `nil` leaves a value alone.
+    /// Values delegated to build settings (`$(MARKETING_VERSION)`) are never rewritten.
+    /// - Throws: `VersionFileError` when the file is malformed, lacks the field or holds
+    ///   disagreeing copies of it.
+    func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data
+}
+
+/// A value in a version file: written there, or taken from a build setting resolved elsewhere.
+public enum VersionField<Value: Hashable & Sendable>: Hashable, Sendable {
+    /// The value written in the file.
+    case literal(Value)
+    /// A reference such as `$(MARKETING_VERSION)`; the build system supplies the value.
+    case delegated(variable: String)
+
+    /// The literal value, or `nil` when delegated.
+    public var literal: Value? {
+        if case .literal(let value) = self { return value }
+        return nil
+    }
+}
+
+/// What a version file holds.
+public struct VersionReading: Hashable, Sendable {
+    /// The version, or the build setting it is delegated to.
+    public var version: VersionField<SemanticVersion>
+    /// The build number, when the format has one and the file sets it.
+    public var build: VersionField<String>?
+
+    public init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {
+        self.version = version
+        self.build = build
+    }
+}
+
+extension VersionField: CustomStringConvertible {
+    /// The literal's text, or "delegated to $(VARIABLE)".
+    public var description: String {
+        switch self {
+        case .literal(let value): "\(value)"
+        case .delegated(let variable): "delegated to build settings ($(\(variable)))"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Testing
+
+@testable import Shiplane
+
+/// A small deterministic generator (SplitMix64) so fuzz runs repeat exactly.
+struct ChangelogFuzzGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
+
+@Suite("Conventional commit fuzzing")
+struct ConventionalCommitFuzzTests {
+    /// Pieces that stress the parser: structure characters, line endings, tokens and Unicode
+    /// (combining marks, emoji with modifiers, right-to-left text, a lone carriage return, NUL).
+    static let pieces: [String] = [
+        "feat", "fix", "FEAT", "perf", "x", ":", ": ", "(", ")", "(scope)", "!", "#", "#12", " #", "\n", "\r\n", "\r",
+        "\n\n", " ", "\t", "BREAKING CHANGE", "BREAKING-CHANGE", "Refs", "Closes", "Token", "-", "_", "[", "]", "<", ">",
+        "*", "`", "```", "\\", "é", "e\u{301}", "\u{301}", "👍🏽", "👨‍👩‍👧", "שלום", "\u{0}", "\u{FEFF}", "\u{200D}", "…", "1.",
+    ]
+
+    @Test func randomMessagesNeverCrashAndKeepInvariants() {
+        var generator = ChangelogFuzzGenerator(seed: 0x5EED_1234)
+        let renderer = MarkdownChangelogRenderer(links: RemoteLinks(remoteURL: "https://github.com/o/r"))
+        var parsedCount = 0
+        for index in 0..<12_000 {
+            var message = ""
+            let count = Int.random(in: 0...40, using: &generator)
+            if index % 2 == 0 {
+                // Half the messages start with a valid header so the body and footer paths get exercised.
+                message += ["feat: ", "fix(a): ", "chore!: ", "Docs(x y)!: "].randomElement(using: &generator) ?? ""
+                message += ["a", "é", "#1", "*"].randomElement(using: &generator) ?? ""
+            }
+            for _ in 0..<count {
+                message += Self.pieces.randomElement(using: &generator) ?? ""
+            }
+            guard let commit = ConventionalCommit(parsing: message) else { continue }
+            parsedCount += 1
+            #expect(!commit.type.isEmpty)
+            #expect(commit.type == commit.type.lowercased())
+            #expect(!commit.description.isEmpty)
+            #expect(!commit.description.contains("\n"))
+            #expect(commit.isBreaking == (commit.breakingDescription != nil))
+            if commit.footers.contains(where: \.isBreakingChange) { #expect(commit.isBreaking) }
+
+            let changelogCommit = ChangelogCommit(
+                id: "0123456789abcdef", message: message, authorName: "a", authorEmail: "a@b", date: .init(timeIntervalSince1970: 0))
+            let bullet = renderer.entry(for: changelogCommit, in: commit.isBreaking ? .breaking : .configured)
+            #expect(!bullet.contains("\n"), "a bullet must stay on one line: \(bullet.debugDescription)")
+            #expect(!bullet.contains("<"))
+        }
+        // The generator must produce a real share of conventional messages, or the invariants test nothing.
+        #expect(parsedCount > 5_000)
+    }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import Testing
+
+/// A lanes folder used by several tests: options of each kind, a private lane, lanes calling lanes.
+let sampleLanes: [String: String] = [
+    "Lanes/Release.swift": #"""
+    import Shiplane
+
+    enum Bump: String, ExpressibleByArgument, CaseIterable {
+        case major, minor, patch
+    }
+
+    struct Release: Lane {
+        static let summary = "Pretend to release"
+
+        @Option(help: "How far to bump")
+        var bump: Bump = .patch
+
+        @Option(help: "Build number")
+        var buildNumber: Int?
+
+        @Flag(help: "Mark as prerelease")
+        var prerelease = false
+
+        @Option(help: "Branch pattern")
+        var branch: String = "main|release/.+"
+
+        func run(_ lane: LaneContext) async throws {
+            try lane.ensureGitBranch(matching: branch)
+            let artifact = try await lane.call(Package.self) { $0.name = "app-\(bump.rawValue)" }
+            try await lane.sh("echo", "bump=\(bump.rawValue) build=\(buildNumber ?? 0) prerelease=\(prerelease) artifact=\(artifact)")
+        }
+    }
+
+    struct Package: Lane {
+        static let isPrivate = true
+        @Option var name: String = "app"
+        func run(_ lane: LaneContext) async throws -> String {
+            try await lane.sh("echo", "packaging \(name)")
+            return name + ".tar.gz"
+        }
+    }
+    """#,
+    "Lanes/Failing.swift": #"""
+    import Shiplane
+
+    struct PlainError: Error {}
+
+    struct Explode: Lane {
+        static let summary = "Throw a plain Swift error"
+        func run(_ lane: LaneContext) async throws {
+            try await lane.sh("true")
+            throw PlainError()
+        }
+    }
+
+    struct BadCommand: Lane {
+        func run(_ lane: LaneContext) async throws {
+            try await lane.sh("sh", "-c", "echo compiling; echo 'error: something broke' >&2; exit 7")
+        }
+    }
+
+    struct Clean: Lane {
+        func run(_ lane: LaneContext) async throws {
+            try lane.ensureGitStatusClean()
+        }
+    }
+
+    struct Tool: Lane {
+        @Option var constraint: String = ">= 2.0"
+        func run(_ lane: LaneContext) async throws {
+            try await lane.ensureTool("git", version: constraint)
+        }
+    }
+
+    struct Hooks: LaneHooks {
+        func beforeLane(_ lane: LaneInfo, context: LaneContext) async throws { context.log("hook before \(lane.name)") }
+        func onError(_ lane: LaneInfo, failure: LaneFailure, context: LaneContext) async { context.log("hook error \(lane.name)") }
+        func always(_ lane: LaneInfo, outcome: LaneOutcome, context: LaneContext) async { context.log("hook always \(lane.name)") }
+    }
+    """#,
+]
+
+func repositoryWithLanes(_ files: [String: String] = sampleLanes, commit: Bool = true) throws -> TemporaryRepository {
+    let repo = try TemporaryRepository()
+    for (path, text) in files { try repo.write(path, text) }
+    if commit {
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "Add lanes")
+    }
+    return repo
+}
+
+@Suite("shiplane <lane>: compile, cache, options, errors", .serialized)
+struct LaneCommandTests {
+    @Test func runsALaneWithTypedAndKeyValueOptionsAndCallsAPrivateLane() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["release", "bump:minor", "--build-number", "42", "prerelease:true"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("bump=minor build=42 prerelease=true artifact=app-minor.tar.gz"))
+        #expect(result.stdout.contains("packaging app-minor"))
+        #expect(result.stdout.contains("lane release succeeded"))
+        #expect(result.stdout.contains("Lanes/Release.swift:23"), "call sites point at the lane file")
+        #expect(result.stdout.contains("Lanes/Release.swift:25"))
+        #expect(result.stdout.contains("hook before release") && result.stdout.contains("hook before package"))
+    }
+
+    @Test func runsFromASubfolder() throws {
+        let repo = try repositoryWithLanes()
+        try repo.write("Sources/App/x.txt", "x")
+        let result = try repo.shiplane(["release"], in: "Sources/App")
+        #expect(result.status == 0, "\(result.all)")
+    }
+
+    @Test func secondRunUsesTheCacheAndAnEditRebuilds() throws {
+        let cache = NSTemporaryDirectory() + "shiplane-cache-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let repo = try repositoryWithLanes()
+        let first = try repo.shiplane(["lanes"], environment: ["SHIPLANE_CACHE_DIR": cache])
+        #expect(first.status == 0)
+        #expect(first.stderr.contains("Compiling Lanes/"))
+        let second = try repo.shiplane(["lanes"], environment: ["SHIPLANE_CACHE_DIR": cache])
+        #expect(second.status == 0)
+        #expect(!second.stderr.contains("Compiling"))
+        try repo.write("Lanes/Extra.swift", "import Shiplane\nstruct Extra: Lane { func run(_ lane: LaneContext) async throws {} }\n")
+        let third = try repo.shiplane(["lanes"], environment: ["SHIPLANE_CACHE_DIR": cache])
+        #expect(third.stderr.contains("Compiling"))
+        #expect(third.stdout.contains("extra"))
+    }
+
+    @Test func concurrentFirstRunsDoNotCorruptTheCache() throws {
+        let cache = NSTemporaryDirectory() + "shiplane-cache-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let repo = try repositoryWithLanes()
+        var environment = repo.environment
+        environment["SHIPLANE_CACHE_DIR"] = cache
+        nonisolated(unsafe) var results: [CommandOutput?] = [nil, nil, nil]
+        DispatchQueue.concurrentPerform(iterations: 3) { index in
+            results[index] = try? runProgram(shiplaneBinary, ["release"], in: repo.path, environment: environment)
+        }
+        for result in results {
+            #expect(result?.status == 0, "\(result?.all ?? "did not run")")
+        }
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/lanes")
+        #expect(entries.filter { !$0.hasPrefix(".") }.count == 1)
+        #expect(entries.filter { $0.hasPrefix(".staging") }.isEmpty, "staging folders are cleaned up")
+    }
+
+    @Test func lanesListsSummariesAndOptionsAsTextAndJSON() throws {
+        let repo = try repositoryWithLanes()
+        let text = try repo.shiplane(["lanes"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("release"))
+        #expect(text.stdout.contains("Pretend to release"))
+        #expect(text.stdout.contains("--build-number"))
+        #expect(text.stdout.contains("Private (callable from lanes): package"))
+        let json = try repo.shiplane(["lanes", "--json"])
+        struct Listing: Decodable {
+            struct Lane: Decodable {
+                struct Option: Decodable { var name: String; var kind: String; var defaultValue: String? }
+                var name: String; var summary: String; var isPrivate: Bool; var options: [Option]
+            }
+            var lanes: [Lane]
+        }
+        let listing = try JSONDecoder().decode(Listing.self, from: Data(json.stdout.utf8))
+        let release = try #require(listing.lanes.first { $0.name == "release" })
+        #expect(release.options.map(\.name) == ["--bump", "--build-number", "--prerelease", "--branch"])
+        #expect(release.options.first { $0.name == "--prerelease" }?.kind == "flag")
+        #expect(release.options.first { $0.name == "--bump" }?.defaultValue == "patch")
+        #expect(listing.lanes.first { $0.name == "package" }?.isPrivate == true)
+    }
+
+    @Test func laneHelpShowsItsOptions() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["release", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("shiplane release — Pretend to release"))
+        #expect(result.stdout.contains("--bump <bump>"))
+    }
+
+    @Test func unknownLaneSuggestsTheClosestName() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["relase"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown lane `relase`"))
+        #expect(result.stderr.contains("did you mean: release"))
+    }
+
+    @Test func privateLanesCannotBeRunFromTheCommandLine() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["package"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("private"))
+    }
+
+    @Test(arguments: [
+        (["release", "--bump", "sideways"], "sideways"),
+        (["release", "--build-number", "many"], "many"),
+        (["release", "--no-such-option"], "no-such-option"),
+    ])
+    func illTypedOrUnknownOptionsAreUsageErrors(arguments: [String], mentioned: String) throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(arguments)
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stderr.contains(mentioned))
+        #expect(result.stderr.contains("shiplane release --help"))
+    }
+
+    @Test func aMissingRequiredOptionIsAUsageError() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Deploy.swift": "import Shiplane\nstruct Deploy: Lane {\n  @Option var target: String\n  func run(_ lane: LaneContext) async throws {}\n}\n",
+        ])
+        let result = try repo.shiplane(["deploy"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--target"))
+    }
+
+    @Test func aPlainErrorFromALaneIsWrappedAndExitsOne() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["explode"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("lane explode failed"))
+        #expect(result.stderr.contains("PlainError"))
+        #expect(result.stdout.contains("hook error explode"))
+        #expect(result.stdout.contains("hook always explode"))
+    }
+
+    @Test func aFailingCommandShowsItsExitCodeLastOutputAndCallSite() throws {
+        let repo = try repositoryWithLanes()
+        let report = repo.root + "/report.json"
+        let junit = repo.root + "/junit.xml"
+        let result = try repo.shiplane(["bad-command", "--report-json", report, "--junit", junit])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("sh failed at Lanes/Failing.swift:15"))
+        #expect(result.stderr.contains("exited with code 7"))
+        #expect(result.stderr.contains("error: something broke"))
+        let json = try #require(FileManager.default.contents(atPath: report))
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        #expect(object["outcome"] as? String == "failed")
+        #expect(object["exitCode"] as? Int == 1)
+        let xml = String(decoding: try #require(FileManager.default.contents(atPath: junit)), as: UTF8.self)
+        #expect(xml.contains("<failure"))
+    }
+
+    @Test func dirtyTreeListsTheFiles() throws {
+        let repo = try repositoryWithLanes()
+        try repo.write("untracked.txt", "x")
+        try repo.write("README.md", "changed\n")
+        let result = try repo.shiplane(["clean"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("the working tree is not clean: 1 modified, 1 untracked"))
+        #expect(result.stderr.contains("?? untracked.txt"))
+        #expect(result.stderr.contains(" M README.md"))
+    }
+
+    @Test func detachedHeadIsAnErrorUnlessCISaysTheBranch() throws {
+        let repo = try repositoryWithLanes()
+        try repo.git("checkout", "-q", "--detach")
+        let plain = try repo.shiplane(["release"])
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("HEAD is detached"))
+        let ci = try repo.shiplane(["release"], environment: ["GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"])
+        #expect(ci.status == 0, "\(ci.all)")
+        let wrong = try repo.shiplane(["release"], environment: ["GITHUB_REF_NAME": "feature/x"])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("branch feature/x does not match"))
+        #expect(wrong.stderr.contains("GITHUB_REF_NAME"))
+    }
+
+    @Test func branchPatternIsAnchored() throws {
+        let repo = try repositoryWithLanes()
+        try repo.git("checkout", "-q", "-b", "main-old")
+        let result = try repo.shiplane(["release"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("branch main-old does not match"))
+    }
+
+    @Test func anInvalidRegularExpressionIsExplained() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["release", "--branch", "main(("])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("invalid regular expression for the branch: main(("))
+    }
+
+    @Test func ensureToolChecksTheInstalledVersion() throws {
+        let repo = try repositoryWithLanes()
+        #expect(try repo.shiplane(["tool"]).status == 0)
+        let tooNew = try repo.shiplane(["tool", "--constraint", ">= 999"])
+        #expect(tooNew.status == 1)
+        #expect(tooNew.stderr.contains("does not satisfy >= 999"))
+    }
+
+    @Test func dryRunPrintsCommandsInsteadOfRunningThem() throws {
+        let repo = try repositoryWithLanes()
+        let result = try repo.shiplane(["--dry-run", "bad-command"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("would run: sh -c"))
+        #expect(result.stdout.contains("dry run completed"))
+    }
+
+    @Test func interruptRollsBackAndExits130() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Slow.swift": #"""
+            import Shiplane
+            import Foundation
+            struct Mark: Action {
+                static let name = "mark"
+                var path: String
+                func run(in step: StepContext) throws {
+                    try step.lane.fileSystem.write(Data("x".utf8), to: path)
+                    step.registerUndo("remove mark") { try FileManager.default.removeItem(atPath: path) }
+                }
+            }
+            struct Slow: Lane {
+                func run(_ lane: LaneContext) async throws {
+                    try lane.run(Mark(path: lane.workingDirectory + "/mark.txt"))
+                    try await lane.sh("sleep", "60")
+                }
+            }
+            """#,
+        ])
+        _ = try repo.shiplane(["lanes"])  // compile first, so the interrupt lands during the lane
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        process.arguments = ["slow"]
+        process.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        process.environment = repo.environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: repo.path + "/mark.txt") { usleep(20_000) }
+        usleep(300_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/mark.txt"))
+        #expect(text.contains("undone: remove mark"))
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import Shiplane
+@testable import ShiplaneCLI
+
+@Suite("Command-line parsing and lane discovery")
+struct ParsingTests {
+    @Test(arguments: [
+        ("Release", "release"), ("BetaDeployLane", "beta-deploy"), ("CheckAll", "check-all"),
+        ("HTTPUpload", "http-upload"), ("Lane", "lane"), ("build_number", "build-number"), ("buildNumber", "build-number"),
+    ])
+    func laneNames(typeName: String, expected: String) {
+        #expect(laneName(forType: typeName) == expected)
+    }
+
+    @Test func globalOptionsAreTakenFromAnywhereBeforeTheSeparator() throws {
+        let (options, rest) = try GlobalOptions.extract(from: [
+            "--dry-run", "release", "--bump", "minor", "--report-json", "r.json", "--junit=j.xml", "--", "--verbose",
+        ])
+        #expect(options.dryRun)
+        #expect(options.reportJSON == "r.json")
+        #expect(options.junit == "j.xml")
+        #expect(!options.verbose)
+        #expect(rest == ["release", "--bump", "minor", "--", "--verbose"])
+    }
+
+    @Test func aGlobalOptionWithoutItsValueIsAUsageError() {
+        #expect(throws: UsageError.self) { try GlobalOptions.extract(from: ["release", "--report-json"]) }
+    }
+
+    @Test func keyValueArgumentsBecomeOptions() {
+        let options = [
+            OptionInfo(kind: "option", names: [.init(kind: "long", name: "bump")], preferredName: nil, valueName: "bump", defaultValue: nil, abstract: nil, allValues: nil, isOptional: true, shouldDisplay: true),
+            OptionInfo(kind: "flag", names: [.init(kind: "long", name: "prerelease")], preferredName: nil, valueName: "prerelease", defaultValue: nil, abstract: nil, allValues: nil, isOptional: true, shouldDisplay: true),
+            OptionInfo(kind: "option", names: [.init(kind: "long", name: "build-number")], preferredName: nil, valueName: "n", defaultValue: nil, abstract: nil, allValues: nil, isOptional: true, shouldDisplay: true),
+        ]
+        #expect(convertKeyValueArguments(["bump:minor", "prerelease:true", "build_number:7"], options: options)
+            == ["--bump", "minor", "--prerelease", "--build-number", "7"])
+        #expect(convertKeyValueArguments(["prerelease:false"], options: options) == [])
+        // Not an option of the lane: left alone (a URL positional, say).
+        #expect(convertKeyValueArguments(["https://example.com", "other:1"], options: options) == ["https://example.com", "other:1"])
+    }
+
+    @Test func discoveryFindsLanesAndHooks() {
+        let source = #"""
+        import Shiplane
+        // struct Commented: Lane {}
+        /* struct Block: Lane { } */
+        let text = "struct InString: Lane {}"
+        let raw = #"struct InRaw: Lane {}"#
+        struct Release: Lane {
+            func run(_ lane: LaneContext) async throws {}
+        }
+        public final class Nightly: Sendable, Lane { }
+        enum Namespace {
+            struct Inner: Shiplane.Lane {}
+        }
+        struct Deploy {}
+        extension Deploy: Lane {}
+        private struct Hidden: Lane {}
+        struct Generic<T>: Lane {}
+        struct Hooks: LaneHooks {}
+        """#
+        let found = LaneDiscovery.scan([source])
+        #expect(found.lanes == ["Release", "Nightly", "Namespace.Inner", "Deploy"])
+        #expect(found.hooks == ["Hooks"])
+    }
+
+    @Test func redactorMasksSecretsAndTokenShapes() {
+        let redactor = Redactor(secrets: ["s3cr3t-value"])
+        let text = "token s3cr3t-value ghp_abcdefghijklmnopqrstuvwxyz0123 https://user:pw@host/x "
+            + "https://hooks.slack.com/services/T000/B000/XXXX Authorization: Bearer abc.def.ghi123"
+        let redacted = redactor.redact(text)
+        for leaked in ["s3cr3t-value", "ghp_abc", "user:pw", "T000/B000", "abc.def.ghi123"] {
+            #expect(!redacted.contains(leaked))
+        }
+        #expect(redactor.redact("nothing to hide") == "nothing to hide")
+    }
+
+    @Test(arguments: [
+        ("6.3.1", ">= 6.0", true), ("5.10", ">= 6.0", false), ("5.10.1", "~> 5.9", true), ("6.0", "~> 5.9", false),
+        ("2.39.5", ">= 2.30, < 3", true), ("3.0", ">= 2.30, < 3", false), ("1.2", "= 1.2.0", true), ("1.2", "!= 1.2", false),
+    ])
+    func versionConstraints(version: String, constraint: String, satisfied: Bool) throws {
+        let requirement = try VersionConstraint(parsing: constraint)
+        #expect(requirement.isSatisfied(by: try #require(ToolVersion(version))) == satisfied)
+    }
+
+    @Test func badConstraintsListEveryProblem() {
+        #expect(throws: ValidationFailure.self) { try VersionConstraint(parsing: ">= six, < seven") }
+        do {
+            _ = try VersionConstraint(parsing: ">= six, < seven")
+        } catch let failure as ValidationFailure {
+            #expect(failure.problems.count == 2)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func toolVersionIsFoundInFreeText() {
+        #expect(ToolVersion.first(in: "Swift version 6.3.1 (swift-6.3.1-RELEASE)")?.description == "6.3.1")
+        #expect(ToolVersion.first(in: "git version 2.39.5")?.description == "2.39.5")
+        #expect(ToolVersion.first(in: "no digits here") == nil)
+    }
+}

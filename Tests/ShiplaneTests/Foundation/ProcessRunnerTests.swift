@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+@Suite("Running commands")
+struct ProcessRunnerTests {
+    let environment = ProcessInfo.processInfo.environment
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [String] = []
+        func add(_ line: String) { lock.lock(); items.append(line); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+    }
+
+    @Test func capturesBothStreamsLineByLineAndTheExitCode() async throws {
+        let lines = Lines()
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "/bin/sh", arguments: ["-c", "echo one; echo two >&2; printf three; exit 3"], environment: environment)
+        ) { line, _ in lines.add(line) }
+        #expect(result.exitCode == 3)
+        #expect(result.standardOutput == "one\nthree")
+        #expect(result.standardError == "two\n")
+        #expect(Set(lines.all) == ["one", "two", "three"])
+        #expect(Set(result.lastLines) == ["one", "two", "three"])
+    }
+
+    @Test func argumentsAreNeverInterpretedByAShell() async throws {
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "echo", arguments: ["a; rm -rf /tmp/nothing", "$HOME"], environment: environment)
+        ) { _, _ in }
+        #expect(result.standardOutput == "a; rm -rf /tmp/nothing $HOME\n")
+    }
+
+    @Test func environmentAndWorkingDirectoryApply() async throws {
+        var variables = environment
+        variables["SHIPLANE_PROBE"] = "42"
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "/bin/sh", arguments: ["-c", "echo $SHIPLANE_PROBE; pwd"], workingDirectory: "/tmp", environment: variables)
+        ) { _, _ in }
+        #expect(result.standardOutput == "42\n/tmp\n")
+    }
+
+    @Test func aTimeoutStopsTheCommand() async throws {
+        let started = Date()
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "sleep", arguments: ["20"], environment: environment, timeout: 0.3)
+        ) { _, _ in }
+        #expect(result.timedOut)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func aMissingCommandIsNamed() async throws {
+        await #expect(throws: CommandNotFound.self) {
+            try await LiveProcessRunner().run(
+                ProcessInvocation(executable: "no-such-command-shiplane", arguments: [], environment: environment)
+            ) { _, _ in }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+@Suite("Streaming uploads")
+struct StreamingUploadTests {
+    @Test func uploadRetriedAfterConnectionResetReopensTheFile() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = folder.appendingPathComponent("app.tar.gz").path
+            let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            try await withFakeGitHub { github in
+                let releaseID = github.addRelease(tag: "v1.0.0", draft: true)
+                github.inject(.init(method: "POST", pathContains: "/uploads/", remaining: 1, action: .reset))
+                try await withTransport { transport, recorder in
+                    let client = try GitHubClient(repository: .init(owner: "acme", name: "rocket"), token: github.token,
+                                                  environment: ["GITHUB_API_URL": github.baseURL], transport: transport)
+                    let uploadURL = "\(github.baseURL)/uploads/repos/acme/rocket/releases/\(releaseID)/assets{?name,label}"
+                    let asset = try await client.uploadAsset(uploadURL: uploadURL, file: path, name: "app.tar.gz")
+                    #expect(asset.size == 3_000_000)
+                    #expect(github.allAssets.first?.bytes.prefix(1 << 20) == bytes.prefix(1 << 20)[...])
+                    let streams = recorder.events.filter { if case .streamingUpload = $0 { return true }; return false }
+                    #expect(streams.count == 2)
+                    #expect(recorder.sleeps.count == 1)
+                }
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func largeFileIsStreamedWithContentLength() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = folder.appendingPathComponent("big.bin").path
+            let size: UInt64 = 200 * 1024 * 1024
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            try handle.truncate(atOffset: size)  // sparse: no 200 MB written to disk
+            try handle.close()
+            try await withFakeGitHub { github in
+                let releaseID = github.addRelease(tag: "v1.0.0", draft: true)
+                try await withTransport { transport, recorder in
+                    let client = try GitHubClient(repository: .init(owner: "acme", name: "rocket"), token: github.token,
+                                                  environment: ["GITHUB_API_URL": github.baseURL], transport: transport)
+                    let asset = try await client.uploadAsset(
+                        uploadURL: "\(github.baseURL)/uploads/repos/acme/rocket/releases/\(releaseID)/assets{?name,label}",
+                        file: path, name: "big.bin")
+                    #expect(asset.size == Int64(size))
+                    #expect(github.uploadedByteCount("big.bin") == Int(size))
+                    #expect(recorder.events.contains(.streamingUpload(path: path, bytes: Int64(size))))
+                }
+            }
+        }
+    }
+
+    @Test func missingUploadFileFailsWithoutSending() async throws {
+        try await withFakeGitHub { github in
+            try await withTransport { transport, _ in
+                await #expect {
+                    _ = try await transport.send(HTTPRequest(method: .put, url: github.baseURL + "/x", body: .file(path: "/nonexistent/file")))
+                } throws: { error in
+                    guard case .fileUnreadable? = error as? HTTPTransportError else { return false }
+                    return true
+                }
+                #expect(github.log.isEmpty)
+            }
+        }
+    }
+
+    @Test func fileChunksReadTheWholeFileInPieces() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try writeFile(folder, "f.txt", String(repeating: "0123456789", count: 1000))
+            var total = 0
+            var chunks = 0
+            for try await chunk in FileChunkSequence(path: path, chunkSize: 3000) {
+                total += chunk.readableBytes
+                chunks += 1
+            }
+            #expect(total == 10_000)
+            #expect(chunks == 4)
+        }
+    }
+}

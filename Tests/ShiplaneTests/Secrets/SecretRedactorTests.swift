@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+@Suite("Secret redaction")
+struct SecretRedactorTests {
+    @Test(arguments: [
+        ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here", "token *** here"),
+        ("gho_abcdefghijklmnopqrstuvwxyz0123", "***"),
+        ("x=ghs_abcdefghijklmnopqrstuvwxyz0123;", "x=***;"),
+        ("(ghu_abcdefghijklmnopqrstuvwxyz0123)", "(***)"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "***"),
+        ("slack xoxb-1234-5678-abcdefABCDEF ok", "slack *** ok"),
+        ("xoxp-1234567890-abcdef", "***"),
+        ("url https://hooks.slack.com/services/T000/B000/XXXXXXXX done", "url https://hooks.slack.com/services/*** done"),
+        ("Authorization: Bearer abc.def-ghi_jkl", "Authorization: Bearer ***"),
+        ("authorization: bearer eyJhbGciOi.payload.sig", "authorization: bearer ***"),
+        ("clone https://bob:hunter2@github.com/acme/rocket.git", "clone https://***@github.com/acme/rocket.git"),
+        ("https://x-access-token:ghs_abcdefghijklmnopqrstuv@github.com/a/b", "https://***@github.com/a/b"),
+    ])
+    func redactsKnownTokenShapes(input: String, expected: String) {
+        #expect(SecretRedactor().redact(input) == expected)
+    }
+
+    @Test(arguments: [
+        "ghp_ is a prefix", "the weather is fine", "see https://github.com/acme/rocket", "mail bob@example.com",
+        "thoughtful xoxb-", "bearer", "aghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    ])
+    func leavesOrdinaryTextAlone(input: String) {
+        #expect(SecretRedactor().redact(input) == input)
+    }
+
+    @Test func redactsConfiguredSecretsLongestFirstAndIgnoresShortOnes() {
+        let redactor = SecretRedactor(secrets: ["hunter2", "hunter2-extended", "abc", ""])
+        #expect(redactor.secrets == ["hunter2-extended", "hunter2"])
+        #expect(redactor.redact("a hunter2-extended b hunter2 c abc") == "a *** b *** c abc")
+    }
+
+    @Test func redactsErrorTrees() {
+        let secret = "s3cr3t-value-123"
+        let error = ShiplaneError("failed with \(secret)", info: [("header", "Bearer \(secret)")], suggestion: "rotate \(secret)",
+                                  underlying: [ShiplaneError("inner \(secret)"), CocoaError(.fileNoSuchFile)])
+        let redacted = SecretRedactor(secrets: [secret]).redact(error)
+        let text = allText(of: redacted)
+        #expect(!text.contains(secret))
+        #expect(redacted.message == "failed with ***")
+        #expect(redacted.underlyingErrors.count == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func isFastOnLargeText() {
+        let line = "2024-01-01 step ok: uploaded app.tar.gz to https://uploads.github.com/repos/acme/rocket with token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+        let text = String(repeating: line, count: 40_000)  // about 5.6 MB
+        let redactor = SecretRedactor(secrets: ["configured-secret-1", "another-secret-22"])
+        let start = Date()
+        let result = redactor.redact(text)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(!result.contains("ghp_abc"))
+        #expect(result.utf8.count < text.utf8.count)
+        #expect(elapsed < 10)
+    }
+}

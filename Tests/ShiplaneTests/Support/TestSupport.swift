@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+/// The package root, found from this file's path.
+let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// The `shiplane` binary `swift build` produced for this test run.
+let shiplaneBinary: String = packageRoot + "/.build/debug/shiplane"
+
+/// A lane cache shared by the end-to-end tests, so identical lane folders compile once.
+let sharedLaneCache: String = {
+    let folder = NSTemporaryDirectory() + "shiplane-test-cache-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}()
+
+/// What a finished command left.
+struct CommandOutput {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var all: String { stdout + stderr }
+}
+
+/// An environment isolated from the machine's git configuration.
+func isolatedEnvironment(home: String, extra: [String: String] = [:]) -> [String: String] {
+    var environment: [String: String] = [
+        "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        "HOME": home,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
+        "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",
+        "NO_COLOR": "1",
+        "SHIPLANE_CACHE_DIR": sharedLaneCache,
+        "LANG": "C.UTF-8",
+    ]
+    for (key, value) in extra { environment[key] = value }
+    return environment
+}
+
+/// Runs a program to completion and collects its output (bounded by `timeout` seconds).
+@discardableResult
+func runProgram(
+    _ executable: String, _ arguments: [String], in directory: String, environment: [String: String],
+    timeout: TimeInterval = 300
+) throws -> CommandOutput {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.environment = environment
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    try process.run()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    group.enter()
+    DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    group.wait()
+    return CommandOutput(
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self)
+    )
+}
+
+/// A temporary folder with a git repository made by the `git` command (the oracle).
+final class TemporaryRepository {
+    let root: String
+    let home: String
+    var path: String { root + "/repo" }
+
+    init(branch: String = "main", commit: Bool = true, bare: Bool = false) throws {
+        root = NSTemporaryDirectory() + "shiplane-test-\(UUID().uuidString)"
+        home = root + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/repo", withIntermediateDirectories: true)
+        if bare {
+            try git("init", "-q", "--bare", "-b", branch)
+        } else {
+            try git("init", "-q", "-b", branch)
+            if commit {
+                try write("README.md", "# test\n")
+                try git("add", "README.md")
+                try git("commit", "-q", "-m", "Initial commit")
+            }
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    var environment: [String: String] { isolatedEnvironment(home: home) }
+
+    /// Runs `git` in the repository; throws when it fails.
+    @discardableResult
+    func git(_ arguments: String..., in subfolder: String? = nil) throws -> String {
+        let folder = subfolder.map { path + "/" + $0 } ?? path
+        let output = try runProgram("/usr/bin/git", arguments, in: folder, environment: environment)
+        guard output.status == 0 else {
+            throw TestFailure("git \(arguments.joined(separator: " ")) failed: \(output.stderr)")
+        }
+        return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func write(_ relative: String, _ text: String) throws {
+        let url = URL(fileURLWithPath: path + "/" + relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func read(_ relative: String) -> String? {
+        FileManager.default.contents(atPath: path + "/" + relative).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Runs the built `shiplane` binary in the repository (or a subfolder).
+    @discardableResult
+    func shiplane(_ arguments: [String], in subfolder: String? = nil, environment extra: [String: String] = [:]) throws -> CommandOutput {
+        var environment = self.environment
+        for (key, value) in extra { environment[key] = value }
+        return try runProgram(shiplaneBinary, arguments, in: subfolder.map { path + "/" + $0 } ?? path, environment: environment)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Reads a golden file; set SHIPLANE_UPDATE_GOLDEN=1 to write it from the actual text instead.
+func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let path = packageRoot + "/Tests/ShiplaneTests/Fixtures/Golden/" + name
+    if ProcessInfo.processInfo.environment["SHIPLANE_UPDATE_GOLDEN"] == "1" {
+        try Data(actual.utf8).write(to: URL(fileURLWithPath: path))
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        Issue.record("golden file \(name) is missing (run with SHIPLANE_UPDATE_GOLDEN=1 to create it)", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(actual == String(decoding: data, as: UTF8.self), sourceLocation: sourceLocation)
+}
