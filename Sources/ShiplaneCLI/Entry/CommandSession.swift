@@ -8,10 +8,10 @@ import Shiplane
 struct CommandSession {
     let globals: GlobalOptions
     let rest: [String]
-    let laneEnvironment: LaneEnvironment
+    private(set) var laneEnvironment: LaneEnvironment
     let out: Terminal
     let err: Terminal
-    let redactor: Redactor
+    private(set) var redactor: SecretRedactor
     let currentDirectory: String
 
     init(arguments: [String], environment: [String: String], currentDirectory: String) throws {
@@ -21,13 +21,32 @@ struct CommandSession {
         self.currentDirectory = currentDirectory
         let laneEnvironment = LaneEnvironment(variables: environment)
         self.laneEnvironment = laneEnvironment
-        let redactor = Redactor(secrets: laneEnvironment.secretValues)
+        let redactor = SecretRedactor(secrets: Array(laneEnvironment.secretValues))
         self.redactor = redactor
         out = Terminal(environment: environment, noColor: globals.noColor, redactor: redactor)
         err = Terminal(standardError: true, environment: environment, noColor: globals.noColor, redactor: redactor)
         if environment["SHIPLANE_TRUST_REPOSITORY_OWNER"] == "1" {
             try GitSettings.trustRepositoryOwners()
         }
+    }
+
+    /// Adds the variables of `root/.env` and, with `--env NAME`, `root/.env.NAME`.
+    ///
+    /// A variable already set in the process environment wins over both files (CI's secrets stay
+    /// authoritative); `.env.NAME` wins over `.env`. Secret-looking values from the files are
+    /// redacted like any other.
+    /// - Throws: `DotEnvError` listing every malformed line; `UsageError` when `.env.NAME` is missing.
+    mutating func loadDotEnv(root: String) throws {
+        if let name = globals.environmentName, !FileManager.default.fileExists(atPath: "\(root)/.env.\(name)") {
+            throw UsageError("--env \(name): there is no file .env.\(name) in \(root)", suggestion: "create .env.\(name) with KEY=value lines, or drop --env")
+        }
+        let loaded = try DotEnv.load(directory: URL(fileURLWithPath: root), environment: globals.environmentName)
+        for (key, value) in loaded.values where laneEnvironment[key] == nil {
+            laneEnvironment.set(key, value)
+        }
+        redactor = SecretRedactor(secrets: Array(laneEnvironment.secretValues))
+        out.redactor = redactor
+        err.redactor = redactor
     }
 
     /// Prints the error tree to standard error and returns its exit code.
@@ -38,7 +57,7 @@ struct CommandSession {
 
     /// Prints an error when no session could be set up (bad global options).
     static func fail(_ error: any Error, environment: [String: String]) -> Int32 {
-        let redactor = Redactor(secrets: LaneEnvironment(variables: environment).secretValues)
+        let redactor = SecretRedactor(secrets: Array(LaneEnvironment(variables: environment).secretValues))
         let err = Terminal(standardError: true, environment: environment, noColor: true, redactor: redactor)
         for line in ErrorTree.lines(for: error) { err.line(line) }
         return ShiplaneExitCode.for(error).rawValue

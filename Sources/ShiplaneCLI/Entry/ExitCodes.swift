@@ -24,7 +24,7 @@ public enum ShiplaneExitCode: Int32, Sendable {
         case let failure as LaneFailure:
             if failure.interrupted { return .interrupted }
             return .failure
-        case is UsageError, is ValidationFailure:
+        case is UsageError, is ValidationFailure, is DotEnvError:
             return .usage
         case is CompileFailure:
             return .compile

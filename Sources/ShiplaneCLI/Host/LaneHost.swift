@@ -29,13 +29,14 @@ public enum LaneHost {
             arguments.removeFirst(2)
         }
         let catalog = LaneCatalog(lanes: lanes)
-        let session: CommandSession
+        var session: CommandSession
         do {
             session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         } catch {
             return CommandSession.fail(error, environment: environment)
         }
         do {
+            try session.loadDotEnv(root: root)
             guard let command = session.rest.first else {
                 session.out.line(listing(catalog, root: root, environment: environment))
                 return ShiplaneExitCode.success.rawValue

@@ -1,4 +1,5 @@
 import Foundation
+import Shiplane
 
 /// Where rendered text goes: standard output or error, with colour only on a terminal.
 ///
@@ -12,9 +13,9 @@ public final class Terminal: @unchecked Sendable {
     private let lock = NSLock()
     private let handle: UnsafeMutablePointer<FILE>
     public let usesColor: Bool
-    public var redactor: Redactor
+    public var redactor: SecretRedactor
 
-    public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: Redactor) {
+    public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: SecretRedactor) {
         handle = standardError ? stderr : stdout
         let isTerminal = isatty(standardError ? 2 : 1) == 1
         usesColor = isTerminal && !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"

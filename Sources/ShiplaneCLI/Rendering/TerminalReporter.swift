@@ -14,6 +14,8 @@ public final class TerminalReporter: Reporting, @unchecked Sendable {
     public func report(_ event: RunEvent) {
         switch event {
         case .laneStarted(let name, let depth, let dryRun):
+            // A called lane already shows as its step (`▸ lane package`).
+            guard depth == 0 else { return }
             let suffix = dryRun && depth == 0 ? terminal.styled("  (dry run: nothing is written, pushed or sent)", .yellow) : ""
             terminal.line(indent(depth) + terminal.styled("▸ lane \(name)", .bold) + suffix)
         case .stepStarted(let step):
@@ -44,10 +46,9 @@ public final class TerminalReporter: Reporting, @unchecked Sendable {
                     terminal.line("  " + terminal.styled("! could not undo:", .red) + " \(entry.description): \(entry.error ?? "unknown")")
                 }
             }
-        case .laneFinished(let name, let depth, let succeeded, let duration):
-            guard depth > 0 else { return }
-            let mark = succeeded ? terminal.styled("✓ lane \(name)", .green) : terminal.styled("✗ lane \(name)", .red)
-            terminal.line(indent(depth) + mark + " (\(formatSeconds(duration)))")
+        case .laneFinished:
+            // The top lane ends in the summary table; a called lane in its step's line.
+            return
         }
     }
 

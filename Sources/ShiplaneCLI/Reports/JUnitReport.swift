@@ -3,7 +3,7 @@ import Shiplane
 
 /// The run as JUnit XML for CI test reporters (`--junit FILE`): one test case per step.
 public enum JUnitReport {
-    public static func xml(for result: LaneRunResult, redactor: Redactor) -> String {
+    public static func xml(for result: LaneRunResult, redactor: SecretRedactor) -> String {
         let failures = result.steps.filter { $0.outcome == .failed }.count
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,

@@ -56,7 +56,7 @@ public struct RunReport: Codable, Equatable {
     }
 
     /// Encodes the report with sorted keys and ISO-8601 dates, redacted.
-    public func encoded(redactor: Redactor) throws -> Data {
+    public func encoded(redactor: SecretRedactor) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

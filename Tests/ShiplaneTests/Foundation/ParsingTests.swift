@@ -67,7 +67,7 @@ struct ParsingTests {
     }
 
     @Test func redactorMasksSecretsAndTokenShapes() {
-        let redactor = Redactor(secrets: ["s3cr3t-value"])
+        let redactor = SecretRedactor(secrets: ["s3cr3t-value"])
         let text = "token s3cr3t-value ghp_abcdefghijklmnopqrstuvwxyz0123 https://user:pw@host/x "
             + "https://hooks.slack.com/services/T000/B000/XXXX Authorization: Bearer abc.def.ghi123"
         let redacted = redactor.redact(text)

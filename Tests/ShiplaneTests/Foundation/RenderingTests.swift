@@ -50,7 +50,7 @@ struct RenderingTests {
     }
 
     @Test func jsonReportCarriesStepsErrorsAndCallSites() throws {
-        let data = try RunReport(result: Self.failedRun, exitCode: 1).encoded(redactor: Redactor(secrets: []))
+        let data = try RunReport(result: Self.failedRun, exitCode: 1).encoded(redactor: SecretRedactor(secrets: []))
         let report = try JSONDecoder.iso8601.decode(RunReport.self, from: data)
         #expect(report.outcome == "failed")
         #expect(report.exitCode == 1)
@@ -63,10 +63,10 @@ struct RenderingTests {
     @Test func reportsAreRedacted() throws {
         var result = Self.failedRun
         result.steps[0].note = "token ghp_0123456789abcdefghijklmnopqrstuv"
-        let json = String(decoding: try RunReport(result: result, exitCode: 1).encoded(redactor: Redactor(secrets: ["Foo'"])), as: UTF8.self)
+        let json = String(decoding: try RunReport(result: result, exitCode: 1).encoded(redactor: SecretRedactor(secrets: ["Foo'"])), as: UTF8.self)
         #expect(!json.contains("ghp_0123456789"))
         #expect(!json.contains("Foo'"))
-        let xml = JUnitReport.xml(for: result, redactor: Redactor(secrets: []))
+        let xml = JUnitReport.xml(for: result, redactor: SecretRedactor(secrets: []))
         #expect(!xml.contains("ghp_0123456789"))
         #expect(xml.contains(#"<testcase classname="release" name="3 sh (Lanes/Build.swift:7)""#))
         #expect(xml.contains("<failure message="))
