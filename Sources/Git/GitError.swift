@@ -1,3 +1,4 @@
+import Foundation
 internal import CLibgit2
 
 /// A failure reported by libgit2, read from `git_error_last()` right after the failing call.
@@ -7,6 +8,10 @@ public struct GitError: Error, Sendable, CustomStringConvertible {
         case notFound, exists, ambiguous, bareRepository, unbornBranch, notOwner
         case nonFastForward, rejected, authentication, certificate, conflict, locked
         case invalid, user, other(Int32)
+        /// HEAD points at a commit, not a branch, where a branch is needed (committing).
+        case detachedHead
+        /// No author or committer name/email is configured.
+        case missingIdentity
     }
 
     public var code: Code
@@ -51,6 +56,37 @@ extension GitError.Code {
         default: self = .other(result)
         }
     }
+}
+
+extension GitError {
+    /// This error with URL credentials (`https://user:token@host`) and every `secret` blanked out,
+    /// for errors about remotes, whose libgit2 messages can quote the URL.
+    func redacted(_ secrets: [String] = []) -> GitError {
+        GitError(
+            code: code, operation: redactingCredentials(in: operation, secrets: secrets),
+            message: redactingCredentials(in: message, secrets: secrets))
+    }
+}
+
+/// `text` with the user-info part of every URL (`scheme://user:password@`) removed and every
+/// non-empty `secret` replaced by `***`.
+func redactingCredentials(in text: String, secrets: [String] = []) -> String {
+    var result = ""
+    var rest = Substring(text)
+    while let scheme = rest.range(of: "://") {
+        result += rest[..<scheme.upperBound]
+        rest = rest[scheme.upperBound...]
+        // The authority ends at the first '/', whitespace or quote; user-info ends at its last '@'.
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "'" || $0 == "\"" || $0.isWhitespace } ?? rest.endIndex
+        if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+            rest = rest[rest.index(after: at)...]
+        }
+    }
+    result += rest
+    for secret in secrets where !secret.isEmpty {
+        result = result.replacingOccurrences(of: secret, with: "***")
+    }
+    return result
 }
 
 /// Throws the libgit2 error for a negative result code.

@@ -3,7 +3,15 @@ internal import CLibgit2
 /// Process-wide libgit2 setup: initialisation and the few global options Shiplane sets.
 public enum Libgit2 {
     /// libgit2 is initialised once per process; the library keeps a reference count.
-    private static let initialised: Bool = git_libgit2_init() > 0
+    ///
+    /// Strict hash verification (re-hashing every object read) is turned off: git does not do it
+    /// on reads either, and it costs a tenth of a history walk. Corruption is still caught by
+    /// zlib's checksums and by `git fsck`.
+    private static let initialised: Bool = {
+        guard git_libgit2_init() > 0 else { return false }
+        _ = shiplane_set_strict_hash_verification(0)
+        return true
+    }()
 
     /// Makes sure `git_libgit2_init` ran; every entry point of this module calls it.
     @inline(__always)

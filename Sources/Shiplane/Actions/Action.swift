@@ -50,6 +50,23 @@ public struct StepContext: Sendable {
         lane.state.setNote(number, text)
     }
 
+    /// Replaces a file's bytes through the lane's file system (an overlay in a dry run) and
+    /// registers the undo: the old bytes come back (or the file goes, if it was new) unless the
+    /// file changed again since, which rollback then reports instead of overwriting.
+    public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil) throws {
+        let fileSystem = lane.fileSystem
+        let before = try fileSystem.contents(of: path)
+        guard before != data else { return }
+        try fileSystem.write(data, to: path)
+        let label = name ?? path
+        registerUndo(before == nil ? "remove \(label)" : "restore \(label)") {
+            guard try fileSystem.contents(of: path) == data else {
+                throw ShiplaneError("\(label) changed after Shiplane wrote it; left as it is")
+            }
+            if let before { try fileSystem.write(before, to: path) } else { try fileSystem.remove(path) }
+        }
+    }
+
     /// Registers how to undo a side effect this step just made (ignored in a dry run).
     public func registerUndo(_ description: String, undo: @escaping () async throws -> Void) {
         guard !isDryRun else { return }

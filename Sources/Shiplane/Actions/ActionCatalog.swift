@@ -39,6 +39,84 @@ public enum ActionCatalog {
             dryRun: "runs (it only reads)", rollback: "nothing to undo"
         ),
         ActionDescription(
+            name: "version", domain: "Versioning",
+            summary: "The version the version files agree on (after any bump earlier in the run)",
+            signature: "try lane.version(files: [VersionFileReference]? = nil) -> SemanticVersion",
+            parameters: [.init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "files to read: \"VERSION\", .file(\"App/Info.plist\"), .pattern(\"Sources/App/Build.swift\", #\"v = \"(.+)\"\"#)")],
+            example: "let current = try lane.version()",
+            dryRun: "runs; sees versions written by earlier steps of the dry run", rollback: "nothing to undo"
+        ),
+        ActionDescription(
+            name: "bumpVersion", domain: "Versioning",
+            summary: "Bump the version in every version file: major, minor, patch, auto (conventional commits since the last release tag), release, pre:NAME or an exact version",
+            signature: "try lane.bumpVersion(_ bump: VersionBump, files: [VersionFileReference]? = nil) -> SemanticVersion",
+            parameters: [
+                .init(name: "bump", type: "VersionBump", defaultValue: nil, help: ".major, .minor, .patch, .auto, .release, .prerelease(\"beta\"), .exact(version); as an option: major, auto, pre:beta, 2.0.0"),
+                .init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "VERSION, Swift constants, Info.plist, pbxproj, xcconfig, podspec, package.json, Cargo.toml, pyproject.toml, or a pattern"),
+            ],
+            example: "let version = try lane.bumpVersion(bump)",
+            dryRun: "writes to the overlay: later steps see the new version, the files are untouched", rollback: "restores each file's bytes, unless it changed since"
+        ),
+        ActionDescription(
+            name: "incrementBuildNumber", domain: "Versioning",
+            summary: "Change the build number (CFBundleVersion, CURRENT_PROJECT_VERSION): increment, set, from CI, or the commit count",
+            signature: "try lane.incrementBuildNumber(_ change: BuildNumberChange = .increment) -> String",
+            parameters: [.init(name: "change", type: "BuildNumberChange", defaultValue: ".increment", help: ".increment, .set(\"42\"), .fromCI (GITHUB_RUN_NUMBER, BUILD_NUMBER, CI_PIPELINE_IID, ...), .commitCount")],
+            example: "let build = try lane.incrementBuildNumber()",
+            dryRun: "writes to the overlay", rollback: "restores each file's bytes"
+        ),
+        ActionDescription(
+            name: "commitVersionBump", domain: "Git",
+            summary: "Commit exactly the files this run's version steps changed; refuses when other files are dirty",
+            signature: "try lane.commitVersionBump(message: String? = nil, allowOtherChanges: Bool = false) -> String?",
+            parameters: [
+                .init(name: "message", type: "String?", defaultValue: "\"Version bump to X\"", help: "the commit message"),
+                .init(name: "allowOtherChanges", type: "Bool", defaultValue: "false", help: "commit even when other files are dirty (they stay uncommitted)"),
+            ],
+            example: #"try lane.commitVersionBump(message: "Version bump to \(version)")"#,
+            dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"
+        ),
+        ActionDescription(
+            name: "addGitTag", domain: "Git",
+            summary: "Tag HEAD, annotated by default; an existing tag is refused unless force",
+            signature: "try lane.addGitTag(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false)",
+            parameters: [
+                .init(name: "tag", type: "String", defaultValue: nil, help: "the tag name, e.g. \"v\\(version)\""),
+                .init(name: "message", type: "String?", defaultValue: "\"Release TAG\"", help: "the annotated tag's message"),
+                .init(name: "lightweight", type: "Bool", defaultValue: "false", help: "a lightweight tag (no tagger, no message)"),
+                .init(name: "force", type: "Bool", defaultValue: "false", help: "move an existing tag"),
+            ],
+            example: #"try lane.addGitTag("v\(version)")"#,
+            dryRun: "checks the tag does not exist, says what it would tag", rollback: "deletes the tag if it still points where it was put"
+        ),
+        ActionDescription(
+            name: "gitTagExists", domain: "Git", summary: "Whether a tag exists locally",
+            signature: "try lane.gitTagExists(_ tag: String) -> Bool", parameters: [.init(name: "tag", type: "String", defaultValue: nil, help: "the tag name")],
+            example: #"if try lane.gitTagExists("v2.0.0") { ... }"#, dryRun: "runs", rollback: "nothing to undo"
+        ),
+        ActionDescription(
+            name: "lastGitTag", domain: "Git", summary: "The nearest release tag (SemVer name, v optional) reachable from HEAD",
+            signature: "try lane.lastGitTag(includePrereleases: Bool = true) -> String?", parameters: [.init(name: "includePrereleases", type: "Bool", defaultValue: "true", help: "count v1.2.0-rc.1 as a release")],
+            example: "let previous = try lane.lastGitTag()", dryRun: "runs", rollback: "nothing to undo"
+        ),
+        ActionDescription(
+            name: "numberOfCommits", domain: "Git", summary: "The number of commits reachable from HEAD",
+            signature: "try lane.numberOfCommits() -> Int", parameters: [],
+            example: "let count = try lane.numberOfCommits()", dryRun: "runs", rollback: "nothing to undo"
+        ),
+        ActionDescription(
+            name: "push", domain: "Git",
+            summary: "Push the current branch and only the named tags (never every local tag); https with a token, ssh through the agent",
+            signature: "try await lane.push(remote: String = \"origin\", branch: Bool = true, tags: [String] = [])",
+            parameters: [
+                .init(name: "remote", type: "String", defaultValue: "\"origin\"", help: "the remote's name"),
+                .init(name: "branch", type: "Bool", defaultValue: "true", help: "push the current branch"),
+                .init(name: "tags", type: "[String]", defaultValue: "[]", help: "tags to push"),
+            ],
+            example: #"try await lane.push(tags: ["v\(version)"])"#,
+            dryRun: "says what it would push", rollback: "deletes the pushed tags on the remote; a pushed branch is reported as kept"
+        ),
+        ActionDescription(
             name: "ensureTool", domain: "Build",
             summary: "Fail unless a command-line tool's version satisfies a requirement",
             signature: "try await lane.ensureTool(_ tool: String, version: String) -> String",

@@ -3,9 +3,10 @@ import Foundation
 /// Encodes releases as JSON for `--json`, with sorted keys and ISO-8601 dates so output is stable.
 ///
 /// Shape: `{"releases": [{"title", "tagName"?, "date"?, "previousTagName"?, "compareURL"?,
-/// "groups": [{"title", "kind", "commits": [ChangelogCommit…]}]}]}`. Only the commits the
-/// configuration shows are included, grouped exactly as in the Markdown output; `nil` values
-/// are left out.
+/// "commits": [ChangelogCommit…], "groups": [{"title", "kind", "commits": [ChangelogCommit…]}]}]}`.
+/// `commits` holds every commit of the release's range (newest first, as `git log` lists them);
+/// `groups` only those the configuration shows, grouped exactly as in the Markdown output. `nil`
+/// values are left out.
 public struct ChangelogJSONEncoder: Sendable {
     /// How commits are grouped and which are shown.
     public var configuration: ChangelogConfiguration
@@ -29,6 +30,7 @@ public struct ChangelogJSONEncoder: Sendable {
                     date: release.date,
                     previousTagName: release.previousTagName,
                     compareURL: release.compareURL(links: links),
+                    commits: release.commits,
                     groups: release.groups(configuration: configuration))
             })
         let encoder = JSONEncoder()
@@ -51,6 +53,7 @@ public struct ChangelogJSONEncoder: Sendable {
         var date: Date?
         var previousTagName: String?
         var compareURL: String?
+        var commits: [ChangelogCommit]
         var groups: [ChangelogGroup]
     }
 }

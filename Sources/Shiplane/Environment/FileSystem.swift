@@ -30,9 +30,11 @@ public struct LiveFileSystem: FileSystem {
     }
 }
 
-/// Writes `data` to `path` through a temporary file and a rename, keeping the old file's mode.
+/// Writes `data` to `path` through a temporary file in the same folder and a rename, keeping the
+/// old file's permissions; a symbolic link is followed (its target is replaced), not replaced.
 public func writeAtomically(_ data: Data, to path: String) throws {
-    let url = URL(fileURLWithPath: path)
+    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+    let path = url.path
     let folder = url.deletingLastPathComponent().path
     let temporary = folder + "/.\(url.lastPathComponent).shiplane-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let manager = FileManager.default

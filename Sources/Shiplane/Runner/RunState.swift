@@ -7,6 +7,7 @@ final class RunState: @unchecked Sendable {
     let now: @Sendable () -> Date
     private let lock = NSLock()
     private var records: [StepRecord] = []
+    private var versionChanges: [String] = []
 
     init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
         self.reporter = reporter
@@ -46,6 +47,17 @@ final class RunState: @unchecked Sendable {
         if number >= 1, number <= records.count { records[number - 1].note = note }
         lock.unlock()
     }
+
+    /// Remembers a file a version step changed, so `commitVersionBump` commits exactly those.
+    func recordVersionChange(_ path: String) {
+        lock.withLock { if !versionChanges.contains(path) { versionChanges.append(path) } }
+    }
+
+    /// The files version steps changed in this run, in the order they were first changed.
+    var changedVersionFiles: [String] { lock.withLock { versionChanges } }
+
+    /// Forgets the changed files once they are committed.
+    func clearVersionChanges() { lock.withLock { versionChanges.removeAll() } }
 
     var steps: [StepRecord] {
         lock.lock()

@@ -29,11 +29,17 @@ public struct AgreedVersion: Sendable {
     /// - Throws: `VersionFileError` of kind `.disagreement` listing each file and its values,
     ///   or one wrapping every read error.
     public static func read(_ files: [VersionFile]) throws -> AgreedVersion {
+        try read(files) { try $0.contents() }
+    }
+
+    /// Reads every file's bytes through `contents` (a lane's file system, so a dry run reads
+    /// what earlier steps would have written), then agrees as `read(_:)` does.
+    public static func read(_ files: [VersionFile], contents: (VersionFile) throws -> Data) throws -> AgreedVersion {
         var sources: [Source] = []
         var failures: [any Error] = []
         for file in files {
             do {
-                sources.append(Source(file: file, reading: try file.read()))
+                sources.append(Source(file: file, reading: try file.read(try contents(file))))
             } catch {
                 failures.append(error)
             }

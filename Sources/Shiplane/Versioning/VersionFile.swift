@@ -61,23 +61,10 @@ public struct VersionFile: Sendable, CustomStringConvertible {
     /// rename, keeping the file's permissions; a symbolic link is followed, not replaced.
     /// - Throws: `VersionFileError.fileSystem`.
     public static func writeAtomically(_ data: Data, to url: URL) throws {
-        let target = url.resolvingSymlinksInPath()
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).shiplane-\(UUID().uuidString)")
-        let fileManager = FileManager.default
         do {
-            try data.write(to: temporary)
-            if let permissions = try? fileManager.attributesOfItem(atPath: target.path)[.posixPermissions] {
-                try fileManager.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary.path)
-            }
+            try Shiplane.writeAtomically(data, to: url.path)
         } catch {
-            try? fileManager.removeItem(at: temporary)
-            throw VersionFileError(.fileSystem, "Cannot write the version file", file: target.path, underlying: [error])
-        }
-        guard rename(temporary.path, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? fileManager.removeItem(at: temporary)
-            throw VersionFileError(.fileSystem, "Cannot replace the version file: \(reason)", file: target.path)
+            throw VersionFileError(.fileSystem, "Cannot write the version file", file: url.path, underlying: [error])
         }
     }
 

@@ -13,6 +13,8 @@ public enum ShiplaneExitCode: Int32, Sendable {
     case compile = 3
     /// The environment is not usable: not a git repository, no `Lanes/`, no `swiftc`.
     case environment = 4
+    /// `auto` found no releasable commit since the last release: nothing was changed.
+    case nothingToRelease = 5
     /// A defect in Shiplane itself; the message says what to report.
     case bug = 70
     /// Interrupted (Ctrl-C); whatever the run changed was rolled back.
@@ -23,8 +25,11 @@ public enum ShiplaneExitCode: Int32, Sendable {
         switch error {
         case let failure as LaneFailure:
             if failure.interrupted { return .interrupted }
+            if failure.causes.contains(where: { ShiplaneExitCode.rootCause(of: $0) is NothingToRelease }) { return .nothingToRelease }
             return .failure
-        case is UsageError, is ValidationFailure, is DotEnvError:
+        case is NothingToRelease:
+            return .nothingToRelease
+        case is UsageError, is ValidationFailure, is DotEnvError, is VersionBumpParseError:
             return .usage
         case is CompileFailure:
             return .compile
@@ -37,6 +42,14 @@ public enum ShiplaneExitCode: Int32, Sendable {
         default:
             return .failure
         }
+    }
+}
+
+extension ShiplaneExitCode {
+    /// The deepest first cause of an error tree.
+    static func rootCause(of error: any Error) -> any Error {
+        guard let reportable = error as? any ReportableError, let first = reportable.underlyingErrors.first else { return error }
+        return rootCause(of: first)
     }
 }
 

@@ -38,6 +38,18 @@ public enum ShiplaneCommandLine {
                 return ShiplaneExitCode.success.rawValue
             case "init":
                 return try InitCommand.run(session: session)
+            case "version":
+                return try VersionCommand.run(session: session, arguments: rest)
+            case "changelog":
+                let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+                var session = session
+                try session.loadDotEnv(root: root)
+                return try await ChangelogCommand.run(session: session, arguments: rest)
+            case "bump":
+                let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+                var session = session
+                try session.loadDotEnv(root: root)
+                return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(rest), hooks: [], root: root, session: session)
             default:
                 return try runLanes(session: session, environment: environment, executable: executable)
             }
@@ -95,6 +107,11 @@ enum Help {
       actions [--json]     list the built-in actions
       action NAME          show one action's options
       init                 create Lanes/ with a first lane for this project
+      version [--json]     the current version, the files it was read from, the last release tag
+      bump LEVEL [--build [N]] [--commit] [--tag] [--push]
+                           LEVEL: major, minor, patch, auto, release, pre NAME, or a version
+      changelog [--from REF] [--to REF] [--unreleased] [--all] [--write FILE] [--json] [--template FILE]
+                           release notes from the conventional commits (default: since the last release tag)
 
     GLOBAL OPTIONS:
       --dry-run            do everything that only reads; print what would be written, run, pushed or sent
@@ -106,6 +123,7 @@ enum Help {
       --version            print Shiplane's version
 
     EXIT CODES: 0 success, 1 failed (rolled back), 2 usage, 3 lanes do not compile,
-                4 environment (no repository, no Lanes/, no swiftc), 70 defect, 130 interrupted
+                4 environment (no repository, no Lanes/, no swiftc), 5 nothing to release,
+                70 defect, 130 interrupted
     """
 }

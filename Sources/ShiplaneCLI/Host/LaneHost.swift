@@ -69,7 +69,7 @@ public enum LaneHost {
         }
     }
 
-    private static func runLane<L: Lane>(
+    static func runLane<L: Lane>(
         _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session: CommandSession
     ) async -> Int32 {
         let converted = convertKeyValueArguments(arguments, options: OptionInfo.options(of: type))

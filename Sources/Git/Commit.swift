@@ -1,0 +1,219 @@
+import Foundation
+internal import CLibgit2
+
+extension Repository {
+    // MARK: - Committing
+
+    /// Stages exactly `paths` and commits them, and only them, on the current branch.
+    ///
+    /// Each path (relative to the work tree) is added to the index when it exists in the work tree
+    /// and removed from it when it does not, so added, modified and deleted files all work. The
+    /// commit's tree is HEAD's tree with just these paths replaced, like `git commit --only
+    /// <paths>`: changes to other files, staged or not, stay where they were and out of the commit.
+    /// The message gets git's whitespace clean-up (trailing spaces and blank lines removed, one
+    /// final newline). On an unborn branch the commit has no parent.
+    /// - Returns: The new commit.
+    /// - Throws: `GitError` `.detachedHead` when HEAD is not on a branch, `.notFound` for a path
+    ///   that is neither in the work tree nor in the index, `.invalid` for an empty message or no paths,
+    ///   and `.locked` when another process holds the index; the branch moves only if all else worked.
+    public func commit(paths: [String], message: String, author: Signature, committer: Signature) throws -> ObjectID {
+        let operation = "commit \(paths.joined(separator: ", "))"
+        guard !paths.isEmpty else {
+            throw GitError(code: .invalid, operation: operation, message: "no paths to commit")
+        }
+        let parent: ObjectID?
+        switch try head() {
+        case .branch(_, let commit): parent = commit
+        case .unborn: parent = nil
+        case .detached(let commit):
+            throw GitError(
+                code: .detachedHead, operation: operation,
+                message: "HEAD is detached at \(commit.short): check out a branch to commit on")
+        }
+        let cleanMessage = try prettifiedMessage(message, operation)
+        guard let workingDirectory else {
+            throw GitError(code: .bareRepository, operation: operation, message: "a bare repository has no work tree to commit from")
+        }
+
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, pointer), operation)
+        defer { git_index_free(index) }
+        try check(git_index_read(index, 0), operation)
+        try stage(paths, in: index, workingDirectory: workingDirectory, operation)
+        try check(git_index_write(index), operation)
+
+        let tree = try treeWithOnly(paths, from: index, onTopOf: parent, operation)
+        var treeObject: OpaquePointer?
+        var treeID = tree.raw
+        try check(git_tree_lookup(&treeObject, pointer, &treeID), operation)
+        defer { git_tree_free(treeObject) }
+
+        var parentObject: OpaquePointer?
+        if let parent {
+            var parentID = parent.raw
+            try check(git_commit_lookup(&parentObject, pointer, &parentID), operation)
+        }
+        defer { git_commit_free(parentObject) }
+
+        return try author.withLibgit2Signature(operation) { authorSignature in
+            try committer.withLibgit2Signature(operation) { committerSignature in
+                var created = git_oid()
+                var parents: [OpaquePointer?] = parentObject.map { [$0] } ?? []
+                // "HEAD" moves the branch HEAD names; libgit2 refuses if the branch moved meanwhile.
+                let result = parents.withUnsafeMutableBufferPointer { buffer in
+                    git_commit_create(
+                        &created, pointer, "HEAD", authorSignature, committerSignature, nil, cleanMessage,
+                        treeObject, buffer.count, buffer.baseAddress)
+                }
+                try check(result, operation)
+                return ObjectID(created)
+            }
+        }
+    }
+
+    /// Adds each path to the index from the work tree, or removes it when the file is gone.
+    private func stage(_ paths: [String], in index: OpaquePointer?, workingDirectory: String, _ operation: String) throws {
+        for path in paths {
+            var info = stat()
+            if lstat(workingDirectory + "/" + path, &info) == 0 {
+                try check(git_index_add_bypath(index, path), "stage \(path)")
+            } else if git_index_get_bypath(index, path, 0) != nil {
+                try check(git_index_remove_bypath(index, path), "stage the removal of \(path)")
+            } else {
+                throw GitError(
+                    code: .notFound, operation: operation,
+                    message: "\(path) is neither in the work tree nor in the index")
+            }
+        }
+    }
+
+    /// Writes the tree of `parent` with `paths` taken from `index` (present or absent) and returns it.
+    private func treeWithOnly(_ paths: [String], from index: OpaquePointer?, onTopOf parent: ObjectID?, _ operation: String) throws -> ObjectID {
+        var scratch: OpaquePointer?
+        try check(git_index_new(&scratch), operation)
+        defer { git_index_free(scratch) }
+        if let parent {
+            var parentID = parent.raw
+            var commit: OpaquePointer?
+            try check(git_commit_lookup(&commit, pointer, &parentID), operation)
+            defer { git_commit_free(commit) }
+            var tree: OpaquePointer?
+            try check(git_commit_tree(&tree, commit), operation)
+            defer { git_tree_free(tree) }
+            try check(git_index_read_tree(scratch, tree), operation)
+        }
+        for path in paths {
+            if let entry = git_index_get_bypath(index, path, 0) {
+                try check(git_index_add(scratch, entry), "stage \(path)")
+            } else if git_index_get_bypath(scratch, path, 0) != nil {
+                try check(git_index_remove_bypath(scratch, path), "stage the removal of \(path)")
+            }
+        }
+        var tree = git_oid()
+        try check(git_index_write_tree_to(&tree, scratch, pointer), operation)
+        return ObjectID(tree)
+    }
+
+    /// `message` cleaned up the way `git commit` does by default (whitespace only, `#` lines kept).
+    func prettifiedMessage(_ message: String, _ operation: String) throws -> String {
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        try check(git_message_prettify(&buffer, message, 0, CChar(UInt8(ascii: "#"))), operation)
+        let text = buffer.ptr.map { String(cString: $0) } ?? ""
+        guard !text.isEmpty else {
+            throw GitError(code: .invalid, operation: operation, message: "the message is empty")
+        }
+        return text
+    }
+
+    // MARK: - Undoing
+
+    /// Drops `commit` from the current branch if the branch still points at it.
+    ///
+    /// The branch moves back to the commit's first parent (a root commit leaves the branch unborn),
+    /// and the index entries of the paths the commit changed go back to the parent's versions.
+    /// The work tree is not touched: the caller restores the files' bytes. The branch moves with a
+    /// compare-and-swap, so a commit made meanwhile by someone else is never lost.
+    /// - Returns: false, changing nothing, when HEAD is no longer `commit` on a branch.
+    public func undoCommit(_ commit: ObjectID) throws -> Bool {
+        let operation = "undo commit \(commit.short)"
+        guard case .branch(let branch, let current) = try head(), current == commit else { return false }
+        let branchReference = "refs/heads/" + branch
+
+        var commitID = commit.raw
+        var commitObject: OpaquePointer?
+        try check(git_commit_lookup(&commitObject, pointer, &commitID), operation)
+        defer { git_commit_free(commitObject) }
+        var commitTree: OpaquePointer?
+        try check(git_commit_tree(&commitTree, commitObject), operation)
+        defer { git_tree_free(commitTree) }
+
+        var parentObject: OpaquePointer?
+        if git_commit_parentcount(commitObject) > 0 {
+            try check(git_commit_parent(&parentObject, commitObject, 0), operation)
+        }
+        defer { git_commit_free(parentObject) }
+        var parentTree: OpaquePointer?
+        if let parentObject { try check(git_commit_tree(&parentTree, parentObject), operation) }
+        defer { git_tree_free(parentTree) }
+
+        let changed = try changedPaths(from: parentTree, to: commitTree, operation)
+
+        if let parentObject, let parentID = git_commit_id(parentObject) {
+            var moved: OpaquePointer?
+            let result = git_reference_create_matching(
+                &moved, pointer, branchReference, parentID, 1, &commitID, "shiplane: undo commit \(commit.short)")
+            if result == GIT_EMODIFIED.rawValue { return false }
+            try check(result, operation)
+            git_reference_free(moved)
+        } else {
+            var reference: OpaquePointer?
+            try check(git_reference_lookup(&reference, pointer, branchReference), operation)
+            defer { git_reference_free(reference) }
+            let result = git_reference_delete(reference)
+            if result == GIT_EMODIFIED.rawValue { return false }
+            try check(result, operation)
+        }
+
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, pointer), operation)
+        defer { git_index_free(index) }
+        try check(git_index_read(index, 0), operation)
+        for path in changed {
+            var entry: OpaquePointer?
+            let found = parentTree == nil ? GIT_ENOTFOUND.rawValue : git_tree_entry_bypath(&entry, parentTree, path)
+            defer { git_tree_entry_free(entry) }
+            if found == GIT_ENOTFOUND.rawValue {
+                if git_index_get_bypath(index, path, 0) != nil {
+                    try check(git_index_remove_bypath(index, path), "unstage \(path)")
+                }
+                continue
+            }
+            try check(found, operation)
+            var restored = git_index_entry()
+            restored.mode = UInt32(git_tree_entry_filemode(entry).rawValue)
+            if let id = git_tree_entry_id(entry) { restored.id = id.pointee }
+            try path.withCString { cPath in
+                restored.path = cPath
+                try check(git_index_add(index, &restored), "restore \(path) in the index")
+            }
+        }
+        try check(git_index_write(index), operation)
+        return true
+    }
+
+    /// The paths (old and new names) that differ between two trees; a nil tree is empty.
+    private func changedPaths(from old: OpaquePointer?, to new: OpaquePointer?, _ operation: String) throws -> [String] {
+        var diff: OpaquePointer?
+        try check(git_diff_tree_to_tree(&diff, pointer, old, new, nil), operation)
+        defer { git_diff_free(diff) }
+        var paths: [String] = []
+        for index in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
+            for file in [delta.old_file, delta.new_file] {
+                if let path = file.path.map({ String(cString: $0) }), !paths.contains(path) { paths.append(path) }
+            }
+        }
+        return paths
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+internal import CLibgit2
+
+/// One commit as a changelog needs it.
+public struct CommitRecord: Equatable, Sendable {
+    public var id: ObjectID
+    /// Parents in order (the first is the branch the commit was made on); none for a root commit.
+    public var parents: [ObjectID]
+    public var authorName: String
+    public var authorEmail: String
+    public var authorDate: Date
+    public var committerDate: Date
+    /// The raw message (subject, blank line, body) decoded as UTF-8; invalid bytes become U+FFFD.
+    public var message: String
+
+    public var parentCount: Int { parents.count }
+
+    /// The first line of the message.
+    public var subject: String {
+        String(message.prefix { $0 != "\n" && $0 != "\r\n" })
+    }
+
+    public init(id: ObjectID, parents: [ObjectID], authorName: String, authorEmail: String, authorDate: Date, committerDate: Date, message: String) {
+        self.id = id
+        self.parents = parents
+        self.authorName = authorName
+        self.authorEmail = authorEmail
+        self.authorDate = authorDate
+        self.committerDate = committerDate
+        self.message = message
+    }
+
+    /// Parses a raw commit object.
+    init(id: ObjectID, raw: UnsafeRawBufferPointer, dropParents: Bool) {
+        var header = CommitHeader(raw)
+        let parentKeys = header.parents()
+        let none: (name: String, email: String, seconds: Int64, offset: Int) = ("", "", 0, 0)
+        let author = header.identLine("author").map { header.ident($0) } ?? none
+        let committer = header.identLine("committer").map { header.ident($0) } ?? none
+        let start = header.messageStart()
+        self.init(
+            id: id, parents: dropParents ? [] : parentKeys.map(\.objectID),
+            authorName: author.name, authorEmail: author.email,
+            authorDate: Date(timeIntervalSince1970: TimeInterval(author.seconds)),
+            committerDate: Date(timeIntervalSince1970: TimeInterval(committer.seconds)),
+            message: String(decoding: UnsafeRawBufferPointer(rebasing: raw[start...]), as: UTF8.self))
+    }
+}
+
+extension Repository {
+    /// Calls `body` for each commit of `git log <from> ^<hiding>...`, in `git log`'s order, until
+    /// `body` returns false.
+    ///
+    /// The order is git's default: a queue by committer date, newest first, where a commit's
+    /// parents join the queue when it is shown and commits with the same date leave it in the
+    /// order they joined. That is what `git log` does; it differs from a plain sort by date when a
+    /// parent is dated after its child (clock skew) and from libgit2's `GIT_SORT_TIME`, which
+    /// sorts the whole set and breaks ties arbitrarily. With hidden commits, git first finds the
+    /// whole set (stopping, as git does, a few commits after only hidden ones remain) and then
+    /// shows it; this does the same. `firstParentOnly` follows only first parents of shown
+    /// commits, like `--first-parent`; hidden commits still hide all their ancestors.
+    /// - Throws: `GitError` `.notFound` when a commit the walk needs is missing.
+    public func walk(
+        from start: ObjectID, hiding hidden: [ObjectID] = [], firstParentOnly: Bool = false,
+        _ body: (CommitRecord) throws -> Bool
+    ) throws {
+        var walk = try HistoryWalk(graph: CommitGraph(repository: self, keepingObjects: true), firstParentOnly: firstParentOnly)
+        try walk.start(from: [start] + hidden, hiddenCount: hidden.count, in: self)
+        if hidden.isEmpty {
+            while let node = try walk.next() {
+                guard try body(walk.graph.record(node)) else { return }
+            }
+            return
+        }
+        for node in try walk.limited() where !walk.isHidden(node) {
+            guard try body(walk.graph.record(node)) else { return }
+        }
+    }
+
+    /// The number of commits reachable from `commit`, itself included (`git rev-list --count`).
+    public func commitCount(from commit: ObjectID) throws -> Int {
+        let graph = try CommitGraph(repository: self)
+        var pending = [try graph.commitNode(for: commit, in: self)]
+        graph.flags[Int(pending[0])] = 1
+        var count = 0
+        while let node = pending.popLast() {
+            count += 1
+            try graph.parse(node)
+            for parent in graph.parents(of: node) where graph.flags[Int(parent)] == 0 {
+                graph.flags[Int(parent)] = 1
+                pending.append(parent)
+            }
+        }
+        return count
+    }
+}
+
+/// git's revision walk (`revision.c`: `limit_list`, `process_parents`, `still_interesting`) over a
+/// `CommitGraph`, so the set and the order match `git log`.
+struct HistoryWalk {
+    typealias Node = CommitGraph.Node
+
+    private static let seen: UInt32 = 1 << 0
+    private static let added: UInt32 = 1 << 1
+    private static let uninteresting: UInt32 = 1 << 2
+    /// git's SLOP: commits walked past the point where only hidden ones remain, for clock skew.
+    private static let slop = 5
+
+    let graph: CommitGraph
+    let firstParentOnly: Bool
+    private var queue = DateQueue()
+
+    init(graph: CommitGraph, firstParentOnly: Bool) {
+        self.graph = graph
+        self.firstParentOnly = firstParentOnly
+    }
+
+    func isHidden(_ node: Node) -> Bool { graph.flags[Int(node)] & Self.uninteresting != 0 }
+
+    /// Queues the starting commits in the given order; the last `hiddenCount` are hidden.
+    mutating func start(from ids: [ObjectID], hiddenCount: Int, in repository: Repository) throws {
+        var nodes: [Node] = []
+        for (position, id) in ids.enumerated() {
+            let node = try graph.commitNode(for: id, in: repository)
+            if position >= ids.count - hiddenCount {
+                graph.flags[Int(node)] |= Self.uninteresting
+                markParentsUninteresting(node)
+            }
+            nodes.append(node)
+        }
+        for node in nodes where graph.flags[Int(node)] & Self.seen == 0 {
+            graph.flags[Int(node)] |= Self.seen
+            queue.push(node, date: graph.dates[Int(node)])
+        }
+    }
+
+    /// The next commit to show when nothing is hidden (git's streaming walk).
+    mutating func next() throws -> Node? {
+        guard let node = queue.pop() else { return nil }
+        try processParents(node)
+        return node
+    }
+
+    /// git's `limit_list`: every commit to show, in order, before showing any. Some may be marked
+    /// hidden after they were listed; the caller skips those, as git does when it shows them.
+    mutating func limited() throws -> [Node] {
+        var shown: [Node] = []
+        var lastDate = Int64.max
+        var slop = Self.slop
+        var interestingCache: Node = -1
+        while let node = queue.pop() {
+            if node == interestingCache { interestingCache = -1 }
+            try processParents(node)
+            if isHidden(node) {
+                markParentsUninteresting(node)
+                slop = stillInteresting(lastDate, slop, &interestingCache)
+                if slop > 0 { continue }
+                break
+            }
+            lastDate = graph.dates[Int(node)]
+            shown.append(node)
+        }
+        return shown
+    }
+
+    private mutating func processParents(_ node: Node) throws {
+        let flags = graph.flags[Int(node)]
+        if flags & Self.added != 0 { return }
+        graph.flags[Int(node)] |= Self.added
+        if flags & Self.uninteresting != 0 {
+            for parent in graph.parents(of: node) {
+                graph.flags[Int(parent)] |= Self.uninteresting
+                // A hidden commit's missing parent ends that line, as in git.
+                guard (try? graph.parse(parent)) != nil else { continue }
+                if !graph.parents(of: parent).isEmpty { markParentsUninteresting(parent) }
+                if graph.flags[Int(parent)] & Self.seen != 0 { continue }
+                graph.flags[Int(parent)] |= Self.seen
+                queue.push(parent, date: graph.dates[Int(parent)])
+            }
+            return
+        }
+        for parent in graph.parents(of: node) {
+            try graph.parse(parent)
+            if graph.flags[Int(parent)] & Self.seen == 0 {
+                graph.flags[Int(parent)] |= Self.seen
+                queue.push(parent, date: graph.dates[Int(parent)])
+            }
+            if firstParentOnly { break }
+        }
+    }
+
+    /// Marks every known ancestor of `node` hidden (only through parsed commits, as git does).
+    private func markParentsUninteresting(_ node: Node) {
+        var pending: [Node] = Array(graph.parents(of: node))
+        while let next = pending.popLast() {
+            if graph.flags[Int(next)] & Self.uninteresting != 0 { continue }
+            graph.flags[Int(next)] |= Self.uninteresting
+            pending.append(contentsOf: graph.parents(of: next))
+        }
+    }
+
+    private func stillInteresting(_ lastDate: Int64, _ slop: Int, _ cache: inout Node) -> Int {
+        guard let top = queue.peekDate else { return 0 }
+        if lastDate <= top { return Self.slop }
+        if cache >= 0 && !isHidden(cache) { return Self.slop }
+        if let interesting = queue.first(where: { !isHidden($0) }) {
+            cache = interesting
+            return Self.slop
+        }
+        return slop - 1
+    }
+}
+
+/// A priority queue of commits: newest committer date first, equal dates first in, first out
+/// (git's `commit_list_insert_by_date` and `prio_queue` both keep that order).
+struct DateQueue {
+    private struct Entry {
+        var date: Int64
+        var sequence: Int
+        var node: CommitGraph.Node
+    }
+
+    private var heap: [Entry] = []
+    private var counter = 0
+
+    var peekDate: Int64? { heap.first?.date }
+
+    func first(where predicate: (CommitGraph.Node) -> Bool) -> CommitGraph.Node? {
+        heap.first { predicate($0.node) }?.node
+    }
+
+    @inline(__always)
+    private static func before(_ a: Entry, _ b: Entry) -> Bool {
+        a.date != b.date ? a.date > b.date : a.sequence < b.sequence
+    }
+
+    mutating func push(_ node: CommitGraph.Node, date: Int64) {
+        heap.append(Entry(date: date, sequence: counter, node: node))
+        counter += 1
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> CommitGraph.Node? {
+        guard let top = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < heap.count else { break }
+                var best = left
+                if left + 1 < heap.count && Self.before(heap[left + 1], heap[left]) { best = left + 1 }
+                guard Self.before(heap[best], heap[parent]) else { break }
+                heap.swapAt(best, parent)
+                parent = best
+            }
+        }
+        return top.node
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+internal import CLibgit2
+
+/// A tag: a name under `refs/tags/` for a commit, lightweight or annotated.
+public struct Tag: Equatable, Sendable {
+    /// The name without `refs/tags/` (`v1.2.0`).
+    public var name: String
+    /// The commit the tag names, with any tag objects peeled away.
+    public var target: ObjectID
+    /// What the reference points at: the tag object for an annotated tag, the commit otherwise.
+    public var object: ObjectID
+    public var isAnnotated: Bool
+    /// The annotated tag's message as stored (git ends it with a newline); nil for a lightweight tag.
+    public var message: String?
+    /// Who made the annotated tag, when the tag object says; nil for a lightweight tag.
+    public var tagger: Signature?
+
+    public init(name: String, target: ObjectID, object: ObjectID, isAnnotated: Bool, message: String? = nil, tagger: Signature? = nil) {
+        self.name = name
+        self.target = target
+        self.object = object
+        self.isAnnotated = isAnnotated
+        self.message = message
+        self.tagger = tagger
+    }
+}
+
+extension Repository {
+    // MARK: - Reading
+
+    /// Every tag that names a commit, sorted by name (bytewise, as `git tag` lists them).
+    ///
+    /// Tags of trees or blobs are left out: nothing Shiplane does with tags applies to them.
+    public func tags() throws -> [Tag] {
+        var iterator: OpaquePointer?
+        try check(git_reference_iterator_glob_new(&iterator, pointer, "refs/tags/*"), "list tags")
+        defer { git_reference_iterator_free(iterator) }
+        var names: [String] = []
+        while true {
+            var name: UnsafePointer<CChar>?
+            let result = git_reference_next_name(&name, iterator)
+            if result == GIT_ITEROVER.rawValue { break }
+            try check(result, "list tags")
+            if let name { names.append(String(cString: name)) }
+        }
+        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return try names.compactMap { try tag(reference: $0) }
+    }
+
+    /// The tag called `name` (without `refs/tags/`), or nil when there is none or it names no commit.
+    public func tag(named name: String) throws -> Tag? {
+        try tag(reference: "refs/tags/" + name)
+    }
+
+    private func tag(reference name: String) throws -> Tag? {
+        let operation = "read tag \(name)"
+        var reference: OpaquePointer?
+        let found = git_reference_lookup(&reference, pointer, name)
+        if found == GIT_ENOTFOUND.rawValue || found == GIT_EINVALIDSPEC.rawValue { return nil }
+        try check(found, operation)
+        defer { git_reference_free(reference) }
+
+        var object: OpaquePointer?
+        try check(git_reference_peel(&object, reference, GIT_OBJECT_ANY), operation)
+        defer { git_object_free(object) }
+        // git_reference_peel with ANY peels tags away; the reference's own target is what it names.
+        guard let direct = ObjectID(git_reference_target(reference)), let target = ObjectID(git_object_id(object)),
+              git_object_type(object) == GIT_OBJECT_COMMIT
+        else { return nil }
+
+        let shortName = String(name.dropFirst("refs/tags/".count))
+        guard direct != target else {
+            return Tag(name: shortName, target: target, object: direct, isAnnotated: false)
+        }
+        var tagObject: OpaquePointer?
+        var directID = direct.raw
+        try check(git_tag_lookup(&tagObject, pointer, &directID), operation)
+        defer { git_tag_free(tagObject) }
+        return Tag(
+            name: shortName, target: target, object: direct, isAnnotated: true,
+            message: git_tag_message(tagObject).map { String(cString: $0) },
+            tagger: git_tag_tagger(tagObject).map { Signature($0) })
+    }
+
+    // MARK: - Writing
+
+    /// Creates a tag of `target`: annotated when `message` is given, lightweight otherwise.
+    ///
+    /// An annotated tag needs a `tagger`; its message gets git's whitespace clean-up.
+    /// - Throws: `GitError` `.invalid` for a name git refuses (`v1..2`, `a b`, `-x`), `.exists` when
+    ///   the tag exists and `force` is false, `.notFound` for an unknown target.
+    @discardableResult
+    public func createTag(name: String, target: ObjectID, message: String? = nil, tagger: Signature? = nil, force: Bool = false) throws -> Tag {
+        let operation = "create tag \(name)"
+        var valid: Int32 = 0
+        try check(git_tag_name_is_valid(&valid, name), operation)
+        var referenceValid: Int32 = 0
+        try check(git_reference_name_is_valid(&referenceValid, "refs/tags/" + name), operation)
+        guard valid == 1, referenceValid == 1 else {
+            throw GitError(code: .invalid, operation: operation, message: "'\(name)' is not a valid tag name")
+        }
+        var targetID = target.raw
+        var object: OpaquePointer?
+        try check(git_object_lookup(&object, pointer, &targetID, GIT_OBJECT_ANY), operation)
+        defer { git_object_free(object) }
+
+        var created = git_oid()
+        let result: Int32
+        if let message {
+            guard let tagger else {
+                throw GitError(code: .invalid, operation: operation, message: "an annotated tag needs a tagger")
+            }
+            let cleanMessage = try prettifiedMessage(message, operation)
+            result = try tagger.withLibgit2Signature(operation) { signature in
+                git_tag_create(&created, pointer, name, object, signature, cleanMessage, force ? 1 : 0)
+            }
+        } else {
+            result = git_tag_create_lightweight(&created, pointer, name, object, force ? 1 : 0)
+        }
+        if result == GIT_EEXISTS.rawValue {
+            throw GitError(code: .exists, operation: operation, message: "tag \(name) already exists")
+        }
+        try check(result, operation)
+        guard let tag = try tag(named: name) else {
+            throw GitError(code: .invalid, operation: operation, message: "\(target.short) is not a commit")
+        }
+        return tag
+    }
+
+    /// Deletes the tag `name`, only if it still points where the caller expects.
+    ///
+    /// `ifPointsAt` matches either the tag's own object (`Tag.object`) or the commit it names
+    /// (`Tag.target`); nil deletes whatever the tag points at. The check and the deletion are one
+    /// compare-and-swap in libgit2, so a tag moved meanwhile is never deleted.
+    /// - Returns: true when the tag was deleted; false when it did not exist or had moved.
+    @discardableResult
+    public func deleteTag(name: String, ifPointsAt expected: ObjectID? = nil) throws -> Bool {
+        let operation = "delete tag \(name)"
+        var reference: OpaquePointer?
+        let found = git_reference_lookup(&reference, pointer, "refs/tags/" + name)
+        if found == GIT_ENOTFOUND.rawValue || found == GIT_EINVALIDSPEC.rawValue { return false }
+        try check(found, operation)
+        defer { git_reference_free(reference) }
+        if let expected {
+            var peeled: OpaquePointer?
+            try check(git_reference_peel(&peeled, reference, GIT_OBJECT_ANY), operation)
+            defer { git_object_free(peeled) }
+            let direct = ObjectID(git_reference_target(reference))
+            guard expected == direct || expected == ObjectID(git_object_id(peeled)) else { return false }
+        }
+        let result = git_reference_delete(reference)
+        if result == GIT_EMODIFIED.rawValue { return false }
+        try check(result, operation)
+        return true
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// How changelog text is rendered.
+public enum ChangelogFormat: Sendable, Equatable {
+    /// Keep a Changelog Markdown, with links to commits, compare views and issues for GitHub and
+    /// GitLab remotes.
+    case markdown
+    /// The releases, groups and commits as JSON, for other tools.
+    case json
+    /// A Mustache template (the text of it).
+    case template(String)
+}
+
+/// Renders release notes from the history: the conventional commits of a range, grouped.
+public struct Changelog: Action {
+    public static let name = "changelog"
+    public var range: ChangelogRange
+    /// The heading of unreleased work, usually the version being released (`1.6.0`).
+    public var version: String?
+    public var format: ChangelogFormat
+    public var configuration: ChangelogConfiguration
+
+    public init(
+        since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
+        configuration: ChangelogConfiguration = .init()
+    ) {
+        self.range = range
+        self.version = version
+        self.format = format
+        self.configuration = configuration
+    }
+
+    public var options: [StepOption] {
+        [StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
+    }
+
+    /// Returns the rendered notes.
+    /// - Throws: `EmptyChangelog` when the range holds no commit.
+    public func run(in step: StepContext) throws -> String {
+        let releases = try Self.releases(range, version: version, lane: step.lane)
+        let text = try Self.render(releases.list, format: format, configuration: configuration, links: releases.links, whole: range == .all)
+        step.note("\(releases.list.reduce(0) { $0 + $1.commits.count }) commits, \(releases.list.count) release\(releases.list.count == 1 ? "" : "s")")
+        return text
+    }
+
+    static func releases(_ range: ChangelogRange, version: String?, lane: LaneContext) throws -> (list: [ChangelogRelease], links: RemoteLinks?) {
+        let history = try ChangelogHistory(lane: lane)
+        var releases = try history.releases(range, title: version)
+        if let version, range != .all, var first = releases.first, first.tagName == nil {
+            first.title = (try? SemanticVersion(parsing: version))?.description ?? version
+            first.tagName = "v" + first.title
+            first.date = lane.state.now()
+            releases[0] = first
+        }
+        guard releases.contains(where: { !$0.commits.isEmpty }) else {
+            throw EmptyChangelog(range: range, previousTag: releases.first?.previousTagName)
+        }
+        return (releases, history.links)
+    }
+
+    static func render(
+        _ releases: [ChangelogRelease], format: ChangelogFormat, configuration: ChangelogConfiguration,
+        links: RemoteLinks?, whole: Bool
+    ) throws -> String {
+        switch format {
+        case .markdown:
+            let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
+            if whole { return renderer.renderDocument(releases) }
+            let sections = releases.map(renderer.renderSection).joined(separator: "\n")
+            let definitions = releases.compactMap(renderer.linkReferenceDefinition(for:))
+            return definitions.isEmpty ? sections : sections + "\n" + definitions.joined(separator: "\n") + "\n"
+        case .json:
+            return String(decoding: try ChangelogJSONEncoder(configuration: configuration, links: links).encode(releases), as: UTF8.self)
+        case .template(let text):
+            return try ChangelogTemplateRenderer(template: text, configuration: configuration, links: links).render(releases)
+        }
+    }
+}
+
+/// Keeps CHANGELOG.md: inserts the release's section in the right place (replacing an
+/// `Unreleased` section), never adds a version that is already there, keeps every other byte.
+public struct WriteChangelog: Action {
+    public static let name = "writeChangelog"
+    public var path: String
+    public var range: ChangelogRange
+    public var version: String?
+    public var configuration: ChangelogConfiguration
+
+    public init(
+        path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
+        configuration: ChangelogConfiguration = .init()
+    ) {
+        self.path = path
+        self.range = range
+        self.version = version
+        self.configuration = configuration
+    }
+
+    public var options: [StepOption] {
+        [StepOption("path", path), StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
+    }
+
+    /// Returns the section it wrote (or in a dry run, would write).
+    public func run(in step: StepContext) throws -> String {
+        guard range != .all else {
+            throw ValidationFailure(problems: ["writeChangelog keeps a file one release at a time; `.all` would rewrite it"], suggestion: "render the whole history with changelog(since: .all)")
+        }
+        let lane = step.lane
+        let (releases, links) = try Changelog.releases(range, version: version, lane: lane)
+        guard let release = releases.first else { return "" }
+        let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
+        let section = renderer.renderSection(release)
+        let full = path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path
+        let existing = try lane.fileSystem.contents(of: full).map { String(decoding: $0, as: UTF8.self) }
+        let updated = try ChangelogFileEditor().updatedChangelog(
+            existing: existing, newSection: section, version: release.title,
+            linkReferenceDefinition: renderer.linkReferenceDefinition(for: release)
+        )
+        try step.writeFile(Data(updated.utf8), to: full, describedAs: path)
+        if step.isDryRun {
+            step.log("would write to \(path):\n" + section)
+        }
+        step.note("\(release.title): \(release.commits.count) commits")
+        return section
+    }
+}
+
+/// The range holds no commit: there is nothing to write.
+public struct EmptyChangelog: ReportableError {
+    public var range: ChangelogRange
+    public var previousTag: String?
+
+    public var message: String {
+        switch range {
+        case .range(let from, let to): "no commits in \(from.map { "\($0).." } ?? "")\(to): nothing to write"
+        default: "no commits since \(previousTag ?? "the start of history"): nothing to write"
+        }
+    }
+
+    public var suggestion: String? { "commit something first, or name another range (--from, --to)" }
+}
+
+extension LaneContext {
+    /// Release notes for `since` (by default: the release being made), as Markdown.
+    public func changelog(
+        since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
+        file: String = #fileID, line: Int = #line
+    ) throws -> String {
+        try run(Changelog(since: range, version: version, format: format), file: file, line: line)
+    }
+
+    /// Adds the release's section to CHANGELOG.md (or `path`) and returns it.
+    @discardableResult
+    public func writeChangelog(
+        _ path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
+        file: String = #fileID, line: Int = #line
+    ) throws -> String {
+        try run(WriteChangelog(path: path, since: range, version: version), file: file, line: line)
+    }
+}

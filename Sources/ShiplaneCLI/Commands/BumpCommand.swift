@@ -1,0 +1,90 @@
+import Foundation
+import Shiplane
+
+/// `shiplane bump LEVEL [--build [N]] [--commit] [--tag] [--push] [--dry-run]`, run as a
+/// built-in lane, so it has steps, dry run and rollback like any other.
+struct BumpLane: Lane {
+    static let name = "bump"
+    static let summary = "Bump the version (and build number), then optionally commit, tag and push"
+
+    @Argument(help: "major, minor, patch, auto (from the commits since the last release tag), release, pre NAME, or a version like 1.6.0")
+    var level: [String] = []
+
+    @Flag(help: "Increment the build number too")
+    var incrementBuild = false
+
+    @Option(help: "Set the build number to this value")
+    var buildNumber: String?
+
+    @Flag(help: "Commit the changed version files")
+    var commit = false
+
+    @Flag(help: "Tag the commit (needs --commit)")
+    var tag = false
+
+    @Flag(help: "Push the branch and the tag (needs --commit)")
+    var push = false
+
+    @Option(help: "The commit message; {version} is replaced")
+    var message = "Version bump to {version}"
+
+    @Option(help: "Prefix of the tag name")
+    var tagPrefix = "v"
+
+    @Option(help: "The remote to push to")
+    var remote = "origin"
+
+    @Flag(help: "Commit even when other files are dirty (they stay uncommitted)")
+    var allowDirty = false
+
+    func validate() throws {
+        guard !level.isEmpty else { throw ValidationError("say how to bump: major, minor, patch, auto, release, pre NAME or a version") }
+        _ = try VersionBump(parsing: level.joined(separator: " "))
+        if tag && !commit { throw ValidationError("--tag needs --commit: without it the tag would name the commit before the bump") }
+        if push && !commit { throw ValidationError("--push needs --commit") }
+        if incrementBuild && buildNumber != nil { throw ValidationError("pass --build or --build N, not both") }
+    }
+
+    func run(_ lane: LaneContext) async throws {
+        let bump = try VersionBump(parsing: level.joined(separator: " "))
+        let version = try lane.bumpVersion(bump)
+        var build: String?
+        if let buildNumber {
+            build = try lane.incrementBuildNumber(.set(buildNumber))
+        } else if incrementBuild {
+            build = try lane.incrementBuildNumber(.increment)
+        }
+        let text = message.replacingOccurrences(of: "{version}", with: version.description)
+            + (build.map { message.contains("{build}") ? "" : " (\($0))" } ?? "")
+        let tagName = tagPrefix + version.description
+        if commit {
+            try lane.commitVersionBump(message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty)
+        }
+        if tag { try lane.addGitTag(tagName, message: "Release \(version)") }
+        if push { try await lane.push(remote: remote, tags: tag ? [tagName] : []) }
+        lane.log("version \(version)" + (build.map { ", build \($0)" } ?? "") + (tag ? ", tag \(tagName)" : ""))
+    }
+}
+
+enum BumpCommand {
+    /// `--build` alone increments the build number; `--build N` sets it.
+    static func normalized(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--build" {
+                if index + 1 < arguments.count, arguments[index + 1].first?.isNumber == true {
+                    result += ["--build-number", arguments[index + 1]]
+                    index += 2
+                    continue
+                }
+                result.append("--increment-build")
+            } else {
+                result.append(argument)
+            }
+            index += 1
+        }
+        return result
+    }
+}

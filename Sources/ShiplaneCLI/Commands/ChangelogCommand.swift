@@ -1,0 +1,84 @@
+import Foundation
+import Shiplane
+
+/// `shiplane changelog [--from REF] [--to REF] [--unreleased] [--all] [--write FILE] [--json] [--template FILE]`.
+struct ChangelogLane: Lane {
+    static let name = "changelog"
+    static let summary = "Release notes from the conventional commits since the last release tag"
+
+    @Option(help: "Start of the range (exclusive), a tag or any revision")
+    var from: String?
+
+    @Option(help: "End of the range (inclusive)")
+    var to: String?
+
+    @Flag(help: "Only the commits after the last release tag")
+    var unreleased = false
+
+    @Flag(help: "The whole history, split into releases by tags")
+    var all = false
+
+    @Option(help: "Keep this file (e.g. CHANGELOG.md): insert the section, keep every other byte")
+    var write: String?
+
+    @Flag(help: "Print the releases, groups and commits as JSON")
+    var json = false
+
+    @Option(help: "Render with this Mustache template file")
+    var template: String?
+
+    @Option(help: "Heading for unreleased work, e.g. the version about to be released")
+    var version: String?
+
+    func validate() throws {
+        let ranges = [from != nil || to != nil, unreleased, all].filter { $0 }.count
+        if ranges > 1 { throw ValidationError("choose one of --from/--to, --unreleased and --all") }
+        if write != nil && (json || template != nil) { throw ValidationError("--write keeps Markdown: drop --json and --template") }
+        if write != nil && all { throw ValidationError("--write adds one release at a time; --all would rewrite the whole file") }
+        if json && template != nil { throw ValidationError("choose --json or --template") }
+    }
+
+    var range: ChangelogRange {
+        if all { return .all }
+        if unreleased { return .unreleased }
+        if from != nil || to != nil { return .range(from: from, to: to ?? "HEAD") }
+        return .lastTag
+    }
+
+    func format(root: String) throws -> ChangelogFormat {
+        if json { return .json }
+        guard let template else { return .markdown }
+        let path = template.hasPrefix("/") ? template : root + "/" + template
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read the template \(template)", suggestion: "give the path of a Mustache template file")
+        }
+        return .template(String(decoding: data, as: UTF8.self))
+    }
+
+    func run(_ lane: LaneContext) async throws {
+        try lane.writeChangelog(write ?? "CHANGELOG.md", since: range, version: version)
+    }
+}
+
+enum ChangelogCommand {
+    static func run(session: CommandSession, arguments: [String]) async throws -> Int32 {
+        let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+        let options: ChangelogLane
+        do {
+            options = try ChangelogLane.parse(arguments)
+        } catch {
+            if ChangelogLane.exitCode(for: error) == .success {
+                session.out.line(ChangelogLane.helpMessage().replacingOccurrences(of: "USAGE: ", with: "USAGE: shiplane changelog "))
+                return ShiplaneExitCode.success.rawValue
+            }
+            throw UsageError("changelog: \(ChangelogLane.message(for: error))", suggestion: "run `shiplane changelog --help`")
+        }
+        if options.write != nil {
+            return await LaneHost.runLane(ChangelogLane.self, arguments: arguments, hooks: [], root: root, session: session)
+        }
+        let context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
+        let text = try context.changelog(since: options.range, version: options.version, format: try options.format(root: root))
+        session.out.write(text.hasSuffix("\n") ? text : text + "\n")
+        return ShiplaneExitCode.success.rawValue
+    }
+}
