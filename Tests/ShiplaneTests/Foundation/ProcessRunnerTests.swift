@@ -47,7 +47,8 @@ struct ProcessRunnerTests {
         ) { _, _ in }
         #expect(result.timedOut)
         #expect(result.terminatedBySignal, "stopped by SIGTERM rather than running to its end")
-        #expect(result.exitCode == SIGTERM)
+        // SIGTERM, or SIGKILL 3 s later when the child ignores or blocks SIGTERM.
+        #expect([SIGTERM, SIGKILL].contains(result.exitCode))
         #expect(result.standardOutput == "started\n")
     }
 
