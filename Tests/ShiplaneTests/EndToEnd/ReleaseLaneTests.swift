@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+
+/// The lane of ../shared/DESIGN.md, verbatim: it must compile and run as written.
+let designExampleLane = #"""
+// Lanes/Release.swift
+import Shiplane
+
+struct Release: Lane {
+    static let summary = "Ship a new version: bump, build, tag, changelog, GitHub release, Slack"
+
+    @Option(help: "major, minor, patch, auto (from commits since the last tag) or a version like 1.6.0")
+    var bump: VersionBump = .auto
+
+    @Flag(help: "Mark the GitHub release as a prerelease")
+    var prerelease = false
+
+    func run(_ lane: LaneContext) async throws {
+        try lane.ensureGitBranch(matching: "main|release/.+")
+        try lane.ensureGitStatusClean()
+        let version = try lane.bumpVersion(bump)              // finds VERSION, Info.plist, pbxproj, ...
+        let build = try lane.incrementBuildNumber()
+        try await lane.sh("swift", "build", "-c", "release")
+        try lane.commitVersionBump(message: "Version bump to \(version) (\(build))")
+        try lane.addGitTag("v\(version)")
+        let notes = try lane.changelog(since: .lastTag)
+        try await lane.push(tags: ["v\(version)"])
+        try await lane.githubRelease(tag: "v\(version)", notes: notes,
+                                     assets: [".build/release/app.tar.gz"], prerelease: prerelease)
+        try await lane.slack("Released \(version) 🚀")
+    }
+}
+"""#
+
+/// A Swift package repository ready for the example lane: version files, a tag, a feature
+/// commit since, an origin that reads as GitHub but pushes to a local bare repository.
+func releasableRepository(lane: String = designExampleLane) throws -> (repo: TemporaryRepository, origin: TemporaryRepository) {
+    let repo = try TemporaryRepository()
+    let origin = try TemporaryRepository(bare: true)
+    try repo.write("Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: \"app\", targets: [.executableTarget(name: \"app\", path: \"Sources/app\")])\n")
+    try repo.write("Sources/app/main.swift", "print(\"app\")\n")
+    try repo.write("VERSION", "1.4.0\n")
+    try repo.write("App.xcconfig", "MARKETING_VERSION = 1.4.0\nCURRENT_PROJECT_VERSION = 7\n")
+    try repo.write(".gitignore", ".build/\n")
+    try repo.write("Lanes/Release.swift", lane)
+    try repo.git("add", ".")
+    try repo.git("commit", "-q", "-m", "chore: start")
+    try repo.git("tag", "-a", "v1.4.0", "-m", "Release 1.4.0")
+    try repo.write("Sources/app/feature.swift", "let feature = 1\n")
+    try repo.git("add", ".")
+    try repo.git("commit", "-q", "-m", "feat(app): a new feature\n\nCloses #7")
+    try repo.git("remote", "add", "origin", "https://github.com/acme/rocket.git")
+    try repo.git("config", "url.\(origin.path).insteadOf", "https://github.com/acme/rocket.git")
+    try repo.git("push", "-q", "origin", "main", "v1.4.0")
+    // SwiftPM makes .build/release a symlink to .build/<triple>/release: put the asset there.
+    try repo.write(".build/x86_64-unknown-linux-gnu/release/app.tar.gz", "pretend archive bytes")
+    try FileManager.default.createSymbolicLink(atPath: repo.path + "/.build/release", withDestinationPath: "x86_64-unknown-linux-gnu/release")
+    return (repo, origin)
+}
+
+@Suite("Release lanes: DESIGN.md's example, GitHub releases, Slack, rollback", .serialized)
+struct ReleaseLaneTests {
+    @Test func theDesignExampleRunsAsWritten() async throws {
+        let github = FakeGitHub()
+        let slack = FakeSlack()
+        try await github.start()
+        try await slack.start()
+        defer { github.stop(); slack.stop() }
+        let (repo, origin) = try releasableRepository()
+        let result = try repo.shiplane(["release"], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL,
+        ])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(repo.read("VERSION") == "1.5.0\n")
+        #expect(repo.read("App.xcconfig") == "MARKETING_VERSION = 1.5.0\nCURRENT_PROJECT_VERSION = 8\n")
+        try repo.git("fsck", "--strict")
+        #expect(try repo.git("log", "-1", "--format=%s") == "Version bump to 1.5.0 (8)")
+        #expect(try repo.git("cat-file", "-t", "v1.5.0") == "tag")
+        let remoteTags = try runProgram("/usr/bin/git", ["--git-dir", origin.path, "tag", "--list"], in: origin.root, environment: origin.environment).stdout
+        #expect(remoteTags == "v1.4.0\nv1.5.0\n")
+        let release = try #require(github.allReleases.first)
+        #expect(release.tag == "v1.5.0")
+        #expect(!release.draft)
+        #expect(release.body.contains("a new feature"))
+        #expect(github.allAssets.map(\.name) == ["app.tar.gz"])
+        let text = slack.payloads.first?["text"] as? String
+        #expect(text == "Released 1.5.0 🚀")
+        #expect(!result.all.contains(github.token))
+    }
+
+    @Test func aFailureAfterTheReleaseDeletesItAndUndoesEverything() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let lane = designExampleLane.replacingOccurrences(of: "try await lane.slack(\"Released \\(version) 🚀\")", with: "try await lane.slack(\"Released \\(version)\")")
+        let (repo, origin) = try releasableRepository(lane: lane)
+        let head = try repo.git("rev-parse", "HEAD")
+        let report = repo.root + "/report.json"
+        // No SLACK_WEBHOOK_URL: the last step fails after the release is published.
+        let result = try repo.shiplane(["release", "--report-json", report], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+        ])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("SLACK_WEBHOOK_URL"))
+        #expect(github.allReleases.isEmpty, "the release this run created was deleted")
+        #expect(repo.read("VERSION") == "1.4.0\n")
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(try repo.git("tag", "--list") == "v1.4.0")
+        let remoteTags = try runProgram("/usr/bin/git", ["--git-dir", origin.path, "tag", "--list"], in: origin.root, environment: origin.environment).stdout
+        #expect(remoteTags == "v1.4.0\n", "the pushed tag was deleted on the remote")
+        #expect(result.stdout.contains("could not undo: take back branch main on origin"))
+        let json = String(decoding: FileManager.default.contents(atPath: report) ?? Data(), as: UTF8.self)
+        #expect(json.contains("delete GitHub release v1.5.0"))
+        #expect(!json.contains(github.token))
+        #expect(!result.all.contains(github.token))
+    }
+
+    @Test func uploadsThatKeepFailingLeaveNoHalfPublishedRelease() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        github.failNext(50, method: "POST", path: "/assets")
+        let lane = #"""
+        import Shiplane
+        struct Publish: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.githubRelease(tag: "v1.4.0", notes: "notes", assets: [".build/release/app.tar.gz"])
+            }
+        }
+        """#
+        let (repo, _) = try releasableRepository(lane: lane)
+        let result = try repo.shiplane(["publish"], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+            "SHIPLANE_HTTP_ATTEMPTS": "2", "SHIPLANE_HTTP_RETRY_DELAY": "0.05",
+        ])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stdout.contains("attempt") || result.stdout.contains("502"), "retries are shown")
+        #expect(github.allReleases.isEmpty, "the draft was deleted by the rollback")
+    }
+
+    @Test func aMissingTokenIsNamedBeforeAnyRequest() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let (repo, _) = try releasableRepository()
+        let result = try repo.shiplane(["release", "--dry-run"], environment: ["GITHUB_API_URL": github.baseURL])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("GITHUB_TOKEN"))
+        #expect(github.log.isEmpty)
+    }
+
+    @Test func dryRunShowsTheWholeReleaseAndChangesNothing() async throws {
+        let github = FakeGitHub()
+        let slack = FakeSlack()
+        try await github.start()
+        try await slack.start()
+        defer { github.stop(); slack.stop() }
+        let (repo, origin) = try releasableRepository()
+        let head = try repo.git("rev-parse", "HEAD")
+        let result = try repo.shiplane(["release", "--dry-run"], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL,
+        ])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("1.4.0 → 1.5.0"))
+        #expect(result.stdout.contains("would commit"))
+        #expect(result.stdout.contains("would tag"))
+        #expect(result.stdout.contains("would push main, v1.5.0 to origin"))
+        #expect(result.stdout.contains("would publish v1.5.0"))
+        #expect(result.stdout.contains("would post to Slack: Released 1.5.0"))
+        #expect(result.stdout.contains("a new feature"), "the notes are those of the release")
+        #expect(repo.read("VERSION") == "1.4.0\n")
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(github.allReleases.isEmpty)
+        #expect(slack.payloads.isEmpty)
+        let remoteTags = try runProgram("/usr/bin/git", ["--git-dir", origin.path, "tag", "--list"], in: origin.root, environment: origin.environment).stdout
+        #expect(remoteTags == "v1.4.0\n")
+        #expect(!result.all.contains(slack.webhookURL))
+    }
+}
