@@ -19,8 +19,14 @@ public struct PublishGitHubRelease: AsyncAction {
     public var assets: [String]
     public var prerelease: Bool
     public var repository: String?
+    /// How many assets upload at once.
+    public var uploadConcurrency: Int
 
-    public init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, repository: String? = nil) {
+    public init(
+        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
+        repository: String? = nil, uploadConcurrency: Int = 4
+    ) {
+        self.uploadConcurrency = uploadConcurrency
         self.tag = tag
         self.name = name
         self.notes = notes
@@ -48,7 +54,8 @@ public struct PublishGitHubRelease: AsyncAction {
         )
         let request = GitHubReleaseRequest(
             tag: tag, name: name ?? tag, notes: notes, prerelease: prerelease,
-            makeLatest: prerelease ? .no : .yes, assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) }
+            makeLatest: prerelease ? .no : .yes, assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) },
+            uploadConcurrency: max(1, uploadConcurrency)
         )
         if step.isDryRun {
             try await publisher.preflight(request)
@@ -102,10 +109,13 @@ extension LaneContext {
     @discardableResult
     public func githubRelease(
         tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
-        repository: String? = nil, file: String = #fileID, line: Int = #line
+        repository: String? = nil, uploadConcurrency: Int = 4, file: String = #fileID, line: Int = #line
     ) async throws -> String? {
         try await run(
-            PublishGitHubRelease(tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, repository: repository),
+            PublishGitHubRelease(
+                tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, repository: repository,
+                uploadConcurrency: uploadConcurrency
+            ),
             file: file, line: line
         )
     }
