@@ -48,16 +48,17 @@ final class RunState: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Remembers a file a version step changed, so `commitVersionBump` commits exactly those.
-    func recordVersionChange(_ path: String) {
+    /// Remembers a file a release step changed (version files, CHANGELOG.md), so
+    /// `commitVersionBump` commits exactly those.
+    func recordReleaseFile(_ path: String) {
         lock.withLock { if !versionChanges.contains(path) { versionChanges.append(path) } }
     }
 
-    /// The files version steps changed in this run, in the order they were first changed.
-    var changedVersionFiles: [String] { lock.withLock { versionChanges } }
+    /// The files release steps changed in this run, in the order they were first changed.
+    var changedReleaseFiles: [String] { lock.withLock { versionChanges } }
 
     /// Forgets the changed files once they are committed.
-    func clearVersionChanges() { lock.withLock { versionChanges.removeAll() } }
+    func clearReleaseFiles() { lock.withLock { versionChanges.removeAll() } }
 
     var steps: [StepRecord] {
         lock.lock()

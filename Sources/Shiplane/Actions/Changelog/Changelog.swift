@@ -117,6 +117,7 @@ public struct WriteChangelog: Action {
             linkReferenceDefinition: renderer.linkReferenceDefinition(for: release)
         )
         try step.writeFile(Data(updated.utf8), to: full, describedAs: path)
+        lane.state.recordReleaseFile(full)
         if step.isDryRun {
             step.log("would write to \(path):\n" + section)
         }

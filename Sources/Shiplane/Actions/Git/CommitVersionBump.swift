@@ -1,7 +1,8 @@
 import Foundation
 internal import Git
 
-/// Commits exactly the files this run's version steps changed.
+/// Commits exactly the files this run's release steps changed: version files, build numbers,
+/// and CHANGELOG.md when `writeChangelog` ran.
 ///
 /// Refuses when other files are dirty (listing them) unless `allowOtherChanges`; the other files
 /// are then left uncommitted. Author and committer come from git config (`user.name`,
@@ -25,11 +26,11 @@ public struct CommitVersionBump: Action {
     public func run(in step: StepContext) throws -> String? {
         let lane = step.lane
         let root = lane.workingDirectory + "/"
-        let changed = lane.state.changedVersionFiles.map { $0.hasPrefix(root) ? String($0.dropFirst(root.count)) : $0 }
+        let changed = lane.state.changedReleaseFiles.map { $0.hasPrefix(root) ? String($0.dropFirst(root.count)) : $0 }
         guard !changed.isEmpty else {
             throw ShiplaneError(
-                "no version file was changed in this run: there is nothing to commit",
-                suggestion: "call bumpVersion or incrementBuildNumber before commitVersionBump"
+                "no version file or changelog was changed in this run: there is nothing to commit",
+                suggestion: "call bumpVersion, incrementBuildNumber or writeChangelog before commitVersionBump"
             )
         }
         let repository = try lane.repository()
@@ -57,7 +58,7 @@ public struct CommitVersionBump: Action {
             let committer = try repository.signature(environment: variables, role: .committer)
             return try repository.commit(paths: changed, message: text, author: author, committer: committer)
         }
-        lane.state.clearVersionChanges()
+        lane.state.clearReleaseFiles()
         step.registerUndo("drop commit \(commit.short) (\(text))") {
             guard try repository.undoCommit(commit) else {
                 throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")

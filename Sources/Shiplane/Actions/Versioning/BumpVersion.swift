@@ -36,7 +36,7 @@ public struct BumpVersion: Action {
             let updated = try source.file.rewritten(original, version: next, build: nil)
             guard updated != original else { continue }
             try step.writeFile(updated, to: path, describedAs: source.file.displayPath)
-            lane.state.recordVersionChange(path)
+            lane.state.recordReleaseFile(path)
             changed.append(source.file.displayPath)
         }
         step.note("\(current.version) → \(next)" + (changed.isEmpty ? "" : " (\(changed.joined(separator: ", ")))"))

@@ -72,7 +72,7 @@ public struct IncrementBuildNumber: Action {
             let updated = try source.file.rewritten(original, version: nil, build: next)
             guard updated != original else { continue }
             try step.writeFile(updated, to: path, describedAs: source.file.displayPath)
-            lane.state.recordVersionChange(path)
+            lane.state.recordReleaseFile(path)
         }
         step.note("\(current.build ?? "none") → \(next)")
         return next
