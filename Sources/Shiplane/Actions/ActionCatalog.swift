@@ -67,7 +67,7 @@ public enum ActionCatalog {
         ),
         ActionDescription(
             name: "commitVersionBump", domain: "Git",
-            summary: "Commit exactly the files this run's version steps changed; refuses when other files are dirty",
+            summary: "Commit exactly the files this run's release steps changed (version files, CHANGELOG.md); refuses when other files are dirty",
             signature: "try lane.commitVersionBump(message: String? = nil, allowOtherChanges: Bool = false) -> String?",
             parameters: [
                 .init(name: "message", type: "String?", defaultValue: "\"Version bump to X\"", help: "the commit message"),
@@ -115,6 +115,104 @@ public enum ActionCatalog {
             ],
             example: #"try await lane.push(tags: ["v\(version)"])"#,
             dryRun: "says what it would push", rollback: "deletes the pushed tags on the remote; a pushed branch is reported as kept"
+        ),
+        ActionDescription(
+            name: "changelog", domain: "Changelog",
+            summary: "Release notes from the conventional commits of a range, grouped (breaking changes first), Markdown, JSON or a Mustache template",
+            signature: "try lane.changelog(since: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown) -> String",
+            parameters: [
+                .init(name: "since", type: "ChangelogRange", defaultValue: ".lastTag", help: ".lastTag (the release being made), .unreleased, .range(from:to:), .all"),
+                .init(name: "version", type: "String?", defaultValue: "nil", help: "heading for unreleased work"),
+                .init(name: "format", type: "ChangelogFormat", defaultValue: ".markdown", help: ".markdown, .json, .template(text)")
+            ],
+            example: #"let notes = try lane.changelog(since: .lastTag)"#,
+            dryRun: "runs (it only reads)", rollback: "nothing to undo"
+        ),
+        ActionDescription(
+            name: "writeChangelog", domain: "Changelog",
+            summary: "Insert the release's section into CHANGELOG.md (replacing Unreleased), never twice, keeping every other byte; the file joins the release commit",
+            signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since: ChangelogRange = .lastTag, version: String? = nil) -> String",
+            parameters: [
+                .init(name: "path", type: "String", defaultValue: "CHANGELOG.md", help: "the file"),
+                .init(name: "version", type: "String?", defaultValue: "nil", help: "the section's heading, e.g. the version being released")
+            ],
+            example: #"try lane.writeChangelog(version: version.description)"#,
+            dryRun: "writes to the overlay and prints the section", rollback: "restores the file"
+        ),
+        ActionDescription(
+            name: "githubRelease", domain: "Release",
+            summary: "Publish a GitHub release: preflight, draft, assets uploaded concurrently with retries, then published; a re-run finishes it",
+            signature: "try await lane.githubRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, repository: String? = nil, uploadConcurrency: Int = 4) -> String?",
+            parameters: [
+                .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag"),
+                .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release body, e.g. from changelog()"),
+                .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+                .init(name: "repository", type: "String?", defaultValue: "origin remote", help: "owner/name"),
+                .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "assets uploading at once")
+            ],
+            example: #"try await lane.githubRelease(tag: "v\(version)", notes: notes, assets: ["dist/app.tar.gz"])"#,
+            dryRun: "preflight only (token, access, files), then says what it would publish", rollback: "deletes a release this run created"
+        ),
+        ActionDescription(
+            name: "upload", domain: "Release",
+            summary: "Upload files to any HTTP endpoint with PUT or POST, streamed from disk, concurrently, with retries",
+            signature: "try await lane.upload(_ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:], version: String? = nil, concurrency: Int = 4)",
+            parameters: [
+                .init(name: "url", type: "String", defaultValue: nil, help: "{name} and {version} are filled in"),
+                .init(name: "method", type: "HTTPRequestMethod", defaultValue: ".put", help: ".put or .post")
+            ],
+            example: #"try await lane.upload(["dist/app.tar.gz"], to: "https://files.example.com/{version}/{name}")"#,
+            dryRun: "checks the files and URL, says what it would upload", rollback: "reported as kept: the server owns the files"
+        ),
+        ActionDescription(
+            name: "archive", domain: "Release",
+            summary: "Pack a folder into a deterministic .tar.gz or .zip (sorted entries, fixed times, owner 0)",
+            signature: "try lane.archive(_ folder: String, to output: String, format: ArchiveFormat = .tarGz) -> String",
+            parameters: [
+                .init(name: "format", type: "ArchiveFormat", defaultValue: ".tarGz", help: ".tarGz or .zip; SOURCE_DATE_EPOCH sets the time")
+            ],
+            example: #"try lane.archive(".build/release/app", to: "dist/app.tar.gz")"#,
+            dryRun: "writes to the overlay", rollback: "restores or removes the file"
+        ),
+        ActionDescription(
+            name: "checksums", domain: "Release",
+            summary: "Write a SHA256SUMS file for files",
+            signature: "try lane.checksums(_ files: [String], to output: String) -> String",
+            parameters: [
+                .init(name: "files", type: "[String]", defaultValue: nil, help: "files to hash")
+            ],
+            example: #"try lane.checksums(["dist/app.tar.gz"], to: "dist/SHA256SUMS")"#,
+            dryRun: "hashes what the dry run would have written", rollback: "restores or removes the file"
+        ),
+        ActionDescription(
+            name: "copyToDirectory", domain: "Release",
+            summary: "Copy files into a folder (a local release target), atomically, never overwriting a different file unless replace",
+            signature: "try lane.copyToDirectory(_ files: [String], directory: String, replace: Bool = false) -> [String]",
+            parameters: [
+                .init(name: "replace", type: "Bool", defaultValue: "false", help: "overwrite a file with other content")
+            ],
+            example: #"try lane.copyToDirectory(["dist/app.tar.gz"], directory: "/srv/releases/\(version)")"#,
+            dryRun: "writes to the overlay", rollback: "removes or restores each copy"
+        ),
+        ActionDescription(
+            name: "slack", domain: "Notify",
+            summary: "Post to Slack through an incoming webhook (SLACK_WEBHOOK_URL): Block Kit with a text fallback, within Slack's limits, redacted",
+            signature: "try await lane.slack(_ text: String, webhookURL: String? = nil)",
+            parameters: [
+                .init(name: "text", type: "String", defaultValue: nil, help: "the message")
+            ],
+            example: #"try await lane.slack("Released \(version) 🚀")"#,
+            dryRun: "says what it would post", rollback: "cannot be taken back: notify last"
+        ),
+        ActionDescription(
+            name: "webhook", domain: "Notify",
+            summary: "POST JSON made from a {{placeholder}} template (values JSON-escaped and redacted) to a URL",
+            signature: "try await lane.webhook(_ url: String, template: String, values: [String: String] = [:])",
+            parameters: [
+                .init(name: "template", type: "String", defaultValue: nil, help: "JSON with {{name}} placeholders")
+            ],
+            example: ##"try await context.webhook(url, template: #"{"text": "{{summary}}"}"#, values: ["summary": context.failureSummary(failure)])"##,
+            dryRun: "says what it would post", rollback: "cannot be taken back"
         ),
         ActionDescription(
             name: "ensureTool", domain: "Build",

@@ -13,7 +13,13 @@ enum ActionsCommand {
         let width = ActionCatalog.all.map(\.name.count).max() ?? 0
         var lines = ["Built-in actions (`shiplane action NAME` for options):"]
         var domain = ""
-        for action in ActionCatalog.all {
+        let order = ["Git", "Versioning", "Build", "Changelog", "Release", "Notify"]
+        let grouped = ActionCatalog.all.enumerated().sorted {
+            let left = order.firstIndex(of: $0.element.domain) ?? order.count
+            let right = order.firstIndex(of: $1.element.domain) ?? order.count
+            return left == right ? $0.offset < $1.offset : left < right
+        }.map(\.element)
+        for action in grouped {
             if action.domain != domain {
                 domain = action.domain
                 lines.append("  \(domain)")

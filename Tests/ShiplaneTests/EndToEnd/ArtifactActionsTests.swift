@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import Testing
+
+/// Requests a local server received: method, path, body.
+final class ReceivedRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(method: String, path: String, body: [UInt8])] = []
+    func add(_ method: String, _ path: String, _ body: [UInt8]) { lock.withLock { items.append((method, path, body)) } }
+    var all: [(method: String, path: String, body: [UInt8])] { lock.withLock { items } }
+}
+
+@Suite("Archives, checksums, folder target, uploads and webhooks in lanes", .serialized)
+struct ArtifactActionsTests {
+    static let lane = #"""
+    import Shiplane
+
+    struct Package: Lane {
+        @Option var target = ""
+        @Flag var failAtEnd = false
+
+        func run(_ lane: LaneContext) async throws {
+            let archive = try lane.archive("payload", to: "dist/payload.tar.gz")
+            let zip = try lane.archive("payload", to: "dist/payload.zip", format: .zip)
+            let sums = try lane.checksums([archive, zip], to: "dist/SHA256SUMS")
+            try lane.copyToDirectory([archive, sums], directory: "published")
+            if !target.isEmpty {
+                try await lane.upload([archive, zip], to: target + "/files/{version}/{name}", method: .put, version: "1.0.0")
+                try await lane.webhook(target + "/hook", template: #"{"text": "shipped {{name}}"}"#, values: ["name": "payload \"1.0\""])
+            }
+            if failAtEnd { try await lane.sh("false") }
+        }
+    }
+    """#
+
+    func repository() throws -> TemporaryRepository {
+        let repo = try repositoryWithLanes(["Lanes/Package.swift": Self.lane])
+        try repo.write("payload/bin/tool", "#!/bin/sh\necho tool\n")
+        try repo.write("payload/README", "read me\n")
+        return repo
+    }
+
+    @Test func archivesAreDeterministicValidAndChecksummed() throws {
+        let repo = try repository()
+        #expect(try repo.shiplane(["package"]).status == 0)
+        let first = try #require(FileManager.default.contents(atPath: repo.path + "/dist/payload.tar.gz"))
+        try FileManager.default.removeItem(atPath: repo.path + "/published")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: repo.path + "/payload/README")
+        #expect(try repo.shiplane(["package"]).status == 0)
+        #expect(FileManager.default.contents(atPath: repo.path + "/dist/payload.tar.gz") == first, "same input, same bytes")
+        let listing = try runProgram("/bin/tar", ["-tzf", "dist/payload.tar.gz"], in: repo.path, environment: repo.environment)
+        #expect(listing.status == 0)
+        #expect(listing.stdout.contains("bin/tool"))
+        let check = try runProgram("/usr/bin/sha256sum", ["-c", "SHA256SUMS"], in: repo.path + "/dist", environment: repo.environment)
+        #expect(check.status == 0, "\(check.all)")
+        #expect(FileManager.default.fileExists(atPath: repo.path + "/published/payload.tar.gz"))
+    }
+
+    @Test func aFailureRemovesWhatTheLaneWrote() throws {
+        let repo = try repository()
+        let result = try repo.shiplane(["package", "--fail-at-end"])
+        #expect(result.status == 1)
+        for path in ["dist/payload.tar.gz", "dist/payload.zip", "dist/SHA256SUMS", "published/payload.tar.gz"] {
+            #expect(!FileManager.default.fileExists(atPath: repo.path + "/" + path), "\(path) was rolled back")
+        }
+    }
+
+    @Test func uploadsAndWebhooksReachTheServer() async throws {
+        let received = ReceivedRequests()
+        let server = try await TestServer.start { request, _ in
+            let body = try await request.readBody()
+            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
+            return Reply.json(201, ["ok": true])
+        }
+        defer { server.stop() }
+        let repo = try repository()
+        let result = try repo.shiplane(["package", "--target", server.baseURL])
+        #expect(result.status == 0, "\(result.all)")
+        let uploads = received.all.filter { $0.method == "PUT" }.map(\.path).sorted()
+        #expect(uploads == ["/files/1.0.0/payload.tar.gz", "/files/1.0.0/payload.zip"])
+        let archive = try #require(FileManager.default.contents(atPath: repo.path + "/dist/payload.tar.gz"))
+        #expect(received.all.first { $0.path.hasSuffix("payload.tar.gz") }?.body == Array(archive))
+        let hook = try #require(received.all.first { $0.path == "/hook" })
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(hook.body)) as? [String: Any])
+        #expect(json["text"] as? String == "shipped payload \"1.0\"")
+    }
+
+    @Test func aServerThatAlwaysFailsIsRetriedThenReported() async throws {
+        let server = try await TestServer.start { _, _ in Reply.text(503, "<html>busy</html>", contentType: "text/html") }
+        defer { server.stop() }
+        let repo = try repository()
+        let result = try repo.shiplane(["package", "--target", server.baseURL], environment: ["SHIPLANE_HTTP_ATTEMPTS": "3", "SHIPLANE_HTTP_RETRY_DELAY": "0.01"])
+        #expect(result.status == 1)
+        #expect(result.all.contains("503"))
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/dist/payload.tar.gz"), "rolled back")
+    }
+
+    @Test func aMalformedWebhookURLIsExplained() throws {
+        let repo = try repository()
+        let result = try repo.shiplane(["package", "--target", "not a url"])
+        #expect(result.status == 1)
+        #expect(result.stderr.lowercased().contains("url"))
+    }
+}
