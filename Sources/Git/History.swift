@@ -77,6 +77,28 @@ extension Repository {
         }
     }
 
+    /// The commits among `candidates` that are reachable from `commit` (itself included), found in
+    /// one traversal that reads no messages.
+    public func reachable(_ candidates: [ObjectID], from commit: ObjectID) throws -> Set<ObjectID> {
+        let graph = try CommitGraph(repository: self)
+        var wanted: [CommitGraph.Node: [ObjectID]] = [:]
+        for candidate in candidates {
+            wanted[try graph.commitNode(for: candidate, in: self), default: []].append(candidate)
+        }
+        var pending = [try graph.commitNode(for: commit, in: self)]
+        graph.flags[Int(pending[0])] = 1
+        var found = Set<ObjectID>()
+        while let node = pending.popLast() {
+            if let ids = wanted[node] { found.formUnion(ids) }
+            try graph.parse(node)
+            for parent in graph.parents(of: node) where graph.flags[Int(parent)] == 0 {
+                graph.flags[Int(parent)] = 1
+                pending.append(parent)
+            }
+        }
+        return found
+    }
+
     /// The number of commits reachable from `commit`, itself included (`git rev-list --count`).
     public func commitCount(from commit: ObjectID) throws -> Int {
         let graph = try CommitGraph(repository: self)

@@ -37,10 +37,34 @@ public struct Changelog: Action {
     /// Returns the rendered notes.
     /// - Throws: `EmptyChangelog` when the range holds no commit.
     public func run(in step: StepContext) throws -> String {
+        if range == .all, format == .markdown {
+            return try Self.streamedDocument(lane: step.lane, configuration: configuration, step: step)
+        }
         let releases = try Self.releases(range, version: version, lane: step.lane)
         let text = try Self.render(releases.list, format: format, configuration: configuration, links: releases.links, whole: range == .all)
         step.note("\(releases.list.reduce(0) { $0 + $1.commits.count }) commits, \(releases.list.count) release\(releases.list.count == 1 ? "" : "s")")
         return text
+    }
+
+    /// The whole history as one Markdown document, rendered release by release so that only one
+    /// release's commits are in memory at a time.
+    static func streamedDocument(lane: LaneContext, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
+        let history = try ChangelogHistory(lane: lane)
+        let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
+        var output = ChangelogFileEditor.defaultHeader
+        var definitions: [String] = []
+        var commits = 0
+        var releases = 0
+        try history.eachRelease(.all, title: nil) { release in
+            output += "\n" + renderer.renderSection(release)
+            if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
+            commits += release.commits.count
+            releases += 1
+        }
+        guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
+        if !definitions.isEmpty { output += "\n" + definitions.joined(separator: "\n") + "\n" }
+        step.note("\(commits) commits, \(releases) release\(releases == 1 ? "" : "s")")
+        return output
     }
 
     static func releases(_ range: ChangelogRange, version: String?, lane: LaneContext) throws -> (list: [ChangelogRelease], links: RemoteLinks?) {

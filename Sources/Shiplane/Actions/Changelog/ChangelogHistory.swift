@@ -30,6 +30,36 @@ struct ChangelogHistory {
 
     /// The releases `range` covers, newest first, titled by `title` when it is unreleased work.
     func releases(_ range: ChangelogRange, title: String?) throws -> [ChangelogRelease] {
+        var releases: [ChangelogRelease] = []
+        try eachRelease(range, title: title) { releases.append($0) }
+        return releases
+    }
+
+    /// Hands over the releases `range` covers one at a time, newest first, so a long history is
+    /// never held in memory whole.
+    func eachRelease(_ range: ChangelogRange, title: String?, _ body: (ChangelogRelease) throws -> Void) throws {
+        guard range == .all else {
+            for release in try boundedReleases(range, title: title) { try body(release) }
+            return
+        }
+        let head = try git { try repository.resolveCommit("HEAD") }
+        let releaseTags = try git { try repository.tags() }.filter { ReleaseHistory.isReleaseTag($0.name) }
+        let reachable = try git { try repository.reachable(releaseTags.map(\.target), from: head) }
+        let ordered = releaseTags.filter { reachable.contains($0.target) }.sorted(by: Self.byVersion).reversed()
+        var tagsByTarget: [ObjectID: Tag] = [:]
+        for tag in ordered where tagsByTarget[tag.target] == nil { tagsByTarget[tag.target] = tag }
+        let unique = ordered.filter { tagsByTarget[$0.target] == $0 }
+        if unique.first?.target != head {
+            let unreleased = try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: unique.first)
+            if !unreleased.commits.isEmpty { try body(unreleased) }
+        }
+        for (index, tag) in unique.enumerated() {
+            let previous = index + 1 < unique.count ? unique[index + 1] : nil
+            try body(try release(title: Self.title(of: tag.name), tag: tag, from: tag.target, previous: previous))
+        }
+    }
+
+    private func boundedReleases(_ range: ChangelogRange, title: String?) throws -> [ChangelogRelease] {
         let head = try git { try repository.resolveCommit("HEAD") }
         let releaseTags = try git { try repository.tags() }.filter { ReleaseHistory.isReleaseTag($0.name) }
         switch range {
@@ -59,27 +89,7 @@ struct ChangelogHistory {
                 previousTagName: startTag?.name, commits: commits
             )]
         case .all:
-            var reachable = Set<ObjectID>()
-            try git {
-                try repository.walk(from: head) { record in
-                    reachable.insert(record.id)
-                    return true
-                }
-            }
-            let ordered = releaseTags.filter { reachable.contains($0.target) }.sorted(by: Self.byVersion).reversed()
-            var tagsByTarget: [ObjectID: Tag] = [:]
-            for tag in ordered where tagsByTarget[tag.target] == nil { tagsByTarget[tag.target] = tag }
-            let unique = ordered.filter { tagsByTarget[$0.target] == $0 }
-            var releases: [ChangelogRelease] = []
-            if unique.first?.target != head {
-                let unreleased = try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: unique.first)
-                if !unreleased.commits.isEmpty { releases.append(unreleased) }
-            }
-            for (index, tag) in unique.enumerated() {
-                let previous = index + 1 < unique.count ? unique[index + 1] : nil
-                releases.append(try release(title: Self.title(of: tag.name), tag: tag, from: tag.target, previous: previous))
-            }
-            return releases
+            return try releases(.all, title: title)
         }
     }
 
