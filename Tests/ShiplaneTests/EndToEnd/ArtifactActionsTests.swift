@@ -40,13 +40,13 @@ struct ArtifactActionsTests {
         return repo
     }
 
-    @Test func archivesAreDeterministicValidAndChecksummed() throws {
+    @Test func archivesAreDeterministicValidAndChecksummed() async throws {
         let repo = try repository()
-        #expect(try repo.shiplane(["package"]).status == 0)
+        #expect(try await repo.shiplaneAsync(["package"]).status == 0)
         let first = try #require(FileManager.default.contents(atPath: repo.path + "/dist/payload.tar.gz"))
         try FileManager.default.removeItem(atPath: repo.path + "/published")
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: repo.path + "/payload/README")
-        #expect(try repo.shiplane(["package"]).status == 0)
+        #expect(try await repo.shiplaneAsync(["package"]).status == 0)
         #expect(FileManager.default.contents(atPath: repo.path + "/dist/payload.tar.gz") == first, "same input, same bytes")
         let listing = try runProgram("/bin/tar", ["-tzf", "dist/payload.tar.gz"], in: repo.path, environment: repo.environment)
         #expect(listing.status == 0)
@@ -56,9 +56,9 @@ struct ArtifactActionsTests {
         #expect(FileManager.default.fileExists(atPath: repo.path + "/published/payload.tar.gz"))
     }
 
-    @Test func aFailureRemovesWhatTheLaneWrote() throws {
+    @Test func aFailureRemovesWhatTheLaneWrote() async throws {
         let repo = try repository()
-        let result = try repo.shiplane(["package", "--fail-at-end"])
+        let result = try await repo.shiplaneAsync(["package", "--fail-at-end"])
         #expect(result.status == 1)
         for path in ["dist/payload.tar.gz", "dist/payload.zip", "dist/SHA256SUMS", "published/payload.tar.gz"] {
             #expect(!FileManager.default.fileExists(atPath: repo.path + "/" + path), "\(path) was rolled back")
@@ -74,7 +74,7 @@ struct ArtifactActionsTests {
         }
         defer { server.stop() }
         let repo = try repository()
-        let result = try repo.shiplane(["package", "--target", server.baseURL])
+        let result = try await repo.shiplaneAsync(["package", "--target", server.baseURL])
         #expect(result.status == 0, "\(result.all)")
         let uploads = received.all.filter { $0.method == "PUT" }.map(\.path).sorted()
         #expect(uploads == ["/files/1.0.0/payload.tar.gz", "/files/1.0.0/payload.zip"])
@@ -89,15 +89,15 @@ struct ArtifactActionsTests {
         let server = try await TestServer.start { _, _ in Reply.text(503, "<html>busy</html>", contentType: "text/html") }
         defer { server.stop() }
         let repo = try repository()
-        let result = try repo.shiplane(["package", "--target", server.baseURL], environment: ["SHIPLANE_HTTP_ATTEMPTS": "3", "SHIPLANE_HTTP_RETRY_DELAY": "0.01"])
+        let result = try await repo.shiplaneAsync(["package", "--target", server.baseURL], environment: ["SHIPLANE_HTTP_ATTEMPTS": "3", "SHIPLANE_HTTP_RETRY_DELAY": "0.01"])
         #expect(result.status == 1)
         #expect(result.all.contains("503"))
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/dist/payload.tar.gz"), "rolled back")
     }
 
-    @Test func aMalformedWebhookURLIsExplained() throws {
+    @Test func aMalformedWebhookURLIsExplained() async throws {
         let repo = try repository()
-        let result = try repo.shiplane(["package", "--target", "not a url"])
+        let result = try await repo.shiplaneAsync(["package", "--target", "not a url"])
         #expect(result.status == 1)
         #expect(result.stderr.lowercased().contains("url"))
     }

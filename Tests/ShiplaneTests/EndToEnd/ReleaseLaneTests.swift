@@ -67,7 +67,7 @@ struct ReleaseLaneTests {
         try await slack.start()
         defer { github.stop(); slack.stop() }
         let (repo, origin) = try releasableRepository()
-        let result = try repo.shiplane(["release"], environment: [
+        let result = try await repo.shiplaneAsync(["release"], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL,
         ])
         #expect(result.status == 0, "\(result.all)")
@@ -97,7 +97,7 @@ struct ReleaseLaneTests {
         let head = try repo.git("rev-parse", "HEAD")
         let report = repo.root + "/report.json"
         // No SLACK_WEBHOOK_URL: the last step fails after the release is published.
-        let result = try repo.shiplane(["release", "--report-json", report], environment: [
+        let result = try await repo.shiplaneAsync(["release", "--report-json", report], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
         ])
         #expect(result.status == 1, "\(result.all)")
@@ -129,7 +129,7 @@ struct ReleaseLaneTests {
         }
         """#
         let (repo, _) = try releasableRepository(lane: lane)
-        let result = try repo.shiplane(["publish"], environment: [
+        let result = try await repo.shiplaneAsync(["publish"], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
             "SHIPLANE_HTTP_ATTEMPTS": "2", "SHIPLANE_HTTP_RETRY_DELAY": "0.05",
         ])
@@ -143,7 +143,7 @@ struct ReleaseLaneTests {
         try await github.start()
         defer { github.stop() }
         let (repo, _) = try releasableRepository()
-        let result = try repo.shiplane(["release", "--dry-run"], environment: ["GITHUB_API_URL": github.baseURL])
+        let result = try await repo.shiplaneAsync(["release", "--dry-run"], environment: ["GITHUB_API_URL": github.baseURL])
         #expect(result.status == 1)
         #expect(result.stderr.contains("GITHUB_TOKEN"))
         #expect(github.log.isEmpty)
@@ -157,7 +157,7 @@ struct ReleaseLaneTests {
         defer { github.stop(); slack.stop() }
         let (repo, origin) = try releasableRepository()
         let head = try repo.git("rev-parse", "HEAD")
-        let result = try repo.shiplane(["release", "--dry-run"], environment: [
+        let result = try await repo.shiplaneAsync(["release", "--dry-run"], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL,
         ])
         #expect(result.status == 0, "\(result.all)")

@@ -76,6 +76,23 @@ func runProgram(
     )
 }
 
+/// Runs a program to completion without holding a thread of Swift's cooperative pool while it
+/// waits: tests that talk to servers in this process (whose handlers need that pool) use it.
+func runProgramAsync(
+    _ executable: String, _ arguments: [String], in directory: String, environment: [String: String],
+    timeout: TimeInterval = 300
+) async throws -> CommandOutput {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do {
+                continuation.resume(returning: try runProgram(executable, arguments, in: directory, environment: environment, timeout: timeout))
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}
+
 /// A temporary folder with a git repository made by the `git` command (the oracle).
 final class TemporaryRepository {
     let root: String
@@ -124,6 +141,13 @@ final class TemporaryRepository {
 
     func read(_ relative: String) -> String? {
         FileManager.default.contents(atPath: path + "/" + relative).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Runs the built `shiplane` binary, waiting off the cooperative pool (see `runProgramAsync`).
+    func shiplaneAsync(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> CommandOutput {
+        var environment = self.environment
+        for (key, value) in extra { environment[key] = value }
+        return try await runProgramAsync(shiplaneBinary, arguments, in: path, environment: environment)
     }
 
     /// Runs the built `shiplane` binary in the repository (or a subfolder).
