@@ -191,3 +191,45 @@ struct BumpCommandTests {
         #expect(repo.read("App.xcconfig") == "MARKETING_VERSION = 2.0.2\nCURRENT_PROJECT_VERSION = 100\n")
     }
 }
+
+@Suite("shiplane bump --push over smart HTTP with basic auth", .serialized)
+struct BumpPushOverHTTPTests {
+    static let token = "ghp_" + String(repeating: "Q7x", count: 12)
+
+    func setUp() async throws -> (repo: TemporaryRepository, bare: String, server: GitHTTPServer) {
+        let repo = try versionedRepository()
+        let root = repo.root + "/served"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try runProgram("/usr/bin/git", ["init", "-q", "--bare", root + "/remote.git"], in: root, environment: repo.environment)
+        let server = try await GitHTTPServer.start(projectRoot: root, username: "x-access-token", password: Self.token, environment: repo.environment)
+        try repo.git("remote", "add", "origin", server.url("remote.git"))
+        return (repo, root + "/remote.git", server)
+    }
+
+    @Test func theRightTokenPushesTheBranchAndTheTag() async throws {
+        let (repo, bare, server) = try await setUp()
+        defer { server.stop() }
+        let result = try await repo.shiplaneAsync(["bump", "patch", "--commit", "--tag", "--push"], environment: ["SHIPLANE_GIT_TOKEN": Self.token])
+        #expect(result.status == 0, "\(result.all)")
+        let tags = try runProgram("/usr/bin/git", ["--git-dir", bare, "tag", "--list"], in: repo.root, environment: repo.environment).stdout
+        #expect(tags == "v1.2.4\n")
+        #expect(!result.all.contains(Self.token))
+    }
+
+    @Test func aWrongTokenFailsFastAndRollsBack() async throws {
+        let (repo, bare, server) = try await setUp()
+        defer { server.stop() }
+        let head = try repo.git("rev-parse", "HEAD")
+        let wrong = "ghp_" + String(repeating: "W0r", count: 12)
+        let result = try await repo.shiplaneAsync(["bump", "patch", "--commit", "--tag", "--push"], environment: ["SHIPLANE_GIT_TOKEN": wrong])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.lowercased().contains("credentials") || result.stderr.lowercased().contains("authentication"))
+        #expect(server.requestCount <= 6, "no endless credential loop")
+        #expect(!result.all.contains(wrong))
+        #expect(repo.read("VERSION") == "1.2.3\n")
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(try repo.git("tag", "--list") == "v1.2.3")
+        let tags = try runProgram("/usr/bin/git", ["--git-dir", bare, "tag", "--list"], in: repo.root, environment: repo.environment).stdout
+        #expect(tags.isEmpty)
+    }
+}
