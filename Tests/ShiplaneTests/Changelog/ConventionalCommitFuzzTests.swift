@@ -2,21 +2,6 @@ import Testing
 
 @testable import Shiplane
 
-/// A small deterministic generator (SplitMix64) so fuzz runs repeat exactly.
-struct ChangelogFuzzGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
 @Suite("Conventional commit fuzzing")
 struct ConventionalCommitFuzzTests {
     /// Pieces that stress the parser: structure characters, line endings, tokens and Unicode
@@ -28,7 +13,7 @@ struct ConventionalCommitFuzzTests {
     ]
 
     @Test func randomMessagesNeverCrashAndKeepInvariants() {
-        var generator = ChangelogFuzzGenerator(seed: 0x5EED_1234)
+        var generator = SeededGenerator(seed: 0x5EED_1234)
         let renderer = MarkdownChangelogRenderer(links: RemoteLinks(remoteURL: "https://github.com/o/r"))
         var parsedCount = 0
         for index in 0..<12_000 {

@@ -20,7 +20,7 @@ struct GeneratedHistory {
     var tags: [TagSpec] = []
 
     init(seed: UInt64, count: Int, tagEvery: Int = 6, lightweightOnly: Bool = false) {
-        var random = GitHistoryGenerator(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let base = 1_600_000_000
         for index in 0..<count {
             var parents: [Int] = []

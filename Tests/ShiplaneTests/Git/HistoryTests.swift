@@ -108,7 +108,7 @@ struct HistoryTests {
         let history = GeneratedHistory(seed: seed, count: 70)
         let ids = try history.write(to: repo)
         let repository = try Repository.open(repo.path)
-        var random = GitHistoryGenerator(seed: seed &* 7919)
+        var random = SeededGenerator(seed: seed &* 7919)
         for round in 0..<12 {
             let to = ids[Int.random(in: ids.count / 2..<ids.count, using: &random)]
             let hidden = (0..<Int.random(in: 0...2, using: &random)).map { _ in ids[Int.random(in: 0..<ids.count, using: &random)] }

@@ -17,10 +17,10 @@ final class GitHTTPServer: @unchecked Sendable {
     private let backend: String
     private let environment: [String: String]
     private let lock = NSLock()
-    private var task: Task<Void, any Error>?
+    private var http: TestServer?
     private var requests = 0
     private var refused = 0
-    private(set) var port = 0
+    var port: Int { http?.port ?? 0 }
 
     /// The URL of `repository` (a folder name under `projectRoot`).
     func url(_ repository: String) -> String { "http://127.0.0.1:\(port)/\(repository)" }
@@ -45,38 +45,15 @@ final class GitHTTPServer: @unchecked Sendable {
         let server = GitHTTPServer(
             projectRoot: projectRoot, username: username, password: password,
             backend: execPath + "/git-http-backend", environment: environment)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "git-http-server")
-        logger.logLevel = .critical
-        let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in try await server.respond(to: request) },
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: logger)
-        server.task = Task { try await app.run() }
-        let port = try await withThrowingTaskGroup(of: Int.self) { group in
-            group.addTask { for await port in ports { return port }; return 0 }
-            group.addTask { try await Task.sleep(nanoseconds: 10_000_000_000); return 0 }
-            let first = try await group.next() ?? 0
-            group.cancelAll()
-            return first
-        }
-        guard port > 0 else {
-            server.stop()
-            throw GitHTTPServerError.didNotStart
-        }
-        server.port = port
+        server.http = try await TestServer.start { request, _ in try await server.respond(to: request) }
         return server
     }
 
     func stop() {
-        task?.cancel()
+        http?.stop()
     }
 
-    enum GitHTTPServerError: Error { case didNotStart, noExecPath }
+    enum GitHTTPServerError: Error { case noExecPath }
 
     // MARK: - Requests
 
