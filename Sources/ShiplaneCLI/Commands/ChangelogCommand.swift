@@ -30,6 +30,24 @@ struct ChangelogLane: Lane {
     @Option(help: "Heading for unreleased work, e.g. the version about to be released")
     var version: String?
 
+    @Option(help: "Glob of release tag names (default: SemVer names, v optional), e.g. 'app-v*'")
+    var tagPattern: String?
+
+    @Flag(help: "Do not count prerelease tags (v2.0.0-rc.1) as releases")
+    var skipPrereleases = false
+
+    @Option(help: "Merge commits: exclude, include or only")
+    var merges: MergeCommits = .exclude
+
+    @Flag(help: "Drop commits that are not conventional (default: list them under Other)")
+    var dropNonConventional = false
+
+    var releaseTags: ReleaseTags { ReleaseTags(pattern: tagPattern, includePrereleases: !skipPrereleases) }
+
+    var configuration: ChangelogConfiguration {
+        ChangelogConfiguration(nonConventional: dropNonConventional ? .drop : .other)
+    }
+
     func validate() throws {
         let ranges = [from != nil || to != nil, unreleased, all].filter { $0 }.count
         if ranges > 1 { throw ValidationError("choose one of --from/--to, --unreleased and --all") }
@@ -56,7 +74,10 @@ struct ChangelogLane: Lane {
     }
 
     func run(_ lane: LaneContext) async throws {
-        try lane.writeChangelog(write ?? "CHANGELOG.md", since: range, version: version)
+        try lane.writeChangelog(
+            write ?? "CHANGELOG.md", since: range, version: version, configuration: configuration,
+            releaseTags: releaseTags, merges: merges
+        )
     }
 }
 
@@ -77,7 +98,10 @@ enum ChangelogCommand {
             return await LaneHost.runLane(ChangelogLane.self, arguments: arguments, hooks: [], root: root, session: session)
         }
         let context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
-        let text = try context.changelog(since: options.range, version: options.version, format: try options.format(root: root))
+        let text = try context.changelog(
+            since: options.range, version: options.version, format: try options.format(root: root),
+            configuration: options.configuration, releaseTags: options.releaseTags, merges: options.merges
+        )
         session.out.write(text.hasSuffix("\n") ? text : text + "\n")
         return ShiplaneExitCode.success.rawValue
     }

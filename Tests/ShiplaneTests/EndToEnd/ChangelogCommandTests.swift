@@ -45,24 +45,57 @@ struct ChangelogCommandTests {
         #expect(result.stdout.contains("https://github.com/acme/rocket/compare/v0.2.0...HEAD"))
     }
 
-    @Test(arguments: ["v0.1.0..v0.2.0", "v0.1.0..HEAD", "side-experiment..main", "v0.2.0..side"])
-    func rangesSelectExactlyTheCommitsOfGitLog(range: String) throws {
+    struct Document: Decodable {
+        struct Release: Decodable { struct Commit: Decodable { var shortId: String }; var title: String; var commits: [Commit] }
+        var releases: [Release]
+    }
+
+    /// Each range, and each merge mode, against the `git log` that selects the same commits.
+    @Test(arguments: [
+        ("v0.1.0..v0.2.0", "exclude", ["--no-merges"]), ("v0.1.0..v0.2.0", "include", []), ("v0.1.0..v0.2.0", "only", ["--merges"]),
+        ("v0.1.0..HEAD", "include", []), ("side-experiment..main", "include", []), ("side-experiment..main", "exclude", ["--no-merges"]),
+        ("v0.2.0..side", "include", []),
+    ])
+    func rangesSelectExactlyTheCommitsOfGitLog(range: String, merges: String, gitFlags: [String]) throws {
         let repo = try historyRepository()
         let parts = range.components(separatedBy: "..")
-        let result = try repo.shiplane(["changelog", "--from", parts[0], "--to", parts[1], "--json"])
-        let expected = try ids(repo, range)
+        let result = try repo.shiplane(["changelog", "--from", parts[0], "--to", parts[1], "--merges", merges, "--json"])
+        let expected = try runProgram("/usr/bin/git", ["log", "--format=%h"] + gitFlags + [range], in: repo.path, environment: repo.environment)
+            .stdout.split(separator: "\n").map(String.init)
         if expected.isEmpty {
             #expect(result.status == 1)
             #expect(result.stderr.contains("no commits in \(range)"))
             return
         }
         #expect(result.status == 0, "\(result.all)")
-        struct Document: Decodable {
-            struct Release: Decodable { struct Commit: Decodable { var shortId: String }; var commits: [Commit] }
-            var releases: [Release]
-        }
         let document = try JSONDecoder().decode(Document.self, from: Data(result.stdout.utf8))
         #expect(document.releases.flatMap(\.commits).map(\.shortId) == expected)
+    }
+
+    @Test func tagPatternsAndPrereleasesChooseTheReleases() throws {
+        let repo = try historyRepository()
+        try repo.git("tag", "app-v0.3.0")
+        try repo.write("later.txt", "x")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "fix: after the rc")
+        try repo.git("tag", "v0.3.0-rc.1")
+        let prefixed = try repo.shiplane(["changelog", "--all", "--tag-pattern", "app-v*", "--json"])
+        #expect(prefixed.status == 0, "\(prefixed.all)")
+        let titles = try JSONDecoder().decode(Document.self, from: Data(prefixed.stdout.utf8)).releases.map(\.title)
+        #expect(titles == ["Unreleased", "0.3.0"], "only app-v* tags are releases")
+        let withRC = try repo.shiplane(["changelog", "--all", "--json"])
+        #expect(try JSONDecoder().decode(Document.self, from: Data(withRC.stdout.utf8)).releases.map(\.title) == ["0.3.0-rc.1", "0.2.0", "0.1.0"])
+        let skipping = try repo.shiplane(["changelog", "--all", "--skip-prereleases", "--json"])
+        #expect(try JSONDecoder().decode(Document.self, from: Data(skipping.stdout.utf8)).releases.map(\.title) == ["Unreleased", "0.2.0", "0.1.0"])
+    }
+
+    @Test func nonConventionalCommitsCanBeDropped() throws {
+        let repo = try historyRepository()
+        #expect(try repo.shiplane(["changelog"]).stdout.contains("Update the docs"))
+        let dropped = try repo.shiplane(["changelog", "--drop-non-conventional"])
+        #expect(dropped.status == 0)
+        #expect(!dropped.stdout.contains("Update the docs"))
+        #expect(dropped.stdout.contains("the config file moved"))
     }
 
     @Test func allSplitsTheHistoryIntoReleases() throws {

@@ -19,15 +19,20 @@ public struct Changelog: Action {
     public var version: String?
     public var format: ChangelogFormat
     public var configuration: ChangelogConfiguration
+    public var releaseTags: ReleaseTags
+    public var merges: MergeCommits
 
     public init(
         since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
-        configuration: ChangelogConfiguration = .init()
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude
     ) {
         self.range = range
         self.version = version
         self.format = format
         self.configuration = configuration
+        self.releaseTags = releaseTags
+        self.merges = merges
+        self.configuration.includeMergeCommits = merges != .exclude
     }
 
     public var options: [StepOption] {
@@ -37,10 +42,11 @@ public struct Changelog: Action {
     /// Returns the rendered notes.
     /// - Throws: `EmptyChangelog` when the range holds no commit.
     public func run(in step: StepContext) throws -> String {
+        let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges)
         if range == .all, format == .markdown {
-            return try Self.streamedDocument(lane: step.lane, configuration: configuration, step: step)
+            return try Self.streamedDocument(history: history, configuration: configuration, step: step)
         }
-        let releases = try Self.releases(range, version: version, lane: step.lane)
+        let releases = try Self.releases(range, version: version, history: history, lane: step.lane)
         let text = try Self.render(releases.list, format: format, configuration: configuration, links: releases.links, whole: range == .all)
         step.note("\(releases.list.reduce(0) { $0 + $1.commits.count }) commits, \(releases.list.count) release\(releases.list.count == 1 ? "" : "s")")
         return text
@@ -48,8 +54,7 @@ public struct Changelog: Action {
 
     /// The whole history as one Markdown document, rendered release by release so that only one
     /// release's commits are in memory at a time.
-    static func streamedDocument(lane: LaneContext, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
-        let history = try ChangelogHistory(lane: lane)
+    static func streamedDocument(history: ChangelogHistory, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
         let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
         var output = ChangelogFileEditor.defaultHeader
         var definitions: [String] = []
@@ -67,8 +72,9 @@ public struct Changelog: Action {
         return output
     }
 
-    static func releases(_ range: ChangelogRange, version: String?, lane: LaneContext) throws -> (list: [ChangelogRelease], links: RemoteLinks?) {
-        let history = try ChangelogHistory(lane: lane)
+    static func releases(
+        _ range: ChangelogRange, version: String?, history: ChangelogHistory, lane: LaneContext
+    ) throws -> (list: [ChangelogRelease], links: RemoteLinks?) {
         var releases = try history.releases(range, title: version)
         if let version, range != .all, var first = releases.first, first.tagName == nil {
             first.title = (try? SemanticVersion(parsing: version))?.description ?? version
@@ -109,15 +115,20 @@ public struct WriteChangelog: Action {
     public var range: ChangelogRange
     public var version: String?
     public var configuration: ChangelogConfiguration
+    public var releaseTags: ReleaseTags
+    public var merges: MergeCommits
 
     public init(
         path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
-        configuration: ChangelogConfiguration = .init()
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude
     ) {
         self.path = path
         self.range = range
         self.version = version
         self.configuration = configuration
+        self.releaseTags = releaseTags
+        self.merges = merges
+        self.configuration.includeMergeCommits = merges != .exclude
     }
 
     public var options: [StepOption] {
@@ -130,7 +141,8 @@ public struct WriteChangelog: Action {
             throw ValidationFailure(problems: ["writeChangelog keeps a file one release at a time; `.all` would rewrite it"], suggestion: "render the whole history with changelog(since: .all)")
         }
         let lane = step.lane
-        let (releases, links) = try Changelog.releases(range, version: version, lane: lane)
+        let history = try ChangelogHistory(lane: lane, releaseTags: releaseTags, merges: merges)
+        let (releases, links) = try Changelog.releases(range, version: version, history: history, lane: lane)
         guard let release = releases.first else { return "" }
         let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
         let section = renderer.renderSection(release)
@@ -169,17 +181,25 @@ extension LaneContext {
     /// Release notes for `since` (by default: the release being made), as Markdown.
     public func changelog(
         since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude,
         file: String = #fileID, line: Int = #line
     ) throws -> String {
-        try run(Changelog(since: range, version: version, format: format), file: file, line: line)
+        try run(
+            Changelog(since: range, version: version, format: format, configuration: configuration, releaseTags: releaseTags, merges: merges),
+            file: file, line: line
+        )
     }
 
     /// Adds the release's section to CHANGELOG.md (or `path`) and returns it.
     @discardableResult
     public func writeChangelog(
         _ path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude,
         file: String = #fileID, line: Int = #line
     ) throws -> String {
-        try run(WriteChangelog(path: path, since: range, version: version), file: file, line: line)
+        try run(
+            WriteChangelog(path: path, since: range, version: version, configuration: configuration, releaseTags: releaseTags, merges: merges),
+            file: file, line: line
+        )
     }
 }

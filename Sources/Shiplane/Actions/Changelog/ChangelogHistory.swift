@@ -19,8 +19,12 @@ public enum ChangelogRange: Sendable, Equatable {
 struct ChangelogHistory {
     let repository: Repository
     let links: RemoteLinks?
+    let tagFilter: ReleaseTags
+    let merges: MergeCommits
 
-    init(lane: LaneContext) throws {
+    init(lane: LaneContext, releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) throws {
+        self.tagFilter = releaseTags
+        self.merges = merges
         repository = try lane.repository()
         // The URL as written in the config: `url.*.insteadOf` rewrites are for transport, and
         // links must point at the public host.
@@ -43,7 +47,7 @@ struct ChangelogHistory {
             return
         }
         let head = try git { try repository.resolveCommit("HEAD") }
-        let releaseTags = try git { try repository.tags() }.filter { ReleaseHistory.isReleaseTag($0.name) }
+        let releaseTags = try git { try repository.tags() }.filter { tagFilter.matches($0.name) }
         let reachable = try git { try repository.reachable(releaseTags.map(\.target), from: head) }
         let ordered = releaseTags.filter { reachable.contains($0.target) }.sorted(by: Self.byVersion).reversed()
         var tagsByTarget: [ObjectID: Tag] = [:]
@@ -61,15 +65,15 @@ struct ChangelogHistory {
 
     private func boundedReleases(_ range: ChangelogRange, title: String?) throws -> [ChangelogRelease] {
         let head = try git { try repository.resolveCommit("HEAD") }
-        let releaseTags = try git { try repository.tags() }.filter { ReleaseHistory.isReleaseTag($0.name) }
+        let releaseTags = try git { try repository.tags() }.filter { tagFilter.matches($0.name) }
         switch range {
         case .lastTag, .unreleased:
             let onHead = releaseTags.filter { $0.target == head }.max(by: Self.byVersion)
             if range == .lastTag, let onHead {
-                let previous = try git { try repository.lastTag(reachableFrom: head) { ReleaseHistory.isReleaseTag($0.name) && $0.target != head } }
+                let previous = try git { try repository.lastTag(reachableFrom: head) { tagFilter.matches($0.name) && $0.target != head } }
                 return [try release(title: Self.title(of: onHead.name), tag: onHead, from: head, previous: previous)]
             }
-            let previous = try git { try repository.lastTag(reachableFrom: head) { ReleaseHistory.isReleaseTag($0.name) } }
+            let previous = try git { try repository.lastTag(reachableFrom: head) { tagFilter.matches($0.name) } }
             return [try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: previous)]
         case .range(let from, let to):
             let end = try git { try repository.resolveCommit(to) }
@@ -79,7 +83,7 @@ struct ChangelogHistory {
             var commits: [ChangelogCommit] = []
             try git {
                 try repository.walk(from: end, hiding: start.map { [$0] } ?? []) { record in
-                    commits.append(Self.commit(record))
+                    if keeps(record) { commits.append(Self.commit(record)) }
                     return true
                 }
             }
@@ -99,7 +103,7 @@ struct ChangelogHistory {
         try git {
             try repository.walk(from: start, hiding: previous.map { [$0.target] } ?? []) { record in
                 if record.id == start { tipDate = record.committerDate }
-                commits.append(Self.commit(record))
+                if keeps(record) { commits.append(Self.commit(record)) }
                 return true
             }
         }
@@ -107,6 +111,14 @@ struct ChangelogHistory {
             title: title, tagName: tag?.name, date: tag.map { $0.tagger?.date ?? tipDate ?? Date() },
             previousTagName: previous?.name, commits: commits
         )
+    }
+
+    private func keeps(_ record: CommitRecord) -> Bool {
+        switch merges {
+        case .include: true
+        case .exclude: record.parentCount <= 1
+        case .only: record.parentCount > 1
+        }
     }
 
     static func commit(_ record: CommitRecord) -> ChangelogCommit {
@@ -118,11 +130,11 @@ struct ChangelogHistory {
 
     /// `v1.2.0` → `1.2.0`: headings show the version.
     static func title(of tagName: String) -> String {
-        (try? SemanticVersion(parsing: tagName))?.description ?? tagName
+        ReleaseTags.version(of: tagName)?.description ?? tagName
     }
 
     static func byVersion(_ left: Tag, _ right: Tag) -> Bool {
-        guard let a = try? SemanticVersion(parsing: left.name), let b = try? SemanticVersion(parsing: right.name) else {
+        guard let a = ReleaseTags.version(of: left.name), let b = ReleaseTags.version(of: right.name) else {
             return left.name < right.name
         }
         return a < b || (a == b && left.name < right.name)
