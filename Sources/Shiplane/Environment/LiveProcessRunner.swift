@@ -14,7 +14,7 @@ public struct LiveProcessRunner: ProcessRunning {
 
     public func run(
         _ invocation: ProcessInvocation,
-        onLine: @escaping @Sendable (String, OutputStream) -> Void
+        onLine: @escaping @Sendable (String, CommandStream) -> Void
     ) async throws -> ProcessResult {
         try Task.checkCancellation()
         guard let path = findExecutable(
@@ -41,7 +41,7 @@ public struct LiveProcessRunner: ProcessRunning {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProcessResult, any Error>) in
                 let group = DispatchGroup()
-                for (pipe, stream) in [(output, OutputStream.standardOutput), (errors, .standardError)] {
+                for (pipe, stream) in [(output, CommandStream.standardOutput), (errors, .standardError)] {
                     group.enter()
                     let handle = pipe.fileHandleForReading
                     Thread.detachNewThread {
@@ -135,18 +135,18 @@ private final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private let tailLength: Int
     private let captureLimit: Int
-    private let onLine: @Sendable (String, OutputStream) -> Void
-    private var pending: [OutputStream: Data] = [:]
-    private var captured: [OutputStream: Data] = [:]
+    private let onLine: @Sendable (String, CommandStream) -> Void
+    private var pending: [CommandStream: Data] = [:]
+    private var captured: [CommandStream: Data] = [:]
     private var tail: [String] = []
 
-    init(tailLength: Int, captureLimit: Int, onLine: @escaping @Sendable (String, OutputStream) -> Void) {
+    init(tailLength: Int, captureLimit: Int, onLine: @escaping @Sendable (String, CommandStream) -> Void) {
         self.tailLength = tailLength
         self.captureLimit = captureLimit
         self.onLine = onLine
     }
 
-    func append(_ chunk: Data, from stream: OutputStream) {
+    func append(_ chunk: Data, from stream: CommandStream) {
         lock.lock()
         var kept = captured[stream, default: Data()]
         if kept.count < captureLimit { kept.append(chunk.prefix(captureLimit - kept.count)) }
@@ -164,7 +164,7 @@ private final class OutputCollector: @unchecked Sendable {
         for line in lines { onLine(line, stream) }
     }
 
-    func finish(_ stream: OutputStream) {
+    func finish(_ stream: CommandStream) {
         lock.lock()
         let rest = pending[stream, default: Data()]
         pending[stream] = Data()

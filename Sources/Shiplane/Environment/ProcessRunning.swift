@@ -68,7 +68,7 @@ public protocol ProcessRunning: Sendable {
     ///   when the task is cancelled (the process is terminated first).
     func run(
         _ invocation: ProcessInvocation,
-        onLine: @escaping @Sendable (String, OutputStream) -> Void
+        onLine: @escaping @Sendable (String, CommandStream) -> Void
     ) async throws -> ProcessResult
 }
 

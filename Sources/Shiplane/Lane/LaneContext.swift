@@ -125,8 +125,9 @@ public final class LaneContext: @unchecked Sendable {
 
     /// Runs another lane as a step of this one and returns its result.
     ///
-    /// Build the lane with typed options: `try await lane.call(Build(configuration: "release"))`
-    /// for a lane with a memberwise-style initialiser, or use `call(_:configure:)`.
+    /// Build the value by parsing, `try lane.call(Build.parse(["--configuration", "release"]))`,
+    /// or use `call(_:configure:)`: a lane made with `Build()` has options that were never
+    /// parsed, and swift-argument-parser stops the program when one of them is read.
     @discardableResult
     public func call<L: Lane>(_ other: L, file: String = #fileID, line: Int = #line) async throws -> L.Output {
         try Task.checkCancellation()

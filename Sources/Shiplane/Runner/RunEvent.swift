@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which stream a line of command output came from.
-public enum OutputStream: String, Codable, Sendable {
+public enum CommandStream: String, Codable, Sendable {
     case standardOutput = "stdout"
     case standardError = "stderr"
 }
@@ -22,7 +22,7 @@ public enum RunEvent: Sendable {
     case stepStarted(StepRecord)
     case stepFinished(StepRecord)
     /// A line a command printed while a step ran.
-    case output(line: String, stream: OutputStream, step: Int?)
+    case output(line: String, stream: CommandStream, step: Int?)
     /// A message from an action or a lane.
     case message(String, level: LogLevel, step: Int?)
     case rollbackStarted(count: Int)
