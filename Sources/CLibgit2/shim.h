@@ -7,9 +7,6 @@ static inline int shiplane_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
 
-static inline int shiplane_set_search_path(int level, const char *path) {
-    return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);
-}
 static inline int shiplane_set_strict_hash_verification(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }

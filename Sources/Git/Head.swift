@@ -29,14 +29,6 @@ extension Repository {
         return .branch(name: String(cString: git_reference_shorthand(reference)), commit: target)
     }
 
-    /// The commit HEAD points at, or nil on an unborn branch.
-    public func headCommit() throws -> ObjectID? {
-        switch try head() {
-        case .branch(_, let commit), .detached(let commit): commit
-        case .unborn: nil
-        }
-    }
-
     private func unbornBranchName() throws -> String {
         var reference: OpaquePointer?
         try check(git_reference_lookup(&reference, pointer, "HEAD"), "read HEAD")

@@ -34,12 +34,4 @@ public enum Libgit2 {
         ensureInitialised()
         try check(shiplane_set_owner_validation(enabled ? 1 : 0), "set owner validation")
     }
-
-    /// Points libgit2's global/XDG/system config search at `path` (tests isolate themselves with it).
-    public static func setConfigSearchPath(_ path: String) throws {
-        ensureInitialised()
-        for level in [GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_SYSTEM] {
-            try check(shiplane_set_search_path(level.rawValue, path), "set config search path")
-        }
-    }
 }

@@ -40,17 +40,6 @@ public final class Repository: @unchecked Sendable {
         return Repository(pointer: handle)
     }
 
-    /// Creates a new repository (bare or with a work tree) at `path`.
-    public static func create(at path: String, bare: Bool = false) throws -> Repository {
-        Libgit2.ensureInitialised()
-        var handle: OpaquePointer?
-        try check(git_repository_init(&handle, path, bare ? 1 : 0), "create repository \(path)")
-        guard let handle else {
-            throw GitError(code: .other(-1), operation: "create repository \(path)", message: "no handle returned")
-        }
-        return Repository(pointer: handle)
-    }
-
     // MARK: - Facts
 
     /// True for a repository with no work tree.
@@ -69,11 +58,6 @@ public final class Repository: @unchecked Sendable {
         var text = String(cString: git_repository_path(pointer))
         while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
         return text
-    }
-
-    /// True while a merge, rebase, cherry-pick or similar operation is in progress.
-    public var isInMiddleOfOperation: Bool {
-        git_repository_state(pointer) != Int32(GIT_REPOSITORY_STATE_NONE.rawValue)
     }
 
     // MARK: - Config

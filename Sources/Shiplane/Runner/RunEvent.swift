@@ -56,16 +56,3 @@ public final class RecordingReporter: Reporting, @unchecked Sendable {
         return storage
     }
 }
-
-/// Sends each event to several reporters in turn.
-public struct FanOutReporter: Reporting {
-    public var reporters: [any Reporting]
-
-    public init(_ reporters: [any Reporting]) {
-        self.reporters = reporters
-    }
-
-    public func report(_ event: RunEvent) {
-        for reporter in reporters { reporter.report(event) }
-    }
-}
