@@ -118,3 +118,23 @@ struct ScaffoldTests {
         #expect(result.stdout.contains("would run: Scripts/test"))
     }
 }
+
+@Suite("Scripts/install: an installed shiplane compiles lanes from its prefix")
+struct InstallTests {
+    @Test func anInstalledPrefixRunsLanes() throws {
+        let prefix = NSTemporaryDirectory() + "shiplane-prefix-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let install = try runProgram(
+            packageRoot + "/Scripts/install", ["--prefix", prefix, "--from-build", packageRoot + "/.build/debug"],
+            in: packageRoot, environment: ProcessInfo.processInfo.environment
+        )
+        #expect(install.status == 0, "\(install.all)")
+        #expect(FileManager.default.fileExists(atPath: prefix + "/lib/shiplane/Modules/Shiplane.swiftmodule"))
+        let repo = try repositoryWithLanes()
+        var environment = repo.environment
+        environment["SHIPLANE_CACHE_DIR"] = repo.root + "/cache"
+        let result = try runProgram(prefix + "/bin/shiplane", ["release", "bump:minor"], in: repo.path, environment: environment)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("bump=minor"))
+    }
+}
