@@ -34,10 +34,10 @@ extension Repository {
     ///
     /// Untracked folders are reported once, as `folder/`, the way git does by default; ignored
     /// files are left out.
-    public func status(includeUntracked: Bool = true, indexOnly: Bool = false) throws -> [StatusEntry] {
+    public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "prepare status")
-        options.show = indexOnly ? GIT_STATUS_SHOW_INDEX_ONLY : GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         var flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if includeUntracked { flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue }
         options.flags = flags

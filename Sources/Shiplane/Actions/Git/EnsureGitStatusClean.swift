@@ -21,8 +21,6 @@ public struct EnsureGitStatusClean: Action {
 
     public func run(in step: StepContext) throws {
         let repository = try step.lane.repository()
-        // A clean tree is confirmed on several threads; anything else gets libgit2's full status.
-        if try git({ try repository.isCertainlyClean(threads: 4) }) == true { return }
         let entries = try git { try repository.status() }.filter { !isIgnored($0.path) }
         guard !entries.isEmpty else { return }
         let shown = entries.prefix(listLimit).map { "\($0.shortCode) \($0.path)" }
