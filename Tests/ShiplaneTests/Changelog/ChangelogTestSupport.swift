@@ -45,13 +45,13 @@ enum ChangelogSamples {
     static let githubLinks = RemoteLinks(remoteURL: "git@github.com:shiplane/shiplane.git")
 }
 
-/// Compares output with a file in Fixtures/Changelog; with SHIPLANE_RECORD_GOLDENS=1 it rewrites the
+/// Compares output with a file in Fixtures/Changelog; with SHIPLANE_UPDATE_GOLDEN=1 it rewrites the
 /// file instead (and fails, so a recording run is never mistaken for a passing one).
 func expectChangelogGolden(_ actual: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let url = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Changelog/\(name)")
-    if ProcessInfo.processInfo.environment["SHIPLANE_RECORD_GOLDENS"] == "1" {
+    if ProcessInfo.processInfo.environment["SHIPLANE_UPDATE_GOLDEN"] == "1" {
         try actual.write(to: url, atomically: true, encoding: .utf8)
         Issue.record("Recorded golden file \(name)", sourceLocation: sourceLocation)
         return

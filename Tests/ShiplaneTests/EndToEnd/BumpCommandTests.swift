@@ -123,6 +123,15 @@ struct BumpCommandTests {
         #expect(repo.read("VERSION") == "1.2.3\n")
     }
 
+    @Test func aDryRunStopsWhereTheRealRunWouldOnOtherDirtyFiles() throws {
+        let repo = try versionedRepository()
+        try repo.write("notes.txt", "unrelated")
+        let result = try repo.shiplane(["bump", "patch", "--commit", "--dry-run"])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("other files are dirty"))
+        #expect(repo.read("VERSION") == "1.2.3\n")
+    }
+
     @Test func sourcesThatDisagreeAreListed() throws {
         let repo = try versionedRepository()
         try repo.write("VERSION", "1.2.4\n")

@@ -40,7 +40,9 @@ public struct CommitVersionBump: Action {
         let text = try message ?? "Version bump to \(lane.agreedVersion(of: lane.versionFiles(nil)).version)"
         if !allowOtherChanges {
             let others = try git { try repository.status() }.filter { !changed.contains($0.path) }
-            if !others.isEmpty, !(lane.isDryRun) {
+            // The real tree is read in a dry run too: the overlay's version files are not dirty on
+            // disk, so what shows is exactly what would stop the real run.
+            if !others.isEmpty {
                 throw ShiplaneError(
                     "other files are dirty: the version bump commit would not be the only change",
                     info: [("files", others.prefix(20).map { "\($0.shortCode) \($0.path)" }.joined(separator: "\n"))],
