@@ -79,4 +79,56 @@ struct StreamingUploadTests {
             #expect(chunks == 4)
         }
     }
+
+    @Test func pumpReadsTheNextChunkOnlyAfterTheWriteReturns() async throws {
+        try await withTemporaryDirectory { folder in
+            let text = (0..<10).map { String(repeating: String($0), count: 1000) }.joined()
+            let path = try writeFile(folder, "f.txt", text)
+            var inFlight = false
+            var overlapped = false
+            var received: [UInt8] = []
+            try await HTTPTransport.pumpFile(path: path, size: 10_000, chunkSize: 1000) { chunk in
+                if inFlight { overlapped = true }
+                inFlight = true
+                defer { inFlight = false }
+                // A slow connection: the pump must wait here, not read ahead.
+                try await Task.sleep(nanoseconds: 2_000_000)
+                received += Array(chunk.readableBytesView)
+            }
+            #expect(!overlapped)
+            #expect(String(decoding: received, as: UTF8.self) == text)
+        }
+    }
+
+    @Test func pumpFailsWhenTheFileShrinksOrGrowsDuringTheUpload() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try writeFile(folder, "f.txt", String(repeating: "x", count: 5000))
+            var calls = 0
+            await #expect {
+                try await HTTPTransport.pumpFile(path: path, size: 5000, chunkSize: 1000) { _ in
+                    calls += 1
+                    if calls == 1 { truncate(path, 1500) }
+                }
+            } throws: { error in
+                guard case HTTPTransportError.fileUnreadable(let shown, let reason) = error else { return false }
+                return shown == path && reason.contains("shrank") && reason.contains("from 5000 to 1500 bytes")
+            }
+
+            _ = try writeFile(folder, "f.txt", String(repeating: "y", count: 2000))
+            calls = 0
+            await #expect {
+                try await HTTPTransport.pumpFile(path: path, size: 2000, chunkSize: 1000) { _ in
+                    calls += 1
+                    if calls == 1, let handle = FileHandle(forWritingAtPath: path) {
+                        handle.seekToEndOfFile()
+                        handle.write(Data(repeating: 0x7A, count: 4000))
+                        handle.closeFile()
+                    }
+                }
+            } throws: { error in
+                guard case HTTPTransportError.fileUnreadable(_, let reason) = error else { return false }
+                return reason.contains("grew")
+            }
+        }
+    }
 }
