@@ -4,35 +4,54 @@ internal import NIOCore
 /// Reads a file from disk in fixed-size chunks, for streaming an upload without loading it whole.
 ///
 /// Each iteration opens the file anew, so a retried request re-reads it from the start.
+///
+/// Memory stays bounded however slow the server reads. AsyncHTTPClient decides off the event
+/// loop whether to take another chunk, and learns that the socket is full only when the
+/// connection's event loop has run the write queued for the previous chunk; a reader that only
+/// reads can queue many chunks before that, all held in memory (the more so on a busy machine
+/// where the loop waits for a core). So before reading each chunk after the first, the iterator
+/// waits until every event loop of the client has run what was queued before it: the previous
+/// write has then happened, and a full socket has paused the stream, which makes AsyncHTTPClient
+/// hold the next chunk until the socket drains. At most about two chunks are in memory.
 struct FileChunkSequence: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     let path: String
+    /// The Content-Length sent: a file that grows or shrinks while it is read fails the upload.
+    let expectedSize: Int64
     let chunkSize: Int
+    let eventLoops: [any EventLoop]
 
-    /// 1 MiB chunks: few enough to keep per-chunk overhead small, small enough that the few
-    /// chunks in flight keep memory far below the asset's size.
-    init(path: String, chunkSize: Int = 1 << 20) {
+    /// 1 MiB chunks: few enough to keep per-chunk overhead small (two event-loop round trips
+    /// each), small enough that the two in memory stay far below the asset's size.
+    init(path: String, expectedSize: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = []) {
         self.path = path
+        self.expectedSize = expectedSize
         self.chunkSize = chunkSize
+        self.eventLoops = eventLoops
     }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(path: path, chunkSize: chunkSize)
+        Iterator(path: path, expectedSize: expectedSize, chunkSize: chunkSize, eventLoops: eventLoops)
     }
 
     /// Owns the open file descriptor and closes it at end of file or when dropped. Bytes are
     /// read straight into the buffer that is sent: no intermediate copy.
     final class Iterator: AsyncIteratorProtocol {
         private let path: String
+        private let expectedSize: Int64
         private let chunkSize: Int
+        private let eventLoops: [any EventLoop]
         private let allocator = ByteBufferAllocator()
         private var descriptor: Int32 = -1
         private var finished = false
+        private var produced: Int64 = 0
 
-        init(path: String, chunkSize: Int) {
+        init(path: String, expectedSize: Int64, chunkSize: Int, eventLoops: [any EventLoop]) {
             self.path = path
+            self.expectedSize = expectedSize
             self.chunkSize = Swift.max(1, chunkSize)
+            self.eventLoops = eventLoops
         }
 
         deinit { closeFile() }
@@ -50,6 +69,8 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                     finished = true
                     throw HTTPTransportError.fileUnreadable(path: path, reason: String(cString: strerror(errno)))
                 }
+            } else {
+                for loop in eventLoops { try await loop.submit {}.get() }
             }
             var buffer = allocator.buffer(capacity: chunkSize)
             let size = chunkSize
@@ -69,9 +90,21 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                 }
                 return total
             }
+            produced += Int64(count)
+            if produced > expectedSize {
+                finished = true
+                closeFile()
+                throw HTTPTransportError.fileUnreadable(
+                    path: path, reason: "it grew while being uploaded (from \(expectedSize) bytes); upload it once it is complete")
+            }
             if count == 0 {
                 finished = true
                 closeFile()
+                guard produced == expectedSize else {
+                    throw HTTPTransportError.fileUnreadable(
+                        path: path,
+                        reason: "it shrank while being uploaded (from \(expectedSize) to \(produced) bytes); upload it once it is complete")
+                }
                 return nil
             }
             return buffer

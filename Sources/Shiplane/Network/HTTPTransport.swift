@@ -109,71 +109,15 @@ public struct HTTPTransport: Sendable {
         case .file(let path):
             let size = try Self.regularFileSize(path)
             onEvent(.streamingUpload(path: path, bytes: size))
-            return try await sendFile(request, path: path, size: size)
+            outgoing.body = .stream(
+                FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                length: .known(size))
         }
-        let response = try await client.execute(outgoing, timeout: Self.timeAmount(request.timeout))
+        let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
+        let response = try await client.execute(outgoing, timeout: timeout)
         let buffer = try await response.body.collect(upTo: maxResponseBytes)
         let headers = response.headers.map { (name: $0.name, value: $0.value) }
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
-    }
-
-    /// An upload from disk, through the `StreamWriter` API: each 1 MiB chunk is written only when
-    /// the previous write was accepted on the connection's event loop, which answers "wait" as
-    /// soon as the socket's write buffer is over its mark. At most a couple of chunks are ever in
-    /// memory, however slow the server reads. (The async `.stream` body decides off the event
-    /// loop and can run ahead by many chunks while that loop is busy or descheduled.)
-    private func sendFile(_ request: HTTPRequest, path: String, size: Int64) async throws -> HTTPResponse {
-        var headers = HTTPHeaders()
-        for header in request.headers { headers.add(name: header.name, value: header.value) }
-        let loop = client.eventLoopGroup.any()
-        let body = HTTPClient.Body.stream(contentLength: size) { writer in
-            let done = loop.makePromise(of: Void.self)
-            done.completeWithTask {
-                try await Self.pumpFile(path: path, size: size) { chunk in
-                    try await writer.write(.byteBuffer(chunk)).get()
-                }
-            }
-            return done.futureResult
-        }
-        let outgoing = try HTTPClient.Request(
-            url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, body: body)
-        let task = client.execute(
-            request: outgoing,
-            delegate: ResponseAccumulator(request: outgoing, maxBodySize: maxResponseBytes),
-            deadline: .now() + Self.timeAmount(request.timeout))
-        let response = try await withTaskCancellationHandler {
-            try await task.futureResult.get()
-        } onCancel: {
-            task.cancel()
-        }
-        let bytes = response.body.map { Array($0.readableBytesView) } ?? []
-        return HTTPResponse(
-            status: Int(response.status.code), headers: response.headers.map { (name: $0.name, value: $0.value) },
-            body: bytes)
-    }
-
-    /// Reads `path` in chunks and hands each to `write`, reading the next only when `write`
-    /// returns, so one chunk is read ahead at most. The file must keep the `size` it had when the
-    /// request started (its Content-Length).
-    static func pumpFile(
-        path: String, size: Int64, chunkSize: Int = 1 << 20, write: (ByteBuffer) async throws -> Void
-    ) async throws {
-        let chunks = FileChunkSequence(path: path, chunkSize: chunkSize).makeAsyncIterator()
-        var sent: Int64 = 0
-        while let chunk = try await chunks.next() {
-            sent += Int64(chunk.readableBytes)
-            guard sent <= size else {
-                throw HTTPTransportError.fileUnreadable(path: path, reason: "it grew while being uploaded (from \(size) bytes)")
-            }
-            try await write(chunk)
-        }
-        guard sent == size else {
-            throw HTTPTransportError.fileUnreadable(path: path, reason: "it shrank while being uploaded (from \(size) to \(sent) bytes)")
-        }
-    }
-
-    private static func timeAmount(_ seconds: Double) -> TimeAmount {
-        .milliseconds(Int64(max(0.001, seconds) * 1000))
     }
 
     // MARK: - Retry decisions

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import NIOCore
+import NIOPosix
+import Synchronization
 @testable import Shiplane
 
 @Suite("Streaming uploads")
@@ -71,7 +74,7 @@ struct StreamingUploadTests {
             let path = try writeFile(folder, "f.txt", String(repeating: "0123456789", count: 1000))
             var total = 0
             var chunks = 0
-            for try await chunk in FileChunkSequence(path: path, chunkSize: 3000) {
+            for try await chunk in FileChunkSequence(path: path, expectedSize: 10_000, chunkSize: 3000) {
                 total += chunk.readableBytes
                 chunks += 1
             }
@@ -80,54 +83,57 @@ struct StreamingUploadTests {
         }
     }
 
-    @Test func pumpReadsTheNextChunkOnlyAfterTheWriteReturns() async throws {
+    /// The bound on memory: a chunk after the first is read only once the event loops have run
+    /// everything queued before it (AsyncHTTPClient's write of the previous chunk, and the pause a
+    /// full socket causes).
+    @Test func nextChunkWaitsForTheEventLoopsToRunWhatWasQueued() async throws {
         try await withTemporaryDirectory { folder in
-            let text = (0..<10).map { String(repeating: String($0), count: 1000) }.joined()
-            let path = try writeFile(folder, "f.txt", text)
-            var inFlight = false
-            var overlapped = false
-            var received: [UInt8] = []
-            try await HTTPTransport.pumpFile(path: path, size: 10_000, chunkSize: 1000) { chunk in
-                if inFlight { overlapped = true }
-                inFlight = true
-                defer { inFlight = false }
-                // A slow connection: the pump must wait here, not read ahead.
-                try await Task.sleep(nanoseconds: 2_000_000)
-                received += Array(chunk.readableBytesView)
+            let path = try writeFile(folder, "f.txt", String(repeating: "z", count: 3000))
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+            let loops = Array(group.makeIterator())
+            let iterator = FileChunkSequence(path: path, expectedSize: 3000, chunkSize: 1000, eventLoops: loops)
+                .makeAsyncIterator()
+            let ran = Mutex<[Int]>([])
+            _ = try await iterator.next()
+            // A slow write queued on the second loop after the first chunk was handed over.
+            loops[1].execute {
+                usleep(100_000)
+                ran.withLock { $0.append(1) }
             }
-            #expect(!overlapped)
-            #expect(String(decoding: received, as: UTF8.self) == text)
+            let second = try await iterator.next()
+            #expect(ran.withLock { $0 } == [1])
+            #expect(second?.readableBytes == 1000)
+            _ = try await iterator.next()
+            #expect(try await iterator.next() == nil)
+            try await group.shutdownGracefully()
         }
     }
 
-    @Test func pumpFailsWhenTheFileShrinksOrGrowsDuringTheUpload() async throws {
+    @Test func anUploadFailsWhenTheFileShrinksOrGrowsWhileItIsRead() async throws {
         try await withTemporaryDirectory { folder in
             let path = try writeFile(folder, "f.txt", String(repeating: "x", count: 5000))
-            var calls = 0
+            let shrinking = FileChunkSequence(path: path, expectedSize: 5000, chunkSize: 1000).makeAsyncIterator()
+            _ = try await shrinking.next()
+            truncate(path, 1500)
             await #expect {
-                try await HTTPTransport.pumpFile(path: path, size: 5000, chunkSize: 1000) { _ in
-                    calls += 1
-                    if calls == 1 { truncate(path, 1500) }
-                }
+                while try await shrinking.next() != nil {}
             } throws: { error in
                 guard case HTTPTransportError.fileUnreadable(let shown, let reason) = error else { return false }
                 return shown == path && reason.contains("shrank") && reason.contains("from 5000 to 1500 bytes")
             }
 
             _ = try writeFile(folder, "f.txt", String(repeating: "y", count: 2000))
-            calls = 0
+            let growing = FileChunkSequence(path: path, expectedSize: 2000, chunkSize: 1000).makeAsyncIterator()
+            _ = try await growing.next()
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            handle.seekToEndOfFile()
+            handle.write(Data(repeating: 0x7A, count: 4000))
+            handle.closeFile()
             await #expect {
-                try await HTTPTransport.pumpFile(path: path, size: 2000, chunkSize: 1000) { _ in
-                    calls += 1
-                    if calls == 1, let handle = FileHandle(forWritingAtPath: path) {
-                        handle.seekToEndOfFile()
-                        handle.write(Data(repeating: 0x7A, count: 4000))
-                        handle.closeFile()
-                    }
-                }
+                while try await growing.next() != nil {}
             } throws: { error in
                 guard case HTTPTransportError.fileUnreadable(_, let reason) = error else { return false }
-                return reason.contains("grew")
+                return reason.contains("grew") && reason.contains("from 2000 bytes")
             }
         }
     }
