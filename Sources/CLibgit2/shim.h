@@ -1,6 +1,7 @@
 #ifndef SHIPLANE_CLIBGIT2_SHIM_H
 #define SHIPLANE_CLIBGIT2_SHIM_H
 #include <git2.h>
+#include <git2/sys/repository.h>
 
 /* git_libgit2_opts is variadic, which Swift cannot call: one wrapper per option we use. */
 static inline int shiplane_set_owner_validation(int enabled) {

@@ -37,7 +37,9 @@ extension Repository {
     public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "prepare status")
-        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        // HEAD against the index is the slow half on a large tree (every tree object read);
+        // when the index's cached tree already names HEAD's tree, there is nothing staged.
+        options.show = indexCachedTreeIsHead() ? GIT_STATUS_SHOW_WORKDIR_ONLY : GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         var flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if includeUntracked { flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue }
         options.flags = flags
@@ -70,5 +72,39 @@ extension Repository {
             entries.append(StatusEntry(path: String(cString: cPath), change: change))
         }
         return entries
+    }
+
+    /// Whether the index holds exactly HEAD's tree, known without comparing them entry by entry:
+    /// the index's cached tree (its TREE extension, which git and libgit2 keep and invalidate
+    /// along every path they change) names the same tree as HEAD. This is how `git status` and
+    /// `git commit` avoid reading every tree too. False whenever it cannot tell: HEAD unborn, the
+    /// cache invalidated by a staged change or missing, conflicts.
+    ///
+    /// `git_index_write_tree_to` answers from the cache when it is valid. Aimed at a scratch
+    /// repository whose object database has no backends, it can write nothing anywhere: with the
+    /// cache invalid it fails (the blob it would reference is not there), and the index is left as
+    /// it was.
+    func indexCachedTreeIsHead() -> Bool {
+        var headTree: OpaquePointer?
+        guard git_revparse_single(&headTree, pointer, "HEAD^{tree}") == 0, let headTree else { return false }
+        defer { git_object_free(headTree) }
+        var index: OpaquePointer?
+        guard git_repository_index(&index, pointer) == 0, let index else { return false }
+        defer { git_index_free(index) }
+        if git_index_has_conflicts(index) != 0 { return false }
+        var scratch: OpaquePointer?
+        guard git_repository_new(&scratch) == 0, let scratch else { return false }
+        defer { git_repository_free(scratch) }
+        var odb: OpaquePointer?
+        guard git_odb_new(&odb) == 0, let odb else { return false }
+        defer { git_odb_free(odb) }
+        guard git_repository_set_odb(scratch, odb) == 0 else { return false }
+        var cached = git_oid()
+        guard git_index_write_tree_to(&cached, index, scratch) == 0 else {
+            git_error_clear()
+            return false
+        }
+        guard let headID = git_object_id(headTree) else { return false }
+        return git_oid_equal(&cached, headID) != 0
     }
 }

@@ -79,6 +79,68 @@ struct GitLayerTests {
         #expect(entries.contains { $0.path == "x.txt" && $0.change.contains(.conflicted) })
     }
 
+    /// `status()` skips HEAD-against-index when the index's cached tree names HEAD's tree; every
+    /// way the index can differ from HEAD must still take the full comparison, and agree with git.
+    @Test func cachedTreeShortcutOnlyWhenTheIndexIsHead() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("src/a.txt", "a\n")
+        try repo.write("src/b/c.txt", "c\n")
+        try repo.write("top.txt", "t\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "files")
+        func porcelain() throws -> [String] {
+            try runProgram("/usr/bin/git", ["status", "--porcelain"], in: repo.path, environment: repo.environment)
+                .stdout.split(separator: "\n").map(String.init)
+        }
+        func ours() throws -> [String] { try Repository.open(repo.path).status().map { "\($0.shortCode) \($0.path)" } }
+
+        // git commit leaves a valid cached tree that names HEAD's tree.
+        #expect(try Repository.open(repo.path).indexCachedTreeIsHead())
+        #expect(try ours().isEmpty)
+
+        // A change in the work tree only: the index is still HEAD.
+        try repo.write("src/a.txt", "changed\n")
+        #expect(try Repository.open(repo.path).indexCachedTreeIsHead())
+        #expect(try ours() == [" M src/a.txt"])
+        #expect(try ours() == (try porcelain()))
+
+        // Staged: the cached tree is invalidated, so the full comparison runs.
+        try repo.git("add", "src/a.txt")
+        let index = try Data(contentsOf: URL(fileURLWithPath: repo.path + "/.git/index"))
+        let objects = try repo.git("count-objects", "-v")
+        #expect(!(try Repository.open(repo.path).indexCachedTreeIsHead()))
+        #expect(try ours() == ["M  src/a.txt"])
+        #expect(try ours() == (try porcelain()))
+        // Asking wrote nothing: no object, no change to the index.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: repo.path + "/.git/index")) == index)
+        #expect(try repo.git("count-objects", "-v") == objects)
+
+        // Staged back to HEAD's content: nothing is staged, whatever the cache says.
+        try repo.write("src/a.txt", "a\n")
+        try repo.git("add", "src/a.txt")
+        #expect(try ours().isEmpty)
+        #expect(try porcelain().isEmpty)
+
+        // A valid cached tree that is not HEAD's: commit, then move HEAD back without touching the index.
+        try repo.write("src/b/c.txt", "c2\n")
+        try repo.git("commit", "-q", "-am", "c2")
+        #expect(try Repository.open(repo.path).indexCachedTreeIsHead())
+        try repo.git("reset", "-q", "--soft", "HEAD~1")
+        #expect(!(try Repository.open(repo.path).indexCachedTreeIsHead()))
+        #expect(try ours() == ["M  src/b/c.txt"])
+        #expect(try ours() == (try porcelain()))
+
+        // A staged deletion and a staged new file, with the cached tree invalid.
+        try repo.git("commit", "-q", "-m", "c2 again")
+        try repo.git("rm", "-q", "top.txt")
+        try repo.write("new.txt", "n\n")
+        try repo.git("add", "new.txt")
+        #expect(try Set(porcelain()) == ["D  top.txt", "A  new.txt"])
+        let entries = try Repository.open(repo.path).status()
+        #expect(Set(entries.map(\.path)) == ["top.txt", "new.txt"])
+        #expect(entries.allSatisfy { $0.change == .staged })
+    }
+
     @Test func cleanTreeHasNoEntries() throws {
         let repo = try TemporaryRepository()
         #expect(try Repository.open(repo.path).status().isEmpty)
