@@ -35,11 +35,13 @@ extension Repository {
     /// Untracked folders are reported once, as `folder/`, the way git does by default; ignored
     /// files are left out.
     public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
+        let indexIsHead = indexCachedTreeIsHead()
+        if indexIsHead, workTreeMatchesIndexByStat() { return [] }
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "prepare status")
         // HEAD against the index is the slow half on a large tree (every tree object read);
         // when the index's cached tree already names HEAD's tree, there is nothing staged.
-        options.show = indexCachedTreeIsHead() ? GIT_STATUS_SHOW_WORKDIR_ONLY : GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        options.show = indexIsHead ? GIT_STATUS_SHOW_WORKDIR_ONLY : GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         var flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if includeUntracked { flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue }
         options.flags = flags
@@ -106,5 +108,17 @@ extension Repository {
         }
         guard let headID = git_object_id(headTree) else { return false }
         return git_oid_equal(&cached, headID) != 0
+    }
+
+    /// A clean work tree confirmed from the index's stat data (see `CleanWorkTreeCheck`); false
+    /// means only "cannot tell".
+    func workTreeMatchesIndexByStat() -> Bool {
+        var index: OpaquePointer?
+        guard git_repository_index(&index, pointer) == 0, let index else {
+            git_error_clear()
+            return false
+        }
+        defer { git_index_free(index) }
+        return CleanWorkTreeCheck(repository: pointer, index: index)?.workTreeIsClean() ?? false
     }
 }

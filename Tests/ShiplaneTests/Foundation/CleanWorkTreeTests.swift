@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import Git
+
+/// `status()` answers "clean" from the index's stat data when it can (`CleanWorkTreeCheck`) and
+/// otherwise runs libgit2's full status. Every case here is checked against `git status` and
+/// against what the fast check says, so a fast check that calls a changed tree clean fails.
+@Suite("Clean work tree from stat data, checked against git")
+struct CleanWorkTreeTests {
+    /// A committed tree whose files are older than the index (so none is racily clean), with
+    /// names whose sort order interleaves folders and files.
+    private func committedTree() throws -> TemporaryRepository {
+        let repo = try TemporaryRepository()
+        let files = ["a/b.txt", "a/b/c.txt", "a/b-c/d.txt", "a/b0", "a/b/e/f.txt", "top.txt", "z/y/x/w.txt",
+                     ".gitignore", "run.sh"]
+        for file in files { try repo.write(file, file == ".gitignore" ? "*.log\nbuild/\n" : "\(file)\n") }
+        _ = try runProgram("/bin/chmod", ["+x", repo.path + "/run.sh"], in: repo.path, environment: repo.environment)
+        try repo.write("link", "")
+        try FileManager.default.removeItem(atPath: repo.path + "/link")
+        try FileManager.default.createSymbolicLink(atPath: repo.path + "/link", withDestinationPath: "top.txt")
+        // Files an hour old: the index written after them is strictly newer.
+        let past = Date().addingTimeInterval(-3600)
+        for file in files + ["README.md"] {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: repo.path + "/" + file)
+        }
+        try repo.git("add", "-A")
+        try repo.git("commit", "-q", "-m", "tree")
+        return repo
+    }
+
+    private func porcelainPaths(_ repo: TemporaryRepository) throws -> Set<String> {
+        let output = try runProgram("/usr/bin/git", ["status", "--porcelain"], in: repo.path, environment: repo.environment)
+        return Set(output.stdout.split(separator: "\n").map { String($0.dropFirst(3)) })
+    }
+
+    private func check(_ repo: TemporaryRepository, fastSaysClean: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let repository = try Repository.open(repo.path)
+        #expect(repository.workTreeMatchesIndexByStat() == fastSaysClean, sourceLocation: sourceLocation)
+        let ours = Set(try repository.status().map(\.path))
+        #expect(ours == (try porcelainPaths(repo)), sourceLocation: sourceLocation)
+    }
+
+    @Test func aCleanTreeIsConfirmedFromStatData() throws {
+        let repo = try committedTree()
+        try check(repo, fastSaysClean: true)
+        #expect(try porcelainPaths(repo).isEmpty)
+    }
+
+    @Test func ignoredFilesAndFoldersKeepItClean() throws {
+        let repo = try committedTree()
+        try repo.write("debug.log", "x\n")
+        try repo.write("a/b/trace.log", "x\n")
+        try repo.write("build/out/bin", "x\n")
+        try check(repo, fastSaysClean: true)
+    }
+
+    @Test func everyKindOfChangeIsLeftToTheFullStatus() throws {
+        let changes: [(String, (TemporaryRepository) throws -> Void)] = [
+            ("modified", { try $0.write("a/b/c.txt", "changed and longer\n") }),
+            ("same size, new time", { repo in
+                try repo.write("a/b0", "A/B0\n")
+            }),
+            ("deleted", { try FileManager.default.removeItem(atPath: $0.path + "/a/b/e/f.txt") }),
+            ("untracked file", { try $0.write("a/b-c/new.txt", "n\n") }),
+            ("untracked folder", { try $0.write("new/deeper/file.txt", "n\n") }),
+            ("untracked at the root", { try $0.write("new.txt", "n\n") }),
+            ("executable bit", { repo in
+                _ = try runProgram("/bin/chmod", ["+x", repo.path + "/top.txt"], in: repo.path, environment: repo.environment)
+            }),
+            ("file became a symlink", { repo in
+                try FileManager.default.removeItem(atPath: repo.path + "/top.txt")
+                try FileManager.default.createSymbolicLink(atPath: repo.path + "/top.txt", withDestinationPath: "run.sh")
+            }),
+            ("folder became a file", { repo in
+                try FileManager.default.removeItem(atPath: repo.path + "/z/y")
+                try repo.write("z/y", "now a file\n")
+            }),
+        ]
+        for (name, change) in changes {
+            let repo = try committedTree()
+            try change(repo)
+            let repository = try Repository.open(repo.path)
+            #expect(!repository.workTreeMatchesIndexByStat(), "\(name)")
+            let ours = Set(try repository.status().map(\.path))
+            let git = try porcelainPaths(repo)
+            #expect(ours == git, "\(name)")
+            #expect(!git.isEmpty, "\(name)")
+        }
+    }
+
+    /// A staged change: the work tree matches the index (the stat check says so), but the index
+    /// is not HEAD, so `status()` must not take the shortcut.
+    @Test func aStagedChangeIsStillReported() throws {
+        let repo = try committedTree()
+        try repo.write("top.txt", "staged\n")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: repo.path + "/top.txt")
+        try repo.git("add", "top.txt")
+        let repository = try Repository.open(repo.path)
+        #expect(repository.workTreeMatchesIndexByStat())
+        #expect(!repository.indexCachedTreeIsHead())
+        #expect(try repository.status() == [StatusEntry(path: "top.txt", change: .staged)])
+        #expect(try porcelainPaths(repo) == ["top.txt"])
+    }
+
+    /// Cases the stat data cannot settle are left to libgit2, which finds them clean.
+    @Test func doubtfulCasesFallBackAndStillReadClean() throws {
+        let repo = try committedTree()
+        // An empty untracked folder: git shows nothing.
+        try FileManager.default.createDirectory(atPath: repo.path + "/empty/inner", withIntermediateDirectories: true)
+        try check(repo, fastSaysClean: false)
+        try FileManager.default.removeItem(atPath: repo.path + "/empty")
+
+        // Touched, same content: the stat data differ, the content does not.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: repo.path + "/top.txt")
+        try check(repo, fastSaysClean: false)
+
+        // A file changed in the instant the index was written is racily clean: never trusted.
+        let fresh = try TemporaryRepository()
+        try fresh.write("racy.txt", "r\n")
+        try fresh.git("add", "racy.txt")
+        let indexTime = try FileManager.default.attributesOfItem(atPath: fresh.path + "/.git/index")[.modificationDate] as? Date
+        try FileManager.default.setAttributes([.modificationDate: try #require(indexTime)], ofItemAtPath: fresh.path + "/racy.txt")
+        let repository = try Repository.open(fresh.path)
+        #expect(!repository.workTreeMatchesIndexByStat())
+    }
+}
