@@ -112,13 +112,13 @@ extension Repository {
 
     /// A clean work tree confirmed from the index's stat data (see `CleanWorkTreeCheck`); false
     /// means only "cannot tell".
-    func workTreeMatchesIndexByStat() -> Bool {
+    func workTreeMatchesIndexByStat(parts: Int? = nil) -> Bool {
         var index: OpaquePointer?
         guard git_repository_index(&index, pointer) == 0, let index else {
             git_error_clear()
             return false
         }
         defer { git_index_free(index) }
-        return CleanWorkTreeCheck(repository: pointer, index: index)?.workTreeIsClean() ?? false
+        return CleanWorkTreeCheck(repository: pointer, index: index)?.workTreeIsClean(parts: parts) ?? false
     }
 }

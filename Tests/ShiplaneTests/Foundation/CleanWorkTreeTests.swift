@@ -88,6 +88,22 @@ struct CleanWorkTreeTests {
         }
     }
 
+    /// The entries split across threads: a change in any part, first or last entry included, is seen.
+    @Test func everyPartOfASplitIndexIsChecked() throws {
+        let repo = try committedTree()
+        let entries = try repo.git("ls-files").split(separator: "\n").map(String.init)
+        for parts in [1, 2, 3, 5, entries.count, entries.count + 3] {
+            #expect(try Repository.open(repo.path).workTreeMatchesIndexByStat(parts: parts), "parts \(parts)")
+        }
+        for file in [entries.first, entries[entries.count / 2], entries.last].compactMap({ $0 }) {
+            let changed = try committedTree()
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-10)], ofItemAtPath: changed.path + "/" + file)
+            for parts in [1, 2, 3, entries.count] {
+                #expect(!(try Repository.open(changed.path).workTreeMatchesIndexByStat(parts: parts)), "\(file), parts \(parts)")
+            }
+        }
+    }
+
     /// A staged change: the work tree matches the index (the stat check says so), but the index
     /// is not HEAD, so `status()` must not take the shortcut.
     @Test func aStagedChangeIsStillReported() throws {
