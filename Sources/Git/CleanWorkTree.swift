@@ -1,239 +1,389 @@
 import Foundation
 internal import CLibgit2
 
-/// Confirms that the work tree matches the index from the index's stat data alone, the way
-/// `git status` does, with cheaper system calls than libgit2's status: libgit2 stats every file by
-/// its absolute path (the kernel walks every component each time), this stats each file relative
-/// to its open folder. It only ever answers "clean" or "cannot tell"; anything it does not
-/// recognise as clean (a changed stat, a racily clean entry, an unknown name, a submodule, an
-/// index flag) is left to libgit2's full status.
-struct CleanWorkTreeCheck {
-    let repository: OpaquePointer
-    let index: OpaquePointer
-    let workdir: String
-
-    /// The index file's modification time: an entry whose file changed in the same instant the
-    /// index was written cannot be judged by its stat data ("racily clean", as git calls it).
-    private let indexWritten: timespec
-    private let emptyBlob: git_oid
-
-    init?(repository: OpaquePointer, index: OpaquePointer) {
-        guard let workdir = git_repository_workdir(repository).map({ String(cString: $0) }),
-              let indexPath = git_index_path(index) else { return nil }
-        var info = stat()
-        var empty = git_oid()
-        guard lstat(indexPath, &info) == 0,
-              git_oid_fromstr(&empty, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391") == 0 else { return nil }
-        self.emptyBlob = empty
-        self.repository = repository
-        self.index = index
-        self.workdir = workdir
-        self.indexWritten = info.st_mtim
+/// Confirms that the work tree matches the index from stat data alone, the way `git status`
+/// does, faster than libgit2's status on large trees. It only ever answers "clean" or "cannot
+/// tell"; anything it does not recognise as clean (a changed stat, a racily clean entry, an
+/// unknown name, a submodule, an index flag, an unreadable folder) is left to libgit2's status.
+///
+/// Where the time goes on 100,000 files: loading the index (libgit2, one thread) and one `lstat`
+/// per file (about 2 µs each, nearly all in the kernel). So the two overlap: while one thread
+/// loads the index, the others walk the work tree (each folder read once, each name stat'ed
+/// relative to its open folder, ignored folders skipped by libgit2's ignore rules); the index
+/// thread joins the walk when it is done. Then one pass over the sorted index compares each
+/// entry with what the walk saw, and every name the index does not hold must be ignored.
+enum CleanWorkTreeCheck {
+    /// What the check found: whether the index's cached tree is HEAD's tree (nothing staged),
+    /// and whether the work tree matches the index.
+    struct Result {
+        var indexIsHead: Bool
+        var workTreeMatchesIndex: Bool
     }
 
-    /// One open folder on the way down the sorted index.
-    private struct Folder {
-        var descriptor: Int32
-        /// Length of its path in `prefix`, trailing `/` included (0 for the root).
-        var prefixLength: Int
-        /// Names in it the index accounts for: files and sub-folders holding tracked files.
-        var tracked: Int
-    }
-
-    /// True when every tracked file's stat data matches its index entry and no folder holds a
-    /// name the index does not know and the ignore rules do not cover.
-    ///
-    /// The stat calls dominate (about 2 µs each, mostly in the kernel), so the entries are split
-    /// into contiguous parts checked on several threads, as `git status` does with
-    /// `core.preloadIndex`; one more thread walks the folders for untracked names. The threads
-    /// only read the index (sorted once first) and each opens its own folders.
-    /// `parts` overrides the split (tests); by default one part per core, up to 8, and one part
-    /// for small indexes.
-    func workTreeIsClean(parts requested: Int? = nil) -> Bool {
-        if git_index_has_conflicts(index) != 0 { return false }
-        let count = git_index_entrycount(index)
-        if count > 0 { _ = git_index_get_byindex(index, 0) } // sorts the entries once, before any thread reads them
-        let parts = Swift.max(1, requested
-            ?? (count < 8192 ? 1 : Swift.min(8, ProcessInfo.processInfo.activeProcessorCount)))
-        var results = [Bool](repeating: false, count: parts + 1)
-        results.withUnsafeMutableBufferPointer { slots in
-            let slots = slots
-            DispatchQueue.concurrentPerform(iterations: parts + 1) { part in
-                if part == parts {
-                    slots[part] = walk(0..<count, checkFiles: false, checkFolders: true)
-                } else {
-                    slots[part] = walk(count * part / parts..<count * (part + 1) / parts, checkFiles: true, checkFolders: false)
-                }
-            }
+    /// `workers` overrides the number of threads (tests); by default one per core, at most 8.
+    /// With `stopUnlessIndexIsHead`, the walk stops as soon as the index turns out to differ from
+    /// HEAD (the full status runs anyway then).
+    static func run(_ repository: Repository, workers requested: Int? = nil, stopUnlessIndexIsHead: Bool = true) -> Result {
+        guard let workdir = git_repository_workdir(repository.pointer).map({ String(cString: $0) }) else {
+            return Result(indexIsHead: repository.indexCachedTreeIsHead(), workTreeMatchesIndex: false)
         }
-        return results.allSatisfy { $0 }
-    }
-
-    /// Walks the sorted entries in `range`, opening the folders they are in: with `checkFiles`,
-    /// each entry's file is stat'ed relative to its folder and compared with the entry; with
-    /// `checkFolders` (only for the whole range), each folder's names are checked once all of
-    /// its entries are seen.
-    private func walk(_ range: Range<Int>, checkFiles: Bool, checkFolders: Bool) -> Bool {
-        let root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard root >= 0 else { return false }
-        var folders = [Folder(descriptor: root, prefixLength: 0, tracked: 0)]
-        var prefix: [UInt8] = []
-        defer { for folder in folders { close(folder.descriptor) } }
-
-        var info = stat()
-        for position in range {
-            guard let entryPointer = git_index_get_byindex(index, position) else { return false }
-            let entry = entryPointer.pointee
-            guard entryAllowsStatCheck(entry), let path = entry.path else { return false }
-            let pathLength = strlen(path)
-            let raw = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
-            var folderLength = 0
-            for offset in stride(from: pathLength - 1, through: 0, by: -1) where raw[offset] == UInt8(ascii: "/") {
-                folderLength = offset + 1
-                break
-            }
-
-            // Leave the folders this entry is not in (each is finished: the index is sorted, so a
-            // folder's entries are contiguous).
-            while let top = folders.last, folders.count > 1,
-                  !(top.prefixLength <= folderLength && memcmp(raw, prefix, top.prefixLength) == 0) {
-                guard leave(&folders, &prefix, check: checkFolders) else { return false }
-            }
-            // Enter the folders it is in.
-            var start = folders[folders.count - 1].prefixLength
-            while start < folderLength {
-                var end = start
-                while raw[end] != UInt8(ascii: "/") { end += 1 }
-                let name = Array(UnsafeBufferPointer(start: raw + start, count: end - start))
-                guard Self.isOrdinaryName(name) else { return false }
-                let parent = folders[folders.count - 1].descriptor
-                let descriptor = (name + [0]).withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                        openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let workers = Swift.max(1, requested ?? Swift.min(8, ProcessInfo.processInfo.activeProcessorCount))
+        let queue = FolderQueue()
+        let head = HeadFlag()
+        var listings = [[Listing]](repeating: [], count: workers)
+        listings.withUnsafeMutableBufferPointer { slots in
+            let slots = slots
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var handle: OpaquePointer? = nil
+                if worker == 0 {
+                    // This thread owns `repository` meanwhile: the index loads here.
+                    head.value = repository.indexCachedTreeIsHead()
+                    if stopUnlessIndexIsHead && !head.value { return queue.fail() }
+                    handle = repository.pointer
+                } else {
+                    guard git_repository_open_ext(&handle, workdir, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil) == 0 else {
+                        git_error_clear()
+                        queue.fail()
+                        return
                     }
                 }
-                guard descriptor >= 0 else { return false }
-                folders[folders.count - 1].tracked += 1
-                prefix.append(contentsOf: name)
-                prefix.append(UInt8(ascii: "/"))
-                folders.append(Folder(descriptor: descriptor, prefixLength: end + 1, tracked: 0))
-                start = end + 1
-            }
-            // The file itself, by its name in its open folder.
-            let name = UnsafeBufferPointer(start: raw + folderLength, count: pathLength - folderLength)
-            guard Self.isOrdinaryName(name) else { return false }
-            folders[folders.count - 1].tracked += 1
-            if checkFiles {
-                guard fstatat(folders[folders.count - 1].descriptor, path + folderLength, &info, AT_SYMLINK_NOFOLLOW) == 0,
-                      statMatches(entry, info) else { return false }
+                defer { if worker != 0 { git_repository_free(handle) } }
+                guard let handle else { return queue.fail() }
+                let root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                guard root >= 0 else { return queue.fail() }
+                defer { close(root) }
+                while let folder = queue.next() {
+                    guard let (listing, subfolders) = list(folder, root: root, repository: handle) else { return queue.fail() }
+                    slots[worker].append(listing)
+                    queue.finished(adding: subfolders)
+                }
             }
         }
-        while !folders.isEmpty {
-            guard leave(&folders, &prefix, check: checkFolders) else { return false }
+        let indexIsHead = head.value
+        guard !queue.hasFailed else { return Result(indexIsHead: indexIsHead, workTreeMatchesIndex: false) }
+        var index: OpaquePointer?
+        guard git_repository_index(&index, repository.pointer) == 0, let index else {
+            git_error_clear()
+            return Result(indexIsHead: indexIsHead, workTreeMatchesIndex: false)
         }
-        return true
+        defer { git_index_free(index) }
+        var byPath: [[UInt8]: Listing] = [:]
+        byPath.reserveCapacity(listings.reduce(0) { $0 + $1.count })
+        for part in listings { for listing in part { byPath[listing.path] = listing } }
+        let matches = Comparison(repository: repository.pointer, index: index, listings: byPath)?.matches() ?? false
+        return Result(indexIsHead: indexIsHead, workTreeMatchesIndex: matches)
     }
 
-    /// Closes the innermost open folder, checking its names first when asked.
-    private func leave(_ folders: inout [Folder], _ prefix: inout [UInt8], check: Bool) -> Bool {
-        let top = folders.removeLast()
-        defer { close(top.descriptor) }
-        let finished = !check || finish(top, path: prefix[0..<top.prefixLength])
-        prefix.removeLast(prefix.count - (folders.last?.prefixLength ?? 0))
-        return finished
+    /// Set by the thread that loads the index, read after all threads are done.
+    final class HeadFlag: @unchecked Sendable {
+        var value = false
     }
 
-    /// Entries git itself cannot judge by stat data alone are left to libgit2: conflicts,
-    /// assume-valid, intent-to-add, skip-worktree, submodules, anything but files and symlinks.
-    private func entryAllowsStatCheck(_ entry: git_index_entry) -> Bool {
-        let stageMask: UInt16 = 0x3000       // GIT_INDEX_ENTRY_STAGEMASK
-        let assumeValid: UInt16 = 0x8000     // GIT_INDEX_ENTRY_VALID
-        let extended: UInt16 = (1 << 13) | (1 << 14) // intent-to-add, skip-worktree
-        if entry.flags & (stageMask | assumeValid) != 0 || entry.flags_extended & extended != 0 { return false }
-        switch entry.mode {
-        case 0o100644, 0o100755, 0o120000: return true
-        default: return false
+    // MARK: - Walking the work tree
+
+    /// One name in a folder as the walk saw it.
+    struct Item {
+        enum Kind: UInt8 { case file, folder, ignoredFolder }
+        var offset: Int32
+        var length: Int32
+        var kind: Kind
+        var mode: UInt32 = 0
+        var size: Int64 = 0
+        var mtime = timespec()
+        var ctime = timespec()
+        var inode: UInt64 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    /// A folder's names (sorted bytewise, in one byte buffer) and what `lstat` said of its files.
+    final class Listing {
+        let path: [UInt8]
+        var bytes: [UInt8] = []
+        var items: [Item] = []
+        var seen: [Bool] = []
+
+        init(path: [UInt8]) { self.path = path }
+
+        /// The position of `name` (not NUL-terminated), by binary search.
+        func find(_ name: UnsafePointer<UInt8>, _ length: Int) -> Int? {
+            bytes.withUnsafeBufferPointer { buffer -> Int? in
+                guard let base = buffer.baseAddress else { return nil }
+                var low = 0, high = items.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let item = items[middle]
+                    let order = compare(base + Int(item.offset), Int(item.length), name, length)
+                    if order == 0 { return middle }
+                    if order < 0 { low = middle + 1 } else { high = middle }
+                }
+                return nil
+            }
+        }
+
+        func name(_ position: Int) -> [UInt8] {
+            let item = items[position]
+            return Array(bytes[Int(item.offset)..<Int(item.offset + item.length)])
         }
     }
 
-    /// git's own test (`ie_match_stat`): mode, size, times, inode and owner as the index recorded
-    /// them; a file changed in the instant the index was written is "racily clean" and left to a
-    /// content check; a size of 0 on a non-empty blob is git's mark for such an entry.
-    private func statMatches(_ entry: git_index_entry, _ info: stat) -> Bool {
-        let type = info.st_mode & S_IFMT
-        let mode: UInt32
-        if type == S_IFREG {
-            mode = info.st_mode & 0o100 != 0 ? 0o100755 : 0o100644
-        } else if type == S_IFLNK {
-            mode = 0o120000
+    static func compare(_ a: UnsafePointer<UInt8>, _ aLength: Int, _ b: UnsafePointer<UInt8>, _ bLength: Int) -> Int {
+        let order = memcmp(a, b, Swift.min(aLength, bLength))
+        if order != 0 { return Int(order) }
+        return aLength - bLength
+    }
+
+    /// Reads one folder (`path` is relative to the work tree and ends in `/`, or is empty for the
+    /// root): stats its files and symlinks, asks the ignore rules about its folders, and returns
+    /// the folders to walk next. Nil when the folder cannot be read.
+    static func list(_ path: [UInt8], root: Int32, repository: OpaquePointer) -> (Listing, [[UInt8]])? {
+        let descriptor: Int32
+        if path.isEmpty {
+            descriptor = dup(root)
         } else {
-            return false
+            descriptor = (Array(path.dropLast()) + [0]).withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    openat(root, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+            }
         }
-        guard entry.mode == mode,
-              entry.file_size == UInt32(truncatingIfNeeded: info.st_size),
-              entry.mtime.seconds == Int32(truncatingIfNeeded: info.st_mtim.tv_sec),
-              entry.mtime.nanoseconds == UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec),
-              entry.ctime.seconds == Int32(truncatingIfNeeded: info.st_ctim.tv_sec),
-              entry.ctime.nanoseconds == UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec),
-              entry.ino == UInt32(truncatingIfNeeded: info.st_ino),
-              entry.uid == info.st_uid, entry.gid == info.st_gid else { return false }
-        if info.st_mtim.tv_sec > indexWritten.tv_sec
-            || (info.st_mtim.tv_sec == indexWritten.tv_sec && info.st_mtim.tv_nsec >= indexWritten.tv_nsec) {
-            return false
-        }
-        if entry.file_size == 0 {
-            var id = entry.id
-            var empty = emptyBlob
-            guard git_oid_equal(&id, &empty) != 0 else { return false }
-        }
-        return true
-    }
-
-    /// A folder is finished: its names must be the tracked ones, plus (at the root) `.git`, plus
-    /// names the ignore rules cover. Counting is enough when nothing else is there; otherwise each
-    /// name is looked up in the index.
-    private func finish(_ folder: Folder, path: ArraySlice<UInt8>) -> Bool {
-        let copy = dup(folder.descriptor)
-        guard copy >= 0, let directory = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return false
+        guard descriptor >= 0 else { return nil }
+        guard let directory = fdopendir(descriptor) else {
+            close(descriptor)
+            return nil
         }
         defer { closedir(directory) }
-        rewinddir(directory)
-        var names: [[UInt8]] = []
-        var total = 0
-        while let item = readdir(directory) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { bytes -> [UInt8] in
-                Array(bytes.prefix { $0 != 0 })
+        let folder = dirfd(directory)
+        let listing = Listing(path: path)
+        var subfolders: [[UInt8]] = []
+        var info = stat()
+        while let entry = readdir(directory) {
+            let (length, type) = withUnsafeBytes(of: entry.pointee.d_name) { raw -> (Int, UInt8) in
+                (raw.firstIndex(of: 0) ?? raw.count, entry.pointee.d_type)
             }
-            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-            if path.isEmpty && name == Array(".git".utf8) { continue }
-            total += 1
-            names.append(name)
+            let offset = listing.bytes.count
+            withUnsafeBytes(of: entry.pointee.d_name) { raw in listing.bytes.append(contentsOf: raw.prefix(length)) }
+            let name = listing.bytes[offset...]
+            if name.elementsEqual([UInt8(ascii: ".")]) || name.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
+                || (path.isEmpty && name.elementsEqual(Array(".git".utf8))) {
+                listing.bytes.removeLast(length)
+                continue
+            }
+            var isFolder = type == DT_DIR
+            var item = Item(offset: Int32(offset), length: Int32(length), kind: .file)
+            if type != DT_DIR {
+                let namePointer = UnsafeRawPointer(entry)
+                    .advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19)
+                    .assumingMemoryBound(to: CChar.self)
+                let statted = fstatat(folder, namePointer, &info, AT_SYMLINK_NOFOLLOW) == 0
+                guard statted else { return nil }
+                isFolder = info.st_mode & S_IFMT == S_IFDIR
+                item.mode = info.st_mode
+                item.size = Int64(info.st_size)
+                item.mtime = info.st_mtim
+                item.ctime = info.st_ctim
+                item.inode = UInt64(info.st_ino)
+                item.uid = info.st_uid
+                item.gid = info.st_gid
+            }
+            if isFolder {
+                let relative = String(decoding: path + name, as: UTF8.self)
+                var ignored: Int32 = 0
+                guard git_ignore_path_is_ignored(&ignored, repository, relative) == 0 else {
+                    git_error_clear()
+                    return nil
+                }
+                item.kind = ignored == 1 ? .ignoredFolder : .folder
+                if ignored != 1 { subfolders.append(path + name + [UInt8(ascii: "/")]) }
+            }
+            listing.items.append(item)
         }
-        if total == folder.tracked { return true }
-        guard total > folder.tracked else { return false }
-        // Something untracked is here: each unknown name must be ignored.
-        for name in names {
-            let relative = String(decoding: path + name, as: UTF8.self)
-            if git_index_get_bypath(index, relative, 0) != nil { continue }
-            var position = 0
-            if git_index_find_prefix(&position, index, relative + "/") == 0 { continue }
-            var ignored: Int32 = 0
-            guard git_ignore_path_is_ignored(&ignored, repository, relative) == 0, ignored == 1 else {
-                git_error_clear()
-                return false
+        listing.bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            listing.items.sort { a, b in
+                compare(base + Int(a.offset), Int(a.length), base + Int(b.offset), Int(b.length)) < 0
             }
         }
-        git_error_clear()
-        return true
+        listing.seen = [Bool](repeating: false, count: listing.items.count)
+        return (listing, subfolders)
     }
 
-    /// Not empty, `.`, `..` or `.git`: anything else in an index path is left to libgit2.
-    private static func isOrdinaryName<C: Collection>(_ name: C) -> Bool where C.Element == UInt8 {
-        if name.isEmpty { return false }
-        if name.elementsEqual([UInt8(ascii: ".")]) || name.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) { return false }
-        if name.elementsEqual(Array(".git".utf8)) { return false }
-        return true
+    /// The folders left to read, shared by the walking threads.
+    final class FolderQueue: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var pending: [[UInt8]] = [[]]
+        private var busy = 0
+        private var failed = false
+
+        var hasFailed: Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            return failed
+        }
+
+        /// The next folder, waiting while others may still add some; nil when the walk is over.
+        func next() -> [UInt8]? {
+            condition.lock()
+            defer { condition.unlock() }
+            while pending.isEmpty && busy > 0 && !failed { condition.wait() }
+            guard !failed, let folder = pending.popLast() else {
+                condition.broadcast()
+                return nil
+            }
+            busy += 1
+            return folder
+        }
+
+        func finished(adding folders: [[UInt8]]) {
+            condition.lock()
+            pending.append(contentsOf: folders)
+            busy -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func fail() {
+            condition.lock()
+            failed = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    // MARK: - Comparing with the index
+
+    struct Comparison {
+        let repository: OpaquePointer
+        let index: OpaquePointer
+        let listings: [[UInt8]: Listing]
+        /// The index file's modification time: an entry whose file changed in the same instant
+        /// the index was written cannot be judged by its stat data ("racily clean", as git says).
+        let indexWritten: timespec
+        let emptyBlob: git_oid
+
+        init?(repository: OpaquePointer, index: OpaquePointer, listings: [[UInt8]: Listing]) {
+            guard let indexPath = git_index_path(index) else { return nil }
+            var info = stat()
+            var empty = git_oid()
+            guard lstat(indexPath, &info) == 0,
+                  git_oid_fromstr(&empty, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391") == 0 else { return nil }
+            self.repository = repository
+            self.index = index
+            self.listings = listings
+            self.indexWritten = info.st_mtim
+            self.emptyBlob = empty
+        }
+
+        /// Every entry's file as the walk saw it, and every other name ignored.
+        func matches() -> Bool {
+            if git_index_has_conflicts(index) != 0 { return false }
+            guard let root = listings[[]] else { return false }
+            var folder = root
+            var folderPath: [UInt8] = []
+            for position in 0..<git_index_entrycount(index) {
+                guard let entryPointer = git_index_get_byindex(index, position) else { return false }
+                let entry = entryPointer.pointee
+                guard entryAllowsStatCheck(entry), let path = entry.path else { return false }
+                let length = strlen(path)
+                let raw = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
+                var folderLength = 0
+                for offset in stride(from: length - 1, through: 0, by: -1) where raw[offset] == UInt8(ascii: "/") {
+                    folderLength = offset + 1
+                    break
+                }
+                if folderLength != folderPath.count || memcmp(raw, folderPath, folderLength) != 0 {
+                    folderPath = Array(UnsafeBufferPointer(start: raw, count: folderLength))
+                    guard let next = enter(folderPath) else { return false }
+                    folder = next
+                }
+                guard let found = folder.find(raw + folderLength, length - folderLength) else { return false }
+                let item = folder.items[found]
+                guard item.kind == .file, statMatches(entry, item) else { return false }
+                folder.seen[found] = true
+            }
+            return everyUnseenNameIsIgnored()
+        }
+
+        /// The listing of `path` (ending in `/`), marking each folder on the way as tracked in
+        /// its parent; nil when the walk did not read it (missing, ignored, not a folder).
+        private func enter(_ path: [UInt8]) -> Listing? {
+            var parent = listings[[]]
+            var start = 0
+            var end = 0
+            while end < path.count {
+                while path[end] != UInt8(ascii: "/") { end += 1 }
+                let found = path.withUnsafeBufferPointer { buffer in
+                    parent?.find(buffer.baseAddress! + start, end - start)
+                }
+                guard let current = parent, let found, current.items[found].kind == .folder else { return nil }
+                current.seen[found] = true
+                end += 1
+                start = end
+                parent = listings[Array(path[0..<end])]
+            }
+            return parent
+        }
+
+        private func everyUnseenNameIsIgnored() -> Bool {
+            for (path, listing) in listings {
+                for position in listing.items.indices where !listing.seen[position] {
+                    if listing.items[position].kind == .ignoredFolder { continue }
+                    let relative = String(decoding: path + listing.name(position), as: UTF8.self)
+                    var ignored: Int32 = 0
+                    guard git_ignore_path_is_ignored(&ignored, repository, relative) == 0, ignored == 1 else {
+                        git_error_clear()
+                        return false
+                    }
+                }
+            }
+            return true
+        }
+
+        /// Entries git itself cannot judge by stat data alone are left to libgit2: conflicts,
+        /// assume-valid, intent-to-add, skip-worktree, submodules, anything but files and symlinks.
+        private func entryAllowsStatCheck(_ entry: git_index_entry) -> Bool {
+            let stageMask: UInt16 = 0x3000       // GIT_INDEX_ENTRY_STAGEMASK
+            let assumeValid: UInt16 = 0x8000     // GIT_INDEX_ENTRY_VALID
+            let extended: UInt16 = (1 << 13) | (1 << 14) // intent-to-add, skip-worktree
+            if entry.flags & (stageMask | assumeValid) != 0 || entry.flags_extended & extended != 0 { return false }
+            switch entry.mode {
+            case 0o100644, 0o100755, 0o120000: return true
+            default: return false
+            }
+        }
+
+        /// git's own test (`ie_match_stat`): mode, size, times, inode and owner as the index
+        /// recorded them; a file changed in the instant the index was written is "racily clean"
+        /// and left to a content check; a size of 0 on a non-empty blob is git's mark for such an
+        /// entry.
+        private func statMatches(_ entry: git_index_entry, _ item: Item) -> Bool {
+            let type = item.mode & S_IFMT
+            let mode: UInt32
+            if type == S_IFREG {
+                mode = item.mode & 0o100 != 0 ? 0o100755 : 0o100644
+            } else if type == S_IFLNK {
+                mode = 0o120000
+            } else {
+                return false
+            }
+            guard entry.mode == mode,
+                  entry.file_size == UInt32(truncatingIfNeeded: item.size),
+                  entry.mtime.seconds == Int32(truncatingIfNeeded: item.mtime.tv_sec),
+                  entry.mtime.nanoseconds == UInt32(truncatingIfNeeded: item.mtime.tv_nsec),
+                  entry.ctime.seconds == Int32(truncatingIfNeeded: item.ctime.tv_sec),
+                  entry.ctime.nanoseconds == UInt32(truncatingIfNeeded: item.ctime.tv_nsec),
+                  entry.ino == UInt32(truncatingIfNeeded: item.inode),
+                  entry.uid == item.uid, entry.gid == item.gid else { return false }
+            if item.mtime.tv_sec > indexWritten.tv_sec
+                || (item.mtime.tv_sec == indexWritten.tv_sec && item.mtime.tv_nsec >= indexWritten.tv_nsec) {
+                return false
+            }
+            if entry.file_size == 0 {
+                var id = entry.id
+                var empty = emptyBlob
+                guard git_oid_equal(&id, &empty) != 0 else { return false }
+            }
+            return true
+        }
     }
 }

@@ -35,8 +35,9 @@ extension Repository {
     /// Untracked folders are reported once, as `folder/`, the way git does by default; ignored
     /// files are left out.
     public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
-        let indexIsHead = indexCachedTreeIsHead()
-        if indexIsHead, workTreeMatchesIndexByStat() { return [] }
+        let quick = CleanWorkTreeCheck.run(self)
+        if quick.indexIsHead && quick.workTreeMatchesIndex { return [] }
+        let indexIsHead = quick.indexIsHead
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "prepare status")
         // HEAD against the index is the slow half on a large tree (every tree object read);
@@ -110,15 +111,9 @@ extension Repository {
         return git_oid_equal(&cached, headID) != 0
     }
 
-    /// A clean work tree confirmed from the index's stat data (see `CleanWorkTreeCheck`); false
+    /// Whether the work tree matches the index, from stat data (see `CleanWorkTreeCheck`); false
     /// means only "cannot tell".
     func workTreeMatchesIndexByStat(parts: Int? = nil) -> Bool {
-        var index: OpaquePointer?
-        guard git_repository_index(&index, pointer) == 0, let index else {
-            git_error_clear()
-            return false
-        }
-        defer { git_index_free(index) }
-        return CleanWorkTreeCheck(repository: pointer, index: index)?.workTreeIsClean(parts: parts) ?? false
+        CleanWorkTreeCheck.run(self, workers: parts, stopUnlessIndexIsHead: false).workTreeMatchesIndex
     }
 }

@@ -88,8 +88,9 @@ struct CleanWorkTreeTests {
         }
     }
 
-    /// The entries split across threads: a change in any part, first or last entry included, is seen.
-    @Test func everyPartOfASplitIndexIsChecked() throws {
+    /// The walk shared by several threads: a change anywhere, first or last entry included, is
+    /// seen whatever the number of threads.
+    @Test func everyThreadCountSeesEveryChange() throws {
         let repo = try committedTree()
         let entries = try repo.git("ls-files").split(separator: "\n").map(String.init)
         for parts in [1, 2, 3, 5, entries.count, entries.count + 3] {
