@@ -14,18 +14,33 @@ internal import CLibgit2
 /// entry with what the walk saw, and every name the index does not hold must be ignored.
 enum CleanWorkTreeCheck {
     /// What the check found: whether the index's cached tree is HEAD's tree (nothing staged),
-    /// and whether the work tree matches the index.
+    /// and how the work tree compares with the index.
     struct Result {
         var indexIsHead: Bool
-        var workTreeMatchesIndex: Bool
+        var workTree: WorkTree
+        var workTreeMatchesIndex: Bool { workTree == .matches }
     }
+
+    enum WorkTree: Equatable {
+        /// Every file's stat data matches and every other name is ignored.
+        case matches
+        /// Only these paths may differ: entries whose stat data differ or that are missing
+        /// (`tracked`), and names the index does not hold that are not ignored (`untracked`;
+        /// folders end in `/`). libgit2's status restricted to them gives the whole answer.
+        case mayDiffer(tracked: [String], untracked: [String])
+        /// Cannot tell: libgit2's full status decides.
+        case unknown
+    }
+
+    /// More paths than this and the restricted status is no cheaper than the full one.
+    static let maximumDifferingPaths = 2048
 
     /// `workers` overrides the number of threads (tests); by default one per core, at most 8.
     /// With `stopUnlessIndexIsHead`, the walk stops as soon as the index turns out to differ from
     /// HEAD (the full status runs anyway then).
     static func run(_ repository: Repository, workers requested: Int? = nil, stopUnlessIndexIsHead: Bool = true) -> Result {
         guard let workdir = git_repository_workdir(repository.pointer).map({ String(cString: $0) }) else {
-            return Result(indexIsHead: repository.indexCachedTreeIsHead(), workTreeMatchesIndex: false)
+            return Result(indexIsHead: repository.indexCachedTreeIsHead(), workTree: .unknown)
         }
         let workers = Swift.max(1, requested ?? Swift.min(8, ProcessInfo.processInfo.activeProcessorCount))
         let queue = FolderQueue()
@@ -60,18 +75,18 @@ enum CleanWorkTreeCheck {
             }
         }
         let indexIsHead = head.value
-        guard !queue.hasFailed else { return Result(indexIsHead: indexIsHead, workTreeMatchesIndex: false) }
+        guard !queue.hasFailed else { return Result(indexIsHead: indexIsHead, workTree: .unknown) }
         var index: OpaquePointer?
         guard git_repository_index(&index, repository.pointer) == 0, let index else {
             git_error_clear()
-            return Result(indexIsHead: indexIsHead, workTreeMatchesIndex: false)
+            return Result(indexIsHead: indexIsHead, workTree: .unknown)
         }
         defer { git_index_free(index) }
         var byPath: [[UInt8]: Listing] = [:]
         byPath.reserveCapacity(listings.reduce(0) { $0 + $1.count })
         for part in listings { for listing in part { byPath[listing.path] = listing } }
-        let matches = Comparison(repository: repository.pointer, index: index, listings: byPath)?.matches() ?? false
-        return Result(indexIsHead: indexIsHead, workTreeMatchesIndex: matches)
+        let workTree = Comparison(repository: repository.pointer, index: index, listings: byPath)?.compare() ?? .unknown
+        return Result(indexIsHead: indexIsHead, workTree: workTree)
     }
 
     /// Set by the thread that loads the index, read after all threads are done.
@@ -274,16 +289,19 @@ enum CleanWorkTreeCheck {
             self.emptyBlob = empty
         }
 
-        /// Every entry's file as the walk saw it, and every other name ignored.
-        func matches() -> Bool {
-            if git_index_has_conflicts(index) != 0 { return false }
-            guard let root = listings[[]] else { return false }
-            var folder = root
+        /// Each entry's file against what the walk saw, then every other name against the ignore
+        /// rules.
+        func compare() -> WorkTree {
+            if git_index_has_conflicts(index) != 0 { return .unknown }
+            guard let root = listings[[]] else { return .unknown }
+            var tracked: [String] = []
+            var shadowed: [String] = []
+            var folder: Listing? = root
             var folderPath: [UInt8] = []
             for position in 0..<git_index_entrycount(index) {
-                guard let entryPointer = git_index_get_byindex(index, position) else { return false }
+                guard let entryPointer = git_index_get_byindex(index, position) else { return .unknown }
                 let entry = entryPointer.pointee
-                guard entryAllowsStatCheck(entry), let path = entry.path else { return false }
+                guard entryAllowsStatCheck(entry), let path = entry.path else { return .unknown }
                 let length = strlen(path)
                 let raw = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
                 var folderLength = 0
@@ -293,15 +311,40 @@ enum CleanWorkTreeCheck {
                 }
                 if folderLength != folderPath.count || memcmp(raw, folderPath, folderLength) != 0 {
                     folderPath = Array(UnsafeBufferPointer(start: raw, count: folderLength))
-                    guard let next = enter(folderPath) else { return false }
-                    folder = next
+                    folder = enter(folderPath)
                 }
-                guard let found = folder.find(raw + folderLength, length - folderLength) else { return false }
-                let item = folder.items[found]
-                guard item.kind == .file, statMatches(entry, item) else { return false }
-                folder.seen[found] = true
+                if let folder, let found = folder.find(raw + folderLength, length - folderLength) {
+                    folder.seen[found] = true
+                    if folder.items[found].kind == .file && statMatches(entry, folder.items[found]) { continue }
+                    // git does not list what is inside a folder whose name the index holds as a file.
+                    if folder.items[found].kind == .folder { shadowed.append(String(cString: path) + "/") }
+                }
+                // Changed, missing, or not a file any more.
+                tracked.append(String(cString: path))
+                if tracked.count > maximumDifferingPaths { return .unknown }
             }
-            return everyUnseenNameIsIgnored()
+            var untracked: [String] = []
+            for (path, listing) in listings {
+                let folderName = String(decoding: path, as: UTF8.self)
+                if shadowed.contains(where: { folderName.hasPrefix($0) }) { continue }
+                for position in listing.items.indices where !listing.seen[position] {
+                    let kind = listing.items[position].kind
+                    if kind == .ignoredFolder { continue }
+                    let relative = String(decoding: path + listing.name(position), as: UTF8.self)
+                    var ignored: Int32 = 0
+                    guard git_ignore_path_is_ignored(&ignored, repository, relative) == 0 else {
+                        git_error_clear()
+                        return .unknown
+                    }
+                    if ignored == 1 { continue }
+                    untracked.append(kind == .folder ? relative + "/" : relative)
+                    if tracked.count + untracked.count > maximumDifferingPaths { return .unknown }
+                }
+            }
+            // Only the outermost untracked folder is listed, as git does.
+            let folders = untracked.filter { $0.hasSuffix("/") }
+            untracked.removeAll { name in folders.contains { name != $0 && name.hasPrefix($0) } }
+            return tracked.isEmpty && untracked.isEmpty ? .matches : .mayDiffer(tracked: tracked, untracked: untracked)
         }
 
         /// The listing of `path` (ending in `/`), marking each folder on the way as tracked in
@@ -322,21 +365,6 @@ enum CleanWorkTreeCheck {
                 parent = listings[Array(path[0..<end])]
             }
             return parent
-        }
-
-        private func everyUnseenNameIsIgnored() -> Bool {
-            for (path, listing) in listings {
-                for position in listing.items.indices where !listing.seen[position] {
-                    if listing.items[position].kind == .ignoredFolder { continue }
-                    let relative = String(decoding: path + listing.name(position), as: UTF8.self)
-                    var ignored: Int32 = 0
-                    guard git_ignore_path_is_ignored(&ignored, repository, relative) == 0, ignored == 1 else {
-                        git_error_clear()
-                        return false
-                    }
-                }
-            }
-            return true
         }
 
         /// Entries git itself cannot judge by stat data alone are left to libgit2: conflicts,

@@ -1,4 +1,5 @@
 internal import CLibgit2
+import Foundation
 
 /// One path that differs between HEAD, the index and the work tree.
 public struct StatusEntry: Equatable, Sendable {
@@ -36,8 +37,41 @@ extension Repository {
     /// files are left out.
     public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
         let quick = CleanWorkTreeCheck.run(self)
-        if quick.indexIsHead && quick.workTreeMatchesIndex { return [] }
-        let indexIsHead = quick.indexIsHead
+        guard quick.indexIsHead else { return try libgit2Status(includeUntracked: includeUntracked, indexIsHead: false) }
+        switch quick.workTree {
+        case .matches:
+            return []
+        case .unknown:
+            return try libgit2Status(includeUntracked: includeUntracked, indexIsHead: true)
+        case .mayDiffer(let tracked, let untracked):
+            // libgit2's status on just these paths, taken literally. It lists untracked files in
+            // such a folder only when recursing, so folders are folded back into `folder/`, the
+            // way git shows them (a folder holding only ignored files shows nothing).
+            // Untracked files libgit2 finds elsewhere under these paths (inside a folder whose name
+            // the index holds as a file) are not listed by git either.
+            let folders = untracked.filter { $0.hasSuffix("/") }
+            let files = Set(untracked.filter { !$0.hasSuffix("/") })
+            let paths = tracked + untracked.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            var entries: [StatusEntry] = []
+            var shown = Set<String>()
+            for entry in try libgit2Status(includeUntracked: includeUntracked, indexIsHead: true, only: paths) {
+                guard entry.change == .untracked else {
+                    entries.append(entry)
+                    continue
+                }
+                if let folder = folders.first(where: { entry.path.hasPrefix($0) }) {
+                    if shown.insert(folder).inserted { entries.append(StatusEntry(path: folder, change: .untracked)) }
+                } else if files.contains(entry.path) {
+                    entries.append(entry)
+                }
+            }
+            return entries
+        }
+    }
+
+    /// libgit2's status: HEAD against the index only when the index may differ from HEAD; with
+    /// `only`, just those paths (literal, untracked folders recursed into).
+    private func libgit2Status(includeUntracked: Bool, indexIsHead: Bool, only: [String]? = nil) throws -> [StatusEntry] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "prepare status")
         // HEAD against the index is the slow half on a large tree (every tree object read);
@@ -45,10 +79,17 @@ extension Repository {
         options.show = indexIsHead ? GIT_STATUS_SHOW_WORKDIR_ONLY : GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         var flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         if includeUntracked { flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue }
+        if only != nil {
+            flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+        }
         options.flags = flags
-
+        let paths = (only ?? []).map { strdup($0) }
+        defer { paths.forEach { free($0) } }
         var list: OpaquePointer?
-        try check(git_status_list_new(&list, pointer, &options), "read status")
+        try paths.withUnsafeBufferPointer { buffer in
+            options.pathspec = git_strarray(strings: UnsafeMutablePointer(mutating: buffer.baseAddress), count: buffer.count)
+            try check(git_status_list_new(&list, pointer, &options), "read status")
+        }
         defer { git_status_list_free(list) }
 
         let staged = GIT_STATUS_INDEX_NEW.rawValue | GIT_STATUS_INDEX_MODIFIED.rawValue
