@@ -319,8 +319,10 @@ enum CleanWorkTreeCheck {
                     // git does not list what is inside a folder whose name the index holds as a file.
                     if folder.items[found].kind == .folder { shadowed.append(String(cString: path) + "/") }
                 }
-                // Changed, missing, or not a file any more.
-                tracked.append(String(cString: path))
+                // Changed, missing, or not a file any more. Paths go to libgit2 as text: one that
+                // is not UTF-8 could not be passed back byte for byte.
+                guard let text = String(validatingCString: path) else { return .unknown }
+                tracked.append(text)
                 if tracked.count > maximumDifferingPaths { return .unknown }
             }
             var untracked: [String] = []
@@ -330,7 +332,7 @@ enum CleanWorkTreeCheck {
                 for position in listing.items.indices where !listing.seen[position] {
                     let kind = listing.items[position].kind
                     if kind == .ignoredFolder { continue }
-                    let relative = String(decoding: path + listing.name(position), as: UTF8.self)
+                    guard let relative = String(bytes: path + listing.name(position), encoding: .utf8) else { return .unknown }
                     var ignored: Int32 = 0
                     guard git_ignore_path_is_ignored(&ignored, repository, relative) == 0 else {
                         git_error_clear()

@@ -83,6 +83,15 @@ struct CleanWorkTreeTests {
                 try repo.write("fresh/two/three.txt", "n\n")
                 try repo.write("fresh/skip.log", "ignored\n")
             }),
+            ("a modified file whose name is not UTF-8", { repo in
+                let script = "n=$(printf 'caf\\351.txt'); printf 'x\\n' > \"$n\"; touch -d '1 hour ago' \"$n\"; git add \"$n\"; git commit -q -m latin1; printf 'changed\\n' >> \"$n\""
+                let output = try runProgram("/bin/sh", ["-c", script], in: repo.path, environment: repo.environment)
+                guard output.status == 0 else { throw TestFailure(output.stderr) }
+            }),
+            ("an untracked file whose name is not UTF-8", { repo in
+                let output = try runProgram("/bin/sh", ["-c", "printf 'x\\n' > \"$(printf 'new\\351.txt')\""], in: repo.path, environment: repo.environment)
+                guard output.status == 0 else { throw TestFailure(output.stderr) }
+            }),
             ("folder became a file", { repo in
                 try FileManager.default.removeItem(atPath: repo.path + "/z/y")
                 try repo.write("z/y", "now a file\n")
@@ -94,8 +103,9 @@ struct CleanWorkTreeTests {
             let repository = try Repository.open(repo.path)
             #expect(!repository.workTreeMatchesIndexByStat(), "\(name)")
             let ours = Set(try repository.status().map { "\($0.change.contains(.untracked) ? "??" : "~") \($0.path)" })
-            let git = Set(try runProgram("/usr/bin/git", ["status", "--porcelain"], in: repo.path, environment: repo.environment)
-                .stdout.split(separator: "\n").map { "\($0.hasPrefix("??") ? "??" : "~") \($0.dropFirst(3))" })
+            // -z: paths as bytes, unquoted (names that are not UTF-8 compare as ours do, with U+FFFD).
+            let git = Set(try runProgram("/usr/bin/git", ["status", "--porcelain", "-z"], in: repo.path, environment: repo.environment)
+                .stdout.split(separator: "\0").map { "\($0.hasPrefix("??") ? "??" : "~") \($0.dropFirst(3))" })
             #expect(ours == git, "\(name)")
             #expect(!git.isEmpty, "\(name)")
         }
