@@ -39,7 +39,8 @@ enum CleanWorkTreeCheck {
     /// With `stopUnlessIndexIsHead`, the walk stops as soon as the index turns out to differ from
     /// HEAD (the full status runs anyway then).
     static func run(_ repository: Repository, workers requested: Int? = nil, stopUnlessIndexIsHead: Bool = true) -> Result {
-        guard let workdir = git_repository_workdir(repository.pointer).map({ String(cString: $0) }) else {
+        guard let workdir = git_repository_workdir(repository.pointer).map({ String(cString: $0) }),
+              let gitdir = git_repository_path(repository.pointer).map({ String(cString: $0) }) else {
             return Result(indexIsHead: repository.indexCachedTreeIsHead(), workTree: .unknown)
         }
         let workers = Swift.max(1, requested ?? Swift.min(8, ProcessInfo.processInfo.activeProcessorCount))
@@ -56,8 +57,12 @@ enum CleanWorkTreeCheck {
                     if stopUnlessIndexIsHead && !head.value { return queue.fail() }
                     handle = repository.pointer
                 } else {
-                    guard git_repository_open_ext(&handle, workdir, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil) == 0 else {
+                    // The same repository (its git folder: config, info/exclude) and work tree,
+                    // in a handle of this thread's own.
+                    guard git_repository_open_ext(&handle, gitdir, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil) == 0,
+                          git_repository_set_workdir(handle, workdir, 0) == 0 else {
                         git_error_clear()
+                        if worker != 0 { git_repository_free(handle) }
                         queue.fail()
                         return
                     }

@@ -128,6 +128,25 @@ struct CleanWorkTreeTests {
         }
     }
 
+    /// A linked worktree: `.git` is a file and the git folder is elsewhere.
+    @Test func aLinkedWorktreeIsCheckedLikeAnyOther() throws {
+        let repo = try committedTree()
+        let other = repo.root + "/linked"
+        try repo.git("worktree", "add", "-q", other)
+        let environment = repo.environment
+        func gitStatus() throws -> Set<String> {
+            Set(try runProgram("/usr/bin/git", ["status", "--porcelain"], in: other, environment: environment)
+                .stdout.split(separator: "\n").map { String($0.dropFirst(3)) })
+        }
+        #expect(try Repository.open(other).status().isEmpty)
+        #expect(try gitStatus().isEmpty)
+        try Data("changed and longer\n".utf8).write(to: URL(fileURLWithPath: other + "/a/b/c.txt"))
+        try Data("n\n".utf8).write(to: URL(fileURLWithPath: other + "/new.txt"))
+        let entries = try Repository.open(other).status()
+        #expect(Set(entries.map(\.path)) == (try gitStatus()))
+        #expect(Set(entries.map(\.path)) == ["a/b/c.txt", "new.txt"])
+    }
+
     /// A staged change: the work tree matches the index (the stat check says so), but the index
     /// is not HEAD, so `status()` must not take the shortcut.
     @Test func aStagedChangeIsStillReported() throws {
