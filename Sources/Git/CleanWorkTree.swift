@@ -59,8 +59,11 @@ enum CleanWorkTreeCheck {
                 } else {
                     // The same repository (its git folder: config, info/exclude) and work tree,
                     // in a handle of this thread's own.
+                    // (set_workdir only when it differs: libgit2 1.5 leaks the path it compared
+                    // when it is the same.)
                     guard git_repository_open_ext(&handle, gitdir, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil) == 0,
-                          git_repository_set_workdir(handle, workdir, 0) == 0 else {
+                          git_repository_workdir(handle).map({ String(cString: $0) }) == workdir
+                            || git_repository_set_workdir(handle, workdir, 0) == 0 else {
                         git_error_clear()
                         if worker != 0 { git_repository_free(handle) }
                         queue.fail()
