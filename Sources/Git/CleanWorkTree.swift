@@ -1,10 +1,11 @@
 import Foundation
 internal import CLibgit2
 
-/// Confirms that the work tree matches the index from stat data alone, the way `git status`
-/// does, faster than libgit2's status on large trees. It only ever answers "clean" or "cannot
-/// tell"; anything it does not recognise as clean (a changed stat, a racily clean entry, an
-/// unknown name, a submodule, an index flag, an unreadable folder) is left to libgit2's status.
+/// Compares the work tree with the index from stat data alone, the way `git status` does,
+/// faster than libgit2's status on large trees. It answers "matches", "only these paths may
+/// differ" (changed stat data, missing files, names that are not ignored; libgit2's status on
+/// just those paths settles them), or "cannot tell" (a submodule, an index flag, conflicts, an
+/// unreadable folder, too many paths), which leaves everything to libgit2's full status.
 ///
 /// Where the time goes on 100,000 files: loading the index (libgit2, one thread) and one `lstat`
 /// per file (about 2 µs each, nearly all in the kernel). So the two overlap: while one thread
@@ -65,7 +66,7 @@ enum CleanWorkTreeCheck {
                           git_repository_workdir(handle).map({ String(cString: $0) }) == workdir
                             || git_repository_set_workdir(handle, workdir, 0) == 0 else {
                         git_error_clear()
-                        if worker != 0 { git_repository_free(handle) }
+                        git_repository_free(handle)
                         queue.fail()
                         return
                     }
@@ -198,8 +199,7 @@ enum CleanWorkTreeCheck {
                 let namePointer = UnsafeRawPointer(entry)
                     .advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19)
                     .assumingMemoryBound(to: CChar.self)
-                let statted = fstatat(folder, namePointer, &info, AT_SYMLINK_NOFOLLOW) == 0
-                guard statted else { return nil }
+                guard fstatat(folder, namePointer, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
                 isFolder = info.st_mode & S_IFMT == S_IFDIR
                 item.mode = info.st_mode
                 item.size = Int64(info.st_size)

@@ -130,7 +130,10 @@ extension Repository {
     /// it was.
     func indexCachedTreeIsHead() -> Bool {
         var headTree: OpaquePointer?
-        guard git_revparse_single(&headTree, pointer, "HEAD^{tree}") == 0, let headTree else { return false }
+        guard git_revparse_single(&headTree, pointer, "HEAD^{tree}") == 0, let headTree else {
+            git_error_clear() // an unborn HEAD: nothing to report, the full status runs
+            return false
+        }
         defer { git_object_free(headTree) }
         var index: OpaquePointer?
         guard git_repository_index(&index, pointer) == 0, let index else { return false }

@@ -128,6 +128,24 @@ struct CleanWorkTreeTests {
         }
     }
 
+    /// More differing paths than the restricted status takes: libgit2's full status, same answer.
+    @Test func thousandsOfChangesGetTheFullStatus() throws {
+        let repo = try committedTree()
+        let count = CleanWorkTreeCheck.maximumDifferingPaths + 10
+        for number in 0..<count { try repo.write("many/file\(number).txt", "\(number)\n") }
+        let repository = try Repository.open(repo.path)
+        #expect(CleanWorkTreeCheck.run(repository).workTree == .unknown)
+        #expect(try repository.status().map(\.path) == ["many/"])
+        try repo.git("add", "many")
+        try repo.git("commit", "-q", "-m", "many")
+        for number in 0..<count { try repo.write("many/file\(number).txt", "changed \(number)\n") }
+        let changed = try Repository.open(repo.path)
+        #expect(CleanWorkTreeCheck.run(changed).workTree == .unknown)
+        let entries = try changed.status()
+        #expect(entries.count == count)
+        #expect(Set(entries.map(\.path)) == (try porcelainPaths(repo)))
+    }
+
     /// A linked worktree: `.git` is a file and the git folder is elsewhere.
     @Test func aLinkedWorktreeIsCheckedLikeAnyOther() throws {
         let repo = try committedTree()
