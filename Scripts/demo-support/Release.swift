@@ -17,10 +17,10 @@ struct Release: Lane {
         try await lane.ensureTool("git", version: ">= 2.0")
         let version = try lane.bumpVersion(bump)
         let build = try lane.incrementBuildNumber()
-        let archive = try lane.archive("Sources", to: "dist/app-\(version).tar.gz")
+        let archive = try lane.archive(["Sources", "VERSION"], to: "dist/app-\(version).tar.gz")
         let sums = try lane.checksums([archive], to: "dist/SHA256SUMS")
         let notes = try lane.writeChangelog(version: version.description)
-        try lane.commitVersionBump(message: "Release \(version) (\(build))")
+        try lane.commitVersionBump(version, build, notes, message: "Release \(version) (\(build))")
         try lane.addGitTag("v\(version)")
         try await lane.push(tags: ["v\(version)"])
         try lane.copyToDirectory([archive, sums], directory: "../releases/\(version)")
@@ -30,7 +30,7 @@ struct Release: Lane {
         try await lane.webhook(
             lane.environment["RELEASE_WEBHOOK_URL"] ?? "http://127.0.0.1:9/none",
             template: #"{"text": "Released {{version}} (build {{build}})", "notes": "{{notes}}"}"#,
-            values: ["version": version.description, "build": build, "notes": notes]
+            values: ["version": version.description, "build": build.description, "notes": notes.section]
         )
     }
 }

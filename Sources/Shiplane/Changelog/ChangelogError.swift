@@ -50,8 +50,8 @@ public enum ChangelogError: ReportableError, Sendable {
         return []
     }
 
-    public var isBug: Bool {
-        if case .jsonEncodingFailed = self { return true }
-        return false
+    public var category: ErrorCategory {
+        if case .jsonEncodingFailed = self { return .defect }
+        return .failure
     }
 }

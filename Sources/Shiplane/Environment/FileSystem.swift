@@ -1,13 +1,37 @@
 import Foundation
 
+/// What is at a path, without following a final symbolic link.
+public enum FileKind: String, Sendable, Equatable {
+    case file, folder, symbolicLink, other
+}
+
 /// Reads and writes files; in a dry run writes land in an overlay so later steps see them.
+///
+/// Every action reaches the disk through this protocol (the lane's `fileSystem`), so a dry run
+/// touches nothing and a test can substitute its own.
 public protocol FileSystem: Sendable {
     /// The file's bytes, or nil when there is no such file.
     func contents(of path: String) throws -> Data?
     /// Replaces the file's bytes atomically, keeping its permissions.
     func write(_ data: Data, to path: String) throws
-    /// Removes the file; nothing happens when it does not exist.
+    /// Removes the file (or an empty folder); nothing happens when it does not exist.
     func remove(_ path: String) throws
+    /// What is at `path`, or nil when nothing is.
+    func kind(of path: String) -> FileKind?
+    /// The names in a folder, sorted; empty when it does not exist.
+    func list(_ folder: String) throws -> [String]
+    /// Creates a folder and any missing parents; returns the folders it created, outermost first.
+    @discardableResult
+    func createFolder(_ path: String) throws -> [String]
+    /// Copies a file's bytes to `destination`, atomically.
+    func copy(_ source: String, to destination: String) throws
+}
+
+extension FileSystem {
+    /// True when `path` is a regular file (a link is not followed).
+    public func isFile(_ path: String) -> Bool { kind(of: path) == .file }
+    /// True when `path` is a folder (a link is not followed).
+    public func isFolder(_ path: String) -> Bool { kind(of: path) == .folder }
 }
 
 /// The real file system; writes go to a temporary file in the same folder, then a rename.
@@ -24,9 +48,61 @@ public struct LiveFileSystem: FileSystem {
     }
 
     public func remove(_ path: String) throws {
-        if FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.removeItem(atPath: path)
+        switch kind(of: path) {
+        case nil:
+            return
+        case .folder:
+            // rmdir, not removeItem: a folder goes only when it is empty, never with what is in it.
+            guard rmdir(path) == 0 else {
+                throw ShiplaneError("cannot remove the folder \(path): \(String(cString: strerror(errno)))")
+            }
+        default:
+            guard unlink(path) == 0 else {
+                throw ShiplaneError("cannot remove \(path): \(String(cString: strerror(errno)))")
+            }
         }
+    }
+
+    public func kind(of path: String) -> FileKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .folder
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    public func list(_ folder: String) throws -> [String] {
+        guard kind(of: folder) == .folder else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    @discardableResult
+    public func createFolder(_ path: String) throws -> [String] {
+        let missing = Self.missingFolders(path) { kind(of: $0) }
+        guard !missing.isEmpty else { return [] }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return missing
+    }
+
+    public func copy(_ source: String, to destination: String) throws {
+        guard let data = try contents(of: source) else {
+            throw ShiplaneError("cannot copy \(source): there is no such file")
+        }
+        try writeAtomically(data, to: destination)
+    }
+
+    /// The folders `createFolder(path)` would create, outermost first.
+    static func missingFolders(_ path: String, kind: (String) -> FileKind?) -> [String] {
+        var missing: [String] = []
+        var current = (path as NSString).standardizingPath
+        while !current.isEmpty, current != "/", kind(current) == nil {
+            missing.insert(current, at: 0)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        return missing
     }
 }
 
@@ -59,9 +135,11 @@ public func writeAtomically(_ data: Data, to path: String) throws {
 
 /// A dry run's file system: reads fall through to the base, writes are kept in memory.
 public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
+    // @unchecked: every stored property is either immutable or guarded by `lock`.
     private let base: any FileSystem
     private let lock = NSLock()
     private var overlay: [String: Data?] = [:]
+    private var folders: Set<String> = []
     private var order: [String] = []
 
     public init(base: any FileSystem) {
@@ -69,9 +147,7 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public func contents(of path: String) throws -> Data? {
-        lock.lock()
-        let entry = overlay[path]
-        lock.unlock()
+        let entry = lock.withLock { overlay[path] }
         if let entry { return entry }
         return try base.contents(of: path)
     }
@@ -84,17 +160,56 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
         record(path, nil)
     }
 
+    public func kind(of path: String) -> FileKind? {
+        let (entry, folder) = lock.withLock { (overlay[path], folders.contains(path)) }
+        if let entry { return entry == nil ? nil : .file }
+        if folder { return .folder }
+        return base.kind(of: path)
+    }
+
+    public func list(_ folder: String) throws -> [String] {
+        var names = Set(try base.list(folder))
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        lock.withLock {
+            for (path, data) in overlay where path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") {
+                let name = String(path.dropFirst(prefix.count))
+                if data == nil { names.remove(name) } else { names.insert(name) }
+            }
+            for path in folders where path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") {
+                names.insert(String(path.dropFirst(prefix.count)))
+            }
+        }
+        return names.sorted()
+    }
+
+    @discardableResult
+    public func createFolder(_ path: String) throws -> [String] {
+        let missing = LiveFileSystem.missingFolders(path) { kind(of: $0) }
+        lock.withLock { folders.formUnion(missing) }
+        return missing
+    }
+
+    public func copy(_ source: String, to destination: String) throws {
+        guard let data = try contents(of: source) else {
+            throw ShiplaneError("cannot copy \(source): there is no such file")
+        }
+        record(destination, data)
+    }
+
     private func record(_ path: String, _ data: Data?) {
-        lock.lock()
-        if overlay[path] == nil { order.append(path) }
-        overlay[path] = .some(data)
-        lock.unlock()
+        lock.withLock {
+            if overlay[path] == nil { order.append(path) }
+            overlay[path] = .some(data)
+        }
     }
 
     /// The files a real run would have written (nil data: removed), in first-write order.
     public var plannedWrites: [(path: String, data: Data?)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return order.map { ($0, overlay[$0] ?? nil) }
+        lock.withLock { order.map { ($0, overlay[$0] ?? nil) } }
+    }
+
+    /// The folders a real run would have created, sorted.
+    public var plannedFolders: [String] {
+        lock.withLock { folders.sorted() }
     }
 }

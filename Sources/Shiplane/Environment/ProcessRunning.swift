@@ -78,6 +78,7 @@ public struct CommandNotFound: ReportableError {
     public var searched: String
 
     public var message: String { "command not found: \(command)" }
+    public var category: ErrorCategory { .environment }
     public var info: [(key: String, value: String)] { [("searched PATH", searched)] }
     public var suggestion: String? { "install \(command) or put it on PATH" }
 }

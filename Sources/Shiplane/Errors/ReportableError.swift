@@ -13,17 +13,20 @@ public protocol ReportableError: Error, CustomStringConvertible {
     var suggestion: String? { get }
     /// The errors this one wraps or aggregates.
     var underlyingErrors: [any Error] { get }
-    /// True when the error is a defect in Shiplane rather than a mistake or a condition the user
-    /// can fix; such errors are shown with the details needed for a bug report.
-    var isBug: Bool { get }
+    /// What kind of failure this is; the exit code is folded from the categories of the tree.
+    var category: ErrorCategory { get }
 }
 
 extension ReportableError {
     public var info: [(key: String, value: String)] { [] }
     public var suggestion: String? { nil }
     public var underlyingErrors: [any Error] { [] }
-    public var isBug: Bool { false }
+    public var category: ErrorCategory { .failure }
     public var description: String { message }
+
+    /// True when the error is a defect in Shiplane rather than a mistake or a condition the user
+    /// can fix; such errors are shown with the details needed for a bug report.
+    public var isBug: Bool { category == .defect }
 
     /// This error followed by every error beneath it, depth first.
     public var allErrors: [any Error] {

@@ -47,6 +47,8 @@ public struct LaneFailure: ReportableError {
 
     public var underlyingErrors: [any Error] { causes }
 
+    public var category: ErrorCategory { interrupted ? .interrupted : .failure }
+
     /// The deepest step failure in the tree: where the lane file went wrong.
     public var failingStep: StepFailure? {
         var found: StepFailure?
@@ -81,6 +83,8 @@ public struct ValidationFailure: ReportableError {
         self.problems = problems
         self.suggestion = suggestion
     }
+
+    public var category: ErrorCategory { .usage }
 
     public var message: String {
         problems.count == 1 ? problems[0] : "\(problems.count) problems:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")

@@ -11,6 +11,10 @@ public final class LaneContext: @unchecked Sendable {
         public var environment: LaneEnvironment
         public var fileSystem: any FileSystem
         public var processRunner: any ProcessRunning
+        /// Sends HTTP requests, once each; retries come from `retryPolicy`.
+        public var http: any HTTPSending
+        /// How HTTP requests are retried, and how the waits between them are spent.
+        public var retryPolicy: RetryPolicy
         public var reporter: any Reporting
         public var now: @Sendable () -> Date
         public var isDryRun: Bool
@@ -18,12 +22,15 @@ public final class LaneContext: @unchecked Sendable {
         public init(
             workingDirectory: String, environment: LaneEnvironment,
             fileSystem: any FileSystem = LiveFileSystem(), processRunner: any ProcessRunning = LiveProcessRunner(),
+            http: any HTTPSending = LiveHTTPClient(), retryPolicy: RetryPolicy = RetryPolicy(),
             reporter: any Reporting, now: @escaping @Sendable () -> Date = { Date() }, isDryRun: Bool = false
         ) {
             self.workingDirectory = workingDirectory
             self.environment = environment
             self.fileSystem = fileSystem
             self.processRunner = processRunner
+            self.http = http
+            self.retryPolicy = retryPolicy
             self.reporter = reporter
             self.now = now
             self.isDryRun = isDryRun
@@ -35,6 +42,10 @@ public final class LaneContext: @unchecked Sendable {
     /// Real files, or in a dry run an overlay that keeps writes in memory.
     public let fileSystem: any FileSystem
     public let processRunner: any ProcessRunning
+    /// Sends HTTP requests (AsyncHTTPClient in a live run).
+    public let http: any HTTPSending
+    /// How HTTP requests are retried.
+    public let retryPolicy: RetryPolicy
     public let isDryRun: Bool
     /// The hooks found in `Lanes/`, run around every lane.
     public let hooks: [any LaneHooks]
@@ -48,6 +59,8 @@ public final class LaneContext: @unchecked Sendable {
         isDryRun = dependencies.isDryRun
         fileSystem = dependencies.isDryRun ? OverlayFileSystem(base: dependencies.fileSystem) : dependencies.fileSystem
         processRunner = dependencies.processRunner
+        http = dependencies.http
+        retryPolicy = dependencies.retryPolicy
         self.hooks = hooks
         state = RunState(reporter: dependencies.reporter, journal: Journal(), now: dependencies.now)
         depth = 0
@@ -60,6 +73,8 @@ public final class LaneContext: @unchecked Sendable {
         isDryRun = parent.isDryRun
         fileSystem = parent.fileSystem
         processRunner = parent.processRunner
+        http = parent.http
+        retryPolicy = parent.retryPolicy
         hooks = parent.hooks
         state = parent.state
         self.depth = depth
@@ -97,6 +112,7 @@ public final class LaneContext: @unchecked Sendable {
         let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
+            state.recordStepOutput(output)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {
@@ -113,6 +129,7 @@ public final class LaneContext: @unchecked Sendable {
         let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
+            state.recordStepOutput(output)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {

@@ -9,7 +9,8 @@ internal import NIOHTTP1
 /// `retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`); never other 4xx. Other
 /// statuses come back as a response for the caller to interpret. The caller owns the client's lifecycle.
 public struct HTTPTransport: Sendable {
-    let client: HTTPClient
+    /// What sends each attempt: AsyncHTTPClient in a live run, a recorder in a lane test.
+    public let sender: any HTTPSending
     public var retryPolicy: RetryPolicy
     public var onEvent: HTTPEventHandler
     /// The current time, for `Retry-After` dates and `x-ratelimit-reset` epochs.
@@ -19,22 +20,29 @@ public struct HTTPTransport: Sendable {
     /// Largest response body collected, in bytes.
     public var maxResponseBytes: Int
 
-    /// Creates a transport over a client the caller shuts down (internal: lanes reach HTTP
-    /// through the context, and AsyncHTTPClient stays out of Shiplane's public interface).
-    init(
-        client: HTTPClient,
+    /// Creates a transport over a sender (the live one is `LiveHTTPClient`).
+    public init(
+        sender: any HTTPSending,
         retryPolicy: RetryPolicy = RetryPolicy(),
         redactor: SecretRedactor = SecretRedactor(),
         now: @escaping @Sendable () -> Date = { Date() },
         maxResponseBytes: Int = 16 * 1024 * 1024,
         onEvent: @escaping HTTPEventHandler = { _ in }
     ) {
-        self.client = client
+        self.sender = sender
         self.retryPolicy = retryPolicy
         self.redactor = redactor
         self.now = now
         self.maxResponseBytes = maxResponseBytes
         self.onEvent = onEvent
+    }
+
+    /// Creates a transport over an AsyncHTTPClient client the caller shuts down.
+    init(
+        client: HTTPClient, retryPolicy: RetryPolicy = RetryPolicy(), redactor: SecretRedactor = SecretRedactor(),
+        now: @escaping @Sendable () -> Date = { Date() }, onEvent: @escaping HTTPEventHandler = { _ in }
+    ) {
+        self.init(sender: LiveHTTPClient(client: client), retryPolicy: retryPolicy, redactor: redactor, now: now, onEvent: onEvent)
     }
 
     // MARK: - Sending
@@ -56,7 +64,7 @@ public struct HTTPTransport: Sendable {
             var reason = ""
             var serverWait: Double?
             do {
-                let response = try await sendOnce(request)
+                let response = try await sender.send(request, maxResponseBytes: maxResponseBytes, onEvent: onEvent)
                 let decision = retryDecision(for: response)
                 switch decision {
                 case .done:
@@ -94,30 +102,6 @@ public struct HTTPTransport: Sendable {
                 maxAttempts: policy.maxAttempts, reason: reason, delay: delay))
             try await policy.sleep(delay)
         }
-    }
-
-    /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
-    private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
-        switch request.body {
-        case .none:
-            break
-        case .bytes(let bytes):
-            outgoing.body = .bytes(ByteBuffer(bytes: bytes))
-        case .file(let path):
-            let size = try Self.regularFileSize(path)
-            onEvent(.streamingUpload(path: path, bytes: size))
-            outgoing.body = .stream(
-                FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
-                length: .known(size))
-        }
-        let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
-        let response = try await client.execute(outgoing, timeout: timeout)
-        let buffer = try await response.body.collect(upTo: maxResponseBytes)
-        let headers = response.headers.map { (name: $0.name, value: $0.value) }
-        return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
     }
 
     // MARK: - Retry decisions

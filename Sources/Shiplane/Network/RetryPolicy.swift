@@ -34,6 +34,15 @@ public struct RetryPolicy: Sendable {
         self.sleep = sleep
     }
 
+    /// The default policy with `SHIPLANE_HTTP_ATTEMPTS` and `SHIPLANE_HTTP_RETRY_DELAY` (seconds)
+    /// applied, as the command line reads them once per run.
+    public init(environment: LaneEnvironment) {
+        self.init(
+            maxAttempts: Int(environment["SHIPLANE_HTTP_ATTEMPTS"] ?? "") ?? 5,
+            baseDelay: Double(environment["SHIPLANE_HTTP_RETRY_DELAY"] ?? "") ?? 1
+        )
+    }
+
     /// A policy that sends each request once.
     public static var noRetries: RetryPolicy { RetryPolicy(maxAttempts: 1) }
 

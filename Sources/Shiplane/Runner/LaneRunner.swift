@@ -11,6 +11,19 @@ public struct LaneRunResult: Sendable {
     /// The files a dry run would have written, relative to the working directory.
     public var plannedWrites: [String]
 
+    public init(
+        lane: String, dryRun: Bool, startedAt: Date, duration: TimeInterval, steps: [StepRecord],
+        failure: LaneFailure?, plannedWrites: [String]
+    ) {
+        self.lane = lane
+        self.dryRun = dryRun
+        self.startedAt = startedAt
+        self.duration = duration
+        self.steps = steps
+        self.failure = failure
+        self.plannedWrites = plannedWrites
+    }
+
     public var succeeded: Bool { failure == nil }
     public var interrupted: Bool { failure?.interrupted ?? false }
 }

@@ -7,7 +7,7 @@ final class RunState: @unchecked Sendable {
     let now: @Sendable () -> Date
     private let lock = NSLock()
     private var records: [StepRecord] = []
-    private var versionChanges: [String] = []
+    private var releaseChanges: [any ReleaseChanges] = []
 
     init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
         self.reporter = reporter
@@ -48,17 +48,20 @@ final class RunState: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Remembers a file a release step changed (version files, CHANGELOG.md), so
-    /// `commitVersionBump` commits exactly those.
-    func recordReleaseFile(_ path: String) {
-        lock.withLock { if !versionChanges.contains(path) { versionChanges.append(path) } }
+    /// Keeps the result of a step that returned `ReleaseChanges`, so `commitVersionBump()` called
+    /// without arguments commits what this run's release steps returned.
+    func recordStepOutput<Output>(_ output: Output) {
+        guard let changes = output as? any ReleaseChanges else { return }
+        lock.withLock { releaseChanges.append(changes) }
     }
 
-    /// The files release steps changed in this run, in the order they were first changed.
-    var changedReleaseFiles: [String] { lock.withLock { versionChanges } }
+    /// What release steps returned in this run that no commit took yet, in order.
+    var uncommittedReleaseChanges: [any ReleaseChanges] { lock.withLock { releaseChanges } }
 
-    /// Forgets the changed files once they are committed.
-    func clearReleaseFiles() { lock.withLock { versionChanges.removeAll() } }
+    /// Forgets the results whose files a commit took (all of `paths`).
+    func markCommitted(_ paths: Set<String>) {
+        lock.withLock { releaseChanges.removeAll { $0.fileChanges.allSatisfy { paths.contains($0.path) } } }
+    }
 
     var steps: [StepRecord] {
         lock.lock()

@@ -158,4 +158,5 @@ public struct DotEnvError: ReportableError {
         problems.map { ("\($0.file):\($0.line)", $0.reason) }
     }
     public var suggestion: String? { "write each line as KEY=value (quotes optional, # for comments)" }
+    public var category: ErrorCategory { .usage }
 }

@@ -55,7 +55,7 @@ public struct RedactedError: ReportableError {
     public let info: [(key: String, value: String)]
     public let suggestion: String?
     public let underlyingErrors: [any Error]
-    public let isBug: Bool
+    public let category: ErrorCategory
 
     init(wrapping error: any Error, redactor: SecretRedactor) {
         if let reportable = error as? any ReportableError {
@@ -63,13 +63,13 @@ public struct RedactedError: ReportableError {
             info = reportable.info.map { ($0.key, redactor.redact($0.value)) }
             suggestion = reportable.suggestion.map { redactor.redact($0) }
             underlyingErrors = reportable.underlyingErrors.map { redactor.redact($0) }
-            isBug = reportable.isBug
+            category = reportable.category
         } else {
             message = redactor.redact(String(describing: error))
             info = []
             suggestion = nil
             underlyingErrors = []
-            isBug = false
+            category = error is CancellationError ? .interrupted : .failure
         }
     }
 }

@@ -5,7 +5,15 @@ public struct AgreedVersion: Sendable {
     /// What one file holds.
     public struct Source: Sendable {
         public let file: VersionFile
+        /// The file's bytes as they were read, so a rewrite starts from exactly what was agreed on.
+        public let bytes: Data
         public let reading: VersionReading
+
+        public init(file: VersionFile, bytes: Data, reading: VersionReading) {
+            self.file = file
+            self.bytes = bytes
+            self.reading = reading
+        }
     }
 
     /// The version every file with a literal version holds.
@@ -39,11 +47,18 @@ public struct AgreedVersion: Sendable {
         var failures: [any Error] = []
         for file in files {
             do {
-                sources.append(Source(file: file, reading: try file.read(try contents(file))))
+                let bytes = try contents(file)
+                sources.append(Source(file: file, bytes: bytes, reading: try file.read(bytes)))
             } catch {
                 failures.append(error)
             }
         }
+        return try agree(sources, failures: failures)
+    }
+
+    /// Checks that files already read agree on the version and the build number.
+    /// - Throws: as `read(_:)`; `failures` are the files that could not be read.
+    public static func agree(_ sources: [Source], failures: [any Error] = []) throws -> AgreedVersion {
         guard failures.isEmpty else {
             throw VersionFileError(
                 .disagreement,

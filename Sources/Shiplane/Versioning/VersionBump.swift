@@ -97,6 +97,8 @@ public struct VersionBumpParseError: ReportableError {
         self.underlyingErrors = underlying.map { [$0] } ?? []
     }
 
+    public var category: ErrorCategory { .usage }
+
     public var message: String {
         if let cause = underlyingErrors.first as? any ReportableError {
             return "'\(argument)' is not a valid version bump: \(cause.message)"

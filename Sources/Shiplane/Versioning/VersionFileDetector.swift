@@ -27,12 +27,21 @@ public enum VersionFileDetector {
     /// `version.workspace = true`) is skipped; a file that cannot be read is kept so that reading
     /// it reports the problem.
     /// - Throws: `VersionFileError.notFound` naming everything looked for and everything skipped.
-    public static func detect(in root: URL, fileManager: FileManager = .default) throws -> [VersionFile] {
+    public static func detect(in root: URL, fileSystem: any FileSystem = LiveFileSystem()) throws -> [VersionFile] {
+        let found = try read(in: root, fileSystem: fileSystem)
+        return (found.sources.map(\.file) + found.unreadable.map(\.file)).sorted { $0.displayPath < $1.displayPath }
+    }
+
+    /// Finds the version files in `root` and reads each one once, through `fileSystem` (in a dry
+    /// run, an overlay): the sources with their bytes, and the files that could not be read.
+    /// - Throws: `VersionFileError.notFound` as `detect(in:)` does.
+    public static func read(
+        in root: URL, fileSystem: any FileSystem
+    ) throws -> (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)]) {
         let root = root.standardizedFileURL
         var candidates: [(URL, any VersionFormat)] = []
-        let rootFiles = contents(of: root, fileManager)
-        for url in rootFiles {
-            let name = url.lastPathComponent
+        for name in list(root, fileSystem) {
+            let url = root.appendingPathComponent(name)
             switch name {
             case "VERSION": candidates.append((url, PlainVersionFormat()))
             case "package.json": candidates.append((url, PackageJSONVersionFormat()))
@@ -42,33 +51,33 @@ public enum VersionFileDetector {
                 if name.hasSuffix(".podspec") { candidates.append((url, PodspecVersionFormat())) }
                 if name.hasSuffix(".xcconfig") { candidates.append((url, XcconfigVersionFormat())) }
                 if name.hasSuffix(".xcodeproj") {
-                    let project = url.appendingPathComponent("project.pbxproj")
-                    if isFile(project, fileManager) { candidates.append((project, XcodeProjectVersionFormat())) }
+                    candidates.append((url.appendingPathComponent("project.pbxproj"), XcodeProjectVersionFormat()))
                 }
             }
         }
-        for plist in infoPlists(in: root, depth: 0, fileManager) {
+        for plist in infoPlists(in: root, depth: 0, fileSystem) {
             candidates.append((plist, InfoPlistVersionFormat()))
         }
-        for folder in contents(of: root.appendingPathComponent("Sources"), fileManager) where isDirectory(folder, fileManager) {
-            let file = folder.appendingPathComponent("Version.swift")
-            if isFile(file, fileManager) { candidates.append((file, SwiftConstantVersionFormat())) }
+        let sources = root.appendingPathComponent("Sources")
+        for name in list(sources, fileSystem) where fileSystem.isFolder(sources.appendingPathComponent(name).path) {
+            candidates.append((sources.appendingPathComponent(name).appendingPathComponent("Version.swift"), SwiftConstantVersionFormat()))
         }
 
-        var found: [VersionFile] = []
+        var found: [AgreedVersion.Source] = []
+        var unreadable: [(file: VersionFile, error: any Error)] = []
         var skipped: [(key: String, value: String)] = []
-        for (url, format) in candidates where isFile(url, fileManager) {
+        for (url, format) in candidates where fileSystem.kind(of: url.path).map({ $0 != .folder }) ?? false {
             let file = VersionFile(url: url, format: format, displayPath: relativePath(of: url, to: root))
             do {
-                _ = try file.read()
-                found.append(file)
+                guard let bytes = try fileSystem.contents(of: url.path) else { continue }
+                found.append(AgreedVersion.Source(file: file, bytes: bytes, reading: try file.read(bytes)))
             } catch let error as VersionFileError where error.kind == .notASource {
                 skipped.append((key: "skipped \(file.displayPath)", value: error.message))
             } catch {
-                found.append(file)
+                unreadable.append((file, error))
             }
         }
-        guard !found.isEmpty else {
+        guard !found.isEmpty || !unreadable.isEmpty else {
             throw VersionFileError(
                 .notFound,
                 "No version file found in \(root.path)",
@@ -76,7 +85,7 @@ public enum VersionFileDetector {
                 suggestion: "Create a VERSION file holding the current version (for example 0.1.0), or configure a version file and pattern"
             )
         }
-        return found.sorted { $0.displayPath < $1.displayPath }
+        return (found.sorted { $0.file.displayPath < $1.file.displayPath }, unreadable)
     }
 
     /// `url`'s path below `root`, or its full path when it is elsewhere.
@@ -89,30 +98,20 @@ public enum VersionFileDetector {
 
     // MARK: - File system
 
-    private static func infoPlists(in folder: URL, depth: Int, _ fileManager: FileManager) -> [URL] {
+    private static func infoPlists(in folder: URL, depth: Int, _ fileSystem: any FileSystem) -> [URL] {
         var result: [URL] = []
-        for url in contents(of: folder, fileManager) {
-            if url.lastPathComponent == "Info.plist", isFile(url, fileManager) {
+        for name in list(folder, fileSystem) {
+            let url = folder.appendingPathComponent(name)
+            if name == "Info.plist", !fileSystem.isFolder(url.path) {
                 result.append(url)
-            } else if depth < 2, !skippedFolders.contains(url.lastPathComponent), isDirectory(url, fileManager) {
-                result += infoPlists(in: url, depth: depth + 1, fileManager)
+            } else if depth < 2, !skippedFolders.contains(name), fileSystem.isFolder(url.path) {
+                result += infoPlists(in: url, depth: depth + 1, fileSystem)
             }
         }
         return result
     }
 
-    private static func contents(of folder: URL, _ fileManager: FileManager) -> [URL] {
-        let urls = (try? fileManager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
-        return urls.sorted { $0.lastPathComponent < $1.lastPathComponent }
-    }
-
-    private static func isDirectory(_ url: URL, _ fileManager: FileManager) -> Bool {
-        var isDirectory: ObjCBool = false
-        return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
-    private static func isFile(_ url: URL, _ fileManager: FileManager) -> Bool {
-        var isDirectory: ObjCBool = false
-        return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    private static func list(_ folder: URL, _ fileSystem: any FileSystem) -> [String] {
+        (try? fileSystem.list(folder.path)) ?? []
     }
 }

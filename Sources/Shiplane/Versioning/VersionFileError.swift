@@ -53,7 +53,7 @@ public struct VersionFileError: ReportableError {
         (file.map { [(key: "file", value: $0)] } ?? []) + details
     }
 
-    public var isBug: Bool { kind == .bug }
+    public var category: ErrorCategory { kind == .bug ? .defect : .failure }
 
     /// This error with `file` set, unless it already names one.
     func inFile(_ path: String) -> VersionFileError {

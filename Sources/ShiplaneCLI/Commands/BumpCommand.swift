@@ -48,17 +48,18 @@ struct BumpLane: Lane {
     func run(_ lane: LaneContext) async throws {
         let bump = try VersionBump(parsing: level.joined(separator: " "))
         let version = try lane.bumpVersion(bump)
+        var changes: [any ReleaseChanges] = [version]
         var build: String?
-        if let buildNumber {
-            build = try lane.incrementBuildNumber(.set(buildNumber))
-        } else if incrementBuild {
-            build = try lane.incrementBuildNumber(.increment)
+        if buildNumber != nil || incrementBuild {
+            let result = try lane.incrementBuildNumber(buildNumber.map { .set($0) } ?? .increment)
+            changes.append(result)
+            build = result.build
         }
         let text = message.replacingOccurrences(of: "{version}", with: version.description)
             + (build.map { message.contains("{build}") ? "" : " (\($0))" } ?? "")
         let tagName = tagPrefix + version.description
         if commit {
-            try lane.commitVersionBump(message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty)
+            try lane.commitVersionBump(changes, message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty)
         }
         if tag { try lane.addGitTag(tagName, message: "Release \(version)") }
         if push { try await lane.push(remote: remote, tags: tag ? [tagName] : []) }

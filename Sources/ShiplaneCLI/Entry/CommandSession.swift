@@ -64,9 +64,11 @@ struct CommandSession {
     }
 
     /// Prints the summary and the error tree, writes the reports, and returns the exit code.
-    func finish(_ result: LaneRunResult) -> Int32 {
-        out.line("")
-        for line in SummaryTable.lines(for: result) { out.line(line) }
+    func finish(_ result: LaneRunResult, summary: Bool = true) -> Int32 {
+        if summary {
+            out.line("")
+            for line in SummaryTable.lines(for: result) { out.line(line) }
+        }
         var code = ShiplaneExitCode.success.rawValue
         if let failure = result.failure {
             err.line("")

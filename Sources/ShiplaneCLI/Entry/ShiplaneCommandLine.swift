@@ -58,7 +58,8 @@ public enum ShiplaneCommandLine {
         }
     }
 
-    /// Compiles the lanes (or finds them cached) and replaces this process with them.
+    /// Compiles the lanes (or finds them cached), runs them as a supervised child, and returns
+    /// the child's exit code — or, when it died of a signal, the code of that ending.
     static func runLanes(session: CommandSession, environment: [String: String], executable: String) throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
         let toolchain = try Toolchain.locate(environment: environment, executable: executable)
@@ -71,17 +72,20 @@ public enum ShiplaneCommandLine {
         if compiled.compiled {
             session.err.line("Compiled Lanes/ in \(formatSeconds(compiled.seconds)).")
         }
-        let arguments = [compiled.executable, "--shiplane-root", root] + session.globals.asArguments + session.rest
-        fflush(stdout)
-        fflush(stderr)
-        var cArguments = arguments.map { strdup($0) }
-        cArguments.append(nil)
-        execv(compiled.executable, &cArguments)
-        let reason = String(cString: strerror(errno))
-        throw EnvironmentProblem(
-            "could not start the compiled lanes at \(compiled.executable): \(reason)",
-            suggestion: "delete the cache folder \(compiler.cacheFolder) and run again"
+        let supervisor = LaneSupervisor(
+            executable: compiled.executable, arguments: ["--shiplane-root", root] + session.globals.asArguments + session.rest
         )
+        switch try supervisor.run() {
+        case .exited(let code):
+            return code
+        case .signaled(let signal):
+            let died = LaneProgramDied(signal: signal)
+            let lane = session.rest.first ?? "lanes"
+            return session.finish(LaneRunResult(
+                lane: lane, dryRun: session.globals.dryRun, startedAt: Date(), duration: 0, steps: [],
+                failure: LaneFailure(lane: lane, causes: [died], interrupted: !died.isCrash), plannedWrites: []
+            ), summary: false)
+        }
     }
 
     /// This executable's own path, so the library and modules can be found beside it.

@@ -91,7 +91,11 @@ public enum LaneHost {
         }
         let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose)
         let context = LaneContext(
-            .init(workingDirectory: root, environment: session.laneEnvironment, reporter: reporter, isDryRun: session.globals.dryRun),
+            .init(
+                workingDirectory: root, environment: session.laneEnvironment,
+                retryPolicy: RetryPolicy(environment: session.laneEnvironment),
+                reporter: reporter, isDryRun: session.globals.dryRun
+            ),
             hooks: hooks.map { $0.init() }
         )
         let runner = LaneRunner(rollbackOnFailure: !session.globals.noRollback)
@@ -123,28 +127,34 @@ public enum LaneHost {
     }
 }
 
-/// Ctrl-C during a run: the first cancels the lane (which rolls back), a second exits at once.
+/// Ctrl-C, SIGTERM or SIGHUP during a run: the first cancels the lane (which rolls back), a
+/// second exits at once.
 final class InterruptHandler: @unchecked Sendable {
-    private let source: DispatchSourceSignal
+    // @unchecked: `count` is only touched under `lock`; the sources are set once in `init`.
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
+    private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var count = 0
 
     init(onInterrupt: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.lock.lock()
-            self.count += 1
-            let first = self.count == 1
-            self.lock.unlock()
-            if first { onInterrupt() } else { _exit(ShiplaneExitCode.interrupted.rawValue) }
+        for number in Self.signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                let first = self.lock.withLock {
+                    self.count += 1
+                    return self.count == 1
+                }
+                if first { onInterrupt() } else { _exit(ShiplaneExitCode.interrupted.rawValue) }
+            }
+            source.resume()
+            sources.append(source)
         }
-        source.resume()
     }
 
     func stop() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for source in sources { source.cancel() }
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }

@@ -215,4 +215,5 @@ public struct CompileFailure: ReportableError {
     }
 
     public var suggestion: String? { "fix the lane file at the line shown, then run again" }
+    public var category: ErrorCategory { .compile }
 }

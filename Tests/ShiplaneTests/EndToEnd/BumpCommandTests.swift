@@ -170,7 +170,7 @@ struct BumpCommandTests {
         let repo = try versionedRepository()
         try repo.git("checkout", "-q", "--detach")
         let result = try repo.shiplane(["bump", "patch", "--commit"])
-        #expect(result.status == 1)
+        #expect(result.status == 4)
         #expect(result.stderr.contains("detached"))
         #expect(repo.read("VERSION") == "1.2.3\n")
     }

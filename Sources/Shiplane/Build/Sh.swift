@@ -1,0 +1,158 @@
+import Foundation
+
+/// Runs a command from the repository root, streaming its output live and capturing it.
+///
+/// The command is an argument list: nothing is interpreted by a shell, so a value with spaces or
+/// `;` stays one argument. For a shell line (pipes, `&&`), use `lane.shell("...")`, which runs
+/// `/bin/sh -c` and says so. In a dry run the command is printed instead of run, unless the
+/// call is marked `readOnly: true` (it only reads, so running it keeps the dry run exact).
+public struct Sh: AsyncAction {
+    public static let name = "sh"
+    public var executable: String
+    public var arguments: [String]
+    /// Variables added to (or replacing) the lane's environment for this command.
+    public var environment: [String: String]
+    /// A folder relative to the repository root (or absolute) to run in.
+    public var directory: String?
+    public var timeout: TimeInterval?
+    public var readOnly: Bool
+
+    public init(
+        _ command: [String], environment: [String: String] = [:], directory: String? = nil,
+        timeout: TimeInterval? = nil, readOnly: Bool = false
+    ) {
+        executable = command.first ?? ""
+        arguments = Array(command.dropFirst())
+        self.environment = environment
+        self.directory = directory
+        self.timeout = timeout
+        self.readOnly = readOnly
+    }
+
+    public var commandLine: String { ([executable] + arguments).map(shellQuoted).joined(separator: " ") }
+
+    public var options: [StepOption] {
+        var shown = [StepOption("command", commandLine)]
+        if !environment.isEmpty {
+            shown.append(StepOption("environment", environment.keys.sorted().joined(separator: ", ")))
+        }
+        if let directory { shown.append(StepOption("directory", directory)) }
+        if let timeout { shown.append(StepOption("timeout", "\(formatSeconds(timeout))")) }
+        return shown
+    }
+
+    /// Returns the command's standard output with the final newline removed.
+    public func run(in step: StepContext) async throws -> String {
+        guard !executable.isEmpty else {
+            throw ValidationFailure(problems: ["sh was called with no command"], suggestion: "pass the command and its arguments: lane.sh(\"swift\", \"build\")")
+        }
+        if step.isDryRun && !readOnly {
+            step.note("would run: \(commandLine)")
+            step.log("would run: \(commandLine)")
+            return ""
+        }
+        var variables = step.lane.environment.variables
+        for (name, value) in environment { variables[name] = value }
+        let root = step.lane.workingDirectory
+        let folder = directory.map { $0.hasPrefix("/") ? $0 : root + "/" + $0 } ?? root
+        let invocation = ProcessInvocation(
+            executable: executable, arguments: arguments, workingDirectory: folder,
+            environment: variables, timeout: timeout
+        )
+        let reporter = step.lane.state.reporter
+        let number = step.number
+        let result = try await step.lane.processRunner.run(invocation) { line, stream in
+            reporter.report(.output(line: line, stream: stream, step: number))
+        }
+        if result.timedOut || result.exitCode != 0 || result.terminatedBySignal {
+            throw CommandFailed(commandLine: commandLine, result: result, timeout: timeout)
+        }
+        var output = result.standardOutput
+        if output.hasSuffix("\n") { output.removeLast() }
+        return output
+    }
+}
+
+/// A command that exited non-zero, was killed, or ran out of time.
+public struct CommandFailed: ReportableError {
+    public var commandLine: String
+    public var result: ProcessResult
+    public var timeout: TimeInterval?
+
+    public var exitCode: Int32 { result.exitCode }
+
+    public var message: String {
+        if result.timedOut, let timeout { return "`\(commandLine)` timed out after \(formatSeconds(timeout)) and was stopped" }
+        if result.terminatedBySignal { return "`\(commandLine)` was killed by signal \(result.exitCode)" }
+        return "`\(commandLine)` exited with code \(result.exitCode)"
+    }
+
+    public var info: [(key: String, value: String)] {
+        var facts: [(key: String, value: String)] = [("exit code", "\(result.exitCode)")]
+        if !result.lastLines.isEmpty {
+            facts.append(("last output", result.lastLines.joined(separator: "\n")))
+        }
+        return facts
+    }
+}
+
+/// Seconds as a person reads them: `0.42 s`, `12 s`, `2 min 5 s`.
+public func formatSeconds(_ seconds: TimeInterval) -> String {
+    if seconds < 10 { return String(format: "%.2f s", seconds) }
+    if seconds < 60 { return String(format: "%.0f s", seconds) }
+    let whole = Int(seconds.rounded())
+    return "\(whole / 60) min \(whole % 60) s"
+}
+
+extension LaneContext {
+    /// Runs a command (an argument list, no shell) from the repository root and returns its output.
+    ///
+    ///     try await lane.sh("swift", "build", "-c", "release")
+    @discardableResult
+    public func sh(_ command: String..., file: String = #fileID, line: Int = #line) async throws -> String {
+        try await run(Sh(command), file: file, line: line)
+    }
+
+    /// Runs a command with options: extra environment, folder, timeout, and `readOnly` for
+    /// commands that also run in a dry run.
+    @discardableResult
+    public func sh(
+        _ command: [String], environment: [String: String] = [:], directory: String? = nil,
+        timeout: TimeInterval? = nil, readOnly: Bool = false, file: String = #fileID, line: Int = #line
+    ) async throws -> String {
+        try await run(
+            Sh(command, environment: environment, directory: directory, timeout: timeout, readOnly: readOnly),
+            file: file, line: line
+        )
+    }
+
+    /// Runs a shell line with `/bin/sh -c`: pipes and `&&` work, and so does injection, so never
+    /// put untrusted values in `line`; pass them through `environment` and refer to `"$NAME"`.
+    @discardableResult
+    public func shell(
+        _ line: String, environment: [String: String] = [:], timeout: TimeInterval? = nil,
+        readOnly: Bool = false, file: String = #fileID, callLine: Int = #line
+    ) async throws -> String {
+        try await run(
+            Sh(["/bin/sh", "-c", line], environment: environment, timeout: timeout, readOnly: readOnly),
+            file: file, line: callLine
+        )
+    }
+}
+
+extension Sh: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Build",
+        summary: "Run a command (an argument list, no shell) from the repository root; output streams live and is returned",
+        signature: "try await lane.sh(_ command: String...) -> String; lane.sh(_ command: [String], environment:, directory:, timeout:, readOnly:); lane.shell(_ line: String) for /bin/sh -c",
+        parameters: [
+            .init(name: "command", type: "[String]", defaultValue: nil, help: "executable and arguments; no shell interprets them"),
+            .init(name: "environment", type: "[String: String]", defaultValue: "[:]", help: "variables added for this command"),
+            .init(name: "directory", type: "String?", defaultValue: "repository root", help: "folder to run in, relative to the root"),
+            .init(name: "timeout", type: "TimeInterval?", defaultValue: "none", help: "seconds before the command is stopped (SIGTERM, then SIGKILL)"),
+            .init(name: "readOnly", type: "Bool", defaultValue: "false", help: "the command only reads: run it in a dry run too"),
+        ],
+        example: #"try await lane.sh("swift", "build", "-c", "release")"#,
+        dryRun: "prints `would run: ...` instead of running, unless readOnly", rollback: "nothing to undo (a command's effects are its own)"
+    )
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// How changelog text is rendered.
+public enum ChangelogFormat: Sendable, Equatable {
+    /// Keep a Changelog Markdown, with links to commits, compare views and issues for GitHub and
+    /// GitLab remotes.
+    case markdown
+    /// The releases, groups and commits as JSON, for other tools.
+    case json
+    /// A Mustache template (the text of it).
+    case template(String)
+}
+
+/// Renders release notes from the history: the conventional commits of a range, grouped.
+public struct Changelog: Action {
+    public static let name = "changelog"
+    public var range: ChangelogRange
+    /// The heading of unreleased work, usually the version being released (`1.6.0`).
+    public var version: String?
+    public var format: ChangelogFormat
+    public var configuration: ChangelogConfiguration
+    public var releaseTags: ReleaseTags
+    public var merges: MergeCommits
+
+    public init(
+        since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude
+    ) {
+        self.range = range
+        self.version = version
+        self.format = format
+        self.configuration = configuration
+        self.releaseTags = releaseTags
+        self.merges = merges
+        self.configuration.includeMergeCommits = merges != .exclude
+    }
+
+    public var options: [StepOption] {
+        [StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
+    }
+
+    /// Returns the rendered notes.
+    /// - Throws: `EmptyChangelog` when the range holds no commit.
+    public func run(in step: StepContext) throws -> String {
+        let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges)
+        if range == .all, format == .markdown {
+            return try Self.streamedDocument(history: history, configuration: configuration, step: step)
+        }
+        let releases = try Self.releases(range, version: version, history: history, lane: step.lane)
+        let text = try Self.render(releases.list, format: format, configuration: configuration, links: releases.links, whole: range == .all)
+        step.note("\(releases.list.reduce(0) { $0 + $1.commits.count }) commits, \(releases.list.count) release\(releases.list.count == 1 ? "" : "s")")
+        return text
+    }
+
+    /// The whole history as one Markdown document, rendered release by release so that only one
+    /// release's commits are in memory at a time.
+    static func streamedDocument(history: ChangelogHistory, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
+        let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
+        var output = ChangelogFileEditor.defaultHeader
+        var definitions: [String] = []
+        var commits = 0
+        var releases = 0
+        try history.eachRelease(.all, title: nil) { release in
+            output += "\n" + renderer.renderSection(release)
+            if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
+            commits += release.commits.count
+            releases += 1
+        }
+        guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
+        if !definitions.isEmpty { output += "\n" + definitions.joined(separator: "\n") + "\n" }
+        step.note("\(commits) commits, \(releases) release\(releases == 1 ? "" : "s")")
+        return output
+    }
+
+    static func releases(
+        _ range: ChangelogRange, version: String?, history: ChangelogHistory, lane: LaneContext
+    ) throws -> (list: [ChangelogRelease], links: RemoteLinks?) {
+        var releases = try history.releases(range, title: version)
+        if let version, range != .all, var first = releases.first, first.tagName == nil {
+            first.title = (try? SemanticVersion(parsing: version))?.description ?? version
+            first.tagName = "v" + first.title
+            first.date = lane.state.now()
+            releases[0] = first
+        }
+        guard releases.contains(where: { !$0.commits.isEmpty }) else {
+            throw EmptyChangelog(range: range, previousTag: releases.first?.previousTagName)
+        }
+        return (releases, history.links)
+    }
+
+    static func render(
+        _ releases: [ChangelogRelease], format: ChangelogFormat, configuration: ChangelogConfiguration,
+        links: RemoteLinks?, whole: Bool
+    ) throws -> String {
+        switch format {
+        case .markdown:
+            let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
+            if whole { return renderer.renderDocument(releases) }
+            let sections = releases.map(renderer.renderSection).joined(separator: "\n")
+            let definitions = releases.compactMap(renderer.linkReferenceDefinition(for:))
+            return definitions.isEmpty ? sections : sections + "\n" + definitions.joined(separator: "\n") + "\n"
+        case .json:
+            return String(decoding: try ChangelogJSONEncoder(configuration: configuration, links: links).encode(releases), as: UTF8.self)
+        case .template(let text):
+            return try ChangelogTemplateRenderer(template: text, configuration: configuration, links: links).render(releases)
+        }
+    }
+}
+
+/// Keeps CHANGELOG.md: inserts the release's section in the right place (replacing an
+/// `Unreleased` section), never adds a version that is already there, keeps every other byte.
+public struct WriteChangelog: Action {
+    public static let name = "writeChangelog"
+    public var path: String
+    public var range: ChangelogRange
+    public var version: String?
+    public var configuration: ChangelogConfiguration
+    public var releaseTags: ReleaseTags
+    public var merges: MergeCommits
+
+    public init(
+        path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude
+    ) {
+        self.path = path
+        self.range = range
+        self.version = version
+        self.configuration = configuration
+        self.releaseTags = releaseTags
+        self.merges = merges
+        self.configuration.includeMergeCommits = merges != .exclude
+    }
+
+    public var options: [StepOption] {
+        [StepOption("path", path), StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
+    }
+
+    /// Returns the section it wrote (or in a dry run, would write) and the file it changed.
+    public func run(in step: StepContext) throws -> ChangelogWriteResult {
+        guard range != .all else {
+            throw ValidationFailure(problems: ["writeChangelog keeps a file one release at a time; `.all` would rewrite it"], suggestion: "render the whole history with changelog(since: .all)")
+        }
+        let lane = step.lane
+        let history = try ChangelogHistory(lane: lane, releaseTags: releaseTags, merges: merges)
+        let (releases, links) = try Changelog.releases(range, version: version, history: history, lane: lane)
+        guard let release = releases.first else { return ChangelogWriteResult(section: "", fileChanges: []) }
+        let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
+        let section = renderer.renderSection(release)
+        let full = path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path
+        let existingBytes = try lane.fileSystem.contents(of: full)
+        let existing = existingBytes.map { String(decoding: $0, as: UTF8.self) }
+        let updated = try ChangelogFileEditor().updatedChangelog(
+            existing: existing, newSection: section, version: release.title,
+            linkReferenceDefinition: renderer.linkReferenceDefinition(for: release)
+        )
+        let change = try step.writeFile(Data(updated.utf8), to: full, describedAs: path, replacing: existingBytes)
+        if step.isDryRun {
+            step.log("would write to \(path):\n" + section)
+        }
+        step.note("\(release.title): \(release.commits.count) commits")
+        return ChangelogWriteResult(section: section, fileChanges: change.map { [$0] } ?? [])
+    }
+}
+
+/// The range holds no commit: there is nothing to write.
+public struct EmptyChangelog: ReportableError {
+    public var range: ChangelogRange
+    public var previousTag: String?
+
+    public var message: String {
+        switch range {
+        case .range(let from, let to): "no commits in \(from.map { "\($0).." } ?? "")\(to): nothing to write"
+        default: "no commits since \(previousTag ?? "the start of history"): nothing to write"
+        }
+    }
+
+    public var suggestion: String? { "commit something first, or name another range (--from, --to)" }
+}
+
+extension LaneContext {
+    /// Release notes for `since` (by default: the release being made), as Markdown.
+    public func changelog(
+        since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude,
+        file: String = #fileID, line: Int = #line
+    ) throws -> String {
+        try run(
+            Changelog(since: range, version: version, format: format, configuration: configuration, releaseTags: releaseTags, merges: merges),
+            file: file, line: line
+        )
+    }
+
+    /// Adds the release's section to CHANGELOG.md (or `path`) and returns what it changed: the
+    /// section (which it reads as in text) and the file, for `commitVersionBump`.
+    @discardableResult
+    public func writeChangelog(
+        _ path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
+        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude,
+        file: String = #fileID, line: Int = #line
+    ) throws -> ChangelogWriteResult {
+        try run(
+            WriteChangelog(path: path, since: range, version: version, configuration: configuration, releaseTags: releaseTags, merges: merges),
+            file: file, line: line
+        )
+    }
+}
+
+extension Changelog: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Changelog",
+        summary: "Release notes from the conventional commits of a range, grouped (breaking changes first), Markdown, JSON or a Mustache template",
+        signature: "try lane.changelog(since: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown) -> String",
+        parameters: [
+            .init(name: "since", type: "ChangelogRange", defaultValue: ".lastTag", help: ".lastTag (the release being made), .unreleased, .range(from:to:), .all"),
+            .init(name: "version", type: "String?", defaultValue: "nil", help: "heading for unreleased work"),
+            .init(name: "format", type: "ChangelogFormat", defaultValue: ".markdown", help: ".markdown, .json, .template(text)")
+        ],
+        example: #"let notes = try lane.changelog(since: .lastTag)"#,
+        dryRun: "runs (it only reads)", rollback: "nothing to undo"
+    )
+}
+
+extension WriteChangelog: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Changelog",
+        summary: "Insert the release's section into CHANGELOG.md (replacing Unreleased), never twice, keeping every other byte; the file joins the release commit",
+        signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since: ChangelogRange = .lastTag, version: String? = nil) -> String",
+        parameters: [
+            .init(name: "path", type: "String", defaultValue: "CHANGELOG.md", help: "the file"),
+            .init(name: "version", type: "String?", defaultValue: "nil", help: "the section's heading, e.g. the version being released")
+        ],
+        example: #"try lane.writeChangelog(version: version.description)"#,
+        dryRun: "writes to the overlay and prints the section", rollback: "restores the file"
+    )
+}

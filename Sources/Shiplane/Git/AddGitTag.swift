@@ -1,0 +1,114 @@
+import Foundation
+internal import Git
+
+/// Tags HEAD: annotated (tagger and message) by default, lightweight on request.
+///
+/// An existing tag is refused unless `force`; rollback deletes the tag if it still points where
+/// this step put it (and puts back the tag it replaced, with `force`).
+public struct AddGitTag: Action {
+    public static let name = "addGitTag"
+    public var tag: String
+    public var message: String?
+    public var lightweight: Bool
+    public var force: Bool
+
+    public init(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false) {
+        self.tag = tag
+        self.message = message
+        self.lightweight = lightweight
+        self.force = force
+    }
+
+    public var options: [StepOption] {
+        var shown = [StepOption("tag", tag)]
+        if lightweight { shown.append(StepOption("lightweight", "true")) }
+        if force { shown.append(StepOption("force", "true")) }
+        return shown
+    }
+
+    public func run(in step: StepContext) throws {
+        let lane = step.lane
+        let repository = try lane.repository()
+        let head = try lane.headCommit(of: repository)
+        let existing = try git { try repository.tag(named: tag) }
+        if let existing, !force {
+            throw ShiplaneError(
+                "tag \(tag) exists",
+                info: [("points at", existing.target.short)],
+                suggestion: existing.target == head
+                    ? "HEAD is already tagged \(tag): nothing to do, or bump again"
+                    : "bump again, or pass force: true to move it"
+            )
+        }
+        if step.isDryRun {
+            step.note("would tag \(head.short) as \(tag)")
+            return
+        }
+        let tagger = lightweight ? nil : try git { try repository.signature(environment: lane.environment.variables, role: .committer) }
+        let text = lightweight ? nil : (message ?? "Release \(tag)")
+        let created = try git { try repository.createTag(name: tag, target: head, message: text, tagger: tagger, force: force) }
+        step.registerUndo("delete tag \(tag)") {
+            guard try repository.deleteTag(name: tag, ifPointsAt: created.object) else {
+                throw ShiplaneError("tag \(tag) was moved after Shiplane created it: kept")
+            }
+            if let existing {
+                _ = try repository.createTag(name: existing.name, target: existing.target, message: existing.message, tagger: existing.tagger, force: true)
+            }
+        }
+        step.note("\(tag) → \(head.short)")
+    }
+}
+
+/// Whether a tag exists.
+public struct GitTagExists: Action {
+    public static let name = "gitTagExists"
+    public var tag: String
+
+    public var options: [StepOption] { [StepOption("tag", tag)] }
+
+    public func run(in step: StepContext) throws -> Bool {
+        let repository = try step.lane.repository()
+        let exists = try git { try repository.tag(named: tag) } != nil
+        step.note(exists ? "exists" : "absent")
+        return exists
+    }
+}
+
+extension LaneContext {
+    /// Tags HEAD (annotated unless `lightweight`); refuses an existing tag unless `force`.
+    public func addGitTag(
+        _ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false,
+        file: String = #fileID, line: Int = #line
+    ) throws {
+        try run(AddGitTag(tag, message: message, lightweight: lightweight, force: force), file: file, line: line)
+    }
+
+    /// True when the tag exists locally.
+    public func gitTagExists(_ tag: String, file: String = #fileID, line: Int = #line) throws -> Bool {
+        try run(GitTagExists(tag: tag), file: file, line: line)
+    }
+}
+
+extension AddGitTag: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git",
+        summary: "Tag HEAD, annotated by default; an existing tag is refused unless force",
+        signature: "try lane.addGitTag(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false)",
+        parameters: [
+            .init(name: "tag", type: "String", defaultValue: nil, help: "the tag name, e.g. \"v\\(version)\""),
+            .init(name: "message", type: "String?", defaultValue: "\"Release TAG\"", help: "the annotated tag's message"),
+            .init(name: "lightweight", type: "Bool", defaultValue: "false", help: "a lightweight tag (no tagger, no message)"),
+            .init(name: "force", type: "Bool", defaultValue: "false", help: "move an existing tag"),
+        ],
+        example: #"try lane.addGitTag("v\(version)")"#,
+        dryRun: "checks the tag does not exist, says what it would tag", rollback: "deletes the tag if it still points where it was put"
+    )
+}
+
+extension GitTagExists: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git", summary: "Whether a tag exists locally",
+        signature: "try lane.gitTagExists(_ tag: String) -> Bool", parameters: [.init(name: "tag", type: "String", defaultValue: nil, help: "the tag name")],
+        example: #"if try lane.gitTagExists("v2.0.0") { ... }"#, dryRun: "runs", rollback: "nothing to undo"
+    )
+}

@@ -1,0 +1,119 @@
+import Foundation
+internal import Git
+
+/// Commits exactly the files release steps changed: the `ReleaseChanges` it is given (what
+/// `bumpVersion`, `incrementBuildNumber` and `writeChangelog` return), or, given none, every such
+/// change this run's steps returned that no commit has taken yet.
+///
+/// Refuses when other files are dirty (listing them) unless `allowOtherChanges`; the other files
+/// are then left uncommitted. Author and committer come from git config (`user.name`,
+/// `user.email`), overridden by `GIT_AUTHOR_*` and `GIT_COMMITTER_*` as git does. Rollback moves
+/// the branch back, if HEAD is still this commit.
+public struct CommitVersionBump: Action {
+    public static let name = "commitVersionBump"
+    public var changes: [any ReleaseChanges]
+    public var message: String?
+    public var allowOtherChanges: Bool
+
+    public init(_ changes: [any ReleaseChanges] = [], message: String? = nil, allowOtherChanges: Bool = false) {
+        self.changes = changes
+        self.message = message
+        self.allowOtherChanges = allowOtherChanges
+    }
+
+    public var options: [StepOption] {
+        (message.map { [StepOption("message", $0)] } ?? []) + (allowOtherChanges ? [StepOption("allowOtherChanges", "true")] : [])
+    }
+
+    /// Returns the new commit's id (in a dry run, `nil`).
+    public func run(in step: StepContext) throws -> String? {
+        let lane = step.lane
+        let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes
+        let fileChanges = taken.flatMap(\.fileChanges)
+        var changed: [String] = []
+        for change in fileChanges where !changed.contains(change.displayPath) { changed.append(change.displayPath) }
+        guard !changed.isEmpty else {
+            throw ShiplaneError(
+                "no version file or changelog was changed in this run: there is nothing to commit",
+                suggestion: "call bumpVersion, incrementBuildNumber or writeChangelog before commitVersionBump"
+            )
+        }
+        let repository = try lane.repository()
+        if case .detached(let commit) = try git({ try repository.head() }) {
+            throw RepositoryProblem.detachedHead(commit: commit.short)
+        }
+        let text = try message ?? defaultMessage(taken, lane)
+        if !allowOtherChanges {
+            let others = try git { try repository.status() }.filter { !changed.contains($0.path) }
+            // The real tree is read in a dry run too: the overlay's version files are not dirty on
+            // disk, so what shows is exactly what would stop the real run.
+            if !others.isEmpty {
+                throw ShiplaneError(
+                    "other files are dirty: the version bump commit would not be the only change",
+                    info: [("files", others.prefix(20).map { "\($0.shortCode) \($0.path)" }.joined(separator: "\n"))],
+                    suggestion: "commit or stash them first, or pass allowOtherChanges: true (they stay uncommitted)"
+                )
+            }
+        }
+        if step.isDryRun {
+            step.note("would commit \(changed.joined(separator: ", ")): \(text)")
+            return nil
+        }
+        let variables = lane.environment.variables
+        let commit = try git {
+            let author = try repository.signature(environment: variables, role: .author)
+            let committer = try repository.signature(environment: variables, role: .committer)
+            return try repository.commit(paths: changed, message: text, author: author, committer: committer)
+        }
+        lane.state.markCommitted(Set(fileChanges.map(\.path)))
+        step.registerUndo("drop commit \(commit.short) (\(text))") {
+            guard try repository.undoCommit(commit) else {
+                throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
+            }
+        }
+        step.note("\(commit.short) \(text)")
+        return commit.hex
+    }
+
+    /// "Version bump to X", X from the bump among the changes, else from the version files.
+    private func defaultMessage(_ taken: [any ReleaseChanges], _ lane: LaneContext) throws -> String {
+        let bumped = taken.compactMap { $0 as? VersionBumpResult }.last?.version
+        return "Version bump to \(try bumped ?? lane.readVersion(nil).version)"
+    }
+}
+
+extension LaneContext {
+    /// Commits exactly the files of `changes` (what `bumpVersion`, `incrementBuildNumber` and
+    /// `writeChangelog` returned); with none, what this run's release steps changed. Returns the
+    /// commit id.
+    @discardableResult
+    public func commitVersionBump(
+        _ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false,
+        file: String = #fileID, line: Int = #line
+    ) throws -> String? {
+        try run(CommitVersionBump(changes, message: message, allowOtherChanges: allowOtherChanges), file: file, line: line)
+    }
+
+    /// `commitVersionBump(_:message:allowOtherChanges:)` for a list built up as the lane goes.
+    @discardableResult
+    public func commitVersionBump(
+        _ changes: [any ReleaseChanges], message: String? = nil, allowOtherChanges: Bool = false,
+        file: String = #fileID, line: Int = #line
+    ) throws -> String? {
+        try run(CommitVersionBump(changes, message: message, allowOtherChanges: allowOtherChanges), file: file, line: line)
+    }
+}
+
+extension CommitVersionBump: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git",
+        summary: "Commit exactly the files this run's release steps changed (version files, CHANGELOG.md); refuses when other files are dirty",
+        signature: "try lane.commitVersionBump(message: String? = nil, allowOtherChanges: Bool = false) -> String?",
+        parameters: [
+            .init(name: "message", type: "String?", defaultValue: "\"Version bump to X\"", help: "the commit message"),
+            .init(name: "allowOtherChanges", type: "Bool", defaultValue: "false", help: "commit even when other files are dirty (they stay uncommitted)"),
+        ],
+        example: #"try lane.commitVersionBump(message: "Version bump to \(version)")"#,
+        dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"
+    )
+}

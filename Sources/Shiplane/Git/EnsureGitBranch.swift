@@ -1,0 +1,75 @@
+import Foundation
+internal import Git
+
+/// Fails unless the current branch's whole name matches a regular expression.
+///
+/// Unlike fastlane's `ensure_git_branch`, the pattern is anchored: `main` matches `main` and not
+/// `main-old`; write `main|release/.+` for alternatives. On a detached HEAD (as CI checks out),
+/// the branch comes from the CI's variables (see `LaneEnvironment.ciBranch`).
+public struct EnsureGitBranch: Action {
+    public static let name = "ensureGitBranch"
+    public var pattern: String
+
+    public init(matching pattern: String) {
+        self.pattern = pattern
+    }
+
+    public var options: [StepOption] { [StepOption("matching", pattern)] }
+
+    /// Returns the branch name that matched.
+    public func run(in step: StepContext) throws -> String {
+        let regex: NSRegularExpression
+        do {
+            regex = try NSRegularExpression(pattern: "^(?:\(pattern))$")
+        } catch {
+            throw ValidationFailure(
+                problems: ["invalid regular expression for the branch: \(pattern)"],
+                suggestion: "write an ICU regular expression, e.g. \"main|release/.+\""
+            )
+        }
+        let repository = try step.lane.repository()
+        let branch: String
+        var source = "HEAD"
+        switch try git({ try repository.head() }) {
+        case .branch(let name, _):
+            branch = name
+        case .unborn(let name):
+            throw RepositoryProblem.noCommits(branch: name)
+        case .detached(let commit):
+            guard let ci = step.lane.environment.ciBranch else {
+                throw RepositoryProblem.detachedHead(commit: commit.short)
+            }
+            branch = ci.name
+            source = ci.variable
+        }
+        let range = NSRange(branch.startIndex..., in: branch)
+        guard regex.firstMatch(in: branch, range: range) != nil else {
+            throw ShiplaneError(
+                "branch \(branch) does not match \(pattern)",
+                info: [("branch", branch), ("read from", source), ("pattern", "^(?:\(pattern))$ (whole name)")],
+                suggestion: "switch to a matching branch, or change the pattern in the lane"
+            )
+        }
+        step.note(branch)
+        return branch
+    }
+}
+
+extension LaneContext {
+    /// Fails unless the current branch's whole name matches `pattern`; returns the branch.
+    @discardableResult
+    public func ensureGitBranch(matching pattern: String, file: String = #fileID, line: Int = #line) throws -> String {
+        try run(EnsureGitBranch(matching: pattern), file: file, line: line)
+    }
+}
+
+extension EnsureGitBranch: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git",
+        summary: "Fail unless the current branch's whole name matches a regular expression",
+        signature: "try lane.ensureGitBranch(matching: String) -> String",
+        parameters: [.init(name: "matching", type: "String", defaultValue: nil, help: "ICU regular expression matched against the WHOLE branch name (anchored, unlike fastlane's)")],
+        example: #"try lane.ensureGitBranch(matching: "main|release/.+")"#,
+        dryRun: "runs (it only reads)", rollback: "nothing to undo"
+    )
+}

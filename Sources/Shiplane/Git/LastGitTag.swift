@@ -1,0 +1,29 @@
+import Foundation
+internal import Git
+
+/// Finds the nearest release tag reachable from HEAD.
+public struct LastGitTag: Action {
+    public static let name = "lastGitTag"
+    public var includePrereleases: Bool
+
+    public func run(in step: StepContext) throws -> String? {
+        let tag = try step.lane.lastReleaseTag(includePrereleases: includePrereleases)
+        step.note(tag?.name ?? "none")
+        return tag?.name
+    }
+}
+
+extension LaneContext {
+    /// The nearest release tag reachable from HEAD (a SemVer name, `v` optional), or nil.
+    public func lastGitTag(includePrereleases: Bool = true, file: String = #fileID, line: Int = #line) throws -> String? {
+        try run(LastGitTag(includePrereleases: includePrereleases), file: file, line: line)
+    }
+}
+
+extension LastGitTag: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git", summary: "The nearest release tag (SemVer name, v optional) reachable from HEAD",
+        signature: "try lane.lastGitTag(includePrereleases: Bool = true) -> String?", parameters: [.init(name: "includePrereleases", type: "Bool", defaultValue: "true", help: "count v1.2.0-rc.1 as a release")],
+        example: "let previous = try lane.lastGitTag()", dryRun: "runs", rollback: "nothing to undo"
+    )
+}

@@ -1,0 +1,120 @@
+import Foundation
+internal import Git
+
+/// Pushes the current branch and only the named tags to a remote, through libgit2.
+///
+/// Never pushes every local tag. HTTPS remotes authenticate with a token from the environment
+/// (`SHIPLANE_GIT_TOKEN`, else `GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`; user name
+/// `SHIPLANE_GIT_USERNAME`, else `x-access-token`); ssh remotes through the ssh agent; paths and
+/// `file://` need none. Refused credentials fail at once (no endless retry); a ref the remote
+/// rejects (non-fast-forward, protected) is an error naming it. Rollback deletes the pushed tags
+/// from the remote; a pushed branch cannot be taken back safely and is reported as kept.
+public struct Push: AsyncAction {
+    public static let name = "push"
+    public var remote: String
+    public var branch: Bool
+    public var tags: [String]
+
+    public init(remote: String = "origin", branch: Bool = true, tags: [String] = []) {
+        self.remote = remote
+        self.branch = branch
+        self.tags = tags
+    }
+
+    public var options: [StepOption] {
+        var shown = [StepOption("remote", remote)]
+        if !branch { shown.append(StepOption("branch", "false")) }
+        if !tags.isEmpty { shown.append(StepOption("tags", tags.joined(separator: ", "))) }
+        return shown
+    }
+
+    static let tokenVariables = ["SHIPLANE_GIT_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN"]
+
+    public func run(in step: StepContext) async throws {
+        let lane = step.lane
+        let repository = try lane.repository()
+        guard let url = try git({ try repository.remoteURL(named: remote) }) else {
+            throw ShiplaneError("there is no remote named \(remote)", suggestion: "add it with `git remote add \(remote) URL`, or pass remote:")
+        }
+        var refspecs: [String] = []
+        var pushedBranch: String?
+        if branch {
+            switch try git({ try repository.head() }) {
+            case .branch(let name, _):
+                refspecs.append("refs/heads/\(name):refs/heads/\(name)")
+                pushedBranch = name
+            case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
+            case .unborn(let name): throw RepositoryProblem.noCommits(branch: name)
+            }
+        }
+        var missing: [String] = []
+        for tag in tags {
+            if try git({ try repository.tag(named: tag) }) == nil && !step.isDryRun { missing.append(tag) }
+            refspecs.append("refs/tags/\(tag):refs/tags/\(tag)")
+        }
+        if !missing.isEmpty {
+            throw ShiplaneError("tag\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) do\(missing.count == 1 ? "es" : "") not exist", suggestion: "create it with addGitTag before pushing")
+        }
+        guard !refspecs.isEmpty else {
+            throw ValidationFailure(problems: ["push has nothing to push: branch is false and no tags are named"])
+        }
+        let shown = ([pushedBranch].compactMap { $0 } + tags).joined(separator: ", ")
+        if step.isDryRun {
+            step.note("would push \(shown) to \(remote)")
+            return
+        }
+        let credentials = Self.credentials(for: url, environment: lane.environment)
+        try git { try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) }
+        for tag in tags {
+            step.registerUndo("delete tag \(tag) on \(remote)") {
+                try git { try repository.push(remote: remote, refspecs: [":refs/tags/\(tag)"], credentials: credentials) }
+            }
+        }
+        if let pushedBranch {
+            step.registerUndo("take back branch \(pushedBranch) on \(remote)") {
+                throw ShiplaneError("a pushed branch is not rewound (others may have fetched it): \(pushedBranch) stays on \(remote)")
+            }
+        }
+        step.note("\(shown) → \(remote)")
+    }
+
+    static func credentials(for url: String, environment: LaneEnvironment) -> PushCredentials {
+        let lower = url.lowercased()
+        if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+            for variable in tokenVariables {
+                if let token = environment[variable], !token.isEmpty {
+                    return .token(token, username: environment["SHIPLANE_GIT_USERNAME"] ?? "x-access-token")
+                }
+            }
+            return .none
+        }
+        if lower.hasPrefix("ssh://") || (lower.contains("@") && lower.contains(":") && !lower.contains("://")) {
+            return .sshAgent()
+        }
+        return .none
+    }
+}
+
+extension LaneContext {
+    /// Pushes the current branch (unless `branch: false`) and exactly the named tags.
+    public func push(
+        remote: String = "origin", branch: Bool = true, tags: [String] = [], file: String = #fileID, line: Int = #line
+    ) async throws {
+        try await run(Push(remote: remote, branch: branch, tags: tags), file: file, line: line)
+    }
+}
+
+extension Push: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git",
+        summary: "Push the current branch and only the named tags (never every local tag); https with a token, ssh through the agent",
+        signature: "try await lane.push(remote: String = \"origin\", branch: Bool = true, tags: [String] = [])",
+        parameters: [
+            .init(name: "remote", type: "String", defaultValue: "\"origin\"", help: "the remote's name"),
+            .init(name: "branch", type: "Bool", defaultValue: "true", help: "push the current branch"),
+            .init(name: "tags", type: "[String]", defaultValue: "[]", help: "tags to push"),
+        ],
+        example: #"try await lane.push(tags: ["v\(version)"])"#,
+        dryRun: "says what it would push", rollback: "deletes the pushed tags on the remote; a pushed branch is reported as kept"
+    )
+}

@@ -1,0 +1,43 @@
+import Foundation
+internal import Git
+
+/// Release tags and the commits since the last one, as version bumps and changelogs need them.
+///
+/// A release tag is a tag whose name is a SemVer version, with or without a leading `v`
+/// (`v1.2.0`, `1.2.0`, `v2.0.0-rc.1`); other tags are not releases.
+enum ReleaseHistory {
+    static func isReleaseTag(_ name: String, includePrereleases: Bool = true) -> Bool {
+        guard let version = try? SemanticVersion(parsing: name) else { return false }
+        return includePrereleases || !version.isPrerelease
+    }
+}
+
+/// Which tags are releases: by default a SemVer name with an optional `v` (`v1.2.0`, `1.2.0`);
+/// with a pattern, any tag the glob matches (`app-v*`), its version read from the first digit on.
+public struct ReleaseTags: Sendable, Equatable {
+    /// An `fnmatch` glob for tag names, or nil for SemVer names.
+    public var pattern: String?
+    /// Whether prerelease tags (`v2.0.0-rc.1`) count as releases.
+    public var includePrereleases: Bool
+
+    public init(pattern: String? = nil, includePrereleases: Bool = true) {
+        self.pattern = pattern
+        self.includePrereleases = includePrereleases
+    }
+
+    public func matches(_ name: String) -> Bool {
+        if let pattern {
+            guard fnmatch(pattern, name, 0) == 0 else { return false }
+            return includePrereleases || !(Self.version(of: name)?.isPrerelease ?? false)
+        }
+        guard let version = try? SemanticVersion(parsing: name) else { return false }
+        return includePrereleases || !version.isPrerelease
+    }
+
+    /// The version a release tag names: the whole name, else from its first digit on.
+    static func version(of name: String) -> SemanticVersion? {
+        if let version = try? SemanticVersion(parsing: name) { return version }
+        guard let digit = name.firstIndex(where: \.isASCIIDigit) else { return nil }
+        return try? SemanticVersion(parsing: String(name[digit...]))
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+internal import Git
+
+/// Opens repositories for lanes and zero-config commands, with errors that say what to do.
+enum RepositoryAccess {
+    /// Opens the work-tree repository that encloses `path`.
+    /// - Throws: `RepositoryProblem` for no repository, a bare one, or one owned by another user.
+    static func open(at path: String) throws -> Repository {
+        let repository: Repository
+        do {
+            repository = try Repository.discover(from: path)
+        } catch let error as GitError {
+            switch error.code {
+            case .notFound:
+                throw RepositoryProblem.notARepository(path: path)
+            case .notOwner:
+                throw RepositoryProblem.notOwner(path: path, detail: error.message)
+            default:
+                throw GitFailure(error)
+            }
+        }
+        if repository.isBare { throw RepositoryProblem.bare(path: repository.gitDirectory) }
+        return repository
+    }
+}
+
+/// Why a folder cannot be used as the repository of a run.
+public enum RepositoryProblem: ReportableError, Equatable {
+    case notARepository(path: String)
+    case bare(path: String)
+    case notOwner(path: String, detail: String)
+    case noCommits(branch: String)
+    case detachedHead(commit: String)
+
+    public var message: String {
+        switch self {
+        case .notARepository(let path): "not a git repository: \(path) (nor any parent folder)"
+        case .bare(let path): "\(path) is a bare repository: there is no work tree to release from"
+        case .notOwner(let path, _): "the repository at \(path) is owned by another user"
+        case .noCommits(let branch): "the repository has no commits yet (branch \(branch) is unborn)"
+        case .detachedHead(let commit): "HEAD is detached at \(commit), not on a branch"
+        }
+    }
+
+    public var category: ErrorCategory { .environment }
+
+    public var info: [(key: String, value: String)] {
+        if case .notOwner(_, let detail) = self { return [("libgit2", detail)] }
+        return []
+    }
+
+    public var suggestion: String? {
+        switch self {
+        case .notARepository: "run shiplane inside a git work tree, or create one with `git init`"
+        case .bare: "run shiplane in a clone with a work tree (`git clone <bare> <folder>`)"
+        case .notOwner(let path, _):
+            "if you trust it, run `git config --global --add safe.directory \(path)` (as git asks), "
+                + "or set SHIPLANE_TRUST_REPOSITORY_OWNER=1 (for CI containers that check out as another user)"
+        case .noCommits: "make a first commit, then run again"
+        case .detachedHead:
+            "check out a branch (`git switch main`); in CI, Shiplane reads the branch from the CI's variables "
+                + "(GITHUB_REF_NAME, CI_COMMIT_BRANCH, BRANCH_NAME, ...) when one is set"
+        }
+    }
+}
+
+/// A libgit2 failure, as a person reads it.
+public struct GitFailure: ReportableError {
+    public var operation: String
+    public var detail: String
+    var code: GitError.Code
+
+    init(_ error: GitError) {
+        operation = error.operation
+        detail = error.message
+        code = error.code
+    }
+
+    public var message: String { "git: could not \(operation)" }
+    public var info: [(key: String, value: String)] { [("libgit2", detail)] }
+}
+
+/// Runs a libgit2 operation, turning its errors into `GitFailure`.
+func git<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as GitError {
+        throw GitFailure(error)
+    }
+}

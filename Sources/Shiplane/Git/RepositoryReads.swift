@@ -1,0 +1,48 @@
+import Foundation
+internal import Git
+
+extension LaneContext {
+    /// The commit HEAD points at.
+    /// - Throws: `RepositoryProblem.noCommits` on an unborn branch.
+    func headCommit(of repository: Repository) throws -> ObjectID {
+        switch try git({ try repository.head() }) {
+        case .branch(_, let commit), .detached(let commit): return commit
+        case .unborn(let branch): throw RepositoryProblem.noCommits(branch: branch)
+        }
+    }
+
+    /// The nearest release tag reachable from HEAD, or nil when there is none.
+    func lastReleaseTag(includePrereleases: Bool = true) throws -> Tag? {
+        let repository = try repository()
+        let head = try headCommit(of: repository)
+        return try git {
+            try repository.lastTag(reachableFrom: head) { ReleaseHistory.isReleaseTag($0.name, includePrereleases: includePrereleases) }
+        }
+    }
+
+    /// The level the conventional commits since the last release tag call for.
+    /// - Throws: `NothingToRelease` when no commit is a feat, fix, perf or breaking change.
+    func releaseLevelSinceLastTag(currentVersion: SemanticVersion) throws -> BumpLevel {
+        let repository = try repository()
+        let head = try headCommit(of: repository)
+        let last = try lastReleaseTag()
+        var messages: [String] = []
+        try git {
+            try repository.walk(from: head, hiding: last.map { [$0.target] } ?? []) { record in
+                messages.append(record.message)
+                return true
+            }
+        }
+        guard let level = ConventionalCommit.bumpLevel(for: messages, currentMajorIsZero: currentVersion.major == 0) else {
+            throw NothingToRelease(lastTag: last?.name, commitCount: messages.count)
+        }
+        return level
+    }
+
+    /// The number of commits reachable from HEAD (`git rev-list --count HEAD`).
+    func commitCount() throws -> Int {
+        let repository = try repository()
+        let head = try headCommit(of: repository)
+        return try git { try repository.commitCount(from: head) }
+    }
+}

@@ -1,0 +1,53 @@
+internal import AsyncHTTPClient
+import Foundation
+internal import NIOCore
+internal import NIOHTTP1
+
+/// Sends one HTTP request, once: the one place where Shiplane's HTTP leaves the process.
+///
+/// `HTTPTransport` adds retries, backoff and redaction on top. A lane context carries one
+/// (`LaneContext.Dependencies.http`): the live value is `LiveHTTPClient`; `ShiplaneTesting`'s
+/// `RecordingHTTPClient` records requests and answers them without a server.
+public protocol HTTPSending: Sendable {
+    /// Sends `request` once and returns the response, its body collected up to `maxResponseBytes`.
+    /// - Throws: on connection errors and timeouts (the transport decides about retrying).
+    func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse
+}
+
+/// HTTP through AsyncHTTPClient: uploads streamed from disk, paced by the client's event loops.
+public struct LiveHTTPClient: HTTPSending {
+    let client: HTTPClient
+
+    /// The process-wide client, which is never shut down.
+    public init() {
+        client = HTTPClient.shared
+    }
+
+    init(client: HTTPClient) {
+        self.client = client
+    }
+
+    /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
+    public func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
+        switch request.body {
+        case .none:
+            break
+        case .bytes(let bytes):
+            outgoing.body = .bytes(ByteBuffer(bytes: bytes))
+        case .file(let path):
+            let size = try HTTPTransport.regularFileSize(path)
+            onEvent(.streamingUpload(path: path, bytes: size))
+            outgoing.body = .stream(
+                FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                length: .known(size))
+        }
+        let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
+        let response = try await client.execute(outgoing, timeout: timeout)
+        let buffer = try await response.body.collect(upTo: maxResponseBytes)
+        let headers = response.headers.map { (name: $0.name, value: $0.value) }
+        return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Posts a message to Slack through an incoming webhook (`SLACK_WEBHOOK_URL`).
+///
+/// Block Kit with a plain-text fallback, within Slack's limits (long text is cut with a note,
+/// never rejected). The text is redacted first. A message cannot be taken back: put
+/// notifications last in a lane.
+public struct Slack: AsyncAction {
+    public static let name = "slack"
+    public var text: String
+    public var webhookURL: String?
+
+    public init(_ text: String, webhookURL: String? = nil) {
+        self.text = text
+        self.webhookURL = webhookURL
+    }
+
+    public var options: [StepOption] { [StepOption("text", text)] }
+
+    public func run(in step: StepContext) async throws {
+        let transport = step.httpTransport()
+        let notifier = try SlackNotifier(webhookURL: webhookURL ?? step.lane.environment["SLACK_WEBHOOK_URL"], transport: transport)
+        let message = transport.redactor.redact(text)
+        if step.isDryRun {
+            step.note("would post to Slack: \(message)")
+            return
+        }
+        try await notifier.send(message)
+        step.note("posted")
+    }
+}
+
+extension LaneContext {
+    /// Posts `text` to Slack (`SLACK_WEBHOOK_URL`, or `webhookURL`).
+    public func slack(_ text: String, webhookURL: String? = nil, file: String = #fileID, line: Int = #line) async throws {
+        try await run(Slack(text, webhookURL: webhookURL), file: file, line: line)
+    }
+}
+
+extension Slack: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Notify",
+        summary: "Post to Slack through an incoming webhook (SLACK_WEBHOOK_URL): Block Kit with a text fallback, within Slack's limits, redacted",
+        signature: "try await lane.slack(_ text: String, webhookURL: String? = nil)",
+        parameters: [
+            .init(name: "text", type: "String", defaultValue: nil, help: "the message")
+        ],
+        example: #"try await lane.slack("Released \(version) 🚀")"#,
+        dryRun: "says what it would post", rollback: "cannot be taken back: notify last"
+    )
+}

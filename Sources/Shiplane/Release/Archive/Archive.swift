@@ -1,0 +1,85 @@
+import Foundation
+
+/// The kind of archive `archive` writes.
+public enum ArchiveFormat: String, Sendable {
+    case tarGz = "tar.gz"
+    case zip
+}
+
+/// Packs files, folders and globs into a deterministic archive: sorted entries, fixed times,
+/// owner 0, so the same input gives the same bytes on every run.
+///
+/// A file goes in under its name, a folder's contents at the archive's root, a glob's matches
+/// each as a file or folder would. An input that does not exist, a glob that matches nothing,
+/// an empty folder or two inputs with one name are errors (all listed at once); an archive with
+/// no file in it is never written.
+public struct Archive: Action {
+    public static let name = "archive"
+    public var inputs: [String]
+    public var output: String
+    public var format: ArchiveFormat
+
+    public init(_ inputs: [String], to output: String, format: ArchiveFormat? = nil) {
+        self.inputs = inputs
+        self.output = output
+        self.format = format ?? ArchiveFormat(fileName: output) ?? .tarGz
+    }
+
+    public var options: [StepOption] {
+        [StepOption("inputs", inputs.joined(separator: ", ")), StepOption("output", output), StepOption("format", format.rawValue)]
+    }
+
+    public func run(in step: StepContext) throws -> String {
+        let entries = try ArchiveSources.entries(for: inputs, root: step.lane.workingDirectory)
+        let destination = step.resolve(output)
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory() + "shiplane-archive-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let time = Int(step.lane.environment["SOURCE_DATE_EPOCH"] ?? "") ?? 0
+        switch format {
+        case .tarGz: try TarGzArchive.write(entries: entries, to: scratch, modificationTime: time)
+        case .zip: try ZipArchive.write(entries: entries, to: scratch, modificationTime: time)
+        }
+        let data = try Data(contentsOf: scratch)
+        try step.createFolder((destination as NSString).deletingLastPathComponent)
+        try step.writeFile(data, to: destination, describedAs: output)
+        let files = entries.filter { if case .file = $0.kind { return true } else { return false } }.count
+        step.note("\(output) (\(files) file\(files == 1 ? "" : "s"), \(data.count) bytes)")
+        return output
+    }
+}
+
+extension ArchiveFormat {
+    /// The format a file name asks for: `.zip`, or `.tar.gz` / `.tgz`.
+    init?(fileName: String) {
+        let lower = fileName.lowercased()
+        if lower.hasSuffix(".zip") { self = .zip } else if lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz") { self = .tarGz } else { return nil }
+    }
+}
+
+extension LaneContext {
+    /// Packs a file, a folder's contents or a glob's matches into a deterministic `.tar.gz` or
+    /// `.zip` at `output` (the format follows the name unless given); returns `output`.
+    @discardableResult
+    public func archive(_ input: String, to output: String, format: ArchiveFormat? = nil, file: String = #fileID, line: Int = #line) throws -> String {
+        try run(Archive([input], to: output, format: format), file: file, line: line)
+    }
+
+    /// Packs several files, folders and globs into one deterministic archive; returns `output`.
+    @discardableResult
+    public func archive(_ inputs: [String], to output: String, format: ArchiveFormat? = nil, file: String = #fileID, line: Int = #line) throws -> String {
+        try run(Archive(inputs, to: output, format: format), file: file, line: line)
+    }
+}
+
+extension Archive: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Pack a folder into a deterministic .tar.gz or .zip (sorted entries, fixed times, owner 0)",
+        signature: "try lane.archive(_ folder: String, to output: String, format: ArchiveFormat = .tarGz) -> String",
+        parameters: [
+            .init(name: "format", type: "ArchiveFormat", defaultValue: ".tarGz", help: ".tarGz or .zip; SOURCE_DATE_EPOCH sets the time")
+        ],
+        example: #"try lane.archive(".build/release/app", to: "dist/app.tar.gz")"#,
+        dryRun: "writes to the overlay", rollback: "restores or removes the file"
+    )
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Copies files into a folder (a local release target): atomically, never overwriting a
+/// different file unless `replace`; rollback removes what it added.
+public struct CopyToDirectory: Action {
+    public static let name = "copyToDirectory"
+    public var files: [String]
+    public var directory: String
+    public var replace: Bool
+
+    public var options: [StepOption] { [StepOption("files", files.joined(separator: ", ")), StepOption("directory", directory)] }
+
+    public func run(in step: StepContext) throws -> [String] {
+        let folder = step.resolve(directory)
+        var copied: [String] = []
+        for file in files {
+            let source = step.resolve(file)
+            guard let data = try step.lane.fileSystem.contents(of: source) else {
+                throw ShiplaneError("cannot copy \(file): there is no such file")
+            }
+            let name = URL(fileURLWithPath: source).lastPathComponent
+            let target = folder + "/" + name
+            if let existing = try step.lane.fileSystem.contents(of: target), existing != data, !replace {
+                throw ShiplaneError(
+                    "\(directory)/\(name) exists with other content",
+                    suggestion: "bump the version, or pass replace: true to overwrite it"
+                )
+            }
+            try step.createFolder(folder)
+            try step.writeFile(data, to: target, describedAs: "\(directory)/\(name)")
+            copied.append(target)
+        }
+        step.note("\(files.count) file\(files.count == 1 ? "" : "s") → \(directory)")
+        return copied
+    }
+}
+
+extension LaneContext {
+    /// Copies files into a folder, the local release target; returns the copies' paths.
+    @discardableResult
+    public func copyToDirectory(_ files: [String], directory: String, replace: Bool = false, file: String = #fileID, line: Int = #line) throws -> [String] {
+        try run(CopyToDirectory(files: files, directory: directory, replace: replace), file: file, line: line)
+    }
+}
+
+extension CopyToDirectory: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Copy files into a folder (a local release target), atomically, never overwriting a different file unless replace",
+        signature: "try lane.copyToDirectory(_ files: [String], directory: String, replace: Bool = false) -> [String]",
+        parameters: [
+            .init(name: "replace", type: "Bool", defaultValue: "false", help: "overwrite a file with other content")
+        ],
+        example: #"try lane.copyToDirectory(["dist/app.tar.gz"], directory: "/srv/releases/\(version)")"#,
+        dryRun: "writes to the overlay", rollback: "removes or restores each copy"
+    )
+}

@@ -1,0 +1,139 @@
+import Foundation
+internal import Git
+
+/// Publishes a GitHub release: preflight, a draft, the assets uploaded concurrently, then published.
+///
+/// Preflight runs before any change and reports every problem at once: the token
+/// (`GITHUB_TOKEN`, else `GH_TOKEN`) present and accepted, each asset a regular file, no two
+/// assets with one name. The API base is `GITHUB_API_URL` when set (GitHub Actions, GitHub
+/// Enterprise), else `https://api.github.com`; the repository comes from the `origin` remote
+/// unless given. A re-run finds the release for the tag and finishes it: an asset with the same
+/// name and size is skipped, a different one is uploaded under a temporary name first, then the
+/// old one is deleted and the new one renamed — never deleted first. Rollback deletes a release
+/// this run created (a re-used one is left as it is).
+public struct PublishGitHubRelease: AsyncAction {
+    public static let name = "githubRelease"
+    public var tag: String
+    public var name: String?
+    public var notes: String?
+    public var assets: [String]
+    public var prerelease: Bool
+    public var repository: String?
+    /// How many assets upload at once.
+    public var uploadConcurrency: Int
+
+    public init(
+        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
+        repository: String? = nil, uploadConcurrency: Int = 4
+    ) {
+        self.uploadConcurrency = uploadConcurrency
+        self.tag = tag
+        self.name = name
+        self.notes = notes
+        self.assets = assets
+        self.prerelease = prerelease
+        self.repository = repository
+    }
+
+    public var options: [StepOption] {
+        var shown = [StepOption("tag", tag)]
+        if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
+        if prerelease { shown.append(StepOption("prerelease", "true")) }
+        if let repository { shown.append(StepOption("repository", repository)) }
+        return shown
+    }
+
+    /// Returns the release's web address (in a dry run, nil).
+    public func run(in step: StepContext) async throws -> String? {
+        let lane = step.lane
+        let target = try gitHubRepository(lane)
+        let variables = lane.environment.variables
+        let publisher = GitHubReleasePublisher(
+            repository: target, token: GitHubReleasePublisher.token(from: variables), environment: variables,
+            transport: step.httpTransport(), version: ShiplaneVersion.current
+        )
+        let request = GitHubReleaseRequest(
+            tag: tag, name: name ?? tag, notes: notes, prerelease: prerelease,
+            makeLatest: prerelease ? .no : .yes, assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) },
+            uploadConcurrency: max(1, uploadConcurrency)
+        )
+        if step.isDryRun {
+            try await publisher.preflight(request)
+            step.note("would publish \(tag) on \(target) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
+            if let notes { step.log("release notes:\n" + notes) }
+            return nil
+        }
+        do {
+            let result = try await publisher.publish(request)
+            if result.createdRelease {
+                registerDeletion(step, publisher: publisher, releaseID: result.releaseID)
+            }
+            var parts: [String] = []
+            if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
+            if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
+            if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
+            step.note((result.htmlURL ?? "release \(result.releaseID)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
+            return result.htmlURL
+        } catch let failure as GitHubPublishError {
+            // The draft this run made is deleted by the rollback, not left half-published.
+            if failure.createdRelease { registerDeletion(step, publisher: publisher, releaseID: failure.releaseID) }
+            throw failure
+        }
+    }
+
+    private func registerDeletion(_ step: StepContext, publisher: GitHubReleasePublisher, releaseID: Int) {
+        step.registerUndo("delete GitHub release \(tag)") {
+            let client = try GitHubClient(
+                repository: publisher.repository, token: publisher.token ?? "", environment: publisher.environment,
+                transport: publisher.transport, version: publisher.version
+            )
+            try await client.deleteRelease(id: releaseID)
+        }
+    }
+
+    private func gitHubRepository(_ lane: LaneContext) throws -> GitHubRepository {
+        if let repository { return try GitHubRepository(remoteURL: repository) }
+        let url = try git { try lane.repository().configString("remote.origin.url") }
+        guard let url else {
+            throw ShiplaneError(
+                "the repository has no origin remote to take the GitHub repository from",
+                suggestion: "pass repository: \"owner/name\", or add the remote"
+            )
+        }
+        return try GitHubRepository(remoteURL: url)
+    }
+}
+
+extension LaneContext {
+    /// Publishes a GitHub release for `tag` with `notes` and `assets`; returns its web address.
+    @discardableResult
+    public func githubRelease(
+        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
+        repository: String? = nil, uploadConcurrency: Int = 4, file: String = #fileID, line: Int = #line
+    ) async throws -> String? {
+        try await run(
+            PublishGitHubRelease(
+                tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, repository: repository,
+                uploadConcurrency: uploadConcurrency
+            ),
+            file: file, line: line
+        )
+    }
+}
+
+extension PublishGitHubRelease: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Publish a GitHub release: preflight, draft, assets uploaded concurrently with retries, then published; a re-run finishes it",
+        signature: "try await lane.githubRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, repository: String? = nil, uploadConcurrency: Int = 4) -> String?",
+        parameters: [
+            .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag"),
+            .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release body, e.g. from changelog()"),
+            .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+            .init(name: "repository", type: "String?", defaultValue: "origin remote", help: "owner/name"),
+            .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "assets uploading at once")
+        ],
+        example: #"try await lane.githubRelease(tag: "v\(version)", notes: notes, assets: ["dist/app.tar.gz"])"#,
+        dryRun: "preflight only (token, access, files), then says what it would publish", rollback: "deletes a release this run created"
+    )
+}

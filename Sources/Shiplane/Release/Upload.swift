@@ -1,0 +1,75 @@
+import Foundation
+
+/// Uploads files to any HTTP endpoint (PUT or POST), streamed from disk, with retries.
+///
+/// The URL may hold `{name}` (each file's name) and `{version}`. Files go up `concurrency` at a
+/// time; every failure is reported, not only the first. An upload cannot be taken back by
+/// Shiplane (the server owns it): rollback reports it as kept.
+public struct Upload: AsyncAction {
+    public static let name = "upload"
+    public var files: [String]
+    public var url: String
+    public var method: HTTPRequestMethod
+    public var headers: [String: String]
+    public var version: String?
+    public var concurrency: Int
+
+    public var options: [StepOption] {
+        [StepOption("files", files.joined(separator: ", ")), StepOption("url", url), StepOption("method", method.rawValue)]
+    }
+
+    public func run(in step: StepContext) async throws {
+        let transport = step.httpTransport()
+        let target = HTTPUploadTarget(
+            urlTemplate: url, method: method, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            transport: transport
+        )
+        var problems: [any Error] = []
+        for file in files {
+            do { _ = try HTTPTransport.regularFileSize(step.resolve(file)) } catch { problems.append(error) }
+            do { _ = try target.url(name: URL(fileURLWithPath: file).lastPathComponent, version: version) } catch { problems.append(error) }
+        }
+        if !problems.isEmpty {
+            throw ShiplaneError("\(problems.count) problem\(problems.count == 1 ? "" : "s") before uploading", underlying: problems)
+        }
+        if step.isDryRun {
+            step.note("would upload \(files.count) file\(files.count == 1 ? "" : "s") with \(method.rawValue) to \(transport.redactor.redact(url))")
+            return
+        }
+        let paths = files.map(step.resolve)
+        _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
+            try await target.upload(file: path, version: version)
+        }
+        step.registerUndo("uploads to \(transport.redactor.redact(url))") {
+            throw ShiplaneError("uploaded files are not deleted from the server: remove them there if needed")
+        }
+        step.note("\(files.count) file\(files.count == 1 ? "" : "s") uploaded")
+    }
+}
+
+extension LaneContext {
+    /// Uploads files to an HTTP URL (`{name}` and `{version}` are filled in), `concurrency` at a time.
+    public func upload(
+        _ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:],
+        version: String? = nil, concurrency: Int = 4, file: String = #fileID, line: Int = #line
+    ) async throws {
+        try await run(
+            Upload(files: files, url: url, method: method, headers: headers, version: version, concurrency: concurrency),
+            file: file, line: line
+        )
+    }
+}
+
+extension Upload: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Upload files to any HTTP endpoint with PUT or POST, streamed from disk, concurrently, with retries",
+        signature: "try await lane.upload(_ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:], version: String? = nil, concurrency: Int = 4)",
+        parameters: [
+            .init(name: "url", type: "String", defaultValue: nil, help: "{name} and {version} are filled in"),
+            .init(name: "method", type: "HTTPRequestMethod", defaultValue: ".put", help: ".put or .post")
+        ],
+        example: #"try await lane.upload(["dist/app.tar.gz"], to: "https://files.example.com/{version}/{name}")"#,
+        dryRun: "checks the files and URL, says what it would upload", rollback: "reported as kept: the server owns the files"
+    )
+}

@@ -1,0 +1,136 @@
+/// What an action tells about itself, declared beside its code. `shiplane actions`,
+/// `shiplane action NAME`, their JSON and the README's actions table are made from it.
+public struct ActionDocumentation: Sendable, Equatable {
+    public struct Parameter: Codable, Sendable, Equatable {
+        public var name: String
+        public var type: String
+        public var defaultValue: String?
+        public var help: String
+
+        public init(name: String, type: String, defaultValue: String?, help: String) {
+            self.name = name
+            self.type = type
+            self.defaultValue = defaultValue
+            self.help = help
+        }
+    }
+
+    /// The feature it belongs to: Git, Versioning, Build, Changelog, Release, Notify.
+    public var domain: String
+    public var summary: String
+    /// How a lane calls it.
+    public var signature: String
+    /// Every parameter of the lane method, in order.
+    public var parameters: [Parameter]
+    public var example: String
+    /// What a dry run does with this action.
+    public var dryRun: String
+    /// What rollback undoes.
+    public var rollback: String
+
+    public init(
+        domain: String, summary: String, signature: String, parameters: [Parameter], example: String,
+        dryRun: String, rollback: String
+    ) {
+        self.domain = domain
+        self.summary = summary
+        self.signature = signature
+        self.parameters = parameters
+        self.example = example
+        self.dryRun = dryRun
+        self.rollback = rollback
+    }
+}
+
+/// An action that documents itself; every built-in action is one.
+public protocol DocumentedAction {
+    static var name: String { get }
+    static var documentation: ActionDocumentation { get }
+}
+
+/// An action as `shiplane actions` and `shiplane action NAME` describe it (and as their JSON reads).
+public struct ActionDescription: Codable, Sendable, Equatable {
+    public typealias Parameter = ActionDocumentation.Parameter
+
+    public var name: String
+    public var domain: String
+    public var summary: String
+    public var signature: String
+    public var parameters: [Parameter]
+    public var example: String
+    public var dryRun: String
+    public var rollback: String
+
+    public init(_ action: any DocumentedAction.Type) {
+        let documentation = action.documentation
+        name = action.name
+        domain = documentation.domain
+        summary = documentation.summary
+        signature = documentation.signature
+        parameters = documentation.parameters
+        example = documentation.example
+        dryRun = documentation.dryRun
+        rollback = documentation.rollback
+    }
+}
+
+/// The built-in actions, in the order a release lane uses them: the one list of them.
+public enum ActionCatalog {
+    public static let actions: [any DocumentedAction.Type] = [
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, IncrementBuildNumber.self, CommitVersionBump.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, PublishGitHubRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, EnsureTool.self, Sh.self,
+    ]
+
+    public static let all: [ActionDescription] = actions.map(ActionDescription.init)
+
+    public static func named(_ name: String) -> ActionDescription? {
+        all.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// The README's actions table, made from the actions' own documentation.
+    public static var markdownTable: String {
+        var lines = ["| action | what it does | dry run | rollback |", "| --- | --- | --- | --- |"]
+        for action in all {
+            let labels = action.signatureParameters.map { "\($0.label):" }.joined()
+            let cell = { (text: String) in text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
+            lines.append("| `\(action.name)(\(labels))` | \(cell(action.summary)) | \(cell(action.dryRun)) | \(cell(action.rollback)) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension ActionDescription {
+    /// The argument labels and parameter names of the first lane call in `signature`
+    /// (`bumpVersion(_ bump: VersionBump, files: …)` gives `_ bump` and `files files`).
+    public var signatureParameters: [(label: String, name: String)] {
+        guard let call = signature.range(of: "lane.\(name)(") else { return [] }
+        var depth = 0
+        var inString = false
+        var current = ""
+        var parts: [String] = []
+        var previous: Character = " "
+        for character in signature[call.upperBound...] {
+            defer { previous = character }
+            if character == "\"" { inString.toggle() }
+            if !inString, !(character == ">" && previous == "-") {
+                if "([<{".contains(character) { depth += 1 }
+                if ")]>}".contains(character) {
+                    if depth == 0 { break }
+                    depth -= 1
+                }
+                if character == ",", depth == 0 {
+                    parts.append(current)
+                    current = ""
+                    continue
+                }
+            }
+            current.append(character)
+        }
+        parts.append(current)
+        return parts.compactMap { part in
+            let declaration = part.split(separator: ":", maxSplits: 1).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard !declaration.isEmpty else { return nil }
+            let words = declaration.split(separator: " ").map(String.init)
+            return (words[0], words.last ?? words[0])
+        }
+    }
+}

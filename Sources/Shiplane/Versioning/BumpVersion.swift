@@ -1,0 +1,102 @@
+import Foundation
+
+extension VersionBump: ExpressibleByArgument {
+    public var defaultValueDescription: String { description }
+}
+
+/// Moves the version in every version file: major, minor, patch, auto (from the commits since
+/// the last release tag), a prerelease, release, or an exact version.
+///
+/// Every file is rewritten in place with every other byte kept, atomically, with its undo in the
+/// journal. The files must agree before the bump; if not, the error lists each file and version.
+public struct BumpVersion: Action {
+    public static let name = "bumpVersion"
+    public var bump: VersionBump
+    public var files: [VersionFileReference]?
+
+    public init(_ bump: VersionBump, files: [VersionFileReference]? = nil) {
+        self.bump = bump
+        self.files = files
+    }
+
+    public var options: [StepOption] { [StepOption("bump", bump.description)] }
+
+    /// Returns the new version and every file it rewrote (each read once, from the bytes agreed on).
+    public func run(in step: StepContext) throws -> VersionBumpResult {
+        let lane = step.lane
+        let current = try lane.readVersion(files)
+        let next = try bump.apply(to: current.version) {
+            try lane.releaseLevelSinceLastTag(currentVersion: current.version)
+        }
+        var changes: [FileChange] = []
+        for source in current.sources where source.reading.version.literal != nil {
+            let updated = try source.file.rewritten(source.bytes, version: next, build: nil)
+            if let change = try step.writeFile(updated, to: source.file.url.path, describedAs: source.file.displayPath, replacing: source.bytes) {
+                changes.append(change)
+            }
+        }
+        let changed = changes.map(\.displayPath)
+        step.note("\(current.version) → \(next)" + (changed.isEmpty ? "" : " (\(changed.joined(separator: ", ")))"))
+        for delegated in current.delegated {
+            step.log("\(delegated.displayPath) takes its version from build settings; left as it is")
+        }
+        return VersionBumpResult(previous: current.version, version: next, fileChanges: changes)
+    }
+}
+
+/// Reads the version the version files agree on.
+public struct CurrentVersion: Action {
+    public static let name = "version"
+    public var files: [VersionFileReference]?
+
+    public init(files: [VersionFileReference]? = nil) {
+        self.files = files
+    }
+
+    public func run(in step: StepContext) throws -> SemanticVersion {
+        let agreed = try step.lane.readVersion(files)
+        step.note(agreed.version.description + (agreed.build.map { " (\($0))" } ?? ""))
+        return agreed.version
+    }
+}
+
+extension LaneContext {
+    /// Bumps the version in every version file (detected, or those named) and returns what it
+    /// changed: the new version (which it reads as in text) and the files, for `commitVersionBump`.
+    @discardableResult
+    public func bumpVersion(
+        _ bump: VersionBump, files: [VersionFileReference]? = nil, file: String = #fileID, line: Int = #line
+    ) throws -> VersionBumpResult {
+        try run(BumpVersion(bump, files: files), file: file, line: line)
+    }
+
+    /// The version the version files agree on (after any bump earlier in this run).
+    public func version(files: [VersionFileReference]? = nil, file: String = #fileID, line: Int = #line) throws -> SemanticVersion {
+        try run(CurrentVersion(files: files), file: file, line: line)
+    }
+}
+
+extension CurrentVersion: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Versioning",
+        summary: "The version the version files agree on (after any bump earlier in the run)",
+        signature: "try lane.version(files: [VersionFileReference]? = nil) -> SemanticVersion",
+        parameters: [.init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "files to read: \"VERSION\", .file(\"App/Info.plist\"), .pattern(\"Sources/App/Build.swift\", #\"v = \"(.+)\"\"#)")],
+        example: "let current = try lane.version()",
+        dryRun: "runs; sees versions written by earlier steps of the dry run", rollback: "nothing to undo"
+    )
+}
+
+extension BumpVersion: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Versioning",
+        summary: "Bump the version in every version file: major, minor, patch, auto (conventional commits since the last release tag), release, pre:NAME or an exact version",
+        signature: "try lane.bumpVersion(_ bump: VersionBump, files: [VersionFileReference]? = nil) -> SemanticVersion",
+        parameters: [
+            .init(name: "bump", type: "VersionBump", defaultValue: nil, help: ".major, .minor, .patch, .auto, .release, .prerelease(\"beta\"), .exact(version); as an option: major, auto, pre:beta, 2.0.0"),
+            .init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "VERSION, Swift constants, Info.plist, pbxproj, xcconfig, podspec, package.json, Cargo.toml, pyproject.toml, or a pattern"),
+        ],
+        example: "let version = try lane.bumpVersion(bump)",
+        dryRun: "writes to the overlay: later steps see the new version, the files are untouched", rollback: "restores each file's bytes, unless it changed since"
+    )
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// No commit since the last release would change the version.
+public struct NothingToRelease: ReportableError {
+    public var lastTag: String?
+    public var commitCount: Int
+
+    public var message: String {
+        let since = lastTag.map { "since \($0)" } ?? "in the history"
+        if commitCount == 0 { return "no commits \(since): nothing to release" }
+        return "no releasable commits \(since): none of the \(commitCount) commit\(commitCount == 1 ? " is" : "s is") a feat, fix, perf or breaking change"
+    }
+
+    public var category: ErrorCategory { .nothingToDo }
+
+    public var suggestion: String? { "pass a level (major, minor, patch) to release anyway, or commit a conventional feat/fix first" }
+}

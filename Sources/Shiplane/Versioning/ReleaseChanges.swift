@@ -1,0 +1,83 @@
+import Foundation
+
+/// One file a release step changed: its bytes before and after.
+public struct FileChange: Sendable, Equatable {
+    /// The file's absolute path.
+    public let path: String
+    /// How messages name it: relative to the repository root when inside it.
+    public let displayPath: String
+    /// The bytes before the step, or nil when the step created the file.
+    public let before: Data?
+    public let after: Data
+
+    public init(path: String, displayPath: String, before: Data?, after: Data) {
+        self.path = path
+        self.displayPath = displayPath
+        self.before = before
+        self.after = after
+    }
+}
+
+/// What a release step changed in the work tree, handed to the step that commits it.
+///
+/// `bumpVersion`, `incrementBuildNumber` and `writeChangelog` return one;
+/// `commitVersionBump(_:)` takes them and commits exactly their files.
+public protocol ReleaseChanges: Sendable {
+    /// The files changed, in the order they were written.
+    var fileChanges: [FileChange] { get }
+}
+
+/// What `bumpVersion` did: the version before and after, and each file it rewrote.
+///
+/// Reads as the new version wherever a version is expected in text (`"v\(bump)"`), and gives
+/// the new version's parts directly (`bump.major`, `bump.isPrerelease`).
+@dynamicMemberLookup
+public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equatable {
+    public let previous: SemanticVersion
+    public let version: SemanticVersion
+    public let fileChanges: [FileChange]
+
+    public init(previous: SemanticVersion, version: SemanticVersion, fileChanges: [FileChange]) {
+        self.previous = previous
+        self.version = version
+        self.fileChanges = fileChanges
+    }
+
+    public var description: String { version.description }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<SemanticVersion, Value>) -> Value {
+        version[keyPath: keyPath]
+    }
+}
+
+/// What `incrementBuildNumber` did: the build number before and after, and each file it rewrote.
+///
+/// Reads as the new build number in text (`"build \(build)"`).
+public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equatable {
+    public let previous: String?
+    public let build: String
+    public let fileChanges: [FileChange]
+
+    public init(previous: String?, build: String, fileChanges: [FileChange]) {
+        self.previous = previous
+        self.build = build
+        self.fileChanges = fileChanges
+    }
+
+    public var description: String { build }
+}
+
+/// What `writeChangelog` did: the section it added and the file it changed.
+///
+/// Reads as the section's Markdown in text.
+public struct ChangelogWriteResult: ReleaseChanges, CustomStringConvertible, Equatable {
+    public let section: String
+    public let fileChanges: [FileChange]
+
+    public init(section: String, fileChanges: [FileChange]) {
+        self.section = section
+        self.fileChanges = fileChanges
+    }
+
+    public var description: String { section }
+}

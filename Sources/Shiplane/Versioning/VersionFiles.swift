@@ -1,0 +1,91 @@
+import Foundation
+
+/// Names a version file for a lane: by path (its format from the file name) or with a pattern.
+public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
+    enum Kind: Sendable {
+        case path(String)
+        case pattern(String, String)
+    }
+
+    let kind: Kind
+
+    /// A file whose format follows from its name: `VERSION`, `package.json`, `Cargo.toml`,
+    /// `pyproject.toml`, `*.podspec`, `*.xcconfig`, `project.pbxproj`, `Info.plist`, `*.swift`.
+    public static func file(_ path: String) -> VersionFileReference { VersionFileReference(kind: .path(path)) }
+
+    /// Any file, with a regular expression whose one capture group is the version.
+    public static func pattern(_ path: String, _ regularExpression: String) -> VersionFileReference {
+        VersionFileReference(kind: .pattern(path, regularExpression))
+    }
+
+    public init(stringLiteral value: String) { kind = .path(value) }
+    init(kind: Kind) { self.kind = kind }
+
+    /// The file, with a format, relative to `root`.
+    func resolve(root: String) throws -> VersionFile {
+        switch kind {
+        case .path(let path):
+            let url = URL(fileURLWithPath: path.hasPrefix("/") ? path : root + "/" + path)
+            guard let format = Self.format(forFileName: url.lastPathComponent) else {
+                throw ValidationFailure(
+                    problems: ["Shiplane does not know the version format of \(path)"],
+                    suggestion: "name it with .pattern(\"\(path)\", #\"version = \"(.+)\"\"#): one capture group holding the version"
+                )
+            }
+            return VersionFile(url: url, format: format, displayPath: path)
+        case .pattern(let path, let expression):
+            let url = URL(fileURLWithPath: path.hasPrefix("/") ? path : root + "/" + path)
+            return VersionFile(url: url, format: try PatternVersionFormat(pattern: expression), displayPath: path)
+        }
+    }
+
+    static func format(forFileName name: String) -> (any VersionFormat)? {
+        switch name {
+        case "VERSION": return PlainVersionFormat()
+        case "package.json": return PackageJSONVersionFormat()
+        case "Cargo.toml": return CargoVersionFormat()
+        case "pyproject.toml": return PyprojectVersionFormat()
+        case "project.pbxproj": return XcodeProjectVersionFormat()
+        case "Info.plist": return InfoPlistVersionFormat()
+        default:
+            if name.hasSuffix(".podspec") { return PodspecVersionFormat() }
+            if name.hasSuffix(".xcconfig") { return XcconfigVersionFormat() }
+            if name.hasSuffix(".swift") { return SwiftConstantVersionFormat() }
+            if name.hasSuffix(".plist") { return InfoPlistVersionFormat() }
+            return nil
+        }
+    }
+}
+
+extension LaneContext {
+    /// Reads the version files — the ones named, or the ones detected in the repository — once
+    /// each through this context's file system (so a dry run sees what earlier steps would have
+    /// written), and checks that they agree.
+    /// - Throws: `VersionFileError` when none is found, one cannot be read, or they disagree.
+    func readVersion(_ references: [VersionFileReference]?) throws -> AgreedVersion {
+        guard let references, !references.isEmpty else {
+            let found = try VersionFileDetector.read(in: URL(fileURLWithPath: workingDirectory), fileSystem: fileSystem)
+            return try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
+        }
+        var files: [VersionFile] = []
+        var problems: [any Error] = []
+        for reference in references {
+            do { files.append(try reference.resolve(root: workingDirectory)) } catch { problems.append(error) }
+        }
+        if !problems.isEmpty {
+            throw ShiplaneError("\(problems.count) version file\(problems.count == 1 ? "" : "s") cannot be used", underlying: problems)
+        }
+        return try AgreedVersion.read(files) { file in
+            guard let data = try fileSystem.contents(of: file.url.path) else {
+                throw VersionFileError(.fileSystem, "The version file does not exist", file: file.displayPath)
+            }
+            return data
+        }
+    }
+
+    /// `path` relative to the working directory when it is inside it, else as given.
+    func displayPath(_ path: String) -> String {
+        let root = workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/"
+        return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    }
+}
