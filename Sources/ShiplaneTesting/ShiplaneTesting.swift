@@ -38,11 +38,14 @@ public final class RecordingProcessRunner: ProcessRunning, @unchecked Sendable {
     }
 }
 
-/// A lane context for tests: real files in `workingDirectory`, recorded commands and events.
+/// A lane context for tests: real files in `workingDirectory`, recorded commands, HTTP requests
+/// and events.
 public struct TestLaneContext {
     public let context: LaneContext
     public let reporter: RecordingReporter
     public let processes: RecordingProcessRunner
+    /// Every HTTP request the lane sends is recorded here and answered by its rules.
+    public let http: RecordingHTTPClient
 
     /// - Parameters:
     ///   - workingDirectory: the repository the lane works on (see `FixtureRepository`).
@@ -51,10 +54,14 @@ public struct TestLaneContext {
     public init(workingDirectory: String, environment: [String: String] = [:], dryRun: Bool = false, hooks: [any LaneHooks] = []) {
         reporter = RecordingReporter()
         processes = RecordingProcessRunner()
+        http = RecordingHTTPClient()
         context = LaneContext(
             .init(
                 workingDirectory: workingDirectory, environment: LaneEnvironment(variables: environment),
-                processRunner: processes, reporter: reporter, isDryRun: dryRun
+                processRunner: processes, http: http,
+                // Retries happen, their waits do not.
+                retryPolicy: RetryPolicy(maxAttempts: 3, sleep: { _ in }),
+                reporter: reporter, isDryRun: dryRun
             ),
             hooks: hooks
         )

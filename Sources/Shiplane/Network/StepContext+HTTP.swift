@@ -14,6 +14,14 @@ extension StepContext {
         )
     }
 
+    /// Checks that `path` is a regular file the step can send: on disk, or — in a dry run — one
+    /// an earlier step of the run would have written.
+    /// - Throws: `HTTPTransportError.fileUnreadable` naming the problem.
+    func checkSendableFile(_ path: String) throws {
+        if isDryRun, lane.fileSystem.isFile(path) { return }
+        _ = try HTTPTransport.regularFileSize(path)
+    }
+
     /// `path` relative to the repository root, unless absolute.
     func resolve(_ path: String) -> String {
         path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path

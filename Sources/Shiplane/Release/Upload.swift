@@ -26,7 +26,7 @@ public struct Upload: AsyncAction {
         )
         var problems: [any Error] = []
         for file in files {
-            do { _ = try HTTPTransport.regularFileSize(step.resolve(file)) } catch { problems.append(error) }
+            do { try step.checkSendableFile(step.resolve(file)) } catch { problems.append(error) }
             do { _ = try target.url(name: URL(fileURLWithPath: file).lastPathComponent, version: version) } catch { problems.append(error) }
         }
         if !problems.isEmpty {

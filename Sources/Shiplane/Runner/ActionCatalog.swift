@@ -103,12 +103,17 @@ extension ActionDescription {
     /// (`bumpVersion(_ bump: VersionBump, files: …)` gives `_ bump` and `files files`).
     public var signatureParameters: [(label: String, name: String)] {
         guard let call = signature.range(of: "lane.\(name)(") else { return [] }
+        return Self.parse(parameterList: String(signature[call.upperBound...]))
+    }
+
+    /// The label and name of each parameter in a Swift parameter list, up to its closing `)`.
+    public static func parse(parameterList: String) -> [(label: String, name: String)] {
         var depth = 0
         var inString = false
         var current = ""
         var parts: [String] = []
         var previous: Character = " "
-        for character in signature[call.upperBound...] {
+        for character in parameterList {
             defer { previous = character }
             if character == "\"" { inString.toggle() }
             if !inString, !(character == ">" && previous == "-") {
@@ -127,9 +132,10 @@ extension ActionDescription {
         }
         parts.append(current)
         return parts.compactMap { part in
-            let declaration = part.split(separator: ":", maxSplits: 1).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+            let declaration = part.split(separator: ":", maxSplits: 1).first.map(String.init)?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             guard !declaration.isEmpty else { return nil }
-            let words = declaration.split(separator: " ").map(String.init)
+            let words = declaration.split(whereSeparator: \.isWhitespace).map(String.init)
             return (words[0], words.last ?? words[0])
         }
     }

@@ -3,7 +3,8 @@ import Shiplane
 
 /// `shiplane actions` and `shiplane action NAME`.
 enum ActionsCommand {
-    static func list(json: Bool) -> String {
+    static func list(json: Bool, markdown: Bool = false) -> String {
+        if markdown { return ActionCatalog.markdownTable }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

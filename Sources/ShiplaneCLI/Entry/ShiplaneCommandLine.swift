@@ -31,7 +31,7 @@ public enum ShiplaneCommandLine {
                 session.out.line("shiplane \(ShiplaneVersion.current) (libgit2 \(GitSettings.libgit2Version))")
                 return ShiplaneExitCode.success.rawValue
             case "actions":
-                session.out.line(ActionsCommand.list(json: rest.contains("--json")))
+                session.out.line(ActionsCommand.list(json: rest.contains("--json"), markdown: rest.contains("--markdown")))
                 return ShiplaneExitCode.success.rawValue
             case "action":
                 session.out.line(try ActionsCommand.show(rest.first))
@@ -108,7 +108,7 @@ enum Help {
     COMMANDS:
       <lane> [options]     compile Lanes/*.swift (cached) and run the lane; key:value options work too
       lanes [--json]       list the lanes with their summaries and options
-      actions [--json]     list the built-in actions
+      actions [--json|--markdown]  list the built-in actions
       action NAME          show one action's options
       init                 create Lanes/ with a first lane for this project
       version [--json]     the current version, the files it was read from, the last release tag

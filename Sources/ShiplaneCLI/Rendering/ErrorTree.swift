@@ -16,8 +16,8 @@ public enum ErrorTree {
         appendInfo(root.info, indent: "  ", to: &output)
         var hints: [String] = root.suggestion.map { [$0] } ?? []
         appendChildren(root.children, prefix: "", to: &output, hints: &hints)
-        if root.isBug {
-            output.append("This is a defect in Shiplane: please report it with the command you ran and this output.")
+        if ErrorCategory.folded(error) == .defect {
+            output.append("This is a defect, not a mistake in how Shiplane was called: when it is in Shiplane's own code, please report it with the command you ran and this output.")
         }
         for hint in hints.uniqued() { output.append("hint: \(hint)") }
         return output

@@ -41,3 +41,47 @@ struct ShiplaneTestingTests {
         #expect(result.plannedWrites == ["VERSION"])
     }
 }
+
+/// A release lane as a user writes one; its test asserts what GitHub would receive.
+struct PublishLane: Lane {
+    func run(_ lane: LaneContext) async throws {
+        let version = try lane.bumpVersion(.minor)
+        try lane.commitVersionBump(version)
+        try lane.addGitTag("v\(version)")
+        try await lane.githubRelease(tag: "v\(version)", notes: "Wings", assets: ["VERSION"], repository: "acme/rocket")
+    }
+}
+
+@Suite("ShiplaneTesting: recorded HTTP")
+struct RecordingHTTPTests {
+    @Test func aLaneTestSeesTheReleaseItWouldCreateWithoutAServer() async throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
+        let test = TestLaneContext(workingDirectory: fixture.path, environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"])
+        test.http.respondLikeGitHub(repository: "acme/rocket")
+        let result = try await test.run(PublishLane.self)
+        #expect(result.succeeded, "\(String(describing: result.failure))")
+        let release = try #require(test.http.githubReleases.first)
+        #expect(test.http.githubReleases.count == 1)
+        #expect(release.tagName == "v1.1.0" && release.body == "Wings" && !release.draft)
+        #expect(release.assets?.map(\.name) == ["VERSION"])
+        #expect(release.assets?.first?.size == 6)
+        let upload = try #require(test.http.requests.first { $0.url.contains("/assets?name=VERSION") })
+        #expect(upload.text == "1.1.0\n")
+        #expect(upload.header("Authorization") == "Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyz")
+        #expect(try fixture.git("log", "-1", "--format=%s") == "Version bump to 1.1.0")
+    }
+
+    @Test func aFailedUploadRollsBackTheReleaseItCreated() async throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
+        let test = TestLaneContext(workingDirectory: fixture.path, environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"])
+        test.http.respondLikeGitHub(repository: "acme/rocket")
+        test.http.respond { request in
+            request.url.contains("/assets?name=") ? HTTPResponse(status: 422, body: Array(#"{"message": "bad"}"#.utf8)) : nil
+        }
+        let result = try await test.run(PublishLane.self)
+        #expect(!result.succeeded)
+        #expect(test.http.githubReleases.isEmpty, "the draft this run created was deleted")
+        #expect(try String(contentsOfFile: fixture.path + "/VERSION", encoding: .utf8) == "1.0.0\n")
+        #expect(try fixture.git("tag", "--list").isEmpty)
+    }
+}

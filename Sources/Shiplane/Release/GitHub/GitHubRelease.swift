@@ -58,7 +58,7 @@ public struct PublishGitHubRelease: AsyncAction {
             uploadConcurrency: max(1, uploadConcurrency)
         )
         if step.isDryRun {
-            try await publisher.preflight(request)
+            try await publisher.preflight(request, checkFile: step.checkSendableFile)
             step.note("would publish \(tag) on \(target) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
             if let notes { step.log("release notes:\n" + notes) }
             return nil

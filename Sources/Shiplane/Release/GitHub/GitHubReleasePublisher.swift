@@ -116,7 +116,11 @@ public struct GitHubReleasePublisher: Sendable {
     /// Sends no request when the token is missing.
     /// - Throws: `ReleasePreflightError` holding all problems.
     @discardableResult
-    public func preflight(_ request: GitHubReleaseRequest) async throws -> GitHubClient {
+    public func preflight(
+        _ request: GitHubReleaseRequest,
+        checkFile: ((String) throws -> Void)? = nil
+    ) async throws -> GitHubClient {
+        let checkFile = checkFile ?? { _ = try HTTPTransport.regularFileSize($0) }
         var problems: [any Error] = []
         var client: GitHubClient?
         do {
@@ -126,7 +130,7 @@ public struct GitHubReleasePublisher: Sendable {
             problems.append(error)
         }
         for asset in request.assets {
-            do { _ = try HTTPTransport.regularFileSize(asset.path) } catch { problems.append(error) }
+            do { try checkFile(asset.path) } catch { problems.append(error) }
         }
         let names = Dictionary(grouping: request.assets, by: \.name)
         for (name, assets) in names.sorted(by: { $0.key < $1.key }) where assets.count > 1 {

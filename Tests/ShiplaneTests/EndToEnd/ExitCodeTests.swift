@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// Lanes that end each documented way; compiled once for every case below.
+private let exitLanes: [String: String] = [
+    "Lanes/Exits.swift": #"""
+    import Shiplane
+    import Foundation
+
+    struct PlainError: Error {}
+
+    /// A user's action with a defect in it: a force unwrap of a value that is nil.
+    struct Unwrap: Action {
+        static let name = "unwrap"
+        var value: String?
+        func run(in step: StepContext) throws -> Int {
+            Int(value!)!
+        }
+    }
+
+    /// An action that finds one of its own invariants broken and says it is a defect.
+    struct Invariant: ReportableError {
+        var message: String { "the cache index points past its end" }
+        var category: ErrorCategory { .defect }
+    }
+    struct CheckInvariant: Action {
+        static let name = "checkInvariant"
+        func run(in step: StepContext) throws { throw Invariant() }
+    }
+
+    struct Noop: Lane { func run(_ lane: LaneContext) async throws {} }
+    struct Fails: Lane { func run(_ lane: LaneContext) async throws { throw PlainError() } }
+    struct Crash: Lane {
+        func run(_ lane: LaneContext) async throws {
+            try lane.writeMark(lane.workingDirectory + "/crash-mark.txt")
+            _ = try lane.run(Unwrap(value: nil))
+        }
+    }
+    struct Defect: Lane { func run(_ lane: LaneContext) async throws { try lane.run(CheckInvariant()) } }
+    struct Wait: Lane {
+        func run(_ lane: LaneContext) async throws {
+            try lane.writeMark(lane.workingDirectory + "/wait-mark.txt")
+            try await lane.sh("sleep", "30")
+        }
+    }
+
+    struct Mark: Action {
+        static let name = "mark"
+        var path: String
+        func run(in step: StepContext) throws { try step.writeFile(Data("x".utf8), to: path) }
+    }
+    extension LaneContext {
+        func writeMark(_ path: String) throws { try run(Mark(path: path)) }
+    }
+    """#,
+]
+
+@Suite("Exit codes: every documented code, reached by running the binary", .serialized)
+struct ExitCodeTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var code: Int32
+        var says: String
+        var testDescription: String { "\(name) → \(code)" }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "success", arguments: ["noop"], code: 0, says: "lane noop succeeded"),
+        Case(name: "a lane fails", arguments: ["fails"], code: 1, says: "the lane threw PlainError"),
+        Case(name: "an unknown lane", arguments: ["nope"], code: 2, says: "unknown lane `nope`"),
+        Case(name: "an ill-typed option", arguments: ["noop", "--what"], code: 2, says: "lane noop"),
+        Case(name: "a defect an action reports", arguments: ["defect"], code: 70, says: "the cache index points past its end"),
+        Case(name: "a crash in an action", arguments: ["crash"], code: 70, says: "the lane program crashed"),
+    ]
+
+    @Test(arguments: cases)
+    func laneEndings(_ example: Case) throws {
+        let repo = try repositoryWithLanes(exitLanes)
+        let result = try repo.shiplane(example.arguments)
+        #expect(result.status == example.code, "\(result.all)")
+        #expect(result.all.contains(example.says), "\(result.all)")
+    }
+
+    @Test func aCrashIsReportedAsADefectInTheJSONReport() throws {
+        let repo = try repositoryWithLanes(exitLanes)
+        let result = try repo.shiplane(["--report-json", "report.json", "crash"])
+        #expect(result.status == 70, "\(result.all)")
+        #expect(result.stderr.contains("Fatal error"), "the runtime's own message, with the lane's file and line, is kept")
+        #expect(result.stderr.contains("This is a defect"))
+        let report = try #require(repo.read("report.json"))
+        #expect(report.contains("\"exitCode\" : 70"))
+        #expect(report.contains("the lane program crashed (SIGILL"), "\(report)")
+    }
+
+    @Test func lanesThatDoNotCompileExit3() throws {
+        let repo = try repositoryWithLanes(["Lanes/Broken.swift": "import Shiplane\nstruct Broken: Lane { func run(_ lane: LaneContext) async throws { undefinedThing() } }\n"])
+        let result = try repo.shiplane(["broken"])
+        #expect(result.status == 3, "\(result.all)")
+        #expect(result.stderr.contains("Lanes/Broken.swift:2:"))
+    }
+
+    @Test func noLanesFolderExits4() throws {
+        let repo = try TemporaryRepository()
+        let result = try repo.shiplane(["release"])
+        #expect(result.status == 4, "\(result.all)")
+    }
+
+    @Test func nothingToReleaseExits5() throws {
+        let repo = try versionedRepository()
+        try repo.write("notes.txt", "x\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: tidy")
+        let result = try repo.shiplane(["bump", "auto"])
+        #expect(result.status == 5, "\(result.all)")
+        #expect(repo.read("VERSION") == "1.2.3\n")
+    }
+
+    /// SIGTERM (what CI sends on cancel) and SIGINT sent to `shiplane` alone reach the lane
+    /// program through the supervisor: the run rolls back and exits 130.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalToShiplaneRollsBackAndExits130(_ signal: Int32) throws {
+        let repo = try repositoryWithLanes(exitLanes)
+        _ = try repo.shiplane(["lanes"])  // compile first, so the signal lands during the lane
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        process.arguments = ["wait"]
+        process.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        process.environment = repo.environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        let started = Date()
+        try process.run()
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: repo.path + "/wait-mark.txt") { usleep(20_000) }
+        usleep(300_000)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(text)")
+        #expect(Date().timeIntervalSince(started) < 25, "the lane's `sleep 30` was stopped, not waited for")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/wait-mark.txt"), "\(text)")
+        #expect(text.contains("lane wait was interrupted"), "\(text)")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Shiplane
+import Testing
+
+/// The actions' own documentation is the one source: it must match the lane methods as declared
+/// in the code, and the README's table is made from it.
+@Suite("Action documentation: one source, checked against the code and the README")
+struct ActionCatalogTests {
+    /// The parameter lists of every `public func NAME(` in Sources/Shiplane, without `file:`/`line:`.
+    static func declaredOverloads(of name: String) throws -> [[(label: String, name: String)]] {
+        let root = packageRoot + "/Sources/Shiplane"
+        var overloads: [[(label: String, name: String)]] = []
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] where relative.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            var rest = Substring(text)
+            while let found = rest.range(of: "public func \(name)(") {
+                var depth = 0
+                var body = ""
+                for character in rest[found.upperBound...] {
+                    if character == "(" || character == "[" { depth += 1 }
+                    if character == ")" || character == "]" {
+                        if depth == 0 { break }
+                        depth -= 1
+                    }
+                    body.append(character)
+                }
+                rest = rest[found.upperBound...]
+                let description = ActionDescription.parse(parameterList: body)
+                overloads.append(description.filter { $0.label != "file" && $0.label != "line" })
+            }
+        }
+        return overloads
+    }
+
+    @Test(arguments: ActionCatalog.all.map(\.name))
+    func documentationMatchesTheDeclaration(_ name: String) throws {
+        let action = try #require(ActionCatalog.named(name))
+        let overloads = try Self.declaredOverloads(of: name)
+        #expect(!overloads.isEmpty, "no `public func \(name)(` in Sources/Shiplane")
+        let documented = action.signatureParameters.map { "\($0.label) \($0.name)" }
+        let declared = overloads.map { $0.map { "\($0.label) \($0.name)" } }
+        #expect(declared.contains(documented), "the signature \(action.signature) matches no declaration: \(declared)")
+        let every = Set(overloads.flatMap { $0.map(\.name) })
+        #expect(Set(action.parameters.map(\.name)) == every, "documented \(action.parameters.map(\.name)), declared \(every.sorted())")
+        #expect(!action.summary.isEmpty && !action.example.isEmpty && !action.dryRun.isEmpty && !action.rollback.isEmpty)
+        #expect(action.example.contains(".\(name)("), "the example calls the action")
+    }
+
+    @Test func everyActionInTheCodeIsInTheCatalog() throws {
+        let root = packageRoot + "/Sources/Shiplane"
+        var declared: [String] = []
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] where relative.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            let pattern = try NSRegularExpression(pattern: #"public struct \w+: (?:Async)?Action \{\n\s+public static let name = "(\w+)""#)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) { declared.append(String(text[range])) }
+            }
+        }
+        #expect(Set(declared) == Set(ActionCatalog.all.map(\.name)))
+        #expect(ActionCatalog.all.count == Set(ActionCatalog.all.map(\.name)).count)
+    }
+
+    /// The table between the markers in README.md is exactly what `shiplane actions --markdown` prints.
+    @Test func theReadmeTableIsMadeFromTheActions() throws {
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let begin = "<!-- actions table: made by `shiplane actions --markdown`; a test compares it -->\n"
+        let end = "\n<!-- end of actions table -->"
+        let start = try #require(readme.range(of: begin), "README.md has no actions table markers")
+        let stop = try #require(readme.range(of: end, range: start.upperBound..<readme.endIndex))
+        let table = String(readme[start.upperBound..<stop.lowerBound])
+        if ProcessInfo.processInfo.environment["SHIPLANE_UPDATE_GOLDEN"] == "1" {
+            try readme.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: ActionCatalog.markdownTable)
+                .write(toFile: packageRoot + "/README.md", atomically: true, encoding: .utf8)
+        }
+        #expect(table == ActionCatalog.markdownTable)
+    }
+}

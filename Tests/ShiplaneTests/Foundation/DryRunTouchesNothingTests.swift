@@ -1,0 +1,96 @@
+import Foundation
+import ShiplaneTesting
+import Testing
+
+/// Calls every built-in action, in the order a release uses them.
+struct EveryAction: Lane {
+    @Option var origin = ""
+    @Option var outside = ""
+
+    func run(_ lane: LaneContext) async throws {
+        try lane.ensureGitBranch(matching: "main")
+        try lane.ensureGitStatusClean()
+        _ = try lane.version()
+        let version = try lane.bumpVersion(.minor)
+        let build = try lane.incrementBuildNumber()
+        _ = try lane.changelog()
+        let notes = try lane.writeChangelog(version: version.description)
+        let archive = try lane.archive(["Sources", "VERSION"], to: "dist/app-\(version).tar.gz")
+        let sums = try lane.checksums([archive], to: "dist/SHA256SUMS")
+        try lane.commitVersionBump(version, build, notes)
+        try lane.addGitTag("v\(version)")
+        _ = try lane.gitTagExists("v\(version)")
+        _ = try lane.lastGitTag()
+        _ = try lane.numberOfCommits()
+        try await lane.push(tags: ["v\(version)"])
+        try lane.copyToDirectory([archive, sums], directory: outside + "/releases/\(version)")
+        try await lane.githubRelease(tag: "v\(version)", notes: notes.section, assets: [archive, sums], repository: "acme/rocket")
+        try await lane.upload([archive], to: "https://files.example.com/app/{version}/{name}", version: version.description)
+        _ = try await lane.ensureTool("git", version: ">= 2.0")
+        _ = try await lane.sh("make", "release")
+        try await lane.slack("Released \(version)")
+        try await lane.webhook("https://hooks.example.com/released", template: #"{"text": "{{v}}"}"#, values: ["v": version.description])
+    }
+}
+
+@Suite("A dry run of every built-in action touches nothing")
+struct DryRunTouchesNothingTests {
+    /// Every file and folder under `root`: its path, kind, mode and the hash of its bytes.
+    static func snapshot(_ root: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let manager = FileManager.default
+        for relative in manager.subpaths(atPath: root) ?? [] {
+            let path = root + "/" + relative
+            let attributes = try manager.attributesOfItem(atPath: path)
+            let kind = (attributes[.type] as? FileAttributeType)?.rawValue ?? "?"
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            var entry = "\(kind) \(String(mode, radix: 8))"
+            if (attributes[.type] as? FileAttributeType) == .typeRegular, let data = manager.contents(atPath: path) {
+                entry += " " + SHA256.hex(of: data)
+            }
+            result[relative] = entry
+        }
+        return result
+    }
+
+    @Test func everyActionInADryRunLeavesTheTreeAndItsSurroundingsByteIdentical() async throws {
+        let root = NSTemporaryDirectory() + "shiplane-dry-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let repo = root + "/repo", origin = root + "/origin.git", outside = root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        #expect(try runTool(["git", "init", "-q", "--bare", "-b", "main", origin]).status == 0)
+        let fixture = try FixtureRepository(files: [
+            "VERSION": "1.4.0\n", "App.xcconfig": "MARKETING_VERSION = 1.4.0\nCURRENT_PROJECT_VERSION = 41\n",
+            "Sources/main.swift": "print(1)\n",
+        ])
+        try FileManager.default.moveItem(atPath: fixture.path, toPath: repo)
+        defer { try? FileManager.default.moveItem(atPath: repo, toPath: fixture.path) }
+        for arguments in [["tag", "-a", "v1.4.0", "-m", "1.4.0"], ["commit", "-q", "--allow-empty", "-m", "feat: wings"],
+                          ["remote", "add", "origin", origin], ["push", "-q", "origin", "main"]] {
+            #expect(try runTool(["git", "-C", repo] + arguments).status == 0)
+        }
+        let before = try Self.snapshot(root)
+
+        let test = TestLaneContext(
+            workingDirectory: repo,
+            environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x",
+                          "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
+            dryRun: true
+        )
+        test.http.respondLikeGitHub(repository: "acme/rocket")
+        test.processes.script(["git", "--version"], result: ProcessResult(exitCode: 0, standardOutput: "git version 2.39.5\n"))
+        let result = try await test.run(EveryAction.self, arguments: ["--origin", origin, "--outside", outside]) {
+            _ = $0
+        }
+        #expect(result.succeeded, "\(String(describing: result.failure))")
+        let ran = Set(result.steps.map(\.name))
+        let missing = ActionCatalog.all.map(\.name).filter { !ran.contains($0) }
+        #expect(missing.isEmpty, "the lane must call every built-in action; it missed \(missing)")
+
+        #expect(try Self.snapshot(root) == before, "a dry run wrote, created or removed something")
+        let writes = test.http.requests.filter { $0.method != "GET" && $0.method != "HEAD" }
+        #expect(writes.isEmpty, "a dry run sent \(writes.map { "\($0.method) \($0.url)" })")
+        #expect(test.processes.commandLines == ["git --version"], "only read-only commands run")
+        #expect(result.plannedWrites.contains("VERSION") && result.plannedWrites.contains("CHANGELOG.md"))
+    }
+}
