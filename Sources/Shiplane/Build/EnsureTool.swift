@@ -160,7 +160,7 @@ extension EnsureTool: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Build",
         summary: "Fail unless a command-line tool's version satisfies a requirement",
-        signature: "try await lane.ensureTool(_ tool: String, version: String) -> String",
+        signature: "try await lane.ensureTool(_ tool: String, version constraint: String) -> String",
         parameters: [
             .init(name: "tool", type: "String", defaultValue: nil, help: "the command, run as `TOOL --version`"),
             .init(name: "version", type: "String", defaultValue: nil, help: "requirement: `>= 6.0`, `>= 5.9, < 7`, `~> 5.9`, `= 2.39.5`"),

@@ -209,11 +209,14 @@ extension Changelog: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Release notes from the conventional commits of a range, grouped (breaking changes first), Markdown, JSON or a Mustache template",
-        signature: "try lane.changelog(since: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown) -> String",
+        signature: "try lane.changelog(since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown, configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) -> String",
         parameters: [
             .init(name: "since", type: "ChangelogRange", defaultValue: ".lastTag", help: ".lastTag (the release being made), .unreleased, .range(from:to:), .all"),
             .init(name: "version", type: "String?", defaultValue: "nil", help: "heading for unreleased work"),
-            .init(name: "format", type: "ChangelogFormat", defaultValue: ".markdown", help: ".markdown, .json, .template(text)")
+            .init(name: "format", type: "ChangelogFormat", defaultValue: ".markdown", help: ".markdown, .json, .template(text)"),
+            .init(name: "configuration", type: "ChangelogConfiguration", defaultValue: ".init()", help: "group titles and order, hidden types"),
+            .init(name: "releaseTags", type: "ReleaseTags", defaultValue: "SemVer names", help: "which tags are releases: ReleaseTags(pattern: \"app-v*\", includePrereleases: false)"),
+            .init(name: "merges", type: "MergeCommits", defaultValue: ".exclude", help: ".exclude, .include or .only merge commits"),
         ],
         example: #"let notes = try lane.changelog(since: .lastTag)"#,
         dryRun: "runs (it only reads)", rollback: "nothing to undo"
@@ -224,10 +227,14 @@ extension WriteChangelog: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Insert the release's section into CHANGELOG.md (replacing Unreleased), never twice, keeping every other byte; the file joins the release commit",
-        signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since: ChangelogRange = .lastTag, version: String? = nil) -> String",
+        signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since range: ChangelogRange = .lastTag, version: String? = nil, configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) -> ChangelogWriteResult",
         parameters: [
             .init(name: "path", type: "String", defaultValue: "CHANGELOG.md", help: "the file"),
-            .init(name: "version", type: "String?", defaultValue: "nil", help: "the section's heading, e.g. the version being released")
+            .init(name: "since", type: "ChangelogRange", defaultValue: ".lastTag", help: "the release being made; .unreleased, .range(from:to:) (.all is refused)"),
+            .init(name: "version", type: "String?", defaultValue: "nil", help: "the section's heading, e.g. the version being released"),
+            .init(name: "configuration", type: "ChangelogConfiguration", defaultValue: ".init()", help: "group titles and order, hidden types"),
+            .init(name: "releaseTags", type: "ReleaseTags", defaultValue: "SemVer names", help: "which tags are releases: ReleaseTags(pattern: \"app-v*\", includePrereleases: false)"),
+            .init(name: "merges", type: "MergeCommits", defaultValue: ".exclude", help: ".exclude, .include or .only merge commits"),
         ],
         example: #"try lane.writeChangelog(version: version.description)"#,
         dryRun: "writes to the overlay and prints the section", rollback: "restores the file"

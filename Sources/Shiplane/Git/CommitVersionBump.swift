@@ -107,9 +107,10 @@ extension LaneContext {
 extension CommitVersionBump: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Git",
-        summary: "Commit exactly the files this run's release steps changed (version files, CHANGELOG.md); refuses when other files are dirty",
-        signature: "try lane.commitVersionBump(message: String? = nil, allowOtherChanges: Bool = false) -> String?",
+        summary: "Commit exactly the files of the release steps' results it is given (bumpVersion, incrementBuildNumber, writeChangelog), or of this run's; refuses when other files are dirty",
+        signature: "try lane.commitVersionBump(_ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false) -> String?",
         parameters: [
+            .init(name: "changes", type: "any ReleaseChanges... or [any ReleaseChanges]", defaultValue: "what this run's release steps returned", help: "the results of bumpVersion, incrementBuildNumber and writeChangelog: exactly their files are committed"),
             .init(name: "message", type: "String?", defaultValue: "\"Version bump to X\"", help: "the commit message"),
             .init(name: "allowOtherChanges", type: "Bool", defaultValue: "false", help: "commit even when other files are dirty (they stay uncommitted)"),
         ],

@@ -67,7 +67,7 @@ extension EnsureGitBranch: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Fail unless the current branch's whole name matches a regular expression",
-        signature: "try lane.ensureGitBranch(matching: String) -> String",
+        signature: "try lane.ensureGitBranch(matching pattern: String) -> String",
         parameters: [.init(name: "matching", type: "String", defaultValue: nil, help: "ICU regular expression matched against the WHOLE branch name (anchored, unlike fastlane's)")],
         example: #"try lane.ensureGitBranch(matching: "main|release/.+")"#,
         dryRun: "runs (it only reads)", rollback: "nothing to undo"

@@ -16,9 +16,23 @@ public struct FailureNotification: Sendable {
         self.facts = facts
     }
 
+    /// What a failed lane left: where it failed, why, and what rollback did, as facts.
+    public init(_ failure: LaneFailure) {
+        var facts: [(key: String, value: String)] = []
+        if let step = failure.failingStep {
+            facts.append(("at", "\(step.callSite?.description ?? step.step): \(describe(step.cause))"))
+        }
+        let undone = failure.rollback.filter(\.undone).map(\.description)
+        if !undone.isEmpty { facts.append(("rolled back", undone.joined(separator: "; "))) }
+        for kept in failure.rollback where !kept.undone {
+            facts.append(("could not roll back", "\(kept.description): \(kept.error ?? "unknown")"))
+        }
+        self.init(title: failure.message, details: "", facts: facts)
+    }
+
     /// The summary as plain text, redacted.
     public func text(redactor: SecretRedactor) -> String {
-        var lines = [":x: " + title]
+        var lines = [title]
         lines += facts.map { "\($0.key): \($0.value)" }
         if !details.isEmpty { lines.append(details) }
         return redactor.redact(lines.joined(separator: "\n"))

@@ -1,14 +1,14 @@
 import Foundation
 
 extension LaneContext {
-    /// A failure summary for an `onError` hook, redacted: where the lane failed and why.
+    /// A failure summary for an `onError` hook, redacted: where the lane failed, why, and what
+    /// rollback did — as text.
     public func failureSummary(_ failure: LaneFailure) -> String {
-        var lines = ["\(failure.message)"]
-        if let step = failure.failingStep {
-            lines.append("at \(step.callSite?.description ?? step.step): \(describe(step.cause))")
-        }
-        let undone = failure.rollback.filter(\.undone).map(\.description)
-        if !undone.isEmpty { lines.append("rolled back: " + undone.joined(separator: "; ")) }
-        return SecretRedactor(secrets: Array(environment.secretValues)).redact(lines.joined(separator: "\n"))
+        FailureNotification(failure).text(redactor: SecretRedactor(secrets: Array(environment.secretValues)))
+    }
+
+    /// The same summary as a notification: Slack blocks (`slackMessage`), template values, text.
+    public func failureNotification(_ failure: LaneFailure) -> FailureNotification {
+        FailureNotification(failure)
     }
 }

@@ -43,7 +43,8 @@ extension Slack: DocumentedAction {
         summary: "Post to Slack through an incoming webhook (SLACK_WEBHOOK_URL): Block Kit with a text fallback, within Slack's limits, redacted",
         signature: "try await lane.slack(_ text: String, webhookURL: String? = nil)",
         parameters: [
-            .init(name: "text", type: "String", defaultValue: nil, help: "the message")
+            .init(name: "text", type: "String", defaultValue: nil, help: "the message"),
+            .init(name: "webhookURL", type: "String?", defaultValue: "SLACK_WEBHOOK_URL", help: "the incoming webhook (a secret: redacted everywhere)")
         ],
         example: #"try await lane.slack("Released \(version) 🚀")"#,
         dryRun: "says what it would post", rollback: "cannot be taken back: notify last"

@@ -43,7 +43,9 @@ extension Webhook: DocumentedAction {
         summary: "POST JSON made from a {{placeholder}} template (values JSON-escaped and redacted) to a URL",
         signature: "try await lane.webhook(_ url: String, template: String, values: [String: String] = [:])",
         parameters: [
-            .init(name: "template", type: "String", defaultValue: nil, help: "JSON with {{name}} placeholders")
+            .init(name: "url", type: "String", defaultValue: nil, help: "http or https, with a host"),
+            .init(name: "template", type: "String", defaultValue: nil, help: "JSON with {{name}} placeholders"),
+            .init(name: "values", type: "[String: String]", defaultValue: "[:]", help: "the placeholders' values, JSON-escaped")
         ],
         example: ##"try await context.webhook(url, template: #"{"text": "{{summary}}"}"#, values: ["summary": context.failureSummary(failure)])"##,
         dryRun: "says what it would post", rollback: "cannot be taken back"

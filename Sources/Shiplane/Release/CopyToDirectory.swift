@@ -15,6 +15,9 @@ public struct CopyToDirectory: Action {
         var copied: [String] = []
         for file in files {
             let source = step.resolve(file)
+            if step.lane.fileSystem.isFolder(source) {
+                throw ShiplaneError("cannot copy \(file): it is a folder", suggestion: "name the files, or archive the folder first")
+            }
             guard let data = try step.lane.fileSystem.contents(of: source) else {
                 throw ShiplaneError("cannot copy \(file): there is no such file")
             }
@@ -49,6 +52,8 @@ extension CopyToDirectory: DocumentedAction {
         summary: "Copy files into a folder (a local release target), atomically, never overwriting a different file unless replace",
         signature: "try lane.copyToDirectory(_ files: [String], directory: String, replace: Bool = false) -> [String]",
         parameters: [
+            .init(name: "files", type: "[String]", defaultValue: nil, help: "the files to copy"),
+            .init(name: "directory", type: "String", defaultValue: nil, help: "the folder, created when missing"),
             .init(name: "replace", type: "Bool", defaultValue: "false", help: "overwrite a file with other content")
         ],
         example: #"try lane.copyToDirectory(["dist/app.tar.gz"], directory: "/srv/releases/\(version)")"#,

@@ -66,8 +66,12 @@ extension Upload: DocumentedAction {
         summary: "Upload files to any HTTP endpoint with PUT or POST, streamed from disk, concurrently, with retries",
         signature: "try await lane.upload(_ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:], version: String? = nil, concurrency: Int = 4)",
         parameters: [
-            .init(name: "url", type: "String", defaultValue: nil, help: "{name} and {version} are filled in"),
-            .init(name: "method", type: "HTTPRequestMethod", defaultValue: ".put", help: ".put or .post")
+            .init(name: "files", type: "[String]", defaultValue: nil, help: "the files, streamed from disk"),
+            .init(name: "to", type: "String", defaultValue: nil, help: "the URL; {name} and {version} are filled in"),
+            .init(name: "method", type: "HTTPRequestMethod", defaultValue: ".put", help: ".put or .post"),
+            .init(name: "headers", type: "[String: String]", defaultValue: "[:]", help: "extra headers (secret values are redacted from output)"),
+            .init(name: "version", type: "String?", defaultValue: "nil", help: "fills {version}"),
+            .init(name: "concurrency", type: "Int", defaultValue: "4", help: "files uploading at once")
         ],
         example: #"try await lane.upload(["dist/app.tar.gz"], to: "https://files.example.com/{version}/{name}")"#,
         dryRun: "checks the files and URL, says what it would upload", rollback: "reported as kept: the server owns the files"

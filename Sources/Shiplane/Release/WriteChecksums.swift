@@ -37,7 +37,8 @@ extension WriteChecksums: DocumentedAction {
         summary: "Write a SHA256SUMS file for files",
         signature: "try lane.checksums(_ files: [String], to output: String) -> String",
         parameters: [
-            .init(name: "files", type: "[String]", defaultValue: nil, help: "files to hash")
+            .init(name: "files", type: "[String]", defaultValue: nil, help: "files to hash"),
+            .init(name: "to", type: "String", defaultValue: nil, help: "the SHA256SUMS file to write")
         ],
         example: #"try lane.checksums(["dist/app.tar.gz"], to: "dist/SHA256SUMS")"#,
         dryRun: "hashes what the dry run would have written", rollback: "restores or removes the file"

@@ -91,7 +91,7 @@ extension BumpVersion: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Bump the version in every version file: major, minor, patch, auto (conventional commits since the last release tag), release, pre:NAME or an exact version",
-        signature: "try lane.bumpVersion(_ bump: VersionBump, files: [VersionFileReference]? = nil) -> SemanticVersion",
+        signature: "try lane.bumpVersion(_ bump: VersionBump, files: [VersionFileReference]? = nil) -> VersionBumpResult",
         parameters: [
             .init(name: "bump", type: "VersionBump", defaultValue: nil, help: ".major, .minor, .patch, .auto, .release, .prerelease(\"beta\"), .exact(version); as an option: major, auto, pre:beta, 2.0.0"),
             .init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "VERSION, Swift constants, Info.plist, pbxproj, xcconfig, podspec, package.json, Cargo.toml, pyproject.toml, or a pattern"),

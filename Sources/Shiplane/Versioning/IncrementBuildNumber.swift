@@ -93,8 +93,11 @@ extension IncrementBuildNumber: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Change the build number (CFBundleVersion, CURRENT_PROJECT_VERSION): increment, set, from CI, or the commit count",
-        signature: "try lane.incrementBuildNumber(_ change: BuildNumberChange = .increment) -> String",
-        parameters: [.init(name: "change", type: "BuildNumberChange", defaultValue: ".increment", help: ".increment, .set(\"42\"), .fromCI (GITHUB_RUN_NUMBER, BUILD_NUMBER, CI_PIPELINE_IID, ...), .commitCount")],
+        signature: "try lane.incrementBuildNumber(_ change: BuildNumberChange = .increment, files: [VersionFileReference]? = nil) -> BuildNumberResult",
+        parameters: [
+            .init(name: "change", type: "BuildNumberChange", defaultValue: ".increment", help: ".increment, .set(\"42\"), .fromCI (GITHUB_RUN_NUMBER, BUILD_NUMBER, CI_PIPELINE_IID, ...), .commitCount"),
+            .init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "the files holding the build number (Info.plist, project.pbxproj, .xcconfig)"),
+        ],
         example: "let build = try lane.incrementBuildNumber()",
         dryRun: "writes to the overlay", rollback: "restores each file's bytes"
     )

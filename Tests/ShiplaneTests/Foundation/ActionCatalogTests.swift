@@ -11,7 +11,10 @@ struct ActionCatalogTests {
         let root = packageRoot + "/Sources/Shiplane"
         var overloads: [[(label: String, name: String)]] = []
         for relative in FileManager.default.subpaths(atPath: root) ?? [] where relative.hasSuffix(".swift") {
-            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            let file = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            // Only the lane methods: what `extension LaneContext` declares.
+            let text = file.components(separatedBy: "\nextension LaneContext {").dropFirst()
+                .map { $0.components(separatedBy: "\n}\n").first ?? "" }.joined(separator: "\n")
             var rest = Substring(text)
             while let found = rest.range(of: "public func \(name)(") {
                 var depth = 0
@@ -40,7 +43,8 @@ struct ActionCatalogTests {
         let documented = action.signatureParameters.map { "\($0.label) \($0.name)" }
         let declared = overloads.map { $0.map { "\($0.label) \($0.name)" } }
         #expect(declared.contains(documented), "the signature \(action.signature) matches no declaration: \(declared)")
-        let every = Set(overloads.flatMap { $0.map(\.name) })
+        // A parameter is documented by the name a caller writes: its label, or its name when unlabelled.
+        let every = Set(overloads.flatMap { $0.map { $0.label == "_" ? $0.name : $0.label } })
         #expect(Set(action.parameters.map(\.name)) == every, "documented \(action.parameters.map(\.name)), declared \(every.sorted())")
         #expect(!action.summary.isEmpty && !action.example.isEmpty && !action.dryRun.isEmpty && !action.rollback.isEmpty)
         #expect(action.example.contains(".\(name)("), "the example calls the action")

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ShiplaneTesting
 import Testing
 @testable import Shiplane
 
@@ -47,21 +48,20 @@ struct UploadTargetTests {
         }
     }
 
-    @Test func directoryTargetCopiesAtomicallyAndNeverOverwritesSilently() async throws {
+    @Test func copyToDirectoryCopiesAtomicallyAndNeverOverwritesSilently() async throws {
         try await withTemporaryDirectory { folder in
             let source = try writeFile(folder, "src/app.zip", "one")
-            let target = DirectoryTarget(directory: folder.appendingPathComponent("dist/releases"))
-            #expect(try target.copy(file: source) == .copied)
-            #expect(try target.copy(file: source) == .unchanged)
+            let target = folder.appendingPathComponent("dist/releases").path
+            let context = TestLaneContext(workingDirectory: folder.path).context
+            #expect(try context.copyToDirectory([source], directory: target) == [target + "/app.zip"])
+            #expect(try context.copyToDirectory([source], directory: target) == [target + "/app.zip"], "an identical copy is left alone")
             try writeFile(folder, "src/app.zip", "two")
-            #expect(throws: ShiplaneError.self) { try target.copy(file: source) }
-            let destination = folder.appendingPathComponent("dist/releases/app.zip")
-            #expect(try String(contentsOf: destination, encoding: .utf8) == "one")
-            #expect(try DirectoryTarget(directory: target.directory, allowReplace: true).copy(file: source) == .replaced)
-            #expect(try String(contentsOf: destination, encoding: .utf8) == "two")
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: target.directory.path)
-            #expect(leftovers == ["app.zip"])
-            #expect(throws: (any Error).self) { try target.copy(file: folder.appendingPathComponent("src").path) }
+            #expect { try context.copyToDirectory([source], directory: target) } throws: { allText(of: $0).contains("exists with other content") }
+            #expect(try String(contentsOfFile: target + "/app.zip", encoding: .utf8) == "one")
+            try context.copyToDirectory([source], directory: target, replace: true)
+            #expect(try String(contentsOfFile: target + "/app.zip", encoding: .utf8) == "two")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: target) == ["app.zip"], "no temporary file is left")
+            #expect(throws: (any Error).self) { try context.copyToDirectory([folder.appendingPathComponent("src").path], directory: target) }
         }
     }
 }

@@ -115,10 +115,4 @@ struct SemanticVersionParsingTests {
         #expect(try JSONDecoder().decode([SemanticVersion].self, from: data) == [version])
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([SemanticVersion].self, from: Data(#"["1.2"]"#.utf8)) }
     }
-
-    @Test func convertsToAndFromMxclVersion() throws {
-        let version = try SemanticVersion(parsing: "1.2.3-beta.4+exp")
-        #expect(version.version.description == "1.2.3-beta.4+exp")
-        #expect(try SemanticVersion(version.version) == version)
-    }
 }

@@ -74,10 +74,13 @@ extension LaneContext {
 extension Archive: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Release",
-        summary: "Pack a folder into a deterministic .tar.gz or .zip (sorted entries, fixed times, owner 0)",
-        signature: "try lane.archive(_ folder: String, to output: String, format: ArchiveFormat = .tarGz) -> String",
+        summary: "Pack files, folders and globs into a deterministic .tar.gz or .zip (sorted entries, fixed times, owner 0); empty or missing input is an error, never an empty archive",
+        signature: "try lane.archive(_ input: String, to output: String, format: ArchiveFormat? = nil) -> String; lane.archive(_ inputs: [String], to:, format:)",
         parameters: [
-            .init(name: "format", type: "ArchiveFormat", defaultValue: ".tarGz", help: ".tarGz or .zip; SOURCE_DATE_EPOCH sets the time")
+            .init(name: "input", type: "String", defaultValue: nil, help: "a file (by its name), a folder (its contents), or a glob such as \"docs/*.md\""),
+            .init(name: "inputs", type: "[String]", defaultValue: nil, help: "several files, folders and globs in one archive"),
+            .init(name: "to", type: "String", defaultValue: nil, help: "the archive to write; missing folders are created"),
+            .init(name: "format", type: "ArchiveFormat?", defaultValue: "from the name", help: ".tarGz or .zip (else .zip for *.zip, .tarGz otherwise); SOURCE_DATE_EPOCH sets the time")
         ],
         example: #"try lane.archive(".build/release/app", to: "dist/app.tar.gz")"#,
         dryRun: "writes to the overlay", rollback: "restores or removes the file"

@@ -128,8 +128,10 @@ extension PublishGitHubRelease: DocumentedAction {
         signature: "try await lane.githubRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, repository: String? = nil, uploadConcurrency: Int = 4) -> String?",
         parameters: [
             .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag"),
+            .init(name: "name", type: "String?", defaultValue: "the tag", help: "the release's title"),
             .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release body, e.g. from changelog()"),
             .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+            .init(name: "prerelease", type: "Bool", defaultValue: "false", help: "mark it a prerelease (and not the latest release)"),
             .init(name: "repository", type: "String?", defaultValue: "origin remote", help: "owner/name"),
             .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "assets uploading at once")
         ],

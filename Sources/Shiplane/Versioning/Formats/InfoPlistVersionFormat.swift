@@ -9,10 +9,11 @@ import Foundation
 /// to build settings: it is reported as `.delegated` and never rewritten.
 public struct InfoPlistVersionFormat: VersionFormat {
     public var name: String { "Info.plist" }
-    public var hasBuildNumber: Bool { true }
 
     static let versionKey = "CFBundleShortVersionString"
     static let buildKey = "CFBundleVersion"
+
+    public var hasBuildNumber: Bool { true }
 
     public init() {}
 
@@ -60,13 +61,6 @@ private struct XMLPlistFields: TextualVersionFormat {
     var name: String { "Info.plist" }
     var versionKey: String { InfoPlistVersionFormat.versionKey }
     var buildKey: String? { InfoPlistVersionFormat.buildKey }
-    var hasBuildNumber: Bool { true }
-
-    func read(_ data: Data) throws -> VersionReading { try TextualVersionEditing.read(data, format: self) }
-
-    func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let (dictionary, format) = try InfoPlistVersionFormat.dictionary(from: Data(text.bytes))

@@ -9,17 +9,8 @@ import Foundation
 public struct PackageJSONVersionFormat: TextualVersionFormat {
     public var name: String { "package.json" }
     var versionKey: String { "top-level \"version\"" }
-    public var hasBuildNumber: Bool { false }
 
     public init() {}
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let parsed: Any

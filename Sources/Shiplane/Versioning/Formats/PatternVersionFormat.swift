@@ -8,7 +8,6 @@ import Foundation
 public struct PatternVersionFormat: TextualVersionFormat {
     public var name: String { "file matched by pattern" }
     var versionKey: String { "version matching \(pattern)" }
-    public var hasBuildNumber: Bool { false }
 
     /// The regular expression as the user gave it.
     public let pattern: String
@@ -34,14 +33,6 @@ public struct PatternVersionFormat: TextualVersionFormat {
             )
         }
         self.pattern = pattern
-    }
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
     }
 
     func locate(in text: VersionText) throws -> LocatedFields {

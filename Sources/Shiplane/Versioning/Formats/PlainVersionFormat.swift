@@ -8,17 +8,7 @@ public struct PlainVersionFormat: TextualVersionFormat {
     public var name: String { "VERSION" }
     var versionKey: String { "version" }
 
-    public var hasBuildNumber: Bool { false }
-
     public init() {}
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let isSpace: (UInt8) -> Bool = { [9, 10, 11, 12, 13, 32].contains($0) }

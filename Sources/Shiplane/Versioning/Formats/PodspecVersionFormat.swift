@@ -7,17 +7,7 @@ public struct PodspecVersionFormat: TextualVersionFormat {
     public var name: String { "podspec" }
     var versionKey: String { "version" }
 
-    public var hasBuildNumber: Bool { false }
-
     public init() {}
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let regex = try NSRegularExpression.builtIn(#"^\s*([A-Za-z_]\w*)\.version\s*=\s*(["'])(.*?)\2"#)

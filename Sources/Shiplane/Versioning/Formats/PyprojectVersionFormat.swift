@@ -8,17 +8,8 @@ import Foundation
 public struct PyprojectVersionFormat: TextualVersionFormat {
     public var name: String { "pyproject.toml" }
     var versionKey: String { "project version" }
-    public var hasBuildNumber: Bool { false }
 
     public init() {}
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let sections = try TOMLSections(text)

@@ -17,17 +17,7 @@ public struct SwiftConstantVersionFormat: TextualVersionFormat {
     public var name: String { "Swift source" }
     var versionKey: String { "version constant" }
 
-    public var hasBuildNumber: Bool { false }
-
     public init() {}
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     private static let modifiers = "public|internal|package|private|fileprivate|open|static|class|final|nonisolated|nonisolated\\(unsafe\\)"
 

@@ -34,6 +34,19 @@ extension TextualVersionFormat {
     var buildKey: String? { nil }
 
     func encode(_ value: String, replacing original: LocatedValue) -> String { value }
+
+    // The one shape every textual format fills in: it says where its values are (`locate`),
+    // and reading, rewriting and the build-number question follow from that.
+
+    public var hasBuildNumber: Bool { buildKey != nil }
+
+    public func read(_ data: Data) throws -> VersionReading {
+        try TextualVersionEditing.read(data, format: self)
+    }
+
+    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
+    }
 }
 
 /// Reading and rewriting shared by the textual formats (and the XML side of Info.plist).

@@ -10,17 +10,7 @@ public struct XcconfigVersionFormat: TextualVersionFormat {
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
 
-    public var hasBuildNumber: Bool { true }
-
     public init() {}
-
-    public func read(_ data: Data) throws -> VersionReading {
-        try TextualVersionEditing.read(data, format: self)
-    }
-
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
-    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let regex = try NSRegularExpression.builtIn(

@@ -1,5 +1,4 @@
 import Foundation
-internal import Version
 
 /// A version number that follows Semantic Versioning 2.0.0 strictly: MAJOR.MINOR.PATCH, an
 /// optional prerelease (`-beta.2`) and optional build metadata (`+exp.sha.5114f85`).
@@ -15,6 +14,10 @@ internal import Version
 ///   metadata). Only when two versions have equal precedence does `<` look at build metadata
 ///   (none first, then by ASCII order of the metadata text), so that `Comparable` stays a strict
 ///   total order consistent with `==`. Use `hasSamePrecedence(as:)` to ask the SemVer question.
+///
+/// Written here rather than taken from mxcl/Version: that parser accepts what SemVer 2.0.0
+/// forbids (leading zeros, for one) and does not say where text goes wrong, and release tools live
+/// on telling a user exactly why `1.02.0` or `1.2` is not a version.
 ///
 /// Prerelease numeric identifiers are kept as text and compared numerically at any length, so
 /// `1.0.0-rc.99999999999999999999` is valid; MAJOR, MINOR and PATCH must fit in `Int`.
@@ -116,27 +119,5 @@ extension SemanticVersion: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-}
-
-// MARK: - mxcl/Version interoperability
-
-extension SemanticVersion {
-    /// Converts a `Version` from mxcl/Version, re-checking it strictly (that library's parser
-    /// accepts text such as leading zeros that SemVer forbids).
-    /// - Throws: `SemanticVersionParseError` when `version` is not valid SemVer 2.0.0.
-    init(_ version: Version) throws {
-        try self.init(
-            major: version.major,
-            minor: version.minor,
-            patch: version.patch,
-            prerelease: version.prereleaseIdentifiers,
-            buildMetadata: version.buildMetadataIdentifiers
-        )
-    }
-
-    /// This version as an mxcl/Version `Version`, for APIs that take one.
-    var version: Version {
-        Version(major, minor, patch, pre: prerelease, build: buildMetadata)
     }
 }

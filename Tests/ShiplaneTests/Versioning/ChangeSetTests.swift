@@ -1,0 +1,70 @@
+import Foundation
+import ShiplaneTesting
+import Testing
+
+/// Counts how often each file's bytes are read.
+final class CountingFileSystem: FileSystem, @unchecked Sendable {
+    // @unchecked: `counts` is only touched under `lock`.
+    private let base = LiveFileSystem()
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+
+    func reads(of path: String) -> Int { lock.withLock { counts[path, default: 0] } }
+
+    func contents(of path: String) throws -> Data? {
+        lock.withLock { counts[path, default: 0] += 1 }
+        return try base.contents(of: path)
+    }
+    func write(_ data: Data, to path: String) throws { try base.write(data, to: path) }
+    func remove(_ path: String) throws { try base.remove(path) }
+    func kind(of path: String) -> FileKind? { base.kind(of: path) }
+    func list(_ folder: String) throws -> [String] { try base.list(folder) }
+    func createFolder(_ path: String) throws -> [String] { try base.createFolder(path) }
+    func copy(_ source: String, to destination: String) throws { try base.copy(source, to: destination) }
+}
+
+@Suite("Change sets: steps hand each other what they changed")
+struct ChangeSetTests {
+    @Test func aBumpReadsEachVersionFileOnceAndReturnsWhatItChanged() throws {
+        let fixture = try FixtureRepository(files: [
+            "VERSION": "1.4.0\n", "package.json": "{\n  \"version\": \"1.4.0\"\n}\n",
+            "App.xcconfig": "MARKETING_VERSION = 1.4.0\nCURRENT_PROJECT_VERSION = 7\n",
+        ])
+        let files = CountingFileSystem()
+        let context = LaneContext(.init(
+            workingDirectory: fixture.path, environment: LaneEnvironment(variables: [:]), fileSystem: files,
+            reporter: RecordingReporter()
+        ))
+        let bump = try context.bumpVersion(.minor)
+        #expect(bump.previous.description == "1.4.0" && bump.version.description == "1.5.0")
+        #expect("v\(bump)" == "v1.5.0" && bump.minor == 5 && !bump.isPrerelease)
+        #expect(bump.fileChanges.map(\.displayPath) == ["App.xcconfig", "VERSION", "package.json"])
+        #expect(bump.fileChanges.first { $0.displayPath == "VERSION" }?.before == Data("1.4.0\n".utf8))
+        #expect(bump.fileChanges.first { $0.displayPath == "VERSION" }?.after == Data("1.5.0\n".utf8))
+        for name in ["VERSION", "package.json", "App.xcconfig"] {
+            #expect(files.reads(of: fixture.path + "/" + name) == 1, "\(name) was read \(files.reads(of: fixture.path + "/" + name)) times")
+        }
+    }
+
+    @Test func theCommitTakesExactlyTheChangesItIsGiven() throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.4.0\n", "App.xcconfig": "CURRENT_PROJECT_VERSION = 7\n"])
+        let context = TestLaneContext(workingDirectory: fixture.path).context
+        let version = try context.bumpVersion(.patch, files: ["VERSION"])
+        let build = try context.incrementBuildNumber(files: ["App.xcconfig"])
+        #expect(build.build == "8" && build.previous == "7")
+        try context.commitVersionBump(version, message: "chore(release): \(version)", allowOtherChanges: true)
+        #expect(try fixture.git("show", "--name-only", "--format=%s", "HEAD") == "chore(release): 1.4.1\n\nVERSION")
+        #expect(try fixture.git("status", "--porcelain") == "M App.xcconfig", "the build number was not given to the commit")
+        try context.commitVersionBump(message: "build 8")
+        #expect(try fixture.git("show", "--name-only", "--format=%s", "HEAD") == "build 8\n\nApp.xcconfig", "with no argument: what no commit took yet")
+        #expect(try fixture.git("fsck", "--no-progress").isEmpty)
+    }
+
+    @Test func withNothingLeftToCommitItSaysSo() throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.4.0\n"])
+        let context = TestLaneContext(workingDirectory: fixture.path).context
+        let version = try context.bumpVersion(.patch)
+        try context.commitVersionBump(version)
+        #expect { try context.commitVersionBump() } throws: { allText(of: $0).contains("there is nothing to commit") }
+    }
+}
