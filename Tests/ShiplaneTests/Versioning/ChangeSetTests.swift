@@ -47,7 +47,7 @@ struct ChangeSetTests {
     }
 
     @Test func theCommitTakesExactlyTheChangesItIsGiven() throws {
-        let fixture = try FixtureRepository(files: ["VERSION": "1.4.0\n", "App.xcconfig": "CURRENT_PROJECT_VERSION = 7\n"])
+        let fixture = try FixtureRepository(files: ["VERSION": "1.4.0\n", "App.xcconfig": "MARKETING_VERSION = 1.4.0\nCURRENT_PROJECT_VERSION = 7\n"])
         let context = TestLaneContext(workingDirectory: fixture.path).context
         let version = try context.bumpVersion(.patch, files: ["VERSION"])
         let build = try context.incrementBuildNumber(files: ["App.xcconfig"])
