@@ -1,3 +1,4 @@
+import Foundation
 internal import Git
 
 /// Process-wide git settings the CLI applies before a run.
@@ -15,5 +16,32 @@ public enum GitSettings {
     public static func workTreeRoot(from path: String) throws -> String {
         let repository = try RepositoryAccess.open(at: path)
         return repository.workingDirectory ?? path
+    }
+
+    /// The root of the work tree enclosing `path`, found by looking upwards for `.git` without
+    /// starting libgit2 (whose start parses the system's certificate bundle): what a cached lane
+    /// run needs to find its lanes. Anything unusual — `GIT_DIR`, `GIT_WORK_TREE` or
+    /// `GIT_CEILING_DIRECTORIES` set, no `.git` found, a `.git` that is neither a folder with a
+    /// `HEAD` nor a `gitdir:` file — is left to libgit2, which also gives the errors.
+    /// - Throws: `RepositoryProblem`, as `workTreeRoot(from:)`.
+    public static func workTreeRoot(from path: String, environment: [String: String]) throws -> String {
+        let overrides = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"]
+        guard !overrides.contains(where: { environment[$0] != nil }) else { return try workTreeRoot(from: path) }
+        var folder = URL(fileURLWithPath: path).standardizedFileURL.path
+        while true {
+            let dotGit = (folder == "/" ? "" : folder) + "/.git"
+            var info = stat()
+            if lstat(dotGit, &info) == 0 {
+                let kind = info.st_mode & S_IFMT
+                if kind == S_IFDIR, access(dotGit + "/HEAD", F_OK) == 0 { return folder }
+                if kind == S_IFREG, let text = try? String(contentsOfFile: dotGit, encoding: .utf8), text.hasPrefix("gitdir:") {
+                    return folder
+                }
+                break
+            }
+            guard folder != "/" else { break }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return try workTreeRoot(from: path)
     }
 }

@@ -82,7 +82,7 @@ public struct StepContext: Sendable {
         let fileSystem = lane.fileSystem
         let created = try fileSystem.createFolder(path)
         guard let outermost = created.first else { return }
-        registerUndo("remove the folder \(outermost) if empty") {
+        registerUndo("remove the folder \(lane.displayPath(outermost)) if empty") {
             for folder in created.reversed() where fileSystem.isFolder(folder) {
                 guard try fileSystem.list(folder).isEmpty else {
                     throw ShiplaneError("\(folder) holds files Shiplane did not write; left as it is")

@@ -61,7 +61,7 @@ public enum ShiplaneCommandLine {
     /// Compiles the lanes (or finds them cached), runs them as a supervised child, and returns
     /// the child's exit code — or, when it died of a signal, the code of that ending.
     static func runLanes(session: CommandSession, environment: [String: String], executable: String) throws -> Int32 {
-        let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+        let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
         let toolchain = try Toolchain.locate(environment: environment, executable: executable)
         let compiler = LaneCompiler(
             toolchain: toolchain, cacheFolder: LaneCompiler.defaultCacheFolder(environment: environment), environment: environment

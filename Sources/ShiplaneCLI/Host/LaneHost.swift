@@ -72,7 +72,10 @@ public enum LaneHost {
     static func runLane<L: Lane>(
         _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session: CommandSession
     ) async -> Int32 {
-        let converted = convertKeyValueArguments(arguments, options: OptionInfo.options(of: type))
+        // Learning a lane's options means rendering its whole help (a sixth of a cached start):
+        // only done when a `key:value` argument needs them.
+        let hasKeyValue = arguments.contains { !$0.hasPrefix("-") && $0.contains(":") }
+        let converted = hasKeyValue ? convertKeyValueArguments(arguments, options: OptionInfo.options(of: type)) : arguments
         let lane: L
         do {
             lane = try type.parse(converted)
