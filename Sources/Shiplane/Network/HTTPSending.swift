@@ -16,16 +16,19 @@ public protocol HTTPSending: Sendable {
 
 /// HTTP through AsyncHTTPClient: uploads streamed from disk, paced by the client's event loops.
 public struct LiveHTTPClient: HTTPSending {
-    let client: HTTPClient
+    private let given: HTTPClient?
 
-    /// The process-wide client, which is never shut down.
+    /// The process-wide client, which is never shut down. It is touched on the first request
+    /// only: making it starts an event loop per core, which a lane that sends nothing must not pay.
     public init() {
-        client = HTTPClient.shared
+        given = nil
     }
 
     init(client: HTTPClient) {
-        self.client = client
+        given = client
     }
+
+    private var client: HTTPClient { given ?? HTTPClient.shared }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
     public func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse {
