@@ -239,7 +239,7 @@ public enum ActionCatalog {
             example: #"try await lane.sh("swift", "build", "-c", "release")"#,
             dryRun: "prints `would run: ...` instead of running, unless readOnly", rollback: "nothing to undo (a command's effects are its own)"
         ),
-    ]
+    ] + StoreActionCatalog.stores
 
     public static func named(_ name: String) -> ActionDescription? {
         all.first { $0.name.lowercased() == name.lowercased() }

@@ -49,6 +49,13 @@ public struct HTTPTransport: Sendable {
             throw HTTPTransportError.invalidURL(shownURL)
         }
         if case .file(let path) = request.body { _ = try Self.regularFileSize(path) }
+        if case .fileSlice(let path, let offset, let length) = request.body {
+            let size = try Self.regularFileSize(path)
+            guard offset >= 0, length >= 0, offset + length <= size else {
+                throw HTTPTransportError.fileUnreadable(
+                    path: path, reason: "bytes \(offset)..<\(offset + length) lie outside the file (\(size) bytes)")
+            }
+        }
         let policy = retryPolicy
         var attempt = 0
         while true {
@@ -112,6 +119,10 @@ public struct HTTPTransport: Sendable {
             outgoing.body = .stream(
                 FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(size))
+        case .fileSlice(let path, let offset, let length):
+            outgoing.body = .stream(
+                FileChunkSequence(path: path, offset: offset, length: length, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                length: .known(length))
         }
         let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
         let response = try await client.execute(outgoing, timeout: timeout)
