@@ -17,10 +17,16 @@ public struct TestFlightRequest: Sendable {
     public var pollInterval: Double
     /// How many upload parts are sent at once.
     public var uploadConcurrency: Int
+    /// When set, preflight refuses an IPA with another version or build number (a stale artifact).
+    public var expectedVersion: String?
+    public var expectedBuildNumber: String?
 
     public init(ipa: String, whatsNew: String? = nil, locale: String = "en-US", groups: [String] = [],
                 submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
-                processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4) {
+                processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
+                expectedVersion: String? = nil, expectedBuildNumber: String? = nil) {
+        self.expectedVersion = expectedVersion
+        self.expectedBuildNumber = expectedBuildNumber
         self.ipa = ipa
         self.whatsNew = whatsNew
         self.locale = locale

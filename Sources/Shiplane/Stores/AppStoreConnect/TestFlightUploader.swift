@@ -19,6 +19,14 @@ struct TestFlightUploader: Sendable {
     /// - Throws: `StorePreflightError`.
     func preflight(_ request: TestFlightRequest, metadata: IPAMetadata) async throws -> TestFlightPlan {
         var problems: [any Error] = []
+        if let expected = request.expectedVersion, expected != metadata.version {
+            problems.append(ShiplaneError("the IPA is version \(metadata.version), not \(expected)",
+                                          suggestion: "the artifact is stale: build the IPA from this version's commit"))
+        }
+        if let expected = request.expectedBuildNumber, expected != metadata.buildNumber {
+            problems.append(ShiplaneError("the IPA is build \(metadata.buildNumber), not \(expected)",
+                                          suggestion: "the artifact is stale: build the IPA from this version's commit"))
+        }
         if let whatsNew = request.whatsNew, whatsNew.count > 4000 {
             problems.append(ShiplaneError("What to Test is \(whatsNew.count) characters; App Store Connect takes at most 4000"))
         }
@@ -117,7 +125,10 @@ struct TestFlightUploader: Sendable {
         let operations = try UploadOperations(file.attributes?.uploadOperations ?? [], file: request.ipa,
                                               fileSize: metadata.fileSize, now: now())
         log("uploading \(fileName) (\(ByteCountFormatter.string(fromByteCount: metadata.fileSize, countStyle: .file))) in \(operations.operations.count) part\(operations.operations.count == 1 ? "" : "s")")
-        try await operations.perform(with: partTransport, concurrency: max(1, request.uploadConcurrency), timeout: 600) { _ in }
+        let progress = UploadProgress(total: metadata.fileSize, parts: operations.operations.count)
+        try await operations.perform(with: partTransport, concurrency: max(1, request.uploadConcurrency), timeout: 600) { [log] length in
+            log(progress.partDone(length))
+        }
         try await client.commitBuildUploadFile(id: file.id, sha256: checksum)
         log("uploaded; App Store Connect is processing build upload \(upload.id)")
         return upload.id
@@ -202,5 +213,28 @@ struct TestFlightUploader: Sendable {
     private func timeout(_ plan: TestFlightPlan) -> ShiplaneError {
         ShiplaneError("App Store Connect was still processing \(plan.metadata.version) (\(plan.metadata.buildNumber)) when the wait ran out",
                       suggestion: "raise processingTimeout, or run again later: the run finds the upload and waits for it")
+    }
+}
+
+/// Counts the parts sent, for progress lines ("part 2 of 3 sent, 67%").
+final class UploadProgress: @unchecked Sendable {
+    // @unchecked: the counters are only touched under `lock`.
+    private let lock = NSLock()
+    private let total: Int64
+    private let parts: Int
+    private var sentParts = 0
+    private var sentBytes: Int64 = 0
+
+    init(total: Int64, parts: Int) {
+        self.total = max(1, total)
+        self.parts = parts
+    }
+
+    func partDone(_ length: Int64) -> String {
+        lock.withLock {
+            sentParts += 1
+            sentBytes += length
+            return "part \(sentParts) of \(parts) sent, \(Int((Double(sentBytes) * 100 / Double(total)).rounded()))%"
+        }
     }
 }

@@ -28,6 +28,8 @@ public struct UploadToTestFlight: AsyncAction {
         let lane = step.lane
         var request = self.request
         request.ipa = step.resolve(request.ipa)
+        // For CI and tests: look at Apple's processing more (or less) often than the lane says.
+        if let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? ""), interval >= 0 { request.pollInterval = interval }
         let variables = lane.environment.variables
         var problems: [any Error] = []
         var metadata: IPAMetadata?
@@ -96,17 +98,20 @@ private final class Acceptance: @unchecked Sendable {
 extension LaneContext {
     /// Uploads an IPA to TestFlight: reads its bundle ID, version and build number, uploads it,
     /// waits for Apple's processing (at most `processingTimeout` seconds), sets What to Test and
-    /// adds the build to `groups`. Returns the build.
+    /// adds the build to `groups`. Returns the build. `expectedVersion` / `expectedBuildNumber`
+    /// make preflight refuse an IPA built for another version (a stale artifact).
     @discardableResult
     public func uploadToTestFlight(
         ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = "en-US",
         submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
         processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
+        expectedVersion: String? = nil, expectedBuildNumber: String? = nil,
         file: String = #fileID, line: Int = #line
     ) async throws -> TestFlightBuild {
         try await run(UploadToTestFlight(TestFlightRequest(
             ipa: ipa, whatsNew: whatsNew, locale: locale, groups: groups, submitForBetaReview: submitForBetaReview,
             usesNonExemptEncryption: usesNonExemptEncryption, processingTimeout: processingTimeout,
-            pollInterval: pollInterval, uploadConcurrency: uploadConcurrency)), file: file, line: line)
+            pollInterval: pollInterval, uploadConcurrency: uploadConcurrency,
+            expectedVersion: expectedVersion, expectedBuildNumber: expectedBuildNumber)), file: file, line: line)
     }
 }
