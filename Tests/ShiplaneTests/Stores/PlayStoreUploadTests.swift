@@ -75,6 +75,17 @@ struct StoresPlayStoreUploadTests {
         }
     }
 
+    @Test func anAppThisAccountCannotSeeIsNamedWithWhatToDo() async throws {
+        try await withStandIn { play, folder, environment in
+            try StoreFixtures.makeAAB(at: folder + "/app.aab", package: "com.acme.unknown")
+            let (result, _) = await runStoreLane(try lane(ShipToPlay.self, ["--bundle", "app.aab"]), folder: folder, variables: environment)
+            let text = allText(result.failure)
+            #expect(text.contains("Package not found: com.acme.unknown."), "\(text)")
+            #expect(text.contains("Play Console has no app com.acme.unknown"))
+            #expect(play.openEdits.isEmpty)
+        }
+    }
+
     @Test func aRefusedKeyShowsGooglesReason() async throws {
         try await withStandIn { play, folder, environment in
             play.publicKey = nil

@@ -48,6 +48,22 @@ struct StoresTestFlightUploadTests {
         }
     }
 
+    @Test func aRateLimitedPartWaitsAsToldAndOnlyThatPartIsSentAgain() async throws {
+        try await withStandIn { apple, folder in
+            try StoreFixtures.makeIPA(at: folder + "/Rocket.ipa", payloadBytes: 500_000)
+            apple.partCount = 4
+            apple.fail(1, method: "PUT", path: "/upload/file-", status: 429, headers: ["Retry-After": "1"])
+            let (result, messages) = await runStoreLane(try lane(ShipToTestFlight.self, ["--ipa", "Rocket.ipa"]), folder: folder,
+                                                        variables: StoreFixtures.appleEnvironment(apiURL: apple.baseURL))
+            #expect(result.succeeded, "\(allText(result.failure))")
+            let sent = apple.log.filter { $0.hasPrefix("PUT /upload/") }
+            #expect(sent.count == 5 && Set(sent).count == 4, "\(sent)")
+            #expect(messages.contains { $0.contains("429") }, "the retry is shown: \(messages)")
+            #expect(messages.contains { $0.contains("part 4 of 4 sent, 100%") })
+            #expect(apple.allBuilds.count == 1)
+        }
+    }
+
     @Test func dryRunOnlyReadsAndSaysWhatWouldBeUploaded() async throws {
         try await withStandIn { apple, folder in
             try StoreFixtures.makeIPA(at: folder + "/Rocket.ipa")

@@ -116,10 +116,11 @@ struct TestFlightUploader: Sendable {
     /// Creates the build upload and its file, sends every part and commits; returns the upload's id.
     private func send(_ plan: TestFlightPlan, request: TestFlightRequest, onUploadCreated: @Sendable (String) -> Void) async throws -> String {
         let metadata = plan.metadata
+        // Read the whole file once before anything is created: an unreadable IPA leaves nothing behind.
+        let checksum = try FileDigest.sha256AndMD5(of: request.ipa).sha256
         let upload = try await client.createBuildUpload(appID: plan.appID, version: metadata.version,
                                                         buildNumber: metadata.buildNumber, platform: metadata.platform)
         onUploadCreated(upload.id)
-        let checksum = try FileDigest.sha256AndMD5(of: request.ipa).sha256
         let fileName = URL(fileURLWithPath: request.ipa).lastPathComponent
         let file = try await client.createBuildUploadFile(uploadID: upload.id, fileName: fileName, fileSize: metadata.fileSize)
         let operations = try UploadOperations(file.attributes?.uploadOperations ?? [], file: request.ipa,
