@@ -126,6 +126,17 @@ struct StoresPlayStoreUploadTests {
         }
     }
 
+    @Test func rollbackAfterTheCommitLeavesTheReleaseAndSaysSo() async throws {
+        try await withStandIn { play, folder, environment in
+            try StoreFixtures.makeAAB(at: folder + "/app.aab")
+            let (result, _) = await runStoreLane(try lane(ShipToPlay.self, ["--bundle", "app.aab", "--fail-after"]), folder: folder, variables: environment)
+            let entry = try #require(result.failure?.rollback.first)
+            #expect(!entry.undone)
+            #expect(entry.error?.contains("was committed: the release on internal stays") == true, "\(entry)")
+            #expect(play.tracks["internal"] != nil)
+        }
+    }
+
     @Test func aVersionCodeAlreadyReleasedIsCaughtInPreflight() async throws {
         try await withStandIn { play, folder, environment in
             try StoreFixtures.makeAAB(at: folder + "/app.aab")

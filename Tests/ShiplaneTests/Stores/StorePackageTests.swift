@@ -5,10 +5,11 @@ import Testing
 
 @Suite("Store packages, keys and tokens")
 struct StoresPackageTests {
-    @Test(arguments: [false, true])
-    func readsTheIPAsInfoPlist(binary: Bool) async throws {
+    @Test(arguments: [(false, false), (true, false), (false, true)])
+    func readsTheIPAsInfoPlist(binary: Bool, zip64: Bool) async throws {
         try await withTemporaryDirectory { folder in
-            let path = try StoreFixtures.makeIPA(at: folder.path + "/App.ipa", bundleID: "com.acme.rocket", version: "2.10", build: "7", binaryPlist: binary)
+            let path = try StoreFixtures.makeIPA(at: folder.path + "/App.ipa", bundleID: "com.acme.rocket", version: "2.10", build: "7",
+                                                 binaryPlist: binary, zip64: zip64)
             let metadata = try IPAMetadata.read(ipa: path)
             #expect(metadata.bundleID == "com.acme.rocket")
             #expect(metadata.version == "2.10")

@@ -39,7 +39,7 @@ enum StoreFixtures {
     @discardableResult
     static func makeIPA(
         at path: String, bundleID: String? = "com.acme.rocket", version: String? = "1.4.0", build: String? = "42",
-        binaryPlist: Bool = false, payloadBytes: Int = 300_000, withPlist: Bool = true, appName: String = "Rocket"
+        binaryPlist: Bool = false, payloadBytes: Int = 300_000, withPlist: Bool = true, appName: String = "Rocket", zip64: Bool = false
     ) throws -> String {
         var plist: [String: Any] = ["CFBundleExecutable": appName, "CFBundleSupportedPlatforms": ["iPhoneOS"]]
         if let bundleID { plist["CFBundleIdentifier"] = bundleID }
@@ -50,7 +50,7 @@ enum StoreFixtures {
             let data = binaryPlist ? try pythonBinaryPlist(plist) : try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
             entries.insert(("Payload/\(appName).app/Info.plist", data), at: 0)
         }
-        try writeZip(at: path, entries: entries)
+        try writeZip(at: path, entries: entries, zip64: zip64)
         return path
     }
 
@@ -67,7 +67,7 @@ enum StoreFixtures {
 
     /// Writes the entries to a scratch folder and zips them with the `zip` command (an
     /// independent writer: Shiplane's reader is checked against it).
-    static func writeZip(at path: String, entries: [(String, Data)]) throws {
+    static func writeZip(at path: String, entries: [(String, Data)], zip64: Bool = false) throws {
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let scratch = NSTemporaryDirectory() + "zip-\(UUID().uuidString)"
@@ -78,7 +78,7 @@ enum StoreFixtures {
             try data.write(to: URL(fileURLWithPath: file))
         }
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let result = try runProgram("/usr/bin/zip", ["-q", "-X", absolute] + entries.map(\.0), in: scratch, environment: ["PATH": "/usr/bin:/bin"])
+        let result = try runProgram("/usr/bin/zip", ["-q", "-X"] + (zip64 ? ["-fz"] : []) + [absolute] + entries.map(\.0), in: scratch, environment: ["PATH": "/usr/bin:/bin"])
         guard result.status == 0 else { throw TestFailure("zip failed: \(result.all)") }
     }
 
