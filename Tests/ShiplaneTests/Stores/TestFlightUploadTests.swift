@@ -182,17 +182,21 @@ struct StoresTestFlightUploadTests {
             #expect(!first.result.succeeded)
             #expect(apple.allUploads.values.map(\.state) == ["AWAITING_UPLOAD"], "as a killed run leaves it")
             apple.lock.withLock { apple.faults.removeAll() }
-            let second = await runStoreLane(try lane(ShipToTestFlight.self, ["--ipa", "Rocket.ipa"]), folder: folder, variables: environment)
+            let second = await runStoreLane(try lane(ShipToTestFlight.self, ["--ipa", "Rocket.ipa", "--whats-new", "first notes"]), folder: folder, variables: environment)
             #expect(second.result.succeeded, "\(allText(second.result.failure))")
             #expect(second.messages.contains { $0.contains("left unfinished by an earlier run") })
             #expect(apple.allUploads.count == 1)
             #expect(apple.allBuilds.count == 1)
             // A third run finds the build and uploads nothing.
             let before = apple.log.count
-            let third = await runStoreLane(try lane(ShipToTestFlight.self, ["--ipa", "Rocket.ipa", "--groups", "QA"]), folder: folder, variables: environment)
+            let third = await runStoreLane(try lane(ShipToTestFlight.self, ["--ipa", "Rocket.ipa", "--groups", "QA", "--whats-new", "second notes"]),
+                                           folder: folder, variables: environment)
             #expect(third.result.succeeded, "\(allText(third.result.failure))")
-            #expect(!apple.log[before...].contains("POST /v1/buildUploads"))
+            let later = Array(apple.log[before...])
+            #expect(!later.contains("POST /v1/buildUploads") && !later.contains { $0.hasPrefix("PUT /upload/") })
+            #expect(later.contains { $0.hasPrefix("PATCH /v1/betaBuildLocalizations/") }, "What to Test is updated, not added twice")
             #expect(apple.allBuilds.values.first?.groups == ["group-qa"])
+            #expect(apple.allBuilds.values.first?.whatsNew == ["en-US": "second notes"])
         }
     }
 
