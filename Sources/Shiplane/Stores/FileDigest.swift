@@ -1,18 +1,18 @@
 import Foundation
 internal import Crypto
 
-/// Digests of a file read from disk in chunks (never loaded whole).
+/// The SHA-256 of a file read from disk in chunks (never loaded whole).
 enum FileDigest {
-    /// Lowercase hex SHA-256 and MD5 of the file, in one pass.
+    /// Lowercase hex SHA-256 of the file; stops early (throwing `CancellationError`) once `isCancelled` says so.
     /// - Throws: `StorePackageError` when the file cannot be read.
-    static func sha256AndMD5(of path: String, chunkSize: Int = 4 << 20) throws -> (sha256: String, md5: String) {
+    static func sha256(of path: String, chunkSize: Int = 4 << 20, isCancelled: () -> Bool = { false }) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw StorePackageError(path: path, problem: "cannot be read")
         }
         defer { try? handle.close() }
         var sha = Crypto.SHA256()
-        var md5 = Insecure.MD5()
         while true {
+            if isCancelled() { throw CancellationError() }
             let chunk: Data
             do {
                 chunk = try handle.read(upToCount: chunkSize) ?? Data()
@@ -21,12 +21,51 @@ enum FileDigest {
             }
             if chunk.isEmpty { break }
             sha.update(data: chunk)
-            md5.update(data: chunk)
         }
-        return (hex(sha.finalize()), hex(md5.finalize()))
+        return sha.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    static func hex<Digest: Sequence>(_ digest: Digest) -> String where Digest.Element == UInt8 {
-        digest.map { String(format: "%02x", $0) }.joined()
+    /// Starts hashing the file on a thread of its own (it reads and computes for a while, so it
+    /// stays off the cooperative pool), to run alongside an upload of the same file.
+    static func startSHA256(of path: String) -> BackgroundDigest {
+        let digest = BackgroundDigest()
+        DispatchQueue.global(qos: .utility).async {
+            digest.finish(Result { try sha256(of: path, isCancelled: { digest.isCancelled }) })
+        }
+        return digest
+    }
+}
+
+/// A SHA-256 being computed in the background: await `value`, or `cancel()` it.
+final class BackgroundDigest: @unchecked Sendable {
+    // @unchecked: every field is only touched under `lock`.
+    private let lock = NSLock()
+    private var result: Result<String, any Error>?
+    private var waiter: CheckedContinuation<String, any Error>?
+    private var cancelled = false
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    func cancel() { lock.withLock { cancelled = true } }
+
+    func finish(_ outcome: Result<String, any Error>) {
+        let continuation: CheckedContinuation<String, any Error>? = lock.withLock {
+            result = outcome
+            defer { waiter = nil }
+            return waiter
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    var value: String {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<String, any Error>? = lock.withLock {
+                    if result == nil { waiter = continuation }
+                    return result
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        }
     }
 }

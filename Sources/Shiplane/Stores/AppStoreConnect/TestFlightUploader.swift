@@ -116,8 +116,10 @@ struct TestFlightUploader: Sendable {
     /// Creates the build upload and its file, sends every part and commits; returns the upload's id.
     private func send(_ plan: TestFlightPlan, request: TestFlightRequest, onUploadCreated: @Sendable (String) -> Void) async throws -> String {
         let metadata = plan.metadata
-        // Read the whole file once before anything is created: an unreadable IPA leaves nothing behind.
-        let checksum = try FileDigest.sha256AndMD5(of: request.ipa).sha256
+        // The checksum is only needed for the commit: compute it while the parts go up (an
+        // unreadable file still fails the step, and rollback deletes the upload).
+        let checksum = FileDigest.startSHA256(of: request.ipa)
+        defer { checksum.cancel() }
         let upload = try await client.createBuildUpload(appID: plan.appID, version: metadata.version,
                                                         buildNumber: metadata.buildNumber, platform: metadata.platform)
         onUploadCreated(upload.id)
@@ -130,7 +132,7 @@ struct TestFlightUploader: Sendable {
         try await operations.perform(with: partTransport, concurrency: max(1, request.uploadConcurrency), timeout: 600) { [log] length in
             log(progress.partDone(length))
         }
-        try await client.commitBuildUploadFile(id: file.id, sha256: checksum)
+        try await client.commitBuildUploadFile(id: file.id, sha256: try await checksum.value)
         log("uploaded; App Store Connect is processing build upload \(upload.id)")
         return upload.id
     }
