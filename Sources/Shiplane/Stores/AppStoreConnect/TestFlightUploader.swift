@@ -140,13 +140,16 @@ struct TestFlightUploader: Sendable {
     /// Polls the build upload until it completes (returns the build's id) or fails.
     private func awaitProcessing(uploadID: String, plan: TestFlightPlan, request: TestFlightRequest, polls: inout Int, onAccepted: @Sendable (String) -> Void) async throws -> String {
         var lastState = ""
+        var warned: Set<String> = []
         while polls > 0 {
             polls -= 1
             let upload = try await client.buildUpload(id: uploadID)
             let state = upload.attributes?.state
             let name = state?.state ?? "UNKNOWN"
             if name != lastState { log("build upload \(uploadID): \(name)"); lastState = name }
-            for warning in state?.warnings ?? [] { log("App Store Connect warns: \(warning.text)") }
+            for warning in state?.warnings ?? [] where warned.insert(warning.text).inserted {
+                log("App Store Connect warns: \(warning.text)")
+            }
             switch name {
             case "COMPLETE":
                 var buildID = upload.relatedID("build")
