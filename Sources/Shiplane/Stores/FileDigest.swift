@@ -4,23 +4,23 @@ internal import Crypto
 /// The SHA-256 of a file read from disk in chunks (never loaded whole).
 enum FileDigest {
     /// Lowercase hex SHA-256 of the file; stops early (throwing `CancellationError`) once `isCancelled` says so.
+    /// One buffer of `chunkSize` bytes is read into again and again: nothing is allocated per chunk.
     /// - Throws: `StorePackageError` when the file cannot be read.
-    static func sha256(of path: String, chunkSize: Int = 4 << 20, isCancelled: () -> Bool = { false }) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StorePackageError(path: path, problem: "cannot be read")
-        }
-        defer { try? handle.close() }
+    static func sha256(of path: String, chunkSize: Int = 1 << 20, isCancelled: () -> Bool = { false }) throws -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StorePackageError(path: path, problem: "cannot be read (\(String(cString: strerror(errno))))") }
+        defer { close(descriptor) }
         var sha = Crypto.SHA256()
+        var buffer = [UInt8](repeating: 0, count: max(1, chunkSize))
         while true {
             if isCancelled() { throw CancellationError() }
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: chunkSize) ?? Data()
-            } catch {
-                throw StorePackageError(path: path, problem: "cannot be read (\(error))")
+            let count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress, raw.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StorePackageError(path: path, problem: "cannot be read (\(String(cString: strerror(errno))))")
             }
-            if chunk.isEmpty { break }
-            sha.update(data: chunk)
+            if count == 0 { break }
+            buffer.withUnsafeBytes { sha.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
         return sha.finalize().map { String(format: "%02x", $0) }.joined()
     }
