@@ -64,6 +64,11 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
                 throw ShiplaneError("the lane sent \(path), which cannot be read")
             }
             body = Array(data)
+        case .fileSlice(let path, let offset, let length):
+            guard let data = FileManager.default.contents(atPath: path), offset >= 0, offset + length <= Int64(data.count) else {
+                throw ShiplaneError("the lane sent bytes \(offset)..<\(offset + length) of \(path), which cannot be read")
+            }
+            body = Array(data[Int(offset)..<Int(offset + length)])
         }
         let sent = Request(method: request.method.rawValue, url: request.url, headers: request.headers, body: body)
         let handlers = lock.withLock {

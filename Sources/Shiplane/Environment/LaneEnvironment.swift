@@ -32,7 +32,7 @@ public struct LaneEnvironment: Sendable {
 
     static func looksSecret(_ name: String) -> Bool {
         let upper = name.uppercased()
-        return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "_KEY", "APIKEY", "WEBHOOK", "CREDENTIAL"]
+        return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "_KEY", "APIKEY", "WEBHOOK", "CREDENTIAL", "SERVICE_ACCOUNT"]
             .contains { upper.contains($0) } || upper.hasSuffix("KEY")
     }
 

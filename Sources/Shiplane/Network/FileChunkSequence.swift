@@ -21,6 +21,10 @@ struct FileChunkSequence: AsyncSequence, Sendable {
     let expectedSize: Int64
     let chunkSize: Int
     let eventLoops: [any EventLoop]
+    /// Where a slice starts, and true when only `expectedSize` bytes from there are sent (the
+    /// rest of the file may be longer); false for a whole file.
+    let offset: Int64
+    let isSlice: Bool
 
     /// 1 MiB chunks: few enough to keep per-chunk overhead small (two event-loop round trips
     /// each), small enough that the two in memory stay far below the asset's size.
@@ -29,10 +33,22 @@ struct FileChunkSequence: AsyncSequence, Sendable {
         self.expectedSize = expectedSize
         self.chunkSize = chunkSize
         self.eventLoops = eventLoops
+        self.offset = 0
+        self.isSlice = false
+    }
+
+    /// A sequence over `length` bytes of the file from `offset` (one part of a multi-part upload).
+    init(path: String, offset: Int64, length: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = []) {
+        self.path = path
+        self.expectedSize = length
+        self.chunkSize = chunkSize
+        self.eventLoops = eventLoops
+        self.offset = offset
+        self.isSlice = true
     }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(path: path, expectedSize: expectedSize, chunkSize: chunkSize, eventLoops: eventLoops)
+        Iterator(path: path, expectedSize: expectedSize, chunkSize: chunkSize, eventLoops: eventLoops, offset: offset, isSlice: isSlice)
     }
 
     /// Owns the open file descriptor and closes it at end of file or when dropped. Bytes are
@@ -46,12 +62,16 @@ struct FileChunkSequence: AsyncSequence, Sendable {
         private var descriptor: Int32 = -1
         private var finished = false
         private var produced: Int64 = 0
+        private let offset: Int64
+        private let isSlice: Bool
 
-        init(path: String, expectedSize: Int64, chunkSize: Int, eventLoops: [any EventLoop]) {
+        init(path: String, expectedSize: Int64, chunkSize: Int, eventLoops: [any EventLoop], offset: Int64 = 0, isSlice: Bool = false) {
             self.path = path
             self.expectedSize = expectedSize
             self.chunkSize = Swift.max(1, chunkSize)
             self.eventLoops = eventLoops
+            self.offset = offset
+            self.isSlice = isSlice
         }
 
         deinit { closeFile() }
@@ -69,11 +89,17 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                     finished = true
                     throw HTTPTransportError.fileUnreadable(path: path, reason: String(cString: strerror(errno)))
                 }
+                if offset > 0, lseek(descriptor, off_t(offset), SEEK_SET) != off_t(offset) {
+                    finished = true
+                    closeFile()
+                    throw HTTPTransportError.fileUnreadable(path: path, reason: "cannot seek to byte \(offset)")
+                }
             } else {
                 for loop in eventLoops { try await loop.submit {}.get() }
             }
-            var buffer = allocator.buffer(capacity: chunkSize)
-            let size = chunkSize
+            // A slice reads no further than its end; a whole file reads on, to notice growth.
+            let size = isSlice ? Int(Swift.min(Int64(chunkSize), expectedSize - produced)) : chunkSize
+            var buffer = allocator.buffer(capacity: Swift.max(1, size))
             let file = descriptor
             let path = self.path
             let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw -> Int in

@@ -11,6 +11,9 @@ public enum HTTPRequestBody: Sendable {
     case bytes([UInt8])
     /// A file sent in chunks with Content-Length; reopened on every attempt.
     case file(path: String)
+    /// `length` bytes of a file from `offset`, streamed with Content-Length (one part of a
+    /// multi-part upload); reopened on every attempt, so a part is retried on its own.
+    case fileSlice(path: String, offset: Int64, length: Int64)
 }
 
 /// A request for `HTTPTransport`: method, URL, headers, body and its own timeout.

@@ -46,6 +46,10 @@ public struct LiveHTTPClient: HTTPSending {
             outgoing.body = .stream(
                 FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(size))
+        case .fileSlice(let path, let offset, let length):
+            outgoing.body = .stream(
+                FileChunkSequence(path: path, offset: offset, length: length, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                length: .known(length))
         }
         let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
         let response = try await client.execute(outgoing, timeout: timeout)

@@ -57,6 +57,13 @@ public struct HTTPTransport: Sendable {
             throw HTTPTransportError.invalidURL(shownURL)
         }
         if case .file(let path) = request.body { _ = try Self.regularFileSize(path) }
+        if case .fileSlice(let path, let offset, let length) = request.body {
+            let size = try Self.regularFileSize(path)
+            guard offset >= 0, length >= 0, offset + length <= size else {
+                throw HTTPTransportError.fileUnreadable(
+                    path: path, reason: "bytes \(offset)..<\(offset + length) lie outside the file (\(size) bytes)")
+            }
+        }
         let policy = retryPolicy
         var attempt = 0
         while true {

@@ -9,6 +9,8 @@ enum TokenShapeScanner {
     ].map { (Array($0.0.utf8), $0.1, $0.2) }
     private static let slackHook = Array("https://hooks.slack.com/services/".utf8)
     private static let bearer = Array("bearer ".utf8)
+    /// Dotted tokens: a JWT (`eyJ` is base64 of `{"`) and a Google OAuth access token (`ya29.`).
+    private static let dottedPrefixes = [Array("eyJ".utf8), Array("ya29.".utf8)]
     private static let schemeSeparator = Array("://".utf8)
     private static let mask = Array(SecretRedactor.mask.utf8)
 
@@ -24,7 +26,8 @@ enum TokenShapeScanner {
             let byte = bytes[index]
             // Cheap first-byte filter keeps the scan fast on large text.
             if byte == UInt8(ascii: "g") || byte == UInt8(ascii: "x") || byte == UInt8(ascii: "h")
-                || byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B") || byte == UInt8(ascii: ":") {
+                || byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B") || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "y") {
                 if let (keep, end) = match(bytes, at: index) {
                     output.append(contentsOf: bytes[index..<(index + keep)])
                     output.append(contentsOf: mask)
@@ -48,6 +51,11 @@ enum TokenShapeScanner {
                 let bodyStart = start + shape.prefix.count
                 let end = scan(bytes, from: bodyStart) { isTokenByte($0, allowsDash: shape.allowsDash) }
                 if end - bodyStart >= shape.minimumBody { return (0, end) }
+            }
+            for prefix in dottedPrefixes where hasPrefix(bytes, prefix, at: start, caseInsensitive: false) {
+                let end = scan(bytes, from: start) { isTokenByte($0, allowsDash: true) || $0 == UInt8(ascii: ".") }
+                let dots = bytes[start..<end].reduce(0) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 }
+                if end - start >= 24, dots >= (prefix.first == UInt8(ascii: "e") ? 2 : 1) { return (0, end) }
             }
             if hasPrefix(bytes, bearer, at: start, caseInsensitive: true) {
                 let bodyStart = start + bearer.count

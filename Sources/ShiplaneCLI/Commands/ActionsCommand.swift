@@ -14,7 +14,7 @@ enum ActionsCommand {
         let width = ActionCatalog.all.map(\.name.count).max() ?? 0
         var lines = ["Built-in actions (`shiplane action NAME` for options):"]
         var domain = ""
-        let order = ["Git", "Versioning", "Build", "Changelog", "Release", "Notify"]
+        let order = ["Git", "Versioning", "Build", "Changelog", "Release", "Stores", "Notify"]
         let grouped = ActionCatalog.all.enumerated().sorted {
             let left = order.firstIndex(of: $0.element.domain) ?? order.count
             let right = order.firstIndex(of: $1.element.domain) ?? order.count

@@ -125,7 +125,7 @@ struct InstallTests {
         let prefix = NSTemporaryDirectory() + "shiplane-prefix-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         let install = try runProgram(
-            packageRoot + "/Scripts/install", ["--prefix", prefix, "--from-build", packageRoot + "/.build/debug"],
+            packageRoot + "/Scripts/install", ["--prefix", prefix, "--from-build", (shiplaneBinary as NSString).deletingLastPathComponent],
             in: packageRoot, environment: ProcessInfo.processInfo.environment
         )
         #expect(install.status == 0, "\(install.all)")

@@ -84,7 +84,9 @@ struct DryRunTouchesNothingTests {
         }
         #expect(result.succeeded, "\(String(describing: result.failure))")
         let ran = Set(result.steps.map(\.name))
-        let missing = ActionCatalog.all.map(\.name).filter { !ran.contains($0) }
+        // The store uploads need a store to talk to: their dry runs are tested against the loopback
+        // App Store Connect and Google Play stand-ins (TestFlightUploadTests, PlayStoreUploadTests).
+        let missing = ActionCatalog.all.filter { $0.domain != "Stores" }.map(\.name).filter { !ran.contains($0) }
         #expect(missing.isEmpty, "the lane must call every built-in action; it missed \(missing)")
 
         #expect(try Self.snapshot(root) == before, "a dry run wrote, created or removed something")

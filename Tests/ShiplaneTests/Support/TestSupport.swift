@@ -8,8 +8,12 @@ let packageRoot: String = {
     return url.path
 }()
 
-/// The `shiplane` binary `swift build` produced for this test run.
-let shiplaneBinary: String = packageRoot + "/.build/debug/shiplane"
+/// The `shiplane` binary `swift build` produced for this test run: the one beside the test
+/// bundle (whatever `--scratch-path` was used), else `.build/debug/shiplane`.
+let shiplaneBinary: String = {
+    let beside = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().appendingPathComponent("shiplane").path
+    return FileManager.default.isExecutableFile(atPath: beside) ? beside : packageRoot + "/.build/debug/shiplane"
+}()
 
 /// A lane cache shared by the end-to-end tests, so identical lane folders compile once.
 let sharedLaneCache: String = {

@@ -1,0 +1,105 @@
+import Foundation
+
+/// A JSON:API document with one resource or a list in `data`.
+struct ASCDocument<Data: Decodable>: Decodable {
+    var data: Data
+}
+
+/// A JSON:API resource: type, id, attributes and the relationships this client reads.
+struct ASCResource<Attributes: Decodable>: Decodable {
+    var type: String
+    var id: String
+    var attributes: Attributes?
+    var relationships: [String: ASCRelationship]?
+
+    /// The id of a to-one relationship, when the response carried its linkage.
+    func relatedID(_ name: String) -> String? { relationships?[name]?.data?.id }
+}
+
+/// A to-one relationship's linkage (`{"data": {"type": ..., "id": ...}}`); lists and links-only
+/// relationships decode with no linkage.
+struct ASCRelationship: Decodable {
+    struct Linkage: Decodable { var type: String; var id: String }
+    var data: Linkage?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        data = try? container.decodeIfPresent(Linkage.self, forKey: .data)
+    }
+
+    private enum CodingKeys: String, CodingKey { case data }
+}
+
+struct ASCApp: Decodable { var bundleId: String?; var name: String? }
+
+/// One of Apple's import errors, warnings or notes on a build upload.
+struct ASCStateDetail: Decodable {
+    var code: String?
+    var message: String?
+    var description: String?
+
+    var text: String { [code, message ?? description].compactMap { $0 }.joined(separator: ": ") }
+}
+
+/// A build upload's or a file's state with Apple's errors and warnings.
+struct ASCDeliveryState: Decodable {
+    var state: String?
+    var errors: [ASCStateDetail]?
+    var warnings: [ASCStateDetail]?
+    var infos: [ASCStateDetail]?
+}
+
+struct ASCBuildUpload: Decodable {
+    var cfBundleShortVersionString: String?
+    var cfBundleVersion: String?
+    var platform: String?
+    var state: ASCDeliveryState?
+}
+
+/// An HTTP request Apple asks for to upload one part of a file, performed exactly as given.
+public struct ASCUploadOperation: Decodable, Sendable, Equatable {
+    public struct Header: Decodable, Sendable, Equatable { public var name: String; public var value: String }
+    public var method: String
+    public var url: String
+    public var offset: Int64
+    public var length: Int64
+    public var requestHeaders: [Header]?
+    public var expiration: String?
+    public var partNumber: Int?
+}
+
+struct ASCBuildUploadFile: Decodable {
+    var fileName: String?
+    var fileSize: Int64?
+    var uploadOperations: [ASCUploadOperation]?
+    var assetDeliveryState: ASCDeliveryState?
+}
+
+struct ASCBuild: Decodable {
+    var version: String?
+    var processingState: String?
+    var expired: Bool?
+}
+
+struct ASCBetaGroup: Decodable { var name: String?; var isInternalGroup: Bool? }
+
+struct ASCBetaBuildLocalization: Decodable { var locale: String?; var whatsNew: String? }
+
+/// Apple's error body: `{"errors": [{"status", "code", "title", "detail"}]}`.
+struct ASCErrorBody: Decodable {
+    struct Item: Decodable { var status: String?; var code: String?; var title: String?; var detail: String? }
+    var errors: [Item]?
+}
+
+/// A build on App Store Connect, as `uploadToTestFlight` returns it.
+public struct TestFlightBuild: Sendable, Equatable, CustomStringConvertible {
+    public var id: String
+    public var appID: String
+    public var bundleID: String
+    public var version: String
+    public var buildNumber: String
+    /// Apple's processing state: VALID once testers can get it.
+    public var processingState: String
+
+    public var description: String { "\(bundleID) \(version) (\(buildNumber)) [\(processingState)]" }
+}

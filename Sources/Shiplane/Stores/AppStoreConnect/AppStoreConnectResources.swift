@@ -1,0 +1,123 @@
+import Foundation
+
+/// The App Store Connect resources a TestFlight upload reads and writes.
+extension AppStoreConnectClient {
+    typealias App = ASCResource<ASCApp>
+    typealias BuildUpload = ASCResource<ASCBuildUpload>
+    typealias BuildUploadFile = ASCResource<ASCBuildUploadFile>
+    typealias Build = ASCResource<ASCBuild>
+    typealias BetaGroup = ASCResource<ASCBetaGroup>
+    typealias BetaBuildLocalization = ASCResource<ASCBetaBuildLocalization>
+
+    // MARK: - Apps and builds
+
+    /// The app with exactly this bundle ID, or nil.
+    func app(bundleID: String) async throws -> App? {
+        let apps = try await get("/v1/apps", query: [("filter[bundleId]", bundleID)], as: ASCDocument<[App]>.self,
+                                 operation: "look up the app \(bundleID)").data
+        return apps.first { $0.attributes?.bundleId == bundleID }
+    }
+
+    /// The build of `appID` with this version and build number, or nil.
+    func build(appID: String, version: String, buildNumber: String) async throws -> Build? {
+        let builds = try await get("/v1/builds", query: [
+            ("filter[app]", appID), ("filter[version]", buildNumber), ("filter[preReleaseVersion.version]", version),
+        ], as: ASCDocument<[Build]>.self, operation: "look for build \(version) (\(buildNumber))").data
+        return builds.first { $0.attributes?.version == buildNumber }
+    }
+
+    func build(id: String) async throws -> Build {
+        try await get("/v1/builds/\(id)", as: ASCDocument<Build>.self, operation: "read build \(id)").data
+    }
+
+    // MARK: - Build uploads
+
+    /// The app's build uploads (at most 200, newest first as Apple lists them).
+    func buildUploads(appID: String) async throws -> [BuildUpload] {
+        try await get("/v1/apps/\(appID)/buildUploads", query: [("limit", "200")], as: ASCDocument<[BuildUpload]>.self,
+                      operation: "list the app's build uploads").data
+    }
+
+    func createBuildUpload(appID: String, version: String, buildNumber: String, platform: String) async throws -> BuildUpload {
+        let body: [String: Any] = ["data": [
+            "type": "buildUploads",
+            "attributes": ["cfBundleShortVersionString": version, "cfBundleVersion": buildNumber, "platform": platform],
+            "relationships": ["app": ["data": ["type": "apps", "id": appID]]],
+        ]]
+        return try await send(.post, "/v1/buildUploads", body: body, as: ASCDocument<BuildUpload>.self,
+                              operation: "create a build upload for \(version) (\(buildNumber))").data
+    }
+
+    func buildUpload(id: String) async throws -> BuildUpload {
+        try await get("/v1/buildUploads/\(id)", query: [("include", "build")], as: ASCDocument<BuildUpload>.self,
+                      operation: "read build upload \(id)").data
+    }
+
+    /// Deletes a build upload; one that is already gone counts as deleted.
+    func deleteBuildUpload(id: String) async throws {
+        _ = try await perform(.delete, "/v1/buildUploads/\(id)", operation: "delete build upload \(id)", accepting: [404])
+    }
+
+    func createBuildUploadFile(uploadID: String, fileName: String, fileSize: Int64) async throws -> BuildUploadFile {
+        let body: [String: Any] = ["data": [
+            "type": "buildUploadFiles",
+            "attributes": ["fileName": fileName, "fileSize": fileSize, "uti": "com.apple.ipa", "assetType": "ASSET"],
+            "relationships": ["buildUpload": ["data": ["type": "buildUploads", "id": uploadID]]],
+        ]]
+        return try await send(.post, "/v1/buildUploadFiles", body: body, as: ASCDocument<BuildUploadFile>.self,
+                              operation: "reserve the upload of \(fileName)").data
+    }
+
+    /// Marks the file uploaded with its SHA-256, which starts Apple's processing.
+    func commitBuildUploadFile(id: String, sha256: String) async throws {
+        let body: [String: Any] = ["data": [
+            "type": "buildUploadFiles", "id": id,
+            "attributes": ["uploaded": true, "sourceFileChecksums": ["file": ["hash": sha256, "algorithm": "SHA_256"]]],
+        ]]
+        _ = try await send(.patch, "/v1/buildUploadFiles/\(id)", body: body, as: ASCDocument<BuildUploadFile>.self,
+                           operation: "commit the uploaded file")
+    }
+
+    // MARK: - TestFlight
+
+    func betaGroups(appID: String) async throws -> [BetaGroup] {
+        try await get("/v1/apps/\(appID)/betaGroups", query: [("limit", "200")], as: ASCDocument<[BetaGroup]>.self,
+                      operation: "list the app's beta groups").data
+    }
+
+    /// Sets "What to Test" for `locale`, updating the localization when there is one.
+    func setWhatToTest(buildID: String, locale: String, text: String) async throws {
+        let existing = try await get("/v1/builds/\(buildID)/betaBuildLocalizations", query: [("limit", "200")],
+                                     as: ASCDocument<[BetaBuildLocalization]>.self, operation: "read the build's What to Test").data
+        if let current = existing.first(where: { $0.attributes?.locale == locale }) {
+            let body: [String: Any] = ["data": ["type": "betaBuildLocalizations", "id": current.id, "attributes": ["whatsNew": text]]]
+            _ = try await send(.patch, "/v1/betaBuildLocalizations/\(current.id)", body: body,
+                               as: ASCDocument<BetaBuildLocalization>.self, operation: "update What to Test (\(locale))")
+        } else {
+            let body: [String: Any] = ["data": [
+                "type": "betaBuildLocalizations", "attributes": ["locale": locale, "whatsNew": text],
+                "relationships": ["build": ["data": ["type": "builds", "id": buildID]]],
+            ]]
+            _ = try await send(.post, "/v1/betaBuildLocalizations", body: body,
+                               as: ASCDocument<BetaBuildLocalization>.self, operation: "set What to Test (\(locale))")
+        }
+    }
+
+    func addBuild(_ buildID: String, toGroups groupIDs: [String]) async throws {
+        let body: [String: Any] = ["data": groupIDs.map { ["type": "betaGroups", "id": $0] }]
+        _ = try await perform(.post, "/v1/builds/\(buildID)/relationships/betaGroups", body: body, operation: "add the build to beta groups")
+    }
+
+    func setUsesNonExemptEncryption(buildID: String, _ value: Bool) async throws {
+        let body: [String: Any] = ["data": ["type": "builds", "id": buildID, "attributes": ["usesNonExemptEncryption": value]]]
+        _ = try await send(.patch, "/v1/builds/\(buildID)", body: body, as: ASCDocument<Build>.self, operation: "set export compliance")
+    }
+
+    /// Submits the build for external beta review; an existing submission (409) counts as done.
+    func submitForBetaReview(buildID: String) async throws {
+        let body: [String: Any] = ["data": [
+            "type": "betaAppReviewSubmissions", "relationships": ["build": ["data": ["type": "builds", "id": buildID]]],
+        ]]
+        _ = try await perform(.post, "/v1/betaAppReviewSubmissions", body: body, operation: "submit the build for beta review", accepting: [409])
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What to upload to TestFlight and what to do with the build once Apple has processed it.
+public struct TestFlightRequest: Sendable {
+    public var ipa: String
+    /// "What to Test", shown to testers; nil leaves it as it is.
+    public var whatsNew: String?
+    public var locale: String
+    /// Beta group names the build is added to once processed.
+    public var groups: [String]
+    public var submitForBetaReview: Bool
+    /// Export compliance (`usesNonExemptEncryption`); nil leaves it to the Info.plist or App Store Connect.
+    public var usesNonExemptEncryption: Bool?
+    /// Longest wait for Apple's processing, in seconds.
+    public var processingTimeout: Double
+    /// Seconds between two looks at the processing state.
+    public var pollInterval: Double
+    /// How many upload parts are sent at once.
+    public var uploadConcurrency: Int
+    /// When set, preflight refuses an IPA with another version or build number (a stale artifact).
+    public var expectedVersion: String?
+    public var expectedBuildNumber: String?
+
+    public init(ipa: String, whatsNew: String? = nil, locale: String = "en-US", groups: [String] = [],
+                submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
+                processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
+                expectedVersion: String? = nil, expectedBuildNumber: String? = nil) {
+        self.expectedVersion = expectedVersion
+        self.expectedBuildNumber = expectedBuildNumber
+        self.ipa = ipa
+        self.whatsNew = whatsNew
+        self.locale = locale
+        self.groups = groups
+        self.submitForBetaReview = submitForBetaReview
+        self.usesNonExemptEncryption = usesNonExemptEncryption
+        self.processingTimeout = processingTimeout
+        self.pollInterval = pollInterval
+        self.uploadConcurrency = uploadConcurrency
+    }
+
+    /// How many times the processing state is read before giving up.
+    var maxPolls: Int { max(1, Int((max(0, processingTimeout) / max(0.001, pollInterval)).rounded(.up))) }
+}
+
+/// What preflight found: the IPA's metadata, the app, the groups, and what an earlier run left.
+public struct TestFlightPlan: Sendable {
+    public enum Start: Sendable, Equatable {
+        /// Nothing on App Store Connect yet: upload.
+        case fresh
+        /// An earlier run's upload never finished sending: delete it, then upload anew.
+        case replaceUnfinished(uploadID: String)
+        /// An earlier run's upload is being processed: wait for it.
+        case awaitProcessing(uploadID: String)
+        /// The build exists: skip the upload.
+        case buildExists(buildID: String)
+    }
+
+    public var metadata: IPAMetadata
+    public var appID: String
+    public var appName: String?
+    /// Group name → id, for the groups asked for.
+    public var groupIDs: [(name: String, id: String)]
+    public var start: Start
+
+    /// What a dry run says would happen.
+    public var summary: String {
+        let what = "\(metadata.bundleID) \(metadata.version) (\(metadata.buildNumber)), \(ByteCountFormatter.string(fromByteCount: metadata.fileSize, countStyle: .file))"
+        let groups = groupIDs.isEmpty ? "" : ", then add it to \(groupIDs.map(\.name).joined(separator: ", "))"
+        switch start {
+        case .fresh: return "would upload \(what) to App Store Connect app \(appID)\(groups)"
+        case .replaceUnfinished(let id): return "would delete the unfinished build upload \(id) and upload \(what)\(groups)"
+        case .awaitProcessing(let id): return "would wait for build upload \(id) (\(what)) already being processed\(groups)"
+        case .buildExists(let id): return "build \(id) (\(what)) is already on App Store Connect: would not upload it again\(groups)"
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Uploads an IPA to App Store Connect and readies the build in TestFlight, from any machine.
+///
+/// Bundle ID, version and build number come from the IPA's `Payload/*.app/Info.plist`.
+/// Preflight reads only and reports every problem at once: credentials, the IPA, the key
+/// accepted, the app, the beta groups, and what an earlier run left. A dry run stops there and
+/// says what would be uploaded where. A re-run finds the build or the build upload an earlier
+/// run made and carries on without a duplicate. Rollback deletes a build upload this run made
+/// while Apple has not accepted it; an accepted build cannot be deleted, and rollback says so.
+public struct UploadToTestFlight: AsyncAction {
+    public static let name = "uploadToTestFlight"
+    public var request: TestFlightRequest
+
+    public init(_ request: TestFlightRequest) {
+        self.request = request
+    }
+
+    public var options: [StepOption] {
+        var shown = [StepOption("ipa", request.ipa)]
+        if !request.groups.isEmpty { shown.append(StepOption("groups", request.groups.joined(separator: ", "))) }
+        if request.submitForBetaReview { shown.append(StepOption("submitForBetaReview", "true")) }
+        if let encryption = request.usesNonExemptEncryption { shown.append(StepOption("usesNonExemptEncryption", String(encryption))) }
+        return shown
+    }
+
+    public func run(in step: StepContext) async throws -> TestFlightBuild {
+        let lane = step.lane
+        var request = self.request
+        request.ipa = step.resolve(request.ipa)
+        // For CI and tests: look at Apple's processing more (or less) often than the lane says.
+        if let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? ""), interval >= 0 { request.pollInterval = interval }
+        let variables = lane.environment.variables
+        var problems: [any Error] = []
+        var metadata: IPAMetadata?
+        do { metadata = try IPAMetadata.read(ipa: request.ipa) } catch { problems.append(error) }
+        var credentials: AppStoreConnectCredentials?
+        do {
+            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
+        } catch let failure as ValidationFailure {
+            problems += failure.problems.map { StoreCredentialsError($0, suggestion: failure.suggestion) }
+        }
+        guard let credentials else { throw StorePreflightError(target: "TestFlight", problems: problems) }
+        let transport = step.httpTransport()
+        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: transport,
+                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let uploader = TestFlightUploader(client: client, partTransport: transport, log: { step.log($0) },
+                                          sleep: { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1_000_000_000)) },
+                                          now: lane.state.now)
+        guard let metadata else {
+            // The IPA is unusable; still check the key with one cheap read, so both are reported now.
+            do { _ = try await client.get("/v1/apps", query: [("limit", "1")], as: ASCDocument<[ASCResource<ASCApp>]>.self, operation: "read apps") } catch { problems.append(error) }
+            throw StorePreflightError(target: "TestFlight", problems: problems)
+        }
+        let plan: TestFlightPlan
+        do {
+            plan = try await uploader.preflight(request, metadata: metadata)
+        } catch let failure as StorePreflightError {
+            throw failure
+        } catch {
+            throw StorePreflightError(target: "TestFlight", problems: [error])
+        }
+        if step.isDryRun {
+            step.note(plan.summary)
+            var buildID = "(dry run)"
+            if case .buildExists(let id) = plan.start { buildID = id }
+            return TestFlightBuild(id: buildID, appID: plan.appID, bundleID: metadata.bundleID, version: metadata.version,
+                                   buildNumber: metadata.buildNumber, processingState: "DRY_RUN")
+        }
+        let acceptance = Acceptance()
+        let label = "\(metadata.version) (\(metadata.buildNumber))"
+        let build = try await uploader.upload(plan, request: request, onUploadCreated: { uploadID in
+            step.registerUndo("delete build upload \(uploadID) for \(label)") {
+                if let buildID = acceptance.buildID {
+                    throw ShiplaneError(
+                        "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted, so it stays",
+                        suggestion: "expire it in TestFlight if testers must not get it; the next upload needs a new build number")
+                }
+                try await client.deleteBuildUpload(id: uploadID)
+            }
+        }, onAccepted: { acceptance.accept($0) })
+        step.note("\(build.bundleID) \(build.version) (\(build.buildNumber)) in TestFlight" +
+                  (plan.groupIDs.isEmpty ? "" : " for \(plan.groupIDs.map(\.name).joined(separator: ", "))"))
+        return build
+    }
+}
+
+/// Whether Apple has accepted the build, shared between the upload and its undo.
+private final class Acceptance: @unchecked Sendable {
+    // @unchecked: `accepted` is only touched under `lock`.
+    private let lock = NSLock()
+    private var accepted: String?
+
+    func accept(_ buildID: String) { lock.withLock { accepted = buildID } }
+    var buildID: String? { lock.withLock { accepted } }
+}
+
+extension LaneContext {
+    /// Uploads an IPA to TestFlight: reads its bundle ID, version and build number, uploads it,
+    /// waits for Apple's processing (at most `processingTimeout` seconds), sets What to Test and
+    /// adds the build to `groups`. Returns the build. `expectedVersion` / `expectedBuildNumber`
+    /// make preflight refuse an IPA built for another version (a stale artifact).
+    @discardableResult
+    public func uploadToTestFlight(
+        ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = "en-US",
+        submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
+        processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
+        expectedVersion: String? = nil, expectedBuildNumber: String? = nil,
+        file: String = #fileID, line: Int = #line
+    ) async throws -> TestFlightBuild {
+        try await run(UploadToTestFlight(TestFlightRequest(
+            ipa: ipa, whatsNew: whatsNew, locale: locale, groups: groups, submitForBetaReview: submitForBetaReview,
+            usesNonExemptEncryption: usesNonExemptEncryption, processingTimeout: processingTimeout,
+            pollInterval: pollInterval, uploadConcurrency: uploadConcurrency,
+            expectedVersion: expectedVersion, expectedBuildNumber: expectedBuildNumber)), file: file, line: line)
+    }
+}
+
+extension UploadToTestFlight: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Stores",
+        summary: "Upload an IPA to App Store Connect from any machine (no Xcode, no Transporter), wait for processing, set What to Test and add the build to beta groups Credentials: APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID, APP_STORE_CONNECT_PRIVATE_KEY (PEM) or APP_STORE_CONNECT_PRIVATE_KEY_PATH; APP_STORE_CONNECT_API_URL overrides the API base.",
+        signature: "try await lane.uploadToTestFlight(ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = \"en-US\", submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil, processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4, expectedVersion: String? = nil, expectedBuildNumber: String? = nil) -> TestFlightBuild",
+        parameters: [
+            .init(name: "ipa", type: "String", defaultValue: nil, help: "the IPA; bundle ID, version and build number are read from its Payload/*.app/Info.plist"),
+            .init(name: "whatsNew", type: "String?", defaultValue: "nil", help: "What to Test, at most 4000 characters"),
+            .init(name: "groups", type: "[String]", defaultValue: "[]", help: "beta group names to add the build to (checked in preflight)"),
+            .init(name: "locale", type: "String", defaultValue: "\"en-US\"", help: "the language of What to Test"),
+            .init(name: "submitForBetaReview", type: "Bool", defaultValue: "false", help: "submit the build for external beta review"),
+            .init(name: "usesNonExemptEncryption", type: "Bool?", defaultValue: "nil", help: "export compliance answer; nil leaves it to Info.plist (ITSAppUsesNonExemptEncryption)"),
+            .init(name: "processingTimeout", type: "Double", defaultValue: "3600", help: "seconds to wait for Apple's processing at most"),
+            .init(name: "pollInterval", type: "Double", defaultValue: "30", help: "seconds between two looks at the processing state"),
+            .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "upload parts sent at once"),
+            .init(name: "expectedVersion", type: "String?", defaultValue: "nil", help: "refuse an IPA of another version in preflight (a stale artifact)"),
+            .init(name: "expectedBuildNumber", type: "String?", defaultValue: "nil", help: "refuse an IPA of another build number in preflight"),
+        ],
+        example: #"let build = try await lane.uploadToTestFlight(ipa: "build/App.ipa", whatsNew: notes, groups: ["QA"])"#,
+        dryRun: "preflight reads only (key, IPA, app, groups, earlier uploads), then says what would be uploaded where",
+        rollback: "deletes the build upload this run made while Apple has not accepted it; an accepted build cannot be deleted and is left (rollback says so)"
+    )
+}

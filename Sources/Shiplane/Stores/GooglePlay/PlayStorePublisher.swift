@@ -1,0 +1,96 @@
+import Foundation
+
+/// Uploads an Android App Bundle to Google Play through one edit: open (or resume) the edit,
+/// upload the bundle, set the track's release, commit. An edit is private until committed.
+struct PlayStorePublisher: Sendable {
+    let client: GooglePlayClient
+    let state: StoreResumeState
+    let log: @Sendable (String) -> Void
+
+    /// The record that lets a re-run find the edit this package's last run left open.
+    struct EditRecord: Codable { var editID: String; var packageName: String }
+
+    var recordName: String { "play-\(client.packageName)" }
+
+    // MARK: - Preflight
+
+    /// Checks access and opens (or resumes) the edit the upload will use; every problem at once.
+    /// An edit this opened is deleted again when preflight fails.
+    /// - Throws: `StorePreflightError`.
+    func preflight(_ request: PlayStoreRequest, manifest: AndroidBundleManifest, problems known: [any Error]) async throws -> PlayStorePlan {
+        var problems = known
+        let editID: String
+        var created = false
+        do {
+            if let record = state.read(EditRecord.self, name: recordName), record.packageName == client.packageName,
+               try await client.editExists(record.editID) {
+                log("resuming edit \(record.editID), left open by an earlier run")
+                editID = record.editID
+            } else {
+                editID = try await client.insertEdit()
+                created = true
+            }
+        } catch {
+            throw StorePreflightError(target: "Google Play", problems: problems + [error])
+        }
+        var uploaded: Int64?
+        var sha256 = ""
+        do {
+            let bundles = created ? [] : try await client.bundles(editID: editID)
+            if !bundles.isEmpty {
+                sha256 = try FileDigest.sha256(of: request.bundle)
+                uploaded = bundles.first { $0.sha256?.lowercased() == sha256 }?.versionCode
+            }
+            if uploaded == nil, let code = manifest.versionCode, try await client.versionCodesInTracks(editID: editID).contains(code) {
+                problems.append(ShiplaneError("version code \(code) is already in a release on Google Play",
+                                              suggestion: "bump versionCode (shiplane's incrementBuildNumber) and build the bundle again"))
+            }
+        } catch {
+            problems.append(error)
+        }
+        guard problems.isEmpty else {
+            if created { try? await client.deleteEdit(editID) }
+            throw StorePreflightError(target: "Google Play", problems: problems)
+        }
+        return PlayStorePlan(manifest: manifest, packageName: client.packageName, editID: editID, createdEdit: created,
+                             uploadedVersionCode: uploaded, sha256: sha256)
+    }
+
+    // MARK: - Publish
+
+    /// Uploads (unless the edit has the bundle), sets the track and commits; returns the version code.
+    /// `onCommitted` runs once the edit is committed (the release is then out and stays).
+    func publish(_ plan: PlayStorePlan, request: PlayStoreRequest, onCommitted: @Sendable () -> Void) async throws -> Int64 {
+        try state.write(EditRecord(editID: plan.editID, packageName: plan.packageName), name: recordName)
+        let versionCode: Int64
+        if let code = plan.uploadedVersionCode {
+            log("the edit already has this bundle (version code \(code)): not uploading it again")
+            versionCode = code
+        } else {
+            let size = plan.manifest.fileSize
+            log("uploading \(URL(fileURLWithPath: request.bundle).lastPathComponent) (\(ByteCountFormatter.string(fromByteCount: size, countStyle: .file)))" +
+                (size > request.resumableThreshold ? " as a resumable upload" : ""))
+            let bundle = try await client.uploadBundle(editID: plan.editID, path: request.bundle, size: size,
+                                                       resumableThreshold: request.resumableThreshold, chunkSize: request.chunkSize) { _ in }
+            guard let code = bundle.versionCode else {
+                throw StoreAPIError(service: GooglePlayClient.service, operation: "upload the bundle", status: 200,
+                                    details: ["the answer has no versionCode"])
+            }
+            versionCode = code
+        }
+        let release = PlayRelease(name: request.releaseName, versionCodes: [versionCode], status: request.status,
+                                  userFraction: request.rolloutFraction, notes: request.releaseNotes)
+        try await client.updateTrack(editID: plan.editID, track: request.track, release: release)
+        try await client.commitEdit(plan.editID)
+        onCommitted()
+        state.remove(name: recordName)
+        log("committed: version code \(versionCode) on \(request.track) (\(request.status.rawValue))")
+        return versionCode
+    }
+
+    /// Deletes the edit and forgets it (rollback, and the end of a dry run).
+    func discard(editID: String) async throws {
+        try await client.deleteEdit(editID)
+        if state.read(EditRecord.self, name: recordName)?.editID == editID { state.remove(name: recordName) }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A release's status on a Play track.
+public enum PlayReleaseStatus: String, Sendable, CaseIterable {
+    /// Visible only in Play Console until someone rolls it out.
+    case draft
+    /// Staged rollout to `rolloutFraction` of users.
+    case inProgress
+    /// A staged rollout that was stopped.
+    case halted
+    /// Out to every user of the track.
+    case completed
+}
+
+/// The release written to a track.
+struct PlayRelease: Sendable {
+    var name: String?
+    var versionCodes: [Int64]
+    var status: PlayReleaseStatus
+    var userFraction: Double?
+    var notes: [String: String]
+}
+
+/// What to upload to Google Play and which track's release it becomes.
+public struct PlayStoreRequest: Sendable {
+    public var bundle: String
+    /// Read from the bundle's manifest when nil.
+    public var packageName: String?
+    public var track: String
+    /// Release notes per language ("en-US": "...").
+    public var releaseNotes: [String: String]
+    public var status: PlayReleaseStatus
+    /// The share of users for a staged rollout (0 < fraction < 1), with status inProgress or halted.
+    public var rolloutFraction: Double?
+    /// The release's name in Play Console; Google uses the version name when nil.
+    public var releaseName: String?
+    /// Bundles larger than this go up as a resumable upload in `chunkSize` parts.
+    public var resumableThreshold: Int64
+    public var chunkSize: Int64
+
+    public init(bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
+                status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
+                resumableThreshold: Int64 = 8 << 20, chunkSize: Int64 = 64 << 20) {
+        self.bundle = bundle
+        self.packageName = packageName
+        self.track = track
+        self.releaseNotes = releaseNotes
+        self.status = status
+        self.rolloutFraction = rolloutFraction
+        self.releaseName = releaseName
+        self.resumableThreshold = resumableThreshold
+        self.chunkSize = chunkSize
+    }
+
+    /// The problems in the request itself, before anything is read from Google.
+    func problems() -> [String] {
+        var found: [String] = []
+        if track.trimmingCharacters(in: .whitespaces).isEmpty { found.append("the track is empty (internal, alpha, beta, production or a custom track)") }
+        if let fraction = rolloutFraction {
+            if !(fraction > 0 && fraction < 1) { found.append("rolloutFraction \(fraction) is not between 0 and 1 (exclusive)") }
+            if status != .inProgress && status != .halted {
+                found.append("rolloutFraction needs status .inProgress (or .halted); it is .\(status.rawValue)")
+            }
+        } else if status == .inProgress || status == .halted {
+            found.append("status .\(status.rawValue) needs a rolloutFraction")
+        }
+        for (language, text) in releaseNotes {
+            if language.range(of: #"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil {
+                found.append("release notes language \"\(language)\" is not a language tag like en-US")
+            }
+            if text.count > 500 { found.append("release notes for \(language) are \(text.count) characters; Google Play takes at most 500") }
+        }
+        return found
+    }
+}
+
+/// What preflight found: the bundle, the package, the edit to use and whether the bundle is already in it.
+public struct PlayStorePlan: Sendable {
+    public var manifest: AndroidBundleManifest
+    public var packageName: String
+    public var editID: String
+    /// True when the edit was opened by this run (rollback deletes it); false when an earlier run's edit is resumed.
+    public var createdEdit: Bool
+    /// The version code of this very bundle when an earlier run already uploaded it to the edit.
+    public var uploadedVersionCode: Int64?
+    public var sha256: String
+}

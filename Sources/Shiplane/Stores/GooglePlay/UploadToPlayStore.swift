@@ -1,0 +1,123 @@
+import Foundation
+
+/// Uploads an Android App Bundle to a Google Play track, from any machine.
+///
+/// Preflight reports every problem at once: the service account key, the bundle and its
+/// manifest, the release options, the token exchange, access to the app, a version code already
+/// used. It opens the edit the upload will use (an edit is a private draft until committed).
+/// A dry run deletes that edit again and says what would be uploaded where. A re-run after a
+/// kill finds the edit the last run left open and does not upload the same bundle twice.
+/// Rollback before the commit deletes the edit this run opened; a committed release stays.
+public struct UploadToPlayStore: AsyncAction {
+    public static let name = "uploadToPlayStore"
+    public var request: PlayStoreRequest
+
+    public init(_ request: PlayStoreRequest) {
+        self.request = request
+    }
+
+    public var options: [StepOption] {
+        var shown = [StepOption("bundle", request.bundle), StepOption("track", request.track)]
+        if let packageName = request.packageName { shown.append(StepOption("packageName", packageName)) }
+        shown.append(StepOption("status", request.status.rawValue))
+        if let fraction = request.rolloutFraction { shown.append(StepOption("rolloutFraction", String(fraction))) }
+        if !request.releaseNotes.isEmpty { shown.append(StepOption("releaseNotes", request.releaseNotes.keys.sorted().joined(separator: ", "))) }
+        return shown
+    }
+
+    /// Returns the version code Google gave the bundle (in a dry run, the manifest's).
+    public func run(in step: StepContext) async throws -> Int64 {
+        let lane = step.lane
+        var request = self.request
+        request.bundle = step.resolve(request.bundle)
+        var problems: [any Error] = request.problems().map { ShiplaneError($0) }
+        var manifest: AndroidBundleManifest?
+        do { manifest = try AndroidBundleManifest.read(bundle: request.bundle) } catch { problems.append(error) }
+        var account: GooglePlayServiceAccount?
+        do {
+            account = try GooglePlayServiceAccount.fromEnvironment(lane.environment.variables, workingDirectory: lane.workingDirectory)
+        } catch { problems.append(error) }
+        if let given = request.packageName, let manifest, given != manifest.packageName {
+            problems.append(StorePackageError(path: request.bundle, problem: "is for \(manifest.packageName), not \(given)",
+                                              suggestion: "pass the bundle built for \(given), or leave packageName out to use the bundle's"))
+        }
+        guard let account, let manifest, let packageName = request.packageName ?? Optional(manifest.packageName) else {
+            throw StorePreflightError(target: "Google Play", problems: problems)
+        }
+        let client = GooglePlayClient(account: account, packageName: packageName, environment: lane.environment.variables,
+                                      transport: step.httpTransport(), now: lane.state.now)
+        let publisher = PlayStorePublisher(client: client, state: StoreResumeState(lane: lane), log: { step.log($0) })
+        do {
+            _ = try await client.accessToken()
+        } catch {
+            throw StorePreflightError(target: "Google Play", problems: problems + [error])
+        }
+        let plan = try await publisher.preflight(request, manifest: manifest, problems: problems)
+        let what = "\(packageName) version code \(plan.uploadedVersionCode ?? manifest.versionCode ?? 0)" +
+            " (\(ByteCountFormatter.string(fromByteCount: manifest.fileSize, countStyle: .file))) to track \(request.track) as \(request.status.rawValue)" +
+            (request.rolloutFraction.map { " for \(Int(($0 * 100).rounded()))% of users" } ?? "")
+        if step.isDryRun {
+            if plan.createdEdit { try await publisher.discard(editID: plan.editID) }
+            step.note("would upload \(what)")
+            return plan.uploadedVersionCode ?? manifest.versionCode ?? 0
+        }
+        let committed = Committed()
+        if plan.createdEdit {
+            step.registerUndo("delete Google Play edit \(plan.editID)") {
+                if committed.isSet {
+                    throw ShiplaneError("the Google Play edit \(plan.editID) was committed: the release on \(request.track) stays",
+                                        suggestion: "halt the rollout in Play Console if it must not reach users")
+                }
+                try await publisher.discard(editID: plan.editID)
+            }
+        }
+        let versionCode = try await publisher.publish(plan, request: request) { committed.set() }
+        step.note("\(packageName) version code \(versionCode) on \(request.track)")
+        return versionCode
+    }
+}
+
+/// Whether the edit was committed, shared between the upload and its undo.
+private final class Committed: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+extension LaneContext {
+    /// Uploads an Android App Bundle to a Google Play track and commits the release; returns the
+    /// version code. `packageName` defaults to the bundle's.
+    @discardableResult
+    public func uploadToPlayStore(
+        bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
+        status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
+        file: String = #fileID, line: Int = #line
+    ) async throws -> Int64 {
+        try await run(UploadToPlayStore(PlayStoreRequest(
+            bundle: bundle, packageName: packageName, track: track, releaseNotes: releaseNotes, status: status,
+            rolloutFraction: rolloutFraction, releaseName: releaseName)), file: file, line: line)
+    }
+}
+
+extension UploadToPlayStore: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Stores",
+        summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",
+        signature: "try await lane.uploadToPlayStore(bundle: String, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil) -> Int64",
+        parameters: [
+            .init(name: "bundle", type: "String", defaultValue: nil, help: "the .aab; package name and version code are read from its manifest"),
+            .init(name: "packageName", type: "String?", defaultValue: "the bundle's", help: "the app's package name; must match the bundle's"),
+            .init(name: "track", type: "String", defaultValue: "\"internal\"", help: "internal, alpha, beta, production or a custom track"),
+            .init(name: "releaseNotes", type: "[String: String]", defaultValue: "[:]", help: "notes per language tag (\"en-US\"), at most 500 characters each"),
+            .init(name: "status", type: "PlayReleaseStatus", defaultValue: ".completed", help: ".draft, .inProgress (staged, needs rolloutFraction), .halted, .completed"),
+            .init(name: "rolloutFraction", type: "Double?", defaultValue: "nil", help: "share of users for a staged rollout, 0 < f < 1"),
+            .init(name: "releaseName", type: "String?", defaultValue: "nil", help: "the release's name in Play Console"),
+        ],
+        example: #"try await lane.uploadToPlayStore(bundle: "build/app.aab", track: "internal", releaseNotes: ["en-US": notes])"#,
+        dryRun: "preflight (token, app, version code), opening a private edit that is deleted again; says what would be uploaded where",
+        rollback: "deletes the edit this run opened before it was committed; a committed release stays (rollback says so)"
+    )
+}

@@ -1,0 +1,159 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// An in-process model of App Store Connect's build-upload and TestFlight API, strict like the real one.
+///
+/// Verifies every token's ES256 signature with the test key's public key and its header and
+/// claims (kid, typ, iss, aud, iat, exp at most 20 minutes after iat); rejects JSON:API bodies
+/// with missing or extra members and unknown query parameters; hands out upload operations in
+/// several parts, each with its own required headers and an expiring URL; checks that a part
+/// comes without the token, with the headers asked for and exactly its bytes (written to disk at
+/// their offset); checks the committed SHA-256 against the bytes received; moves the build upload
+/// through AWAITING_UPLOAD → PROCESSING → COMPLETE (or FAILED with Apple-style errors); and
+/// injects faults.
+final class FakeAppStoreConnect: @unchecked Sendable {
+    struct Fault {
+        var method: String?
+        var pathContains: String
+        var remaining: Int
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    struct BuildUpload { var appID: String; var version: String; var build: String; var platform: String; var state: String; var polls = 0; var buildID: String?; var fileIDs: [String] = [] }
+    struct UploadFile { var uploadID: String; var name: String; var size: Int64; var parts: [(offset: Int64, length: Int64, token: String)]; var received: Set<Int> = []; var storage: String; var committed = false }
+    struct Build { var appID: String; var version: String; var shortVersion: String; var processingState: String; var polls = 0; var encryption: Bool?; var groups: [String] = []; var whatsNew: [String: String] = [:]; var submitted = false }
+
+    let lock = NSLock()
+    var apps: [String: (bundleID: String, name: String)] = ["app-1": ("com.acme.rocket", "Rocket")]
+    var groups: [String: (appID: String, name: String)] = ["group-qa": ("app-1", "QA"), "group-ext": ("app-1", "Friends")]
+    var uploads: [String: BuildUpload] = [:]
+    var files: [String: UploadFile] = [:]
+    var builds: [String: Build] = [:]
+    var localizations: [String: (buildID: String, locale: String, whatsNew: String)] = [:]
+    var faults: [Fault] = []
+    var requestLog: [String] = []
+    var partRequests: [(path: String, headers: [String: String])] = []
+    var nextID = 1
+    let storageFolder: String
+
+    /// Parts the file is split into, at most.
+    var partCount = 3
+    /// GETs of a build upload in PROCESSING before it completes.
+    var processingPolls = 2
+    /// GETs of a new build before it is VALID.
+    var buildProcessingPolls = 1
+    /// When set, processing ends FAILED with these (code, message) errors.
+    var processingErrors: [(String, String)]?
+    /// Seconds until upload URLs expire (negative: already expired).
+    var uploadURLLifetime: Double = 3600
+    /// When true, the operations handed out miss the file's last byte.
+    var leaveGap = false
+    /// When true, every token is refused as Apple refuses a revoked key.
+    var revoked = false
+    let publicKey: P256.Signing.PublicKey
+    let keyID: String
+    let issuerID: String
+
+    private(set) var server: TestServer?
+    var baseURL: String { server?.baseURL ?? "" }
+
+    init(publicKey: P256.Signing.PublicKey = StoreFixtures.appleKey.publicKey, keyID: String = StoreFixtures.appleKeyID,
+         issuerID: String = StoreFixtures.appleIssuerID) throws {
+        self.publicKey = publicKey
+        self.keyID = keyID
+        self.issuerID = issuerID
+        storageFolder = NSTemporaryDirectory() + "fake-asc-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
+    }
+
+    func start() async throws {
+        server = try await TestServer.start { [self] request, _ in try await self.handle(request) }
+    }
+
+    func stop() {
+        server?.stop()
+        try? FileManager.default.removeItem(atPath: storageFolder)
+    }
+
+    // MARK: - Test controls and inspection
+
+    func fail(_ count: Int, method: String? = nil, path: String, status: Int = 503, headers: [String: String] = [:], body: String = "") {
+        lock.withLock { faults.append(Fault(method: method, pathContains: path, remaining: count, status: status, headers: headers, body: body)) }
+    }
+
+    var log: [String] { lock.withLock { requestLog } }
+    var allUploads: [String: BuildUpload] { lock.withLock { uploads } }
+    var allBuilds: [String: Build] { lock.withLock { builds } }
+    var parts: [(path: String, headers: [String: String])] { lock.withLock { partRequests } }
+
+    /// Adds a build as if an earlier upload had completed.
+    func addBuild(version: String, build: String, state: String = "VALID") -> String {
+        lock.withLock {
+            let id = "build-\(nextID)"; nextID += 1
+            builds[id] = Build(appID: "app-1", version: build, shortVersion: version, processingState: state)
+            return id
+        }
+    }
+
+    func addUpload(version: String, build: String, state: String) -> String {
+        lock.withLock {
+            let id = "upload-\(nextID)"; nextID += 1
+            uploads[id] = BuildUpload(appID: "app-1", version: version, build: build, platform: "IOS", state: state)
+            return id
+        }
+    }
+
+    func newID(_ prefix: String) -> String {
+        defer { nextID += 1 }
+        return "\(prefix)-\(nextID)"
+    }
+
+    // MARK: - Dispatch
+
+    func handle(_ request: Request) async throws -> Response {
+        let (path, query) = request.pathAndQuery
+        let method = request.method.rawValue
+        let fault: Fault? = lock.withLock {
+            requestLog.append("\(method) \(path)")
+            guard let index = faults.firstIndex(where: { ($0.method == nil || $0.method == method) && path.contains($0.pathContains) && $0.remaining > 0 }) else { return nil }
+            faults[index].remaining -= 1
+            return faults[index]
+        }
+        if let fault { return Reply.text(fault.status, fault.body, contentType: "application/json", headers: fault.headers) }
+        if path.hasPrefix("/upload/") { return try await receivePart(request, path: path, query: query) }
+        if let refusal = checkToken(request.header("authorization")) { return refusal }
+        let body = try await request.readBody(keeping: 1 << 20).bytes
+        return lock.withLock { route(method, path, query, body) }
+    }
+
+    /// Apple's error document.
+    static func error(_ status: Int, _ code: String, _ title: String, _ detail: String) -> Response {
+        Reply.json(status, ["errors": [["status": String(status), "code": code, "title": title, "detail": detail]]])
+    }
+
+    // MARK: - Token
+
+    func checkToken(_ authorization: String?) -> Response? {
+        let unauthorized = Self.error(401, "NOT_AUTHORIZED", "Authentication credentials are missing or invalid.",
+                                      "Provide a properly configured and signed bearer token, and make sure that it has not expired.")
+        guard !revoked, let authorization, authorization.hasPrefix("Bearer ") else { return unauthorized }
+        let token = String(authorization.dropFirst("Bearer ".count))
+        let verified = VerifiedJWT.verify(token) { input, signature in
+            guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return publicKey.isValidSignature(signature, for: input)
+        }
+        guard case .success(let jwt) = verified else { return unauthorized }
+        let now = Int(Date().timeIntervalSince1970)
+        guard jwt.header["alg"] as? String == "ES256", jwt.header["kid"] as? String == keyID, jwt.header["typ"] as? String == "JWT",
+              Set(jwt.header.keys) == ["alg", "kid", "typ"],
+              jwt.claims["iss"] as? String == issuerID, jwt.claims["aud"] as? String == "appstoreconnect-v1",
+              Set(jwt.claims.keys) == ["iss", "iat", "exp", "aud"],
+              let iat = jwt.claims["iat"] as? Int, let exp = jwt.claims["exp"] as? Int,
+              iat <= now + 60, exp > now, exp - iat <= 1200 else { return unauthorized }
+        return nil
+    }
+}

@@ -1,0 +1,156 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Edits, tracks and bundle uploads of the fake Google Play (routes are called under `lock`).
+extension FakeGooglePlay {
+    func route(_ method: String, _ rest: [String], _ body: [UInt8]) -> Response {
+        /// The path's wildcards when `method` and `pattern` ("edits/*") match the request.
+        func m(_ wanted: String, _ pattern: String) -> [String]? {
+            let expected = pattern.split(separator: "/").map(String.init)
+            guard wanted == method, expected.count == rest.count else { return nil }
+            var captures: [String] = []
+            for (want, have) in zip(expected, rest) {
+                if want == "*" { captures.append(have) } else if want != have { return nil }
+            }
+            return captures
+        }
+        if m("POST", "edits") != nil {
+            let id = "edit-\(nextID)"; nextID += 1
+            edits[id] = Edit()
+            return Reply.json(200, ["id": id, "expiryTimeSeconds": String(Int(Date().timeIntervalSince1970) + 7 * 86400)])
+        } else if let c = m("GET", "edits/*") {
+            let id = c[0];
+            guard edits[id] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return Reply.json(200, ["id": id])
+        } else if let c = m("DELETE", "edits/*") {
+            let id = c[0];
+            guard edits.removeValue(forKey: id) != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return Reply.empty(204)
+        } else if let c = m("POST", "edits/*"), { () -> Bool in let commit = c[0]; return commit.hasSuffix(":commit") }() {
+            let commit = c[0];
+            let id = String(commit.dropLast(":commit".count))
+            guard let edit = edits.removeValue(forKey: id) else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            for (name, track) in edit.tracks { committedTracks[name] = track }
+            for bundle in edit.bundles { usedVersionCodes.insert(bundle.versionCode) }
+            return Reply.json(200, ["id": id])
+        } else if let c = m("GET", "edits/*/bundles") {
+            let id = c[0];
+            guard let edit = edits[id] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return Reply.json(200, ["kind": "androidpublisher#bundlesListResponse",
+                                    "bundles": edit.bundles.map { ["versionCode": $0.versionCode, "sha256": $0.sha256] }])
+        } else if let c = m("GET", "edits/*/tracks") {
+            let id = c[0];
+            guard edits[id] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return Reply.json(200, ["kind": "androidpublisher#tracksListResponse", "tracks": committedTracks.values.map { $0 }])
+        } else if let c = m("PUT", "edits/*/tracks/*") {
+            let id = c[0]; let track = c[1];
+            guard let edit = edits[id] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return updateTrack(id, edit, track, body)
+        } else {
+            return Self.error(404, "Not found", "NOT_FOUND")
+        }
+    }
+
+    func updateTrack(_ id: String, _ edit: Edit, _ track: String, _ body: [UInt8]) -> Response {
+        func invalid(_ message: String) -> Response { Self.error(400, message, "INVALID_ARGUMENT") }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], Set(object.keys) == ["track", "releases"],
+              object["track"] as? String == track, let releases = object["releases"] as? [[String: Any]], releases.count == 1 else {
+            return invalid("Invalid JSON payload: expected track and releases")
+        }
+        let release = releases[0]
+        let unknown = Set(release.keys).subtracting(["name", "versionCodes", "status", "userFraction", "releaseNotes"])
+        guard unknown.isEmpty else { return invalid("Invalid JSON payload received. Unknown name \"\(unknown.sorted()[0])\"") }
+        guard let codes = release["versionCodes"] as? [String], !codes.isEmpty,
+              codes.allSatisfy({ code in edit.bundles.contains { String($0.versionCode) == code } }) else {
+            return invalid("Version codes must be uploaded in this edit")
+        }
+        guard let status = release["status"] as? String, ["draft", "inProgress", "halted", "completed"].contains(status) else {
+            return invalid("Invalid status")
+        }
+        let fraction = release["userFraction"] as? Double
+        guard (fraction != nil) == (status == "inProgress" || status == "halted"), fraction.map({ $0 > 0 && $0 < 1 }) ?? true else {
+            return invalid("A user fraction goes with a staged rollout only")
+        }
+        if let notes = release["releaseNotes"] {
+            guard let list = notes as? [[String: Any]], list.allSatisfy({ Set($0.keys) == ["language", "text"] }) else { return invalid("Invalid release notes") }
+        }
+        edits[id]?.tracks[track] = ["track": track, "releases": [release]]
+        return Reply.json(200, ["track": track, "releases": [release]])
+    }
+
+    // MARK: - Bundle uploads
+
+    func uploadBundle(_ request: Request, path: String, query: [String: String]) async throws -> Response {
+        let rest = path.split(separator: "/").map(String.init)
+        guard rest.count == 4, rest[0] == packageName, rest[1] == "edits", rest[3] == "bundles", lock.withLock({ edits[rest[2]] != nil }) else {
+            return Self.error(404, "Not found", "NOT_FOUND")
+        }
+        let editID = rest[2]
+        switch query["uploadType"] {
+        case "media":
+            let storage = storageFolder + "/\(UUID().uuidString)"
+            _ = FileManager.default.createFile(atPath: storage, contents: nil)
+            guard let handle = FileHandle(forWritingAtPath: storage) else { return Reply.text(500, "storage") }
+            var count = 0
+            for try await chunk in request.body { count += chunk.readableBytes; handle.write(Data(chunk.readableBytesView)) }
+            try handle.close()
+            guard String(count) == request.header("content-length") else { return Self.error(400, "Incomplete body", "INVALID_ARGUMENT") }
+            return lock.withLock { finishBundle(editID: editID, storage: storage) }
+        case "resumable":
+            guard let total = Int64(request.header("x-upload-content-length") ?? ""), total > 0,
+                  request.header("x-upload-content-type") == "application/octet-stream" else {
+                return Self.error(400, "X-Upload-Content-Length and X-Upload-Content-Type are required", "INVALID_ARGUMENT")
+            }
+            let id = UUID().uuidString
+            let storage = storageFolder + "/\(id)"
+            _ = FileManager.default.createFile(atPath: storage, contents: nil)
+            lock.withLock { sessions[id] = Session(editID: editID, total: total, received: 0, storage: storage) }
+            return Reply.empty(200, headers: ["Location": "\(baseURL)/upload/session/\(id)?upload_id=\(id)"])
+        default:
+            return Self.error(400, "uploadType must be media or resumable", "INVALID_ARGUMENT")
+        }
+    }
+
+    /// One chunk of a resumable upload (or a status query, `bytes */N`).
+    func resumableChunk(_ request: Request, id: String) async throws -> Response {
+        guard let session = lock.withLock({ () -> Session? in
+            authorizationOnSession.append(request.header("authorization"))
+            return sessions[id]
+        }) else { return Self.error(404, "No such upload session", "NOT_FOUND") }
+        func incomplete(_ received: Int64) -> Response {
+            Reply.empty(308, headers: received > 0 ? ["Range": "bytes=0-\(received - 1)"] : [:])
+        }
+        let range = request.header("content-range") ?? ""
+        if range == "bytes */\(session.total)" { return incomplete(session.received) }
+        let pattern = #/^bytes (\d+)-(\d+)/(\d+)$/#
+        guard let match = range.wholeMatch(of: pattern), let first = Int64(match.1), let last = Int64(match.2), Int64(match.3) == session.total,
+              first == session.received, last >= first, last < session.total else {
+            return Self.error(400, "Content-Range \(range) does not continue the upload at \(session.received)", "INVALID_ARGUMENT")
+        }
+        let isLast = last + 1 == session.total
+        guard isLast || (last + 1 - first) % (256 * 1024) == 0 else { return Self.error(400, "chunks must be multiples of 256 KiB", "INVALID_ARGUMENT") }
+        guard let handle = FileHandle(forWritingAtPath: session.storage) else { return Reply.text(500, "storage") }
+        try handle.seek(toOffset: UInt64(first))
+        var count: Int64 = 0
+        for try await chunk in request.body { count += Int64(chunk.readableBytes); handle.write(Data(chunk.readableBytesView)) }
+        try handle.close()
+        guard count == last - first + 1 else { return Self.error(400, "the body does not match Content-Range", "INVALID_ARGUMENT") }
+        return lock.withLock {
+            sessions[id]?.received = last + 1
+            guard isLast else { return incomplete(last + 1) }
+            sessions[id] = nil
+            return finishBundle(editID: session.editID, storage: session.storage)
+        }
+    }
+
+    func finishBundle(editID: String, storage: String) -> Response {
+        guard edits[editID] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+        let sha256 = FakeAppStoreConnect.sha256(ofFile: storage)
+        let code = nextVersionCode
+        guard !usedVersionCodes.contains(code) else { return Self.error(403, "APK specifies a version code that has already been used.", "PERMISSION_DENIED") }
+        edits[editID]?.bundles.append((code, sha256))
+        return Reply.json(200, ["versionCode": code, "sha1": "unused", "sha256": sha256])
+    }
+}

@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+import _CryptoExtras
+
+/// An in-process model of Google's token endpoint and the Android Publisher API's edits, strict like the real ones.
+///
+/// The token endpoint verifies the assertion's RS256 signature with the service account's public
+/// key and its claims (iss, scope, aud = the token URL, iat, exp at most an hour later). The API
+/// accepts only tokens it issued; edits hold uploaded bundles (simple or resumable, bytes checked
+/// against the Content-Range and stored on disk) and track releases until committed; track
+/// updates with unknown members, unknown version codes or a fraction without a staged status are
+/// refused; faults can be injected.
+final class FakeGooglePlay: @unchecked Sendable {
+    struct Edit { var bundles: [(versionCode: Int64, sha256: String)] = []; var tracks: [String: [String: Any]] = [:] }
+    struct Session { var editID: String; var total: Int64; var received: Int64; var storage: String }
+    struct Fault { var method: String?; var pathContains: String; var remaining: Int; var status: Int; var body: String }
+
+    let lock = NSLock()
+    let packageName: String
+    var publicKey: _RSA.Signing.PublicKey?
+    var edits: [String: Edit] = [:]
+    var sessions: [String: Session] = [:]
+    var committedTracks: [String: [String: Any]] = [:]
+    var usedVersionCodes: Set<Int64> = []
+    var issuedTokens: Set<String> = []
+    var faults: [Fault] = []
+    var requestLog: [String] = []
+    var authorizationOnSession: [String?] = []
+    var nextID = 1
+    /// The version code the next uploaded bundle gets.
+    var nextVersionCode: Int64 = 42
+    let storageFolder: String
+
+    private(set) var server: TestServer?
+    var baseURL: String { server?.baseURL ?? "" }
+    var tokenURL: String { baseURL + "/token" }
+
+    init(packageName: String = "com.acme.rocket", publicKey: _RSA.Signing.PublicKey? = StoreFixtures.googleKey?.publicKey) throws {
+        self.packageName = packageName
+        self.publicKey = publicKey
+        storageFolder = NSTemporaryDirectory() + "fake-play-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
+    }
+
+    func start() async throws {
+        server = try await TestServer.start { [self] request, _ in try await self.handle(request) }
+    }
+
+    func stop() {
+        server?.stop()
+        try? FileManager.default.removeItem(atPath: storageFolder)
+    }
+
+    func fail(_ count: Int, method: String? = nil, path: String, status: Int = 503, body: String = "") {
+        lock.withLock { faults.append(Fault(method: method, pathContains: path, remaining: count, status: status, body: body)) }
+    }
+
+    var log: [String] { lock.withLock { requestLog } }
+    var openEdits: [String: Edit] { lock.withLock { edits } }
+    var tracks: [String: [String: Any]] { lock.withLock { committedTracks } }
+
+    static func error(_ status: Int, _ message: String, _ state: String) -> Response {
+        Reply.json(status, ["error": ["code": status, "message": message, "status": state]])
+    }
+
+    func handle(_ request: Request) async throws -> Response {
+        let (path, query) = request.pathAndQuery
+        let method = request.method.rawValue
+        let fault: Fault? = lock.withLock {
+            requestLog.append("\(method) \(path)" + (query["uploadType"].map { "?uploadType=\($0)" } ?? ""))
+            guard let index = faults.firstIndex(where: { ($0.method == nil || $0.method == method) && path.contains($0.pathContains) && $0.remaining > 0 }) else { return nil }
+            faults[index].remaining -= 1
+            return faults[index]
+        }
+        if let fault { return Reply.text(fault.status, fault.body, contentType: "application/json") }
+        if path == "/token" { return try await token(request) }
+        if path.hasPrefix("/upload/session/") { return try await resumableChunk(request, id: String(path.dropFirst("/upload/session/".count))) }
+        guard let authorization = request.header("authorization"), authorization.hasPrefix("Bearer "),
+              lock.withLock({ issuedTokens.contains(String(authorization.dropFirst(7))) }) else {
+            return Self.error(401, "Request had invalid authentication credentials.", "UNAUTHENTICATED")
+        }
+        let prefix = "/androidpublisher/v3/applications/"
+        let uploadPrefix = "/upload" + prefix
+        if path.hasPrefix(uploadPrefix) { return try await uploadBundle(request, path: String(path.dropFirst(uploadPrefix.count)), query: query) }
+        guard path.hasPrefix(prefix) else { return Self.error(404, "Not found", "NOT_FOUND") }
+        let rest = path.dropFirst(prefix.count).split(separator: "/").map(String.init)
+        guard rest.first == packageName else { return Self.error(404, "Package not found: \(rest.first ?? "").", "NOT_FOUND") }
+        let body = try await request.readBody().bytes
+        return lock.withLock { route(method, Array(rest.dropFirst()), body) }
+    }
+
+    // MARK: - Token
+
+    func token(_ request: Request) async throws -> Response {
+        let form = String(decoding: try await request.readBody().bytes, as: UTF8.self)
+        var fields: [String: String] = [:]
+        for pair in form.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        let refused = Reply.json(400, ["error": "invalid_grant", "error_description": "Invalid JWT Signature."])
+        guard request.header("content-type")?.hasPrefix("application/x-www-form-urlencoded") == true,
+              fields["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = fields["assertion"], let publicKey else { return refused }
+        let verified = VerifiedJWT.verify(assertion) { input, signature in
+            publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+        }
+        guard case .success(let jwt) = verified else { return refused }
+        let now = Int(Date().timeIntervalSince1970)
+        guard jwt.header["alg"] as? String == "RS256", jwt.claims["iss"] as? String == StoreFixtures.googleEmail,
+              jwt.claims["scope"] as? String == "https://www.googleapis.com/auth/androidpublisher", jwt.claims["aud"] as? String == tokenURL,
+              let iat = jwt.claims["iat"] as? Int, let exp = jwt.claims["exp"] as? Int, iat <= now + 60, exp > now, exp - iat <= 3600 else {
+            return Reply.json(400, ["error": "invalid_grant", "error_description": "Invalid JWT: claims rejected."])
+        }
+        let token = "ya29.test-" + UUID().uuidString
+        lock.withLock { _ = issuedTokens.insert(token) }
+        return Reply.json(200, ["access_token": token, "expires_in": 3599, "token_type": "Bearer"])
+    }
+}
