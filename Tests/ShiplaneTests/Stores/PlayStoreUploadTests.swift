@@ -38,8 +38,10 @@ struct StoresPlayStoreUploadTests {
             let path = try StoreFixtures.makeAAB(at: folder + "/app.aab", payloadBytes: 3 << 20)
             play.fail(1, method: "PUT", path: "/upload/session/", status: 503)
             let request = PlayStoreRequest(bundle: path, track: "internal", resumableThreshold: 1 << 20, chunkSize: 1 << 20)
-            let result = await runStoreLane(PlayAction(request: request), folder: folder, variables: environment).result
+            let (result, messages) = await runStoreLane(PlayAction(request: request), folder: folder, variables: environment)
             #expect(result.succeeded, "\(allText(result.failure))")
+            #expect(messages.contains { $0.contains("as a resumable upload") })
+            #expect(messages.contains { $0.hasSuffix("sent, 33%") || $0.hasSuffix("sent, 32%") }, "progress is shown: \(messages)")
             let puts = play.log.filter { $0.hasPrefix("PUT /upload/session/") }
             #expect(puts.count == 5, "four chunks, one of them twice: \(puts)")
             #expect(play.log.contains { $0.hasSuffix("bundles?uploadType=resumable") })

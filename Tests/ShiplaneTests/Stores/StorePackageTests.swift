@@ -71,6 +71,19 @@ struct StoresPackageTests {
         #expect((jwt.claims["exp"] as? Int ?? 0) - (jwt.claims["iat"] as? Int ?? 0) <= 1200)
     }
 
+    @Test func aTokenIsMintedAnewBeforeItCouldExpireDuringALongUpload() throws {
+        let credentials = try AppStoreConnectCredentials.fromEnvironment(StoreFixtures.appleEnvironment(apiURL: "http://127.0.0.1:1"), workingDirectory: "/")
+        let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let source = AppStoreConnectTokenSource(credentials: credentials, now: { clock.now })
+        let first = try source.token()
+        clock.advance(5 * 60)
+        #expect(try source.token() == first)
+        clock.advance(6 * 60)
+        let second = try source.token()
+        #expect(second != first)
+        #expect(source.mintedTokens == [first, second], "every minted token is known for redaction")
+    }
+
     @Test func keysThatAreNotP256AreNamed() throws {
         #expect(throws: StoreCredentialsError.self) { try AppStoreConnectCredentials.parsePrivateKey("just text") }
         let rsa = try #require(StoreFixtures.googleKey?.pemRepresentation)
@@ -110,4 +123,12 @@ struct StoresPackageTests {
         #expect(SecretRedactor().redact("eyJust a word") == "eyJust a word")
         #expect(LaneEnvironment.looksSecret("GOOGLE_PLAY_SERVICE_ACCOUNT_JSON"))
     }
+}
+
+private final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date) { current = start }
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
 }

@@ -70,8 +70,13 @@ struct PlayStorePublisher: Sendable {
             let size = plan.manifest.fileSize
             log("uploading \(URL(fileURLWithPath: request.bundle).lastPathComponent) (\(ByteCountFormatter.string(fromByteCount: size, countStyle: .file)))" +
                 (size > request.resumableThreshold ? " as a resumable upload" : ""))
+            let log = self.log
             let bundle = try await client.uploadBundle(editID: plan.editID, path: request.bundle, size: size,
-                                                       resumableThreshold: request.resumableThreshold, chunkSize: request.chunkSize) { _ in }
+                                                       resumableThreshold: request.resumableThreshold, chunkSize: request.chunkSize) { sent in
+                if size > request.resumableThreshold, sent < size {
+                    log("\(ByteCountFormatter.string(fromByteCount: sent, countStyle: .file)) of \(ByteCountFormatter.string(fromByteCount: size, countStyle: .file)) sent, \(Int((Double(sent) * 100 / Double(max(1, size))).rounded()))%")
+                }
+            }
             guard let code = bundle.versionCode else {
                 throw StoreAPIError(service: GooglePlayClient.service, operation: "upload the bundle", status: 200,
                                     details: ["the answer has no versionCode"])

@@ -105,7 +105,7 @@ extension LaneContext {
 extension UploadToPlayStore: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Stores",
-        summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",
+        summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release. Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",
         signature: "try await lane.uploadToPlayStore(bundle: String, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil) -> Int64",
         parameters: [
             .init(name: "bundle", type: "String", defaultValue: nil, help: "the .aab; package name and version code are read from its manifest"),

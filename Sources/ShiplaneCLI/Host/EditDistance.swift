@@ -1,0 +1,18 @@
+import Foundation
+import Shiplane
+
+/// Levenshtein distance, for "did you mean".
+func editDistance(_ left: String, _ right: String) -> Int {
+    let a = Array(left), b = Array(right)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
