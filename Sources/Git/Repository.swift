@@ -45,6 +45,9 @@ public final class Repository: @unchecked Sendable {
     /// True for a repository with no work tree.
     public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
 
+    /// True for a shallow clone (`git clone --depth N`): history stops at the commits in `.git/shallow`.
+    public var isShallow: Bool { git_repository_is_shallow(pointer) == 1 }
+
     /// The work tree's root folder (no trailing slash), or nil for a bare repository.
     public var workingDirectory: String? {
         guard let path = git_repository_workdir(pointer) else { return nil }

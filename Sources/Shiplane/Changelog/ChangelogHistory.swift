@@ -25,7 +25,7 @@ struct ChangelogHistory {
     init(lane: LaneContext, releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) throws {
         self.tagFilter = releaseTags
         self.merges = merges
-        repository = try lane.repository()
+        repository = try lane.historyRepository()
         // The URL as written in the config: `url.*.insteadOf` rewrites are for transport, and
         // links must point at the public host.
         let url = (try? repository.configString("remote.origin.url")) ?? nil

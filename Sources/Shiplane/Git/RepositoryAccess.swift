@@ -31,6 +31,7 @@ public enum RepositoryProblem: ReportableError, Equatable {
     case notOwner(path: String, detail: String)
     case noCommits(branch: String)
     case detachedHead(commit: String)
+    case shallowClone(path: String)
 
     public var message: String {
         switch self {
@@ -39,6 +40,8 @@ public enum RepositoryProblem: ReportableError, Equatable {
         case .notOwner(let path, _): "the repository at \(path) is owned by another user"
         case .noCommits(let branch): "the repository has no commits yet (branch \(branch) is unborn)"
         case .detachedHead(let commit): "HEAD is detached at \(commit), not on a branch"
+        case .shallowClone(let path):
+            "\(path) is a shallow clone: its history is cut off, so the last release tag and the commits since it cannot be known"
         }
     }
 
@@ -57,6 +60,8 @@ public enum RepositoryProblem: ReportableError, Equatable {
             "if you trust it, run `git config --global --add safe.directory \(path)` (as git asks), "
                 + "or set SHIPLANE_TRUST_REPOSITORY_OWNER=1 (for CI containers that check out as another user)"
         case .noCommits: "make a first commit, then run again"
+        case .shallowClone:
+            "fetch the whole history with `git fetch --unshallow --tags` (GitHub Actions: actions/checkout with `fetch-depth: 0`; GitLab CI: `GIT_DEPTH: 0`), then run again"
         case .detachedHead:
             "check out a branch (`git switch main`); in CI, Shiplane reads the branch from the CI's variables "
                 + "(GITHUB_REF_NAME, CI_COMMIT_BRANCH, BRANCH_NAME, ...) when one is set"

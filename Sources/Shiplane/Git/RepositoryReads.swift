@@ -2,6 +2,15 @@ import Foundation
 internal import Git
 
 extension LaneContext {
+    /// The repository, for a step that reads history: a shallow clone is refused, since what it
+    /// lacks (older commits, the tags on them) would silently give a wrong version or changelog.
+    /// - Throws: `RepositoryProblem.shallowClone`.
+    func historyRepository() throws -> Repository {
+        let repository = try repository()
+        guard !repository.isShallow else { throw RepositoryProblem.shallowClone(path: workingDirectory) }
+        return repository
+    }
+
     /// The commit HEAD points at.
     /// - Throws: `RepositoryProblem.noCommits` on an unborn branch.
     func headCommit(of repository: Repository) throws -> ObjectID {
@@ -13,7 +22,7 @@ extension LaneContext {
 
     /// The nearest release tag reachable from HEAD, or nil when there is none.
     func lastReleaseTag(includePrereleases: Bool = true) throws -> Tag? {
-        let repository = try repository()
+        let repository = try historyRepository()
         let head = try headCommit(of: repository)
         return try git {
             try repository.lastTag(reachableFrom: head) { ReleaseHistory.isReleaseTag($0.name, includePrereleases: includePrereleases) }
@@ -23,7 +32,7 @@ extension LaneContext {
     /// The level the conventional commits since the last release tag call for.
     /// - Throws: `NothingToRelease` when no commit is a feat, fix, perf or breaking change.
     func releaseLevelSinceLastTag(currentVersion: SemanticVersion) throws -> BumpLevel {
-        let repository = try repository()
+        let repository = try historyRepository()
         let head = try headCommit(of: repository)
         let last = try lastReleaseTag()
         var messages: [String] = []
@@ -41,7 +50,7 @@ extension LaneContext {
 
     /// The number of commits reachable from HEAD (`git rev-list --count HEAD`).
     func commitCount() throws -> Int {
-        let repository = try repository()
+        let repository = try historyRepository()
         let head = try headCommit(of: repository)
         return try git { try repository.commitCount(from: head) }
     }
