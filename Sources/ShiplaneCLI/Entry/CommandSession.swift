@@ -16,6 +16,7 @@ struct CommandSession {
 
     init(arguments: [String], environment: [String: String], currentDirectory: String) throws {
         let (globals, rest) = try GlobalOptions.extract(from: arguments)
+        try Self.checkReportPaths(globals, currentDirectory: currentDirectory)
         self.globals = globals
         self.rest = rest
         self.currentDirectory = currentDirectory
@@ -47,6 +48,34 @@ struct CommandSession {
         redactor = SecretRedactor(secrets: Array(laneEnvironment.secretValues))
         out.redactor = redactor
         err.redactor = redactor
+    }
+
+    /// `--report-json` and `--junit` must be writable before anything runs: a release must not
+    /// happen and then fail to say so. Every problem is listed at once.
+    /// - Throws: `UsageError`.
+    static func checkReportPaths(_ globals: GlobalOptions, currentDirectory: String) throws {
+        var problems: [(key: String, value: String)] = []
+        for (option, path) in [("--report-json", globals.reportJSON), ("--junit", globals.junit)] {
+            guard let path else { continue }
+            let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+            let folder = (full as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder) {
+                if isFolder.boolValue { problems.append((option, "\(path) is a folder")) } else if access(full, W_OK) != 0 {
+                    problems.append((option, "\(path) cannot be written"))
+                }
+            } else if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+                problems.append((option, "the folder \(folder) does not exist"))
+            } else if access(folder, W_OK) != 0 {
+                problems.append((option, "the folder \(folder) cannot be written"))
+            }
+        }
+        guard !problems.isEmpty else { return }
+        throw UsageError(
+            problems.count == 1 ? "a report could not be written there" : "the reports could not be written there",
+            suggestion: "give a path in a folder that exists and is writable; nothing was run",
+            info: problems
+        )
     }
 
     /// Prints the error tree to standard error and returns its exit code.

@@ -143,3 +143,17 @@ struct ExitCodeTests {
         #expect(text.contains("lane wait was interrupted"), "\(text)")
     }
 }
+
+/// Report paths are checked before anything runs: a release never happens and then fails to say so.
+@Suite("Report paths are checked before any effect")
+struct ReportPathTests {
+    @Test func anUnwritableReportStopsTheRunBeforeItStarts() throws {
+        let repo = try versionedRepository()
+        let result = try repo.shiplane(["--report-json", "missing/report.json", "--junit", "README.md/junit.xml", "bump", "patch", "--commit"])
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stderr.contains("--report-json") && result.stderr.contains("missing does not exist"), "\(result.all)")
+        #expect(result.stderr.contains("--junit"), "both problems are listed")
+        #expect(repo.read("VERSION") == "1.2.3\n", "nothing ran")
+        #expect(try repo.git("log", "--format=%s", "-1") == "chore: version files")
+    }
+}
