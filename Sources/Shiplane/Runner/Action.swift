@@ -66,7 +66,7 @@ public struct StepContext: Sendable {
         let fileSystem = lane.fileSystem
         guard before != data else { return nil }
         try fileSystem.write(data, to: path)
-        let label = name ?? path
+        let label = name ?? lane.displayPath(path)
         registerUndo(before == nil ? "remove \(label)" : "restore \(label)") {
             guard try fileSystem.contents(of: path) == data else {
                 throw ShiplaneError("\(label) changed after Shiplane wrote it; left as it is")

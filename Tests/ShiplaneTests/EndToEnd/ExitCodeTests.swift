@@ -141,6 +141,7 @@ struct ExitCodeTests {
         #expect(Date().timeIntervalSince(started) < 25, "the lane's `sleep 30` was stopped, not waited for")
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/wait-mark.txt"), "\(text)")
         #expect(text.contains("lane wait was interrupted"), "\(text)")
+        #expect(text.contains("undone: remove wait-mark.txt"), "\(text)")
     }
 }
 
