@@ -7,10 +7,10 @@ import Shiplane
 /// `shiplane` compiles `Lanes/*.swift` with a generated entry that calls `LaneHost.main`, then
 /// hands over the command line (`--shiplane-root ROOT [global options] LANE [lane options]`).
 public enum LaneHost {
-    public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type]) async -> Never {
+    public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = []) async -> Never {
         let environment = ProcessInfo.processInfo.environment
         let code = await run(
-            arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks,
+            arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks, locations: locations,
             environment: environment, currentDirectory: FileManager.default.currentDirectoryPath
         )
         exit(code)
@@ -19,7 +19,7 @@ public enum LaneHost {
     /// Runs the command line and returns the exit code; everything the run prints goes to the
     /// process's standard output and error.
     public static func run(
-        arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type],
+        arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = [],
         environment: [String: String], currentDirectory: String
     ) async -> Int32 {
         var arguments = arguments
@@ -36,6 +36,7 @@ public enum LaneHost {
             return CommandSession.fail(error, environment: environment)
         }
         do {
+            try LaneDeclarationError.check(lanes, locations: locations)
             try session.loadDotEnv(root: root)
             guard let command = session.rest.first else {
                 session.out.line(listing(catalog, root: root, environment: environment))

@@ -38,7 +38,10 @@ struct LaneCompiler {
             }
             sources.append((String(file.dropFirst(root.count + 1)), file, String(decoding: data, as: UTF8.self)))
         }
-        let found = LaneDiscovery.scan(sources.map(\.text))
+        let found = LaneDiscovery.scan(sources.map { (path: $0.relative, text: $0.text) })
+        guard found.problems.isEmpty else {
+            throw CompileFailure(diagnostics: found.problems, command: "shiplane (reading the lane declarations)")
+        }
         guard !found.lanes.isEmpty else {
             throw EnvironmentProblem(
                 "no lanes found in \(lanesFolder)",
@@ -133,7 +136,8 @@ struct LaneCompiler {
             static func main() async {
                 await LaneHost.main(
                     lanes: [\(found.lanes.map { "\($0).self" }.joined(separator: ", "))],
-                    hooks: [\(found.hooks.map { "\($0).self" }.joined(separator: ", "))]
+                    hooks: [\(found.hooks.map { "\($0).self" }.joined(separator: ", "))],
+                    locations: [\(found.locations.map(swiftStringLiteral).joined(separator: ", "))]
                 )
             }
         }
@@ -218,4 +222,10 @@ public struct CompileFailure: ReportableError {
 
     public var suggestion: String? { "fix the lane file at the line shown, then run again" }
     public var category: ErrorCategory { .compile }
+}
+
+/// `text` as a Swift string literal for generated code.
+func swiftStringLiteral(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        .replacingOccurrences(of: "\n", with: "\\n") + "\""
 }

@@ -6,25 +6,52 @@ import Foundation
 /// conformances: `struct Release: Lane`, `final class Nightly: Lane, Sendable`,
 /// `extension Deploy: Lane`. Hooks likewise list `LaneHooks`. Nested types are found by their
 /// qualified name. Comments and string literals are skipped, so a lane in a comment is not one.
-/// `private`/`fileprivate` types are skipped: the generated entry could not see them.
+/// A `private`/`fileprivate` or generic lane is a mistake the compile step reports with its
+/// file and line (the generated entry could not see or name it), never a lane that silently
+/// disappears.
 public enum LaneDiscovery {
     public struct Found: Equatable {
         public var lanes: [String]
         public var hooks: [String]
+        /// Where each lane is declared (`Lanes/Release.swift:12`), in the order of `lanes`.
+        public var locations: [String] = []
+        /// Declaration mistakes, as compiler diagnostics: `Lanes/X.swift:3:1: error: …`.
+        public var problems: [String] = []
     }
 
     public static func scan(_ sources: [String]) -> Found {
-        var lanes: [String] = []
-        var hooks: [String] = []
+        scan(sources.map { (path: "", text: $0) })
+    }
+
+    /// The lanes and hooks of sources given with their paths relative to the repository root.
+    public static func scan(_ sources: [(path: String, text: String)]) -> Found {
+        var found = Found(lanes: [], hooks: [])
         for source in sources {
-            for declaration in declarations(in: source) {
-                let target = declaration.conformances.contains("Lane") ? "lane" : (declaration.conformances.contains("LaneHooks") ? "hooks" : nil)
-                guard let target, !declaration.isPrivate, !declaration.isGeneric else { continue }
-                if target == "lane" { if !lanes.contains(declaration.name) { lanes.append(declaration.name) } }
-                else if !hooks.contains(declaration.name) { hooks.append(declaration.name) }
+            for declaration in declarations(in: source.text) {
+                let isLane = declaration.conformances.contains("Lane")
+                let isHooks = !isLane && declaration.conformances.contains("LaneHooks")
+                guard isLane || isHooks else { continue }
+                let location = "\(source.path):\(declaration.line)"
+                let kind = isLane ? "lane" : "hooks type"
+                if declaration.isPrivate {
+                    found.problems.append("\(location):1: error: \(kind) `\(declaration.name)` is private: the command line cannot see it; remove `private`/`fileprivate` (a lane only other lanes call sets `static let isPrivate = true`)")
+                    continue
+                }
+                if declaration.isGeneric {
+                    found.problems.append("\(location):1: error: \(kind) `\(declaration.name)` is generic: the command line cannot choose its type parameters; make it a concrete type")
+                    continue
+                }
+                if isLane {
+                    if !found.lanes.contains(declaration.name) {
+                        found.lanes.append(declaration.name)
+                        found.locations.append(location)
+                    }
+                } else if !found.hooks.contains(declaration.name) {
+                    found.hooks.append(declaration.name)
+                }
             }
         }
-        return Found(lanes: lanes, hooks: hooks)
+        return found
     }
 
     struct Declaration {
@@ -32,6 +59,8 @@ public enum LaneDiscovery {
         var conformances: [String]
         var isPrivate: Bool
         var isGeneric: Bool
+        /// The line of the declaration's name, 1-based.
+        var line: Int = 1
     }
 
     static let modifierWords: Set<String> = ["public", "internal", "private", "fileprivate", "final", "open", "indirect", "package", "nonisolated"]
@@ -41,7 +70,8 @@ public enum LaneDiscovery {
         let code = stripCommentsAndStrings(source)
         var result: [Declaration] = []
         var stack: [String?] = []   // one entry per open brace: the type it opens, if any
-        var pending: (name: String, isExtension: Bool, isPrivate: Bool)?
+        var pending: (name: String, isExtension: Bool, isPrivate: Bool, line: Int)?
+        var line = 1
         var header = ""
         var collecting = false
         var previousWords: [String] = []
@@ -60,7 +90,7 @@ public enum LaneDiscovery {
             } else if let last = previousWords.last, ["struct", "class", "enum", "actor", "extension"].contains(last),
                       pending == nil, word != "func", word != "var" {
                 let modifiers = previousWords.dropLast().reversed().prefix { modifierWords.contains($0) }
-                pending = (word, last == "extension", modifiers.contains("private") || modifiers.contains("fileprivate"))
+                pending = (word, last == "extension", modifiers.contains("private") || modifiers.contains("fileprivate"), line)
                 collecting = true
                 header = ""
             }
@@ -75,6 +105,7 @@ public enum LaneDiscovery {
                 continue
             }
             endWord()
+            if character == "\n" { line += 1 }
             switch character {
             case "{":
                 if let declared = pending {
@@ -84,7 +115,8 @@ public enum LaneDiscovery {
                     result.append(Declaration(
                         name: name, conformances: conformances,
                         isPrivate: declared.isPrivate,
-                        isGeneric: isGeneric
+                        isGeneric: isGeneric,
+                        line: declared.line
                     ))
                     stack.append(declared.isExtension ? nil : name.components(separatedBy: ".").last)
                     pending = nil

@@ -158,3 +158,29 @@ struct ReportPathTests {
         #expect(try repo.git("log", "--format=%s", "-1") == "chore: version files")
     }
 }
+
+/// Lane declaration mistakes are errors with the lane file's line, not lanes that vanish or shadow each other.
+@Suite("Lane declaration mistakes")
+struct LaneDeclarationTests {
+    @Test func privateAndGenericLanesAreCompileErrorsWithTheirLine() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Ok.swift": "import Shiplane\nstruct Ok: Lane { func run(_ lane: LaneContext) async throws {} }\n",
+            "Lanes/Bad.swift": "import Shiplane\n\nprivate struct Hidden: Lane { func run(_ lane: LaneContext) async throws {} }\nstruct Box<T>: Lane { func run(_ lane: LaneContext) async throws {} }\n",
+        ])
+        let result = try repo.shiplane(["ok"])
+        #expect(result.status == 3, "\(result.all)")
+        #expect(result.stderr.contains("Lanes/Bad.swift:3:1: error: lane `Hidden` is private"), "\(result.all)")
+        #expect(result.stderr.contains("Lanes/Bad.swift:4:1: error: lane `Box` is generic"), "\(result.all)")
+    }
+
+    @Test func twoLanesWithOneNameAndABuiltInNameAreErrors() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/A.swift": "import Shiplane\nstruct Ship: Lane { func run(_ lane: LaneContext) async throws {} }\n",
+            "Lanes/B.swift": "import Shiplane\nstruct ShipLane: Lane { func run(_ lane: LaneContext) async throws {} }\n\nstruct Bump: Lane { func run(_ lane: LaneContext) async throws {} }\n",
+        ])
+        let result = try repo.shiplane(["lanes"])
+        #expect(result.status == 3, "\(result.all)")
+        #expect(result.stderr.contains("Lanes/B.swift:2: lane `ShipLane` has the command-line name `ship`, as has `Ship` at Lanes/A.swift:2"), "\(result.all)")
+        #expect(result.stderr.contains("Lanes/B.swift:4: lane `Bump` is named `bump`, which is Shiplane's own command"), "\(result.all)")
+    }
+}

@@ -61,9 +61,14 @@ struct ParsingTests {
         struct Generic<T>: Lane {}
         struct Hooks: LaneHooks {}
         """#
-        let found = LaneDiscovery.scan([source])
+        let found = LaneDiscovery.scan([(path: "Lanes/All.swift", text: source)])
         #expect(found.lanes == ["Release", "Nightly", "Namespace.Inner", "Deploy"])
+        #expect(found.locations == ["Lanes/All.swift:6", "Lanes/All.swift:9", "Lanes/All.swift:11", "Lanes/All.swift:14"])
         #expect(found.hooks == ["Hooks"])
+        #expect(found.problems == [
+            "Lanes/All.swift:15:1: error: lane `Hidden` is private: the command line cannot see it; remove `private`/`fileprivate` (a lane only other lanes call sets `static let isPrivate = true`)",
+            "Lanes/All.swift:16:1: error: lane `Generic` is generic: the command line cannot choose its type parameters; make it a concrete type",
+        ])
     }
 
     @Test func redactorMasksSecretsAndTokenShapes() {
