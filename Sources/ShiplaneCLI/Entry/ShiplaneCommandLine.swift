@@ -51,6 +51,16 @@ public enum ShiplaneCommandLine {
                 try session.loadDotEnv(root: root)
                 return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(rest), hooks: [], root: root, session: session)
             default:
+                // A mistyped built-in command in a repository without lanes: say which was meant,
+                // rather than that there are no lanes.
+                if let meant = LaneDeclarationError.closeBuiltInCommand(to: command),
+                   let root = try? GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment),
+                   !FileManager.default.fileExists(atPath: root + "/Lanes") {
+                    throw UsageError(
+                        "unknown command `\(command)`", suggestion: "run `shiplane help` for the commands",
+                        info: [("did you mean", meant)]
+                    )
+                }
                 return try runLanes(session: session, environment: environment, executable: executable)
             }
         } catch {
@@ -123,6 +133,7 @@ enum Help {
       --report-json FILE   write the run (steps, timings, errors) as JSON
       --junit FILE         write the run as JUnit XML, one test case per step
       --no-rollback        on failure, keep what the lane changed instead of undoing it
+      --env NAME           also load .env.NAME (after .env; the process environment wins over both)
       --no-color           no colour (also NO_COLOR=1, or when output is not a terminal)
       --version            print Shiplane's version
 

@@ -55,7 +55,9 @@ public enum LaneHost {
             }
             guard let lane = catalog.lane(named: command) else {
                 var info: [(key: String, value: String)] = [("lanes", catalog.publicNames.joined(separator: ", "))]
-                if let close = catalog.suggestion(for: command) { info.insert(("did you mean", close), at: 0) }
+                if let close = catalog.suggestion(for: command) ?? LaneDeclarationError.closeBuiltInCommand(to: command) {
+                    info.insert(("did you mean", close), at: 0)
+                }
                 throw UsageError("unknown lane `\(command)`", suggestion: "run `shiplane lanes` to see every lane and its options", info: info)
             }
             if lane.isPrivate {

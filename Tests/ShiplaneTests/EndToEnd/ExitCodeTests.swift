@@ -184,3 +184,27 @@ struct LaneDeclarationTests {
         #expect(result.stderr.contains("Lanes/B.swift:4: lane `Bump` is named `bump`, which is Shiplane's own command"), "\(result.all)")
     }
 }
+
+@Suite("Typos of built-in commands")
+struct CommandTypoTests {
+    @Test func aMistypedCommandIsNamed() throws {
+        let repo = try versionedRepository()
+        let result = try repo.shiplane(["chnagelog"])
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stderr.contains("unknown command `chnagelog`") && result.stderr.contains("did you mean: changelog"), "\(result.all)")
+    }
+
+    @Test func withLanesTheLaneHostSuggestsBuiltInsToo() throws {
+        let repo = try repositoryWithLanes(["Lanes/Ship.swift": "import Shiplane\nstruct Ship: Lane { func run(_ lane: LaneContext) async throws {} }\n"])
+        let result = try repo.shiplane(["versoin"])
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stderr.contains("did you mean: version"), "\(result.all)")
+    }
+
+    @Test func helpListsTheEnvOption() throws {
+        let repo = try versionedRepository()
+        let result = try repo.shiplane(["help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--env NAME"))
+    }
+}
