@@ -4,7 +4,7 @@ import Foundation
 public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
     enum Kind: Sendable {
         case path(String)
-        case pattern(String, String)
+        case pattern(String, String, maxMatches: Int?)
     }
 
     let kind: Kind
@@ -13,9 +13,11 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
     /// `pyproject.toml`, `*.podspec`, `*.xcconfig`, `project.pbxproj`, `Info.plist`, `*.swift`.
     public static func file(_ path: String) -> VersionFileReference { VersionFileReference(kind: .path(path)) }
 
-    /// Any file, with a regular expression whose one capture group is the version.
-    public static func pattern(_ path: String, _ regularExpression: String) -> VersionFileReference {
-        VersionFileReference(kind: .pattern(path, regularExpression))
+    /// Any file, with a regular expression whose one capture group is the version. Every match
+    /// is the version (they must agree, and a bump rewrites them all); `maxMatches: 1` takes only
+    /// the first.
+    public static func pattern(_ path: String, _ regularExpression: String, maxMatches: Int? = nil) -> VersionFileReference {
+        VersionFileReference(kind: .pattern(path, regularExpression, maxMatches: maxMatches))
     }
 
     public init(stringLiteral value: String) { kind = .path(value) }
@@ -33,9 +35,9 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
                 )
             }
             return VersionFile(url: url, format: format, displayPath: path)
-        case .pattern(let path, let expression):
+        case .pattern(let path, let expression, let maxMatches):
             let url = URL(fileURLWithPath: path.hasPrefix("/") ? path : root + "/" + path)
-            return VersionFile(url: url, format: try PatternVersionFormat(pattern: expression), displayPath: path)
+            return VersionFile(url: url, format: try PatternVersionFormat(pattern: expression, maxMatches: maxMatches), displayPath: path)
         }
     }
 

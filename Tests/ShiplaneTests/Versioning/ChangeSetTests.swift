@@ -68,3 +68,56 @@ struct ChangeSetTests {
         #expect { try context.commitVersionBump() } throws: { allText(of: $0).contains("there is nothing to commit") }
     }
 }
+
+@Suite("Pattern version files: every match")
+struct PatternEveryMatchTests {
+    /// git-cliff's npm packaging keeps its version in `version` and in six `optionalDependencies`.
+    static let packageJSON = """
+    {
+      "name": "git-cliff",
+      "version": "2.6.0",
+      "optionalDependencies": {
+        "git-cliff-darwin-x64": "2.6.0",
+        "git-cliff-darwin-arm64": "2.6.0",
+        "git-cliff-linux-x64": "2.6.0",
+        "git-cliff-linux-arm64": "2.6.0",
+        "git-cliff-windows-x64": "2.6.0",
+        "git-cliff-windows-arm64": "2.6.0"
+      }
+    }
+
+    """
+
+    @Test func everyMatchIsRewrittenAcrossFiles() throws {
+        let fixture = try FixtureRepository(files: [
+            "npm/package.json": Self.packageJSON,
+            "Cargo.toml": "[package]\nname = \"git-cliff\"\nversion = \"2.6.0\"\n\n[dependencies]\ngit-cliff-core = { version = \"2.6.0\", path = \"core\" }\n",
+        ])
+        let context = TestLaneContext(workingDirectory: fixture.path).context
+        let bump = try context.bumpVersion(.minor, files: [
+            .pattern("npm/package.json", #""(?:version|git-cliff-[a-z0-9-]+)": "([^"]+)""#),
+            .pattern("Cargo.toml", #"^(?:version = |git-cliff-core = \{ version = )"([^"]+)""#),
+        ])
+        #expect(bump.version.description == "2.7.0")
+        let npm = try String(contentsOfFile: fixture.path + "/npm/package.json", encoding: .utf8)
+        #expect(npm == Self.packageJSON.replacingOccurrences(of: "2.6.0", with: "2.7.0"))
+        let cargo = try String(contentsOfFile: fixture.path + "/Cargo.toml", encoding: .utf8)
+        #expect(!cargo.contains("2.6.0") && cargo.components(separatedBy: "2.7.0").count == 3)
+    }
+
+    @Test func maxMatchesLimitsTheRewrite() throws {
+        let fixture = try FixtureRepository(files: ["notes.txt": "v=1.0.0\nv=1.0.0\nv=9.9.9\n"])
+        let context = TestLaneContext(workingDirectory: fixture.path).context
+        try context.bumpVersion(.patch, files: [.pattern("notes.txt", #"^v=(\S+)$"#, maxMatches: 2)])
+        #expect(try String(contentsOfFile: fixture.path + "/notes.txt", encoding: .utf8) == "v=1.0.1\nv=1.0.1\nv=9.9.9\n")
+    }
+
+    @Test func matchesThatDisagreeAreNamed() throws {
+        let fixture = try FixtureRepository(files: ["notes.txt": "v=1.0.0\nv=1.2.0\n"])
+        let context = TestLaneContext(workingDirectory: fixture.path).context
+        #expect {
+            try context.bumpVersion(.patch, files: [.pattern("notes.txt", #"^v=(\S+)$"#)])
+        } throws: { allText(of: $0).contains("line 1") && allText(of: $0).contains("line 2") }
+        #expect(try String(contentsOfFile: fixture.path + "/notes.txt", encoding: .utf8) == "v=1.0.0\nv=1.2.0\n")
+    }
+}

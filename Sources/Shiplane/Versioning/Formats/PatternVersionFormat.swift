@@ -3,20 +3,26 @@ import Foundation
 /// Any text file, with the version found by a user-given regular expression.
 ///
 /// The pattern (ICU syntax, as `NSRegularExpression`; `^` and `$` match at line breaks) must
-/// have exactly one capture group: the version. The first match is the one read and rewritten.
-/// The format has no build number.
+/// have exactly one capture group: the version. Every match is read and rewritten (they must
+/// agree); `maxMatches` limits it to the first ones. The format has no build number.
 public struct PatternVersionFormat: TextualVersionFormat {
     public var name: String { "file matched by pattern" }
     var versionKey: String { "version matching \(pattern)" }
 
     /// The regular expression as the user gave it.
     public let pattern: String
+    /// How many matches, from the top, are the version; nil for every one.
+    public let maxMatches: Int?
     private let regex: NSRegularExpression
 
     /// Compiles `pattern`.
     /// - Throws: `VersionFileError.pattern` when it does not compile or does not have exactly
     ///   one capture group.
-    public init(pattern: String) throws {
+    public init(pattern: String, maxMatches: Int? = nil) throws {
+        guard maxMatches.map({ $0 >= 1 }) ?? true else {
+            throw VersionFileError(.pattern, "maxMatches must be at least 1", details: [("pattern", pattern)])
+        }
+        self.maxMatches = maxMatches
         do {
             regex = try NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
         } catch {
@@ -36,7 +42,8 @@ public struct PatternVersionFormat: TextualVersionFormat {
     }
 
     func locate(in text: VersionText) throws -> LocatedFields {
-        guard let match = text.matches(regex).first else {
+        let matches = text.matches(regex)
+        guard !matches.isEmpty else {
             throw VersionFileError(
                 .pattern,
                 "The version pattern does not match the file",
@@ -44,9 +51,13 @@ public struct PatternVersionFormat: TextualVersionFormat {
                 suggestion: "Check the pattern against the file's text; '.' does not match line breaks"
             )
         }
-        guard let range = match[1] else {
-            throw VersionFileError(.pattern, "The version pattern matched, but its capture group took no part", details: [("pattern", pattern)])
+        var versions: [LocatedValue] = []
+        for match in matches.prefix(maxMatches ?? matches.count) {
+            guard let range = match[1] else {
+                throw VersionFileError(.pattern, "The version pattern matched, but its capture group took no part", details: [("pattern", pattern)])
+            }
+            versions.append(LocatedValue(range: range, value: text.text(range), label: "line \(text.lineNumber(at: range.lowerBound))"))
         }
-        return LocatedFields(versions: [LocatedValue(range: range, value: text.text(range), label: "line \(text.lineNumber(at: range.lowerBound))")])
+        return LocatedFields(versions: versions)
     }
 }
