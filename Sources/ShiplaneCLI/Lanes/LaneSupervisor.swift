@@ -91,6 +91,9 @@ struct ForegroundTerminal {
         // A background group that changes the terminal gets SIGTTOU; this process is about to be one.
         signal(SIGTTOU, SIG_IGN)
         guard tcsetpgrp(STDIN_FILENO, child) == 0 else { return nil }
+        // Had the child touched the terminal in the moment before it owned it, it was stopped
+        // (SIGTTIN/SIGTTOU): let it go on.
+        kill(-child, SIGCONT)
     }
 
     /// Gives the terminal back to `shiplane`'s own group.
