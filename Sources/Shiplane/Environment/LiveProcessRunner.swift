@@ -121,11 +121,15 @@ private final class ChildProcessState: @unchecked Sendable {
         let running = process
         lock.unlock()
         guard let running, running.isRunning else { return }
-        running.terminate()
+        // Foundation starts each command in a process group of its own, whose id is the
+        // command's pid: signalling the group stops what `sh -c` started as well, and the
+        // command's output pipes close.
         let pid = running.processIdentifier
+        if kill(-pid, SIGTERM) != 0 { running.terminate() }
         Thread.detachNewThread {
             for _ in 0..<60 where running.isRunning { Thread.sleep(forTimeInterval: 0.05) }
-            if running.isRunning { kill(pid, SIGKILL) }
+            // Also when the command itself has ended: a grandchild may outlive it.
+            if kill(-pid, SIGKILL) != 0, running.isRunning { kill(pid, SIGKILL) }
         }
     }
 }

@@ -144,7 +144,10 @@ final class InterruptHandler: @unchecked Sendable {
 
     init(onInterrupt: @escaping @Sendable () -> Void) {
         for number in Self.signals {
-            signal(number, SIG_IGN)
+            // A handler that does nothing, not SIG_IGN: an ignored signal stays ignored in every
+            // command the lane starts (so `sleep` would shrug off SIGTERM), while a caught one is
+            // reset to its default action when a command starts. The dispatch source still sees it.
+            signal(number, ignoreSignalKeepingChildrenDefault)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
                 guard let self else { return }
@@ -164,3 +167,6 @@ final class InterruptHandler: @unchecked Sendable {
         for number in Self.signals { signal(number, SIG_DFL) }
     }
 }
+
+/// The do-nothing signal handler `InterruptHandler` installs (see there why not `SIG_IGN`).
+private func ignoreSignalKeepingChildrenDefault(_ signal: Int32) {}

@@ -52,6 +52,20 @@ struct ProcessRunnerTests {
         #expect(result.standardOutput == "started\n")
     }
 
+    /// `sh -c` without `exec` leaves `sleep` as a grandchild holding the output pipe: the whole
+    /// process group is stopped, so the command returns when its timeout says, not 10 minutes later.
+    @Test func aTimeoutStopsTheGrandchildrenToo() async throws {
+        let started = Date()
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "/bin/sh", arguments: ["-c", "echo started; sleep 613; echo never"], environment: environment, timeout: 1)
+        ) { _, _ in }
+        #expect(result.timedOut)
+        #expect(Date().timeIntervalSince(started) < 8, "returned after \(Date().timeIntervalSince(started)) s")
+        #expect(result.standardOutput == "started\n")
+        let left = try runTool(["pgrep", "-f", "^sleep 613$"])
+        #expect(left.status == 1 && left.output.isEmpty, "the grandchild is gone: \(left.output)")
+    }
+
     @Test func aMissingCommandIsNamed() async throws {
         await #expect(throws: CommandNotFound.self) {
             try await LiveProcessRunner().run(
