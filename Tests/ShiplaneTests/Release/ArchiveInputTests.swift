@@ -73,6 +73,25 @@ struct ArchiveInputTests {
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/dist"), "not even the folder is created")
     }
 
+    @Test func aNameThatSaysAnotherFormatIsRefused() async throws {
+        let repo = try fixture()
+        let test = TestLaneContext(workingDirectory: repo.path)
+        #expect {
+            try test.context.archive("a.txt", to: "dist/a.zip", format: .tarGz)
+        } throws: { allText(of: $0).contains("dist/a.zip would hold a .tar.gz archive under a .zip name") }
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/dist"))
+    }
+
+    @Test func aGlobUnderARootWithPatternCharactersMatchesLiterally() async throws {
+        let root = NSTemporaryDirectory() + "shiplane-[glob]*-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/docs", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try Data("# one\n".utf8).write(to: URL(fileURLWithPath: root + "/docs/one.md"))
+        let test = TestLaneContext(workingDirectory: root)
+        try test.context.archive("docs/*.md", to: "out.tar.gz")
+        #expect(try listing(root + "/out.tar.gz") == ["one.md"])
+    }
+
     @Test func aFolderWithOnlyFoldersIsRefused() async throws {
         let repo = try fixture()
         try FileManager.default.createDirectory(atPath: repo.path + "/hollow/inner", withIntermediateDirectories: true)

@@ -30,6 +30,12 @@ public struct Archive: Action {
     }
 
     public func run(in step: StepContext) throws -> String {
+        if let named = ArchiveFormat(fileName: output), named != format {
+            throw ValidationFailure(
+                problems: ["\(output) would hold a .\(format.rawValue) archive under a .\(named.rawValue) name"],
+                suggestion: "name the file for its format, or pass format: .\(named == .zip ? "zip" : "tarGz")"
+            )
+        }
         let entries = try ArchiveSources.entries(for: inputs, root: step.lane.workingDirectory)
         let destination = step.resolve(output)
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory() + "shiplane-archive-\(UUID().uuidString)")

@@ -29,7 +29,8 @@ enum ArchiveSources {
             let path = input.hasPrefix("/") ? input : root + "/" + input
             let matches: [String]
             if isGlob(input) {
-                matches = expand(path)
+                // The root is a path, not a pattern: its own `*`, `?` or `[` must match literally.
+                matches = expand(input.hasPrefix("/") ? input : escapedForGlob(root) + "/" + input)
                 if matches.isEmpty {
                     problems.append(ShiplaneError("\(input) matches no file or folder"))
                     continue
@@ -107,6 +108,15 @@ enum ArchiveSources {
     private static func deduplicatedFolders(_ entries: [ArchiveEntry]) -> [ArchiveEntry] {
         var seen = Set<String>()
         return entries.filter { seen.insert($0.name).inserted }
+    }
+
+    static func escapedForGlob(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            if "*?[\\".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 
     static func isGlob(_ input: String) -> Bool {
