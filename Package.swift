@@ -68,5 +68,5 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

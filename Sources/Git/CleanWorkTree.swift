@@ -49,7 +49,8 @@ enum CleanWorkTreeCheck {
         let head = HeadFlag()
         var listings = [[Listing]](repeating: [], count: workers)
         listings.withUnsafeMutableBufferPointer { slots in
-            let slots = slots
+            // Each worker writes only its own slot, and the buffer outlives concurrentPerform.
+            nonisolated(unsafe) let slots = slots
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var handle: OpaquePointer? = nil
                 if worker == 0 {

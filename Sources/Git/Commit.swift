@@ -217,3 +217,21 @@ extension Repository {
         return paths
     }
 }
+
+extension Repository {
+    /// A commit's parents (first parent first) and its full message.
+    /// - Throws: `GitError` `.notFound` when there is no such commit.
+    public func commitParentsAndMessage(_ commit: ObjectID) throws -> (parents: [ObjectID], message: String) {
+        let operation = "read commit \(commit.short)"
+        var id = commit.raw
+        var object: OpaquePointer?
+        try check(git_commit_lookup(&object, pointer, &id), operation)
+        defer { git_commit_free(object) }
+        var parents: [ObjectID] = []
+        for index in 0..<git_commit_parentcount(object) {
+            if let parent = ObjectID(git_commit_parent_id(object, index)) { parents.append(parent) }
+        }
+        let message = git_commit_message(object).map { String(cString: $0) } ?? ""
+        return (parents, message)
+    }
+}

@@ -70,7 +70,11 @@ extension Repository {
     /// - Throws: `GitError` `.rejected` naming each refused ref and why, `.authentication` when the
     ///   remote refused the credentials `credentials.maxAttempts` times, `.invalid` for no refspecs,
     ///   `.notFound` for an unknown remote or source ref.
-    public func push(remote: String, refspecs: [String], credentials: PushCredentials) throws {
+    /// - Parameter beforeSending: runs once the remote accepted the connection and the refs passed
+    ///   the checks, right before anything is sent; an error from it stops the push.
+    public func push(
+        remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: () throws -> Void = {}
+    ) throws {
         let secrets = credentials.secrets
         let operation = "push to \(redactingCredentials(in: remote, secrets: secrets))"
         guard !refspecs.isEmpty else {
@@ -78,13 +82,15 @@ extension Repository {
             throw GitError(code: .invalid, operation: operation, message: "no refspecs to push")
         }
         do {
-            try pushChecked(remote: remote, refspecs: refspecs, credentials: credentials, operation: operation)
+            try pushChecked(remote: remote, refspecs: refspecs, credentials: credentials, operation: operation, beforeSending: beforeSending)
         } catch let error as GitError {
             throw error.redacted(secrets)
         }
     }
 
-    private func pushChecked(remote name: String, refspecs: [String], credentials: PushCredentials, operation: String) throws {
+    private func pushChecked(
+        remote name: String, refspecs: [String], credentials: PushCredentials, operation: String, beforeSending: () throws -> Void
+    ) throws {
         let remote = try openRemote(name, operation)
         defer { git_remote_free(remote) }
 
@@ -109,6 +115,7 @@ extension Repository {
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), operation)
         options.callbacks = callbacks
+        try beforeSending()
         let result = withStringArray(refspecs) { array in git_remote_push(remote, &array, &options) }
         if result == GIT_ENONFASTFORWARD.rawValue {
             // The remote moved between the check and the upload.

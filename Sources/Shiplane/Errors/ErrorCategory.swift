@@ -18,6 +18,12 @@ public enum ErrorCategory: Int, Sendable, Comparable, CaseIterable, Codable {
     case defect
     /// The run was interrupted: a signal, or a cancelled task (exit 130).
     case interrupted
+    /// Another run holds the repository's lock (exit 6).
+    case locked
+    /// An earlier run in this repository is unfinished: resume it or roll it back first (exit 7).
+    case unfinished
+    /// The run stopped past its point of no return; `shiplane resume` finishes it (exit 75).
+    case resumable
 
     public static func < (lhs: ErrorCategory, rhs: ErrorCategory) -> Bool { lhs.rawValue < rhs.rawValue }
 

@@ -24,20 +24,35 @@ public struct LaneFailure: ReportableError {
     public var causes: [any Error]
     public var rollback: [RollbackEntry]
     public var interrupted: Bool
+    /// When the run stopped past its point of no return, what passed it (`pushed main, v1.5.0 to
+    /// origin`): nothing was undone, and `shiplane resume` finishes the run.
+    public var pointOfNoReturn: String?
 
-    public init(lane: String, causes: [any Error], rollback: [RollbackEntry] = [], interrupted: Bool = false) {
+    public init(
+        lane: String, causes: [any Error], rollback: [RollbackEntry] = [], interrupted: Bool = false,
+        pointOfNoReturn: String? = nil
+    ) {
         self.lane = lane
         self.causes = causes
         self.rollback = rollback
         self.interrupted = interrupted
+        self.pointOfNoReturn = pointOfNoReturn
     }
 
     public var message: String {
-        interrupted ? "lane \(lane) was interrupted" : "lane \(lane) failed"
+        let what = interrupted ? "lane \(lane) was interrupted" : "lane \(lane) failed"
+        guard pointOfNoReturn != nil else { return what }
+        return what + " past its point of no return: nothing was undone, the release is unfinished"
+    }
+
+    public var suggestion: String? {
+        guard pointOfNoReturn != nil else { return nil }
+        return "run `shiplane resume` (or the same command again) to finish it; `shiplane rollback` undoes what can still be undone and lists what stays"
     }
 
     public var info: [(key: String, value: String)] {
         var facts: [(key: String, value: String)] = []
+        if let pointOfNoReturn { facts.append(("point of no return", pointOfNoReturn)) }
         let undone = rollback.filter(\.undone)
         let kept = rollback.filter { !$0.undone }
         if !undone.isEmpty { facts.append(("rolled back", undone.map(\.description).joined(separator: "; "))) }
@@ -47,7 +62,10 @@ public struct LaneFailure: ReportableError {
 
     public var underlyingErrors: [any Error] { causes }
 
-    public var category: ErrorCategory { interrupted ? .interrupted : .failure }
+    public var category: ErrorCategory {
+        if pointOfNoReturn != nil { return .resumable }
+        return interrupted ? .interrupted : .failure
+    }
 
     /// The deepest step failure in the tree: where the lane file went wrong.
     public var failingStep: StepFailure? {

@@ -60,13 +60,22 @@ public struct CommitVersionBump: Action {
             return nil
         }
         let variables = lane.environment.variables
+        let (branchName, parent): (String, String)
+        switch try git({ try repository.head() }) {
+        case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)
+        case .unborn(let name): (branchName, parent) = (name, "")
+        case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
+        }
+        let effect = try step.intend(
+            "drop the version bump commit", .commit(branch: branchName, parent: parent, message: text, commit: nil))
         let commit = try git {
             let author = try repository.signature(environment: variables, role: .author)
             let committer = try repository.signature(environment: variables, role: .committer)
             return try repository.commit(paths: changed, message: text, author: author, committer: committer)
         }
+        step.done(effect, .commit(branch: branchName, parent: parent, message: text, commit: commit.hex))
         lane.state.markCommitted(Set(fileChanges.map(\.path)))
-        step.registerUndo("drop commit \(commit.short) (\(text))") {
+        step.registerUndo("drop commit \(commit.short) (\(text))", effectIndex: effect) {
             guard try repository.undoCommit(commit) else {
                 throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
             }

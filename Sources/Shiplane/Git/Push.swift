@@ -7,8 +7,9 @@ internal import Git
 /// (`SHIPLANE_GIT_TOKEN`, else `GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`; user name
 /// `SHIPLANE_GIT_USERNAME`, else `x-access-token`); ssh remotes through the ssh agent; paths and
 /// `file://` need none. Refused credentials fail at once (no endless retry); a ref the remote
-/// rejects (non-fast-forward, protected) is an error naming it. Rollback deletes the pushed tags
-/// from the remote; a pushed branch cannot be taken back safely and is reported as kept.
+/// rejects (non-fast-forward, protected) is an error naming it. The branch and the tags go in
+/// one push. Pushing is the run's point of no return: a run that stops after it is finished by
+/// `shiplane resume`, never undone (others may already have fetched what was pushed).
 public struct Push: AsyncAction {
     public static let name = "push"
     public var remote: String
@@ -64,17 +65,17 @@ public struct Push: AsyncAction {
             return
         }
         let credentials = Self.credentials(for: url, environment: lane.environment)
-        try git { try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) }
-        for tag in tags {
-            step.registerUndo("delete tag \(tag) on \(remote)") {
-                try git { try repository.push(remote: remote, refspecs: [":refs/tags/\(tag)"], credentials: credentials) }
+        let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
+        var effect: Int?
+        try git {
+            try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) {
+                // What is sent now, others can see: from here on the run is finished, never undone.
+                // (A refused login or a ref the remote would refuse stops before this point.)
+                try step.passPointOfNoReturn("pushed \(shown) to \(remote)")
+                effect = try step.intend("pushed \(shown) to \(remote)", .push(remote: remote, refs: refs))
             }
         }
-        if let pushedBranch {
-            step.registerUndo("take back branch \(pushedBranch) on \(remote)") {
-                throw ShiplaneError("a pushed branch is not rewound (others may have fetched it): \(pushedBranch) stays on \(remote)")
-            }
-        }
+        step.done(effect)
         step.note("\(shown) → \(remote)")
     }
 
@@ -115,6 +116,6 @@ extension Push: DocumentedAction {
             .init(name: "tags", type: "[String]", defaultValue: "[]", help: "tags to push"),
         ],
         example: #"try await lane.push(tags: ["v\(version)"])"#,
-        dryRun: "says what it would push", rollback: "deletes the pushed tags on the remote; a pushed branch is reported as kept"
+        dryRun: "says what it would push", rollback: "never undone: the point of no return; a run stopped after it is finished by `shiplane resume`"
     )
 }

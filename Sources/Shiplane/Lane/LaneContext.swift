@@ -110,12 +110,21 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
+        if !isDryRun, let replayed = state.replay(record, as: A.Output.self) {
+            state.recordStepOutput(replayed)
+            state.setNote(record.number, "done before the interruption")
+            state.recordFinished(record, outcome: .succeeded, output: replayed)
+            state.finish(record.number, outcome: .succeeded)
+            return replayed
+        }
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output)
+            state.recordFinished(record, outcome: .succeeded, output: output)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {
+            state.recordFinished(record, outcome: .failed, output: nil as A.Output?)
             state.finish(record.number, outcome: .failed, error: describe(error))
             throw StepFailure(step: A.name, callSite: record.callSite, cause: error)
         }
@@ -127,12 +136,21 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
+        if !isDryRun, let replayed = state.replay(record, as: A.Output.self) {
+            state.recordStepOutput(replayed)
+            state.setNote(record.number, "done before the interruption")
+            state.recordFinished(record, outcome: .succeeded, output: replayed)
+            state.finish(record.number, outcome: .succeeded)
+            return replayed
+        }
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output)
+            state.recordFinished(record, outcome: .succeeded, output: output)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {
+            state.recordFinished(record, outcome: .failed, output: nil as A.Output?)
             state.finish(record.number, outcome: .failed, error: describe(error))
             throw StepFailure(step: A.name, callSite: record.callSite, cause: error)
         }

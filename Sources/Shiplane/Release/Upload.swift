@@ -37,6 +37,7 @@ public struct Upload: AsyncAction {
             return
         }
         let paths = files.map(step.resolve)
+        let version = self.version
         _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
             try await target.upload(file: path, version: version)
         }

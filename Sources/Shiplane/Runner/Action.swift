@@ -65,9 +65,16 @@ public struct StepContext: Sendable {
     public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil, replacing before: Data?) throws -> FileChange? {
         let fileSystem = lane.fileSystem
         guard before != data else { return nil }
-        try fileSystem.write(data, to: path)
         let label = name ?? lane.displayPath(path)
-        registerUndo(before == nil ? "remove \(label)" : "restore \(label)") {
+        let description = before == nil ? "remove \(label)" : "restore \(label)"
+        var effect: Int?
+        if let recorder = lane.state.journal.recorder, !isDryRun {
+            let saved = try before.map { try recorder.store.saveCopy($0, name: "step\(number)-\(UUID().uuidString)") }
+            effect = try recorder.intend(step: number, description: description, effect: .file(path: path, saved: saved, afterHash: EffectUndo.hash(data)))
+        }
+        try fileSystem.write(data, to: path)
+        lane.state.journal.recorder.map { recorder in effect.map { recorder.done($0) } }
+        registerUndo(description, effectIndex: effect) {
             guard try fileSystem.contents(of: path) == data else {
                 throw ShiplaneError("\(label) changed after Shiplane wrote it; left as it is")
             }
@@ -82,7 +89,10 @@ public struct StepContext: Sendable {
         let fileSystem = lane.fileSystem
         let created = try fileSystem.createFolder(path)
         guard let outermost = created.first else { return }
-        registerUndo("remove the folder \(lane.displayPath(outermost)) if empty") {
+        let description = "remove the folder \(lane.displayPath(outermost)) if empty"
+        let effect = try intend(description, .folders(paths: created))
+        done(effect)
+        registerUndo(description, effectIndex: effect) {
             for folder in created.reversed() where fileSystem.isFolder(folder) {
                 guard try fileSystem.list(folder).isEmpty else {
                     throw ShiplaneError("\(folder) holds files Shiplane did not write; left as it is")
@@ -93,8 +103,42 @@ public struct StepContext: Sendable {
     }
 
     /// Registers how to undo a side effect this step just made (ignored in a dry run).
+    ///
+    /// In a recorded run the effect is written down too, so a later process knows it happened;
+    /// only this process can undo it, so a rollback from the record reports it as staying.
     public func registerUndo(_ description: String, undo: @escaping () async throws -> Void) {
         guard !isDryRun else { return }
-        lane.state.journal.register(description, undo: undo)
+        let effect = try? intend(description, .external(kind: "effect", handle: description))
+        done(effect ?? nil)
+        registerUndo(description, effectIndex: effect ?? nil, undo: undo)
+    }
+
+    /// Registers the undo of an effect recorded with `intend`.
+    func registerUndo(_ description: String, effectIndex: Int?, undo: @escaping () async throws -> Void) {
+        guard !isDryRun else { return }
+        lane.state.journal.register(description, effectIndex: effectIndex, undo: undo)
+    }
+
+    /// Writes down an effect before it happens; nil in a dry run or a run without a record.
+    /// - Throws: when the record cannot be written: the effect must not happen unrecorded.
+    func intend(_ description: String, _ effect: Effect) throws -> Int? {
+        guard !isDryRun, let recorder = lane.state.journal.recorder else { return nil }
+        return try recorder.intend(step: number, description: description, effect: effect)
+    }
+
+    /// Writes down that an effect recorded with `intend` happened, with what became known.
+    func done(_ index: Int?, _ effect: Effect? = nil) {
+        guard let index, let recorder = lane.state.journal.recorder else { return }
+        recorder.done(index, effect: effect)
+    }
+
+    /// Says that from here on this run does what others can see (pushes, publishes, notifies).
+    ///
+    /// A run that stops before this point is rolled back; one that stops after it is never
+    /// half-undone: it is finished by `shiplane resume` or by running the same command again.
+    public func passPointOfNoReturn(_ reason: String) throws {
+        guard !isDryRun else { return }
+        lane.state.passPointOfNoReturn(reason)
+        try lane.state.journal.recorder?.passPointOfNoReturn(reason)
     }
 }

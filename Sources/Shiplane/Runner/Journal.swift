@@ -6,29 +6,64 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
     public var undone: Bool
     /// Why it could not be undone, when it could not.
     public var error: String?
+
+    public init(description: String, undone: Bool, error: String?) {
+        self.description = description
+        self.undone = undone
+        self.error = error
+    }
 }
 
 /// The undo log of a run: every side effect registers how to reverse it.
 ///
 /// On failure or interrupt the runner undoes the entries in reverse order. An undo checks that
 /// the world is still as the action left it (HEAD still the created commit, the tag still where
-/// it was put) and refuses otherwise, so rollback never destroys someone else's work.
+/// it was put) and refuses otherwise, so rollback never destroys someone else's work. When the run
+/// is recorded on disk, each entry is tied to its recorded effect, and rollback writes down how
+/// each one ended, so a rollback cut short can be finished by `shiplane rollback`.
 public final class Journal: @unchecked Sendable {
+    // @unchecked: `entries` is only touched under `lock`; `recorder` is set before the run starts.
     private struct Entry {
         var description: String
+        var effectIndex: Int?
         var undo: () async throws -> Void
     }
 
     private let lock = NSLock()
     private var entries: [Entry] = []
+    /// The run's on-disk record, when it has one.
+    public private(set) var recorder: RunRecorder?
 
     public init() {}
 
-    /// Records how to reverse a side effect that just happened.
+    /// Records how to reverse a side effect that just happened (`effectIndex`: its recorded effect).
     public func register(_ description: String, undo: @escaping () async throws -> Void) {
+        register(description, effectIndex: nil, undo: undo)
+    }
+
+    func register(_ description: String, effectIndex: Int?, undo: @escaping () async throws -> Void) {
         lock.lock()
-        entries.append(Entry(description: description, undo: undo))
+        entries.append(Entry(description: description, effectIndex: effectIndex, undo: undo))
         lock.unlock()
+    }
+
+    /// Ties the journal to the run's on-disk record. When the record is a resumed run's, the
+    /// effects its earlier process left unsettled join the journal, undone from their data.
+    public func record(with recorder: RunRecorder, workTree: String) {
+        self.recorder = recorder
+        let pending = recorder.pendingEffects
+        if !pending.isEmpty { adoptRecordedEffects(pending, undo: EffectUndo(store: recorder.store, workTree: workTree)) }
+    }
+
+    /// Adds the effects an earlier process recorded and left unsettled, undone from their data;
+    /// used when a run resumes, so a failure before the point of no return still undoes them.
+    func adoptRecordedEffects(_ effects: [(index: Int, entry: RecordedEffect)], undo: EffectUndo) {
+        lock.withLock {
+            let adopted = effects.map { effect in
+                Entry(description: effect.entry.description, effectIndex: effect.index, undo: { try undo.undo(effect.entry) })
+            }
+            entries.insert(contentsOf: adopted, at: 0)
+        }
     }
 
     /// The number of side effects that can still be undone.
@@ -64,8 +99,10 @@ public final class Journal: @unchecked Sendable {
             do {
                 try await entry.undo()
                 results.append(RollbackEntry(description: entry.description, undone: true, error: nil))
+                if let index = entry.effectIndex { recorder?.resolved(index, undone: true, note: nil) }
             } catch {
                 results.append(RollbackEntry(description: entry.description, undone: false, error: describe(error)))
+                if let index = entry.effectIndex { recorder?.resolved(index, undone: false, note: describe(error)) }
             }
         }
         return results

@@ -44,19 +44,31 @@ public struct LaneRunner {
         state.reporter.report(.laneStarted(name: L.name, depth: 0, dryRun: context.isDryRun))
 
         var failure: LaneFailure?
+        let recorder = context.journal.recorder
         do {
             _ = try await context.perform(lane)
             context.journal.commit()
+            recorder?.finishedCompletely()
         } catch {
             let interrupted = Self.isCancellation(error) || Task.isCancelled
             let cause: any Error = (error is any ReportableError) ? error : ThrownError(error)
             var rollback: [RollbackEntry] = []
-            if rollbackOnFailure && !context.isDryRun && context.journal.count > 0 {
+            let noReturn = state.pointOfNoReturn
+            if noReturn == nil && rollbackOnFailure && !context.isDryRun && context.journal.count > 0 {
                 state.reporter.report(.rollbackStarted(count: context.journal.count))
-                rollback = await context.journal.rollback()
+                rollback = await Self.rollBack(context.journal)
                 state.reporter.report(.rollbackFinished(rollback))
             }
-            failure = LaneFailure(lane: L.name, causes: [cause], rollback: rollback, interrupted: interrupted)
+            if let recorder {
+                if noReturn == nil && rollback.allSatisfy(\.undone) && (rollbackOnFailure || context.journal.count == 0) {
+                    recorder.finishedCompletely()
+                } else {
+                    recorder.stoppedUnfinished()
+                }
+            }
+            failure = LaneFailure(
+                lane: L.name, causes: [cause], rollback: rollback, interrupted: interrupted, pointOfNoReturn: noReturn
+            )
             if let failure {
                 for hook in context.hooks { await hook.onError(info, failure: failure, context: context) }
             }
@@ -71,6 +83,22 @@ public struct LaneRunner {
             steps: context.steps, failure: failure,
             plannedWrites: context.plannedWrites.map { $0.path.hasPrefix(root) ? String($0.path.dropFirst(root.count)) : $0.path }
         )
+    }
+
+    /// How long a rollback may take before the rest is left to `shiplane rollback`.
+    static let rollbackDeadline: Duration = .seconds(120)
+
+    /// Rolls back in a task of its own: an interrupt cancels the lane, not its rollback (whose
+    /// network undos would otherwise fail with a cancellation at once). Bounded by a deadline.
+    static func rollBack(_ journal: Journal) async -> [RollbackEntry] {
+        let work = Task.detached { await journal.rollback() }
+        let deadline = Task.detached {
+            try? await Task.sleep(for: rollbackDeadline)
+            if !Task.isCancelled { work.cancel() }
+        }
+        let results = await work.value
+        deadline.cancel()
+        return results
     }
 
     /// True when the error, or any error under it, is a cancellation (an interrupt).

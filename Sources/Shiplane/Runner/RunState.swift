@@ -8,6 +8,7 @@ final class RunState: @unchecked Sendable {
     private let lock = NSLock()
     private var records: [StepRecord] = []
     private var releaseChanges: [any ReleaseChanges] = []
+    private var noReturn: String?
 
     init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
         self.reporter = reporter
@@ -61,6 +62,32 @@ final class RunState: @unchecked Sendable {
     /// Forgets the results whose files a commit took (all of `paths`).
     func markCommitted(_ paths: Set<String>) {
         lock.withLock { releaseChanges.removeAll { $0.fileChanges.allSatisfy { paths.contains($0.path) } } }
+    }
+
+    /// Why the run passed its point of no return, or nil while everything can still be undone.
+    var pointOfNoReturn: String? { lock.withLock { noReturn } }
+
+    func passPointOfNoReturn(_ reason: String) {
+        lock.withLock { if noReturn == nil { noReturn = reason } }
+    }
+
+    /// The result a resumed run's earlier process recorded for this step, when it can be used.
+    func replay<Output>(_ record: StepRecord, as type: Output.Type) -> Output? {
+        guard let recorder = journal.recorder,
+              let step = recorder.replayedStep(number: record.number, name: record.name),
+              let output = StepOutputCoding.decode(step, as: type) else { return nil }
+        return output
+    }
+
+    /// Writes a finished step (and its result, when it can be saved) to the run's record.
+    func recordFinished<Output>(_ record: StepRecord, outcome: StepOutcome, output: Output?) {
+        guard let recorder = journal.recorder else { return }
+        let returnsNothing = StepOutputCoding.returnsNothing(Output.self)
+        recorder.stepFinished(RecordedStep(
+            number: record.number, name: record.name, callSite: record.callSite, outcome: outcome,
+            output: returnsNothing ? nil : output.flatMap { StepOutputCoding.encode($0) },
+            returnsNothing: returnsNothing
+        ))
     }
 
     var steps: [StepRecord] {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One file a release step changed: its bytes before and after.
-public struct FileChange: Sendable, Equatable {
+public struct FileChange: Sendable, Equatable, Codable {
     /// The file's absolute path.
     public let path: String
     /// How messages name it: relative to the repository root when inside it.
@@ -32,7 +32,7 @@ public protocol ReleaseChanges: Sendable {
 /// Reads as the new version wherever a version is expected in text (`"v\(bump)"`), and gives
 /// the new version's parts directly (`bump.major`, `bump.isPrerelease`).
 @dynamicMemberLookup
-public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equatable {
+public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
     public let previous: SemanticVersion
     public let version: SemanticVersion
     public let fileChanges: [FileChange]
@@ -53,7 +53,7 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
 /// What `incrementBuildNumber` did: the build number before and after, and each file it rewrote.
 ///
 /// Reads as the new build number in text (`"build \(build)"`).
-public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equatable {
+public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
     public let previous: String?
     public let build: String
     public let fileChanges: [FileChange]
@@ -70,7 +70,7 @@ public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equata
 /// What `writeChangelog` did: the section it added and the file it changed.
 ///
 /// Reads as the section's Markdown in text.
-public struct ChangelogWriteResult: ReleaseChanges, CustomStringConvertible, Equatable {
+public struct ChangelogWriteResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
     public let section: String
     public let fileChanges: [FileChange]
 

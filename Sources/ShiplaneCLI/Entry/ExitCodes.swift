@@ -13,8 +13,15 @@ public enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
     case environment = 4
     /// `auto` found no releasable commit since the last release: nothing was changed.
     case nothingToRelease = 5
+    /// Another run holds the repository's lock: it is running now (pid, lane and start are shown).
+    case locked = 6
+    /// An earlier run in this repository is unfinished: `shiplane resume` or `shiplane rollback` first.
+    case unfinished = 7
     /// A defect in Shiplane itself (also a lane program that crashed); the message says what to report.
     case bug = 70
+    /// The run stopped (failed or interrupted) past its point of no return: nothing visible was
+    /// undone, and `shiplane resume` (or the same command again) finishes the release.
+    case resumable = 75
     /// Interrupted (Ctrl-C, SIGTERM, SIGHUP); whatever the run changed was rolled back.
     case interrupted = 130
 
@@ -32,6 +39,9 @@ public enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
         case .usage: self = .usage
         case .defect: self = .bug
         case .interrupted: self = .interrupted
+        case .locked: self = .locked
+        case .unfinished: self = .unfinished
+        case .resumable: self = .resumable
         }
     }
 }

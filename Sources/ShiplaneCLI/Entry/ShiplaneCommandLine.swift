@@ -50,6 +50,16 @@ public enum ShiplaneCommandLine {
                 var session = session
                 try session.loadDotEnv(root: root)
                 return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(rest), hooks: [], root: root, session: session)
+            case "rollback":
+                return try RunCommands.rollback(session: session, arguments: rest)
+            case "resume":
+                guard let again = try RunCommands.resumeArguments(session: session) else {
+                    session.out.line("No unfinished run in this repository: nothing to resume.")
+                    return ShiplaneExitCode.success.rawValue
+                }
+                var arguments = Array(arguments.prefix(arguments.count - session.rest.count))
+                arguments.append(contentsOf: again)
+                return await run(arguments: arguments, environment: environment, currentDirectory: currentDirectory, executable: executable)
             default:
                 // A mistyped built-in command in a repository without lanes: say which was meant,
                 // rather than that there are no lanes.
@@ -89,13 +99,49 @@ public enum ShiplaneCommandLine {
         case .exited(let code):
             return code
         case .signaled(let signal):
-            let died = LaneProgramDied(signal: signal)
+            var died = LaneProgramDied(signal: signal)
             let lane = session.rest.first ?? "lanes"
+            var rollback: [RollbackEntry] = []
+            var noReturn: String?
+            if !session.globals.dryRun, let settled = settleAfterDeath(root: root, session: session) {
+                (rollback, noReturn) = settled
+                died.settled = true
+            }
             return session.finish(LaneRunResult(
                 lane: lane, dryRun: session.globals.dryRun, startedAt: Date(), duration: 0, steps: [],
-                failure: LaneFailure(lane: lane, causes: [died], interrupted: !died.isCrash), plannedWrites: []
+                failure: LaneFailure(lane: lane, causes: [died], rollback: rollback, interrupted: !died.isCrash, pointOfNoReturn: noReturn),
+                plannedWrites: []
             ), summary: false)
         }
+    }
+
+    /// After the lane program died: rolls its run back from the record when it had not passed its
+    /// point of no return, else leaves it for `shiplane resume`. Nil when there was no record (or
+    /// another process holds the lock).
+    static func settleAfterDeath(root: String, session: CommandSession) -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
+        guard let store = try? RunStore.forWorkTree(root), (try? store.lock()) != nil else { return nil }
+        defer { store.unlock() }
+        guard let record = try? store.load(), record.state == .running else { return nil }
+        if let noReturn = record.pointOfNoReturn {
+            var unfinished = record
+            unfinished.state = .unfinished
+            try? store.save(unfinished)
+            return ([], noReturn)
+        }
+        guard let outcome = try? RecordedRollback(store: store, workTree: root).run(record) else { return nil }
+        let entries = zip(record.effects, outcome.record.effects).reversed().compactMap { before, after -> RollbackEntry? in
+            guard before.status == .intended || before.status == .done else { return nil }
+            let line = outcome.lines.first { $0.hasSuffix(before.description) || $0.contains(before.description + ":") }
+            return RollbackEntry(description: before.description, undone: after.status == .undone, error: after.status == .undone ? nil : line)
+        }
+        if outcome.failed.isEmpty {
+            store.clear()
+        } else {
+            var unfinished = outcome.record
+            unfinished.state = .unfinished
+            try? store.save(unfinished)
+        }
+        return (entries, nil)
     }
 
     /// This executable's own path, so the library and modules can be found beside it.
@@ -122,6 +168,8 @@ enum Help {
       action NAME          show one action's options
       init                 create Lanes/ with a first lane for this project
       version [--json]     the current version, the files it was read from, the last release tag
+      resume               finish the unfinished run of this repository (the same command again)
+      rollback [--forget]  undo the unfinished run as far as it safely can; say what stays
       bump LEVEL [--build [N]] [--commit] [--tag] [--push]
                            LEVEL: major, minor, patch, auto, release, pre NAME, or a version
       changelog [--from REF] [--to REF] [--unreleased] [--all] [--write FILE] [--json] [--template FILE]

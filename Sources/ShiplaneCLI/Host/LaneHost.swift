@@ -104,9 +104,23 @@ public enum LaneHost {
             ),
             hooks: hooks.map { $0.init() }
         )
+        var recorder: RunRecorder?
+        if !session.globals.dryRun {
+            do {
+                recorder = try DurableRun.begin(lane: type.name, arguments: arguments, root: root, context: context, session: session)
+            } catch {
+                return session.fail(error)
+            }
+        }
+        defer { recorder?.store.unlock() }
         let runner = LaneRunner(rollbackOnFailure: !session.globals.noRollback)
         let task = Task { await runner.run(lane, in: context) }
-        let interrupts = InterruptHandler { task.cancel() }
+        let interrupts = InterruptHandler(
+            onInterrupt: { task.cancel() },
+            onRepeat: {
+                session.err.line("Still stopping: undoing what the run did first (the record in .git/shiplane lets `shiplane rollback` finish it if this process is killed).")
+            }
+        )
         let result = await task.value
         interrupts.stop()
         return session.finish(result)
@@ -133,8 +147,8 @@ public enum LaneHost {
     }
 }
 
-/// Ctrl-C, SIGTERM or SIGHUP during a run: the first cancels the lane (which rolls back), a
-/// second exits at once.
+/// Ctrl-C, SIGTERM or SIGHUP during a run: the first cancels the lane (which rolls back, or stops
+/// past its point of no return); later ones do not cut the rollback short, they only say so.
 final class InterruptHandler: @unchecked Sendable {
     // @unchecked: `count` is only touched under `lock`; the sources are set once in `init`.
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
@@ -142,7 +156,7 @@ final class InterruptHandler: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 
-    init(onInterrupt: @escaping @Sendable () -> Void) {
+    init(onInterrupt: @escaping @Sendable () -> Void, onRepeat: @escaping @Sendable () -> Void = {}) {
         for number in Self.signals {
             // A handler that does nothing, not SIG_IGN: an ignored signal stays ignored in every
             // command the lane starts (so `sleep` would shrug off SIGTERM), while a caught one is
@@ -155,7 +169,7 @@ final class InterruptHandler: @unchecked Sendable {
                     self.count += 1
                     return self.count == 1
                 }
-                if first { onInterrupt() } else { _exit(ShiplaneExitCode.interrupted.rawValue) }
+                if first { onInterrupt() } else { onRepeat() }
             }
             source.resume()
             sources.append(source)

@@ -42,8 +42,7 @@ struct LaneSupervisor {
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var cArguments = argv + [nil]
-        fflush(stdout)
-        fflush(stderr)
+        fflush(nil)
 
         // While the child runs, what is sent to this process is passed on to it.
         let forwardedSignals = [SIGINT, SIGTERM, SIGHUP]
@@ -133,8 +132,11 @@ struct LaneProgramDied: ReportableError {
             : "the lane program was stopped by \(name)"
     }
 
+    /// True when the supervisor settled the run from its record (rolled back, or left resumable).
+    var settled = false
+
     var info: [(key: String, value: String)] {
-        [("rollback", "the lane program could not roll back what it changed before it ended")]
+        settled ? [] : [("rollback", "the lane program could not roll back what it changed before it ended")]
     }
 
     var suggestion: String? {

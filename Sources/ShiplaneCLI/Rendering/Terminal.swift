@@ -11,12 +11,13 @@ public final class Terminal: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private let handle: UnsafeMutablePointer<FILE>
+    /// The file descriptor written to: 1 or 2.
+    private let descriptor: Int32
     public let usesColor: Bool
     public var redactor: SecretRedactor
 
     public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: SecretRedactor) {
-        handle = standardError ? stderr : stdout
+        descriptor = standardError ? 2 : 1
         let isTerminal = isatty(standardError ? 2 : 1) == 1
         usesColor = isTerminal && !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         self.redactor = redactor
@@ -26,9 +27,7 @@ public final class Terminal: @unchecked Sendable {
     public func line(_ text: String) {
         let safe = redactor.redact(text)
         lock.lock()
-        fputs(safe, handle)
-        fputs("\n", handle)
-        fflush(handle)
+        writeAll(safe + "\n")
         lock.unlock()
     }
 
@@ -36,8 +35,7 @@ public final class Terminal: @unchecked Sendable {
     public func write(_ text: String) {
         let safe = redactor.redact(text)
         lock.lock()
-        fputs(safe, handle)
-        fflush(handle)
+        writeAll(safe)
         lock.unlock()
     }
 
@@ -45,5 +43,29 @@ public final class Terminal: @unchecked Sendable {
     public func styled(_ text: String, _ styles: Style...) -> String {
         guard usesColor, !styles.isEmpty else { return text }
         return "\u{1B}[" + styles.map(\.rawValue).joined(separator: ";") + "m" + text + "\u{1B}[0m"
+    }
+}
+
+extension Terminal {
+    fileprivate func writeAll(_ text: String) {
+        writeEverything(text, to: descriptor)
+    }
+}
+
+/// Writes every byte of `text` to a file descriptor (retrying short writes and interrupts); a
+/// closed descriptor (a pipe whose reader went away) ends the write quietly.
+private func writeEverything(_ text: String, to descriptor: Int32) {
+    let bytes = Array(text.utf8)
+    bytes.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let count = write(descriptor, base + offset, buffer.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += count
+        }
     }
 }

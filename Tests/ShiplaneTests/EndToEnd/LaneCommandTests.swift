@@ -134,13 +134,16 @@ struct LaneCommandTests {
         let repo = try repositoryWithLanes()
         var environment = repo.environment
         environment["SHIPLANE_CACHE_DIR"] = cache
+        let commandEnvironment = environment
         nonisolated(unsafe) var results: [CommandOutput?] = [nil, nil, nil]
         DispatchQueue.concurrentPerform(iterations: 3) { index in
-            results[index] = try? runProgram(shiplaneBinary, ["release"], in: repo.path, environment: environment)
+            results[index] = try? runProgram(shiplaneBinary, ["release"], in: repo.path, environment: commandEnvironment)
         }
+        // Each compiled and ran the lane, or found another run holding the repository (exit 6).
         for result in results {
-            #expect(result?.status == 0, "\(result?.all ?? "did not run")")
+            #expect(result?.status == 0 || result?.status == 6, "\(result?.all ?? "did not run")")
         }
+        #expect(results.contains { $0?.status == 0 })
         let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/lanes")
         #expect(entries.filter { !$0.hasPrefix(".") }.count == 1)
         #expect(entries.filter { $0.hasPrefix(".staging") }.isEmpty, "staging folders are cleaned up")

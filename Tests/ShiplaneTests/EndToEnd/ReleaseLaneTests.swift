@@ -88,31 +88,52 @@ struct ReleaseLaneTests {
         #expect(!result.all.contains(github.token))
     }
 
-    @Test func aFailureAfterTheReleaseDeletesItAndUndoesEverything() async throws {
+    @Test func aFailureAfterThePushIsFinishedByResumeNeverHalfUndone() async throws {
         let github = FakeGitHub()
+        let slack = FakeSlack()
         try await github.start()
-        defer { github.stop() }
-        let lane = designExampleLane.replacingOccurrences(of: "try await lane.slack(\"Released \\(version) 🚀\")", with: "try await lane.slack(\"Released \\(version)\")")
-        let (repo, origin) = try releasableRepository(lane: lane)
-        let head = try repo.git("rev-parse", "HEAD")
+        try await slack.start()
+        defer { github.stop(); slack.stop() }
+        let (repo, origin) = try releasableRepository()
         let report = repo.root + "/report.json"
-        // No SLACK_WEBHOOK_URL: the last step fails after the release is published.
-        let result = try await repo.shiplaneAsync(["release", "--report-json", report], environment: [
+        // No SLACK_WEBHOOK_URL: the last step fails after the push and the published release.
+        let failed = try await repo.shiplaneAsync(["release", "--report-json", report], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
         ])
-        #expect(result.status == 1, "\(result.all)")
-        #expect(result.stderr.contains("SLACK_WEBHOOK_URL"))
-        #expect(github.allReleases.isEmpty, "the release this run created was deleted")
-        #expect(repo.read("VERSION") == "1.4.0\n")
-        #expect(try repo.git("rev-parse", "HEAD") == head)
-        #expect(try repo.git("tag", "--list") == "v1.4.0")
-        let remoteTags = try runProgram("/usr/bin/git", ["--git-dir", origin.path, "tag", "--list"], in: origin.root, environment: origin.environment).stdout
-        #expect(remoteTags == "v1.4.0\n", "the pushed tag was deleted on the remote")
-        #expect(result.stdout.contains("could not undo: take back branch main on origin"))
+        #expect(failed.status == 75, "\(failed.all)")
+        #expect(failed.stderr.contains("SLACK_WEBHOOK_URL"))
+        #expect(failed.stderr.contains("point of no return"))
+        #expect(failed.stderr.contains("shiplane resume"))
+        // Nothing others can see was taken back: the release, the commit and the tag stay.
+        #expect(github.allReleases.map(\.tag) == ["v1.5.0"])
+        #expect(repo.read("VERSION") == "1.5.0\n")
+        let remoteTags = { try runProgram("/usr/bin/git", ["--git-dir", origin.path, "tag", "--list"], in: origin.root, environment: origin.environment).stdout }
+        #expect(try remoteTags() == "v1.4.0\nv1.5.0\n")
         let json = String(decoding: FileManager.default.contents(atPath: report) ?? Data(), as: UTF8.self)
-        #expect(json.contains("delete GitHub release v1.5.0"))
+        #expect(json.contains("\"exitCode\" : 75"), "\(json)")
         #expect(!json.contains(github.token))
-        #expect(!result.all.contains(github.token))
+        #expect(!failed.all.contains(github.token))
+
+        // Another command is refused while the release is unfinished, and changes nothing.
+        let other = try await repo.shiplaneAsync(["bump", "patch"], environment: [:])
+        #expect(other.status == 7, "\(other.all)")
+        #expect(other.stderr.contains("shiplane resume") && other.stderr.contains("shiplane rollback"))
+        #expect(repo.read("VERSION") == "1.5.0\n")
+
+        // Resume finishes the same release: same version, no second tag or release, one message.
+        let resumed = try await repo.shiplaneAsync(["resume"], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL,
+        ])
+        #expect(resumed.status == 0, "\(resumed.all)")
+        #expect(resumed.stdout.contains("done before the interruption"))
+        #expect(repo.read("VERSION") == "1.5.0\n")
+        #expect(try remoteTags() == "v1.4.0\nv1.5.0\n")
+        #expect(github.allReleases.map(\.tag) == ["v1.5.0"])
+        #expect(slack.payloads.count == 1)
+        #expect(try repo.git("tag", "--list") == "v1.4.0\nv1.5.0")
+        #expect(try repo.git("log", "--format=%s", "-2") == "Version bump to 1.5.0 (8)\nfeat(app): a new feature")
+        try repo.git("fsck", "--strict")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "a finished run leaves no record")
     }
 
     @Test func uploadsThatKeepFailingLeaveNoHalfPublishedRelease() async throws {

@@ -98,7 +98,7 @@ func runProgramAsync(
 }
 
 /// A temporary folder with a git repository made by the `git` command (the oracle).
-final class TemporaryRepository {
+final class TemporaryRepository: @unchecked Sendable {
     let root: String
     let home: String
     var path: String { root + "/repo" }

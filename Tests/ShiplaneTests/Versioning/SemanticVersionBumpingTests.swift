@@ -5,7 +5,7 @@ import Testing
 @Suite("SemanticVersion bumping")
 struct SemanticVersionBumpingTests {
     /// (from, level, expected): npm `semver.inc` results.
-    static let bumps: [(String, BumpLevel, String)] = [
+    static let npmBumps: [(String, BumpLevel, String)] = [
         ("1.2.3", .patch, "1.2.4"),
         ("1.2.3", .minor, "1.3.0"),
         ("1.2.3", .major, "2.0.0"),
@@ -21,7 +21,7 @@ struct SemanticVersionBumpingTests {
         ("0.0.0", .patch, "0.0.1"),
     ]
 
-    @Test("bumps like npm semver.inc", arguments: bumps)
+    @Test("bumps like npm semver.inc", arguments: npmBumps)
     func bumps(_ from: String, _ level: BumpLevel, _ expected: String) throws {
         #expect(try SemanticVersion(parsing: from).bumped(level).description == expected)
     }

@@ -64,7 +64,8 @@ public struct PublishGitHubRelease: AsyncAction {
             return nil
         }
         do {
-            let result = try await publisher.publish(request)
+            let published = "published the GitHub release \(tag) on \(target)"
+            let result = try await publisher.publish(request) { try step.passPointOfNoReturn(published) }
             if result.createdRelease {
                 registerDeletion(step, publisher: publisher, releaseID: result.releaseID)
             }

@@ -150,7 +150,10 @@ public struct GitHubReleasePublisher: Sendable {
 
     /// Publishes the release and returns what was done.
     /// - Throws: `ReleasePreflightError` before any change; `GitHubPublishError` (with every upload failure) after.
-    public func publish(_ request: GitHubReleaseRequest) async throws -> GitHubPublishResult {
+    /// `beforeMakingPublic` runs just before a draft is published (the first change others see).
+    public func publish(
+        _ request: GitHubReleaseRequest, beforeMakingPublic: @Sendable () throws -> Void = {}
+    ) async throws -> GitHubPublishResult {
         let client = try await preflight(request)
         var (release, created) = try await findOrCreateDraft(request, client: client)
         do {
@@ -166,6 +169,7 @@ public struct GitHubReleasePublisher: Sendable {
                 }
             }
             if request.publish, release.draft {
+                try beforeMakingPublic()
                 release = try await client.publish(releaseID: release.id, makeLatest: request.makeLatest)
                 result.published = true
                 result.htmlURL = release.htmlURL ?? result.htmlURL

@@ -92,7 +92,7 @@ struct ASCErrorBody: Decodable {
 }
 
 /// A build on App Store Connect, as `uploadToTestFlight` returns it.
-public struct TestFlightBuild: Sendable, Equatable, CustomStringConvertible {
+public struct TestFlightBuild: Sendable, Equatable, Codable, CustomStringConvertible {
     public var id: String
     public var appID: String
     public var bundleID: String

@@ -1,0 +1,111 @@
+import Foundation
+internal import Git
+
+/// Undoes a recorded effect from its data alone, in any process, and only if the world still
+/// holds exactly what the run left: a file its bytes (by hash), a branch its commit, a tag its
+/// object. Anything else is reported and left alone.
+struct EffectUndo {
+    let store: RunStore
+    let workTree: String
+
+    /// Undoes `entry`; returns normally when the effect is gone (or never landed).
+    /// - Throws: `ShiplaneError` saying what stays and why.
+    func undo(_ entry: RecordedEffect) throws {
+        switch entry.effect {
+        case .file(let path, let saved, let afterHash):
+            try undoFile(path: path, saved: saved, afterHash: afterHash)
+        case .folders(let paths):
+            for folder in paths.reversed() {
+                var info = stat()
+                guard lstat(folder, &info) == 0 else { continue }
+                let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                guard entries.isEmpty else {
+                    throw ShiplaneError("\(display(folder)) holds files Shiplane did not write; left as it is")
+                }
+                rmdir(folder)
+            }
+        case .commit(let branch, let parent, let message, let commit):
+            try undoCommit(branch: branch, parent: parent, message: message, commit: commit)
+        case .tag(let name, let target, let object, _):
+            try undoTag(name: name, target: target, object: object)
+        case .push(let remote, let refs):
+            throw ShiplaneError("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
+        case .external(let kind, let handle):
+            throw ShiplaneError("not done (\(kind == "effect" ? handle : kind + " " + handle)): only the process that made it can undo it; do it by hand if it should go")
+        }
+    }
+
+    private func display(_ path: String) -> String {
+        path.hasPrefix(workTree + "/") ? String(path.dropFirst(workTree.count + 1)) : path
+    }
+
+    private func undoFile(path: String, saved: String?, afterHash: String) throws {
+        removeTemporaryCopies(of: path)
+        let current = FileManager.default.contents(atPath: path)
+        let before = saved.flatMap { store.savedCopy($0) }
+        if saved != nil && before == nil {
+            throw ShiplaneError("the saved copy of \(display(path)) is missing; left as it is")
+        }
+        guard let current else {
+            // Gone: either never written (an interrupted first write) or removed since.
+            if before == nil { return }
+            throw ShiplaneError("\(display(path)) was deleted after Shiplane wrote it; left as it is")
+        }
+        if let before, current == before { return }
+        guard Self.hash(current) == afterHash else {
+            throw ShiplaneError("\(display(path)) changed after Shiplane wrote it; left as it is")
+        }
+        if let before {
+            try writeAtomically(before, to: path)
+        } else if unlink(path) != 0 {
+            throw ShiplaneError("could not remove \(display(path)): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Temporary files an interrupted atomic write left next to `path` (`.NAME.shiplane-PID-N`).
+    private func removeTemporaryCopies(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = "." + (path as NSString).lastPathComponent + ".shiplane-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            unlink(folder + "/" + name)
+        }
+    }
+
+    private func undoCommit(branch: String, parent: String, message: String, commit: String?) throws {
+        let repository = try RepositoryAccess.open(at: workTree)
+        let state = try git { try repository.head() }
+        if case .unborn(let name) = state, name == branch, parent.isEmpty { return }
+        guard case .branch(let name, let head) = state, name == branch else {
+            throw ShiplaneError("HEAD is no longer on \(branch): the release commit is left as it is")
+        }
+        if head.hex == parent { return }
+        let ours: Bool
+        if let commit {
+            ours = head.hex == commit
+        } else {
+            // The commit was being made when the run stopped: it is ours if it sits right on the
+            // recorded parent with the recorded message.
+            let read = try git { try repository.commitParentsAndMessage(head) }
+            ours = (read.parents.first?.hex ?? "") == parent && read.message.trimmingCharacters(in: .whitespacesAndNewlines)
+                == message.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard ours, try git({ try repository.undoCommit(head) }) else {
+            throw ShiplaneError("\(branch) moved on after the release commit: the commit is kept")
+        }
+    }
+
+    private func undoTag(name: String, target: String, object: String?) throws {
+        let repository = try RepositoryAccess.open(at: workTree)
+        guard let tag = try git({ try repository.tag(named: name) }) else { return }
+        let ours = object.map { tag.object.hex == $0 } ?? (tag.target.hex == target)
+        guard ours, try git({ try repository.deleteTag(name: name, ifPointsAt: tag.object) }) else {
+            throw ShiplaneError("tag \(name) was moved after Shiplane created it: kept")
+        }
+    }
+
+    static func hash(_ data: Data) -> String {
+        var digest = SHA256()
+        digest.update(data)
+        return digest.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The on-disk record of one run: who runs what, every step's result, every effect.
+///
+/// Written atomically (and fsynced) under the repository's git folder before and after each
+/// effect, so whatever process comes next — the supervisor after a crash, `shiplane rollback`,
+/// `shiplane resume`, a re-run of the same lane — knows exactly what the run did.
+public struct RunRecord: Codable, Sendable, Equatable {
+    /// What the run is doing now.
+    public enum State: String, Codable, Sendable {
+        /// A process is (or was, when its lock is free) running the lane.
+        case running
+        /// The run stopped before it finished: a failure or interrupt past the point of no return,
+        /// or a rollback that could not undo everything.
+        case unfinished
+    }
+
+    public var id: String
+    /// The lane's name as the command line gives it (`release`, `bump`).
+    public var lane: String
+    /// The lane's arguments as given (after the lane name): a re-run with the same ones resumes.
+    public var arguments: [String]
+    public var pid: Int32
+    public var host: String
+    public var startedAt: Date
+    public var workTree: String
+    public var state: State
+    /// Why the run passed its point of no return (`pushed main, v1.5.0 to origin`); nil before.
+    public var pointOfNoReturn: String?
+    public var steps: [RecordedStep]
+    public var effects: [RecordedEffect]
+    /// How many times this run was resumed.
+    public var resumes: Int
+
+    public init(
+        id: String = UUID().uuidString, lane: String, arguments: [String], pid: Int32, host: String,
+        startedAt: Date, workTree: String
+    ) {
+        self.id = id
+        self.lane = lane
+        self.arguments = arguments
+        self.pid = pid
+        self.host = host
+        self.startedAt = startedAt
+        self.workTree = workTree
+        state = .running
+        pointOfNoReturn = nil
+        steps = []
+        effects = []
+        resumes = 0
+    }
+
+    /// The command that re-runs this lane with its options (`shiplane bump patch --commit`).
+    public var commandLine: String {
+        (["shiplane", lane] + arguments).map(Self.shellQuoted).joined(separator: " ")
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0) }
+        return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// A step as the record keeps it: enough to recognise it on replay and hand back its result.
+public struct RecordedStep: Codable, Sendable, Equatable {
+    public var number: Int
+    public var name: String
+    public var callSite: CallSite?
+    public var outcome: StepOutcome
+    /// The step's result as JSON, when it has one that can be saved; replay returns it.
+    public var output: Data?
+    /// True when the step returns nothing (so replay returns `()` without a saved result).
+    public var returnsNothing: Bool
+
+    public init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: Data? = nil, returnsNothing: Bool = false) {
+        self.number = number
+        self.name = name
+        self.callSite = callSite
+        self.outcome = outcome
+        self.output = output
+        self.returnsNothing = returnsNothing
+    }
+}
+
+/// One side effect as the record keeps it: written before it happens (`intended`), updated after.
+public struct RecordedEffect: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        /// About to happen, or happening when the run stopped: it may or may not have landed.
+        case intended
+        case done
+        case undone
+        /// Rollback left it in place; `note` says why.
+        case kept
+    }
+
+    public var step: Int
+    public var description: String
+    public var effect: Effect
+    public var status: Status
+    public var note: String?
+    /// Recorded after the point of no return: others may already see it.
+    public var afterPointOfNoReturn: Bool
+
+    public init(step: Int, description: String, effect: Effect, status: Status, afterPointOfNoReturn: Bool) {
+        self.step = step
+        self.description = description
+        self.effect = effect
+        self.status = status
+        self.afterPointOfNoReturn = afterPointOfNoReturn
+    }
+}
+
+/// What an effect changed, as data any process can check and undo.
+public enum Effect: Codable, Sendable, Equatable {
+    /// A file's bytes were replaced. `saved` names the copy of the old bytes in the run folder
+    /// (nil: the file did not exist); `afterHash` is the SHA-256 of what the run wrote.
+    case file(path: String, saved: String?, afterHash: String)
+    /// Folders were created, outermost first.
+    case folders(paths: [String])
+    /// A commit on `branch` on top of `parent`; `commit` is filled in once it exists.
+    case commit(branch: String, parent: String, message: String, commit: String?)
+    /// A tag pointing at `target`; `object` (the tag object, or the commit for a lightweight tag)
+    /// once it exists. `replaced` is the tag object it moved away from, with `force`.
+    case tag(name: String, target: String, object: String?, replaced: String?)
+    /// Refs pushed to a remote: visible to others from here on.
+    case push(remote: String, refs: [String])
+    /// Something outside the repository (a release, an upload, a message), undone only by the
+    /// process that did it; `handle` identifies it for the user (a URL, an id).
+    case external(kind: String, handle: String)
+}

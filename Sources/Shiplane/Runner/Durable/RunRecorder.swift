@@ -1,0 +1,187 @@
+import Foundation
+
+/// Keeps the on-disk record of a live run up to date: steps and their results, effects before
+/// and after they happen, the point of no return. One per run; every write is durable.
+public final class RunRecorder: @unchecked Sendable {
+    // @unchecked: `record` and `replaySteps` are only touched under `lock`.
+    public let store: RunStore
+    private let lock = NSLock()
+    private var record: RunRecord
+    /// The steps of the run being resumed, by number; empty for a fresh run.
+    private var replaySteps: [Int: RecordedStep]
+    private var replaying: Bool
+    /// Set when a record write failed: the run must not go on blind.
+    private var writeFailure: (any Error)?
+
+    /// Starts recording a run: a fresh one, or `resuming` an unfinished one (its steps replay).
+    public init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil) throws {
+        self.store = store
+        var record = record
+        if let previous {
+            record.id = previous.id
+            record.startedAt = previous.startedAt
+            record.pointOfNoReturn = previous.pointOfNoReturn
+            record.effects = previous.effects
+            record.steps = previous.steps
+            record.resumes = previous.resumes + 1
+        }
+        self.record = record
+        replaySteps = Dictionary((previous?.steps ?? []).filter { $0.outcome == .succeeded }.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
+        replaying = previous != nil
+        try store.save(record)
+    }
+
+    /// The record as it stands.
+    public var current: RunRecord { lock.withLock { record } }
+
+    /// True once the run has done something others can see.
+    public var isPastPointOfNoReturn: Bool { lock.withLock { record.pointOfNoReturn != nil } }
+
+    // MARK: - Steps
+
+    /// The recorded step a replay hands back for step `number` named `name`, or nil when the step
+    /// must run: a fresh run, a step that had not finished, a result that could not be saved (the
+    /// step runs again; later steps still replay). The first step that is missing or named
+    /// otherwise ends the replay: everything after it runs for real.
+    func replayedStep(number: Int, name: String) -> RecordedStep? {
+        lock.withLock {
+            guard replaying else { return nil }
+            guard let step = replaySteps[number], step.name == name else {
+                replaying = false
+                return nil
+            }
+            return step.output != nil || step.returnsNothing ? step : nil
+        }
+    }
+
+    /// Records a finished step and, when it can be saved, its result.
+    func stepFinished(_ step: RecordedStep) {
+        lock.withLock {
+            if let index = record.steps.firstIndex(where: { $0.number == step.number }) {
+                record.steps[index] = step
+            } else {
+                record.steps.append(step)
+            }
+            persist()
+        }
+    }
+
+    // MARK: - Effects
+
+    /// Records an effect about to happen; returns its index for `done`.
+    func intend(step: Int, description: String, effect: Effect) throws -> Int {
+        try lock.withLock {
+            record.effects.append(RecordedEffect(
+                step: step, description: description, effect: effect, status: .intended,
+                afterPointOfNoReturn: record.pointOfNoReturn != nil
+            ))
+            persist()
+            if let writeFailure { throw writeFailure }
+            return record.effects.count - 1
+        }
+    }
+
+    /// Records that the effect happened, with what became known (a commit id, a tag object).
+    func done(_ index: Int, effect: Effect? = nil) {
+        update(index) {
+            $0.status = .done
+            if let effect { $0.effect = effect }
+        }
+    }
+
+    /// Records how rollback left an effect.
+    func resolved(_ index: Int, undone: Bool, note: String?) {
+        update(index) {
+            $0.status = undone ? .undone : .kept
+            $0.note = note
+        }
+    }
+
+    /// Records that from here on the run does what others can see; `reason` says what.
+    func passPointOfNoReturn(_ reason: String) throws {
+        try lock.withLock {
+            guard record.pointOfNoReturn == nil else { return }
+            record.pointOfNoReturn = reason
+            persist()
+            if let writeFailure { throw writeFailure }
+        }
+    }
+
+    // MARK: - The end of the run
+
+    /// The run completed: the record goes.
+    public func finishedCompletely() {
+        lock.withLock { store.clear() }
+    }
+
+    /// The run stopped and was not (or not wholly) undone: the record stays for resume or rollback.
+    public func stoppedUnfinished() {
+        lock.withLock {
+            record.state = .unfinished
+            persist()
+        }
+    }
+
+    /// Effects the record holds that rollback has not settled, newest last.
+    var pendingEffects: [(index: Int, entry: RecordedEffect)] {
+        lock.withLock {
+            record.effects.enumerated().filter { $0.element.status == .intended || $0.element.status == .done }
+                .map { ($0.offset, $0.element) }
+        }
+    }
+
+    private func update(_ index: Int, _ change: (inout RecordedEffect) -> Void) {
+        lock.withLock {
+            guard record.effects.indices.contains(index) else { return }
+            change(&record.effects[index])
+            persist()
+        }
+    }
+
+    /// Called under `lock`.
+    private func persist() {
+        do {
+            try store.save(record)
+        } catch {
+            writeFailure = error
+        }
+    }
+}
+
+// MARK: - Step results as data
+
+/// A step's result wrapped for JSON (so `nil`, numbers and strings encode at the top level too).
+private struct OutputBox<Value: Encodable>: Encodable {
+    let value: Value
+}
+
+private struct DecodedBox<Value: Decodable>: Decodable {
+    let value: Value
+}
+
+enum StepOutputCoding {
+    /// The result as JSON, or nil when it cannot be saved (not `Encodable`).
+    static func encode<Output>(_ output: Output) -> Data? {
+        guard let encodable = output as? any Encodable else { return nil }
+        return encodeOpened(encodable)
+    }
+
+    private static func encodeOpened<Value: Encodable>(_ value: Value) -> Data? {
+        try? RunStore.encoder.encode(OutputBox(value: value))
+    }
+
+    static func returnsNothing<Output>(_ type: Output.Type) -> Bool {
+        type == Void.self
+    }
+
+    /// The saved result as `Output`, or nil when it cannot be read back.
+    static func decode<Output>(_ step: RecordedStep, as type: Output.Type) -> Output? {
+        if step.returnsNothing { return () as? Output }
+        guard let data = step.output, let decodable = type as? any Decodable.Type else { return nil }
+        return decodeOpened(decodable, data) as? Output
+    }
+
+    private static func decodeOpened<Value: Decodable>(_ type: Value.Type, _ data: Data) -> Value? {
+        try? RunStore.decoder.decode(DecodedBox<Value>.self, from: data).value
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// The run folder of a repository (`.git/shiplane/`, shared by all its worktrees): the lock that
+/// keeps runs one at a time, the record of the current run, and saved copies of replaced files.
+public final class RunStore: @unchecked Sendable {
+    // @unchecked: `lockDescriptor` is set while holding the lock only, by the one owning process.
+    /// The run folder.
+    public let folder: String
+    private var lockDescriptor: Int32 = -1
+
+    public init(folder: String) {
+        self.folder = folder
+    }
+
+    /// The run folder of the repository whose work tree is `root`: `shiplane/` in the git folder
+    /// all worktrees share (the common dir).
+    public static func forWorkTree(_ root: String) throws -> RunStore {
+        RunStore(folder: try commonGitDirectory(ofWorkTree: root) + "/shiplane")
+    }
+
+    var recordPath: String { folder + "/run.json" }
+    var lockPath: String { folder + "/lock" }
+    var savedFolder: String { folder + "/saved" }
+
+    // MARK: - The lock
+
+    /// Takes the repository's run lock, or says who holds it.
+    ///
+    /// The lock is an `flock` on `lock` in the run folder: the kernel lets go of it when the holding
+    /// process dies any way at all, so a lock is never stale; a record whose process is gone is an
+    /// interrupted run.
+    /// - Throws: `RunLocked` when another process holds it.
+    public func lock() throws {
+        guard lockDescriptor < 0 else { return }
+        try createFolder(folder)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ShiplaneError("could not open the run lock \(lockPath): \(String(cString: strerror(errno)))",
+                                suggestion: "check that the repository's git folder is writable")
+        }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            close(descriptor)
+            throw RunLocked(holder: try? load(), lockPath: lockPath)
+        }
+        lockDescriptor = descriptor
+    }
+
+    /// Lets go of the lock (also done by the kernel when the process ends).
+    public func unlock() {
+        guard lockDescriptor >= 0 else { return }
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+        lockDescriptor = -1
+    }
+
+    /// True when some process holds the lock now (this one included).
+    public var isLocked: Bool {
+        if lockDescriptor >= 0 { return true }
+        let descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            flock(descriptor, LOCK_UN)
+            return false
+        }
+        return true
+    }
+
+    // MARK: - The record
+
+    /// The record of the current or last unfinished run, or nil when there is none.
+    public func load() throws -> RunRecord? {
+        guard let data = FileManager.default.contents(atPath: recordPath) else { return nil }
+        do {
+            return try Self.decoder.decode(RunRecord.self, from: data)
+        } catch {
+            throw ShiplaneError(
+                "the run record \(recordPath) cannot be read: \(error)",
+                suggestion: "look at it, then delete it (and \(savedFolder)) if no release is in progress"
+            )
+        }
+    }
+
+    /// Writes the record durably: temporary file, fsync, rename, fsync of the folder.
+    public func save(_ record: RunRecord) throws {
+        try createFolder(folder)
+        try Self.writeDurably(try Self.encoder.encode(record), to: recordPath)
+    }
+
+    /// Forgets the run: the record and the saved copies go.
+    public func clear() {
+        unlink(recordPath)
+        try? FileManager.default.removeItem(atPath: savedFolder)
+        Self.syncFolder(folder)
+    }
+
+    /// Saves a copy of bytes a run is about to replace; returns its name in the saved folder.
+    func saveCopy(_ data: Data, name: String) throws -> String {
+        try createFolder(savedFolder)
+        try Self.writeDurably(data, to: savedFolder + "/" + name)
+        return name
+    }
+
+    func savedCopy(_ name: String) -> Data? {
+        FileManager.default.contents(atPath: savedFolder + "/" + name)
+    }
+
+    // MARK: - Helpers
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    private func createFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw ShiplaneError("could not create \(path): \(error.localizedDescription)",
+                                suggestion: "check that the repository's git folder is writable")
+        }
+    }
+
+    /// Temporary file, write, fsync, rename over `path`, fsync the folder: after a crash the file
+    /// holds either the old bytes or the new ones, never a mix.
+    static func writeDurably(_ data: Data, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ShiplaneError("could not write \(path): \(String(cString: strerror(errno)))") }
+        var written = 0
+        let ok = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            while written < buffer.count {
+                let count = write(descriptor, base + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        let synced = ok && fsync(descriptor) == 0
+        let reason = String(cString: strerror(errno))
+        close(descriptor)
+        guard synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw ShiplaneError("could not write \(path): \(reason)", suggestion: "check the disk has room and the folder is writable")
+        }
+        syncFolder((path as NSString).deletingLastPathComponent)
+    }
+
+    static func syncFolder(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// The git folder all worktrees of the repository share, found from the work tree's `.git`
+    /// (a folder, or a `gitdir:` file whose folder has a `commondir` file) without libgit2.
+    static func commonGitDirectory(ofWorkTree root: String) throws -> String {
+        let dotGit = root + "/.git"
+        var info = stat()
+        guard lstat(dotGit, &info) == 0 else { throw RepositoryProblem.notARepository(path: root) }
+        if info.st_mode & S_IFMT == S_IFDIR { return dotGit }
+        guard let text = try? String(contentsOfFile: dotGit, encoding: .utf8), text.hasPrefix("gitdir:") else {
+            throw RepositoryProblem.notARepository(path: root)
+        }
+        var gitDirectory = text.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !gitDirectory.hasPrefix("/") { gitDirectory = root + "/" + gitDirectory }
+        let commonFile = gitDirectory + "/commondir"
+        guard let common = try? String(contentsOfFile: commonFile, encoding: .utf8) else {
+            return (gitDirectory as NSString).standardizingPath
+        }
+        var path = common.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !path.hasPrefix("/") { path = gitDirectory + "/" + path }
+        return (path as NSString).standardizingPath
+    }
+}
+
+/// Another process is running a lane in this repository.
+public struct RunLocked: ReportableError {
+    public var holder: RunRecord?
+    public var lockPath: String
+
+    public init(holder: RunRecord?, lockPath: String) {
+        self.holder = holder
+        self.lockPath = lockPath
+    }
+
+    public var message: String {
+        guard let holder else { return "another Shiplane run holds this repository's lock" }
+        return "another Shiplane run is in progress in this repository: `\(holder.commandLine)`"
+    }
+
+    public var info: [(key: String, value: String)] {
+        guard let holder else { return [("lock", lockPath)] }
+        return [
+            ("pid", "\(holder.pid) on \(holder.host)"),
+            ("started", ISO8601DateFormatter().string(from: holder.startedAt)),
+            ("work tree", holder.workTree),
+        ]
+    }
+
+    public var suggestion: String? { "wait for it to finish; two releases never run at once in one repository" }
+    public var category: ErrorCategory { .locked }
+}

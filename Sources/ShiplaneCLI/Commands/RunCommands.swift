@@ -1,0 +1,116 @@
+import Foundation
+import Shiplane
+
+/// An earlier run in this repository did not finish, and this command is not its re-run.
+struct UnfinishedRun: ReportableError {
+    var record: RunRecord
+
+    var message: String {
+        "an earlier run did not finish: `\(record.commandLine)`"
+            + (record.pointOfNoReturn == nil ? "" : ", stopped past its point of no return")
+    }
+
+    var info: [(key: String, value: String)] {
+        var facts: [(key: String, value: String)] = [
+            ("started", ISO8601DateFormatter().string(from: record.startedAt) + " by pid \(record.pid) on \(record.host)"),
+        ]
+        if let noReturn = record.pointOfNoReturn { facts.append(("point of no return", noReturn)) }
+        let open = record.effects.filter { $0.status == .done || $0.status == .intended }
+        if !open.isEmpty { facts.append(("left in place", open.map(\.description).joined(separator: "; "))) }
+        return facts
+    }
+
+    var suggestion: String? {
+        "finish it with `shiplane resume` (or by running `\(record.commandLine)` again), or undo it with `shiplane rollback`"
+    }
+
+    var category: ErrorCategory { .unfinished }
+}
+
+/// Sets a live run up with its on-disk record: takes the repository's lock, refuses to start
+/// over an unfinished run of another command, and resumes an unfinished run of the same one.
+enum DurableRun {
+    /// Takes the lock and starts the record; nil when `root` has no git folder to keep it in.
+    /// - Throws: `RunLocked` (another run is going), `UnfinishedRun` (another command's run
+    ///   stopped unfinished), or an error writing the record.
+    static func begin(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) throws -> RunRecorder? {
+        let store: RunStore
+        do {
+            store = try RunStore.forWorkTree(root)
+        } catch is RepositoryProblem {
+            return nil
+        }
+        try store.lock()
+        do {
+            let previous = try store.load()
+            if let previous, previous.lane != lane || previous.arguments != arguments {
+                throw UnfinishedRun(record: previous)
+            }
+            let record = RunRecord(
+                lane: lane, arguments: arguments, pid: getpid(), host: ProcessInfo.processInfo.hostName,
+                startedAt: Date(), workTree: root
+            )
+            let recorder = try RunRecorder(store: store, record: record, resuming: previous)
+            context.journal.record(with: recorder, workTree: root)
+            if let previous {
+                let done = previous.steps.filter { $0.outcome == .succeeded }.count
+                session.err.line(
+                    "Resuming the unfinished run of `\(previous.commandLine)` (started \(ISO8601DateFormatter().string(from: previous.startedAt))):"
+                        + " \(done) step\(done == 1 ? "" : "s") already done return their results; the rest runs."
+                )
+            }
+            return recorder
+        } catch {
+            store.unlock()
+            throw error
+        }
+    }
+}
+
+/// `shiplane rollback [--forget]` and `shiplane resume`: settle a run that did not finish.
+enum RunCommands {
+    /// Undoes an unfinished run as far as it safely can, from its record, and says what stays.
+    static func rollback(session: CommandSession, arguments: [String]) throws -> Int32 {
+        let forget = arguments.contains("--forget")
+        if let unknown = arguments.first(where: { $0 != "--forget" }) {
+            throw UsageError("rollback: unknown option \(unknown)", suggestion: "run `shiplane rollback` or `shiplane rollback --forget`")
+        }
+        let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+        let store = try RunStore.forWorkTree(root)
+        try store.lock()
+        defer { store.unlock() }
+        guard let record = try store.load() else {
+            session.out.line("No unfinished run in this repository: nothing to roll back.")
+            return ShiplaneExitCode.success.rawValue
+        }
+        if forget {
+            store.clear()
+            session.out.line("Forgot the unfinished run of `\(record.commandLine)`; nothing was changed.")
+            return ShiplaneExitCode.success.rawValue
+        }
+        let outcome = try RecordedRollback(store: store, workTree: root).run(record)
+        session.out.line("Rolling back the unfinished run of `\(record.commandLine)`:")
+        for line in outcome.lines { session.out.line("  " + line) }
+        if outcome.failed.isEmpty {
+            store.clear()
+            session.out.line(outcome.stays.isEmpty ? "Rolled back completely." : "Rolled back as far as it safely can; the rest stays (listed above).")
+            return ShiplaneExitCode.success.rawValue
+        }
+        try store.save(outcome.record)
+        throw ShiplaneError(
+            "rollback could not undo \(outcome.failed.count) effect\(outcome.failed.count == 1 ? "" : "s")",
+            info: outcome.failed.map { ("kept", $0) },
+            suggestion: "fix what is named and run `shiplane rollback` again, or `shiplane rollback --forget` to keep things as they are"
+        )
+    }
+
+    /// The command line that resumes the unfinished run, or nil when there is none.
+    static func resumeArguments(session: CommandSession) throws -> [String]? {
+        let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+        let store = try RunStore.forWorkTree(root)
+        guard let record = try store.load() else { return nil }
+        if store.isLocked { throw RunLocked(holder: record, lockPath: store.folder + "/lock") }
+        return [record.lane] + record.arguments
+    }
+}
+
