@@ -49,10 +49,13 @@ public final class Journal: @unchecked Sendable {
 
     /// Ties the journal to the run's on-disk record. When the record is a resumed run's, the
     /// effects its earlier process left unsettled join the journal, undone from their data.
-    public func record(with recorder: RunRecorder, workTree: String) {
+    /// - Throws: when what a step cut short left behind cannot be undone (the run must not resume).
+    public func record(with recorder: RunRecorder, workTree: String) throws {
         self.recorder = recorder
+        let undo = EffectUndo(store: recorder.store, workTree: workTree)
+        try recorder.undoUnfinishedSteps(undo)
         let pending = recorder.pendingEffects
-        if !pending.isEmpty { adoptRecordedEffects(pending, undo: EffectUndo(store: recorder.store, workTree: workTree)) }
+        if !pending.isEmpty { adoptRecordedEffects(pending, undo: undo) }
     }
 
     /// Adds the effects an earlier process recorded and left unsettled, undone from their data;

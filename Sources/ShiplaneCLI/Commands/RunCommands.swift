@@ -51,7 +51,7 @@ enum DurableRun {
                 startedAt: Date(), workTree: root
             )
             let recorder = try RunRecorder(store: store, record: record, resuming: previous)
-            context.journal.record(with: recorder, workTree: root)
+            try context.journal.record(with: recorder, workTree: root)
             if let previous {
                 let done = previous.steps.filter { $0.outcome == .succeeded }.count
                 session.err.line(

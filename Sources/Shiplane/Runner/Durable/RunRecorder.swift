@@ -64,6 +64,7 @@ public final class RunRecorder: @unchecked Sendable {
             }
             persist()
         }
+        if step.outcome == .succeeded { FaultInjection.reached(.afterStep, step.number) }
     }
 
     // MARK: - Effects
@@ -77,6 +78,7 @@ public final class RunRecorder: @unchecked Sendable {
             ))
             persist()
             if let writeFailure { throw writeFailure }
+            FaultInjection.reached(.beforeEffect, record.effects.count)
             return record.effects.count - 1
         }
     }
@@ -87,6 +89,7 @@ public final class RunRecorder: @unchecked Sendable {
             $0.status = .done
             if let effect { $0.effect = effect }
         }
+        FaultInjection.reached(.afterEffect, index + 1)
     }
 
     /// Records how rollback left an effect.
@@ -119,6 +122,29 @@ public final class RunRecorder: @unchecked Sendable {
         lock.withLock {
             record.state = .unfinished
             persist()
+        }
+    }
+
+    /// Undoes the local effects of the steps that had not finished when the earlier process
+    /// stopped (a file half the bump wrote, a commit whose step was cut short), so those steps run
+    /// again from where they started. Pushes and effects outside the repository stay: the step
+    /// that made them checks the world when it runs again.
+    func undoUnfinishedSteps(_ undo: EffectUndo) throws {
+        let finished = lock.withLock { Set(record.steps.filter { $0.outcome == .succeeded }.map(\.number)) }
+        for (index, entry) in pendingEffects.reversed() where !finished.contains(entry.step) {
+            switch entry.effect {
+            case .push, .external: continue
+            case .file, .folders, .commit, .tag: break
+            }
+            do {
+                try undo.undo(entry)
+            } catch {
+                throw ShiplaneError(
+                    "cannot resume: what the interrupted step left could not be undone: \(describe(error))",
+                    suggestion: "put it back by hand and run again, or run `shiplane rollback`"
+                )
+            }
+            resolved(index, undone: true, note: "undone before its step ran again")
         }
     }
 

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// What a release can change, read with the git command: work tree files, refs here and on origin.
+private struct ReleaseState: Equatable, CustomStringConvertible {
+    var version: String?
+    var packageJSON: String?
+    var head: String
+    var tags: String
+    var originMain: String
+    var originTags: String
+    var status: String
+
+    init(_ repo: TemporaryRepository, origin: TemporaryRepository) throws {
+        version = repo.read("VERSION")
+        packageJSON = repo.read("package.json")
+        head = try repo.git("rev-parse", "HEAD")
+        tags = try repo.git("tag", "--list")
+        originMain = try origin.git("rev-parse", "refs/heads/main")
+        originTags = try origin.git("tag", "--list")
+        status = try repo.git("status", "--porcelain", "--untracked-files=all")
+    }
+
+    var description: String { "VERSION=\(version ?? "-") head=\(head.prefix(7)) tags=[\(tags)] origin=\(originMain.prefix(7)) [\(originTags)] status=[\(status)]" }
+}
+
+/// A versioned repository at 1.2.3 with a bare origin that holds main and v1.2.3.
+private func releasableBump() throws -> (repo: TemporaryRepository, origin: TemporaryRepository) {
+    let repo = try versionedRepository()
+    let origin = try TemporaryRepository(bare: true)
+    try repo.git("remote", "add", "origin", origin.path)
+    try repo.git("push", "-q", "origin", "main", "v1.2.3")
+    return (repo, origin)
+}
+
+private let release = ["bump", "minor", "--commit", "--tag", "--push"]
+
+@Suite("Durable runs: killed at every step and effect, a run is rolled back or finished", .serialized)
+struct DurableRunTests {
+    /// Exactly one release of 1.3.0: one commit on top of the start, tagged, pushed, clean.
+    private func expectOneRelease(_ repo: TemporaryRepository, _ origin: TemporaryRepository, start: ReleaseState, _ context: String) throws {
+        let state = try ReleaseState(repo, origin: origin)
+        #expect(state.version == "1.3.0\n", "\(context): \(state)")
+        #expect(state.tags == "v1.2.3\nv1.3.0", "\(context): \(state)")
+        #expect(state.originTags == "v1.2.3\nv1.3.0", "\(context): \(state)")
+        #expect(state.originMain == state.head, "\(context): \(state)")
+        #expect(try repo.git("rev-parse", "HEAD~1") == start.head, "\(context): one commit on top of the start")
+        #expect(try repo.git("rev-parse", "v1.3.0^{commit}") == state.head, "\(context): the tag is on the release commit")
+        #expect(try repo.git("log", "-1", "--format=%s") == "Version bump to 1.3.0", "\(context)")
+        #expect(state.status.isEmpty, "\(context): \(state)")
+        try repo.git("fsck", "--strict")
+        try origin.git("fsck", "--strict")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(context): no record left")
+    }
+
+    /// SIGKILL (to the whole process group) at every moment of `bump minor --commit --tag --push`,
+    /// then the same command again: always exactly one release of 1.3.0.
+    @Test(arguments: ["after-step", "before-effect", "after-effect"])
+    func killedAnywhereTheSameCommandFinishesTheRelease(_ moment: String) throws {
+        var fired = 0
+        for count in 1...12 {
+            let (repo, origin) = try releasableBump()
+            let start = try ReleaseState(repo, origin: origin)
+            let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "\(moment):\(count)"])
+            if killed.status == 0 {
+                // Past the last moment of this kind: the run simply completed.
+                try expectOneRelease(repo, origin, start: start, "\(moment):\(count) did not fire")
+                break
+            }
+            fired += 1
+            #expect(killed.status == SIGKILL, "\(moment):\(count): \(killed.all)")
+            let again = try repo.shiplane(release)
+            #expect(again.status == 0, "\(moment):\(count): \(again.all)")
+            try expectOneRelease(repo, origin, start: start, "\(moment):\(count), then the same command")
+        }
+        #expect(fired >= 3, "the fault fired at several moments")
+    }
+
+    /// The same kills, then `shiplane rollback`: before the push everything is as it was; after
+    /// it the release stays whole (tag on the commit, on origin) and nothing is half-undone.
+    @Test(arguments: ["after-step", "before-effect", "after-effect"])
+    func killedAnywhereRollbackRestoresOrKeepsAWholeRelease(_ moment: String) throws {
+        for count in 1...12 {
+            let (repo, origin) = try releasableBump()
+            let start = try ReleaseState(repo, origin: origin)
+            let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "\(moment):\(count)"])
+            if killed.status == 0 { break }
+            let record = repo.read(".git/shiplane/run.json") ?? ""
+            let pastNoReturn = record.contains("\"pointOfNoReturn\" : \"")
+            let rollback = try repo.shiplane(["rollback"])
+            #expect(rollback.status == 0, "\(moment):\(count): \(rollback.all)")
+            let state = try ReleaseState(repo, origin: origin)
+            if pastNoReturn {
+                #expect(rollback.stdout.contains("stays"), "\(moment):\(count): \(rollback.all)")
+                #expect(state.originTags == "v1.2.3\nv1.3.0" || state.originMain == start.originMain, "\(moment):\(count): \(state)")
+                #expect(state.tags == "v1.2.3\nv1.3.0", "\(moment):\(count): \(state)")
+                #expect(state.version == "1.3.0\n", "\(moment):\(count): \(state)")
+            } else {
+                #expect(state == start, "\(moment):\(count): \(state) vs \(start)\n\(rollback.all)")
+            }
+            try repo.git("fsck", "--strict")
+            #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+            // And the repository releases normally afterwards.
+            let next = try repo.shiplane(["bump", "patch"])
+            #expect(next.status == 0, "\(moment):\(count): \(next.all)")
+        }
+    }
+
+    @Test func aSecondRunIsRefusedByTheLockAndTouchesNothing() throws {
+        let (repo, _) = try releasableBump()
+        try repo.write("Lanes/Slow.swift", """
+        import Shiplane
+        struct Slow: Lane {
+            func run(_ lane: LaneContext) async throws {
+                _ = try lane.bumpVersion(.minor)
+                try await lane.sh("sleep", "3")
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        // Compile first, so the two runs below start together.
+        #expect(try repo.shiplane(["lanes"]).status == 0)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        first.arguments = ["slow"]
+        first.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        first.environment = repo.environment
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") && waited < 200 {
+            usleep(50_000)
+            waited += 1
+        }
+        let second = try repo.shiplane(["bump", "patch", "--commit"])
+        first.waitUntilExit()
+        #expect(second.status == 6, "\(second.all)")
+        #expect(second.stderr.contains("another Shiplane run is in progress"), "\(second.stderr)")
+        #expect(second.stderr.contains("shiplane slow") && second.stderr.contains("pid"), "\(second.stderr)")
+        #expect(first.terminationStatus == 0)
+        #expect(repo.read("VERSION") == "1.3.0\n", "the winner's write stands, the loser touched nothing")
+        #expect(try repo.git("log", "-1", "--format=%s") == "chore: lanes")
+    }
+
+    @Test func aKilledLaneProgramIsRolledBackByItsSupervisor() throws {
+        let (repo, _) = try releasableBump()
+        try repo.write("Lanes/Release.swift", """
+        import Shiplane
+        struct Release: Lane {
+            func run(_ lane: LaneContext) async throws {
+                let version = try lane.bumpVersion(.minor)
+                try lane.commitVersionBump()
+                try lane.addGitTag("v\\(version)")
+                try await lane.sh("true")
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        let head = try repo.git("rev-parse", "HEAD")
+        // Killed after the tag: the lane program dies, the shiplane process undoes the run.
+        let killed = try repo.shiplane(["release"], environment: ["SHIPLANE_FAULT": "after-step:3"])
+        #expect(killed.status == 130, "\(killed.all)")
+        #expect(killed.all.contains("SIGKILL"), "\(killed.all)")
+        #expect(repo.read("VERSION") == "1.2.3\n")
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(try repo.git("tag", "--list") == "v1.2.3")
+        #expect(try repo.git("status", "--porcelain").isEmpty)
+        try repo.git("fsck", "--strict")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+    }
+
+    @Test func rollbackAndResumeWithNothingUnfinishedSaySo() throws {
+        let repo = try versionedRepository()
+        let rollback = try repo.shiplane(["rollback"])
+        #expect(rollback.status == 0 && rollback.stdout.contains("nothing to roll back"), "\(rollback.all)")
+        let resume = try repo.shiplane(["resume"])
+        #expect(resume.status == 0 && resume.stdout.contains("nothing to resume"), "\(resume.all)")
+    }
+}
