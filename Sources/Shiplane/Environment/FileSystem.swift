@@ -106,30 +106,43 @@ public struct LiveFileSystem: FileSystem {
     }
 }
 
-/// Writes `data` to `path` through a temporary file in the same folder and a rename, keeping the
-/// old file's permissions; a symbolic link is followed (its target is replaced), not replaced.
+/// Writes `data` to `path` through a temporary file in the same folder (`.NAME.shiplane-PID-N`,
+/// which rollback and resume remove if a kill leaves one), fsync and a rename, keeping the old
+/// file's permissions; a symbolic link is followed (its target is replaced), not replaced.
 public func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
     let path = url.path
     let folder = url.deletingLastPathComponent().path
     let temporary = folder + "/.\(url.lastPathComponent).shiplane-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    let manager = FileManager.default
-    let mode = (try? manager.attributesOfItem(atPath: path)[.posixPermissions]) as? NSNumber
-    guard manager.createFile(atPath: temporary, contents: data) else {
+    var info = stat()
+    let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o644
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+    guard descriptor >= 0 else {
         throw ShiplaneError(
-            "could not write \(path)", info: [("temporary file", temporary)],
+            "could not write \(path): \(String(cString: strerror(errno)))", info: [("temporary file", temporary)],
             suggestion: "check that the folder exists and is writable"
         )
     }
-    do {
-        if let mode { try manager.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary) }
-        if rename(temporary, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            throw ShiplaneError("could not replace \(path): \(reason)")
+    var failure: String?
+    data.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let count = write(descriptor, base + offset, buffer.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                failure = String(cString: strerror(errno))
+                return
+            }
+            offset += count
         }
-    } catch {
-        try? manager.removeItem(atPath: temporary)
-        throw error
+    }
+    if failure == nil, fchmod(descriptor, mode_t(mode)) != 0 || fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+    close(descriptor)
+    if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+    if let failure {
+        unlink(temporary)
+        throw ShiplaneError("could not replace \(path): \(failure)", suggestion: "check that the disk has room and the folder is writable")
     }
 }
 

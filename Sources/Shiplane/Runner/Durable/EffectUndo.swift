@@ -25,8 +25,10 @@ struct EffectUndo {
                 rmdir(folder)
             }
         case .commit(let branch, let parent, let message, let commit):
+            if entry.status == .intended { removeStaleLocks(["refs/heads/\(branch).lock", "index.lock", "HEAD.lock"]) }
             try undoCommit(branch: branch, parent: parent, message: message, commit: commit)
         case .tag(let name, let target, let object, _):
+            if entry.status == .intended { removeStaleLocks(["refs/tags/\(name).lock"]) }
             try undoTag(name: name, target: target, object: object)
         case .push(let remote, let refs):
             throw ShiplaneError("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
@@ -34,6 +36,24 @@ struct EffectUndo {
             throw ShiplaneError("not done (\(kind == "effect" ? handle : kind + " " + handle)): only the process that made it can undo it; do it by hand if it should go")
         }
     }
+
+    /// The lock files a git write that was killed midway leaves (libgit2, like git, writes
+    /// `NAME.lock` and renames it). Only called for an effect the record shows was in flight, by the
+    /// process holding the run lock, and only for files older than this process's first look: what the killed
+    /// run left, not what a git command running now holds.
+    private func removeStaleLocks(_ names: [String]) {
+        let gitFolder = (store.folder as NSString).deletingLastPathComponent
+        let started = Self.processStart
+        for name in names {
+            let path = gitFolder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < started else { continue }
+            unlink(path)
+        }
+    }
+
+    /// When this process first looked (seconds since 1970): a lock file older than that is stale.
+    private static let processStart = Date().timeIntervalSince1970
 
     private func display(_ path: String) -> String {
         path.hasPrefix(workTree + "/") ? String(path.dropFirst(workTree.count + 1)) : path
