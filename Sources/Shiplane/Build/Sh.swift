@@ -53,6 +53,8 @@ public struct Sh: AsyncAction {
         }
         var variables = step.lane.environment.variables
         for (name, value) in environment { variables[name] = value }
+        // A secret handed to a command is a secret in everything printed from now on.
+        RuntimeSecrets.register(environment.filter { LaneEnvironment.looksSecret($0.key) }.map(\.value))
         let root = step.lane.workingDirectory
         let folder = directory.map { $0.hasPrefix("/") ? $0 : root + "/" + $0 } ?? root
         let invocation = ProcessInvocation(

@@ -27,7 +27,7 @@ public struct LaneEnvironment: Sendable {
     /// Marks a value as secret; values shorter than 4 characters are ignored (they would redact
     /// ordinary words and numbers).
     public mutating func addSecret(_ value: String) {
-        if value.count >= 4 { secretValues.insert(value) }
+        for part in SecretRedactor.withLines([value]) where part.count >= 4 { secretValues.insert(part) }
     }
 
     static func looksSecret(_ name: String) -> Bool {

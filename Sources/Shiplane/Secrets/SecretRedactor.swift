@@ -20,9 +20,10 @@ public struct SecretRedactor: Sendable {
         add(secrets)
     }
 
-    /// Adds more secret values.
+    /// Adds more secret values. A value of several lines also adds each line (a key printed line
+    /// by line must not show any of them).
     public mutating func add(_ values: [String]) {
-        let usable = values.filter { $0.count >= Self.minimumSecretLength }
+        let usable = Self.withLines(values).filter { $0.count >= Self.minimumSecretLength }
         secrets = Array(Set(secrets + usable)).sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }
     }
 
@@ -33,13 +34,26 @@ public struct SecretRedactor: Sendable {
         return copy
     }
 
-    /// `text` with every secret and token shape replaced by `***`.
+    /// `text` with every secret (these, and those registered while the run goes, see
+    /// `RuntimeSecrets`) and every token shape replaced by `***`.
     public func redact(_ text: String) -> String {
         var result = text
         for secret in secrets where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: Self.mask)
         }
+        for secret in RuntimeSecrets.values where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: Self.mask)
+        }
         return TokenShapeScanner.redact(result)
+    }
+
+    /// The values, and for each of several lines, its lines (without their line ends) too.
+    static func withLines(_ values: [String]) -> [String] {
+        var all = values
+        for value in values where value.contains(where: \.isNewline) {
+            all += value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return all
     }
 
     /// An error whose message, facts, suggestion and causes have been redacted, keeping its tree.
@@ -72,4 +86,23 @@ public struct RedactedError: ReportableError {
             category = error is CancellationError ? .interrupted : .failure
         }
     }
+}
+
+/// Secrets that become known while a run goes (values passed to `lane.sh(..., environment:)` under
+/// names that look secret): every redactor of the process redacts them from then on.
+public enum RuntimeSecrets {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var registered: [String] = []
+
+    /// Registers values as secrets (short ones are ignored, as in `SecretRedactor`).
+    public static func register(_ values: [String]) {
+        let usable = SecretRedactor.withLines(values).filter { $0.count >= SecretRedactor.minimumSecretLength }
+        guard !usable.isEmpty else { return }
+        lock.withLock {
+            registered = Array(Set(registered + usable)).sorted { $0.utf8.count > $1.utf8.count }
+        }
+    }
+
+    /// The registered values, longest first.
+    static var values: [String] { lock.withLock { registered } }
 }

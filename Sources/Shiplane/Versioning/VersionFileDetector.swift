@@ -68,6 +68,13 @@ public enum VersionFileDetector {
         var skipped: [(key: String, value: String)] = []
         for (url, format) in candidates where fileSystem.kind(of: url.path).map({ $0 != .folder }) ?? false {
             let file = VersionFile(url: url, format: format, displayPath: relativePath(of: url, to: root))
+            if let target = linkLeaving(root, url) {
+                unreadable.append((file, VersionFileError(
+                    .fileSystem, "\(file.displayPath) is a symbolic link to \(target), outside the repository",
+                    suggestion: "Shiplane only writes inside the repository: replace the link with the file itself"
+                )))
+                continue
+            }
             do {
                 guard let bytes = try fileSystem.contents(of: url.path) else { continue }
                 found.append(AgreedVersion.Source(file: file, bytes: bytes, reading: try file.read(bytes)))
@@ -86,6 +93,14 @@ public enum VersionFileDetector {
             )
         }
         return (found.sorted { $0.file.displayPath < $1.file.displayPath }, unreadable)
+    }
+
+    /// Where `url` leads when it is a symbolic link (or lies under one) resolving outside `root`.
+    static func linkLeaving(_ root: URL, _ url: URL) -> String? {
+        guard let realRoot = realpath(root.path, nil), let realFile = realpath(url.path, nil) else { return nil }
+        defer { free(realRoot); free(realFile) }
+        let rootPath = String(cString: realRoot), filePath = String(cString: realFile)
+        return filePath.hasPrefix(rootPath + "/") ? nil : filePath
     }
 
     /// `url`'s path below `root`, or its full path when it is elsewhere.

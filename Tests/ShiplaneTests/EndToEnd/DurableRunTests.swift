@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Shiplane
 
 /// What a release can change, read with the git command: work tree files, refs here and on origin.
 private struct ReleaseState: Equatable, CustomStringConvertible {
@@ -144,6 +145,43 @@ struct DurableRunTests {
         #expect(try repo.git("log", "-1", "--format=%s") == "chore: lanes")
     }
 
+    /// 20 trials of two runs started together: exactly one runs, the other is refused (exit 6)
+    /// and touches nothing.
+    @Test func twentyTrialsOfTwoRunsAtOnceEachRunExactlyOne() throws {
+        let (repo, _) = try releasableBump()
+        try repo.write("Lanes/Slow.swift", """
+        import Shiplane
+        struct Slow: Lane {
+            func run(_ lane: LaneContext) async throws {
+                _ = try lane.bumpVersion(.minor)
+                try await lane.sh("sleep", "0.5")
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        #expect(try repo.shiplane(["lanes"]).status == 0)
+        func start() throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: shiplaneBinary)
+            process.arguments = ["slow"]
+            process.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+            process.environment = repo.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for trial in 1...20 {
+            let runs = [try start(), try start()]
+            runs.forEach { $0.waitUntilExit() }
+            let codes = runs.map(\.terminationStatus).sorted()
+            #expect(codes == [0, 6], "trial \(trial): \(codes)")
+            #expect(repo.read("VERSION") == "1.3.0\n", "trial \(trial): bumped exactly once")
+            try repo.git("checkout", "--", "VERSION", "package.json")
+        }
+    }
+
     @Test func aKilledLaneProgramIsRolledBackByItsSupervisor() throws {
         let (repo, _) = try releasableBump()
         try repo.write("Lanes/Release.swift", """
@@ -178,5 +216,54 @@ struct DurableRunTests {
         #expect(rollback.status == 0 && rollback.stdout.contains("nothing to roll back"), "\(rollback.all)")
         let resume = try repo.shiplane(["resume"])
         #expect(resume.status == 0 && resume.stdout.contains("nothing to resume"), "\(resume.all)")
+    }
+}
+
+@Suite("Secrets handed to commands, multi-line secrets, version files that leave the repository")
+struct SecretAndPreconditionTests {
+    @Test func aSecretOfSeveralLinesIsRedactedLineByLine() {
+        let key = "-----BEGIN KEY-----\nMIIBfirstline0123\nsecondline4567xyz\n-----END KEY-----"
+        let environment = LaneEnvironment(variables: ["SIGNING_KEY": key])
+        let redactor = SecretRedactor(secrets: Array(environment.secretValues))
+        for line in key.split(separator: "\n") {
+            #expect(redactor.redact("printed: \(line)") == "printed: ***")
+        }
+        #expect(redactor.redact(key) == "***")
+    }
+
+    @Test func valuesPassedToShUnderSecretNamesAreRedacted() throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Deploy.swift", """
+        import Shiplane
+        struct Deploy: Lane {
+            func run(_ lane: LaneContext) async throws {
+                let secret = "dpl-" + "9f8e7d6c5b4a"
+                _ = try await lane.sh(["sh", "-c", "echo deploying with $DEPLOY_TOKEN; echo $DEPLOY_TOKEN >&2"], environment: ["DEPLOY_TOKEN": secret])
+                lane.log("the token was " + secret)
+                try await lane.sh(["sh", "-c", "exit 3"], environment: ["DEPLOY_TOKEN": secret])
+            }
+        }
+        """)
+        let report = repo.root + "/report.json"
+        let result = try repo.shiplane(["deploy", "--report-json", report])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stdout.contains("deploying with ***"), "\(result.all)")
+        #expect(result.stdout.contains("the token was ***"), "\(result.all)")
+        #expect(!result.all.contains("9f8e7d6c5b4a"), "\(result.all)")
+        let json = String(decoding: FileManager.default.contents(atPath: report) ?? Data(), as: UTF8.self)
+        #expect(!json.isEmpty && !json.contains("9f8e7d6c5b4a"))
+    }
+
+    @Test func aVersionFileLinkedOutsideTheRepositoryIsRefused() throws {
+        let repo = try TemporaryRepository()
+        let outside = repo.root + "/outside-VERSION"
+        try Data("1.2.3\n".utf8).write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.createSymbolicLink(atPath: repo.path + "/VERSION", withDestinationPath: outside)
+        try repo.git("add", "VERSION")
+        try repo.git("commit", "-q", "-m", "chore: linked version")
+        let result = try repo.shiplane(["bump", "patch"])
+        #expect(result.status != 0, "\(result.all)")
+        #expect(result.stderr.contains("symbolic link") && result.stderr.contains("outside the repository"), "\(result.all)")
+        #expect(String(decoding: FileManager.default.contents(atPath: outside) ?? Data(), as: UTF8.self) == "1.2.3\n", "the file outside is untouched")
     }
 }
