@@ -3,6 +3,10 @@ import Foundation
 /// An HTTP method Shiplane sends.
 public enum HTTPRequestMethod: String, Sendable {
     case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", head = "HEAD"
+
+    /// Whether sending the request twice does what sending it once does (RFC 9110 9.2.2): only
+    /// these are repeated when a response is lost.
+    public var isIdempotent: Bool { self != .post && self != .patch }
 }
 
 /// The body of a request: nothing, bytes in memory, or a file streamed from disk.
@@ -22,8 +26,13 @@ public struct HTTPRequest: Sendable {
     public var url: String
     public var headers: [(name: String, value: String)]
     public var body: HTTPRequestBody
-    /// Seconds to wait for the response head; uploads should pass a larger value.
+    /// Seconds the whole request may take; uploads should pass a larger value.
     public var timeout: Double
+    /// Seconds to wait for the connection; nil: the transport's policy decides.
+    public var connectTimeout: Double?
+    /// Seconds the server may stay silent while the response is awaited or read; nil: the
+    /// transport's policy decides.
+    public var readTimeout: Double?
 
     /// Creates a request; `timeout` is in seconds.
     public init(

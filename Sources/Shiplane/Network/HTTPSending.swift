@@ -28,10 +28,17 @@ public struct LiveHTTPClient: HTTPSending {
         given = client
     }
 
-    private var client: HTTPClient { given ?? HTTPClient.shared }
+    /// The client for a request: the given one, else a process-wide one per pair of timeouts
+    /// (made on first use, never shut down, like `HTTPClient.shared`).
+    private func client(for request: HTTPRequest) -> HTTPClient {
+        if let given { return given }
+        guard request.connectTimeout != nil || request.readTimeout != nil else { return HTTPClient.shared }
+        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30)
+    }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
     public func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse {
+        let client = client(for: request)
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -56,5 +63,26 @@ public struct LiveHTTPClient: HTTPSending {
         let buffer = try await response.body.collect(upTo: maxResponseBytes)
         let headers = response.headers.map { (name: $0.name, value: $0.value) }
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
+    }
+}
+
+/// AsyncHTTPClient clients by their connect and read timeouts: a run uses one pair, so one client.
+final class TimeoutClients: @unchecked Sendable {
+    // @unchecked: `clients` is only touched under `lock`.
+    static let shared = TimeoutClients()
+    private let lock = NSLock()
+    private var clients: [String: HTTPClient] = [:]
+
+    func client(connect: Double, read: Double) -> HTTPClient {
+        lock.withLock {
+            let key = "\(connect)/\(read)"
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .init(
+                connect: .milliseconds(Int64(connect * 1000)), read: .milliseconds(Int64(read * 1000)))
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[key] = client
+            return client
+        }
     }
 }

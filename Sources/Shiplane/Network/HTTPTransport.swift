@@ -65,7 +65,11 @@ public struct HTTPTransport: Sendable {
             }
         }
         let policy = retryPolicy
+        var request = request
+        request.connectTimeout = request.connectTimeout ?? policy.connectTimeout
+        request.readTimeout = request.readTimeout ?? policy.readTimeout
         var attempt = 0
+        var timeouts = 0
         while true {
             attempt += 1
             var reason = ""
@@ -96,12 +100,23 @@ public struct HTTPTransport: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                if attempt >= policy.maxAttempts {
+                let failure = Self.classify(error, request: request)
+                if failure.mayHaveLanded && !request.method.isIdempotent {
+                    // The request went out; whether it took effect is unknown. Sending it again
+                    // could do it twice (a second release, a second message): the caller decides.
+                    throw HTTPTransportError.responseLost(method: request.method.rawValue, url: shownURL, reason: failure.text)
+                }
+                if failure.isTimeout && failure.mayHaveLanded {
+                    timeouts += 1
+                    if timeouts > policy.timeoutRetries || attempt >= policy.maxAttempts {
+                        throw HTTPTransportError.noResponse(method: request.method.rawValue, url: shownURL, attempts: attempt, reason: failure.text)
+                    }
+                } else if attempt >= policy.maxAttempts {
                     throw HTTPTransportError.connectionFailed(
                         method: request.method.rawValue, url: shownURL, attempts: attempt,
                         underlying: error)
                 }
-                reason = Self.describeConnectionError(error)
+                reason = failure.text
             }
             let delay = serverWait ?? policy.backoff(afterAttempt: attempt)
             onEvent(.retrying(
@@ -153,6 +168,41 @@ public struct HTTPTransport: Sendable {
             if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
         }
         return nil
+    }
+
+    /// What went wrong with one attempt that got no response, in words that say which timeout
+    /// fired, and whether the request may have reached the server.
+    struct AttemptFailure: Equatable {
+        var text: String
+        var isTimeout: Bool
+        /// False only when the request certainly never left (no connection was made).
+        var mayHaveLanded: Bool
+    }
+
+    static func classify(_ error: any Error, request: HTTPRequest) -> AttemptFailure {
+        func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) s" : String(format: "%g s", value) }
+        let connect = seconds(request.connectTimeout ?? 10)
+        let read = seconds(min(request.readTimeout ?? 30, request.timeout))
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .connectTimeout: return AttemptFailure(text: "could not connect within \(connect)", isTimeout: true, mayHaveLanded: false)
+            case .readTimeout: return AttemptFailure(text: "no response within \(read)", isTimeout: true, mayHaveLanded: true)
+            case .deadlineExceeded:
+                return AttemptFailure(text: "no complete response within \(seconds(request.timeout))", isTimeout: true, mayHaveLanded: true)
+            case .remoteConnectionClosed:
+                return AttemptFailure(text: "the server closed the connection before answering", isTimeout: false, mayHaveLanded: true)
+            default: break
+            }
+        }
+        let described = String(describing: error)
+        if described.contains("connectTimeout") {
+            return AttemptFailure(text: "could not connect within \(connect)", isTimeout: true, mayHaveLanded: false)
+        }
+        if described.contains("NIOConnectionError") || described.contains("connectionRefused") || described.contains("ECONNREFUSED")
+            || described.contains("Connection refused") {
+            return AttemptFailure(text: "failed to connect (\(describeConnectionError(error)))", isTimeout: false, mayHaveLanded: false)
+        }
+        return AttemptFailure(text: describeConnectionError(error), isTimeout: false, mayHaveLanded: true)
     }
 
     static func describeConnectionError(_ error: any Error) -> String {

@@ -8,6 +8,11 @@ public enum HTTPTransportError: ReportableError {
     case retriesExhausted(method: String, url: String, attempts: Int, status: Int, contentType: String?, bodySnippet: String)
     /// The server asked to wait longer than the policy allows (rate limit).
     case waitTooLong(method: String, url: String, status: Int, requestedWait: Double, maxWait: Double)
+    /// A request that may not be repeated (POST, PATCH) was sent, and no answer came: it may or
+    /// may not have taken effect, so it was not sent again.
+    case responseLost(method: String, url: String, reason: String)
+    /// The server accepted the request and stayed silent, on every attempt allowed.
+    case noResponse(method: String, url: String, attempts: Int, reason: String)
     /// The URL could not be parsed or has no http/https scheme.
     case invalidURL(String)
     /// An upload body file could not be read.
@@ -21,6 +26,10 @@ public enum HTTPTransportError: ReportableError {
             return "\(method) \(url) still answered HTTP \(status) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
         case let .waitTooLong(method, url, status, requested, _):
             return "\(method) \(url) is rate limited (HTTP \(status)) for \(Int(requested.rounded(.up))) s, longer than Shiplane waits"
+        case let .responseLost(method, url, reason):
+            return "\(method) \(url) was sent but got no answer (\(reason)); not sent again, as it may have taken effect"
+        case let .noResponse(method, url, attempts, reason):
+            return "\(method) \(url): \(reason) (\(attempts) attempt\(attempts == 1 ? "" : "s"))"
         case let .invalidURL(url):
             return "invalid URL \(url)"
         case let .fileUnreadable(path, _):
@@ -36,7 +45,7 @@ public enum HTTPTransportError: ReportableError {
             return [("status", String(status)), ("content-type", contentType ?? "none"), ("body", snippet)]
         case let .waitTooLong(_, _, _, requested, maxWait):
             return [("requested wait", "\(Int(requested.rounded(.up))) s"), ("maximum wait", "\(Int(maxWait)) s")]
-        case .invalidURL:
+        case .invalidURL, .responseLost, .noResponse:
             return []
         case let .fileUnreadable(_, reason):
             return [("reason", reason)]
@@ -49,6 +58,8 @@ public enum HTTPTransportError: ReportableError {
         case .retriesExhausted: return "the service is failing; try again later"
         case .waitTooLong: return "wait for the rate limit to reset, then run again"
         case .invalidURL: return "use an absolute http:// or https:// URL"
+        case .responseLost: return "check whether it took effect before running again; raise SHIPLANE_HTTP_READ_TIMEOUT for a slow server"
+        case .noResponse: return "the server is not answering; try again later, or raise SHIPLANE_HTTP_READ_TIMEOUT for a slow server"
         case .fileUnreadable: return nil
         }
     }

@@ -12,6 +12,12 @@ public struct RetryPolicy: Sendable {
     public var maxDelay: Double
     /// Longest wait the server may ask for (Retry-After, x-ratelimit-reset); beyond it the request fails.
     public var maxServerWait: Double
+    /// Seconds to wait for a connection (`SHIPLANE_HTTP_CONNECT_TIMEOUT`).
+    public var connectTimeout: Double
+    /// Seconds a server may stay silent once the request is sent (`SHIPLANE_HTTP_READ_TIMEOUT`).
+    public var readTimeout: Double
+    /// How often a request that got no response in time is sent again (idempotent ones only).
+    public var timeoutRetries: Int
     /// Returns a number in the given range; the live value is uniform random.
     public var random: @Sendable (ClosedRange<Double>) -> Double
     /// Waits the given seconds; the live value is `Task.sleep`.
@@ -23,6 +29,9 @@ public struct RetryPolicy: Sendable {
         baseDelay: Double = 1,
         maxDelay: Double = 30,
         maxServerWait: Double = 120,
+        connectTimeout: Double = 10,
+        readTimeout: Double = 30,
+        timeoutRetries: Int = 1,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) },
         sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.liveSleep
     ) {
@@ -30,16 +39,22 @@ public struct RetryPolicy: Sendable {
         self.baseDelay = max(0, baseDelay)
         self.maxDelay = max(0, maxDelay)
         self.maxServerWait = max(0, maxServerWait)
+        self.connectTimeout = max(0.001, connectTimeout)
+        self.readTimeout = max(0.001, readTimeout)
+        self.timeoutRetries = max(0, timeoutRetries)
         self.random = random
         self.sleep = sleep
     }
 
-    /// The default policy with `SHIPLANE_HTTP_ATTEMPTS` and `SHIPLANE_HTTP_RETRY_DELAY` (seconds)
-    /// applied, as the command line reads them once per run.
+    /// The default policy with `SHIPLANE_HTTP_ATTEMPTS`, `SHIPLANE_HTTP_RETRY_DELAY`,
+    /// `SHIPLANE_HTTP_CONNECT_TIMEOUT` and `SHIPLANE_HTTP_READ_TIMEOUT` (seconds) applied, as the
+    /// command line reads them once per run.
     public init(environment: LaneEnvironment) {
         self.init(
             maxAttempts: Int(environment["SHIPLANE_HTTP_ATTEMPTS"] ?? "") ?? 5,
-            baseDelay: Double(environment["SHIPLANE_HTTP_RETRY_DELAY"] ?? "") ?? 1
+            baseDelay: Double(environment["SHIPLANE_HTTP_RETRY_DELAY"] ?? "") ?? 1,
+            connectTimeout: Double(environment["SHIPLANE_HTTP_CONNECT_TIMEOUT"] ?? "") ?? 10,
+            readTimeout: Double(environment["SHIPLANE_HTTP_READ_TIMEOUT"] ?? "") ?? 30
         )
     }
 

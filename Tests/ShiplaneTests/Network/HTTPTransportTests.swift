@@ -114,7 +114,7 @@ struct HTTPTransportTests {
                 let response = try await transport.send(repoRequest(github, timeout: 0.4))
                 #expect(response.status == 200)
                 #expect(recorder.sleeps.count == 1)
-                #expect(recorder.events.first?.description.contains("a timeout") == true)
+                #expect(recorder.events.first?.description.contains("no complete response within 0.4 s") == true, "\(recorder.events)")
             }
         }
     }
@@ -154,5 +154,48 @@ struct HTTPTransportTests {
         #expect(HTTPTransport.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == 30)
         #expect(HTTPTransport.parseRetryAfter("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == 0)
         #expect(HTTPTransport.parseRetryAfter("soon", now: now) == nil)
+    }
+}
+
+@Suite("HTTP timeouts: which one fired, and requests that may not be repeated", .serialized)
+struct HTTPTimeoutTests {
+    private func transport(readTimeout: Double) -> HTTPTransport {
+        HTTPTransport(
+            sender: LiveHTTPClient(),
+            retryPolicy: RetryPolicy(maxAttempts: 5, baseDelay: 0, readTimeout: readTimeout, sleep: { _ in })
+        )
+    }
+
+    @Test func aSilentServerFailsAGetAfterOneRetrySayingNoResponse() async throws {
+        let server = try SilentServer()
+        defer { server.stop() }
+        let started = Date()
+        await #expect {
+            _ = try await transport(readTimeout: 0.5).send(HTTPRequest(method: .get, url: server.url + "/status"))
+        } throws: { error in
+            guard case .noResponse(_, _, let attempts, let reason)? = error as? HTTPTransportError else { return false }
+            return attempts == 2 && reason == "no response within 0.5 s"
+        }
+        #expect(server.requests == ["GET /status HTTP/1.1", "GET /status HTTP/1.1"], "sent once, then once more: not five times")
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test func aPostWhoseAnswerIsLostIsNotSentAgain() async throws {
+        let server = try SilentServer()
+        defer { server.stop() }
+        await #expect {
+            _ = try await transport(readTimeout: 0.5).send(
+                HTTPRequest(method: .post, url: server.url + "/hooks/release", body: .bytes(Array("{}".utf8))))
+        } throws: { error in
+            guard case .responseLost(_, _, let reason)? = error as? HTTPTransportError else { return false }
+            return reason == "no response within 0.5 s"
+                && (error as? HTTPTransportError)?.message.contains("not sent again") == true
+        }
+        #expect(server.requests == ["POST /hooks/release HTTP/1.1"])
+    }
+
+    @Test func idempotenceFollowsTheMethod() {
+        #expect(HTTPRequestMethod.get.isIdempotent && HTTPRequestMethod.put.isIdempotent && HTTPRequestMethod.delete.isIdempotent)
+        #expect(!HTTPRequestMethod.post.isIdempotent && !HTTPRequestMethod.patch.isIdempotent)
     }
 }

@@ -202,9 +202,58 @@ struct GitHubReleasePublisherTests {
                     #expect(result.uploaded == ["app.zip"])
                     #expect(result.published)
                     #expect(github.allAssets.map(\.name) == ["app.zip"])
-                    #expect(github.log.filter { $0.hasSuffix("?name=app.zip") }.count == 2)
-                    #expect(recorder.sleeps.count == 1)
+                    // Not sent again blindly: the asset list showed the lost upload had landed.
+                    #expect(github.log.filter { $0.hasSuffix("?name=app.zip") }.count == 1)
+                    #expect(recorder.sleeps.isEmpty)
                 }
+            }
+        }
+    }
+
+    @Test func anAssetOfTheSameSizeButOtherContentIsReplacedByDigest() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try writeFile(folder, "app.zip", "new bytes!")
+            try await withFakeGitHub { github in
+                let id = github.addRelease(tag: "v1", draft: true)
+                github.addAsset(releaseID: id, name: "app.zip", bytes: Array("old bytes!".utf8))
+                try await withTransport { transport, _ in
+                    let result = try await publisher(github, transport, token: github.token).publish(
+                        GitHubReleaseRequest(tag: "v1", assets: [.init(path: path)]))
+                    #expect(result.replaced == ["app.zip"], "same size, other digest: not skipped")
+                    #expect(github.allAssets.map { String(decoding: $0.bytes, as: UTF8.self) } == ["new bytes!"])
+                }
+                // The same content again is skipped: the digests match.
+                try await withTransport { transport, _ in
+                    let again = try await publisher(github, transport, token: github.token).publish(
+                        GitHubReleaseRequest(tag: "v1", assets: [.init(path: path)]))
+                    #expect(again.skipped == ["app.zip"])
+                }
+            }
+        }
+    }
+
+    @Test func aReleaseWhoseCreationAnswerWasLostCountsAsCreatedByThisRun() async throws {
+        try await withFakeGitHub { github in
+            github.inject(.init(method: "POST", pathContains: "/releases", remaining: 1, action: .dropResponse))
+            try await withTransport { transport, _ in
+                let result = try await publisher(github, transport, token: github.token).publish(
+                    GitHubReleaseRequest(tag: "v2", notes: "notes"))
+                #expect(result.createdRelease, "a rollback must delete it")
+                #expect(github.allReleases.map(\.tag) == ["v2"])
+                #expect(github.log.filter { $0 == "POST /repos/acme/rocket/releases" }.count == 1, "not sent twice")
+            }
+        }
+    }
+
+    @Test func aDraftLeftByAnEarlierRunGetsThisRunsTextsAndFlags() async throws {
+        try await withFakeGitHub { github in
+            _ = github.addRelease(tag: "v3", draft: true, name: "old name")
+            try await withTransport { transport, _ in
+                let result = try await publisher(github, transport, token: github.token).publish(
+                    GitHubReleaseRequest(tag: "v3", name: "Version 3", notes: "the new notes", prerelease: true))
+                #expect(result.published)
+                let release = try #require(github.allReleases.first)
+                #expect(release.name == "Version 3" && release.body == "the new notes" && release.prerelease && !release.draft)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Shiplane
 import Hummingbird
 import NIOCore
 
@@ -215,6 +216,9 @@ final class FakeGitHub: @unchecked Sendable {
             let updated: Release? = lock.withLock {
                 guard let id = Int(rest[1]), var release = releases[id] else { return nil }
                 if let draft = payload["draft"] as? Bool { release.draft = draft }
+                if let name = payload["name"] as? String { release.name = name }
+                if let body = payload["body"] as? String { release.body = body }
+                if let prerelease = payload["prerelease"] as? Bool { release.prerelease = prerelease }
                 releases[id] = release
                 return release
             }
@@ -307,6 +311,7 @@ final class FakeGitHub: @unchecked Sendable {
 
     private func assetJSON(_ asset: Asset) -> [String: Any] {
         ["id": asset.id, "name": asset.name, "size": asset.size, "state": asset.state, "content_type": asset.contentType,
+         "digest": "sha256:" + SHA256.hex(of: asset.bytes),
          "browser_download_url": "https://github.com/\(owner)/\(repo)/releases/download/x/\(asset.name)"]
     }
 }

@@ -88,7 +88,16 @@ public struct GitHubClient: Sendable {
         }
         let payload = Payload(tag_name: tag, target_commitish: targetCommitish, name: name, body: body, draft: draft,
                               prerelease: prerelease, make_latest: draft ? nil : makeLatest?.rawValue)
-        let response = try await send(try HTTPRequest.json(.post, url: apiBaseURL + "\(repoPath)/releases", headers: headers, value: payload))
+        let request = try HTTPRequest.json(.post, url: apiBaseURL + "\(repoPath)/releases", headers: headers, value: payload)
+        let response: HTTPResponse
+        do {
+            response = try await send(request)
+        } catch HTTPTransportError.responseLost {
+            // Sent, but the answer was lost: look before sending again. A release found for the
+            // tag now was made by that request, so it counts as created by this run.
+            if let landed = try await release(forTag: tag) { return (landed, true) }
+            response = try await send(request)
+        }
         if response.isSuccess {
             return (try decode(GitHubRelease.self, response, operation: "create the release \(tag)"), true)
         }
@@ -97,6 +106,16 @@ public struct GitHubClient: Sendable {
             return (existing, false)
         }
         throw failure(response, operation: "create the release \(tag)")
+    }
+
+    /// Gives a draft new texts and flags (a draft left by an earlier run gets this run's).
+    public func updateDraft(releaseID: Int, name: String, body: String?, prerelease: Bool) async throws -> GitHubRelease {
+        struct Payload: Encodable { var name: String; var body: String?; var prerelease: Bool }
+        let request = try HTTPRequest.json(.patch, url: apiBaseURL + "\(repoPath)/releases/\(releaseID)", headers: headers,
+                                           value: Payload(name: name, body: body, prerelease: prerelease))
+        let response = try await send(request)
+        guard response.isSuccess else { throw failure(response, operation: "update draft release \(releaseID)") }
+        return try decode(GitHubRelease.self, response, operation: "update draft release \(releaseID)")
     }
 
     /// Publishes a draft (`draft: false`), optionally making it the latest release.

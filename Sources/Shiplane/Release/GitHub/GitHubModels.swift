@@ -40,9 +40,11 @@ public struct GitHubAsset: Codable, Sendable, Equatable {
     public var state: String?
     public var contentType: String?
     public var browserDownloadURL: String?
+    /// The content's digest as GitHub computed it (`sha256:<hex>`), when the API gives one.
+    public var digest: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, size, state
+        case id, name, size, state, digest
         case contentType = "content_type", browserDownloadURL = "browser_download_url"
     }
 

@@ -181,7 +181,15 @@ public struct GitHubReleasePublisher: Sendable {
     }
 
     private func findOrCreateDraft(_ request: GitHubReleaseRequest, client: GitHubClient) async throws -> (GitHubRelease, Bool) {
-        if let existing = try await client.release(forTag: request.tag) { return (existing, false) }
+        if var existing = try await client.release(forTag: request.tag) {
+            // A draft left by an earlier run gets this run's name, notes and flags.
+            if existing.draft, existing.name != (request.name ?? request.tag) || existing.body != request.notes
+                || existing.prerelease != request.prerelease {
+                existing = try await client.updateDraft(
+                    releaseID: existing.id, name: request.name ?? request.tag, body: request.notes, prerelease: request.prerelease)
+            }
+            return (existing, false)
+        }
         let (release, created) = try await client.createRelease(
             tag: request.tag, name: request.name ?? request.tag, body: request.notes, draft: true,
             prerelease: request.prerelease, makeLatest: request.makeLatest, targetCommitish: request.targetCommitish)
@@ -205,6 +213,8 @@ public struct GitHubReleasePublisher: Sendable {
 
     /// Uploads, and when GitHub says the name exists with the same size (an earlier attempt whose
     /// answer was lost) adopts that asset instead of failing.
+    /// The same goes when the upload's answer was lost on the way (the request is not sent again
+    /// blindly: the asset list says whether it landed).
     private func uploadOrAdopt(_ asset: ReleaseAssetFile, name: String, size: Int64, release: GitHubRelease, client: GitHubClient) async throws {
         do {
             _ = try await client.uploadAsset(uploadURL: release.uploadURL, file: asset.path, name: name, contentType: asset.contentType)
@@ -213,18 +223,37 @@ public struct GitHubReleasePublisher: Sendable {
                 throw error
             }
             let current = try await client.listAssets(releaseID: release.id)
-            guard current.contains(where: { $0.name == name && $0.size == size && ($0.state ?? "uploaded") == "uploaded" }) else { throw error }
+            guard try current.contains(where: { try $0.name == name && Self.holds($0, asset, size: size) }) else { throw error }
+        } catch let error as HTTPTransportError {
+            guard case .responseLost = error else { throw error }
+            let current = try await client.listAssets(releaseID: release.id)
+            if try current.contains(where: { try $0.name == name && Self.holds($0, asset, size: size) }) { return }
+            if let partial = current.first(where: { $0.name == name }) { try await client.deleteAsset(id: partial.id) }
+            _ = try await client.uploadAsset(uploadURL: release.uploadURL, file: asset.path, name: name, contentType: asset.contentType)
         }
+    }
+
+    /// Whether a release asset holds exactly the local file: complete, and the same content by
+    /// GitHub's `digest`. Without a digest (older GitHub Enterprise servers) nothing is downloaded
+    /// to compare: the asset counts as different and is replaced (safely, see `upload`).
+    static func holds(_ remote: GitHubAsset, _ asset: ReleaseAssetFile, size: Int64) throws -> Bool {
+        guard (remote.state ?? "uploaded") == "uploaded", remote.size == size, let digest = remote.digest else { return false }
+        return digest.lowercased() == "sha256:" + (try SHA256.hex(ofFile: asset.path))
     }
 
     private func upload(_ asset: ReleaseAssetFile, existing: [GitHubAsset], release: GitHubRelease, client: GitHubClient) async throws -> UploadOutcome {
         let size = try HTTPTransport.regularFileSize(asset.path)
         let temporaryName = asset.name + Self.temporarySuffix
         guard let current = existing.first(where: { $0.name == asset.name }) else {
+            // A replacement whose rename failed last time: it holds this file, so it takes the name.
+            if let orphan = existing.first(where: { $0.name == temporaryName }), try Self.holds(orphan, asset, size: size) {
+                _ = try await client.updateAsset(id: orphan.id, name: asset.name)
+                return .uploaded
+            }
             try await uploadOrAdopt(asset, name: asset.name, size: size, release: release, client: client)
             return .uploaded
         }
-        if current.state == nil || current.state == "uploaded", current.size == size { return .skipped }
+        if try Self.holds(current, asset, size: size) { return .skipped }
         if current.state != nil, current.state != "uploaded" {
             // An upload that never finished holds no usable bytes: nothing is lost by deleting it first.
             try await client.deleteAsset(id: current.id)
