@@ -28,6 +28,10 @@ public struct HTTPRequest: Sendable {
     public var body: HTTPRequestBody
     /// Seconds the whole request may take; uploads should pass a larger value.
     public var timeout: Double
+    /// Whether the request may be sent again when its answer was lost: by default only idempotent
+    /// methods; a caller sets it for a POST that cannot take effect twice (a named upload that the
+    /// server refuses as a duplicate).
+    public var isRepeatable: Bool
     /// Seconds to wait for the connection; nil: the transport's policy decides.
     public var connectTimeout: Double?
     /// Seconds the server may stay silent while the response is awaited or read; nil: the
@@ -47,6 +51,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        isRepeatable = method.isIdempotent
     }
 
     /// Creates a request with a JSON body encoded from `value`.

@@ -101,7 +101,7 @@ public struct HTTPTransport: Sendable {
                 throw CancellationError()
             } catch {
                 let failure = Self.classify(error, request: request)
-                if failure.mayHaveLanded && !request.method.isIdempotent {
+                if failure.mayHaveLanded && !request.isRepeatable {
                     // The request went out; whether it took effect is unknown. Sending it again
                     // could do it twice (a second release, a second message): the caller decides.
                     throw HTTPTransportError.responseLost(method: request.method.rawValue, url: shownURL, reason: failure.text)

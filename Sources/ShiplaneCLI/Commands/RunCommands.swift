@@ -40,16 +40,16 @@ enum DurableRun {
         } catch is RepositoryProblem {
             return nil
         }
-        try store.lock()
+        let record = RunRecord(
+            lane: lane, arguments: arguments, pid: getpid(), host: RunRecord.currentHost,
+            startedAt: Date(), workTree: root
+        )
+        try store.lock(holder: record)
         do {
             let previous = try store.load()
             if let previous, previous.lane != lane || previous.arguments != arguments {
                 throw UnfinishedRun(record: previous)
             }
-            let record = RunRecord(
-                lane: lane, arguments: arguments, pid: getpid(), host: ProcessInfo.processInfo.hostName,
-                startedAt: Date(), workTree: root
-            )
             let recorder = try RunRecorder(store: store, record: record, resuming: previous)
             try context.journal.record(with: recorder, workTree: root)
             if let previous {

@@ -148,10 +148,13 @@ public struct GitHubClient: Sendable {
         if let label { variables["label"] = label }
         let url = URITemplate.expand(uploadURL, with: variables)
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw GitHubError.invalidUploadURL(redactor.redact(uploadURL)) }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: .post, url: url,
             headers: headers + [("Content-Type", contentType ?? ContentType.forFileName(name))],
             body: .file(path: file), timeout: uploadTimeout)
+        // An asset name is taken once: a repeat that finds it uploaded gets 422 already_exists,
+        // which the publisher resolves from the asset list. So a lost answer may be retried.
+        request.isRepeatable = true
         let response = try await transport.send(request)
         guard response.isSuccess else { throw failure(response, operation: "upload asset \(name)") }
         return try decode(GitHubAsset.self, response, operation: "upload asset \(name)")

@@ -50,6 +50,13 @@ public struct RunRecord: Codable, Sendable, Equatable {
         resumes = 0
     }
 
+    /// This machine's name, from `gethostname` (no name lookup: that can stall without a network).
+    public static var currentHost: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown host" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The command that re-runs this lane with its options (`shiplane bump patch --commit`).
     public var commandLine: String {
         (["shiplane", lane] + arguments).map(Self.shellQuoted).joined(separator: " ")

@@ -28,8 +28,16 @@ public final class RunRecorder: @unchecked Sendable {
         self.record = record
         replaySteps = Dictionary((previous?.steps ?? []).filter { $0.outcome == .succeeded }.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
         replaying = previous != nil
-        try store.save(record)
+        // A fresh run writes its record at its first step or effect: a lane that does nothing
+        // recorded pays no disk write at start. A resumed one keeps its record up to date at once.
+        if previous != nil {
+            try store.save(record)
+            written = true
+        }
     }
+
+    /// True once the record is on disk.
+    private var written = false
 
     /// The record as it stands.
     public var current: RunRecord { lock.withLock { record } }
@@ -114,7 +122,7 @@ public final class RunRecorder: @unchecked Sendable {
 
     /// The run completed: the record goes.
     public func finishedCompletely() {
-        lock.withLock { store.clear() }
+        lock.withLock { if written { store.clear() } }
     }
 
     /// The run stopped and was not (or not wholly) undone: the record stays for resume or rollback.
@@ -168,6 +176,7 @@ public final class RunRecorder: @unchecked Sendable {
     private func persist() {
         do {
             try store.save(record)
+            written = true
         } catch {
             writeFailure = error
         }

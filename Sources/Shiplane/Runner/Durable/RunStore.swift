@@ -30,7 +30,7 @@ public final class RunStore: @unchecked Sendable {
     /// process dies any way at all, so a lock is never stale; a record whose process is gone is an
     /// interrupted run.
     /// - Throws: `RunLocked` when another process holds it.
-    public func lock() throws {
+    public func lock(holder: RunRecord? = nil) throws {
         guard lockDescriptor < 0 else { return }
         try createFolder(folder)
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -40,9 +40,20 @@ public final class RunStore: @unchecked Sendable {
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             close(descriptor)
-            throw RunLocked(holder: try? load(), lockPath: lockPath)
+            throw RunLocked(holder: holderOfLock() ?? (try? load()), lockPath: lockPath)
         }
         lockDescriptor = descriptor
+        // Who holds it, for the message a second run shows (no fsync: it only informs).
+        if let holder, let data = try? Self.encoder.encode(holder) {
+            ftruncate(descriptor, 0)
+            _ = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    /// The run the lock file says holds the lock, if it says.
+    private func holderOfLock() -> RunRecord? {
+        guard let data = FileManager.default.contents(atPath: lockPath), !data.isEmpty else { return nil }
+        return try? Self.decoder.decode(RunRecord.self, from: data)
     }
 
     /// Lets go of the lock (also done by the kernel when the process ends).
