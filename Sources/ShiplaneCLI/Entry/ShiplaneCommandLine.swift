@@ -93,7 +93,8 @@ public enum ShiplaneCommandLine {
             session.err.line("Compiled Lanes/ in \(formatSeconds(compiled.seconds)).")
         }
         let supervisor = LaneSupervisor(
-            executable: compiled.executable, arguments: ["--shiplane-root", root] + session.globals.asArguments + session.rest
+            executable: compiled.executable, arguments: ["--shiplane-root", root] + session.globals.asArguments + session.rest,
+            redactor: session.out.redactor
         )
         switch try supervisor.run() {
         case .exited(let code):

@@ -8,12 +8,26 @@ import Shiplane
 /// hands over the command line (`--shiplane-root ROOT [global options] LANE [lane options]`).
 public enum LaneHost {
     public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = []) async -> Never {
+        lineBufferStandardOutput()
         let environment = ProcessInfo.processInfo.environment
         let code = await run(
             arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks, locations: locations,
             environment: environment, currentDirectory: FileManager.default.currentDirectoryPath
         )
         exit(code)
+    }
+
+    /// Under the supervisor standard output is a pipe, which C buffers fully: lane code's `print`
+    /// would show only at the end (or never, if the program is killed). Line buffering keeps it
+    /// live. The C `stdout` is found by its symbol: Swift 6 refuses the mutable global itself.
+    static func lineBufferStandardOutput() {
+        #if os(Linux)
+        let (handle, name): (UnsafeMutableRawPointer?, String) = (nil, "stdout")  // RTLD_DEFAULT is 0
+        #else
+        let (handle, name): (UnsafeMutableRawPointer?, String) = (UnsafeMutableRawPointer(bitPattern: -2), "__stdoutp")
+        #endif
+        guard let symbol = dlsym(handle, name) else { return }
+        setvbuf(symbol.load(as: UnsafeMutablePointer<FILE>.self), nil, _IOLBF, 0)
     }
 
     /// Runs the command line and returns the exit code; everything the run prints goes to the

@@ -11,9 +11,15 @@ import Shiplane
 /// forwards SIGINT, SIGTERM and SIGHUP sent to `shiplane` itself, waits for the child, and turns
 /// a death by signal into a reported error with a documented exit code: a crash is a defect
 /// (70), a kill an interrupt (130).
+///
+/// The child's standard output and error come back through pipes and pass the secret redactor
+/// before they reach the terminal, so what lane code prints (`print`, writes to stderr, a trap's
+/// message) is redacted like everything Shiplane prints. The child is told whether the streams
+/// are terminals (`SHIPLANE_STDOUT_IS_TERMINAL`, `SHIPLANE_STDERR_IS_TERMINAL`) to keep its colours.
 struct LaneSupervisor {
     let executable: String
     let arguments: [String]
+    var redactor = SecretRedactor()
 
     /// How the child ended.
     enum Ending: Equatable {
@@ -50,8 +56,31 @@ struct LaneSupervisor {
             signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: .global())
         }
+        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
+            throw EnvironmentProblem("could not start the compiled lanes: no pipe (\(String(cString: strerror(errno))))")
+        }
+        for descriptor in [outPipe[0], errPipe[0]] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_addclose(&actions, outPipe[1])
+        posix_spawn_file_actions_addclose(&actions, errPipe[1])
+        var environment = ProcessInfo.processInfo.environment
+        environment["SHIPLANE_STDOUT_IS_TERMINAL"] = isatty(1) == 1 ? "1" : nil
+        environment["SHIPLANE_STDERR_IS_TERMINAL"] = isatty(2) == 1 ? "1" : nil
+        let environmentStrings = environment.map { strdup("\($0.key)=\($0.value)") }
+        defer { environmentStrings.forEach { free($0) } }
+        var cEnvironment = environmentStrings + [nil]
+
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, nil, &attributes, &cArguments, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
+        close(outPipe[1])
+        close(errPipe[1])
+        let relays = [OutputRelay(from: outPipe[0], to: 1, redactor: redactor), OutputRelay(from: errPipe[0], to: 2, redactor: redactor)]
+        defer { relays.forEach { $0.finish() } }
         guard spawned == 0 else {
             throw EnvironmentProblem(
                 "could not start the compiled lanes at \(executable): \(String(cString: strerror(spawned)))",
@@ -73,6 +102,7 @@ struct LaneSupervisor {
                 throw EnvironmentProblem("lost track of the lane program (pid \(child)): \(String(cString: strerror(errno)))")
             }
         }
+        relays.forEach { $0.finish() }
         // The wait status: the low 7 bits are the signal that ended the process, 0 for an exit.
         let endingSignal = status & 0x7f
         return endingSignal == 0 ? .exited((status >> 8) & 0xff) : .signaled(endingSignal)
@@ -146,4 +176,86 @@ struct LaneProgramDied: ReportableError {
     }
 
     var category: ErrorCategory { isCrash ? .defect : .interrupted }
+}
+
+/// Copies what a child writes to a pipe onto one of this process's streams, redacted: whole lines
+/// as they come, and a partial line (a prompt, a progress bar) once the child pauses for 50 ms.
+final class OutputRelay: @unchecked Sendable {
+    // @unchecked: `stopping` is only touched under `lock`; the buffer belongs to the relay thread.
+    private let source: Int32
+    private let target: Int32
+    private let redactor: SecretRedactor
+    private let lock = NSLock()
+    private var stopping = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(from source: Int32, to target: Int32, redactor: SecretRedactor) {
+        self.source = source
+        self.target = target
+        self.redactor = redactor
+        let thread = Thread { [self] in run() }
+        thread.start()
+    }
+
+    /// Waits for the child's output to end (at most 2 s after the child: a command it left in the
+    /// background may hold the pipe open), then stops. Safe to call more than once.
+    func finish() {
+        let first = lock.withLock { () -> Bool in
+            defer { stopping = true }
+            return !stopping
+        }
+        guard first else { return }
+        _ = done.wait(timeout: .now() + 2)
+    }
+
+    private func run() {
+        defer {
+            close(source)
+            done.signal()
+        }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var idleRounds = 0
+        while true {
+            var poller = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 50)
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 {
+                if !pending.isEmpty { emit(&pending, all: true) }
+                idleRounds += 1
+                if lock.withLock({ stopping }) && idleRounds > 40 { return }
+                continue
+            }
+            idleRounds = 0
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                emit(&pending, all: true)
+                return
+            }
+            pending.append(contentsOf: buffer[0..<count])
+            emit(&pending, all: pending.count > 1 << 16)
+        }
+    }
+
+    /// Writes the complete lines of `pending` (all of it with `all`), redacted, and keeps the rest.
+    private func emit(_ pending: inout [UInt8], all: Bool) {
+        let end = all ? pending.count : (pending.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
+        guard end > 0 else { return }
+        let text = redactor.redact(String(decoding: pending[0..<end], as: UTF8.self))
+        pending.removeFirst(end)
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(target, base + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
 }

@@ -18,7 +18,9 @@ public final class Terminal: @unchecked Sendable {
 
     public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: SecretRedactor) {
         descriptor = standardError ? 2 : 1
+        // Under the supervisor the streams are pipes to it; it says whether they end in a terminal.
         let isTerminal = isatty(standardError ? 2 : 1) == 1
+            || environment[standardError ? "SHIPLANE_STDERR_IS_TERMINAL" : "SHIPLANE_STDOUT_IS_TERMINAL"] == "1"
         usesColor = isTerminal && !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         self.redactor = redactor
     }

@@ -254,6 +254,32 @@ struct SecretAndPreconditionTests {
         #expect(!json.isEmpty && !json.contains("9f8e7d6c5b4a"))
     }
 
+    @Test func whatLaneCodePrintsIsRedactedByTheSupervisor() throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Leak.swift", """
+        import Foundation
+        import Shiplane
+        struct Leak: Lane {
+            @Flag var crash = false
+            func run(_ lane: LaneContext) async throws {
+                let token = lane.environment["API_TOKEN"] ?? "none"
+                print("print: " + token)
+                FileHandle.standardError.write(Data(("stderr: " + token + "\\n").utf8))
+                if crash { fatalError("trap: " + token) }
+            }
+        }
+        """)
+        let secret = "tok-" + "51f0c2aa93"
+        let printed = try repo.shiplane(["leak"], environment: ["API_TOKEN": secret])
+        #expect(printed.status == 0, "\(printed.all)")
+        #expect(printed.stdout.contains("print: ***") && printed.stderr.contains("stderr: ***"), "\(printed.all)")
+        #expect(!printed.all.contains(secret))
+        let crashed = try repo.shiplane(["leak", "--crash"], environment: ["API_TOKEN": secret])
+        #expect(crashed.status == 70, "\(crashed.all)")
+        #expect(crashed.stderr.contains("trap: ***"), "\(crashed.all)")
+        #expect(!crashed.all.contains(secret))
+    }
+
     @Test func aVersionFileLinkedOutsideTheRepositoryIsRefused() throws {
         let repo = try TemporaryRepository()
         let outside = repo.root + "/outside-VERSION"
