@@ -92,9 +92,18 @@ public enum ShiplaneCommandLine {
         if compiled.compiled {
             session.err.line("Compiled Lanes/ in \(formatSeconds(compiled.seconds)).")
         }
+        let laneArguments = ["--shiplane-root", root] + session.globals.asArguments + session.rest
+        if environment["SHIPLANE_NO_SUPERVISOR"] == "1" {
+            // Without the supervisor (for measuring what it costs, or debugging a lane program):
+            // the lane program replaces this process. A crash is then a bare signal, a killed
+            // run is settled by the next run, and raw output is not redacted.
+            let argv = ([compiled.executable] + laneArguments).map { strdup($0) } + [nil]
+            fflush(nil)
+            execv(compiled.executable, argv)
+            throw EnvironmentProblem("could not start the compiled lanes at \(compiled.executable): \(String(cString: strerror(errno)))")
+        }
         let supervisor = LaneSupervisor(
-            executable: compiled.executable, arguments: ["--shiplane-root", root] + session.globals.asArguments + session.rest,
-            redactor: session.out.redactor
+            executable: compiled.executable, arguments: laneArguments, redactor: session.out.redactor
         )
         switch try supervisor.run() {
         case .exited(let code):
