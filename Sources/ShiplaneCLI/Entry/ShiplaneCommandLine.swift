@@ -107,7 +107,19 @@ public enum ShiplaneCommandLine {
         )
         switch try supervisor.run() {
         case .exited(let code):
-            return code
+            // A run record still marked running means the program ended in the middle of its run
+            // (`exit()` in lane code): settle it as for a death by signal.
+            guard !session.globals.dryRun, let settled = settleAfterDeath(root: root, session: session) else { return code }
+            let lane = session.rest.first ?? "lanes"
+            let cause = ShiplaneError(
+                "the lane program exited with code \(code) in the middle of its run",
+                suggestion: "lane code should throw rather than call exit(): a thrown error is reported and rolled back"
+            )
+            return session.finish(LaneRunResult(
+                lane: lane, dryRun: false, startedAt: Date(), duration: 0, steps: [],
+                failure: LaneFailure(lane: lane, causes: [cause], rollback: settled.rollback, pointOfNoReturn: settled.pointOfNoReturn),
+                plannedWrites: []
+            ), summary: false)
         case .signaled(let signal):
             var died = LaneProgramDied(signal: signal)
             let lane = session.rest.first ?? "lanes"

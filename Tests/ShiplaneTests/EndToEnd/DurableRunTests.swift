@@ -210,6 +210,30 @@ struct DurableRunTests {
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
     }
 
+    @Test func exitInLaneCodeMidRunIsRolledBackToo() throws {
+        let (repo, _) = try releasableBump()
+        try repo.write("Lanes/Quit.swift", """
+        import Foundation
+        import Shiplane
+        struct Quit: Lane {
+            func run(_ lane: LaneContext) async throws {
+                _ = try lane.bumpVersion(.minor)
+                try lane.commitVersionBump()
+                Foundation.exit(0)
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        let head = try repo.git("rev-parse", "HEAD")
+        let result = try repo.shiplane(["quit"])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("exited with code 0 in the middle of its run"), "\(result.all)")
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(repo.read("VERSION") == "1.2.3\n")
+        #expect(try repo.git("status", "--porcelain").isEmpty)
+    }
+
     @Test func rollbackAndResumeWithNothingUnfinishedSaySo() throws {
         let repo = try versionedRepository()
         let rollback = try repo.shiplane(["rollback"])
