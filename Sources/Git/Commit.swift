@@ -16,7 +16,13 @@ extension Repository {
     /// - Throws: `GitError` `.detachedHead` when HEAD is not on a branch, `.notFound` for a path
     ///   that is neither in the work tree nor in the index, `.invalid` for an empty message or no paths,
     ///   and `.locked` when another process holds the index; the branch moves only if all else worked.
-    public func commit(paths: [String], message: String, author: Signature, committer: Signature) throws -> ObjectID {
+    /// - Parameter beforeCommitting: runs once the paths are staged (and the index written), with
+    ///   the message; returns the message to commit (git's pre-commit and commit-msg hooks run
+    ///   here). When it throws, the paths are unstaged again and nothing is committed.
+    public func commit(
+        paths: [String], message: String, author: Signature, committer: Signature,
+        beforeCommitting: (String) throws -> String = { $0 }
+    ) throws -> ObjectID {
         let operation = "commit \(paths.joined(separator: ", "))"
         guard !paths.isEmpty else {
             throw GitError(code: .invalid, operation: operation, message: "no paths to commit")
@@ -30,7 +36,7 @@ extension Repository {
                 code: .detachedHead, operation: operation,
                 message: "HEAD is detached at \(commit.short): check out a branch to commit on")
         }
-        let cleanMessage = try prettifiedMessage(message, operation)
+        _ = try prettifiedMessage(message, operation)
         guard let workingDirectory else {
             throw GitError(code: .bareRepository, operation: operation, message: "a bare repository has no work tree to commit from")
         }
@@ -41,6 +47,16 @@ extension Repository {
         try check(git_index_read(index, 0), operation)
         try stage(paths, in: index, workingDirectory: workingDirectory, operation)
         try check(git_index_write(index), operation)
+        let finalMessage: String
+        do {
+            finalMessage = try beforeCommitting(message)
+        } catch {
+            try? unstage(paths, parent: parent, operation)
+            throw error
+        }
+        let cleanMessage = try prettifiedMessage(finalMessage, operation)
+        // A hook may have staged more of the same paths (a formatter's `git add`): read it back.
+        try check(git_index_read(index, 1), operation)
 
         let tree = try treeWithOnly(paths, from: index, onTopOf: parent, operation)
         var treeObject: OpaquePointer?
@@ -69,6 +85,41 @@ extension Repository {
                 return ObjectID(created)
             }
         }
+    }
+
+    /// Puts the index entries of `paths` back to what `parent` holds (`git reset -- paths`).
+    private func unstage(_ paths: [String], parent: ObjectID?, _ operation: String) throws {
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, pointer), operation)
+        defer { git_index_free(index) }
+        try check(git_index_read(index, 1), operation)
+        var tree: OpaquePointer?
+        if let parent {
+            var id = parent.raw
+            var commit: OpaquePointer?
+            try check(git_commit_lookup(&commit, pointer, &id), operation)
+            defer { git_commit_free(commit) }
+            try check(git_commit_tree(&tree, commit), operation)
+        }
+        defer { git_tree_free(tree) }
+        for path in paths {
+            var entry: OpaquePointer?
+            let found = tree == nil ? GIT_ENOTFOUND.rawValue : git_tree_entry_bypath(&entry, tree, path)
+            defer { git_tree_entry_free(entry) }
+            if found == GIT_ENOTFOUND.rawValue {
+                if git_index_get_bypath(index, path, 0) != nil { try check(git_index_remove_bypath(index, path), operation) }
+                continue
+            }
+            try check(found, operation)
+            var restored = git_index_entry()
+            restored.mode = UInt32(git_tree_entry_filemode(entry).rawValue)
+            if let id = git_tree_entry_id(entry) { restored.id = id.pointee }
+            try path.withCString { cPath in
+                restored.path = cPath
+                try check(git_index_add(index, &restored), operation)
+            }
+        }
+        try check(git_index_write(index), operation)
     }
 
     /// Adds each path to the index from the work tree, or removes it when the file is gone.

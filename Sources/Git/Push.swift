@@ -71,9 +71,10 @@ extension Repository {
     ///   remote refused the credentials `credentials.maxAttempts` times, `.invalid` for no refspecs,
     ///   `.notFound` for an unknown remote or source ref.
     /// - Parameter beforeSending: runs once the remote accepted the connection and the refs passed
-    ///   the checks, right before anything is sent; an error from it stops the push.
+    ///   the checks, right before anything is sent, with each update (git's pre-push hook runs
+    ///   here); an error from it stops the push.
     public func push(
-        remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: () throws -> Void = {}
+        remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
     ) throws {
         let secrets = credentials.secrets
         let operation = "push to \(redactingCredentials(in: remote, secrets: secrets))"
@@ -89,7 +90,7 @@ extension Repository {
     }
 
     private func pushChecked(
-        remote name: String, refspecs: [String], credentials: PushCredentials, operation: String, beforeSending: () throws -> Void
+        remote name: String, refspecs: [String], credentials: PushCredentials, operation: String, beforeSending: ([RefUpdate]) throws -> Void
     ) throws {
         let remote = try openRemote(name, operation)
         defer { git_remote_free(remote) }
@@ -109,13 +110,16 @@ extension Repository {
         defer { git_remote_disconnect(remote) }
 
         let planned = try plan(refspecs, operation)
-        let rejections = try refusals(of: planned, remoteHeads: try remoteHeads(remote, operation))
+        let heads = try remoteHeads(remote, operation)
+        let rejections = try refusals(of: planned, remoteHeads: heads)
         guard rejections.isEmpty else { throw Self.rejected(rejections, operation) }
 
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), operation)
         options.callbacks = callbacks
-        try beforeSending()
+        try beforeSending(planned.map { update in
+            RefUpdate(localRef: update.localName, local: update.source, remoteRef: update.destination, remote: heads[update.destination])
+        })
         let result = withStringArray(refspecs) { array in git_remote_push(remote, &array, &options) }
         if result == GIT_ENONFASTFORWARD.rawValue {
             // The remote moved between the check and the upload.
@@ -144,6 +148,21 @@ extension Repository {
         return remote
     }
 
+    /// One ref a push updates, as git's pre-push hook reads it: the local ref and id (nil for a
+    /// deletion), the remote ref and the id the remote has (nil when it has none).
+    public struct RefUpdate: Sendable, Equatable {
+        public var localRef: String?
+        public var local: ObjectID?
+        public var remoteRef: String
+        public var remote: ObjectID?
+
+        /// The line git writes to pre-push's standard input.
+        public var hookLine: String {
+            let zero = String(repeating: "0", count: 40)
+            return "\(localRef ?? "(delete)") \(local?.hex ?? zero) \(remoteRef) \(remote?.hex ?? zero)"
+        }
+    }
+
     // MARK: - Checks before the upload
 
     /// One refspec, resolved locally.
@@ -151,6 +170,8 @@ extension Repository {
         var force: Bool
         var source: ObjectID?
         var destination: String
+        /// The local ref's full name, nil for a deletion.
+        var localName: String?
     }
 
     private func plan(_ refspecs: [String], _ operation: String) throws -> [PlannedUpdate] {
@@ -164,7 +185,7 @@ extension Repository {
                 guard parts.count == 2, parts[1].hasPrefix("refs/") else {
                     throw GitError(code: .invalid, operation: operation, message: "'\(spec)' must name the full remote ref to delete")
                 }
-                return PlannedUpdate(force: force, source: nil, destination: String(parts[1]))
+                return PlannedUpdate(force: force, source: nil, destination: String(parts[1]), localName: nil)
             }
             var reference: OpaquePointer?
             let found = git_reference_dwim(&reference, pointer, source)
@@ -178,7 +199,7 @@ extension Repository {
             defer { git_reference_free(resolved) }
             let fullName = String(cString: git_reference_name(resolved))
             let destination = parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : fullName
-            return PlannedUpdate(force: force, source: ObjectID(git_reference_target(resolved)), destination: destination)
+            return PlannedUpdate(force: force, source: ObjectID(git_reference_target(resolved)), destination: destination, localName: fullName)
         }
     }
 

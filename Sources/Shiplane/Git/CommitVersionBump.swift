@@ -71,7 +71,10 @@ public struct CommitVersionBump: Action {
         let commit = try git {
             let author = try repository.signature(environment: variables, role: .author)
             let committer = try repository.signature(environment: variables, role: .committer)
-            return try repository.commit(paths: changed, message: text, author: author, committer: committer)
+            let hooks = try lane.gitHooks(repository)
+            return try repository.commit(paths: changed, message: text, author: author, committer: committer) { message in
+                try hooks?.aroundCommit(message: message) { step.log($0) } ?? message
+            }
         }
         step.done(effect, .commit(branch: branchName, parent: parent, message: text, commit: commit.hex))
         lane.state.markCommitted(Set(fileChanges.map(\.path)))

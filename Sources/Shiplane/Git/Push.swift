@@ -67,8 +67,10 @@ public struct Push: AsyncAction {
         let credentials = Self.credentials(for: url, environment: lane.environment)
         let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
         var effect: Int?
+        let hooks = try lane.gitHooks(repository)
         try git {
-            try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) {
+            try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
+                try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
                 // What is sent now, others can see: from here on the run is finished, never undone.
                 // (A refused login or a ref the remote would refuse stops before this point.)
                 try step.passPointOfNoReturn("pushed \(shown) to \(remote)")

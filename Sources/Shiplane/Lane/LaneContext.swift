@@ -18,12 +18,15 @@ public final class LaneContext: @unchecked Sendable {
         public var reporter: any Reporting
         public var now: @Sendable () -> Date
         public var isDryRun: Bool
+        /// Whether git's pre-commit, commit-msg and pre-push hooks run (`--no-verify` turns them off).
+        public var runsGitHooks: Bool
 
         public init(
             workingDirectory: String, environment: LaneEnvironment,
             fileSystem: any FileSystem = LiveFileSystem(), processRunner: any ProcessRunning = LiveProcessRunner(),
             http: any HTTPSending = LiveHTTPClient(), retryPolicy: RetryPolicy = RetryPolicy(),
-            reporter: any Reporting, now: @escaping @Sendable () -> Date = { Date() }, isDryRun: Bool = false
+            reporter: any Reporting, now: @escaping @Sendable () -> Date = { Date() }, isDryRun: Bool = false,
+            runsGitHooks: Bool = true
         ) {
             self.workingDirectory = workingDirectory
             self.environment = environment
@@ -34,6 +37,7 @@ public final class LaneContext: @unchecked Sendable {
             self.reporter = reporter
             self.now = now
             self.isDryRun = isDryRun
+            self.runsGitHooks = runsGitHooks
         }
     }
 
@@ -47,6 +51,8 @@ public final class LaneContext: @unchecked Sendable {
     /// How HTTP requests are retried.
     public let retryPolicy: RetryPolicy
     public let isDryRun: Bool
+    /// Whether git's hooks run for the commits and pushes of this run.
+    public let runsGitHooks: Bool
     /// The hooks found in `Lanes/`, run around every lane.
     public let hooks: [any LaneHooks]
     let state: RunState
@@ -57,6 +63,7 @@ public final class LaneContext: @unchecked Sendable {
         workingDirectory = dependencies.workingDirectory
         environment = dependencies.environment
         isDryRun = dependencies.isDryRun
+        runsGitHooks = dependencies.runsGitHooks
         fileSystem = dependencies.isDryRun ? OverlayFileSystem(base: dependencies.fileSystem) : dependencies.fileSystem
         processRunner = dependencies.processRunner
         http = dependencies.http
@@ -71,6 +78,7 @@ public final class LaneContext: @unchecked Sendable {
         workingDirectory = parent.workingDirectory
         environment = parent.environment
         isDryRun = parent.isDryRun
+        runsGitHooks = parent.runsGitHooks
         fileSystem = parent.fileSystem
         processRunner = parent.processRunner
         http = parent.http
@@ -95,6 +103,12 @@ public final class LaneContext: @unchecked Sendable {
     /// Logs a message from lane code.
     public func log(_ message: String, level: LogLevel = .info) {
         state.reporter.report(.message(message, level: level, step: nil))
+    }
+
+    /// The repository's git hooks, or nil when they are off for this run (`--no-verify`).
+    func gitHooks(_ repository: Repository) throws -> GitHooks? {
+        guard runsGitHooks else { return nil }
+        return try GitHooks(repository: repository, workTree: workingDirectory, environment: environment.variables)
     }
 
     /// The open repository of the working directory (opened once per run).

@@ -11,10 +11,12 @@ public struct GlobalOptions: Equatable, Sendable {
     public var noRollback = false
     public var environmentName: String?
     public var noColor = false
+    /// Skip git's pre-commit, commit-msg and pre-push hooks.
+    public var noVerify = false
 
     public init() {}
 
-    static let flagNames: Set<String> = ["--dry-run", "--verbose", "--no-rollback", "--no-color"]
+    static let flagNames: Set<String> = ["--dry-run", "--verbose", "--no-rollback", "--no-color", "--no-verify"]
     static let valueNames: Set<String> = ["--report-json", "--junit", "--env"]
 
     /// Splits the command line into global options and the rest, in order.
@@ -40,6 +42,7 @@ public struct GlobalOptions: Equatable, Sendable {
                 case "--dry-run": options.dryRun = true
                 case "--verbose": options.verbose = true
                 case "--no-rollback": options.noRollback = true
+                case "--no-verify": options.noVerify = true
                 default: options.noColor = true
                 }
             } else if valueNames.contains(name) {
@@ -79,6 +82,7 @@ public struct GlobalOptions: Equatable, Sendable {
         if verbose { arguments.append("--verbose") }
         if noRollback { arguments.append("--no-rollback") }
         if noColor { arguments.append("--no-color") }
+        if noVerify { arguments.append("--no-verify") }
         if let reportJSON { arguments += ["--report-json", reportJSON] }
         if let junit { arguments += ["--junit", junit] }
         if let environmentName { arguments += ["--env", environmentName] }

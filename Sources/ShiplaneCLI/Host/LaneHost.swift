@@ -114,7 +114,7 @@ public enum LaneHost {
             .init(
                 workingDirectory: root, environment: session.laneEnvironment,
                 retryPolicy: RetryPolicy(environment: session.laneEnvironment),
-                reporter: reporter, isDryRun: session.globals.dryRun
+                reporter: reporter, isDryRun: session.globals.dryRun, runsGitHooks: !session.globals.noVerify
             ),
             hooks: hooks.map { $0.init() }
         )

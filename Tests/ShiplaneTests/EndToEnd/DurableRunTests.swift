@@ -317,3 +317,64 @@ struct SecretAndPreconditionTests {
         #expect(String(decoding: FileManager.default.contents(atPath: outside) ?? Data(), as: UTF8.self) == "1.2.3\n", "the file outside is untouched")
     }
 }
+
+@Suite("Git hooks run as git runs them", .serialized)
+struct GitHookTests {
+    private func hook(_ repo: TemporaryRepository, _ name: String, _ script: String, folder: String = ".git/hooks") throws {
+        try repo.write("\(folder)/\(name)", "#!/bin/sh\n" + script)
+        chmod(repo.path + "/\(folder)/\(name)", 0o755)
+    }
+
+    @Test func aFailingPreCommitHookFailsTheStepWithItsOutputAndLeavesNothing() throws {
+        let repo = try versionedRepository()
+        try hook(repo, "pre-commit", "echo 'lint: VERSION is not allowed to change on Fridays' >&2\nexit 1\n")
+        let head = try repo.git("rev-parse", "HEAD")
+        let result = try repo.shiplane(["bump", "patch", "--commit"])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the pre-commit hook refused (exit code 1)"), "\(result.all)")
+        #expect(result.all.contains("lint: VERSION is not allowed to change on Fridays"), "\(result.all)")
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(try repo.git("status", "--porcelain").isEmpty, "files restored and unstaged")
+        // --no-verify skips it.
+        let skipped = try repo.shiplane(["bump", "patch", "--commit", "--no-verify"])
+        #expect(skipped.status == 0, "\(skipped.all)")
+        #expect(try repo.git("log", "-1", "--format=%s") == "Version bump to 1.2.4")
+    }
+
+    @Test func preCommitSeesTheStagedFilesAndCommitMsgMayEditTheMessage() throws {
+        let repo = try versionedRepository()
+        try hook(repo, "pre-commit", "git diff --cached --name-only > \"$HOME/staged.txt\"\n")
+        try hook(repo, "commit-msg", "printf '%s\\n\\nSigned-off-by: Hook <hook@example.com>\\n' \"$(cat \"$1\")\" > \"$1\"\n")
+        let result = try repo.shiplane(["bump", "minor", "--commit"])
+        #expect(result.status == 0, "\(result.all)")
+        let staged = String(decoding: FileManager.default.contents(atPath: repo.home + "/staged.txt") ?? Data(), as: UTF8.self)
+        #expect(staged == "VERSION\npackage.json\n", "\(staged)")
+        #expect(try repo.git("log", "-1", "--format=%B") == "Version bump to 1.3.0\n\nSigned-off-by: Hook <hook@example.com>")
+        try repo.git("fsck", "--strict")
+    }
+
+    @Test func prePushGetsGitsLinesAndCanStopThePushFromCoreHooksPath() throws {
+        let repo = try versionedRepository()
+        let origin = try TemporaryRepository(bare: true)
+        try repo.git("remote", "add", "origin", origin.path)
+        try repo.git("push", "-q", "origin", "main", "v1.2.3")
+        try repo.git("config", "core.hooksPath", "githooks")
+        try hook(repo, "pre-push", "echo \"args: $1 $2\" > \"$HOME/push.txt\"\ncat >> \"$HOME/push.txt\"\nexit 3\n", folder: "githooks")
+        try repo.git("add", "githooks")
+        try repo.git("commit", "-q", "-m", "chore: hooks")
+        let before = try origin.git("rev-parse", "refs/heads/main")
+        let result = try repo.shiplane(["bump", "patch", "--commit", "--tag", "--push"])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the pre-push hook refused (exit code 3)"), "\(result.all)")
+        #expect(try origin.git("rev-parse", "refs/heads/main") == before, "nothing was pushed")
+        #expect(try origin.git("tag", "--list") == "v1.2.3")
+        let seen = String(decoding: FileManager.default.contents(atPath: repo.home + "/push.txt") ?? Data(), as: UTF8.self)
+        let lines = seen.split(separator: "\n").map(String.init)
+        #expect(lines.first == "args: origin \(origin.path)", "\(seen)")
+        #expect(lines.dropFirst().contains { $0.hasPrefix("refs/heads/main ") && $0.hasSuffix(" refs/heads/main \(before)") }, "\(seen)")
+        #expect(lines.dropFirst().contains { $0.hasPrefix("refs/tags/v1.2.4 ") && $0.hasSuffix(" refs/tags/v1.2.4 " + String(repeating: "0", count: 40)) }, "\(seen)")
+        // Refused before anything was sent: rolled back, nothing left unfinished.
+        #expect(repo.read("VERSION") == "1.2.3\n")
+        #expect(try repo.git("tag", "--list") == "v1.2.3")
+    }
+}

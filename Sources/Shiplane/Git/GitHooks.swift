@@ -1,0 +1,109 @@
+import Foundation
+internal import Git
+
+/// The repository's git hooks, run as git runs them for the commits and pushes Shiplane makes:
+/// `pre-commit` and `commit-msg` around a commit, `pre-push` before a push.
+///
+/// Hooks live in `core.hooksPath` (relative to the work tree root, `~/` expanded) or else in
+/// `hooks/` of the git folder all worktrees share. A hook that is missing or not executable is
+/// skipped, as git does. A hook runs in the work tree root with the lane's environment (and
+/// `GIT_INDEX_FILE` for the commit hooks); its output is shown under the step; a non-zero exit
+/// fails the step with that output. `--no-verify` skips them all.
+struct GitHooks {
+    let folder: String
+    let workTree: String
+    let gitDirectory: String
+    let environment: [String: String]
+
+    init(repository: Repository, workTree: String, environment: [String: String]) throws {
+        self.workTree = workTree
+        self.environment = environment
+        gitDirectory = repository.gitDirectory.hasSuffix("/") ? String(repository.gitDirectory.dropLast()) : repository.gitDirectory
+        if var configured = try git({ try repository.configString("core.hooksPath") }), !configured.isEmpty {
+            if configured.hasPrefix("~/") { configured = (environment["HOME"] ?? NSHomeDirectory()) + configured.dropFirst(1) }
+            folder = configured.hasPrefix("/") ? configured : workTree + "/" + configured
+        } else {
+            folder = (try? RunStore.commonGitDirectory(ofWorkTree: workTree)).map { $0 + "/hooks" } ?? gitDirectory + "/hooks"
+        }
+    }
+
+    /// The hook's path when it exists and may be run.
+    func hook(_ name: String) -> String? {
+        let path = folder + "/" + name
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 else { return nil }
+        return path
+    }
+
+    /// Runs `pre-commit`, then `commit-msg` on the message (through `COMMIT_EDITMSG`, which the
+    /// hook may edit); returns the message to commit.
+    func aroundCommit(message: String, log: (String) -> Void) throws -> String {
+        let index = ["GIT_INDEX_FILE": gitDirectory + "/index"]
+        if let preCommit = hook("pre-commit") {
+            try run("pre-commit", preCommit, arguments: [], input: nil, extra: index, log: log)
+        }
+        guard let commitMessage = hook("commit-msg") else { return message }
+        let file = gitDirectory + "/COMMIT_EDITMSG"
+        try writeAtomically(Data(message.utf8), to: file)
+        try run("commit-msg", commitMessage, arguments: [file], input: nil, extra: index, log: log)
+        return (try? String(contentsOfFile: file, encoding: .utf8)) ?? message
+    }
+
+    /// Runs `pre-push` with the remote's name and URL and one line per ref on its input.
+    func beforePush(remote: String, url: String, updates: [Repository.RefUpdate], log: (String) -> Void) throws {
+        guard let prePush = hook("pre-push") else { return }
+        let lines = updates.map(\.hookLine).joined(separator: "\n") + "\n"
+        try run("pre-push", prePush, arguments: [remote, url], input: lines, extra: [:], log: log)
+    }
+
+    private func run(_ name: String, _ path: String, arguments: [String], input: String?, extra: [String: String], log: (String) -> Void) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: workTree)
+        process.environment = environment.merging(extra) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        do {
+            try process.run()
+        } catch {
+            throw GitHookFailed(hook: name, path: path, status: nil, output: ["could not start it: \(error.localizedDescription)"])
+        }
+        if let input {
+            try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            .filter { !$0.isEmpty }
+        for line in lines { log("\(name): \(line)") }
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw GitHookFailed(hook: name, path: path, status: process.terminationStatus, output: lines)
+        }
+    }
+}
+
+/// A git hook refused the commit or push.
+public struct GitHookFailed: ReportableError {
+    public var hook: String
+    public var path: String
+    /// The exit code (or signal), nil when it could not start.
+    public var status: Int32?
+    public var output: [String]
+
+    public var message: String {
+        "the \(hook) hook refused" + (status.map { " (exit code \($0))" } ?? "")
+    }
+
+    public var info: [(key: String, value: String)] {
+        var facts: [(key: String, value: String)] = [("hook", path)]
+        if !output.isEmpty { facts.append(("its output", output.suffix(20).joined(separator: "\n"))) }
+        return facts
+    }
+
+    public var suggestion: String? { "fix what the hook reports, or pass --no-verify to skip the git hooks" }
+}
