@@ -198,3 +198,43 @@ struct ReleaseLaneTests {
         #expect(!result.all.contains(slack.webhookURL))
     }
 }
+
+@Suite("The release lane killed after every step, then run again", .serialized)
+struct ReleaseLaneFaultTests {
+    /// DESIGN.md's release lane (GitHub release with an asset, Slack) under the supervisor: the lane
+    /// program is SIGKILLed (its process group) after each step; `shiplane` settles the run (rolled
+    /// back before the push, left unfinished after), then the same command again ends in exactly
+    /// one release: one tag here and on origin, one published release with its asset, one message.
+    @Test func killedAfterEveryStepTheSameCommandMakesExactlyOneRelease() async throws {
+        var fired = 0
+        for step in 1...14 {
+            let github = FakeGitHub()
+            let slack = FakeSlack()
+            try await github.start()
+            try await slack.start()
+            defer { github.stop(); slack.stop() }
+            let (repo, origin) = try releasableRepository()
+            let start = try repo.git("rev-parse", "HEAD")
+            let environment = ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
+            let killed = try await repo.shiplaneAsync(["release"], environment: environment.merging(["SHIPLANE_FAULT": "after-step:\(step)"]) { $1 })
+            if killed.status == 0 { break }
+            fired += 1
+            #expect(killed.status == 130 || killed.status == 75, "after step \(step): \(killed.all)")
+            let again = try await repo.shiplaneAsync(["release"], environment: environment)
+            #expect(again.status == 0, "after step \(step): \(again.all)")
+            #expect(repo.read("VERSION") == "1.5.0\n", "after step \(step)")
+            #expect(try repo.git("tag", "--list") == "v1.4.0\nv1.5.0", "after step \(step)")
+            #expect(try origin.git("tag", "--list") == "v1.4.0\nv1.5.0", "after step \(step)")
+            #expect(try repo.git("rev-parse", "HEAD~1") == start, "after step \(step): one release commit")
+            #expect(try origin.git("rev-parse", "refs/heads/main") == (try repo.git("rev-parse", "HEAD")), "after step \(step)")
+            #expect(github.allReleases.map(\.tag) == ["v1.5.0"] && github.allReleases.allSatisfy { !$0.draft }, "after step \(step)")
+            #expect(github.allAssets.map(\.name) == ["app.tar.gz"], "after step \(step)")
+            #expect(slack.payloads.count == 1, "after step \(step): \(slack.payloads.count) messages")
+            #expect(try repo.git("status", "--porcelain").isEmpty, "after step \(step)")
+            try repo.git("fsck", "--strict")
+            try origin.git("fsck", "--strict")
+            #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "after step \(step)")
+        }
+        #expect(fired >= 8, "the fault fired after each of the lane's steps")
+    }
+}
