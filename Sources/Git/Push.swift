@@ -56,6 +56,40 @@ extension Repository {
         return git_remote_url(remote).map { String(cString: $0) }
     }
 
+    // MARK: - Fetching one ref
+
+    /// Fetches `source` from `remote` into the local ref `destination` when the remote has it;
+    /// returns false (changing nothing) when it does not.
+    /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
+    public func fetchIfPresent(remote name: String, source: String, destination: String, credentials: PushCredentials) throws -> Bool {
+        let operation = "fetch \(source) from \(redactingCredentials(in: name, secrets: credentials.secrets))"
+        do {
+            let remote = try openRemote(name, operation)
+            defer { git_remote_free(remote) }
+            let state = PushState(credentials: credentials)
+            let payload = Unmanaged.passRetained(state)
+            defer { payload.release() }
+            var callbacks = git_remote_callbacks()
+            try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), operation)
+            callbacks.credentials = pushCredentialsCallback
+            callbacks.payload = payload.toOpaque()
+            let connected = git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
+            if connected < 0 { throw state.error(for: connected, operation) }
+            let heads = try remoteHeads(remote, operation)
+            git_remote_disconnect(remote)
+            guard heads[source] != nil else { return false }
+            var options = git_fetch_options()
+            try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), operation)
+            options.callbacks = callbacks
+            options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+            let result = withStringArray(["+\(source):\(destination)"]) { array in git_remote_fetch(remote, &array, &options, nil) }
+            if result < 0 { throw state.error(for: result, operation) }
+            return true
+        } catch let error as GitError {
+            throw error.redacted(credentials.secrets)
+        }
+    }
+
     // MARK: - Pushing
 
     /// Pushes exactly `refspecs` (`refs/tags/v1.2.0`, `refs/heads/main:refs/heads/main`,

@@ -48,6 +48,10 @@ public struct LaneRunner {
         do {
             _ = try await context.perform(lane)
             context.journal.commit()
+            if let remote = recorder?.current.remoteRecord,
+               let warning = RemoteRunRecord.remove(workTree: context.workingDirectory, remote: remote, environment: context.environment) {
+                context.log(warning, level: .warning)
+            }
             recorder?.finishedCompletely()
         } catch {
             let interrupted = Self.isCancellation(error) || Task.isCancelled

@@ -4,6 +4,8 @@ import Shiplane
 /// An earlier run in this repository did not finish, and this command is not its re-run.
 struct UnfinishedRun: ReportableError {
     var record: RunRecord
+    /// True when the record was found on origin, not in this checkout.
+    var onRemote = false
 
     var message: String {
         "an earlier run did not finish: `\(record.commandLine)`"
@@ -21,7 +23,11 @@ struct UnfinishedRun: ReportableError {
     }
 
     var suggestion: String? {
-        "finish it with `shiplane resume` (or by running `\(record.commandLine)` again), or undo it with `shiplane rollback`"
+        if onRemote {
+            return "origin holds the record (\(RemoteRunRecord.reference)) of a release this checkout is not at (its release commit is \(record.releaseCommit.map { String($0.prefix(7)) } ?? "unknown")): "
+                + "finish it from a checkout of that commit with `\(record.commandLine)`, or delete the record with `git push origin :\(RemoteRunRecord.reference)` if the release is done"
+        }
+        return "finish it with `shiplane resume` (or by running `\(record.commandLine)` again), or undo it with `shiplane rollback`"
     }
 
     var category: ErrorCategory { .unfinished }
@@ -46,7 +52,10 @@ enum DurableRun {
         )
         try store.lock(holder: record)
         do {
-            let previous = try store.load()
+            var previous = try store.load()
+            if previous == nil, RemoteRunRecord.shouldLook(environment: session.laneEnvironment.variables) {
+                previous = try remoteRecord(root: root, session: session)
+            }
             if let previous, previous.lane != lane || previous.arguments != arguments {
                 throw UnfinishedRun(record: previous)
             }
@@ -67,6 +76,27 @@ enum DurableRun {
     }
 }
 
+extension DurableRun {
+    /// The unfinished run recorded on origin, when this checkout is at its release commit.
+    /// - Throws: `UnfinishedRun` when origin holds a record of a run this checkout cannot finish
+    ///   (another commit): releasing again would make a second version.
+    static func remoteRecord(root: String, session: CommandSession) throws -> RunRecord? {
+        let found: (record: RunRecord, head: String)?
+        do {
+            found = try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: session.laneEnvironment)
+        } catch {
+            session.err.line("warning: could not look for an unfinished run on origin: \(describe(error))")
+            return nil
+        }
+        guard let found else { return nil }
+        guard found.record.releaseCommit == nil || found.record.releaseCommit == found.head else {
+            throw UnfinishedRun(record: found.record, onRemote: true)
+        }
+        session.err.line("Found the unfinished run of `\(found.record.commandLine)` recorded on origin (\(RemoteRunRecord.reference)).")
+        return found.record
+    }
+}
+
 /// `shiplane rollback [--forget]` and `shiplane resume`: settle a run that did not finish.
 enum RunCommands {
     /// Undoes an unfinished run as far as it safely can, from its record, and says what stays.
@@ -82,6 +112,9 @@ enum RunCommands {
         guard let record = try store.load() else {
             session.out.line("No unfinished run in this repository: nothing to roll back.")
             return ShiplaneExitCode.success.rawValue
+        }
+        if let remote = record.remoteRecord, let warning = RemoteRunRecord.remove(workTree: root, remote: remote, environment: session.laneEnvironment) {
+            session.err.line("warning: " + warning)
         }
         if forget {
             store.clear()

@@ -234,6 +234,30 @@ struct DurableRunTests {
         #expect(try repo.git("status", "--porcelain").isEmpty)
     }
 
+    /// A CI retry starts from a fresh clone: the record pushed with the release finishes it there.
+    @Test func aFreshCloneInCIFinishesTheReleaseKilledAfterItsPush() throws {
+        let (repo, origin) = try releasableBump()
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+        #expect((try? origin.git("cat-file", "-t", "refs/shiplane/run")) == "commit", "the record went with the push")
+        #expect((try? origin.git("show", "refs/shiplane/run:run.json"))?.contains("\"lane\" : \"bump\"") == true)
+        let fresh = try TemporaryRepository(commit: false)
+        try fresh.git("clone", "-q", origin.path, fresh.path + "/clone")
+        let clone = fresh.path + "/clone"
+        let again = try runProgram(shiplaneBinary, release, in: clone, environment: fresh.environment.merging(["CI": "true"]) { $1 })
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.stderr.contains("recorded on origin"), "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "no second version")
+        #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0,
+                "a finished run deletes the record on origin")
+        #expect(try runProgram("/usr/bin/git", ["log", "-1", "--format=%s"], in: clone, environment: fresh.environment).stdout == "Version bump to 1.3.0\n")
+        try origin.git("fsck", "--strict")
+        // Outside CI nothing is looked up on the remote (and a completed release leaves nothing).
+        let next = try runProgram(shiplaneBinary, ["bump", "patch"], in: clone, environment: fresh.environment)
+        #expect(next.status == 0, "\(next.all)")
+    }
+
     @Test func rollbackAndResumeWithNothingUnfinishedSaySo() throws {
         let repo = try versionedRepository()
         let rollback = try repo.shiplane(["rollback"])

@@ -237,4 +237,39 @@ struct ReleaseLaneFaultTests {
         }
         #expect(fired >= 8, "the fault fired after each of the lane's steps")
     }
+
+    /// The release lane killed right after its push, retried as CI does: in a fresh clone of
+    /// origin. The record pushed with the release finishes it there: one release, one message.
+    @Test func aCIRetryInAFreshCloneFinishesTheRelease() async throws {
+        let github = FakeGitHub()
+        let slack = FakeSlack()
+        try await github.start()
+        try await slack.start()
+        defer { github.stop(); slack.stop() }
+        let (repo, origin) = try releasableRepository()
+        let environment = ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL, "CI": "true"]
+        let killed = try await repo.shiplaneAsync(["release"], environment: environment.merging(["SHIPLANE_FAULT": "after-step:9"]) { $1 })
+        #expect(killed.status == 75, "\(killed.all)")
+        #expect(github.allReleases.isEmpty)
+        // The fresh clone: the same origin URL the release pushed to, the asset built again.
+        let clone = repo.root + "/ci-clone"
+        try repo.git("clone", "-q", origin.path, clone)
+        for step in [["remote", "set-url", "origin", "https://github.com/acme/rocket.git"],
+                     ["config", "url.\(origin.path).insteadOf", "https://github.com/acme/rocket.git"]] {
+            #expect(try runProgram("/usr/bin/git", step, in: clone, environment: repo.environment).status == 0)
+        }
+        try FileManager.default.createDirectory(atPath: clone + "/.build/x86_64-unknown-linux-gnu/release", withIntermediateDirectories: true)
+        try Data("pretend archive bytes".utf8).write(to: URL(fileURLWithPath: clone + "/.build/x86_64-unknown-linux-gnu/release/app.tar.gz"))
+        try FileManager.default.createSymbolicLink(atPath: clone + "/.build/release", withDestinationPath: "x86_64-unknown-linux-gnu/release")
+        var cloneEnvironment = repo.environment
+        for (key, value) in environment { cloneEnvironment[key] = value }
+        let again = try await runProgramAsync(shiplaneBinary, ["release"], in: clone, environment: cloneEnvironment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.4.0\nv1.5.0", "no second version")
+        #expect(github.allReleases.map(\.tag) == ["v1.5.0"] && github.allReleases.allSatisfy { !$0.draft })
+        #expect(github.allAssets.map(\.name) == ["app.tar.gz"])
+        #expect(github.allReleases.first?.body.contains("a new feature") == true, "the notes of the first run, replayed")
+        #expect(slack.payloads.count == 1)
+        try origin.git("fsck", "--strict")
+    }
 }

@@ -31,6 +31,11 @@ public struct RunRecord: Codable, Sendable, Equatable {
     public var effects: [RecordedEffect]
     /// How many times this run was resumed.
     public var resumes: Int
+    /// The remote the record was pushed to (`refs/shiplane/run`) at the point of no return.
+    public var remoteRecord: String?
+    /// True for a record fetched from the remote into a fresh clone: its commands run again
+    /// there (the artifacts they made are not in the clone); the other steps replay.
+    public var fetchedFromRemote: Bool?
 
     public init(
         id: String = UUID().uuidString, lane: String, arguments: [String], pid: Int32, host: String,

@@ -10,12 +10,15 @@ public final class RunRecorder: @unchecked Sendable {
     /// The steps of the run being resumed, by number; empty for a fresh run.
     private var replaySteps: [Int: RecordedStep]
     private var replaying: Bool
+    /// True when resuming a record from the remote in a fresh clone: `sh` steps run again.
+    private let rerunsCommands: Bool
     /// Set when a record write failed: the run must not go on blind.
     private var writeFailure: (any Error)?
 
     /// Starts recording a run: a fresh one, or `resuming` an unfinished one (its steps replay).
     public init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil) throws {
         self.store = store
+        rerunsCommands = previous?.fetchedFromRemote == true
         var record = record
         if let previous {
             record.id = previous.id
@@ -24,6 +27,7 @@ public final class RunRecorder: @unchecked Sendable {
             record.effects = previous.effects
             record.steps = previous.steps
             record.resumes = previous.resumes + 1
+            record.remoteRecord = previous.remoteRecord
         }
         self.record = record
         replaySteps = Dictionary((previous?.steps ?? []).filter { $0.outcome == .succeeded }.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
@@ -54,6 +58,8 @@ public final class RunRecorder: @unchecked Sendable {
     func replayedStep(number: Int, name: String) -> RecordedStep? {
         lock.withLock {
             guard replaying else { return nil }
+            // On a fresh clone the artifacts commands made are not there: commands run again.
+            if rerunsCommands && name == Sh.name { return nil }
             guard let step = replaySteps[number], step.name == name else {
                 replaying = false
                 return nil
@@ -115,6 +121,17 @@ public final class RunRecorder: @unchecked Sendable {
             record.pointOfNoReturn = reason
             persist()
             if let writeFailure { throw writeFailure }
+        }
+    }
+
+    /// The record as the push that passes the point of no return carries it to `remote`; from then
+    /// on the record says it is there, so the end of the run deletes it.
+    func snapshotForRemote(pointOfNoReturn: String, remote: String) throws -> Data {
+        try lock.withLock {
+            let data = try RemoteRunRecord.snapshot(record, pointOfNoReturn: pointOfNoReturn, remote: remote)
+            record.remoteRecord = remote
+            persist()
+            return data
         }
     }
 

@@ -1,0 +1,113 @@
+import Foundation
+internal import Git
+
+/// The run record kept on the remote, so a CI retry on a fresh clone finishes the release.
+///
+/// At the point of no return the push that publishes the release also pushes `refs/shiplane/run`,
+/// a commit of its own holding the run's record as `run.json`, in the same push. A completed run deletes it. A run that
+/// starts in CI (`CI` set) with no local record looks for it on `origin` and, when it is the
+/// record of the same command at the same commit, resumes it.
+public enum RemoteRunRecord {
+    /// The ref that holds the record, here and on the remote.
+    public static let reference = "refs/shiplane/run"
+    /// Where a fetched record lands locally.
+    static let fetched = "refs/shiplane/fetched-run"
+
+    /// Whether this run should look on the remote: in CI, or when asked to.
+    public static func shouldLook(environment: [String: String]) -> Bool {
+        if environment["SHIPLANE_REMOTE_RECORD"] == "0" { return false }
+        if environment["SHIPLANE_REMOTE_RECORD"] == "1" { return true }
+        guard let ci = environment["CI"]?.lowercased() else { return false }
+        return !ci.isEmpty && ci != "false" && ci != "0"
+    }
+
+    /// The unfinished run recorded on `remote`, rebased onto this work tree, or nil when there is
+    /// none. `head` is this checkout's HEAD commit, for the caller to compare.
+    /// - Throws: when the remote cannot be reached or the record cannot be read.
+    public static func fetch(workTree: String, remote: String, environment: LaneEnvironment) throws -> (record: RunRecord, head: String)? {
+        let repository = try RepositoryAccess.open(at: workTree)
+        guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
+        let credentials = Push.credentials(for: url, environment: environment)
+        guard try git({ try repository.fetchIfPresent(remote: remote, source: reference, destination: fetched, credentials: credentials) }),
+              let data = try git({ try repository.readFileReference(fetched, name: "run.json") }) else { return nil }
+        try? git { try repository.deleteReference(fetched) }
+        let record: RunRecord
+        do {
+            record = try RunStore.decoder.decode(RunRecord.self, from: data)
+        } catch {
+            throw ShiplaneError(
+                "the run record on \(remote) (\(reference)) cannot be read: \(error)",
+                suggestion: "delete it with `git push \(remote) :\(reference)` if no release is in progress"
+            )
+        }
+        let head: String
+        switch try git({ try repository.head() }) {
+        case .branch(_, let commit), .detached(let commit): head = commit.hex
+        case .unborn: head = ""
+        }
+        var rebased = record.rebased(to: workTree)
+        rebased.fetchedFromRemote = true
+        return (rebased, head)
+    }
+
+    /// The record as the push that passes the point of no return carries it.
+    static func snapshot(_ record: RunRecord, pointOfNoReturn: String, remote: String) throws -> Data {
+        var copy = record
+        copy.pointOfNoReturn = copy.pointOfNoReturn ?? pointOfNoReturn
+        copy.remoteRecord = remote
+        copy.state = .unfinished
+        return try RunStore.encoder.encode(copy)
+    }
+
+    /// Deletes the record on `remote` and here (after a completed run, or a rollback); a failure
+    /// is returned as text for a warning, never thrown: the release itself is done.
+    public static func remove(workTree: String, remote: String, environment: LaneEnvironment) -> String? {
+        do {
+            let repository = try RepositoryAccess.open(at: workTree)
+            guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
+            let credentials = Push.credentials(for: url, environment: environment)
+            try git { try repository.push(remote: remote, refspecs: [":\(reference)"], credentials: credentials) }
+            try git { try repository.deleteReference(reference) }
+            return nil
+        } catch {
+            return "could not delete the run record \(reference) on \(remote): \(describe(error)); delete it with `git push \(remote) :\(reference)`"
+        }
+    }
+}
+
+extension RunRecord {
+    /// The record with its paths moved from its work tree to `root` (a fresh clone elsewhere).
+    public func rebased(to root: String) -> RunRecord {
+        guard root != workTree, !workTree.isEmpty else { return self }
+        let old = workTree + "/", new = root + "/"
+        func move(_ path: String) -> String { path.hasPrefix(old) ? new + path.dropFirst(old.count) : path }
+        var copy = self
+        copy.workTree = root
+        copy.effects = effects.map { entry in
+            var entry = entry
+            switch entry.effect {
+            case .file(let path, let saved, let hash): entry.effect = .file(path: move(path), saved: saved, afterHash: hash)
+            case .folders(let paths): entry.effect = .folders(paths: paths.map(move))
+            default: break
+            }
+            return entry
+        }
+        copy.steps = steps.map { step in
+            var step = step
+            if let output = step.output {
+                let text = String(decoding: output, as: UTF8.self).replacingOccurrences(of: "\"" + old, with: "\"" + new)
+                step.output = Data(text.utf8)
+            }
+            return step
+        }
+        return copy
+    }
+
+    /// The release commit the record made, when it made one.
+    public var releaseCommit: String? {
+        for entry in effects.reversed() {
+            if case .commit(_, _, _, let commit?) = entry.effect, entry.status != .undone { return commit }
+        }
+        return nil
+    }
+}
