@@ -77,6 +77,35 @@ struct DurableRunTests {
         #expect(fired >= 3, "the fault fired at several moments")
     }
 
+    /// SIGTERM (what CI sends on cancel) and SIGINT (Ctrl-C) after every step: the run handles
+    /// them — rolled back before the push (exit 130), left unfinished after it (exit 75) — and the
+    /// same command again makes exactly one release.
+    @Test(arguments: ["TERM", "INT"])
+    func signalledAfterEveryStepTheSameCommandFinishesTheRelease(_ signal: String) throws {
+        var fired = 0
+        for count in 1...8 {
+            let (repo, origin) = try releasableBump()
+            let start = try ReleaseState(repo, origin: origin)
+            let stopped = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:\(count):\(signal)"])
+            if stopped.status == 0 {
+                try expectOneRelease(repo, origin, start: start, "\(signal) after step \(count) did not stop it")
+                continue
+            }
+            fired += 1
+            let record = repo.read(".git/shiplane/run.json") ?? ""
+            if record.contains("\"pointOfNoReturn\" : \"") {
+                #expect(stopped.status == 75, "\(signal) after step \(count): \(stopped.all)")
+            } else {
+                #expect(stopped.status == 130, "\(signal) after step \(count): \(stopped.all)")
+                #expect(try ReleaseState(repo, origin: origin) == start, "\(signal) after step \(count): rolled back")
+            }
+            let again = try repo.shiplane(release)
+            #expect(again.status == 0, "\(signal) after step \(count): \(again.all)")
+            try expectOneRelease(repo, origin, start: start, "\(signal) after step \(count), then the same command")
+        }
+        #expect(fired >= 3)
+    }
+
     /// The same kills, then `shiplane rollback`: before the push everything is as it was; after
     /// it the release stays whole (tag on the commit, on origin) and nothing is half-undone.
     @Test(arguments: ["after-step", "before-effect", "after-effect"])
@@ -180,6 +209,41 @@ struct DurableRunTests {
             #expect(repo.read("VERSION") == "1.3.0\n", "trial \(trial): bumped exactly once")
             try repo.git("checkout", "--", "VERSION", "package.json")
         }
+    }
+
+    @Test func aRunInAnotherWorktreeOfTheRepositoryIsRefusedToo() throws {
+        let (repo, _) = try releasableBump()
+        try repo.write("Lanes/Slow.swift", """
+        import Shiplane
+        struct Slow: Lane {
+            func run(_ lane: LaneContext) async throws {
+                _ = try lane.bumpVersion(.minor)
+                try await lane.sh("sleep", "2")
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        try repo.git("worktree", "add", "-q", "-b", "other", repo.root + "/other")
+        #expect(try repo.shiplane(["lanes"]).status == 0)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        first.arguments = ["slow"]
+        first.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        first.environment = repo.environment
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") && waited < 200 {
+            usleep(50_000)
+            waited += 1
+        }
+        let second = try runProgram(shiplaneBinary, ["bump", "patch"], in: repo.root + "/other", environment: repo.environment)
+        first.waitUntilExit()
+        #expect(second.status == 6, "\(second.all)")
+        #expect(second.stderr.contains("shiplane slow") && second.stderr.contains(repo.path), "\(second.stderr)")
+        #expect(FileManager.default.contents(atPath: repo.root + "/other/VERSION").map { String(decoding: $0, as: UTF8.self) } == "1.2.3\n")
     }
 
     @Test func aKilledLaneProgramIsRolledBackByItsSupervisor() throws {
