@@ -25,5 +25,8 @@ struct FaultInjection: Sendable {
     static func reached(_ moment: Moment, _ count: Int) {
         guard let planned, planned.moment == moment, planned.count == count else { return }
         kill(0, planned.signal)
+        // A caught signal is handled on another thread: give it the moment a signal from outside
+        // would have had, so it lands here and not a step later.
+        if planned.signal != SIGKILL { usleep(300_000) }
     }
 }
