@@ -111,6 +111,27 @@ public final class LaneContext: @unchecked Sendable {
         return try GitHooks(repository: repository, workTree: workingDirectory, environment: environment.variables)
     }
 
+    /// Past the point of no return the record on the remote follows each finished step (after the
+    /// push that carried it), so a fresh clone replays what was done — a published release, a sent
+    /// message — instead of doing it again. A failure to update it is a warning, not an error.
+    private func publishRecordToRemote(after step: String) {
+        guard !isDryRun, step != Push.name, let recorder = state.journal.recorder,
+              let remote = recorder.current.remoteRecord, recorder.isPastPointOfNoReturn else { return }
+        do {
+            let snapshot = try recorder.snapshotForRemote(pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote)
+            let repository = try repository()
+            guard let url = try git({ try repository.remoteURL(named: remote) }) else { return }
+            try git {
+                try repository.writeFileReference(RemoteRunRecord.reference, name: "run.json", content: snapshot, message: "shiplane: run record")
+                try repository.push(
+                    remote: remote, refspecs: ["+\(RemoteRunRecord.reference):\(RemoteRunRecord.reference)"],
+                    credentials: Push.credentials(for: url, environment: environment))
+            }
+        } catch {
+            log("could not update the run record on \(remote): \(describe(error)); a retry on a fresh clone may repeat the step after the push", level: .warning)
+        }
+    }
+
     /// The open repository of the working directory (opened once per run).
     func repository() throws -> Repository {
         try repositories.repository()
@@ -135,6 +156,7 @@ public final class LaneContext: @unchecked Sendable {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output)
             state.recordFinished(record, outcome: .succeeded, output: output)
+            publishRecordToRemote(after: A.name)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {
@@ -161,6 +183,7 @@ public final class LaneContext: @unchecked Sendable {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output)
             state.recordFinished(record, outcome: .succeeded, output: output)
+            publishRecordToRemote(after: A.name)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {

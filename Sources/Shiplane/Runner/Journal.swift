@@ -50,10 +50,10 @@ public final class Journal: @unchecked Sendable {
     /// Ties the journal to the run's on-disk record. When the record is a resumed run's, the
     /// effects its earlier process left unsettled join the journal, undone from their data.
     /// - Throws: when what a step cut short left behind cannot be undone (the run must not resume).
-    public func record(with recorder: RunRecorder, workTree: String) throws {
+    public func record(with recorder: RunRecorder, workTree: String, environment: LaneEnvironment) async throws {
         self.recorder = recorder
-        let undo = EffectUndo(store: recorder.store, workTree: workTree)
-        try recorder.undoUnfinishedSteps(undo)
+        let undo = EffectUndo(store: recorder.store, workTree: workTree, environment: environment)
+        try await recorder.undoUnfinishedSteps(undo)
         let pending = recorder.pendingEffects
         if !pending.isEmpty { adoptRecordedEffects(pending, undo: undo) }
     }
@@ -63,7 +63,7 @@ public final class Journal: @unchecked Sendable {
     func adoptRecordedEffects(_ effects: [(index: Int, entry: RecordedEffect)], undo: EffectUndo) {
         lock.withLock {
             let adopted = effects.map { effect in
-                Entry(description: effect.entry.description, effectIndex: effect.index, undo: { try undo.undo(effect.entry) })
+                Entry(description: effect.entry.description, effectIndex: effect.index, undo: { try await undo.undo(effect.entry) })
             }
             entries.insert(contentsOf: adopted, at: 0)
         }

@@ -39,7 +39,7 @@ enum DurableRun {
     /// Takes the lock and starts the record; nil when `root` has no git folder to keep it in.
     /// - Throws: `RunLocked` (another run is going), `UnfinishedRun` (another command's run
     ///   stopped unfinished), or an error writing the record.
-    static func begin(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) throws -> RunRecorder? {
+    static func begin(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) async throws -> RunRecorder? {
         let store: RunStore
         do {
             store = try RunStore.forWorkTree(root)
@@ -60,7 +60,7 @@ enum DurableRun {
                 throw UnfinishedRun(record: previous)
             }
             let recorder = try RunRecorder(store: store, record: record, resuming: previous)
-            try context.journal.record(with: recorder, workTree: root)
+            try await context.journal.record(with: recorder, workTree: root, environment: session.laneEnvironment)
             if let previous {
                 let done = previous.steps.filter { $0.outcome == .succeeded }.count
                 session.err.line(
@@ -100,7 +100,7 @@ extension DurableRun {
 /// `shiplane rollback [--forget]` and `shiplane resume`: settle a run that did not finish.
 enum RunCommands {
     /// Undoes an unfinished run as far as it safely can, from its record, and says what stays.
-    static func rollback(session: CommandSession, arguments: [String]) throws -> Int32 {
+    static func rollback(session: CommandSession, arguments: [String]) async throws -> Int32 {
         let forget = arguments.contains("--forget")
         if let unknown = arguments.first(where: { $0 != "--forget" }) {
             throw UsageError("rollback: unknown option \(unknown)", suggestion: "run `shiplane rollback` or `shiplane rollback --forget`")
@@ -121,7 +121,7 @@ enum RunCommands {
             session.out.line("Forgot the unfinished run of `\(record.commandLine)`; nothing was changed.")
             return ShiplaneExitCode.success.rawValue
         }
-        let outcome = try RecordedRollback(store: store, workTree: root).run(record)
+        let outcome = try await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment).run(record)
         session.out.line("Rolling back the unfinished run of `\(record.commandLine)`:")
         for line in outcome.lines { session.out.line("  " + line) }
         if outcome.failed.isEmpty {

@@ -51,7 +51,7 @@ public enum ShiplaneCommandLine {
                 try session.loadDotEnv(root: root)
                 return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(rest), hooks: [], root: root, session: session)
             case "rollback":
-                return try RunCommands.rollback(session: session, arguments: rest)
+                return try await RunCommands.rollback(session: session, arguments: rest)
             case "resume":
                 guard let again = try RunCommands.resumeArguments(session: session) else {
                     session.out.line("No unfinished run in this repository: nothing to resume.")
@@ -71,7 +71,7 @@ public enum ShiplaneCommandLine {
                         info: [("did you mean", meant)]
                     )
                 }
-                return try runLanes(session: session, environment: environment, executable: executable)
+                return try await runLanes(session: session, environment: environment, executable: executable)
             }
         } catch {
             return session.fail(error)
@@ -80,7 +80,7 @@ public enum ShiplaneCommandLine {
 
     /// Compiles the lanes (or finds them cached), runs them as a supervised child, and returns
     /// the child's exit code — or, when it died of a signal, the code of that ending.
-    static func runLanes(session: CommandSession, environment: [String: String], executable: String) throws -> Int32 {
+    static func runLanes(session: CommandSession, environment: [String: String], executable: String) async throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
         let toolchain = try Toolchain.locate(environment: environment, executable: executable)
         let compiler = LaneCompiler(
@@ -109,7 +109,7 @@ public enum ShiplaneCommandLine {
         case .exited(let code):
             // A run record still marked running means the program ended in the middle of its run
             // (`exit()` in lane code): settle it as for a death by signal.
-            guard !session.globals.dryRun, let settled = settleAfterDeath(root: root, session: session) else { return code }
+            guard !session.globals.dryRun, let settled = await settleAfterDeath(root: root, session: session) else { return code }
             let lane = session.rest.first ?? "lanes"
             let cause = ShiplaneError(
                 "the lane program exited with code \(code) in the middle of its run",
@@ -125,7 +125,7 @@ public enum ShiplaneCommandLine {
             let lane = session.rest.first ?? "lanes"
             var rollback: [RollbackEntry] = []
             var noReturn: String?
-            if !session.globals.dryRun, let settled = settleAfterDeath(root: root, session: session) {
+            if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, session: session) {
                 (rollback, noReturn) = settled
                 died.settled = true
             }
@@ -140,7 +140,7 @@ public enum ShiplaneCommandLine {
     /// After the lane program died: rolls its run back from the record when it had not passed its
     /// point of no return, else leaves it for `shiplane resume`. Nil when there was no record (or
     /// another process holds the lock).
-    static func settleAfterDeath(root: String, session: CommandSession) -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
+    static func settleAfterDeath(root: String, session: CommandSession) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
         guard let store = try? RunStore.forWorkTree(root), (try? store.lock()) != nil else { return nil }
         defer { store.unlock() }
         guard let record = try? store.load(), record.state == .running else { return nil }
@@ -150,7 +150,7 @@ public enum ShiplaneCommandLine {
             try? store.save(unfinished)
             return ([], noReturn)
         }
-        guard let outcome = try? RecordedRollback(store: store, workTree: root).run(record) else { return nil }
+        guard let outcome = try? await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment).run(record) else { return nil }
         let entries = zip(record.effects, outcome.record.effects).reversed().compactMap { before, after -> RollbackEntry? in
             guard before.status == .intended || before.status == .done else { return nil }
             let line = outcome.lines.first { $0.hasSuffix(before.description) || $0.contains(before.description + ":") }

@@ -121,7 +121,7 @@ public enum LaneHost {
         var recorder: RunRecorder?
         if !session.globals.dryRun {
             do {
-                recorder = try DurableRun.begin(lane: type.name, arguments: arguments, root: root, context: context, session: session)
+                recorder = try await DurableRun.begin(lane: type.name, arguments: arguments, root: root, context: context, session: session)
             } catch {
                 return session.fail(error)
             }

@@ -272,4 +272,32 @@ struct ReleaseLaneFaultTests {
         #expect(slack.payloads.count == 1)
         try origin.git("fsck", "--strict")
     }
+
+    /// A draft the run created, then the lane program killed before its own rollback could delete
+    /// it: the supervisor deletes it from the record, through the GitHub API, with the token.
+    @Test func aDraftLeftByAKilledLaneProgramIsDeletedFromTheRecord() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        github.failNext(50, method: "POST", path: "/assets")
+        let lane = #"""
+        import Shiplane
+        struct Publish: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.githubRelease(tag: "v1.4.0", notes: "notes", assets: [".build/release/app.tar.gz"])
+            }
+        }
+        """#
+        let (repo, _) = try releasableRepository(lane: lane)
+        let result = try await repo.shiplaneAsync(["publish"], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+            "SHIPLANE_HTTP_ATTEMPTS": "1", "SHIPLANE_FAULT": "after-effect:1",
+        ])
+        #expect(result.status == 130, "\(result.all)")
+        #expect(result.all.contains("SIGKILL"), "\(result.all)")
+        #expect(github.allReleases.isEmpty, "the draft was deleted from the record: \(github.allReleases)")
+        #expect(github.log.contains { $0.hasPrefix("DELETE /repos/acme/rocket/releases/") }, "\(github.log)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+        #expect(!result.all.contains(github.token))
+    }
 }

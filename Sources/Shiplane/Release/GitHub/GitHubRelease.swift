@@ -83,7 +83,11 @@ public struct PublishGitHubRelease: AsyncAction {
     }
 
     private func registerDeletion(_ step: StepContext, publisher: GitHubReleasePublisher, releaseID: Int) {
-        step.registerUndo("delete GitHub release \(tag)") {
+        let description = "delete GitHub release \(tag)"
+        let api = publisher.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
+        let effect = try? step.intend(description, .githubRelease(api: api, repository: publisher.repository.description, id: releaseID, tag: tag))
+        step.done(effect ?? nil)
+        step.registerUndo(description, effectIndex: effect ?? nil) {
             let client = try GitHubClient(
                 repository: publisher.repository, token: publisher.token ?? "", environment: publisher.environment,
                 transport: publisher.transport, version: publisher.version

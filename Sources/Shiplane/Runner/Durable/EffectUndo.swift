@@ -4,14 +4,18 @@ internal import Git
 /// Undoes a recorded effect from its data alone, in any process, and only if the world still
 /// holds exactly what the run left: a file its bytes (by hash), a branch its commit, a tag its
 /// object. Anything else is reported and left alone.
-struct EffectUndo {
+struct EffectUndo: Sendable {
     let store: RunStore
     let workTree: String
+    /// The environment a network undo takes its token from.
+    var environment = LaneEnvironment(variables: [:])
 
     /// Undoes `entry`; returns normally when the effect is gone (or never landed).
     /// - Throws: `ShiplaneError` saying what stays and why.
-    func undo(_ entry: RecordedEffect) throws {
+    func undo(_ entry: RecordedEffect) async throws {
         switch entry.effect {
+        case .githubRelease(let api, let repository, let id, let tag):
+            try await deleteGitHubRelease(api: api, repository: repository, id: id, tag: tag)
         case .file(let path, let saved, let afterHash):
             try undoFile(path: path, saved: saved, afterHash: afterHash)
         case .folders(let paths):
@@ -54,6 +58,22 @@ struct EffectUndo {
 
     /// When this process first looked (seconds since 1970): a lock file older than that is stale.
     private static let processStart = Date().timeIntervalSince1970
+
+    private func deleteGitHubRelease(api: String, repository: String, id: Int, tag: String) async throws {
+        let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
+        guard let token = GitHubReleasePublisher.token(from: variables) else {
+            throw ShiplaneError("the GitHub release \(tag) stays: set GITHUB_TOKEN (or GH_TOKEN) so rollback can delete it, or delete it by hand")
+        }
+        let transport = HTTPTransport(
+            sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
+            redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token])
+        )
+        let client = try GitHubClient(
+            repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables, transport: transport,
+            version: ShiplaneVersion.current
+        )
+        try await client.deleteRelease(id: id)
+    }
 
     private func display(_ path: String) -> String {
         path.hasPrefix(workTree + "/") ? String(path.dropFirst(workTree.count + 1)) : path

@@ -8,10 +8,12 @@ import Foundation
 public struct RecordedRollback: Sendable {
     let store: RunStore
     let workTree: String
+    let environment: LaneEnvironment
 
-    public init(store: RunStore, workTree: String) {
+    public init(store: RunStore, workTree: String, environment: LaneEnvironment = LaneEnvironment(variables: [:])) {
         self.store = store
         self.workTree = workTree
+        self.environment = environment
     }
 
     /// What a rollback did: the record as it left it, a line per effect, what stays, what failed.
@@ -22,9 +24,9 @@ public struct RecordedRollback: Sendable {
         public var failed: [String] = []
     }
 
-    public func run(_ record: RunRecord) throws -> Outcome {
+    public func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
-        let undo = EffectUndo(store: store, workTree: workTree)
+        let undo = EffectUndo(store: store, workTree: workTree, environment: environment)
         for index in record.effects.indices.reversed() {
             let entry = record.effects[index]
             guard entry.status == .intended || entry.status == .done else { continue }
@@ -34,8 +36,16 @@ public struct RecordedRollback: Sendable {
                 outcome.record.effects[index].status = .kept
                 continue
             }
+            if record.pointOfNoReturn != nil, case .githubRelease(_, _, _, let tag) = entry.effect {
+                // Past the point of no return a release may be public: it stays, for resume to finish.
+                let line = "the GitHub release \(tag) (past the point of no return: `shiplane resume` finishes it)"
+                outcome.stays.append(line)
+                outcome.lines.append("stays: " + line)
+                outcome.record.effects[index].status = .kept
+                continue
+            }
             do {
-                try undo.undo(entry)
+                try await undo.undo(entry)
                 outcome.lines.append("undone: \(entry.description)")
                 outcome.record.effects[index].status = .undone
             } catch {

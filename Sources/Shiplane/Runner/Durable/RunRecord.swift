@@ -136,7 +136,10 @@ public enum Effect: Codable, Sendable, Equatable {
     case tag(name: String, target: String, object: String?, replaced: String?)
     /// Refs pushed to a remote: visible to others from here on.
     case push(remote: String, refs: [String])
-    /// Something outside the repository (a release, an upload, a message), undone only by the
-    /// process that did it; `handle` identifies it for the user (a URL, an id).
+    /// A GitHub release this run created (`api`: the API base, `repository`: owner/name). Any
+    /// process with a token can delete it.
+    case githubRelease(api: String, repository: String, id: Int, tag: String)
+    /// Something outside the repository (an upload, a message), undone only by the process that
+    /// did it; `handle` identifies it for the user (a URL, an id).
     case external(kind: String, handle: String)
 }

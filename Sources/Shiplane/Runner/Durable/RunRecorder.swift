@@ -154,15 +154,15 @@ public final class RunRecorder: @unchecked Sendable {
     /// stopped (a file half the bump wrote, a commit whose step was cut short), so those steps run
     /// again from where they started. Pushes and effects outside the repository stay: the step
     /// that made them checks the world when it runs again.
-    func undoUnfinishedSteps(_ undo: EffectUndo) throws {
+    func undoUnfinishedSteps(_ undo: EffectUndo) async throws {
         let finished = lock.withLock { Set(record.steps.filter { $0.outcome == .succeeded }.map(\.number)) }
         for (index, entry) in pendingEffects.reversed() where !finished.contains(entry.step) {
             switch entry.effect {
-            case .push, .external: continue
+            case .push, .external, .githubRelease: continue
             case .file, .folders, .commit, .tag: break
             }
             do {
-                try undo.undo(entry)
+                try await undo.undo(entry)
             } catch {
                 throw ShiplaneError(
                     "cannot resume: what the interrupted step left could not be undone: \(describe(error))",
