@@ -149,6 +149,7 @@ public final class LaneContext: @unchecked Sendable {
             state.recordStepOutput(replayed)
             state.setNote(record.number, "done before the interruption")
             state.recordFinished(record, outcome: .succeeded, output: replayed)
+            FaultInjection.reached(.afterStep, record.number)
             state.finish(record.number, outcome: .succeeded)
             return replayed
         }
@@ -157,6 +158,7 @@ public final class LaneContext: @unchecked Sendable {
             state.recordStepOutput(output)
             state.recordFinished(record, outcome: .succeeded, output: output)
             publishRecordToRemote(after: A.name)
+            FaultInjection.reached(.afterStep, record.number)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {
@@ -176,6 +178,7 @@ public final class LaneContext: @unchecked Sendable {
             state.recordStepOutput(replayed)
             state.setNote(record.number, "done before the interruption")
             state.recordFinished(record, outcome: .succeeded, output: replayed)
+            FaultInjection.reached(.afterStep, record.number)
             state.finish(record.number, outcome: .succeeded)
             return replayed
         }
@@ -184,6 +187,7 @@ public final class LaneContext: @unchecked Sendable {
             state.recordStepOutput(output)
             state.recordFinished(record, outcome: .succeeded, output: output)
             publishRecordToRemote(after: A.name)
+            FaultInjection.reached(.afterStep, record.number)
             state.finish(record.number, outcome: .succeeded)
             return output
         } catch {

@@ -78,7 +78,6 @@ public final class RunRecorder: @unchecked Sendable {
             }
             persist()
         }
-        if step.outcome == .succeeded { FaultInjection.reached(.afterStep, step.number) }
     }
 
     // MARK: - Effects
