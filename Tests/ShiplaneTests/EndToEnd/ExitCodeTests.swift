@@ -44,6 +44,26 @@ private let exitLanes: [String: String] = [
         }
     }
 
+    struct SlowUndo: Lane {
+        func run(_ lane: LaneContext) async throws {
+            try await lane.run(SlowlyUndone(path: lane.workingDirectory + "/slow-undo.txt"))
+            try lane.writeMark(lane.workingDirectory + "/wait-mark.txt")
+            try await lane.sh("sh", "-c", "sleep 30; echo never")
+        }
+    }
+
+    struct SlowlyUndone: AsyncAction {
+        static let name = "slowlyUndone"
+        var path: String
+        func run(in step: StepContext) async throws {
+            let path = self.path
+            step.registerUndo("slow undo") {
+                try await Task.sleep(nanoseconds: 1_500_000_000)
+                try Data("undone".utf8).write(to: URL(fileURLWithPath: path))
+            }
+        }
+    }
+
     struct Mark: Action {
         static let name = "mark"
         var path: String
@@ -142,6 +162,33 @@ struct ExitCodeTests {
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/wait-mark.txt"), "\(text)")
         #expect(text.contains("lane wait was interrupted"), "\(text)")
         #expect(text.contains("undone: remove wait-mark.txt"), "\(text)")
+    }
+}
+
+extension ExitCodeTests {
+    /// A second Ctrl-C during the rollback does not cut it short: the slow undo still runs.
+    @Test func aSecondInterruptDoesNotSkipTheRollback() throws {
+        let repo = try repositoryWithLanes(exitLanes)
+        _ = try repo.shiplane(["lanes"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        process.arguments = ["slow-undo"]
+        process.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        process.environment = repo.environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: repo.path + "/wait-mark.txt") { usleep(20_000) }
+        usleep(300_000)
+        kill(process.processIdentifier, SIGINT)
+        usleep(600_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(text)")
+        #expect(repo.read("slow-undo.txt") == "undone", "the rollback ran to its end: \(text)")
+        #expect(text.contains("Still stopping"), "\(text)")
     }
 }
 
