@@ -102,12 +102,19 @@ extension Repository {
             try check(git_commit_tree(&tree, commit), operation)
         }
         defer { git_tree_free(tree) }
+        try restoreIndexEntries(paths, from: tree, in: index, operation)
+        try check(git_index_write(index), operation)
+    }
+
+    /// Sets the index entries of `paths` to what `tree` holds (removing those it lacks; a nil
+    /// tree holds nothing).
+    private func restoreIndexEntries(_ paths: [String], from tree: OpaquePointer?, in index: OpaquePointer?, _ operation: String) throws {
         for path in paths {
             var entry: OpaquePointer?
             let found = tree == nil ? GIT_ENOTFOUND.rawValue : git_tree_entry_bypath(&entry, tree, path)
             defer { git_tree_entry_free(entry) }
             if found == GIT_ENOTFOUND.rawValue {
-                if git_index_get_bypath(index, path, 0) != nil { try check(git_index_remove_bypath(index, path), operation) }
+                if git_index_get_bypath(index, path, 0) != nil { try check(git_index_remove_bypath(index, path), "unstage \(path)") }
                 continue
             }
             try check(found, operation)
@@ -116,10 +123,9 @@ extension Repository {
             if let id = git_tree_entry_id(entry) { restored.id = id.pointee }
             try path.withCString { cPath in
                 restored.path = cPath
-                try check(git_index_add(index, &restored), operation)
+                try check(git_index_add(index, &restored), "restore \(path) in the index")
             }
         }
-        try check(git_index_write(index), operation)
     }
 
     /// Adds each path to the index from the work tree, or removes it when the file is gone.
@@ -230,25 +236,7 @@ extension Repository {
         try check(git_repository_index(&index, pointer), operation)
         defer { git_index_free(index) }
         try check(git_index_read(index, 0), operation)
-        for path in changed {
-            var entry: OpaquePointer?
-            let found = parentTree == nil ? GIT_ENOTFOUND.rawValue : git_tree_entry_bypath(&entry, parentTree, path)
-            defer { git_tree_entry_free(entry) }
-            if found == GIT_ENOTFOUND.rawValue {
-                if git_index_get_bypath(index, path, 0) != nil {
-                    try check(git_index_remove_bypath(index, path), "unstage \(path)")
-                }
-                continue
-            }
-            try check(found, operation)
-            var restored = git_index_entry()
-            restored.mode = UInt32(git_tree_entry_filemode(entry).rawValue)
-            if let id = git_tree_entry_id(entry) { restored.id = id.pointee }
-            try path.withCString { cPath in
-                restored.path = cPath
-                try check(git_index_add(index, &restored), "restore \(path) in the index")
-            }
-        }
+        try restoreIndexEntries(changed, from: parentTree, in: index, operation)
         try check(git_index_write(index), operation)
         return true
     }

@@ -69,10 +69,7 @@ extension Repository {
             let state = PushState(credentials: credentials)
             let payload = Unmanaged.passRetained(state)
             defer { payload.release() }
-            var callbacks = git_remote_callbacks()
-            try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), operation)
-            callbacks.credentials = pushCredentialsCallback
-            callbacks.payload = payload.toOpaque()
+            var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
             let connected = git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
             if connected < 0 { throw state.error(for: connected, operation) }
             let heads = try remoteHeads(remote, operation)
@@ -88,6 +85,15 @@ extension Repository {
         } catch let error as GitError {
             throw error.redacted(credentials.secrets)
         }
+    }
+
+    /// Remote callbacks that answer credential requests from the `PushState` behind `payload`.
+    private static func callbacks(payload: UnsafeMutableRawPointer, _ operation: String) throws -> git_remote_callbacks {
+        var callbacks = git_remote_callbacks()
+        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), operation)
+        callbacks.credentials = pushCredentialsCallback
+        callbacks.payload = payload
+        return callbacks
     }
 
     // MARK: - Pushing
@@ -133,11 +139,8 @@ extension Repository {
         let payload = Unmanaged.passRetained(state)
         defer { payload.release() }
 
-        var callbacks = git_remote_callbacks()
-        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), operation)
-        callbacks.credentials = pushCredentialsCallback
+        var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
         callbacks.push_update_reference = pushUpdateReferenceCallback
-        callbacks.payload = payload.toOpaque()
 
         let connected = git_remote_connect(remote, GIT_DIRECTION_PUSH, &callbacks, nil, nil)
         if connected < 0 { throw state.error(for: connected, operation) }

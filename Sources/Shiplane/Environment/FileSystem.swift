@@ -123,26 +123,32 @@ public func writeAtomically(_ data: Data, to path: String) throws {
             suggestion: "check that the folder exists and is writable"
         )
     }
-    var failure: String?
-    data.withUnsafeBytes { buffer in
-        guard let base = buffer.baseAddress else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let count = write(descriptor, base + offset, buffer.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                failure = String(cString: strerror(errno))
-                return
-            }
-            offset += count
-        }
-    }
+    var failure = writeAll(data, to: descriptor) ? nil : String(cString: strerror(errno))
     if failure == nil, fchmod(descriptor, mode_t(mode)) != 0 || fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
     close(descriptor)
     if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
     if let failure {
         unlink(temporary)
         throw ShiplaneError("could not replace \(path): \(failure)", suggestion: "check that the disk has room and the folder is writable")
+    }
+}
+
+/// Writes every byte to a file descriptor, retrying short writes and interrupts.
+/// - Returns: false on an error (then `errno` says which).
+@discardableResult
+public func writeAll<Bytes: ContiguousBytes>(_ bytes: Bytes, to descriptor: Int32) -> Bool {
+    bytes.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress else { return true }
+        var offset = 0
+        while offset < buffer.count {
+            let count = write(descriptor, base + offset, buffer.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += count
+        }
+        return true
     }
 }
 

@@ -111,6 +111,34 @@ public final class LaneContext: @unchecked Sendable {
         return try GitHooks(repository: repository, workTree: workingDirectory, environment: environment.variables)
     }
 
+    /// A resumed run's recorded result for this step, handed back without running it.
+    private func replayed<Output>(_ record: StepRecord, as type: Output.Type) -> Output? {
+        guard !isDryRun, let output = state.replay(record, as: type) else { return nil }
+        state.recordStepOutput(output)
+        state.setNote(record.number, "done before the interruption")
+        state.recordFinished(record, outcome: .succeeded, output: output)
+        FaultInjection.reached(.afterStep, record.number)
+        state.finish(record.number, outcome: .succeeded)
+        return output
+    }
+
+    /// Records a step that succeeded (here and, past the point of no return, on the remote).
+    private func succeeded<Output>(_ record: StepRecord, _ output: Output) -> Output {
+        state.recordStepOutput(output)
+        state.recordFinished(record, outcome: .succeeded, output: output)
+        publishRecordToRemote(after: record.name)
+        FaultInjection.reached(.afterStep, record.number)
+        state.finish(record.number, outcome: .succeeded)
+        return output
+    }
+
+    /// Records a step that failed; returns the error to throw, with the call site.
+    private func failed<Output>(_ record: StepRecord, _ error: any Error, as type: Output.Type) -> StepFailure {
+        state.recordFinished(record, outcome: .failed, output: nil as Output?)
+        state.finish(record.number, outcome: .failed, error: describe(error))
+        return StepFailure(step: record.name, callSite: record.callSite, cause: error)
+    }
+
     /// Past the point of no return the record on the remote follows each finished step (after the
     /// push that carried it), so a fresh clone replays what was done — a published release, a sent
     /// message — instead of doing it again. A failure to update it is a warning, not an error.
@@ -145,26 +173,12 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
-        if !isDryRun, let replayed = state.replay(record, as: A.Output.self) {
-            state.recordStepOutput(replayed)
-            state.setNote(record.number, "done before the interruption")
-            state.recordFinished(record, outcome: .succeeded, output: replayed)
-            FaultInjection.reached(.afterStep, record.number)
-            state.finish(record.number, outcome: .succeeded)
-            return replayed
-        }
+        if let replayed = replayed(record, as: A.Output.self) { return replayed }
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
-            state.recordStepOutput(output)
-            state.recordFinished(record, outcome: .succeeded, output: output)
-            publishRecordToRemote(after: A.name)
-            FaultInjection.reached(.afterStep, record.number)
-            state.finish(record.number, outcome: .succeeded)
-            return output
+            return succeeded(record, output)
         } catch {
-            state.recordFinished(record, outcome: .failed, output: nil as A.Output?)
-            state.finish(record.number, outcome: .failed, error: describe(error))
-            throw StepFailure(step: A.name, callSite: record.callSite, cause: error)
+            throw failed(record, error, as: A.Output.self)
         }
     }
 
@@ -174,26 +188,12 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
-        if !isDryRun, let replayed = state.replay(record, as: A.Output.self) {
-            state.recordStepOutput(replayed)
-            state.setNote(record.number, "done before the interruption")
-            state.recordFinished(record, outcome: .succeeded, output: replayed)
-            FaultInjection.reached(.afterStep, record.number)
-            state.finish(record.number, outcome: .succeeded)
-            return replayed
-        }
+        if let replayed = replayed(record, as: A.Output.self) { return replayed }
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
-            state.recordStepOutput(output)
-            state.recordFinished(record, outcome: .succeeded, output: output)
-            publishRecordToRemote(after: A.name)
-            FaultInjection.reached(.afterStep, record.number)
-            state.finish(record.number, outcome: .succeeded)
-            return output
+            return succeeded(record, output)
         } catch {
-            state.recordFinished(record, outcome: .failed, output: nil as A.Output?)
-            state.finish(record.number, outcome: .failed, error: describe(error))
-            throw StepFailure(step: A.name, callSite: record.callSite, cause: error)
+            throw failed(record, error, as: A.Output.self)
         }
     }
 

@@ -244,18 +244,6 @@ final class OutputRelay: @unchecked Sendable {
         guard end > 0 else { return }
         let text = redactor.redact(String(decoding: pending[0..<end], as: UTF8.self))
         pending.removeFirst(end)
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(target, base + offset, raw.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        writeAll(Array(text.utf8), to: target)
     }
 }

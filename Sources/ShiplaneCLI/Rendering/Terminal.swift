@@ -50,24 +50,6 @@ public final class Terminal: @unchecked Sendable {
 
 extension Terminal {
     fileprivate func writeAll(_ text: String) {
-        writeEverything(text, to: descriptor)
-    }
-}
-
-/// Writes every byte of `text` to a file descriptor (retrying short writes and interrupts); a
-/// closed descriptor (a pipe whose reader went away) ends the write quietly.
-private func writeEverything(_ text: String, to descriptor: Int32) {
-    let bytes = Array(text.utf8)
-    bytes.withUnsafeBytes { buffer in
-        guard let base = buffer.baseAddress else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let count = write(descriptor, base + offset, buffer.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += count
-        }
+        Shiplane.writeAll(Array(text.utf8), to: descriptor)
     }
 }

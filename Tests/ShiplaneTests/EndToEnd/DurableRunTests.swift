@@ -36,6 +36,42 @@ private func releasableBump() throws -> (repo: TemporaryRepository, origin: Temp
 
 private let release = ["bump", "minor", "--commit", "--tag", "--push"]
 
+/// A repository with a `slow` lane (bumps the minor version, then sleeps), committed and compiled.
+private func repositoryWithSlowLane(sleeping seconds: String) throws -> TemporaryRepository {
+    let (repo, _) = try releasableBump()
+    try repo.write("Lanes/Slow.swift", """
+    import Shiplane
+    struct Slow: Lane {
+        func run(_ lane: LaneContext) async throws {
+            _ = try lane.bumpVersion(.minor)
+            try await lane.sh("sleep", "\(seconds)")
+        }
+    }
+    """)
+    try repo.git("add", ".")
+    try repo.git("commit", "-q", "-m", "chore: lanes")
+    #expect(try repo.shiplane(["lanes"]).status == 0)
+    return repo
+}
+
+/// Starts `shiplane ARGUMENTS` in the repository without waiting for it.
+private func startShiplane(_ arguments: [String], in repo: TemporaryRepository) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: shiplaneBinary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+    process.environment = repo.environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+/// Waits (at most 10 s) until a run has written its record.
+private func waitForRecord(in repo: TemporaryRepository) {
+    for _ in 0..<200 where !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") { usleep(50_000) }
+}
+
 @Suite("Durable runs: killed at every step and effect, a run is rolled back or finished", .serialized)
 struct DurableRunTests {
     /// Exactly one release of 1.3.0: one commit on top of the start, tagged, pushed, clean.
@@ -137,33 +173,9 @@ struct DurableRunTests {
     }
 
     @Test func aSecondRunIsRefusedByTheLockAndTouchesNothing() throws {
-        let (repo, _) = try releasableBump()
-        try repo.write("Lanes/Slow.swift", """
-        import Shiplane
-        struct Slow: Lane {
-            func run(_ lane: LaneContext) async throws {
-                _ = try lane.bumpVersion(.minor)
-                try await lane.sh("sleep", "3")
-            }
-        }
-        """)
-        try repo.git("add", ".")
-        try repo.git("commit", "-q", "-m", "chore: lanes")
-        // Compile first, so the two runs below start together.
-        #expect(try repo.shiplane(["lanes"]).status == 0)
-        let first = Process()
-        first.executableURL = URL(fileURLWithPath: shiplaneBinary)
-        first.arguments = ["slow"]
-        first.currentDirectoryURL = URL(fileURLWithPath: repo.path)
-        first.environment = repo.environment
-        first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
-        try first.run()
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") && waited < 200 {
-            usleep(50_000)
-            waited += 1
-        }
+        let repo = try repositoryWithSlowLane(sleeping: "3")
+        let first = try startShiplane(["slow"], in: repo)
+        waitForRecord(in: repo)
         let second = try repo.shiplane(["bump", "patch", "--commit"])
         first.waitUntilExit()
         #expect(second.status == 6, "\(second.all)")
@@ -177,32 +189,9 @@ struct DurableRunTests {
     /// 20 trials of two runs started together: exactly one runs, the other is refused (exit 6)
     /// and touches nothing.
     @Test func twentyTrialsOfTwoRunsAtOnceEachRunExactlyOne() throws {
-        let (repo, _) = try releasableBump()
-        try repo.write("Lanes/Slow.swift", """
-        import Shiplane
-        struct Slow: Lane {
-            func run(_ lane: LaneContext) async throws {
-                _ = try lane.bumpVersion(.minor)
-                try await lane.sh("sleep", "0.5")
-            }
-        }
-        """)
-        try repo.git("add", ".")
-        try repo.git("commit", "-q", "-m", "chore: lanes")
-        #expect(try repo.shiplane(["lanes"]).status == 0)
-        func start() throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: shiplaneBinary)
-            process.arguments = ["slow"]
-            process.currentDirectoryURL = URL(fileURLWithPath: repo.path)
-            process.environment = repo.environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
-        }
+        let repo = try repositoryWithSlowLane(sleeping: "0.5")
         for trial in 1...20 {
-            let runs = [try start(), try start()]
+            let runs = [try startShiplane(["slow"], in: repo), try startShiplane(["slow"], in: repo)]
             runs.forEach { $0.waitUntilExit() }
             let codes = runs.map(\.terminationStatus).sorted()
             #expect(codes == [0, 6], "trial \(trial): \(codes)")
@@ -212,33 +201,10 @@ struct DurableRunTests {
     }
 
     @Test func aRunInAnotherWorktreeOfTheRepositoryIsRefusedToo() throws {
-        let (repo, _) = try releasableBump()
-        try repo.write("Lanes/Slow.swift", """
-        import Shiplane
-        struct Slow: Lane {
-            func run(_ lane: LaneContext) async throws {
-                _ = try lane.bumpVersion(.minor)
-                try await lane.sh("sleep", "2")
-            }
-        }
-        """)
-        try repo.git("add", ".")
-        try repo.git("commit", "-q", "-m", "chore: lanes")
+        let repo = try repositoryWithSlowLane(sleeping: "2")
         try repo.git("worktree", "add", "-q", "-b", "other", repo.root + "/other")
-        #expect(try repo.shiplane(["lanes"]).status == 0)
-        let first = Process()
-        first.executableURL = URL(fileURLWithPath: shiplaneBinary)
-        first.arguments = ["slow"]
-        first.currentDirectoryURL = URL(fileURLWithPath: repo.path)
-        first.environment = repo.environment
-        first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
-        try first.run()
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") && waited < 200 {
-            usleep(50_000)
-            waited += 1
-        }
+        let first = try startShiplane(["slow"], in: repo)
+        waitForRecord(in: repo)
         let second = try runProgram(shiplaneBinary, ["bump", "patch"], in: repo.root + "/other", environment: repo.environment)
         first.waitUntilExit()
         #expect(second.status == 6, "\(second.all)")

@@ -58,6 +58,16 @@ func releasableRepository(lane: String = designExampleLane) throws -> (repo: Tem
     return (repo, origin)
 }
 
+/// A lane that only publishes the GitHub release of v1.4.0 with the archive as its asset.
+let publishOnlyLane = #"""
+import Shiplane
+struct Publish: Lane {
+    func run(_ lane: LaneContext) async throws {
+        try await lane.githubRelease(tag: "v1.4.0", notes: "notes", assets: [".build/release/app.tar.gz"])
+    }
+}
+"""#
+
 @Suite("Release lanes: DESIGN.md's example, GitHub releases, Slack, rollback", .serialized)
 struct ReleaseLaneTests {
     @Test func theDesignExampleRunsAsWritten() async throws {
@@ -141,15 +151,7 @@ struct ReleaseLaneTests {
         try await github.start()
         defer { github.stop() }
         github.failNext(50, method: "POST", path: "/assets")
-        let lane = #"""
-        import Shiplane
-        struct Publish: Lane {
-            func run(_ lane: LaneContext) async throws {
-                try await lane.githubRelease(tag: "v1.4.0", notes: "notes", assets: [".build/release/app.tar.gz"])
-            }
-        }
-        """#
-        let (repo, _) = try releasableRepository(lane: lane)
+        let (repo, _) = try releasableRepository(lane: publishOnlyLane)
         let result = try await repo.shiplaneAsync(["publish"], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
             "SHIPLANE_HTTP_ATTEMPTS": "2", "SHIPLANE_HTTP_RETRY_DELAY": "0.05",
@@ -281,15 +283,7 @@ struct ReleaseLaneFaultTests {
         try await github.start()
         defer { github.stop() }
         github.failNext(50, method: "POST", path: "/assets")
-        let lane = #"""
-        import Shiplane
-        struct Publish: Lane {
-            func run(_ lane: LaneContext) async throws {
-                try await lane.githubRelease(tag: "v1.4.0", notes: "notes", assets: [".build/release/app.tar.gz"])
-            }
-        }
-        """#
-        let (repo, _) = try releasableRepository(lane: lane)
+        let (repo, _) = try releasableRepository(lane: publishOnlyLane)
         let result = try await repo.shiplaneAsync(["publish"], environment: [
             "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
             "SHIPLANE_HTTP_ATTEMPTS": "1", "SHIPLANE_FAULT": "after-effect:1",

@@ -146,19 +146,7 @@ public final class RunStore: @unchecked Sendable {
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ShiplaneError("could not write \(path): \(String(cString: strerror(errno)))") }
-        var written = 0
-        let ok = data.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return true }
-            while written < buffer.count {
-                let count = write(descriptor, base + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += count
-            }
-            return true
-        }
+        let ok = writeAll(data, to: descriptor)
         let synced = ok && fsync(descriptor) == 0
         let reason = String(cString: strerror(errno))
         close(descriptor)
