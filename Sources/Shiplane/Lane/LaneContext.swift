@@ -100,6 +100,15 @@ public final class LaneContext: @unchecked Sendable {
         (fileSystem as? OverlayFileSystem)?.plannedWrites ?? []
     }
 
+    /// Sets a named output of the run: in GitHub Actions it is appended to `GITHUB_OUTPUT`, and it
+    /// is in the JSON report. Built-in steps set `version`, `tag` and `release_url`.
+    public func setOutput(_ name: String, _ value: String) {
+        state.setOutput(name, value)
+    }
+
+    /// The run's named outputs so far, in the order they were first set.
+    public var outputs: [(name: String, value: String)] { state.outputs }
+
     /// Logs a message from lane code.
     public func log(_ message: String, level: LogLevel = .info) {
         state.reporter.report(.message(message, level: level, step: nil))
@@ -115,6 +124,7 @@ public final class LaneContext: @unchecked Sendable {
     private func replayed<Output>(_ record: StepRecord, as type: Output.Type) -> Output? {
         guard !isDryRun, let output = state.replay(record, as: type) else { return nil }
         state.recordStepOutput(output)
+        state.noteOutputs(of: record, output)
         state.setNote(record.number, "done before the interruption")
         state.recordFinished(record, outcome: .succeeded, output: output)
         FaultInjection.reached(.afterStep, record.number)
@@ -125,6 +135,7 @@ public final class LaneContext: @unchecked Sendable {
     /// Records a step that succeeded (here and, past the point of no return, on the remote).
     private func succeeded<Output>(_ record: StepRecord, _ output: Output) -> Output {
         state.recordStepOutput(output)
+        state.noteOutputs(of: record, output)
         state.recordFinished(record, outcome: .succeeded, output: output)
         publishRecordToRemote(after: record.name)
         FaultInjection.reached(.afterStep, record.number)

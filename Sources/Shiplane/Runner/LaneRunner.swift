@@ -10,6 +10,8 @@ public struct LaneRunResult: Sendable {
     public var failure: LaneFailure?
     /// The files a dry run would have written, relative to the working directory.
     public var plannedWrites: [String]
+    /// The run's named outputs (`version`, `tag`, `release_url`, the lane's own), in order.
+    public var outputs: [(name: String, value: String)] = []
 
     public init(
         lane: String, dryRun: Bool, startedAt: Date, duration: TimeInterval, steps: [StepRecord],
@@ -82,11 +84,13 @@ public struct LaneRunner {
         let duration = state.now().timeIntervalSince(started)
         state.reporter.report(.laneFinished(name: L.name, depth: 0, succeeded: failure == nil, duration: duration))
         let root = context.workingDirectory + "/"
-        return LaneRunResult(
+        var result = LaneRunResult(
             lane: L.name, dryRun: context.isDryRun, startedAt: started, duration: duration,
             steps: context.steps, failure: failure,
             plannedWrites: context.plannedWrites.map { $0.path.hasPrefix(root) ? String($0.path.dropFirst(root.count)) : $0.path }
         )
+        result.outputs = context.outputs
+        return result
     }
 
     /// How long a rollback may take before the rest is left to `shiplane rollback`.

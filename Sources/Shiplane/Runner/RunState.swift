@@ -9,6 +9,7 @@ final class RunState: @unchecked Sendable {
     private var records: [StepRecord] = []
     private var releaseChanges: [any ReleaseChanges] = []
     private var noReturn: String?
+    private var namedOutputs: [(name: String, value: String)] = []
 
     init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
         self.reporter = reporter
@@ -62,6 +63,24 @@ final class RunState: @unchecked Sendable {
     /// Forgets the results whose files a commit took (all of `paths`).
     func markCommitted(_ paths: Set<String>) {
         lock.withLock { releaseChanges.removeAll { $0.fileChanges.allSatisfy { paths.contains($0.path) } } }
+    }
+
+    /// Sets a named output of the run (CI outputs: `version`, `tag`, `release_url`, the lane's own).
+    func setOutput(_ name: String, _ value: String) {
+        lock.withLock {
+            namedOutputs.removeAll { $0.name == name }
+            namedOutputs.append((name, value))
+        }
+    }
+
+    /// The run's named outputs, in the order they were first set.
+    var outputs: [(name: String, value: String)] { lock.withLock { namedOutputs } }
+
+    /// The outputs a built-in step gives the run: the version a bump made, the tag, the release URL.
+    func noteOutputs<Output>(of record: StepRecord, _ output: Output) {
+        if let bump = output as? VersionBumpResult { setOutput("version", bump.version.description) }
+        if record.name == AddGitTag.name, let tag = record.options.first(where: { $0.name == "tag" })?.value { setOutput("tag", tag) }
+        if record.name == PublishGitHubRelease.name, let url = output as? String? , let url { setOutput("release_url", url) }
     }
 
     /// Why the run passed its point of no return, or nil while everything can still be undone.

@@ -93,6 +93,9 @@ struct CommandSession {
     }
 
     /// Prints the summary and the error tree, writes the reports, and returns the exit code.
+    /// The CI whose native output this run writes (`--ci`, else detected).
+    var ci: CIPlatform { CIPlatform.detect(flag: globals.ci, environment: laneEnvironment.variables) }
+
     func finish(_ result: LaneRunResult, summary: Bool = true) -> Int32 {
         if summary {
             out.line("")
@@ -103,6 +106,9 @@ struct CommandSession {
             err.line("")
             code = fail(failure)
         }
+        if ci == .githubActions {
+            code = writeGitHubActionsResults(result, code: code)
+        }
         if let path = globals.reportJSON {
             code = write(path: path, code: code) { try RunReport(result: result, exitCode: code).encoded(redactor: redactor) }
         }
@@ -110,6 +116,25 @@ struct CommandSession {
             code = write(path: path, code: code) { Data(JUnitReport.xml(for: result, redactor: redactor).utf8) }
         }
         return code
+    }
+
+    /// Annotations on standard output; the step summary and the outputs appended to the files
+    /// GitHub Actions names. A file that cannot be written fails the run (exit 4), as a report does.
+    private func writeGitHubActionsResults(_ result: LaneRunResult, code: Int32) -> Int32 {
+        if let failure = result.failure {
+            for line in CIPlatform.annotations(for: failure, redactor: redactor) { out.line(line) }
+        }
+        do {
+            let variables = laneEnvironment.variables
+            try CIPlatform.append(CIPlatform.summary(for: result, exitCode: code, redactor: redactor), toFileIn: "GITHUB_STEP_SUMMARY", environment: variables)
+            if !result.outputs.isEmpty {
+                try CIPlatform.append(CIPlatform.outputLines(result.outputs, redactor: redactor), toFileIn: "GITHUB_OUTPUT", environment: variables)
+            }
+            return code
+        } catch {
+            let failed = fail(error)
+            return code == 0 ? failed : code
+        }
     }
 
     private func write(path: String, code: Int32, _ contents: () throws -> Data) -> Int32 {

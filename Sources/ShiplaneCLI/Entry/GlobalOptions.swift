@@ -13,11 +13,13 @@ public struct GlobalOptions: Equatable, Sendable {
     public var noColor = false
     /// Skip git's pre-commit, commit-msg and pre-push hooks.
     public var noVerify = false
+    /// `--ci github|gitlab|none`: CI-native output forced or turned off (else detected).
+    public var ci: String?
 
     public init() {}
 
     static let flagNames: Set<String> = ["--dry-run", "--verbose", "--no-rollback", "--no-color", "--no-verify"]
-    static let valueNames: Set<String> = ["--report-json", "--junit", "--env"]
+    static let valueNames: Set<String> = ["--report-json", "--junit", "--env", "--ci"]
 
     /// Splits the command line into global options and the rest, in order.
     /// - Throws: `UsageError` when a global option that takes a value has none.
@@ -59,6 +61,11 @@ public struct GlobalOptions: Equatable, Sendable {
                 switch name {
                 case "--report-json": options.reportJSON = value
                 case "--junit": options.junit = value
+                case "--ci":
+                    guard ["github", "gitlab", "none"].contains(value) else {
+                        throw UsageError("--ci takes github, gitlab or none, not \(value)", suggestion: "write --ci github, --ci gitlab or --ci none")
+                    }
+                    options.ci = value
                 default: options.environmentName = value
                 }
             } else {
@@ -71,6 +78,7 @@ public struct GlobalOptions: Equatable, Sendable {
     private static func usageHint(for name: String) -> String {
         switch name {
         case "--env": "write --env NAME to load .env.NAME"
+        case "--ci": "write --ci github, --ci gitlab or --ci none"
         default: "write \(name) FILE"
         }
     }
@@ -86,6 +94,7 @@ public struct GlobalOptions: Equatable, Sendable {
         if let reportJSON { arguments += ["--report-json", reportJSON] }
         if let junit { arguments += ["--junit", junit] }
         if let environmentName { arguments += ["--env", environmentName] }
+        if let ci { arguments += ["--ci", ci] }
         return arguments
     }
 }

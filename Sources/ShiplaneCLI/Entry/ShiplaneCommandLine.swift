@@ -204,6 +204,7 @@ enum Help {
       --junit FILE         write the run as JUnit XML, one test case per step
       --no-rollback        on failure, keep what the lane changed instead of undoing it
       --no-verify          skip git's pre-commit, commit-msg and pre-push hooks
+      --ci github|gitlab|none  CI-native output (detected from GITHUB_ACTIONS / GITLAB_CI)
       --env NAME           also load .env.NAME (after .env; the process environment wins over both)
       --no-color           no colour (also NO_COLOR=1, or when output is not a terminal)
       --version            print Shiplane's version

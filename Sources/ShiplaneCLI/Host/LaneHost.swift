@@ -109,7 +109,7 @@ public enum LaneHost {
                 suggestion: "run `shiplane \(type.name) --help` to see its options"
             ))
         }
-        let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose)
+        let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose, ci: session.ci)
         let context = LaneContext(
             .init(
                 workingDirectory: root, environment: session.laneEnvironment,

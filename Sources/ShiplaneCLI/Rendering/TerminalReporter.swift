@@ -5,10 +5,12 @@ import Shiplane
 public final class TerminalReporter: Reporting, @unchecked Sendable {
     private let terminal: Terminal
     private let verbose: Bool
+    private let ci: CIPlatform
 
-    public init(terminal: Terminal, verbose: Bool) {
+    public init(terminal: Terminal, verbose: Bool, ci: CIPlatform = .none) {
         self.terminal = terminal
         self.verbose = verbose
+        self.ci = ci
     }
 
     public func report(_ event: RunEvent) {
@@ -20,6 +22,10 @@ public final class TerminalReporter: Reporting, @unchecked Sendable {
             terminal.line(indent(depth) + terminal.styled("▸ lane \(name)", .bold) + suffix)
         case .stepStarted(let step):
             let options = Self.optionSummary(step.options)
+            // CI folds one level (GitHub's groups do not nest): the steps of the top lane.
+            if step.depth == 0, let open = ci.opening(step: step, title: step.name + (options.isEmpty ? "" : " " + options)) {
+                terminal.line(open)
+            }
             terminal.line(indent(step.depth + 1) + terminal.styled("▸ \(step.name)", .cyan) + (options.isEmpty ? "" : " " + options))
         case .stepFinished(let step):
             let time = step.duration.map(formatSeconds) ?? ""
@@ -30,6 +36,7 @@ public final class TerminalReporter: Reporting, @unchecked Sendable {
             default:
                 terminal.line(prefix + terminal.styled("✓ \(step.name)", .green) + " (\(time))" + (step.note.map { "  \($0)" } ?? ""))
             }
+            if step.depth == 0, let close = ci.closing(step: step) { terminal.line(close) }
         case .output(let line, _, _):
             terminal.line("    " + terminal.styled("│", .dim) + " " + line)
         case .message(let text, let level, _):

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import ShiplaneCLI
+
+@Suite("CI-native output: GitHub Actions groups, annotations, step summary and outputs; GitLab sections")
+struct CIOutputTests {
+    private func githubEnvironment(_ repo: TemporaryRepository) -> [String: String] {
+        ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": repo.root + "/summary.md", "GITHUB_OUTPUT": repo.root + "/output.txt"]
+    }
+
+    private func read(_ path: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
+
+    @Test func aBumpUnderGitHubActionsWritesGroupsTheSummaryAndItsOutputs() throws {
+        let repo = try versionedRepository()
+        try Data("earlier=1\n".utf8).write(to: URL(fileURLWithPath: repo.root + "/output.txt"))
+        let result = try repo.shiplane(["bump", "minor", "--commit", "--tag"], environment: githubEnvironment(repo))
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("::group::bumpVersion bump=minor\n"), "\(result.stdout)")
+        #expect(result.stdout.components(separatedBy: "::endgroup::\n").count - 1 == 3, "one group per step: \(result.stdout)")
+        #expect(read(repo.root + "/output.txt") == "earlier=1\nversion=1.3.0\ntag=v1.3.0\n", "appended, in GitHub's name=value format")
+        let summary = read(repo.root + "/summary.md")
+        #expect(summary.hasPrefix("### shiplane bump succeeded ✅\n"), "\(summary)")
+        #expect(summary.contains("| # | step | called at | time | result |"))
+        #expect(summary.contains("| 1 | bumpVersion |"), "\(summary)")
+        #expect(summary.contains("Outputs: `version` = `1.3.0`, `tag` = `v1.3.0`"), "\(summary)")
+    }
+
+    @Test func aFailingLaneIsAnnotatedAtItsLine() throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Ship.swift", """
+        import Shiplane
+        struct Ship: Lane {
+            func run(_ lane: LaneContext) async throws {
+                lane.setOutput("channel", "beta")
+                try await lane.sh("sh", "-c", "echo 'upload failed: 50%, retry later' >&2; exit 7")
+            }
+        }
+        """)
+        let result = try repo.shiplane(["ship"], environment: githubEnvironment(repo))
+        #expect(result.status == 1, "\(result.all)")
+        let annotation = result.stdout.split(separator: "\n").first { $0.hasPrefix("::error ") }.map(String.init) ?? ""
+        #expect(annotation.hasPrefix("::error file=Lanes/Ship.swift,line=5,title=lane ship failed::"), "\(result.stdout)")
+        #expect(annotation.contains("exited with code 7"), "\(annotation)")
+        #expect(read(repo.root + "/output.txt") == "channel=beta\n")
+        let summary = read(repo.root + "/summary.md")
+        #expect(summary.hasPrefix("### shiplane ship failed ❌\n"), "\(summary)")
+        #expect(summary.contains("<details open><summary>Error</summary>") && summary.contains("sh failed at Lanes/Ship.swift:5"), "\(summary)")
+    }
+
+    @Test func workflowCommandsAreEscaped() {
+        #expect(CIPlatformEscaping.data("50% done\nnext") == "50%25 done%0Anext")
+        #expect(CIPlatformEscaping.property("Lanes/a,b:c") == "Lanes/a%2Cb%3Ac")
+    }
+
+    @Test func gitLabGetsCollapsibleSectionsAndNoneGetsNothing() throws {
+        let repo = try versionedRepository()
+        let gitlab = try repo.shiplane(["bump", "patch"], environment: ["GITLAB_CI": "true"])
+        #expect(gitlab.status == 0, "\(gitlab.all)")
+        #expect(gitlab.stdout.contains("section_start:") && gitlab.stdout.contains(":step_1[collapsed=true]\r\u{1B}[0KbumpVersion"), "\(gitlab.stdout)")
+        #expect(gitlab.stdout.contains("section_end:") && gitlab.stdout.contains(":step_1\r\u{1B}[0K"))
+        let off = try repo.shiplane(["bump", "patch", "--ci", "none"], environment: ["GITHUB_ACTIONS": "true"])
+        #expect(off.status == 0 && !off.stdout.contains("::group::"), "\(off.stdout)")
+        let wrong = try repo.shiplane(["bump", "patch", "--ci", "jenkins"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("--ci takes github, gitlab or none"), "\(wrong.all)")
+    }
+}
