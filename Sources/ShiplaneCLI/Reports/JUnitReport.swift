@@ -11,10 +11,16 @@ public enum JUnitReport {
             #"  <testsuite name="lane \#(escape(result.lane))" tests="\#(result.steps.count)" failures="\#(failures)" time="\#(seconds(result.duration))">"#,
         ]
         let errorText = result.failure.map { ErrorTree.lines(for: $0).joined(separator: "\n") }
+        var seen: [String: Int] = [:]
         for step in result.steps {
+            // Named by what ran and where, so a CI's history tracks one step across runs; a call
+            // made again at the same line (a loop) gets its count. `file` and `line` point at it.
             let site = step.callSite.map { " (\($0))" } ?? ""
-            let name = escape("\(step.number) \(step.name)\(site)")
-            let open = #"    <testcase classname="\#(escape(result.lane))" name="\#(name)" time="\#(seconds(step.duration ?? 0))""#
+            var name = step.name + site
+            seen[name, default: 0] += 1
+            if let count = seen[name], count > 1 { name += " #\(count)" }
+            let location = step.callSite.map { #" file="\#(escape($0.file))" line="\#($0.line)""# } ?? ""
+            let open = #"    <testcase classname="\#(escape(result.lane))" name="\#(escape(name))"\#(location) time="\#(seconds(step.duration ?? 0))""#
             if step.outcome == .failed {
                 lines.append(open + ">")
                 let message = escape(step.error ?? "failed")

@@ -66,3 +66,27 @@ struct CIOutputTests {
         #expect(wrong.status == 2 && wrong.stderr.contains("--ci takes github, gitlab or none"), "\(wrong.all)")
     }
 }
+
+@Suite("JUnit for GitLab and Jenkins")
+struct JUnitFileLineTests {
+    @Test func stepsAreNamedByWhatRanAndWhereWithFileAndLine() throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Loop.swift", """
+        import Shiplane
+        struct Loop: Lane {
+            func run(_ lane: LaneContext) async throws {
+                for _ in 0..<2 { try await lane.sh("true") }
+                try await lane.sh("false")
+            }
+        }
+        """)
+        let junit = repo.root + "/junit.xml"
+        let result = try repo.shiplane(["loop", "--junit", junit])
+        #expect(result.status == 1, "\(result.all)")
+        let xml = String(decoding: FileManager.default.contents(atPath: junit) ?? Data(), as: UTF8.self)
+        #expect(xml.contains(#"<testcase classname="loop" name="sh (Lanes/Loop.swift:4)" file="Lanes/Loop.swift" line="4" time=""#), "\(xml)")
+        #expect(xml.contains(#"name="sh (Lanes/Loop.swift:4) #2" file="Lanes/Loop.swift" line="4""#), "\(xml)")
+        #expect(xml.contains(#"name="sh (Lanes/Loop.swift:5)" file="Lanes/Loop.swift" line="5""#), "\(xml)")
+        #expect(xml.contains(#"<failure message="`false` exited with code 1">"#), "\(xml)")
+    }
+}

@@ -68,7 +68,7 @@ struct RenderingTests {
         #expect(!json.contains("Foo'"))
         let xml = JUnitReport.xml(for: result, redactor: SecretRedactor(secrets: []))
         #expect(!xml.contains("ghp_0123456789"))
-        #expect(xml.contains(#"<testcase classname="release" name="3 sh (Lanes/Build.swift:7)""#))
+        #expect(xml.contains(#"<testcase classname="release" name="sh (Lanes/Build.swift:7)" file="Lanes/Build.swift" line="7" time="#), "\(xml)")
         #expect(xml.contains("<failure message="))
     }
 }
