@@ -68,10 +68,8 @@ public struct Push: AsyncAction {
         let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
         // The run's record goes to the remote in the same push: a retry on a fresh clone finds it.
         if let recorder = lane.state.journal.recorder, branch {
-            let snapshot = try recorder.snapshotForRemote(pointOfNoReturn: "pushed \(shown) to \(remote)", remote: remote)
-            try git {
-                try repository.writeFileReference(RemoteRunRecord.reference, name: "run.json", content: snapshot, message: "shiplane: run record")
-            }
+            try RemoteRunRecord.stage(
+                recorder, in: repository, pointOfNoReturn: "pushed \(shown) to \(remote)", remote: remote, environment: lane.environment)
             refspecs.append("+\(RemoteRunRecord.reference):\(RemoteRunRecord.reference)")
         }
         var effect: Int?

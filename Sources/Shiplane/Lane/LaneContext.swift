@@ -157,11 +157,11 @@ public final class LaneContext: @unchecked Sendable {
         guard !isDryRun, step != Push.name, let recorder = state.journal.recorder,
               let remote = recorder.current.remoteRecord, recorder.isPastPointOfNoReturn else { return }
         do {
-            let snapshot = try recorder.snapshotForRemote(pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote)
             let repository = try repository()
             guard let url = try git({ try repository.remoteURL(named: remote) }) else { return }
+            try RemoteRunRecord.stage(
+                recorder, in: repository, pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote, environment: environment)
             try git {
-                try repository.writeFileReference(RemoteRunRecord.reference, name: "run.json", content: snapshot, message: "shiplane: run record")
                 try repository.push(
                     remote: remote, refspecs: ["+\(RemoteRunRecord.reference):\(RemoteRunRecord.reference)"],
                     credentials: Push.credentials(for: url, environment: environment))

@@ -69,11 +69,12 @@ public struct StepContext: Sendable {
         let description = before == nil ? "remove \(label)" : "restore \(label)"
         var effect: Int?
         if let recorder = lane.state.journal.recorder, !isDryRun {
+            // The old bytes are saved before the write, so any process can put them back.
             let saved = try before.map { try recorder.store.saveCopy($0, name: "step\(number)-\(UUID().uuidString)") }
-            effect = try recorder.intend(step: number, description: description, effect: .file(path: path, saved: saved, afterHash: EffectUndo.hash(data)))
+            effect = try intend(description, .file(path: path, saved: saved, afterHash: EffectUndo.hash(data)))
         }
         try fileSystem.write(data, to: path)
-        lane.state.journal.recorder.map { recorder in effect.map { recorder.done($0) } }
+        done(effect)
         registerUndo(description, effectIndex: effect) {
             guard try fileSystem.contents(of: path) == data else {
                 throw ShiplaneError("\(label) changed after Shiplane wrote it; left as it is")

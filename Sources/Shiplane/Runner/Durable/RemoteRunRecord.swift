@@ -50,13 +50,27 @@ public enum RemoteRunRecord {
         return (rebased, head)
     }
 
-    /// The record as the push that passes the point of no return carries it.
-    static func snapshot(_ record: RunRecord, pointOfNoReturn: String, remote: String) throws -> Data {
+    /// The record as the remote keeps it: marked unfinished and pushed, without the results of
+    /// `sh` steps (a fresh clone runs commands again, and their output may hold anything), and
+    /// with every secret the run knows redacted — the remote may be seen by many.
+    static func snapshot(_ record: RunRecord, pointOfNoReturn: String, remote: String, redactor: SecretRedactor) throws -> Data {
         var copy = record
         copy.pointOfNoReturn = copy.pointOfNoReturn ?? pointOfNoReturn
         copy.remoteRecord = remote
         copy.state = .unfinished
-        return try RunStore.encoder.encode(copy)
+        copy.steps = copy.steps.map { step in
+            var step = step
+            if step.name == Sh.name { step.output = nil }
+            return step
+        }
+        return Data(redactor.redact(String(decoding: try RunStore.encoder.encode(copy), as: UTF8.self)).utf8)
+    }
+
+    /// Writes the run's record to the local `refs/shiplane/run`, ready to go out with a push.
+    static func stage(_ recorder: RunRecorder, in repository: Repository, pointOfNoReturn: String, remote: String, environment: LaneEnvironment) throws {
+        let snapshot = try recorder.snapshotForRemote(
+            pointOfNoReturn: pointOfNoReturn, remote: remote, redactor: SecretRedactor(secrets: Array(environment.secretValues)))
+        try git { try repository.writeFileReference(reference, name: "run.json", content: snapshot, message: "shiplane: run record") }
     }
 
     /// Deletes the record on `remote` and here (after a completed run, or a rollback); a failure

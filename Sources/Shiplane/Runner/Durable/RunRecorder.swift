@@ -125,9 +125,9 @@ public final class RunRecorder: @unchecked Sendable {
 
     /// The record as the push that passes the point of no return carries it to `remote`; from then
     /// on the record says it is there, so the end of the run deletes it.
-    func snapshotForRemote(pointOfNoReturn: String, remote: String) throws -> Data {
+    func snapshotForRemote(pointOfNoReturn: String, remote: String, redactor: SecretRedactor) throws -> Data {
         try lock.withLock {
-            let data = try RemoteRunRecord.snapshot(record, pointOfNoReturn: pointOfNoReturn, remote: remote)
+            let data = try RemoteRunRecord.snapshot(record, pointOfNoReturn: pointOfNoReturn, remote: remote, redactor: redactor)
             record.remoteRecord = remote
             persist()
             return data
