@@ -18,7 +18,7 @@ struct UnfinishedRun: ReportableError {
         ]
         if let noReturn = record.pointOfNoReturn { facts.append(("point of no return", noReturn)) }
         let open = record.effects.filter { $0.status == .done || $0.status == .intended }
-        if !open.isEmpty { facts.append(("left in place", open.map(\.description).joined(separator: "; "))) }
+        if !open.isEmpty { facts.append(("its undo would", open.map(\.description).joined(separator: "; "))) }
         return facts
     }
 
@@ -113,10 +113,8 @@ enum RunCommands {
             session.out.line("No unfinished run in this repository: nothing to roll back.")
             return ShiplaneExitCode.success.rawValue
         }
-        if let remote = record.remoteRecord, let warning = RemoteRunRecord.remove(workTree: root, remote: remote, environment: session.laneEnvironment) {
-            session.err.line("warning: " + warning)
-        }
         if forget {
+            forgetRemoteRecord(of: record, root: root, session: session)
             store.clear()
             session.out.line("Forgot the unfinished run of `\(record.commandLine)`; nothing was changed.")
             return ShiplaneExitCode.success.rawValue
@@ -125,6 +123,7 @@ enum RunCommands {
         session.out.line("Rolling back the unfinished run of `\(record.commandLine)`:")
         for line in outcome.lines { session.out.line("  " + line) }
         if outcome.failed.isEmpty {
+            forgetRemoteRecord(of: record, root: root, session: session)
             store.clear()
             session.out.line(outcome.stays.isEmpty ? "Rolled back completely." : "Rolled back as far as it safely can; the rest stays (listed above).")
             return ShiplaneExitCode.success.rawValue
@@ -135,6 +134,14 @@ enum RunCommands {
             info: outcome.failed.map { ("kept", $0) },
             suggestion: "fix what is named and run `shiplane rollback` again, or `shiplane rollback --forget` to keep things as they are"
         )
+    }
+
+    /// Deletes the copy of the record the run pushed to its remote, once the run is settled here:
+    /// a fresh clone must not resume what was rolled back or forgotten.
+    private static func forgetRemoteRecord(of record: RunRecord, root: String, session: CommandSession) {
+        guard let remote = record.remoteRecord,
+              let warning = RemoteRunRecord.remove(workTree: root, remote: remote, environment: session.laneEnvironment) else { return }
+        session.err.line("warning: " + warning)
     }
 
     /// The command line that resumes the unfinished run, or nil when there is none.

@@ -151,11 +151,6 @@ public enum ShiplaneCommandLine {
             return ([], noReturn)
         }
         guard let outcome = try? await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment).run(record) else { return nil }
-        let entries = zip(record.effects, outcome.record.effects).reversed().compactMap { before, after -> RollbackEntry? in
-            guard before.status == .intended || before.status == .done else { return nil }
-            let line = outcome.lines.first { $0.hasSuffix(before.description) || $0.contains(before.description + ":") }
-            return RollbackEntry(description: before.description, undone: after.status == .undone, error: after.status == .undone ? nil : line)
-        }
         if outcome.failed.isEmpty {
             store.clear()
         } else {
@@ -163,7 +158,7 @@ public enum ShiplaneCommandLine {
             unfinished.state = .unfinished
             try? store.save(unfinished)
         }
-        return (entries, nil)
+        return (outcome.entries, nil)
     }
 
     /// This executable's own path, so the library and modules can be found beside it.

@@ -314,6 +314,25 @@ struct DurableRunTests {
         #expect(!record.contains(secret), "\(record)")
     }
 
+    /// Rollback only undoes its own work: a file changed by hand since is kept and named, the
+    /// record stays for another try, and `--forget` drops it without touching anything.
+    @Test func rollbackKeepsWhatChangedSinceAndForgetDropsTheRecord() throws {
+        let (repo, _) = try releasableBump()
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:1"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        try repo.write("VERSION", "9.9.9\n")
+        let rollback = try repo.shiplane(["rollback"])
+        #expect(rollback.status == 1, "\(rollback.all)")
+        #expect(rollback.stdout.contains("kept: restore VERSION: VERSION changed after Shiplane wrote it"), "\(rollback.all)")
+        #expect(rollback.stdout.contains("undone: restore package.json"), "\(rollback.all)")
+        #expect(repo.read("VERSION") == "9.9.9\n", "the hand edit is not overwritten")
+        #expect(FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "kept for another try")
+        let forget = try repo.shiplane(["rollback", "--forget"])
+        #expect(forget.status == 0 && forget.stdout.contains("Forgot the unfinished run"), "\(forget.all)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+        #expect(repo.read("VERSION") == "9.9.9\n")
+    }
+
     @Test func rollbackAndResumeWithNothingUnfinishedSaySo() throws {
         let repo = try versionedRepository()
         let rollback = try repo.shiplane(["rollback"])

@@ -16,51 +16,62 @@ public struct RecordedRollback: Sendable {
         self.environment = environment
     }
 
-    /// What a rollback did: the record as it left it, a line per effect, what stays, what failed.
+    /// What a rollback did: the record as it left it, and what became of each unsettled effect,
+    /// newest first (undone; staying, by design; or kept because its undo failed).
     public struct Outcome: Sendable {
         public var record: RunRecord
-        public var lines: [String] = []
-        public var stays: [String] = []
-        public var failed: [String] = []
+        /// Each effect's result, and whether it stays by design (published, or undoable only by
+        /// the process that made it) rather than because its undo failed.
+        var results: [(entry: RollbackEntry, staysByDesign: Bool)] = []
+
+        public var entries: [RollbackEntry] { results.map(\.entry) }
+        /// The effects that stay by design.
+        public var stays: [String] { results.filter(\.staysByDesign).map(\.entry.description) }
+        /// The effects whose undo failed, with why: the record keeps them for another try.
+        public var failed: [String] {
+            results.filter { !$0.entry.undone && !$0.staysByDesign }.map { "\($0.entry.description): \($0.entry.error ?? "unknown")" }
+        }
+
+        /// One line per effect, for the terminal.
+        public var lines: [String] {
+            results.map { result in
+                if result.entry.undone { return "undone: \(result.entry.description)" }
+                if result.staysByDesign { return "stays: \(result.entry.error ?? result.entry.description)" }
+                return "kept: \(result.entry.description): \(result.entry.error ?? "unknown")"
+            }
+        }
     }
 
     public func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
         let undo = EffectUndo(store: store, workTree: workTree, environment: environment)
+        func stay(_ index: Int, _ why: String) {
+            outcome.results.append((RollbackEntry(description: record.effects[index].description, undone: false, error: why), true))
+            outcome.record.effects[index].status = .kept
+        }
         for index in record.effects.indices.reversed() {
             let entry = record.effects[index]
             guard entry.status == .intended || entry.status == .done else { continue }
-            if record.pointOfNoReturn != nil && !entry.afterPointOfNoReturn {
-                outcome.stays.append(entry.description)
-                outcome.lines.append("stays: \(Self.describe(entry)) (done before the point of no return: \(record.pointOfNoReturn ?? ""))")
-                outcome.record.effects[index].status = .kept
-                continue
-            }
-            if record.pointOfNoReturn != nil, case .githubRelease(_, _, _, let tag) = entry.effect {
-                // Past the point of no return a release may be public: it stays, for resume to finish.
-                let line = "the GitHub release \(tag) (past the point of no return: `shiplane resume` finishes it)"
-                outcome.stays.append(line)
-                outcome.lines.append("stays: " + line)
-                outcome.record.effects[index].status = .kept
-                continue
+            if let noReturn = record.pointOfNoReturn {
+                if !entry.afterPointOfNoReturn {
+                    stay(index, "\(Self.describe(entry)) (done before the point of no return: \(noReturn))")
+                    continue
+                }
+                if case .githubRelease(_, _, _, let tag) = entry.effect {
+                    // Past the point of no return a release may be public: it stays, for resume to finish.
+                    stay(index, "the GitHub release \(tag) (past the point of no return: `shiplane resume` finishes it)")
+                    continue
+                }
             }
             do {
                 try await undo.undo(entry)
-                outcome.lines.append("undone: \(entry.description)")
+                outcome.results.append((RollbackEntry(description: entry.description, undone: true, error: nil), false))
                 outcome.record.effects[index].status = .undone
             } catch {
                 let reason = Shiplane.describe(error)
-                if case .push = entry.effect {
-                    outcome.stays.append(reason)
-                    outcome.lines.append("stays: \(reason)")
-                    outcome.record.effects[index].status = .kept
-                } else if case .external = entry.effect {
-                    outcome.stays.append(reason)
-                    outcome.lines.append("stays: \(reason)")
-                    outcome.record.effects[index].status = .kept
-                } else {
-                    outcome.failed.append("\(entry.description): \(reason)")
-                    outcome.lines.append("kept: \(entry.description): \(reason)")
+                switch entry.effect {
+                case .push, .external: stay(index, reason)
+                default: outcome.results.append((RollbackEntry(description: entry.description, undone: false, error: reason), false))
                 }
             }
         }
