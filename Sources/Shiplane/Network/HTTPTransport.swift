@@ -2,6 +2,7 @@ internal import AsyncHTTPClient
 import Foundation
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOPosix
 
 /// Sends HTTP requests through an injected `HTTPClient`, retrying transient failures per a `RetryPolicy`.
 ///
@@ -194,12 +195,11 @@ public struct HTTPTransport: Sendable {
             default: break
             }
         }
-        let described = String(describing: error)
-        if described.contains("connectTimeout") {
+        if case ChannelError.connectTimeout? = error as? ChannelError {
             return AttemptFailure(text: "could not connect within \(connect)", isTimeout: true, mayHaveLanded: false)
         }
-        if described.contains("NIOConnectionError") || described.contains("connectionRefused") || described.contains("ECONNREFUSED")
-            || described.contains("Connection refused") {
+        // No connection was made (refused, unreachable, no such host): nothing was sent.
+        if error is NIOConnectionError || (error as? IOError)?.errnoCode == ECONNREFUSED {
             return AttemptFailure(text: "failed to connect (\(describeConnectionError(error)))", isTimeout: false, mayHaveLanded: false)
         }
         return AttemptFailure(text: describeConnectionError(error), isTimeout: false, mayHaveLanded: true)

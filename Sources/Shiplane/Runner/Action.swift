@@ -71,7 +71,7 @@ public struct StepContext: Sendable {
         if let recorder = lane.state.journal.recorder, !isDryRun {
             // The old bytes are saved before the write, so any process can put them back.
             let saved = try before.map { try recorder.store.saveCopy($0, name: "step\(number)-\(UUID().uuidString)") }
-            effect = try intend(description, .file(path: path, saved: saved, afterHash: EffectUndo.hash(data)))
+            effect = try intend(description, .file(path: path, saved: saved, afterHash: SHA256.hex(of: data)))
         }
         try fileSystem.write(data, to: path)
         done(effect)

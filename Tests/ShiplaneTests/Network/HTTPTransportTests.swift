@@ -159,10 +159,10 @@ struct HTTPTransportTests {
 
 @Suite("HTTP timeouts: which one fired, and requests that may not be repeated", .serialized)
 struct HTTPTimeoutTests {
-    private func transport(readTimeout: Double) -> HTTPTransport {
+    private func transport(readTimeout: Double, connectTimeout: Double = 10) -> HTTPTransport {
         HTTPTransport(
             sender: LiveHTTPClient(),
-            retryPolicy: RetryPolicy(maxAttempts: 5, baseDelay: 0, readTimeout: readTimeout, sleep: { _ in })
+            retryPolicy: RetryPolicy(maxAttempts: 5, baseDelay: 0, connectTimeout: connectTimeout, readTimeout: readTimeout, sleep: { _ in })
         )
     }
 
@@ -192,6 +192,17 @@ struct HTTPTimeoutTests {
                 && (error as? HTTPTransportError)?.message.contains("not sent again") == true
         }
         #expect(server.requests == ["POST /hooks/release HTTP/1.1"])
+    }
+
+    @Test func aPostThatCouldNotConnectIsRetriedNothingWasSent() async throws {
+        let url = "http://127.0.0.1:\(try closedLoopbackPort())"
+        await #expect {
+            // AsyncHTTPClient keeps trying a refused connection until the connect timeout.
+            _ = try await transport(readTimeout: 0.5, connectTimeout: 0.5).send(HTTPRequest(method: .post, url: url + "/hooks", body: .bytes(Array("{}".utf8))))
+        } throws: { error in
+            guard case .connectionFailed(_, _, let attempts, _)? = error as? HTTPTransportError else { return false }
+            return attempts == 5
+        }
     }
 
     @Test func idempotenceFollowsTheMethod() {

@@ -73,3 +73,22 @@ final class SilentServer: @unchecked Sendable {
         for connection in open { shutdown(connection, Int32(SHUT_RDWR)); close(connection) }
     }
 }
+
+/// A loopback port nothing listens on (bound, then closed at once): connections are refused.
+func closedLoopbackPort() throws -> UInt16 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw TestFailure("socket failed") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+            guard bind(descriptor, pointer, length) == 0 else { return -1 }
+            return getsockname(descriptor, pointer, &length)
+        }
+    }
+    guard bound == 0 else { throw TestFailure("bind failed") }
+    return UInt16(bigEndian: address.sin_port)
+}

@@ -92,7 +92,7 @@ struct EffectUndo: Sendable {
             throw ShiplaneError("\(display(path)) was deleted after Shiplane wrote it; left as it is")
         }
         if let before, current == before { return }
-        guard Self.hash(current) == afterHash else {
+        guard SHA256.hex(of: current) == afterHash else {
             throw ShiplaneError("\(display(path)) changed after Shiplane wrote it; left as it is")
         }
         if let before {
@@ -141,11 +141,5 @@ struct EffectUndo: Sendable {
         guard ours, try git({ try repository.deleteTag(name: name, ifPointsAt: tag.object) }) else {
             throw ShiplaneError("tag \(name) was moved after Shiplane created it: kept")
         }
-    }
-
-    static func hash(_ data: Data) -> String {
-        var digest = SHA256()
-        digest.update(data)
-        return digest.finalize().map { String(format: "%02x", $0) }.joined()
     }
 }
