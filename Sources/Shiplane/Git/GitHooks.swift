@@ -65,16 +65,20 @@ struct GitHooks {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        // The input comes from a file, not a pipe: a hook that exits without reading it must not
+        // leave this process writing to a closed pipe (SIGPIPE).
+        var inputFile: String?
+        defer { if let inputFile { unlink(inputFile) } }
+        if let input {
+            let file = NSTemporaryDirectory() + "shiplane-\(name)-\(getpid())-\(UUID().uuidString)"
+            try writeAtomically(Data(input.utf8), to: file)
+            inputFile = file
+        }
+        process.standardInput = inputFile.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
         do {
             try process.run()
         } catch {
             throw GitHookFailed(hook: name, path: path, status: nil, output: ["could not start it: \(error.localizedDescription)"])
-        }
-        if let input {
-            try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -452,6 +452,21 @@ struct GitHookTests {
         try repo.git("fsck", "--strict")
     }
 
+    /// A pre-push hook that never reads its input (most do not) refuses cleanly, every time.
+    @Test func aPrePushHookThatIgnoresItsInputRefusesCleanly() throws {
+        for _ in 0..<5 {
+            let repo = try versionedRepository()
+            let origin = try TemporaryRepository(bare: true)
+            try repo.git("remote", "add", "origin", origin.path)
+            try repo.git("push", "-q", "origin", "main", "v1.2.3")
+            try hook(repo, "pre-push", "exit 1\n")
+            let result = try repo.shiplane(["bump", "patch", "--commit", "--tag", "--push"])
+            #expect(result.status == 1, "\(result.all)")
+            #expect(result.stderr.contains("the pre-push hook refused (exit code 1)"), "\(result.all)")
+            #expect(try origin.git("tag", "--list") == "v1.2.3")
+        }
+    }
+
     @Test func prePushGetsGitsLinesAndCanStopThePushFromCoreHooksPath() throws {
         let repo = try versionedRepository()
         let origin = try TemporaryRepository(bare: true)
