@@ -70,6 +70,9 @@ public enum RemoteRunRecord {
     static func stage(_ recorder: RunRecorder, in repository: Repository, pointOfNoReturn: String, remote: String, environment: LaneEnvironment) throws {
         let snapshot = try recorder.snapshotForRemote(
             pointOfNoReturn: pointOfNoReturn, remote: remote, redactor: SecretRedactor(secrets: Array(environment.secretValues)))
+        // Only Shiplane writes this ref, and this process holds the run lock: a lock file on it was
+        // left by a run killed while writing it.
+        unlink(recorder.store.folder + "/../" + reference + ".lock")
         try git { try repository.writeFileReference(reference, name: "run.json", content: snapshot, message: "shiplane: run record") }
     }
 
