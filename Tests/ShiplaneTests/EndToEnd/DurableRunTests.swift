@@ -333,6 +333,17 @@ struct DurableRunTests {
         #expect(repo.read("VERSION") == "9.9.9\n")
     }
 
+    /// A run killed while writing its record's ref leaves `refs/shiplane/run.lock`: the next run
+    /// is not stopped by it.
+    @Test func aStaleLockOnTheRecordRefIsCleared() throws {
+        let (repo, origin) = try releasableBump()
+        let start = try ReleaseState(repo, origin: origin)
+        try repo.write(".git/refs/shiplane/run.lock", "")
+        let result = try repo.shiplane(release)
+        #expect(result.status == 0, "\(result.all)")
+        try expectOneRelease(repo, origin, start: start, "with a stale lock on refs/shiplane/run")
+    }
+
     @Test func rollbackAndResumeWithNothingUnfinishedSaySo() throws {
         let repo = try versionedRepository()
         let rollback = try repo.shiplane(["rollback"])
