@@ -1,11 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The modules lanes compile against are built with library evolution, so their `internal import`s
-// (libgit2, zlib, AsyncHTTPClient and SwiftNIO) stay private: a lane compile loads only Shiplane,
-// ShiplaneCLI and swift-argument-parser, not every C module beneath them.
-let libraryEvolution: [SwiftSetting] = [.unsafeFlags(["-enable-library-evolution"])]
-
 let package = Package(
     name: "Shiplane",
     platforms: [.macOS(.v13)],
@@ -34,7 +29,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "Git", dependencies: ["CLibgit2"], swiftSettings: libraryEvolution),
+        .target(name: "Git", dependencies: ["CLibgit2"]),
         .target(
             name: "Shiplane",
             dependencies: [
@@ -44,16 +39,14 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: libraryEvolution
+            ]
         ),
         .target(
             name: "ShiplaneCLI",
             dependencies: [
                 "Shiplane",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: libraryEvolution
+            ]
         ),
         .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"]),
         .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"]),

@@ -8,8 +8,9 @@ struct Toolchain {
     var libraryFolder: String
     /// The folder holding `Shiplane.swiftmodule` and the modules it depends on.
     var moduleFolder: String
-    /// Extra compiler flags. None are needed: Shiplane's modules are built with library
-    /// evolution, so their C and SwiftNIO dependencies stay private to the library.
+    /// Extra compiler flags: one `-fmodule-map-file` per C module beneath Shiplane. Its Swift
+    /// modules are built without library evolution (SwiftPM accepts no such flag from a
+    /// dependency), so a lane compile loads every module they import, C modules included.
     var extraFlags: [String]
 
     static var libraryFileName: String {
@@ -40,9 +41,10 @@ struct Toolchain {
         for candidate in candidates
         where manager.fileExists(atPath: candidate.library + "/" + libraryFileName)
             && manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftmodule") {
+            let library = standardized(candidate.library)
             return Toolchain(
-                swiftc: swiftc, libraryFolder: standardized(candidate.library),
-                moduleFolder: standardized(candidate.modules), extraFlags: []
+                swiftc: swiftc, libraryFolder: library, moduleFolder: standardized(candidate.modules),
+                extraFlags: CModuleMaps.find(libraryFolder: library).flatMap { ["-Xcc", "-fmodule-map-file=" + $0] }
             )
         }
         throw EnvironmentProblem(
@@ -54,5 +56,66 @@ struct Toolchain {
 
     private static func standardized(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}
+
+/// The Clang module maps of the C modules Shiplane's Swift modules import (libgit2, zlib, and the
+/// shims of SwiftNIO, AsyncHTTPClient and swift-crypto).
+///
+/// Installed (`Scripts/install`), each sits in `lib/shiplane/CModules/NAME/`. In a SwiftPM build
+/// folder they are where SwiftPM left them: generated maps in `NAME.build/`, and the maps that
+/// packages ship in `checkouts/*/Sources/*/` and in the root package's `Sources/*/`.
+enum CModuleMaps {
+    static func find(libraryFolder: String) -> [String] {
+        let manager = FileManager.default
+        let installed = libraryFolder + "/CModules"
+        var candidates: [String] = []
+        if manager.fileExists(atPath: installed) {
+            candidates = children(of: installed).map { "\(installed)/\($0)/module.modulemap" }
+        } else {
+            candidates = children(of: libraryFolder).filter { $0.hasSuffix(".build") }
+                .map { "\(libraryFolder)/\($0)/module.modulemap" }
+            // `.build/<triple>/debug` or `.build/debug`: the scratch folder holding `checkouts`
+            // is one or two levels up, and the package it builds is above that.
+            var folder = URL(fileURLWithPath: libraryFolder)
+            for _ in 0..<3 {
+                folder.deleteLastPathComponent()
+                let checkouts = folder.path + "/checkouts"
+                guard manager.fileExists(atPath: checkouts) else { continue }
+                for package in children(of: checkouts) {
+                    candidates += shippedMaps(in: "\(checkouts)/\(package)/Sources")
+                }
+                candidates += shippedMaps(in: folder.deletingLastPathComponent().path + "/Sources")
+                break
+            }
+        }
+        var seen = Set<String>()
+        var maps: [String] = []
+        for path in candidates {
+            guard let data = manager.contents(atPath: path), let name = moduleName(String(decoding: data, as: UTF8.self)) else { continue }
+            if seen.insert(name).inserted { maps.append(path) }
+        }
+        return maps
+    }
+
+    /// The name a module map declares first: `module NAME`, `framework module NAME`, `explicit module NAME`.
+    static func moduleName(_ text: String) -> String? {
+        for line in text.split(whereSeparator: \.isNewline) {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "{" })
+            guard let index = words.firstIndex(of: "module"), index + 1 < words.count,
+                  words[..<index].allSatisfy({ $0 == "framework" || $0 == "explicit" }) else { continue }
+            return String(words[index + 1])
+        }
+        return nil
+    }
+
+    private static func shippedMaps(in sources: String) -> [String] {
+        children(of: sources).flatMap { target in
+            ["\(sources)/\(target)/include/module.modulemap", "\(sources)/\(target)/module.modulemap"]
+        }
+    }
+
+    private static func children(of folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     }
 }
