@@ -38,6 +38,7 @@ extension ChangelogRelease {
             }
         }
         let hiddenTypes = Set(configuration.hiddenTypes)
+        let knownTypes = Set(groupIndexByType.keys).union(hiddenTypes).union(ConventionalCommit.standardTypes)
 
         var breaking: [ChangelogCommit] = []
         var configured = Array(repeating: [ChangelogCommit](), count: configuration.groups.count)
@@ -46,7 +47,11 @@ extension ChangelogRelease {
 
         for commit in commits {
             if commit.isMerge, !configuration.includeMergeCommits { continue }
-            guard let conventional = commit.conventional else {
+            if ChangelogConfiguration.isReleaseCommit(commit.summary) { continue }
+            // `branch: add --dry-run` has the shape of a conventional commit but no known type:
+            // it is kept whole under Other, as commitizen does, not filed as type `branch`.
+            guard let conventional = commit.conventional,
+                  conventional.isBreaking || knownTypes.contains(conventional.type) else {
                 if configuration.nonConventional == .other { other.append(commit) }
                 continue
             }

@@ -101,12 +101,12 @@ public struct ChangelogTemplateRenderer: Sendable {
             "authorEmail": commit.authorEmail,
             "date": markdown.formattedDate(commit.date),
             "isMerge": commit.isMerge,
-            "isConventional": commit.conventional != nil,
+            "isConventional": commit.conventional != nil && kind != .other,
             "markdown": markdown.entry(for: commit, in: kind),
         ]
         context["url"] = markdown.links?.commitURL(commit.id)
         var issueNumbers: [Int] = []
-        if let conventional = commit.conventional {
+        if let conventional = commit.conventional, kind != .other {
             context["type"] = conventional.type
             context["scope"] = conventional.scope
             context["description"] = conventional.description

@@ -3,6 +3,12 @@
 /// `type(scope)!: description`, an optional body and optional footers in git-trailer syntax.
 /// Build one with ``init(parsing:)``; a message that does not follow the format gives `nil`.
 public struct ConventionalCommit: Sendable, Hashable, Codable {
+    /// The types of the Conventional Commits convention (Angular's list): a subject with another
+    /// word before the colon (`branch: add --dry-run`) is not taken as a typed commit in a changelog.
+    public static let standardTypes: Set<String> = [
+        "feat", "fix", "perf", "revert", "docs", "refactor", "chore", "ci", "test", "build", "style",
+    ]
+
     /// The commit type, lowercased (`feat`, `fix`, ...); types are case-insensitive.
     public var type: String
     /// The scope between parentheses, or nil when there is none (or it is empty).

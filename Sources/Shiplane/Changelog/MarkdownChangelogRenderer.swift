@@ -87,7 +87,7 @@ public struct MarkdownChangelogRenderer: Sendable {
         let text: String
         var issues: [Int]
         var output = ""
-        if let conventional = commit.conventional {
+        if let conventional = commit.conventional, kind != .other {
             if let scope = conventional.scope {
                 output += "**" + MarkdownEscaping.inline(scope) + ":** "
             }

@@ -87,10 +87,10 @@ public struct CommitVersionBump: Action {
         return commit.hex
     }
 
-    /// "Version bump to X", X from the bump among the changes, else from the version files.
+    /// "chore(release): X" (a conventional commit, left out of changelogs), X from the bump among the changes, else from the version files.
     private func defaultMessage(_ taken: [any ReleaseChanges], _ lane: LaneContext) throws -> String {
         let bumped = taken.compactMap { $0 as? VersionBumpResult }.last?.version
-        return "Version bump to \(try bumped ?? lane.readVersion(nil).version)"
+        return "chore(release): \(try bumped ?? lane.readVersion(nil).version)"
     }
 }
 
@@ -123,10 +123,10 @@ extension CommitVersionBump: DocumentedAction {
         signature: "try lane.commitVersionBump(_ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false) -> String?",
         parameters: [
             .init(name: "changes", type: "any ReleaseChanges... or [any ReleaseChanges]", defaultValue: "what this run's release steps returned", help: "the results of bumpVersion, incrementBuildNumber and writeChangelog: exactly their files are committed"),
-            .init(name: "message", type: "String?", defaultValue: "\"Version bump to X\"", help: "the commit message"),
+            .init(name: "message", type: "String?", defaultValue: "\"chore(release): X\"", help: "the commit message"),
             .init(name: "allowOtherChanges", type: "Bool", defaultValue: "false", help: "commit even when other files are dirty (they stay uncommitted)"),
         ],
-        example: #"try lane.commitVersionBump(message: "Version bump to \(version)")"#,
+        example: #"try lane.commitVersionBump(message: "chore(release): \(version)")"#,
         dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"
     )
 }

@@ -183,7 +183,7 @@ public final class LaneContext: @unchecked Sendable {
     @discardableResult
     public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
         try Task.checkCancellation()
-        let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
+        let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
         if let replayed = replayed(record, as: A.Output.self) { return replayed }
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
@@ -198,7 +198,7 @@ public final class LaneContext: @unchecked Sendable {
     @discardableResult
     public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
         try Task.checkCancellation()
-        let record = state.start(name: A.name, callSite: CallSite(file: file, line: line), options: action.options, depth: depth)
+        let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
         if let replayed = replayed(record, as: A.Output.self) { return replayed }
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
@@ -218,7 +218,7 @@ public final class LaneContext: @unchecked Sendable {
     @discardableResult
     public func call<L: Lane>(_ other: L, file: String = #fileID, line: Int = #line) async throws -> L.Output {
         try Task.checkCancellation()
-        let record = state.start(name: "lane \(L.name)", callSite: CallSite(file: file, line: line), options: [], depth: depth)
+        let record = state.start(name: "lane \(L.name)", callSite: CallSite.inLane(file: file, line: line), options: [], depth: depth)
         do {
             let output = try await LaneContext(parent: self, depth: depth + 1).perform(other)
             state.finish(record.number, outcome: .succeeded)
@@ -241,7 +241,7 @@ public final class LaneContext: @unchecked Sendable {
             other = try L.parse([])
         } catch {
             throw StepFailure(
-                step: "lane \(L.name)", callSite: CallSite(file: file, line: line),
+                step: "lane \(L.name)", callSite: CallSite.inLane(file: file, line: line),
                 cause: ShiplaneError(
                     "lane \(L.name) has required options: \(L.fullMessage(for: error))",
                     suggestion: "pass them: lane.call(\(L.self).self) { $0.option = value }, or give the options defaults"

@@ -22,6 +22,33 @@ public struct AgreedVersion: Sendable {
     public let build: String?
     /// Every file read, in the order given.
     public let sources: [Source]
+    /// Set when no version file exists and the version comes from release tags.
+    public let tagOrigin: TagOrigin?
+
+    /// Where a tag-only project's version comes from: the highest SemVer release tag reachable
+    /// from HEAD, or none (then the version is 0.0.0).
+    public struct TagOrigin: Sendable, Equatable {
+        /// The tag the version was read from; nil before the first release tag.
+        public let tag: String?
+        /// Tags that were not taken as releases, each with the reason.
+        public let ignored: [(name: String, reason: String)]
+
+        public init(tag: String?, ignored: [(name: String, reason: String)]) {
+            self.tag = tag
+            self.ignored = ignored
+        }
+
+        public static func == (lhs: TagOrigin, rhs: TagOrigin) -> Bool {
+            lhs.tag == rhs.tag && lhs.ignored.map(\.name) == rhs.ignored.map(\.name) && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
+        }
+    }
+
+    public init(version: SemanticVersion, build: String?, sources: [Source], tagOrigin: TagOrigin? = nil) {
+        self.version = version
+        self.build = build
+        self.sources = sources
+        self.tagOrigin = tagOrigin
+    }
 
     /// Files whose version is delegated to build settings (`$(MARKETING_VERSION)`).
     public var delegated: [VersionFile] {

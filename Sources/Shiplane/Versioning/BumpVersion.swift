@@ -28,6 +28,11 @@ public struct BumpVersion: Action {
         let next = try bump.apply(to: current.version) {
             try lane.releaseLevelSinceLastTag(currentVersion: current.version)
         }
+        if let origin = current.tagOrigin {
+            step.note("\(current.version) → \(next) (no version file: the version lives in tags"
+                + (origin.tag.map { ", last release \($0))" } ?? ", none yet)"))
+            return VersionBumpResult(previous: current.version, version: next, fileChanges: [], versionInTags: true)
+        }
         var changes: [FileChange] = []
         for source in current.sources where source.reading.version.literal != nil {
             let updated = try source.file.rewritten(source.bytes, version: next, build: nil)

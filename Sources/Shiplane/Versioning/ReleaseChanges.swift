@@ -36,11 +36,25 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
     public let previous: SemanticVersion
     public let version: SemanticVersion
     public let fileChanges: [FileChange]
+    /// True when the project has no version file: the version lives in release tags, so the
+    /// release is made by tagging, and no file was written.
+    public let versionInTags: Bool
 
-    public init(previous: SemanticVersion, version: SemanticVersion, fileChanges: [FileChange]) {
+    public init(previous: SemanticVersion, version: SemanticVersion, fileChanges: [FileChange], versionInTags: Bool = false) {
         self.previous = previous
         self.version = version
         self.fileChanges = fileChanges
+        self.versionInTags = versionInTags
+    }
+
+    private enum CodingKeys: String, CodingKey { case previous, version, fileChanges, versionInTags }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        previous = try container.decode(SemanticVersion.self, forKey: .previous)
+        version = try container.decode(SemanticVersion.self, forKey: .version)
+        fileChanges = try container.decode([FileChange].self, forKey: .fileChanges)
+        versionInTags = try container.decodeIfPresent(Bool.self, forKey: .versionInTags) ?? false
     }
 
     public var description: String { version.description }

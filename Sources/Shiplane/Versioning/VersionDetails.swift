@@ -16,6 +16,18 @@ public struct VersionDetails: Codable, Sendable, Equatable {
     public var sources: [Source]
     public var lastReleaseTag: String?
     public var lastReleaseCommit: String?
+    /// `files`, or `tags` when no version file exists and the version is the highest release tag
+    /// reachable from HEAD (`0.0.0` before the first).
+    public var origin: String
+    /// With `origin == "tags"`: the tag the version was read from (nil before the first release).
+    public var versionTag: String?
+    /// With `origin == "tags"`: tags not taken as releases, and why.
+    public var ignoredTags: [IgnoredTag]
+
+    public struct IgnoredTag: Codable, Sendable, Equatable {
+        public var name: String
+        public var reason: String
+    }
 }
 
 extension LaneContext {
@@ -35,7 +47,9 @@ extension LaneContext {
         }
         return VersionDetails(
             version: agreed.version.description, build: agreed.build, sources: sources,
-            lastReleaseTag: tag?.name, lastReleaseCommit: tag?.target.short
+            lastReleaseTag: tag?.name, lastReleaseCommit: tag?.target.short,
+            origin: agreed.tagOrigin == nil ? "files" : "tags", versionTag: agreed.tagOrigin?.tag,
+            ignoredTags: (agreed.tagOrigin?.ignored ?? []).map { VersionDetails.IgnoredTag(name: $0.name, reason: $0.reason) }
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// Names a version file for a lane: by path (its format from the file name) or with a pattern.
 public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
@@ -66,7 +67,17 @@ extension LaneContext {
     /// - Throws: `VersionFileError` when none is found, one cannot be read, or they disagree.
     func readVersion(_ references: [VersionFileReference]?) throws -> AgreedVersion {
         guard let references, !references.isEmpty else {
-            let found = try VersionFileDetector.read(in: URL(fileURLWithPath: workingDirectory), fileSystem: fileSystem)
+            let found: (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)])
+            do {
+                found = try VersionFileDetector.read(in: URL(fileURLWithPath: workingDirectory), fileSystem: fileSystem)
+            } catch let error as VersionFileError where error.kind == .notFound {
+                // No version file: the version lives in tags (Go, SwiftPM, Cargo workspaces).
+                // Outside a repository, or before its first commit, there are no tags to ask.
+                guard let repository = try? repository(), (try? repository.head()).map({ if case .unborn = $0 { false } else { true } }) == true else {
+                    throw error
+                }
+                return try versionFromTags()
+            }
             return try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
         }
         var files: [VersionFile] = []

@@ -3,7 +3,7 @@ import Shiplane
 
 /// `shiplane bump LEVEL [--build [N]] [--commit] [--tag] [--push] [--dry-run]`, run as a
 /// built-in lane, so it has steps, dry run and rollback like any other.
-struct BumpLane: Lane {
+struct BumpLane: Lane, BuiltInLane {
     static let name = "bump"
     static let summary = "Bump the version (and build number), then optionally commit, tag and push"
 
@@ -25,8 +25,8 @@ struct BumpLane: Lane {
     @Flag(help: "Push the branch and the tag (needs --commit)")
     var push = false
 
-    @Option(help: "The commit message; {version} is replaced")
-    var message = "Version bump to {version}"
+    @Option(help: "The commit message; {version} (and {build}) are replaced")
+    var message = "chore(release): {version}"
 
     @Option(help: "Prefix of the tag name")
     var tagPrefix = "v"
@@ -58,12 +58,21 @@ struct BumpLane: Lane {
         let text = message.replacingOccurrences(of: "{version}", with: version.description)
             + (build.map { message.contains("{build}") ? "" : " (\($0))" } ?? "")
         let tagName = tagPrefix + version.description
-        if commit {
-            try lane.commitVersionBump(changes, message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty)
+        // A tag-only project (no version file) is released by its tag: bumping means tagging,
+        // and a commit is made only when something was written (a build number file).
+        let written = changes.contains { !$0.fileChanges.isEmpty }
+        let tagging = tag || version.versionInTags
+        if version.versionInTags && !tag {
+            lane.log("no version file: the version lives in tags, so the bump is the tag \(tagName)")
         }
-        if tag { try lane.addGitTag(tagName, message: "Release \(version)") }
-        if push { try await lane.push(remote: remote, tags: tag ? [tagName] : []) }
-        lane.log("version \(version)" + (build.map { ", build \($0)" } ?? "") + (tag ? ", tag \(tagName)" : ""))
+        if commit && written {
+            try lane.commitVersionBump(changes, message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty)
+        } else if commit {
+            lane.log("nothing was written, so there is nothing to commit: the tag names HEAD")
+        }
+        if tagging { try lane.addGitTag(tagName, message: "Release \(version)") }
+        if push { try await lane.push(remote: remote, tags: tagging ? [tagName] : []) }
+        lane.log("version \(version)" + (build.map { ", build \($0)" } ?? "") + (tagging ? ", tag \(tagName)" : ""))
     }
 }
 

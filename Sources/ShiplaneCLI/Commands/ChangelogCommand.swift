@@ -2,7 +2,7 @@ import Foundation
 import Shiplane
 
 /// `shiplane changelog [--from REF] [--to REF] [--unreleased] [--all] [--write FILE] [--json] [--template FILE]`.
-struct ChangelogLane: Lane {
+struct ChangelogLane: Lane, BuiltInLane {
     static let name = "changelog"
     static let summary = "Release notes from the conventional commits since the last release tag"
 
@@ -89,7 +89,7 @@ enum ChangelogCommand {
             options = try ChangelogLane.parse(arguments)
         } catch {
             if ChangelogLane.exitCode(for: error) == .success {
-                session.out.line(ChangelogLane.helpMessage().replacingOccurrences(of: "USAGE: ", with: "USAGE: shiplane changelog "))
+                session.out.line(commandHelp(ChangelogLane.helpMessage(), commandLine: "shiplane changelog"))
                 return ShiplaneExitCode.success.rawValue
             }
             throw UsageError("changelog: \(ChangelogLane.message(for: error))", suggestion: "run `shiplane changelog --help`")

@@ -100,12 +100,12 @@ public enum LaneHost {
             if type.exitCode(for: error) == .success {
                 session.out.line("shiplane \(type.name)" + (type.summary.isEmpty ? "" : " — \(type.summary)"))
                 session.out.line("")
-                session.out.line(type.helpMessage(columns: nil).replacingOccurrences(of: "USAGE: ", with: "USAGE: shiplane \(type.name) "))
+                session.out.line(commandHelp(type.helpMessage(columns: nil), commandLine: "shiplane \(type.name)"))
                 return ShiplaneExitCode.success.rawValue
             }
             let message = type.message(for: error)
             return session.fail(UsageError(
-                "lane \(type.name): \(message)",
+                (type is any BuiltInLane.Type ? "\(type.name): " : "lane \(type.name): ") + message,
                 suggestion: "run `shiplane \(type.name) --help` to see its options"
             ))
         }
@@ -198,3 +198,14 @@ final class InterruptHandler: @unchecked Sendable {
 
 /// The do-nothing signal handler `InterruptHandler` installs (see there why not `SIG_IGN`).
 private func ignoreSignalKeepingChildrenDefault(_ signal: Int32) {}
+
+/// A lane's `--help` text as the user types the command: swift-argument-parser starts the usage
+/// line with the type's own name (`USAGE: bump_lane …`); it becomes `USAGE: shiplane bump …`.
+func commandHelp(_ help: String, commandLine: String) -> String {
+    guard let range = help.range(of: #"USAGE: \S+"#, options: .regularExpression) else { return help }
+    return help.replacingCharacters(in: range, with: "USAGE: " + commandLine)
+}
+
+/// The lanes behind built-in commands (`bump`, `changelog --write`): their messages name the
+/// command, not a lane.
+protocol BuiltInLane {}

@@ -36,7 +36,7 @@ struct BumpCommandTests {
         #expect(repo.read("package.json")?.contains("\"version\": \"1.3.0\"") == true)
         #expect(repo.read("package.json")?.contains("\"version\": \"1.0.0\"") == true, "nested versions are untouched")
         try repo.git("fsck", "--strict")
-        #expect(try repo.git("log", "-1", "--format=%s") == "Version bump to 1.3.0")
+        #expect(try repo.git("log", "-1", "--format=%s") == "chore(release): 1.3.0")
         #expect(try repo.git("log", "-1", "--format=%an <%ae>") == "Test Author <author@example.com>")
         #expect(try repo.git("show", "--name-only", "--format=", "HEAD").split(separator: "\n").sorted() == ["VERSION", "package.json"])
         #expect(try repo.git("status", "--porcelain") == "")
@@ -94,7 +94,7 @@ struct BumpCommandTests {
         let result = try repo.shiplane(["bump", "major", "--commit", "--tag", "--dry-run"])
         #expect(result.status == 0, "\(result.all)")
         #expect(result.stdout.contains("1.2.3 → 2.0.0"))
-        #expect(result.stdout.contains("would commit VERSION, package.json: Version bump to 2.0.0"))
+        #expect(result.stdout.contains("would commit VERSION, package.json: chore(release): 2.0.0"))
         #expect(result.stdout.contains("would tag"))
         #expect(repo.read("VERSION") == "1.2.3\n")
         #expect(try repo.git("rev-parse", "HEAD") == head)
@@ -143,8 +143,8 @@ struct BumpCommandTests {
         #expect(repo.read("package.json")?.contains("1.2.3") == true)
     }
 
-    @Test func noVersionFileSaysWhatWasLookedFor() throws {
-        let repo = try TemporaryRepository()
+    @Test func noVersionFileAndNoCommitSaysWhatWasLookedFor() throws {
+        let repo = try TemporaryRepository(commit: false)
         let result = try repo.shiplane(["version"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("package.json"))

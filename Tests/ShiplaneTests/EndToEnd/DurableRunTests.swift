@@ -83,7 +83,7 @@ struct DurableRunTests {
         #expect(state.originMain == state.head, "\(context): \(state)")
         #expect(try repo.git("rev-parse", "HEAD~1") == start.head, "\(context): one commit on top of the start")
         #expect(try repo.git("rev-parse", "v1.3.0^{commit}") == state.head, "\(context): the tag is on the release commit")
-        #expect(try repo.git("log", "-1", "--format=%s") == "Version bump to 1.3.0", "\(context)")
+        #expect(try repo.git("log", "-1", "--format=%s") == "chore(release): 1.3.0", "\(context)")
         #expect(state.status.isEmpty, "\(context): \(state)")
         try repo.git("fsck", "--strict")
         try origin.git("fsck", "--strict")
@@ -281,7 +281,7 @@ struct DurableRunTests {
         #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "no second version")
         #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0,
                 "a finished run deletes the record on origin")
-        #expect(try runProgram("/usr/bin/git", ["log", "-1", "--format=%s"], in: clone, environment: fresh.environment).stdout == "Version bump to 1.3.0\n")
+        #expect(try runProgram("/usr/bin/git", ["log", "-1", "--format=%s"], in: clone, environment: fresh.environment).stdout == "chore(release): 1.3.0\n")
         try origin.git("fsck", "--strict")
         // Outside CI nothing is looked up on the remote (and a completed release leaves nothing).
         let next = try runProgram(shiplaneBinary, ["bump", "patch"], in: clone, environment: fresh.environment)
@@ -448,7 +448,7 @@ struct GitHookTests {
         // --no-verify skips it.
         let skipped = try repo.shiplane(["bump", "patch", "--commit", "--no-verify"])
         #expect(skipped.status == 0, "\(skipped.all)")
-        #expect(try repo.git("log", "-1", "--format=%s") == "Version bump to 1.2.4")
+        #expect(try repo.git("log", "-1", "--format=%s") == "chore(release): 1.2.4")
     }
 
     @Test func preCommitSeesTheStagedFilesAndCommitMsgMayEditTheMessage() throws {
@@ -459,7 +459,7 @@ struct GitHookTests {
         #expect(result.status == 0, "\(result.all)")
         let staged = String(decoding: FileManager.default.contents(atPath: repo.home + "/staged.txt") ?? Data(), as: UTF8.self)
         #expect(staged == "VERSION\npackage.json\n", "\(staged)")
-        #expect(try repo.git("log", "-1", "--format=%B") == "Version bump to 1.3.0\n\nSigned-off-by: Hook <hook@example.com>")
+        #expect(try repo.git("log", "-1", "--format=%B") == "chore(release): 1.3.0\n\nSigned-off-by: Hook <hook@example.com>")
         try repo.git("fsck", "--strict")
     }
 

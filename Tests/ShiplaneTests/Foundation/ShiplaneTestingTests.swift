@@ -68,7 +68,7 @@ struct RecordingHTTPTests {
         let upload = try #require(test.http.requests.first { $0.url.contains("/assets?name=VERSION") })
         #expect(upload.text == "1.1.0\n")
         #expect(upload.header("Authorization") == "Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyz")
-        #expect(try fixture.git("log", "-1", "--format=%s") == "Version bump to 1.1.0")
+        #expect(try fixture.git("log", "-1", "--format=%s") == "chore(release): 1.1.0")
     }
 
     @Test func aFailedUploadRollsBackTheReleaseItCreated() async throws {

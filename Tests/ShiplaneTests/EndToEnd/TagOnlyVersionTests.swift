@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// A project with no version file (Go, SwiftPM, a Cargo workspace): its version is its tags.
+@Suite("Tag-only versioning: the highest release tag reachable from HEAD, bumped by tagging")
+struct TagOnlyVersionTests {
+    /// main: feat → (v1.2.0, nightly) → fix; a side branch carries v9.0.0, not reachable from main.
+    func tagOnlyRepository() throws -> TemporaryRepository {
+        let repo = try TemporaryRepository()
+        try repo.write("main.go", "package main\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: first")
+        try repo.git("tag", "-a", "v1.2.0", "-m", "Release 1.2.0")
+        try repo.git("tag", "nightly")
+        try repo.git("tag", "v1.1.0", "HEAD~1")
+        try repo.git("checkout", "-q", "-b", "side")
+        try repo.git("commit", "-q", "--allow-empty", "-m", "feat: side work")
+        try repo.git("tag", "v9.0.0")
+        try repo.git("checkout", "-q", "main")
+        try repo.git("commit", "-q", "--allow-empty", "-m", "fix: a bug")
+        return repo
+    }
+
+    @Test func theVersionIsTheHighestReachableReleaseTagAndIgnoredTagsAreNamed() throws {
+        let repo = try tagOnlyRepository()
+        let result = try repo.shiplane(["version"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.hasPrefix("1.2.0\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("v1.2.0: no version file"))
+        #expect(result.stdout.contains("nightly (not a SemVer version such as v1.2.3)"))
+        #expect(result.stdout.contains("v9.0.0 (not reachable from HEAD)"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try repo.shiplane(["version", "--json"]).stdout.utf8)) as? [String: Any])
+        #expect(json["origin"] as? String == "tags")
+        #expect(json["versionTag"] as? String == "v1.2.0")
+        #expect((json["ignoredTags"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["nightly", "v9.0.0"])
+    }
+
+    @Test func beforeTheFirstTagTheVersionIsZeroAndSaysSo() throws {
+        let repo = try TemporaryRepository()
+        let result = try repo.shiplane(["version"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.hasPrefix("0.0.0\n"))
+        #expect(result.stdout.contains("no release tag yet, so the version starts at 0.0.0"))
+    }
+
+    @Test func bumpTagsHeadAndCommitsNothing() throws {
+        let repo = try tagOnlyRepository()
+        let head = try repo.git("rev-parse", "HEAD")
+        let result = try repo.shiplane(["bump", "auto"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("1.2.0 → 1.2.1"))
+        #expect(try repo.git("rev-parse", "HEAD") == head, "no release commit: nothing was written")
+        #expect(try repo.git("rev-parse", "v1.2.1^{commit}") == head)
+        #expect(try repo.git("cat-file", "-t", "v1.2.1") == "tag", "an annotated tag")
+        #expect(try repo.git("status", "--porcelain").isEmpty)
+        try repo.git("fsck", "--strict")
+        #expect(try repo.shiplane(["version"]).stdout.hasPrefix("1.2.1\n"))
+    }
+
+    @Test func bumpCommitTagPushesOnlyTheTagWhenNothingIsWritten() throws {
+        let repo = try tagOnlyRepository()
+        let origin = try TemporaryRepository(bare: true)
+        try repo.git("remote", "add", "origin", origin.path)
+        try repo.git("push", "-q", "origin", "main")
+        try repo.git("commit", "-q", "--allow-empty", "-m", "feat: more")
+        let head = try repo.git("rev-parse", "HEAD")
+        let result = try repo.shiplane(["bump", "auto", "--commit", "--tag", "--push"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("nothing was written, so there is nothing to commit"))
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(try origin.git("rev-parse", "v1.3.0^{commit}") == head)
+        #expect(try origin.git("rev-parse", "main") == head)
+        try origin.git("fsck", "--strict")
+    }
+
+    @Test func aDryRunOfATagOnlyBumpWritesNothing() throws {
+        let repo = try tagOnlyRepository()
+        let tags = try repo.git("tag")
+        let result = try repo.shiplane(["bump", "minor", "--dry-run"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("1.2.0 → 1.3.0"))
+        #expect(result.stdout.contains("would tag"), "\(result.stdout)")
+        #expect(try repo.git("tag") == tags)
+    }
+}
+
+@Suite("Changelog: release commits left out, subjects with no known type kept whole")
+struct ChangelogSubjectTests {
+    @Test func releaseCommitsAreLeftOutAndUnknownTypesStayWholeUnderOther() throws {
+        let repo = try TemporaryRepository()
+        try repo.git("tag", "v1.0.0")
+        for message in ["feat: wings", "branch: add --dry-run to the branch check", "chore(release): 1.1.0", "Version bump to 1.1.0", "chore: tidy"] {
+            try repo.git("commit", "-q", "--allow-empty", "-m", message)
+        }
+        let result = try repo.shiplane(["changelog"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("### Other"))
+        #expect(result.stdout.contains("- branch: add --dry-run to the branch check"), "\(result.stdout)")
+        #expect(!result.stdout.contains("1.1.0"), "Shiplane's own release commits are never listed: \(result.stdout)")
+        #expect(!result.stdout.contains("Miscellaneous"))
+    }
+}
