@@ -5,6 +5,11 @@ public struct NothingToRelease: ReportableError {
     public var lastTag: String?
     public var commitCount: Int
 
+    public init(lastTag: String?, commitCount: Int) {
+        self.lastTag = lastTag
+        self.commitCount = commitCount
+    }
+
     public var message: String {
         let since = lastTag.map { "since \($0)" } ?? "in the history"
         if commitCount == 0 { return "no commits \(since): nothing to release" }

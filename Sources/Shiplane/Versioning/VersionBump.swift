@@ -50,7 +50,8 @@ public enum VersionBump: Hashable, Sendable {
     }
 
     /// The version this bump gives from `current`.
-    /// - Parameter automaticLevel: the level `.auto` uses; evaluated only for `.auto`.
+    /// - Parameter automaticLevel: the level the commits call for; evaluated only for `.auto`, and
+    ///   for `.prerelease` from a release version.
     /// - Throws: `VersionOperationError`, or what `automaticLevel` throws.
     public func apply(
         to current: SemanticVersion,
@@ -62,7 +63,13 @@ public enum VersionBump: Hashable, Sendable {
         case .patch: return try current.bumped(.patch)
         case .auto: return try current.bumped(try automaticLevel())
         case .release: return try current.released()
-        case .prerelease(let name): return try current.prerelease(name)
+        case .prerelease(let name):
+            // From a release, the level comes from the commits, as for `auto`: `pre beta` after
+            // a feat is the next minor's beta.0. With nothing releasable it is a patch's.
+            guard !current.isPrerelease else { return try current.prerelease(name) }
+            let level: BumpLevel
+            do { level = try automaticLevel() } catch is NothingToRelease { level = .patch }
+            return try current.prerelease(name, base: level)
         case .exact(let version):
             guard version > current else {
                 throw VersionOperationError(.exactVersionNotHigher(current: current, proposed: version))

@@ -84,12 +84,57 @@ struct CommandSession {
         return ShiplaneExitCode.for(error).rawValue
     }
 
-    /// Prints an error when no session could be set up (bad global options).
-    static func fail(_ error: any Error, environment: [String: String]) -> Int32 {
+    /// Prints an error that ended the command before or instead of a lane run (a usage error, a
+    /// compile error, a missing repository) and writes the requested reports for it: CI reads
+    /// `--report-json` and `--junit` whatever the exit code.
+    func failWithoutRun(_ error: any Error, command: String) -> Int32 {
+        let code = fail(error)
+        return Self.writeErrorReports(
+            error, code: code, command: command, reportJSON: globals.reportJSON, junit: globals.junit,
+            currentDirectory: currentDirectory, redactor: redactor
+        ) { fail($0) }
+    }
+
+    /// Prints an error when no session could be set up (bad global options), and writes the
+    /// reports the arguments ask for, when their paths can be read from them.
+    static func fail(_ error: any Error, arguments: [String], environment: [String: String], currentDirectory: String) -> Int32 {
         let redactor = SecretRedactor(secrets: Array(LaneEnvironment(variables: environment).secretValues))
         let err = Terminal(standardError: true, environment: environment, noColor: true, redactor: redactor)
-        for line in ErrorTree.lines(for: error) { err.line(line) }
-        return ShiplaneExitCode.for(error).rawValue
+        let print = { (error: any Error) -> Int32 in
+            for line in ErrorTree.lines(for: error) { err.line(line) }
+            return ShiplaneExitCode.for(error).rawValue
+        }
+        let code = print(error)
+        func value(of option: String) -> String? {
+            for (index, argument) in arguments.enumerated() {
+                if argument == option, index + 1 < arguments.count { return arguments[index + 1] }
+                if argument.hasPrefix(option + "=") { return String(argument.dropFirst(option.count + 1)) }
+            }
+            return nil
+        }
+        return writeErrorReports(
+            error, code: code, command: "shiplane", reportJSON: value(of: "--report-json"), junit: value(of: "--junit"),
+            currentDirectory: currentDirectory, redactor: redactor, fail: print
+        )
+    }
+
+    private static func writeErrorReports(
+        _ error: any Error, code: Int32, command: String, reportJSON: String?, junit: String?,
+        currentDirectory: String, redactor: SecretRedactor, fail: (any Error) -> Int32
+    ) -> Int32 {
+        for (path, contents) in [
+            (reportJSON, { try RunReport(error: error, exitCode: code, command: command).encoded(redactor: redactor) }),
+            (junit, { Data(JUnitReport.xml(forError: error, command: command, redactor: redactor).utf8) }),
+        ] as [(String?, () throws -> Data)] {
+            guard let path else { continue }
+            let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+            do {
+                try writeAtomically(try contents(), to: full)
+            } catch {
+                _ = fail(EnvironmentProblem("could not write the report \(path)", suggestion: "check that its folder exists and is writable", info: [("reason", describe(error))]))
+            }
+        }
+        return code
     }
 
     /// Prints the summary and the error tree, writes the reports, and returns the exit code.
@@ -119,22 +164,27 @@ struct CommandSession {
     }
 
     /// Annotations on standard output; the step summary and the outputs appended to the files
-    /// GitHub Actions names. A file that cannot be written fails the run (exit 4), as a report does.
+    /// GitHub Actions names. A file that cannot be written is reported once, as a warning: the
+    /// release is not failed for it.
     private func writeGitHubActionsResults(_ result: LaneRunResult, code: Int32) -> Int32 {
         if let failure = result.failure {
             for line in CIPlatform.annotations(for: failure, redactor: redactor) { out.line(line) }
         }
-        do {
-            let variables = laneEnvironment.variables
-            try CIPlatform.append(CIPlatform.summary(for: result, exitCode: code, redactor: redactor), toFileIn: "GITHUB_STEP_SUMMARY", environment: variables)
-            if !result.outputs.isEmpty {
-                try CIPlatform.append(CIPlatform.outputLines(result.outputs, redactor: redactor), toFileIn: "GITHUB_OUTPUT", environment: variables)
-            }
-            return code
-        } catch {
-            let failed = fail(error)
-            return code == 0 ? failed : code
+        let variables = laneEnvironment.variables
+        var files = [("GITHUB_STEP_SUMMARY", CIPlatform.summary(for: result, exitCode: code, redactor: redactor))]
+        if !result.outputs.isEmpty {
+            files.append(("GITHUB_OUTPUT", CIPlatform.outputLines(result.outputs, redactor: redactor)))
         }
+        for (variable, text) in files {
+            do {
+                try CIPlatform.append(text, toFileIn: variable, environment: variables)
+            } catch {
+                // The release itself is done (or rolled back) by now: a CI file that cannot be
+                // written is said once, and the exit code stays the run's.
+                err.line("warning: \(describe(error)) (the run's result is unchanged)")
+            }
+        }
+        return code
     }
 
     private func write(path: String, code: Int32, _ contents: () throws -> Data) -> Int32 {

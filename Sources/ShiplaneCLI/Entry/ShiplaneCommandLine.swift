@@ -18,7 +18,7 @@ public enum ShiplaneCommandLine {
         do {
             session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         } catch {
-            return CommandSession.fail(error, environment: environment)
+            return CommandSession.fail(error, arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         }
         do {
             let command = session.rest.first ?? "help"
@@ -74,7 +74,7 @@ public enum ShiplaneCommandLine {
                 return try await runLanes(session: session, environment: environment, executable: executable)
             }
         } catch {
-            return session.fail(error)
+            return session.failWithoutRun(error, command: "shiplane" + (session.rest.first.map { " " + $0 } ?? ""))
         }
     }
 
@@ -201,11 +201,14 @@ enum Help {
       --no-verify          skip git's pre-commit, commit-msg and pre-push hooks
       --ci github|gitlab|none  CI-native output (detected from GITHUB_ACTIONS / GITLAB_CI)
       --env NAME           also load .env.NAME (after .env; the process environment wins over both)
-      --no-color           no colour (also NO_COLOR=1, or when output is not a terminal)
+      --no-color           no colour (also NO_COLOR=1, or when output is not a terminal;
+                           FORCE_COLOR=1 or CLICOLOR_FORCE=1 force it into a pipe or CI log)
       --version            print Shiplane's version
 
     EXIT CODES: 0 success, 1 failed (rolled back), 2 usage, 3 lanes do not compile,
                 4 environment (no repository, no Lanes/, no swiftc), 5 nothing to release,
-                70 defect, 130 interrupted
+                6 another run holds the repository, 7 an unfinished run is recorded,
+                70 defect, 75 stopped past the point of no return (run it again to finish),
+                130 interrupted (rolled back)
     """
 }

@@ -47,7 +47,7 @@ public enum LaneHost {
         do {
             session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         } catch {
-            return CommandSession.fail(error, environment: environment)
+            return CommandSession.fail(error, arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         }
         do {
             try LaneDeclarationError.check(lanes, locations: locations)
@@ -82,7 +82,7 @@ public enum LaneHost {
             }
             return await runLane(lane, arguments: Array(session.rest.dropFirst()), hooks: hooks, root: root, session: session)
         } catch {
-            return session.fail(error)
+            return session.failWithoutRun(error, command: "shiplane" + (session.rest.first.map { " " + $0 } ?? ""))
         }
     }
 
@@ -104,10 +104,10 @@ public enum LaneHost {
                 return ShiplaneExitCode.success.rawValue
             }
             let message = type.message(for: error)
-            return session.fail(UsageError(
+            return session.failWithoutRun(UsageError(
                 (type is any BuiltInLane.Type ? "\(type.name): " : "lane \(type.name): ") + message,
                 suggestion: "run `shiplane \(type.name) --help` to see its options"
-            ))
+            ), command: "shiplane \(type.name)")
         }
         let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose, ci: session.ci)
         let context = LaneContext(
@@ -123,7 +123,7 @@ public enum LaneHost {
             do {
                 recorder = try await DurableRun.begin(lane: type.name, arguments: arguments, root: root, context: context, session: session)
             } catch {
-                return session.fail(error)
+                return session.failWithoutRun(error, command: "shiplane \(type.name)")
             }
         }
         defer { recorder?.store.unlock() }

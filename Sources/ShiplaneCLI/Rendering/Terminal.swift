@@ -3,8 +3,8 @@ import Shiplane
 
 /// Where rendered text goes: standard output or error, with colour only on a terminal.
 ///
-/// Colour is off when the stream is not a terminal, when `NO_COLOR` is set (no-color.org),
-/// when `TERM=dumb`, or with `--no-color`. Every line passes through the redactor first.
+/// Colour: see `usesColor(isTerminal:noColorFlag:environment:)`. Every line passes through the
+/// redactor first.
 public final class Terminal: @unchecked Sendable {
     public enum Style: String {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", cyan = "36"
@@ -21,8 +21,24 @@ public final class Terminal: @unchecked Sendable {
         // Under the supervisor the streams are pipes to it; it says whether they end in a terminal.
         let isTerminal = isatty(standardError ? 2 : 1) == 1
             || environment[standardError ? "SHIPLANE_STDERR_IS_TERMINAL" : "SHIPLANE_STDOUT_IS_TERMINAL"] == "1"
-        usesColor = isTerminal && !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        usesColor = Self.usesColor(isTerminal: isTerminal, noColorFlag: noColor, environment: environment)
         self.redactor = redactor
+    }
+
+    /// Whether to write ANSI colour, first rule that applies: `--no-color` → no; `NO_COLOR` set
+    /// and not empty (no-color.org) → no; `FORCE_COLOR` (force-color.org) or `CLICOLOR_FORCE` set,
+    /// not empty and not `0` or `false` → yes, even into a pipe or a CI log; `CLICOLOR=0` or
+    /// `TERM=dumb` → no; otherwise yes only on a terminal.
+    static func usesColor(isTerminal: Bool, noColorFlag: Bool, environment: [String: String]) -> Bool {
+        func isSet(_ name: String) -> Bool {
+            guard let value = environment[name] else { return false }
+            return !value.isEmpty && value != "0" && value.lowercased() != "false"
+        }
+        if noColorFlag { return false }
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+        if isSet("FORCE_COLOR") || isSet("CLICOLOR_FORCE") { return true }
+        if environment["CLICOLOR"] == "0" || environment["TERM"] == "dumb" { return false }
+        return isTerminal
     }
 
     /// Writes one line (a newline is added), redacted.

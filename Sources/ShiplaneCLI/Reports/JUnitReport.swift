@@ -37,6 +37,24 @@ public enum JUnitReport {
         return redactor.redact(lines.joined(separator: "\n") + "\n")
     }
 
+    /// A command that ended before any step ran (a usage or compile error): one failed test case
+    /// named by the command, so CI shows the failure instead of an empty or missing report.
+    public static func xml(forError error: any Error, command: String, redactor: SecretRedactor) -> String {
+        let tree = ErrorTree.lines(for: error).joined(separator: "\n")
+        let message = ErrorTree.node(error).message
+        let lines = [
+            #"<?xml version="1.0" encoding="UTF-8"?>"#,
+            #"<testsuites name="shiplane" tests="1" failures="1" time="0.000">"#,
+            #"  <testsuite name="\#(escape(command))" tests="1" failures="1" time="0.000">"#,
+            #"    <testcase classname="\#(escape(command))" name="\#(escape(command))" time="0.000">"#,
+            #"      <failure message="\#(escape(message))">\#(escape(tree))</failure>"#,
+            "    </testcase>",
+            "  </testsuite>",
+            "</testsuites>",
+        ]
+        return redactor.redact(lines.joined(separator: "\n") + "\n")
+    }
+
     private static func seconds(_ value: TimeInterval) -> String { String(format: "%.3f", value) }
 
     static func escape(_ text: String) -> String {

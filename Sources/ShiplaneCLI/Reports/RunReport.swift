@@ -45,6 +45,28 @@ public struct RunReport: Codable, Equatable {
         plannedWrites = result.plannedWrites
     }
 
+    /// The report of a command that ended before or instead of a lane run: a usage error (exit
+    /// 2), lanes that do not compile (3), a missing repository or tool (4), and the like.
+    public init(error: any Error, exitCode: Int32, command: String) {
+        shiplaneVersion = ShiplaneVersion.current
+        lane = command
+        dryRun = false
+        switch exitCode {
+        case 2: outcome = "usage-error"
+        case 3: outcome = "compile-error"
+        case 4: outcome = "environment-error"
+        case 5: outcome = "nothing-to-release"
+        default: outcome = "failed"
+        }
+        self.exitCode = exitCode
+        startedAt = Date()
+        duration = 0
+        steps = []
+        self.error = Self.node(error)
+        rollback = []
+        plannedWrites = []
+    }
+
     static func node(_ error: any Error) -> ErrorNode {
         let tree = ErrorTree.node(error)
         return ErrorNode(

@@ -88,6 +88,17 @@ struct BumpCommandTests {
         #expect(repo.read("VERSION") == "1.3.0\n")
     }
 
+    /// As commitizen: the prerelease's level comes from the commits, its counter starts at 0.
+    @Test func aPrereleaseAfterAFeatureIsTheNextMinorsBetaZero() throws {
+        let repo = try versionedRepository(version: "2.13.1")
+        try repo.git("commit", "-q", "--allow-empty", "-m", "feat: wings")
+        let first = try repo.shiplane(["bump", "pre", "beta", "--commit", "--tag"])
+        #expect(first.status == 0, "\(first.all)")
+        #expect(repo.read("VERSION") == "2.14.0-beta.0\n")
+        #expect(try repo.shiplane(["bump", "pre", "beta"]).status == 0)
+        #expect(repo.read("VERSION") == "2.14.0-beta.1\n")
+    }
+
     @Test func dryRunWritesNothing() throws {
         let repo = try versionedRepository()
         let head = try repo.git("rev-parse", "HEAD")

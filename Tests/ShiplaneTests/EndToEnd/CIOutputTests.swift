@@ -49,6 +49,39 @@ struct CIOutputTests {
         #expect(summary.contains("<details open><summary>Error</summary>") && summary.contains("sh failed at Lanes/Ship.swift:5"), "\(summary)")
     }
 
+    @Test func anUnwritableStepSummaryIsAWarningAndTheReleaseStands() throws {
+        let repo = try versionedRepository()
+        var environment = githubEnvironment(repo)
+        environment["GITHUB_STEP_SUMMARY"] = repo.root + "/no-such-folder/summary.md"
+        let result = try repo.shiplane(["bump", "minor", "--commit", "--tag"], environment: environment)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stderr.components(separatedBy: "warning: could not write GITHUB_STEP_SUMMARY").count - 1 == 1, "said once: \(result.stderr)")
+        #expect(read(repo.root + "/output.txt") == "version=1.3.0\ntag=v1.3.0\n", "the outputs are still written")
+        #expect(repo.read("VERSION") == "1.3.0\n")
+        #expect(try repo.git("tag", "--list", "v1.3.0") == "v1.3.0")
+    }
+
+    /// CI reads the reports whatever the exit code: usage errors (2), compile errors (3), and
+    /// global options that cannot be parsed write them too.
+    @Test(arguments: [
+        (["bump", "sideways"], Int32(2), "usage-error"),
+        (["bump", "patch", "--bogus"], Int32(2), "usage-error"),
+        (["broken"], Int32(3), "compile-error"),
+        (["--ci", "travis", "lanes"], Int32(2), "usage-error"),
+    ])
+    func errorsBeforeAnyStepStillWriteTheReports(arguments: [String], code: Int32, outcome: String) throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Broken.swift", "import Shiplane\nstruct Broken: Lane {\n    func run(_ lane: LaneContext) async throws { lane.nope() }\n}\n")
+        let result = try repo.shiplane(["--report-json", "report.json", "--junit", "junit.xml"] + arguments)
+        #expect(result.status == code, "\(result.all)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(read(repo.path + "/report.json").utf8)) as? [String: Any], "\(result.all)")
+        #expect(report["outcome"] as? String == outcome)
+        #expect((report["exitCode"] as? NSNumber)?.int32Value == code)
+        #expect(((report["error"] as? [String: Any])?["message"] as? String)?.isEmpty == false)
+        let junit = read(repo.path + "/junit.xml")
+        #expect(junit.contains(#"tests="1" failures="1""#) && junit.contains("<failure message="), "\(junit)")
+    }
+
     @Test func workflowCommandsAreEscaped() {
         #expect(CIPlatformEscaping.data("50% done\nnext") == "50%25 done%0Anext")
         #expect(CIPlatformEscaping.property("Lanes/a,b:c") == "Lanes/a%2Cb%3Ac")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ShiplaneCLI
 
 /// A project with no version file (Go, SwiftPM, a Cargo workspace): its version is its tags.
 @Suite("Tag-only versioning: the highest release tag reachable from HEAD, bumped by tagging")
@@ -98,5 +99,41 @@ struct ChangelogSubjectTests {
         #expect(result.stdout.contains("- branch: add --dry-run to the branch check"), "\(result.stdout)")
         #expect(!result.stdout.contains("1.1.0"), "Shiplane's own release commits are never listed: \(result.stdout)")
         #expect(!result.stdout.contains("Miscellaneous"))
+    }
+}
+
+@Suite("Colour: NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE and --no-color")
+struct ColorDecisionTests {
+    @Test(arguments: [
+        (false, false, [String: String](), false),
+        (true, false, [:], true),
+        (true, true, [:], false),
+        (true, false, ["NO_COLOR": "1"], false),
+        (true, false, ["NO_COLOR": ""], true),
+        (false, false, ["FORCE_COLOR": "1"], true),
+        (false, false, ["FORCE_COLOR": "3"], true),
+        (false, false, ["FORCE_COLOR": "0"], false),
+        (false, false, ["FORCE_COLOR": ""], false),
+        (false, false, ["CLICOLOR_FORCE": "1"], true),
+        (false, false, ["FORCE_COLOR": "1", "NO_COLOR": "1"], false),
+        (false, true, ["FORCE_COLOR": "1"], false),
+        (true, false, ["TERM": "dumb"], false),
+        (true, false, ["CLICOLOR": "0"], false),
+        (false, false, ["FORCE_COLOR": "1", "TERM": "dumb"], true),
+    ])
+    func decides(isTerminal: Bool, flag: Bool, environment: [String: String], expected: Bool) {
+        #expect(Terminal.usesColor(isTerminal: isTerminal, noColorFlag: flag, environment: environment) == expected)
+    }
+
+    @Test func forceColorColoursAPipeAndNoColorWins() throws {
+        let repo = try versionedRepository()
+        // The test environment sets NO_COLOR=1; an empty NO_COLOR counts as unset (no-color.org).
+        let forced = try repo.shiplane(["bump", "patch", "--dry-run"], environment: ["FORCE_COLOR": "1", "NO_COLOR": ""])
+        #expect(forced.status == 0, "\(forced.all)")
+        #expect(forced.stdout.contains("\u{1B}["), "FORCE_COLOR colours output into a pipe")
+        let plain = try repo.shiplane(["bump", "patch", "--dry-run"], environment: ["FORCE_COLOR": "1", "NO_COLOR": "1"])
+        #expect(!plain.all.contains("\u{1B}["))
+        let piped = try repo.shiplane(["bump", "patch", "--dry-run"], environment: ["NO_COLOR": ""])
+        #expect(!piped.all.contains("\u{1B}["), "a pipe gets no colour by default")
     }
 }

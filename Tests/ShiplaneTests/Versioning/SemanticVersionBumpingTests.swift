@@ -37,18 +37,18 @@ struct SemanticVersionBumpingTests {
 
     /// (from, name, base, expected)
     static let prereleases: [(String, String, BumpLevel, String)] = [
-        ("1.2.3", "beta", .patch, "1.2.4-beta.1"),
-        ("1.2.3", "beta", .minor, "1.3.0-beta.1"),
-        ("1.2.3", "rc", .major, "2.0.0-rc.1"),
+        ("1.2.3", "beta", .patch, "1.2.4-beta.0"),
+        ("1.2.3", "beta", .minor, "1.3.0-beta.0"),
+        ("1.2.3", "rc", .major, "2.0.0-rc.0"),
         ("1.3.0-beta.1", "beta", .patch, "1.3.0-beta.2"),
         ("1.3.0-beta.9", "beta", .major, "1.3.0-beta.10"),
-        ("1.3.0-alpha.3", "beta", .patch, "1.3.0-beta.1"),
-        ("1.3.0-beta.2", "rc", .patch, "1.3.0-rc.1"),
-        ("1.3.0-beta", "beta", .patch, "1.3.0-beta.1"),
-        ("1.3.0-beta.x", "beta", .patch, "1.3.0-beta.x.1"),
+        ("1.3.0-alpha.3", "beta", .patch, "1.3.0-beta.0"),
+        ("1.3.0-beta.2", "rc", .patch, "1.3.0-rc.0"),
+        ("1.3.0-beta", "beta", .patch, "1.3.0-beta.0"),
+        ("1.3.0-beta.x", "beta", .patch, "1.3.0-beta.x.0"),
         ("1.3.0-beta.99999999999999999999", "beta", .patch, "1.3.0-beta.100000000000000000000"),
-        ("1.3.0-1", "alpha", .patch, "1.3.0-alpha.1"),
-        ("1.2.3+meta", "beta", .patch, "1.2.4-beta.1"),
+        ("1.3.0-1", "alpha", .patch, "1.3.0-alpha.0"),
+        ("1.2.3+meta", "beta", .patch, "1.2.4-beta.0"),
         ("1.3.0-beta.1+meta", "beta", .patch, "1.3.0-beta.2"),
     ]
 
@@ -64,7 +64,7 @@ struct SemanticVersionBumpingTests {
         let current = try SemanticVersion(parsing: "1.3.0-beta.2")
         let error = VersioningTestSupport.error(VersionOperationError.self) { _ = try current.prerelease("alpha") }
         #expect(error?.message.contains("go backwards") == true)
-        #expect(error?.message.contains("1.3.0-alpha.1") == true)
+        #expect(error?.message.contains("1.3.0-alpha.0") == true)
         #expect(error?.suggestion?.contains("release 1.3.0") == true)
     }
 

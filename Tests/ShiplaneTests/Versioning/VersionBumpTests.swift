@@ -43,6 +43,10 @@ struct VersionBumpTests {
         #expect(try VersionBump.release.apply(to: current, automaticLevel: never).description == "1.3.0")
         #expect(try VersionBump.prerelease("beta").apply(to: current, automaticLevel: never).description == "1.3.0-beta.2")
         #expect(try VersionBump.auto.apply(to: current, automaticLevel: { .major }).description == "2.0.0")
+        // From a release, `pre NAME` takes its level from the commits, and a patch when none releases.
+        let release = try SemanticVersion(parsing: "2.13.1")
+        #expect(try VersionBump.prerelease("beta").apply(to: release, automaticLevel: { .minor }).description == "2.14.0-beta.0")
+        #expect(try VersionBump.prerelease("rc").apply(to: release, automaticLevel: { throw NothingToRelease(lastTag: "v2.13.1", commitCount: 1) }).description == "2.13.2-rc.0")
         #expect(try VersionBump.exact(SemanticVersion(parsing: "1.3.0")).apply(to: current, automaticLevel: never).description == "1.3.0")
         #expect(throws: VersionOperationError.self) {
             try VersionBump.exact(SemanticVersion(parsing: "1.2.0")).apply(to: current, automaticLevel: never)

@@ -25,12 +25,14 @@ extension SemanticVersion {
 
     /// Starts or advances a prerelease called `name` (`alpha`, `beta`, `rc`).
     ///
-    /// - From a release, bumps at `base` and starts at 1: 1.2.3 → 1.2.4-beta.1 (base `.patch`),
-    ///   1.3.0-beta.1 with base `.minor`.
-    /// - From a prerelease of the same name, advances its counter: 1.3.0-beta.1 → 1.3.0-beta.2
-    ///   (`-beta` becomes `-beta.1`; a last identifier that is not numeric gets `.1` appended).
-    /// - From a prerelease of another name, starts that name at 1 on the same version:
-    ///   1.3.0-alpha.3 → 1.3.0-beta.1, provided the result comes after the current version.
+    /// Counters start at 0, as commitizen and semantic-release's `prerelease` count them.
+    ///
+    /// - From a release, bumps at `base` and starts at 0: 1.2.3 → 1.2.4-beta.0 (base `.patch`),
+    ///   1.3.0-beta.0 with base `.minor`.
+    /// - From a prerelease of the same name, advances its counter: 1.3.0-beta.0 → 1.3.0-beta.1
+    ///   (`-beta` becomes `-beta.0`; a last identifier that is not numeric gets `.0` appended).
+    /// - From a prerelease of another name, starts that name at 0 on the same version:
+    ///   1.3.0-alpha.3 → 1.3.0-beta.0, provided the result comes after the current version.
     ///
     /// `base` is ignored when the version already is a prerelease. Build metadata is dropped.
     /// - Throws: `VersionOperationError` when `name` is not an identifier, when the new
@@ -41,7 +43,7 @@ extension SemanticVersion {
         }
         guard isPrerelease else {
             let next = try bumped(base)
-            return SemanticVersion(unchecked: next.major, next.minor, next.patch, prerelease: [name, "1"])
+            return SemanticVersion(unchecked: next.major, next.minor, next.patch, prerelease: [name, "0"])
         }
         let proposed: SemanticVersion
         if prerelease.first == name {
@@ -49,11 +51,11 @@ extension SemanticVersion {
             if identifiers.count > 1, let last = identifiers.last, Self.isNumeric(last) {
                 identifiers[identifiers.count - 1] = Self.incrementDecimal(last)
             } else {
-                identifiers.append("1")
+                identifiers.append("0")
             }
             proposed = SemanticVersion(unchecked: major, minor, patch, prerelease: identifiers)
         } else {
-            proposed = SemanticVersion(unchecked: major, minor, patch, prerelease: [name, "1"])
+            proposed = SemanticVersion(unchecked: major, minor, patch, prerelease: [name, "0"])
         }
         guard proposed.comparePrecedence(to: self) == .orderedDescending else {
             throw VersionOperationError(.prereleaseGoesBackwards(current: self, proposed: proposed))
