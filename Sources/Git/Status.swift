@@ -161,3 +161,28 @@ extension Repository {
         CleanWorkTreeCheck.run(self, workers: parts, stopUnlessIndexIsHead: false).workTreeMatchesIndex
     }
 }
+
+extension Repository {
+    /// The files of an untracked folder (`folder/` as `status()` reports it), relative to the
+    /// work tree, ignored ones left out, sorted: what `git add folder` would stage.
+    public func untrackedFiles(in folder: String) throws -> [String] {
+        guard let workingDirectory else { return [] }
+        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        let root = URL(fileURLWithPath: workingDirectory).appendingPathComponent(base).path
+        var files: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let relative = enumerator?.nextObject() as? String {
+            let path = base + "/" + relative
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isFolder) else { continue }
+            var ignored: Int32 = 0
+            try check(git_ignore_path_is_ignored(&ignored, pointer, path + (isFolder.boolValue ? "/" : "")), "check whether \(path) is ignored")
+            if ignored == 1 {
+                if isFolder.boolValue { enumerator?.skipDescendants() }
+                continue
+            }
+            if !isFolder.boolValue { files.append(path) }
+        }
+        return files.sorted()
+    }
+}

@@ -37,7 +37,7 @@ public enum ShiplaneCommandLine {
                 session.out.line(try ActionsCommand.show(rest.first))
                 return ShiplaneExitCode.success.rawValue
             case "init":
-                return try InitCommand.run(session: session)
+                return try await InitCommand.run(session: session, arguments: rest)
             case "version":
                 return try VersionCommand.run(session: session, arguments: rest)
             case "changelog":

@@ -1,0 +1,94 @@
+import Foundation
+internal import Git
+
+/// Commits exactly the given paths (files, or folders: every changed file under them), like
+/// `git commit --only PATHS`: other changes, staged or not, stay out of the commit.
+public struct GitCommit: Action {
+    public static let name = "gitCommit"
+    public var paths: [String]
+    public var message: String
+
+    public init(paths: [String], message: String) {
+        self.paths = paths
+        self.message = message
+    }
+
+    public var options: [StepOption] { [StepOption("paths", paths.joined(separator: ", ")), StepOption("message", message)] }
+
+    /// Returns the new commit's id, or nil in a dry run.
+    public func run(in step: StepContext) throws -> String? {
+        let lane = step.lane
+        let repository = try lane.repository()
+        // Untracked folders come as `folder/`: each stands for the files in it.
+        var changed: [String] = []
+        for entry in try git({ try repository.status() }) {
+            changed += entry.path.hasSuffix("/") ? try git { try repository.untrackedFiles(in: entry.path) } : [entry.path]
+        }
+        // A folder stands for every changed path under it; a file for itself.
+        var selected: [String] = []
+        var unmatched: [String] = []
+        for path in paths {
+            let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+            let under = changed.filter { $0 == trimmed || $0.hasPrefix(trimmed + "/") }
+            if under.isEmpty { unmatched.append(path) }
+            for file in under where !selected.contains(file) { selected.append(file) }
+        }
+        guard unmatched.isEmpty, !selected.isEmpty else {
+            throw ShiplaneError(
+                "nothing to commit in \(unmatched.isEmpty ? paths.joined(separator: ", ") : unmatched.joined(separator: ", ")): no changed file there",
+                suggestion: "name files or folders with changes (`git status` lists them)"
+            )
+        }
+        let branchName: String, parent: String
+        switch try git({ try repository.head() }) {
+        case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)
+        case .unborn(let name): (branchName, parent) = (name, "")
+        case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
+        }
+        if step.isDryRun {
+            step.note("would commit \(selected.joined(separator: ", ")): \(message)")
+            return nil
+        }
+        let variables = lane.environment.variables
+        let effect = try step.intend("drop the commit", .commit(branch: branchName, parent: parent, message: message, commit: nil))
+        let commit = try git {
+            let author = try repository.signature(environment: variables, role: .author)
+            let committer = try repository.signature(environment: variables, role: .committer)
+            let hooks = try lane.gitHooks(repository)
+            return try repository.commit(paths: selected, message: message, author: author, committer: committer) { text in
+                try hooks?.aroundCommit(message: text) { step.log($0) } ?? text
+            }
+        }
+        step.done(effect, .commit(branch: branchName, parent: parent, message: message, commit: commit.hex))
+        step.registerUndo("drop commit \(commit.short) (\(message))", effectIndex: effect) {
+            guard try repository.undoCommit(commit) else {
+                throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
+            }
+        }
+        step.note("\(commit.short) \(message) (\(selected.count) file\(selected.count == 1 ? "" : "s"))")
+        return commit.hex
+    }
+}
+
+extension LaneContext {
+    /// Commits exactly `paths` (files, or folders for every changed file under them) with
+    /// `message`, and returns the commit id (nil in a dry run).
+    @discardableResult
+    public func gitCommit(paths: [String], message: String, file: String = #fileID, line: Int = #line) throws -> String? {
+        try run(GitCommit(paths: paths, message: message), file: file, line: line)
+    }
+}
+
+extension GitCommit: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Git",
+        summary: "Commit exactly the given files or folders (every changed file under a folder), leaving other changes out, like git commit --only",
+        signature: "try lane.gitCommit(paths: [String], message: String) -> String?",
+        parameters: [
+            .init(name: "paths", type: "[String]", defaultValue: nil, help: "files or folders relative to the repository root; each must hold a change"),
+            .init(name: "message", type: "String", defaultValue: nil, help: "the commit message (git's hooks run unless --no-verify)"),
+        ],
+        example: #"try lane.gitCommit(paths: ["docs/"], message: "docs: regenerate the API reference")"#,
+        dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"
+    )
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// The README's Quick start, run as written: the commands of its second code block, in order,
+/// on a fresh repository of a kind `init` recognises (make), each one must succeed.
+@Suite("README Quick start, run as written")
+struct QuickStartTests {
+    /// The shell commands of the Quick start's block that starts with `shiplane init`.
+    static func quickStartCommands() throws -> [[String]] {
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Quick start").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let blocks = section.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
+        let block = try #require(blocks.first { $0.hasPrefix("shiplane init") }, "the Quick start has a block starting with shiplane init")
+        return block.split(separator: "\n").map { line in
+            let command = line.components(separatedBy: " #").first ?? String(line)
+            return command.split(separator: " ").map(String.init)
+        }.filter { !$0.isEmpty }
+    }
+
+    @Test func theQuickStartRunsAsWritten() throws {
+        let commands = try Self.quickStartCommands()
+        #expect(commands.count >= 6, "\(commands)")
+        let repo = try TemporaryRepository()
+        try repo.write("Makefile", "all:\n\t@echo built\ntest:\n\t@echo tested\n")
+        try repo.git("add", "Makefile")
+        try repo.git("commit", "-q", "-m", "build: a Makefile")
+        for command in commands {
+            #expect(command.first == "shiplane", "\(command)")
+            let result = try repo.shiplane(Array(command.dropFirst()))
+            #expect(result.status == 0, "`\(command.joined(separator: " "))` failed: \(result.all)")
+        }
+        #expect(try repo.git("status", "--porcelain").isEmpty, "init --commit left nothing uncommitted")
+        #expect(try repo.git("log", "-1", "--format=%s") == "chore: add Shiplane lanes")
+    }
+
+    @Test func initWithoutCommitSaysHowToProceedAndTheLaneWorksWithAllowDirty() throws {
+        let repo = try TemporaryRepository()
+        let result = try repo.shiplane(["init", "--no-commit"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("Lanes/ is not committed yet"))
+        let lane = try #require(repo.read("Lanes/Check.swift"))
+        #expect(!lane.contains("sh(\"true\")"), "no placeholder commands for a project it does not recognise")
+        #expect(lane.contains("// Add your project's build and test commands here"))
+        #expect(try repo.shiplane(["check"]).status == 1, "the clean-tree check sees the new Lanes/")
+        let dirty = try repo.shiplane(["check", "--allow-dirty"])
+        #expect(dirty.status == 0, "\(dirty.all)")
+        #expect(dirty.stdout.contains("current version 0.0.0"))
+    }
+
+    @Test func gitCommitTakesOnlyTheNamedPathsAndRollsBack() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("docs/a.md", "a\n")
+        try repo.write("docs/sub/b.md", "b\n")
+        try repo.write("other.txt", "x\n")
+        try repo.write(".gitignore", "docs/*.log\n")
+        try repo.git("add", ".gitignore")
+        try repo.git("commit", "-q", "-m", "chore: ignore logs")
+        try repo.write("docs/debug.log", "ignored\n")
+        try repo.write("Lanes/Docs.swift", """
+        import Shiplane
+        struct Docs: Lane {
+            @Flag var fail = false
+            func run(_ lane: LaneContext) async throws {
+                try lane.gitCommit(paths: ["docs"], message: "docs: the guide")
+                if fail { try await lane.sh("false") }
+            }
+        }
+        """)
+        let head = try repo.git("rev-parse", "HEAD")
+        let failed = try repo.shiplane(["docs", "--fail"])
+        #expect(failed.status == 1, "\(failed.all)")
+        #expect(try repo.git("rev-parse", "HEAD") == head, "the commit is rolled back")
+        let result = try repo.shiplane(["docs"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(try repo.git("show", "--name-only", "--format=", "HEAD") == "docs/a.md\ndocs/sub/b.md")
+        #expect(try repo.git("status", "--porcelain").contains("other.txt"), "other changes stay out")
+        try repo.git("fsck", "--strict")
+    }
+}
