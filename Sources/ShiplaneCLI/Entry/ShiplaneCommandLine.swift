@@ -14,6 +14,18 @@ public enum ShiplaneCommandLine {
     }
 
     static func run(arguments: [String], environment: [String: String], currentDirectory: String, executable: String) async -> Int32 {
+        // Shell completions: the script, and what it asks for while completing (never a lane run).
+        switch arguments.first {
+        case "--generate-completion-script":
+            return CompletionTree.printScript(shell: arguments.dropFirst().first, environment: environment)
+        case "---completion":
+            CompletionTree.main(arguments)
+        case "---lane-names":
+            print(CompletionTree.laneNames().joined(separator: "\n"))
+            return ShiplaneExitCode.success.rawValue
+        default:
+            break
+        }
         let session: CommandSession
         do {
             session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
@@ -183,12 +195,13 @@ enum Help {
       lanes [--json]       list the lanes with their summaries and options
       actions [--json|--markdown]  list the built-in actions
       action NAME          show one action's options
-      init                 create Lanes/ with a first lane for this project
-      version [--json]     the current version, the files it was read from, the last release tag
+      init [--commit]      create Lanes/ with a first lane for this project (and commit it)
+      version [--json]     the current version, where it was read (files, or release tags), the last release tag
       resume               finish the unfinished run of this repository (the same command again)
       rollback [--forget]  undo the unfinished run as far as it safely can; say what stays
       bump LEVEL [--build [N]] [--commit] [--tag] [--push]
-                           LEVEL: major, minor, patch, auto, release, pre NAME, or a version
+                           LEVEL: major, minor, patch, auto, release, pre NAME, or a version;
+                           with no version file, the version is the last release tag and bump tags
       changelog [--from REF] [--to REF] [--unreleased] [--all] [--write FILE] [--json] [--template FILE]
                            release notes from the conventional commits (default: since the last release tag)
 

@@ -1,0 +1,139 @@
+import Foundation
+import Shiplane
+
+/// The command tree shell completions are generated from: `shiplane --generate-completion-script
+/// bash|zsh|fish`. It mirrors the built-in commands (their options are the very types the
+/// commands parse) and completes lane names from the `Lanes/` of the repository the shell is in,
+/// read as text: completing never compiles or runs a lane.
+struct CompletionTree: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shiplane",
+        abstract: "Release lanes in Swift",
+        subcommands: [
+            ListLanes.self, ListActions.self, ShowAction.self, Init.self, Version.self, Bump.self,
+            Changelog.self, Resume.self, Rollback.self,
+        ]
+    )
+
+    @Flag(help: "Show what would happen; change nothing") var dryRun = false
+    @Flag(help: "More output") var verbose = false
+    @Flag(help: "On failure, keep what the lane changed") var noRollback = false
+    @Flag(help: "Skip git's hooks") var noVerify = false
+    @Flag(help: "No colour") var noColor = false
+    @Option(help: "Write the run as JSON", completion: .file()) var reportJson: String?
+    @Option(help: "Write the run as JUnit XML", completion: .file()) var junit: String?
+    @Option(help: "Also load .env.NAME") var env: String?
+    @Option(help: "CI-native output", completion: .list(["github", "gitlab", "none"])) var ci: String?
+
+    /// Prints the completion script for `shell` (bash, zsh or fish): swift-argument-parser's,
+    /// for the built-in commands and their options, and a few lines that add the lane names of
+    /// the repository being completed in (`shiplane ---lane-names`) where a command goes.
+    static func printScript(shell: String?, environment: [String: String]) -> Int32 {
+        guard let shell, let kind = CompletionShell(rawValue: shell), ["bash", "zsh", "fish"].contains(shell) else {
+            return CommandSession.fail(
+                UsageError(
+                    "--generate-completion-script needs a shell: bash, zsh or fish" + (shell.map { ", not \($0)" } ?? ""),
+                    suggestion: "for example: shiplane --generate-completion-script bash > /etc/bash_completion.d/shiplane"
+                ),
+                arguments: [], environment: environment, currentDirectory: FileManager.default.currentDirectoryPath
+            )
+        }
+        print(completionScript(for: kind) + lanesAddition(shell))
+        return ShiplaneExitCode.success.rawValue
+    }
+
+    private static func lanesAddition(_ shell: String) -> String {
+        switch shell {
+        case "bash":
+            return """
+
+            # Lane names from Lanes/ of the repository around the current folder.
+            _shiplane_and_lanes() {
+                _shiplane "$@"
+                if [ "$COMP_CWORD" -eq 1 ]; then
+                    COMPREPLY+=($(compgen -W "$(shiplane ---lane-names 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+                fi
+            }
+            complete -o filenames -F _shiplane_and_lanes shiplane
+
+            """
+        case "zsh":
+            return """
+
+            # Lane names from Lanes/ of the repository around the current folder.
+            _shiplane_and_lanes() {
+                _shiplane "$@"
+                if (( CURRENT == 2 )); then
+                    local -a lanes
+                    lanes=(${(f)"$(shiplane ---lane-names 2>/dev/null)"})
+                    (( ${#lanes} )) && compadd -a lanes
+                fi
+            }
+            compdef _shiplane_and_lanes shiplane
+
+            """
+        default:
+            return """
+
+            # Lane names from Lanes/ of the repository around the current folder.
+            complete -c shiplane -n '__fish_use_subcommand' -f -a '(shiplane ---lane-names 2>/dev/null)' -d 'lane'
+
+            """
+        }
+    }
+
+    /// The lane names declared in `Lanes/*.swift` of the repository around the current folder.
+    static func laneNames() -> [String] {
+        guard let root = try? GitSettings.workTreeRoot(from: FileManager.default.currentDirectoryPath),
+              let files = try? LaneCompiler.laneFiles(in: root + "/Lanes", root: root) else { return [] }
+        let sources = files.compactMap { file in
+            FileManager.default.contents(atPath: file).map { (path: file, text: String(decoding: $0, as: UTF8.self)) }
+        }
+        return LaneDiscovery.scan(sources).lanes.map(laneName(forType:)).sorted()
+    }
+
+    struct ListLanes: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "lanes", abstract: "List the lanes with their options")
+        @Flag(help: "As JSON") var json = false
+    }
+
+    struct ListActions: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "actions", abstract: "List the built-in actions")
+        @Flag(help: "As JSON") var json = false
+        @Flag(help: "As a Markdown table") var markdown = false
+    }
+
+    struct ShowAction: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "action", abstract: "Show one action's options")
+        @Argument(help: "The action", completion: .list(ActionCatalog.all.map { $0.name }.sorted())) var name: String
+    }
+
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "init", abstract: InitOptions.summary)
+        @OptionGroup var options: InitOptions
+    }
+
+    struct Version: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "version", abstract: VersionOptions.summary)
+        @OptionGroup var options: VersionOptions
+    }
+
+    struct Bump: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "bump", abstract: BumpLane.summary)
+        @OptionGroup var options: BumpLane
+    }
+
+    struct Changelog: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "changelog", abstract: ChangelogLane.summary)
+        @OptionGroup var options: ChangelogLane
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Finish the unfinished run of this repository")
+    }
+
+    struct Rollback: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rollback", abstract: "Undo the unfinished run as far as it safely can")
+        @Flag(help: "Drop the record after undoing") var forget = false
+    }
+}

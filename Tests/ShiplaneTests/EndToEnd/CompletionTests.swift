@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// Shell completions, exercised in a real bash: the generated script is sourced and its function
+/// called the way bash calls it on Tab.
+@Suite("Shell completions: built-in commands, their options, and lane names")
+struct CompletionTests {
+    func complete(_ words: [String], in repo: TemporaryRepository, cache: String) throws -> [String] {
+        let script = try repo.shiplane(["--generate-completion-script", "bash"])
+        #expect(script.status == 0, "\(script.all)")
+        try repo.write(".completion.bash", script.stdout)
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let program = """
+        source .completion.bash
+        COMP_WORDS=(\(quoted)); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+        COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+        _shiplane_and_lanes shiplane "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+        let binFolder = URL(fileURLWithPath: shiplaneBinary).deletingLastPathComponent().path
+        var environment = isolatedEnvironment(home: repo.root + "/home", extra: ["SHIPLANE_CACHE_DIR": cache])
+        environment["PATH"] = binFolder + ":" + (environment["PATH"] ?? "")
+        let result = try runProgram("/bin/bash", ["-c", program], in: repo.path, environment: environment)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func commandsOptionsAndLaneNamesCompleteWithoutCompilingALane() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("Lanes/Release.swift", "import Shiplane\nstruct Release: Lane { func run(_ lane: LaneContext) async throws {} }\nstruct BetaDeployLane: Lane { func run(_ lane: LaneContext) async throws {} }\n")
+        let cache = repo.root + "/completion-cache"
+        #expect(try complete(["shiplane", "r"], in: repo, cache: cache) == ["resume", "rollback", "release"])
+        #expect(try complete(["shiplane", "be"], in: repo, cache: cache) == ["beta-deploy"])
+        #expect(try complete(["shiplane", "bump", "--c"], in: repo, cache: cache) == ["--commit"])
+        #expect(Set(try complete(["shiplane", "changelog", "--t"], in: repo, cache: cache)) == ["--to", "--template", "--tag-pattern"])
+        #expect(try complete(["shiplane", "action", "commitV"], in: repo, cache: cache) == ["commitVersionBump"])
+        #expect(!FileManager.default.fileExists(atPath: cache + "/lanes"), "completing compiled nothing")
+    }
+
+    @Test func everyShellGetsAScriptAndAnUnknownShellIsAUsageError() throws {
+        let repo = try TemporaryRepository()
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try repo.shiplane(["--generate-completion-script", shell])
+            #expect(result.status == 0, "\(result.all)")
+            #expect(result.stdout.contains("---lane-names"), "\(shell) completes lane names")
+            #expect(result.stdout.contains("changelog") && result.stdout.contains("tag-pattern"))
+        }
+        let bad = try repo.shiplane(["--generate-completion-script", "tcsh"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bash, zsh or fish"))
+    }
+}
