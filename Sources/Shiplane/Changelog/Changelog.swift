@@ -18,13 +18,16 @@ public struct Changelog: Action {
     /// The heading of unreleased work, usually the version being released (`1.6.0`).
     public var version: String?
     public var format: ChangelogFormat
-    public var configuration: ChangelogConfiguration
-    public var releaseTags: ReleaseTags
-    public var merges: MergeCommits
+    /// Groups, parsers and links; nil: the project's `.shiplane.yml`, else the defaults.
+    public var configuration: ChangelogConfiguration?
+    /// Which tags are releases; nil: the project's `.shiplane.yml`, else SemVer names.
+    public var releaseTags: ReleaseTags?
+    /// Merge commits; nil: `include_merges` of `.shiplane.yml`, else left out.
+    public var merges: MergeCommits?
 
     public init(
         since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
-        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude
+        configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil
     ) {
         self.range = range
         self.version = version
@@ -32,7 +35,6 @@ public struct Changelog: Action {
         self.configuration = configuration
         self.releaseTags = releaseTags
         self.merges = merges
-        self.configuration.includeMergeCommits = merges != .exclude
     }
 
     public var options: [StepOption] {
@@ -42,6 +44,7 @@ public struct Changelog: Action {
     /// Returns the rendered notes.
     /// - Throws: `EmptyChangelog` when the range holds no commit.
     public func run(in step: StepContext) throws -> String {
+        let (configuration, releaseTags, merges) = try step.lane.changelogSettings(configuration, releaseTags, merges)
         let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges)
         if range == .all, format == .markdown {
             return try Self.streamedDocument(history: history, configuration: configuration, step: step)
@@ -114,13 +117,16 @@ public struct WriteChangelog: Action {
     public var path: String
     public var range: ChangelogRange
     public var version: String?
-    public var configuration: ChangelogConfiguration
-    public var releaseTags: ReleaseTags
-    public var merges: MergeCommits
+    /// Groups, parsers and links; nil: the project's `.shiplane.yml`, else the defaults.
+    public var configuration: ChangelogConfiguration?
+    /// Which tags are releases; nil: the project's `.shiplane.yml`, else SemVer names.
+    public var releaseTags: ReleaseTags?
+    /// Merge commits; nil: `include_merges` of `.shiplane.yml`, else left out.
+    public var merges: MergeCommits?
 
     public init(
         path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
-        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude
+        configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil
     ) {
         self.path = path
         self.range = range
@@ -128,7 +134,6 @@ public struct WriteChangelog: Action {
         self.configuration = configuration
         self.releaseTags = releaseTags
         self.merges = merges
-        self.configuration.includeMergeCommits = merges != .exclude
     }
 
     public var options: [StepOption] {
@@ -141,6 +146,7 @@ public struct WriteChangelog: Action {
             throw ValidationFailure(problems: ["writeChangelog keeps a file one release at a time; `.all` would rewrite it"], suggestion: "render the whole history with changelog(since: .all)")
         }
         let lane = step.lane
+        let (configuration, releaseTags, merges) = try lane.changelogSettings(configuration, releaseTags, merges)
         let history = try ChangelogHistory(lane: lane, releaseTags: releaseTags, merges: merges)
         let (releases, links) = try Changelog.releases(range, version: version, history: history, lane: lane)
         guard let release = releases.first else { return ChangelogWriteResult(section: "", fileChanges: []) }
@@ -178,10 +184,23 @@ public struct EmptyChangelog: ReportableError {
 }
 
 extension LaneContext {
+    /// The changelog settings a step uses: what the lane passed, else the project's
+    /// `.shiplane.yml`, else the defaults.
+    /// - Throws: `SettingsError` for a mistake in `.shiplane.yml`.
+    func changelogSettings(
+        _ configuration: ChangelogConfiguration?, _ releaseTags: ReleaseTags?, _ merges: MergeCommits?
+    ) throws -> (ChangelogConfiguration, ReleaseTags, MergeCommits) {
+        let settings = (configuration == nil || releaseTags == nil) ? try ProjectSettings.load(root: workingDirectory) : ProjectSettings()
+        var chosen = configuration ?? settings.changelog
+        let merges = merges ?? (chosen.includeMergeCommits ? .include : .exclude)
+        chosen.includeMergeCommits = merges != .exclude
+        return (chosen, releaseTags ?? settings.releaseTags, merges)
+    }
+
     /// Release notes for `since` (by default: the release being made), as Markdown.
     public func changelog(
         since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
-        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude,
+        configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil,
         file: String = #fileID, line: Int = #line
     ) throws -> String {
         try run(
@@ -195,7 +214,7 @@ extension LaneContext {
     @discardableResult
     public func writeChangelog(
         _ path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
-        configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude,
+        configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil,
         file: String = #fileID, line: Int = #line
     ) throws -> ChangelogWriteResult {
         try run(
@@ -209,14 +228,14 @@ extension Changelog: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Release notes from the conventional commits of a range, grouped (breaking changes first), Markdown, JSON or a Mustache template",
-        signature: "try lane.changelog(since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown, configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) -> String",
+        signature: "try lane.changelog(since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown, configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil) -> String",
         parameters: [
             .init(name: "since", type: "ChangelogRange", defaultValue: ".lastTag", help: ".lastTag (the release being made), .unreleased, .range(from:to:), .all"),
             .init(name: "version", type: "String?", defaultValue: "nil", help: "heading for unreleased work"),
             .init(name: "format", type: "ChangelogFormat", defaultValue: ".markdown", help: ".markdown, .json, .template(text)"),
-            .init(name: "configuration", type: "ChangelogConfiguration", defaultValue: ".init()", help: "group titles and order, hidden types"),
-            .init(name: "releaseTags", type: "ReleaseTags", defaultValue: "SemVer names", help: "which tags are releases: ReleaseTags(pattern: \"app-v*\", includePrereleases: false)"),
-            .init(name: "merges", type: "MergeCommits", defaultValue: ".exclude", help: ".exclude, .include or .only merge commits"),
+            .init(name: "configuration", type: "ChangelogConfiguration?", defaultValue: ".shiplane.yml, else the defaults", help: "group titles and order, hidden types, parsers, skip patterns, links"),
+            .init(name: "releaseTags", type: "ReleaseTags?", defaultValue: ".shiplane.yml, else SemVer names", help: "which tags are releases: ReleaseTags(pattern: \"app-v*\", includePrereleases: false)"),
+            .init(name: "merges", type: "MergeCommits?", defaultValue: ".shiplane.yml, else .exclude", help: ".exclude, .include or .only merge commits"),
         ],
         example: #"let notes = try lane.changelog(since: .lastTag)"#,
         dryRun: "runs (it only reads)", rollback: "nothing to undo"
@@ -227,14 +246,14 @@ extension WriteChangelog: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Insert the release's section into CHANGELOG.md (replacing Unreleased), never twice, keeping every other byte; the file joins the release commit",
-        signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since range: ChangelogRange = .lastTag, version: String? = nil, configuration: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) -> ChangelogWriteResult",
+        signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since range: ChangelogRange = .lastTag, version: String? = nil, configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil) -> ChangelogWriteResult",
         parameters: [
             .init(name: "path", type: "String", defaultValue: "CHANGELOG.md", help: "the file"),
             .init(name: "since", type: "ChangelogRange", defaultValue: ".lastTag", help: "the release being made; .unreleased, .range(from:to:) (.all is refused)"),
             .init(name: "version", type: "String?", defaultValue: "nil", help: "the section's heading, e.g. the version being released"),
-            .init(name: "configuration", type: "ChangelogConfiguration", defaultValue: ".init()", help: "group titles and order, hidden types"),
-            .init(name: "releaseTags", type: "ReleaseTags", defaultValue: "SemVer names", help: "which tags are releases: ReleaseTags(pattern: \"app-v*\", includePrereleases: false)"),
-            .init(name: "merges", type: "MergeCommits", defaultValue: ".exclude", help: ".exclude, .include or .only merge commits"),
+            .init(name: "configuration", type: "ChangelogConfiguration?", defaultValue: ".shiplane.yml, else the defaults", help: "group titles and order, hidden types, parsers, skip patterns, links"),
+            .init(name: "releaseTags", type: "ReleaseTags?", defaultValue: ".shiplane.yml, else SemVer names", help: "which tags are releases: ReleaseTags(pattern: \"app-v*\", includePrereleases: false)"),
+            .init(name: "merges", type: "MergeCommits?", defaultValue: ".shiplane.yml, else .exclude", help: ".exclude, .include or .only merge commits"),
         ],
         example: #"try lane.writeChangelog(version: version.description)"#,
         dryRun: "writes to the overlay and prints the section", rollback: "restores the file"

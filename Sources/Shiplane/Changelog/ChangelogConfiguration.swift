@@ -27,7 +27,7 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
     }
 
     /// What happens to commits whose message is not a conventional commit.
-    public enum NonConventionalHandling: String, Sendable, Hashable, Codable {
+    public enum NonConventionalHandling: String, Sendable, Hashable, Codable, CaseIterable {
         /// Listed last, under ``ChangelogConfiguration/otherTitle``.
         case other
         /// Left out.
@@ -60,6 +60,45 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
     public var otherTitle: String
     /// Summaries longer than this many characters are cut and end with `…`.
     public var summaryCharacterLimit: Int
+    /// Rules tried in order before the type decides (git-cliff's `commit_parsers`): the first
+    /// whose patterns all match files the commit under its group, or leaves it out.
+    public var parsers: [CommitParser] = []
+    /// Commits whose subject matches one of these regular expressions are left out.
+    public var skipPatterns: [String] = []
+    /// How a conventional commit's scope is shown: `**scope:** text`, `scope: text`, or not.
+    public var scopeDisplay: ScopeDisplay = .bold
+    /// A commit link in place of the one derived from the remote: `{id}` and `{shortId}` are
+    /// replaced (git-cliff's `commit_preprocessors`/templates for self-hosted forges).
+    public var commitLinkTemplate: String?
+    /// An issue link in place of the one derived from the remote: `{number}` is replaced.
+    public var issueLinkTemplate: String?
+
+    /// A rule that files matching commits under a group, or leaves them out.
+    public struct CommitParser: Sendable, Hashable, Codable {
+        /// A regular expression the whole message must match, if given.
+        public var message: String?
+        /// A regular expression the body (after the subject line) must match, if given.
+        public var body: String?
+        /// A regular expression the author's name must match, if given.
+        public var author: String?
+        /// The title of a configured group to file the commit under.
+        public var group: String?
+        /// Leave the commit out.
+        public var skip: Bool
+
+        public init(message: String? = nil, body: String? = nil, author: String? = nil, group: String? = nil, skip: Bool = false) {
+            self.message = message
+            self.body = body
+            self.author = author
+            self.group = group
+            self.skip = skip
+        }
+    }
+
+    /// How scopes are shown.
+    public enum ScopeDisplay: String, Sendable, Hashable, Codable, CaseIterable {
+        case bold, plain, hidden
+    }
 
     /// The default groups: Features, Bug Fixes, Performance, Reverts, Documentation, Refactoring.
     public static let defaultGroups: [Group] = [

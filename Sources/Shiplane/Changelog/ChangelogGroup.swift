@@ -1,3 +1,4 @@
+import Foundation
 /// A titled list of commits in a release, such as "Features" or "⚠ BREAKING CHANGES".
 public struct ChangelogGroup: Sendable, Hashable, Codable {
     /// Which rule put the commits here; renderers show breaking descriptions for `.breaking`.
@@ -45,9 +46,21 @@ extension ChangelogRelease {
         var miscellaneous: [ChangelogCommit] = []
         var other: [ChangelogCommit] = []
 
-        for commit in commits {
+        let rules = CompiledRules(configuration)
+        var groupIndexByTitle: [String: Int] = [:]
+        for (index, group) in configuration.groups.enumerated() where groupIndexByTitle[group.title] == nil {
+            groupIndexByTitle[group.title] = index
+        }
+        commits: for commit in commits {
             if commit.isMerge, !configuration.includeMergeCommits { continue }
             if ChangelogConfiguration.isReleaseCommit(commit.summary) { continue }
+            if rules.skips(commit.summary) { continue }
+            switch rules.parse(commit) {
+            case .skip: continue commits
+            case .group(let title):
+                if let index = groupIndexByTitle[title] { configured[index].append(commit); continue commits }
+            case .none: break
+            }
             // `branch: add --dry-run` has the shape of a conventional commit but no known type:
             // it is kept whole under Other, as commitizen does, not filed as type `branch`.
             guard let conventional = commit.conventional,
@@ -81,5 +94,42 @@ extension ChangelogRelease {
             result.append(ChangelogGroup(title: configuration.otherTitle, kind: .other, commits: other))
         }
         return result
+    }
+}
+
+/// A configuration's regular expressions, compiled once per use.
+struct CompiledRules {
+    enum Outcome: Equatable { case skip, group(String), none }
+
+    private let skipPatterns: [NSRegularExpression]
+    private let parsers: [(message: NSRegularExpression?, body: NSRegularExpression?, author: NSRegularExpression?, group: String?, skip: Bool)]
+
+    init(_ configuration: ChangelogConfiguration) {
+        // Patterns are checked when a configuration file is loaded; one that does not compile
+        // (a configuration built in code) never matches.
+        let compile = { (pattern: String?) -> NSRegularExpression? in pattern.flatMap { try? NSRegularExpression(pattern: $0) } }
+        skipPatterns = configuration.skipPatterns.compactMap(compile)
+        parsers = configuration.parsers.map { (compile($0.message), compile($0.body), compile($0.author), $0.group, $0.skip) }
+    }
+
+    func skips(_ summary: String) -> Bool {
+        skipPatterns.contains { Self.matches($0, summary) }
+    }
+
+    func parse(_ commit: ChangelogCommit) -> Outcome {
+        guard !parsers.isEmpty else { return .none }
+        let body = commit.message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first.map(String.init) ?? ""
+        for parser in parsers {
+            if let pattern = parser.message, !Self.matches(pattern, commit.message) { continue }
+            if let pattern = parser.body, !Self.matches(pattern, body) { continue }
+            if let pattern = parser.author, !Self.matches(pattern, commit.authorName) { continue }
+            if parser.skip { return .skip }
+            if let group = parser.group { return .group(group) }
+        }
+        return .none
+    }
+
+    private static func matches(_ expression: NSRegularExpression, _ text: String) -> Bool {
+        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 }

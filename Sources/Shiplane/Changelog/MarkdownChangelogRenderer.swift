@@ -89,7 +89,11 @@ public struct MarkdownChangelogRenderer: Sendable {
         var output = ""
         if let conventional = commit.conventional, kind != .other {
             if let scope = conventional.scope {
-                output += "**" + MarkdownEscaping.inline(scope) + ":** "
+                switch configuration.scopeDisplay {
+                case .bold: output += "**" + MarkdownEscaping.inline(scope) + ":** "
+                case .plain: output += MarkdownEscaping.inline(scope) + ": "
+                case .hidden: break
+                }
             }
             text =
                 kind == .breaking
@@ -123,12 +127,18 @@ public struct MarkdownChangelogRenderer: Sendable {
     }
 
     private func issueLink(_ number: Int) -> String {
+        if let template = configuration.issueLinkTemplate {
+            return "[#\(number)](\(template.replacingOccurrences(of: "{number}", with: String(number))))"
+        }
         guard let links else { return "#\(number)" }
         return "[#\(number)](\(links.issueURL(number)))"
     }
 
     private func commitLink(_ commit: ChangelogCommit) -> String {
         let shortId = MarkdownEscaping.inline(commit.shortId)
+        if let template = configuration.commitLinkTemplate {
+            return "[\(shortId)](\(template.replacingOccurrences(of: "{id}", with: commit.id).replacingOccurrences(of: "{shortId}", with: commit.shortId)))"
+        }
         guard let links else { return shortId }
         return "[\(shortId)](\(links.commitURL(commit.id)))"
     }

@@ -19,13 +19,21 @@ public struct ReleaseTags: Sendable, Equatable {
     public var pattern: String?
     /// Whether prerelease tags (`v2.0.0-rc.1`) count as releases.
     public var includePrereleases: Bool
+    /// A regular expression of tag names that are never releases (git-cliff's `ignore_tags`):
+    /// their commits belong to the next release.
+    public var ignore: String?
 
-    public init(pattern: String? = nil, includePrereleases: Bool = true) {
+    public init(pattern: String? = nil, includePrereleases: Bool = true, ignore: String? = nil) {
         self.pattern = pattern
         self.includePrereleases = includePrereleases
+        self.ignore = ignore
     }
 
     public func matches(_ name: String) -> Bool {
+        if let ignore, let expression = try? NSRegularExpression(pattern: ignore),
+           expression.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
+            return false
+        }
         if let pattern {
             guard fnmatch(pattern, name, 0) == 0 else { return false }
             return includePrereleases || !(Self.version(of: name)?.isPrerelease ?? false)

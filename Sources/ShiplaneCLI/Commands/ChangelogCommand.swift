@@ -36,16 +36,19 @@ struct ChangelogLane: Lane, BuiltInLane {
     @Flag(help: "Do not count prerelease tags (v2.0.0-rc.1) as releases")
     var skipPrereleases = false
 
-    @Option(help: "Merge commits: exclude, include or only")
-    var merges: MergeCommits = .exclude
+    @Option(help: "Merge commits: exclude, include or only (default: include_merges of .shiplane.yml, else exclude)")
+    var merges: MergeCommits?
 
     @Flag(help: "Drop commits that are not conventional (default: list them under Other)")
     var dropNonConventional = false
 
-    var releaseTags: ReleaseTags { ReleaseTags(pattern: tagPattern, includePrereleases: !skipPrereleases) }
-
-    var configuration: ChangelogConfiguration {
-        ChangelogConfiguration(nonConventional: dropNonConventional ? .drop : .other)
+    /// The project's `.shiplane.yml` (or the defaults) with this command's flags over it.
+    func settings(root: String) throws -> (configuration: ChangelogConfiguration, releaseTags: ReleaseTags) {
+        var settings = try ProjectSettings.load(root: root)
+        if dropNonConventional { settings.changelog.nonConventional = .drop }
+        if let tagPattern { settings.releaseTags.pattern = tagPattern }
+        if skipPrereleases { settings.releaseTags.includePrereleases = false }
+        return (settings.changelog, settings.releaseTags)
     }
 
     func validate() throws {
@@ -74,9 +77,10 @@ struct ChangelogLane: Lane, BuiltInLane {
     }
 
     func run(_ lane: LaneContext) async throws {
+        let settings = try settings(root: lane.workingDirectory)
         try lane.writeChangelog(
-            write ?? "CHANGELOG.md", since: range, version: version, configuration: configuration,
-            releaseTags: releaseTags, merges: merges
+            write ?? "CHANGELOG.md", since: range, version: version, configuration: settings.configuration,
+            releaseTags: settings.releaseTags, merges: merges
         )
     }
 }
@@ -98,9 +102,10 @@ enum ChangelogCommand {
             return await LaneHost.runLane(ChangelogLane.self, arguments: arguments, hooks: [], root: root, session: session)
         }
         let context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
+        let settings = try options.settings(root: root)
         let text = try context.changelog(
             since: options.range, version: options.version, format: try options.format(root: root),
-            configuration: options.configuration, releaseTags: options.releaseTags, merges: options.merges
+            configuration: settings.configuration, releaseTags: settings.releaseTags, merges: options.merges
         )
         session.out.write(text.hasSuffix("\n") ? text : text + "\n")
         return ShiplaneExitCode.success.rawValue

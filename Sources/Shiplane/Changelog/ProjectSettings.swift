@@ -1,0 +1,241 @@
+import Foundation
+internal import Yams
+
+/// What a project checks in to shape its changelogs: `.shiplane.yml` at the repository root.
+///
+/// ```yaml
+/// changelog:
+///   groups:                          # titles and order (git-cliff: the groups of commit_parsers)
+///     - { title: Features, types: [feat] }
+///     - { title: Bug Fixes, types: [fix] }
+///     - { title: Dependencies, types: [] }
+///   hidden_types: [chore, ci, test, build, style]
+///   show_hidden: false               # true: hidden types go to Miscellaneous
+///   non_conventional: other          # other | drop   (git-cliff: filter_unconventional)
+///   include_merges: false
+///   breaking_title: "⚠ BREAKING CHANGES"
+///   miscellaneous_title: Miscellaneous
+///   other_title: Other
+///   summary_limit: 300
+///   scope: bold                      # bold | plain | hidden
+///   skip: ['\[skip changelog\]']     # regexes on the subject
+///   parsers:                         # first match wins (git-cliff: commit_parsers)
+///     - { message: '^chore\(deps\)', group: Dependencies }
+///     - { author: 'dependabot', skip: true }
+///   tags:
+///     pattern: 'v*'                  # a glob for release tags (git-cliff: tag_pattern)
+///     ignore: '-nightly$'            # a regex of tags that are not releases (git-cliff: ignore_tags)
+///     include_prereleases: true
+///   links:
+///     commit: 'https://git.example.com/app/commit/{id}'
+///     issue: 'https://git.example.com/app/issues/{number}'
+/// ```
+///
+/// Every mistake — an unknown key, a bad regular expression, a parser naming a group that does
+/// not exist, a value of the wrong kind — is a `SettingsError` (exit 2) naming `.shiplane.yml:LINE` and the fix.
+public struct ProjectSettings: Sendable, Equatable {
+    public static let fileName = ".shiplane.yml"
+
+    public var changelog: ChangelogConfiguration
+    public var releaseTags: ReleaseTags
+    /// The file read, or nil when the project has none (then everything is the default).
+    public var file: String?
+
+    public init(changelog: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), file: String? = nil) {
+        self.changelog = changelog
+        self.releaseTags = releaseTags
+        self.file = file
+    }
+
+    /// Reads `root/.shiplane.yml`, or returns the defaults when there is none.
+    /// - Throws: `SettingsError` naming the file, the line and the fix.
+    public static func load(root: String) throws -> ProjectSettings {
+        let path = root + "/" + fileName
+        guard let data = FileManager.default.contents(atPath: path) else { return ProjectSettings() }
+        return try parse(String(decoding: data, as: UTF8.self), file: fileName)
+    }
+
+    /// Parses the text of a settings file; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws -> ProjectSettings {
+        let reader = Reader(file: file)
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw SettingsError("\(file): not valid YAML: \(error)", suggestion: "fix the YAML syntax at the line shown; nothing was written")
+        }
+        var settings = ProjectSettings(file: file)
+        guard let root else { return settings }
+        let top = try reader.mapping(root, allowed: ["changelog"], in: "the file")
+        if let changelog = top["changelog"] {
+            try reader.changelog(changelog, into: &settings)
+        }
+        return settings
+    }
+
+    /// Turns YAML nodes into settings, with `file:line` in every error.
+    struct Reader {
+        let file: String
+
+        func fail(_ node: Node, _ message: String, _ suggestion: String) -> SettingsError {
+            SettingsError("\(file):\(node.mark?.line ?? 1): \(message)", suggestion: suggestion + "; nothing was written")
+        }
+
+        /// A mapping whose keys must all be `allowed`; an unknown one is named with the closest.
+        func mapping(_ node: Node, allowed: [String], in place: String) throws -> [String: Node] {
+            guard let mapping = node.mapping else {
+                throw fail(node, "\(place) must be a mapping of keys to values", "write `key: value` lines, indented under it")
+            }
+            var result: [String: Node] = [:]
+            for (key, value) in mapping {
+                let name = key.string ?? ""
+                guard allowed.contains(name) else {
+                    let close = allowed.min { editDistance($0, name) < editDistance($1, name) }
+                    let hint = close.flatMap { editDistance($0, name) <= 3 ? "did you mean `\($0)`? " : nil } ?? ""
+                    throw fail(key, "unknown key `\(name)` in \(place)", hint + "the keys are: " + allowed.joined(separator: ", "))
+                }
+                result[name] = value
+            }
+            return result
+        }
+
+        func string(_ node: Node, _ key: String) throws -> String {
+            guard let scalar = node.scalar else { throw fail(node, "`\(key)` must be a text", "write `\(key): text`") }
+            return scalar.string
+        }
+
+        func bool(_ node: Node, _ key: String) throws -> Bool {
+            guard let value = node.bool else { throw fail(node, "`\(key)` must be true or false", "write `\(key): true` or `\(key): false`") }
+            return value
+        }
+
+        func strings(_ node: Node, _ key: String) throws -> [String] {
+            guard let sequence = node.sequence else {
+                throw fail(node, "`\(key)` must be a list", "write `\(key): [a, b]`, or one `- item` per line")
+            }
+            return try sequence.map { try string($0, key) }
+        }
+
+        func regex(_ node: Node, _ key: String) throws -> String {
+            let pattern = try string(node, key)
+            do {
+                _ = try NSRegularExpression(pattern: pattern)
+            } catch {
+                throw fail(node, "`\(key)`: `\(pattern)` is not a valid regular expression", "escape special characters such as ( [ . with a backslash, in single quotes")
+            }
+            return pattern
+        }
+
+        func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ key: String, _: T.Type) throws -> T where T.RawValue == String {
+            let text = try string(node, key)
+            guard let value = T(rawValue: text) else {
+                throw fail(node, "`\(key)` is `\(text)`", "use one of: " + T.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return value
+        }
+
+        func changelog(_ node: Node, into settings: inout ProjectSettings) throws {
+            let keys = try mapping(node, allowed: [
+                "groups", "hidden_types", "show_hidden", "non_conventional", "include_merges", "breaking_title",
+                "miscellaneous_title", "other_title", "summary_limit", "scope", "skip", "parsers", "tags", "links",
+            ], in: "changelog")
+            var configuration = ChangelogConfiguration()
+            if let groups = keys["groups"] {
+                guard let sequence = groups.sequence else {
+                    throw fail(groups, "`groups` must be a list", "write one `- { title: Features, types: [feat] }` per group")
+                }
+                configuration.groups = try sequence.map { item in
+                    let fields = try mapping(item, allowed: ["title", "types"], in: "a group")
+                    guard let title = fields["title"] else { throw fail(item, "a group has no `title`", "give it `title: Features`") }
+                    return .init(title: try string(title, "title"), types: try fields["types"].map { try strings($0, "types") } ?? [])
+                }
+            }
+            if let value = keys["hidden_types"] { configuration.hiddenTypes = try strings(value, "hidden_types").map { $0.lowercased() } }
+            if let value = keys["show_hidden"] { configuration.hiddenTypeHandling = try bool(value, "show_hidden") ? .miscellaneous : .hide }
+            if let value = keys["non_conventional"] {
+                configuration.nonConventional = try choice(value, "non_conventional", ChangelogConfiguration.NonConventionalHandling.self)
+            }
+            if let value = keys["include_merges"] { configuration.includeMergeCommits = try bool(value, "include_merges") }
+            if let value = keys["breaking_title"] { configuration.breakingChangesTitle = try string(value, "breaking_title") }
+            if let value = keys["miscellaneous_title"] { configuration.miscellaneousTitle = try string(value, "miscellaneous_title") }
+            if let value = keys["other_title"] { configuration.otherTitle = try string(value, "other_title") }
+            if let value = keys["summary_limit"] {
+                guard let limit = value.int, limit > 0 else { throw fail(value, "`summary_limit` must be a positive number", "write `summary_limit: 300`") }
+                configuration.summaryCharacterLimit = limit
+            }
+            if let value = keys["scope"] { configuration.scopeDisplay = try choice(value, "scope", ChangelogConfiguration.ScopeDisplay.self) }
+            if let value = keys["skip"] {
+                guard let sequence = value.sequence else { throw fail(value, "`skip` must be a list of regular expressions", "write `skip: ['^wip']`") }
+                configuration.skipPatterns = try sequence.map { try regex($0, "skip") }
+            }
+            if let value = keys["parsers"] {
+                guard let sequence = value.sequence else {
+                    throw fail(value, "`parsers` must be a list", "write one `- { message: '^deps', group: Dependencies }` per rule")
+                }
+                let titles = configuration.groups.map(\.title)
+                configuration.parsers = try sequence.map { item in
+                    let fields = try mapping(item, allowed: ["message", "body", "author", "group", "skip"], in: "a parser")
+                    let parser = ChangelogConfiguration.CommitParser(
+                        message: try fields["message"].map { try regex($0, "message") },
+                        body: try fields["body"].map { try regex($0, "body") },
+                        author: try fields["author"].map { try regex($0, "author") },
+                        group: try fields["group"].map { try string($0, "group") },
+                        skip: try fields["skip"].map { try bool($0, "skip") } ?? false
+                    )
+                    guard parser.message != nil || parser.body != nil || parser.author != nil else {
+                        throw fail(item, "a parser matches nothing", "give it `message`, `body` or `author`: a regular expression")
+                    }
+                    guard parser.skip || parser.group != nil else {
+                        throw fail(item, "a parser neither files nor skips", "give it `group: TITLE` or `skip: true`")
+                    }
+                    if let group = parser.group, !titles.contains(group), let node = fields["group"] {
+                        throw fail(node, "the group `\(group)` does not exist", "add it under `groups` (with `types: []` if only parsers fill it), or use one of: " + titles.joined(separator: ", "))
+                    }
+                    return parser
+                }
+            }
+            if let value = keys["tags"] {
+                let fields = try mapping(value, allowed: ["pattern", "ignore", "include_prereleases"], in: "tags")
+                var tags = ReleaseTags()
+                tags.pattern = try fields["pattern"].map { try string($0, "pattern") }
+                tags.ignore = try fields["ignore"].map { try regex($0, "ignore") }
+                tags.includePrereleases = try fields["include_prereleases"].map { try bool($0, "include_prereleases") } ?? true
+                settings.releaseTags = tags
+            }
+            if let value = keys["links"] {
+                let fields = try mapping(value, allowed: ["commit", "issue"], in: "links")
+                configuration.commitLinkTemplate = try fields["commit"].map { try string($0, "commit") }
+                configuration.issueLinkTemplate = try fields["issue"].map { try string($0, "issue") }
+            }
+            settings.changelog = configuration
+        }
+    }
+}
+
+/// A mistake in `.shiplane.yml`: a usage error (exit 2) naming the file and line.
+public struct SettingsError: ReportableError {
+    public var message: String
+    public var suggestion: String?
+    public var category: ErrorCategory { .usage }
+
+    public init(_ message: String, suggestion: String?) {
+        self.message = message
+        self.suggestion = suggestion
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+private func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
