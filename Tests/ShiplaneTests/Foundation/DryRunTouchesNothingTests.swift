@@ -9,7 +9,7 @@ struct EveryAction: Lane {
 
     func run(_ lane: LaneContext) async throws {
         try lane.ensureGitBranch(matching: "main")
-        try lane.ensureGitStatusClean()
+        try lane.ensureGitStatusClean(ignoring: ["NOTES.md"])
         _ = try lane.version()
         let version = try lane.bumpVersion(.minor)
         let build = try lane.incrementBuildNumber()
@@ -17,7 +17,8 @@ struct EveryAction: Lane {
         let notes = try lane.writeChangelog(version: version.description)
         let archive = try lane.archive(["Sources", "VERSION"], to: "dist/app-\(version).tar.gz")
         let sums = try lane.checksums([archive], to: "dist/SHA256SUMS")
-        try lane.commitVersionBump(version, build, notes)
+        try lane.commitVersionBump(version, build, notes, allowOtherChanges: true)
+        try lane.gitCommit(paths: ["NOTES.md"], message: "docs: release notes")
         try lane.addGitTag("v\(version)")
         _ = try lane.gitTagExists("v\(version)")
         _ = try lane.lastGitTag()
@@ -69,6 +70,7 @@ struct DryRunTouchesNothingTests {
                           ["remote", "add", "origin", origin], ["push", "-q", "origin", "main"]] {
             #expect(try runTool(["git", "-C", repo] + arguments).status == 0)
         }
+        try Data("notes\n".utf8).write(to: URL(fileURLWithPath: repo + "/NOTES.md"))   // for gitCommit: a real change
         let before = try Self.snapshot(root)
 
         let test = TestLaneContext(
