@@ -3,6 +3,12 @@ internal import Git
 
 /// Process-wide git settings the CLI applies before a run.
 public enum GitSettings {
+    /// The git folder all worktrees of the repository at `workTree` share (`.git`, or the main
+    /// worktree's for a linked one).
+    public static func commonGitDirectory(workTree: String) throws -> String {
+        try RunStore.commonGitDirectory(ofWorkTree: workTree)
+    }
+
     /// Accepts repositories owned by another user (`SHIPLANE_TRUST_REPOSITORY_OWNER=1`).
     public static func trustRepositoryOwners() throws {
         try git { try Libgit2.setOwnerValidation(false) }

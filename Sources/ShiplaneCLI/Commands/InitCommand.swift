@@ -59,7 +59,7 @@ enum InitCommand {
             session.out.line("Lanes/ is not committed yet: commit it (git add Lanes && git commit -m 'chore: add Shiplane lanes'),")
             session.out.line("or run `shiplane check --allow-dirty` until you do — the lane checks for a clean tree.")
         }
-        session.out.line("Run `shiplane lanes` to see the lanes, `shiplane check` to run one.")
+        session.out.line("Run `shiplane lanes` to see the lanes, `shiplane check` to run one, `shiplane edit` for completion in your editor.")
         return ShiplaneExitCode.success.rawValue
     }
 

@@ -52,6 +52,21 @@ public enum ShiplaneCommandLine {
                 return try await InitCommand.run(session: session, arguments: rest)
             case "version":
                 return try VersionCommand.run(session: session, arguments: rest)
+            case "edit":
+                guard rest.isEmpty || rest == ["--help"] || rest == ["-h"] else {
+                    throw UsageError("shiplane edit takes no arguments, not \(rest.joined(separator: " "))", suggestion: "run `shiplane edit` in the repository")
+                }
+                if !rest.isEmpty {
+                    session.out.line("shiplane edit — write Lanes/compile_commands.json so SourceKit-LSP (VS Code, Xcode, any LSP editor) understands the lanes")
+                    session.out.line("\nUSAGE: shiplane edit")
+                    return ShiplaneExitCode.success.rawValue
+                }
+                let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+                let toolchain = try Toolchain.locate(environment: environment, executable: executable)
+                let written = try EditorSetup.write(root: root, toolchain: toolchain)
+                session.out.line("wrote Lanes/\(EditorSetup.databaseName) for \(written.files) lane file\(written.files == 1 ? "" : "s") (listed in .git/info/exclude, so git ignores it)")
+                session.out.line("SourceKit-LSP now completes and checks Lanes/*.swift; run `shiplane edit` again after adding a lane file or updating Shiplane.")
+                return ShiplaneExitCode.success.rawValue
             case "changelog":
                 let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
                 var session = session
@@ -196,6 +211,7 @@ enum Help {
       actions [--json|--markdown]  list the built-in actions
       action NAME          show one action's options
       init [--commit]      create Lanes/ with a first lane for this project (and commit it)
+      edit                 let SourceKit-LSP editors (VS Code, Xcode, …) complete and check Lanes/*.swift
       version [--json]     the current version, where it was read (files, or release tags), the last release tag
       resume               finish the unfinished run of this repository (the same command again)
       rollback [--forget]  undo the unfinished run as far as it safely can; say what stays
