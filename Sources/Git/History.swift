@@ -287,3 +287,37 @@ struct DateQueue {
         return top.node
     }
 }
+
+extension Repository {
+    /// Whether `commit` changed anything under any of `paths` (files or folders, relative to the
+    /// work tree) compared with `parent` (its first parent; nil for a root commit): the object
+    /// each path names differs, or exists on one side only. Only tree entries are compared — no
+    /// diff is computed — so it costs a few object reads per path.
+    public func changes(_ commit: ObjectID, comparedTo parent: ObjectID?, under paths: [String]) throws -> Bool {
+        let operation = "compare \(commit.short) under \(paths.joined(separator: ", "))"
+        let mine = try treeEntries(of: commit, paths: paths, operation)
+        let theirs = try parent.map { try treeEntries(of: $0, paths: paths, operation) } ?? Array(repeating: nil, count: paths.count)
+        return mine != theirs
+    }
+
+    private func treeEntries(of commitID: ObjectID, paths: [String], _ operation: String) throws -> [ObjectID?] {
+        var id = commitID.raw
+        var commit: OpaquePointer?
+        try check(git_commit_lookup(&commit, pointer, &id), operation)
+        defer { git_commit_free(commit) }
+        var tree: OpaquePointer?
+        try check(git_commit_tree(&tree, commit), operation)
+        defer { git_tree_free(tree) }
+        return paths.map { path in
+            let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+            if trimmed.isEmpty || trimmed == "." { return git_tree_id(tree).map { ObjectID($0.pointee) } }
+            var entry: OpaquePointer?
+            guard git_tree_entry_bypath(&entry, tree, trimmed) == 0 else {
+                git_error_clear()
+                return nil
+            }
+            defer { git_tree_entry_free(entry) }
+            return git_tree_entry_id(entry).map { ObjectID($0.pointee) }
+        }
+    }
+}

@@ -139,6 +139,7 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
     /// Whether a subject is the commit Shiplane makes for a release (`chore(release): 1.2.0`, or
     /// `Version bump to 1.2.0` from earlier versions): never listed in a changelog.
     public static func isReleaseCommit(_ summary: String) -> Bool {
+        if summary.hasPrefix("chore(release): ") { return true }
         for prefix in ["chore(release): ", "Version bump to "] where summary.hasPrefix(prefix) {
             let rest = summary.dropFirst(prefix.count)
             if rest.first == "v" ? rest.dropFirst().first?.isNumber == true : rest.first?.isNumber == true { return true }

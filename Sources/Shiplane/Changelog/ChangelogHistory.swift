@@ -21,9 +21,17 @@ struct ChangelogHistory {
     let links: RemoteLinks?
     let tagFilter: ReleaseTags
     let merges: MergeCommits
+    /// A package's folder: only commits that touch it are listed.
+    let paths: [String]?
 
     init(lane: LaneContext, releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) throws {
-        self.tagFilter = releaseTags
+        // A package's releases are its own tags, and its commits those that touch its folder.
+        self.tagFilter = lane.package.map { package in
+            var tags = package.releaseTags
+            tags.includePrereleases = releaseTags.includePrereleases
+            return tags
+        } ?? releaseTags
+        self.paths = lane.package.map { [$0.path] }
         self.merges = merges
         repository = try lane.historyRepository()
         // The URL as written in the config: `url.*.insteadOf` rewrites are for transport, and
@@ -83,7 +91,7 @@ struct ChangelogHistory {
             var commits: [ChangelogCommit] = []
             try git {
                 try repository.walk(from: end, hiding: start.map { [$0] } ?? []) { record in
-                    if keeps(record) { commits.append(Self.commit(record)) }
+                    if keeps(record), try touches(record) { commits.append(Self.commit(record)) }
                     return true
                 }
             }
@@ -103,7 +111,7 @@ struct ChangelogHistory {
         try git {
             try repository.walk(from: start, hiding: previous.map { [$0.target] } ?? []) { record in
                 if record.id == start { tipDate = record.committerDate }
-                if keeps(record) { commits.append(Self.commit(record)) }
+                if keeps(record), try touches(record) { commits.append(Self.commit(record)) }
                 return true
             }
         }
@@ -111,6 +119,11 @@ struct ChangelogHistory {
             title: title, tagName: tag?.name, date: tag.flatMap { $0.tagger?.date ?? tipDate },
             previousTagName: previous?.name, commits: commits
         )
+    }
+
+    private func touches(_ record: CommitRecord) throws -> Bool {
+        guard let paths else { return true }
+        return try repository.changes(record.id, comparedTo: record.parents.first, under: paths)
     }
 
     private func keeps(_ record: CommitRecord) -> Bool {

@@ -38,12 +38,15 @@ public struct ProjectSettings: Sendable, Equatable {
 
     public var changelog: ChangelogConfiguration
     public var releaseTags: ReleaseTags
+    /// The packages of a monorepo, each released on its own.
+    public var packages: [ProjectPackage]
     /// The file read, or nil when the project has none (then everything is the default).
     public var file: String?
 
-    public init(changelog: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), file: String? = nil) {
+    public init(changelog: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), packages: [ProjectPackage] = [], file: String? = nil) {
         self.changelog = changelog
         self.releaseTags = releaseTags
+        self.packages = packages
         self.file = file
     }
 
@@ -66,9 +69,12 @@ public struct ProjectSettings: Sendable, Equatable {
         }
         var settings = ProjectSettings(file: file)
         guard let root else { return settings }
-        let top = try reader.mapping(root, allowed: ["changelog"], in: "the file")
+        let top = try reader.mapping(root, allowed: ["changelog", "packages"], in: "the file")
         if let changelog = top["changelog"] {
             try reader.changelog(changelog, into: &settings)
+        }
+        if let packages = top["packages"] {
+            settings.packages = try reader.packages(packages)
         }
         return settings
     }
@@ -132,6 +138,48 @@ public struct ProjectSettings: Sendable, Equatable {
                 throw fail(node, "`\(key)` is `\(text)`", "use one of: " + T.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return value
+        }
+
+        func packages(_ node: Node) throws -> [ProjectPackage] {
+            guard let sequence = node.sequence else {
+                throw fail(node, "`packages` must be a list", "write one `- { name: core, path: packages/core }` per package")
+            }
+            var packages: [(package: ProjectPackage, node: Node)] = []
+            for item in sequence {
+                let fields = try mapping(item, allowed: ["name", "path", "tag"], in: "a package")
+                guard let nameNode = fields["name"], let pathNode = fields["path"] else {
+                    throw fail(item, "a package needs a `name` and a `path`", "write `- { name: core, path: packages/core }`")
+                }
+                let name = try string(nameNode, "name")
+                guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+                    throw fail(nameNode, "`\(name)` is not a package name", "use letters, digits, -, _ and .")
+                }
+                var path = try string(pathNode, "path")
+                while path.hasSuffix("/") { path.removeLast() }
+                if path.hasPrefix("./") { path.removeFirst(2) }
+                guard !path.isEmpty, !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+                    throw fail(pathNode, "`\(path)` is not a folder inside the repository", "give the package's folder relative to the repository root, e.g. packages/core")
+                }
+                let format = try fields["tag"].map { try string($0, "tag") } ?? "{name}-v{version}"
+                guard format.hasSuffix("{version}"), !format.dropLast("{version}".count).contains("{version}"),
+                      !format.contains(where: { "*?[".contains($0) }) else {
+                    throw fail(fields["tag"] ?? item, "the tag format `\(format)` must end with {version}", "write e.g. `tag: '{name}-v{version}'` or `tag: '{name}@{version}'`")
+                }
+                if let other = packages.first(where: { $0.package.name == name }) {
+                    throw fail(nameNode, "two packages are named `\(name)` (the other at line \(other.node.mark?.line ?? 0))", "give each package its own name")
+                }
+                if let other = packages.first(where: { Self.overlaps($0.package.path, path) }) {
+                    throw fail(pathNode, "the paths of `\(other.package.name)` (\(other.package.path)) and `\(name)` (\(path)) overlap",
+                               "a commit must belong to one package's folder: give packages folders that do not contain each other")
+                }
+                let prefix = String(format.dropLast("{version}".count)).replacingOccurrences(of: "{name}", with: name)
+                packages.append((ProjectPackage(name: name, path: path, tagPrefix: prefix), pathNode))
+            }
+            return packages.map(\.package)
+        }
+
+        static func overlaps(_ a: String, _ b: String) -> Bool {
+            a == b || a.hasPrefix(b + "/") || b.hasPrefix(a + "/")
         }
 
         func changelog(_ node: Node, into settings: inout ProjectSettings) throws {
@@ -210,6 +258,25 @@ public struct ProjectSettings: Sendable, Equatable {
             settings.changelog = configuration
         }
     }
+}
+
+/// One package of a monorepo: `.shiplane.yml` `packages: [{ name: core, path: packages/core }]`.
+public struct ProjectPackage: Sendable, Equatable {
+    public var name: String
+    /// Its folder, relative to the repository root, without a trailing slash.
+    public var path: String
+    /// Its release tags are this prefix and a version: `core-v` (the default format
+    /// `{name}-v{version}`), or `core@` for `{name}@{version}`.
+    public var tagPrefix: String
+
+    public init(name: String, path: String, tagPrefix: String) {
+        self.name = name
+        self.path = path
+        self.tagPrefix = tagPrefix
+    }
+
+    /// Which tags are this package's releases.
+    public var releaseTags: ReleaseTags { ReleaseTags(prefix: tagPrefix) }
 }
 
 /// A mistake in `.shiplane.yml`: a usage error (exit 2) naming the file and line.

@@ -22,17 +22,24 @@ public struct ReleaseTags: Sendable, Equatable {
     /// A regular expression of tag names that are never releases (git-cliff's `ignore_tags`):
     /// their commits belong to the next release.
     public var ignore: String?
+    /// A package's tag prefix (`core-v`): its releases are the prefix and a SemVer version.
+    public var prefix: String?
 
-    public init(pattern: String? = nil, includePrereleases: Bool = true, ignore: String? = nil) {
+    public init(pattern: String? = nil, includePrereleases: Bool = true, ignore: String? = nil, prefix: String? = nil) {
         self.pattern = pattern
         self.includePrereleases = includePrereleases
         self.ignore = ignore
+        self.prefix = prefix
     }
 
     public func matches(_ name: String) -> Bool {
         if let ignore, let expression = try? NSRegularExpression(pattern: ignore),
            expression.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
             return false
+        }
+        if let prefix {
+            guard name.hasPrefix(prefix), let version = try? SemanticVersion(parsing: String(name.dropFirst(prefix.count))) else { return false }
+            return includePrereleases || !version.isPrerelease
         }
         if let pattern {
             guard fnmatch(pattern, name, 0) == 0 else { return false }
@@ -45,7 +52,15 @@ public struct ReleaseTags: Sendable, Equatable {
     /// The version a release tag names: the whole name, else from its first digit on.
     static func version(of name: String) -> SemanticVersion? {
         if let version = try? SemanticVersion(parsing: name) { return version }
-        guard let digit = name.firstIndex(where: \.isASCIIDigit) else { return nil }
-        return try? SemanticVersion(parsing: String(name[digit...]))
+        // `app2-v1.0.0`: the version starts at the first digit from which the rest parses.
+        var index = name.startIndex
+        while let digit = name[index...].firstIndex(where: \.isASCIIDigit) {
+            if digit == name.startIndex || !name[name.index(before: digit)].isASCIIDigit,
+               let version = try? SemanticVersion(parsing: String(name[digit...])) {
+                return version
+            }
+            index = name.index(after: digit)
+        }
+        return nil
     }
 }

@@ -24,6 +24,11 @@ extension LaneContext {
     func lastReleaseTag(includePrereleases: Bool = true) throws -> Tag? {
         let repository = try historyRepository()
         let head = try headCommit(of: repository)
+        if let package {
+            var tags = package.releaseTags
+            tags.includePrereleases = includePrereleases
+            return try git { try repository.lastTag(reachableFrom: head) { tags.matches($0.name) } }
+        }
         return try git {
             try repository.lastTag(reachableFrom: head) { ReleaseHistory.isReleaseTag($0.name, includePrereleases: includePrereleases) }
         }
@@ -36,8 +41,11 @@ extension LaneContext {
         let head = try headCommit(of: repository)
         let last = try lastReleaseTag()
         var messages: [String] = []
+        let paths = package.map { [$0.path] }
         try git {
             try repository.walk(from: head, hiding: last.map { [$0.target] } ?? []) { record in
+                // In a package, only the commits that touch its folder count.
+                if let paths, try !repository.changes(record.id, comparedTo: record.parents.first, under: paths) { return true }
                 messages.append(record.message)
                 return true
             }

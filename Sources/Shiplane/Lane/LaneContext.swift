@@ -55,6 +55,10 @@ public final class LaneContext: @unchecked Sendable {
     public let runsGitHooks: Bool
     /// The hooks found in `Lanes/`, run around every lane.
     public let hooks: [any LaneHooks]
+    /// The monorepo package this context works on (`lane.package("core")`): its folder holds the
+    /// version files, its tags (`core-v1.2.0`) are the releases, and only commits touching it
+    /// count. Nil: the whole repository.
+    public let package: ProjectPackage?
     let state: RunState
     let depth: Int
     private let repositories: RepositoryCache
@@ -69,12 +73,14 @@ public final class LaneContext: @unchecked Sendable {
         http = dependencies.http
         retryPolicy = dependencies.retryPolicy
         self.hooks = hooks
+        package = nil
         state = RunState(reporter: dependencies.reporter, journal: Journal(), now: dependencies.now)
         depth = 0
         repositories = RepositoryCache(path: dependencies.workingDirectory)
     }
 
-    private init(parent: LaneContext, depth: Int) {
+    private init(parent: LaneContext, depth: Int, package: ProjectPackage? = nil) {
+        self.package = package ?? parent.package
         workingDirectory = parent.workingDirectory
         environment = parent.environment
         isDryRun = parent.isDryRun
@@ -87,6 +93,28 @@ public final class LaneContext: @unchecked Sendable {
         state = parent.state
         self.depth = depth
         repositories = parent.repositories
+    }
+
+    /// The same run, working on one package of a monorepo declared in `.shiplane.yml`: versions
+    /// are read from and bumped in its folder (or its tags), `auto` and changelogs see only the
+    /// commits that touch it, and its release tags are `NAME-v1.2.3` (or its own `tag` format).
+    /// - Throws: `SettingsError` when no package has that name (the names are listed).
+    public func package(_ name: String) throws -> LaneContext {
+        let settings = try ProjectSettings.load(root: workingDirectory)
+        guard let found = settings.packages.first(where: { $0.name == name }) else {
+            throw SettingsError(
+                settings.packages.isEmpty ? "no packages are declared: `\(name)` is unknown" : "no package is named `\(name)`",
+                suggestion: settings.packages.isEmpty
+                    ? "declare them in \(ProjectSettings.fileName): `packages: [{ name: \(name), path: packages/\(name) }]`"
+                    : "the packages are: " + settings.packages.map(\.name).joined(separator: ", ")
+            )
+        }
+        return LaneContext(parent: self, depth: depth, package: found)
+    }
+
+    /// The release tag for `version`: `v1.2.3`, or the package's (`core-v1.2.3`).
+    public func releaseTagName(_ version: CustomStringConvertible, prefix: String = "v") -> String {
+        package.map { $0.tagPrefix + version.description } ?? prefix + version.description
     }
 
     /// The undo log of this run.

@@ -10,13 +10,15 @@ extension LaneContext {
     /// say why a tag did not count.
     /// - Throws: `RepositoryProblem.shallowClone` (a shallow clone lacks the tags' commits),
     ///   `RepositoryProblem.noCommits` on an unborn branch.
-    func versionFromTags(_ tags: ReleaseTags = ReleaseTags()) throws -> AgreedVersion {
+    func versionFromTags(_ given: ReleaseTags? = nil) throws -> AgreedVersion {
+        let tags = given ?? package?.releaseTags ?? ReleaseTags()
         let repository = try historyRepository()
         let head = try headCommit(of: repository)
         var candidates: [(tag: Tag, version: SemanticVersion)] = []
         var ignored: [(name: String, reason: String)] = []
         for tag in try git({ try repository.tags() }) {
             guard tags.matches(tag.name), let version = ReleaseTags.version(of: tag.name) else {
+                if package != nil { continue }   // other packages' tags are not worth a line each
                 ignored.append((tag.name, tags.pattern.map { "does not match \($0)" } ?? "not a SemVer version such as v1.2.3"))
                 continue
             }

@@ -67,9 +67,19 @@ extension LaneContext {
     /// - Throws: `VersionFileError` when none is found, one cannot be read, or they disagree.
     func readVersion(_ references: [VersionFileReference]?) throws -> AgreedVersion {
         guard let references, !references.isEmpty else {
-            let found: (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)])
+            var found: (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)])
             do {
-                found = try VersionFileDetector.read(in: URL(fileURLWithPath: workingDirectory), fileSystem: fileSystem)
+                let folder = package.map { workingDirectory + "/" + $0.path } ?? workingDirectory
+                found = try VersionFileDetector.read(in: URL(fileURLWithPath: folder), fileSystem: fileSystem)
+                if let package {
+                    // Paths relative to the repository, as commits and messages name them.
+                    found.sources = found.sources.map { source in
+                        AgreedVersion.Source(
+                            file: VersionFile(url: source.file.url, format: source.file.format, displayPath: package.path + "/" + source.file.displayPath),
+                            bytes: source.bytes, reading: source.reading
+                        )
+                    }
+                }
             } catch let error as VersionFileError where error.kind == .notFound {
                 // No version file: the version lives in tags (Go, SwiftPM, Cargo workspaces).
                 // Outside a repository, or before its first commit, there are no tags to ask.

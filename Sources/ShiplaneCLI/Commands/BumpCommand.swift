@@ -37,6 +37,9 @@ struct BumpLane: Lane, BuiltInLane {
     @Flag(help: "Commit even when other files are dirty (they stay uncommitted)")
     var allowDirty = false
 
+    @Option(help: "A package of the monorepo (.shiplane.yml `packages`): bump its version from the commits touching it, tag NAME-vX.Y.Z")
+    var package: String?
+
     func validate() throws {
         guard !level.isEmpty else { throw ValidationError("say how to bump: major, minor, patch, auto, release, pre NAME or a version") }
         _ = try VersionBump(parsing: level.joined(separator: " "))
@@ -45,7 +48,8 @@ struct BumpLane: Lane, BuiltInLane {
         if incrementBuild && buildNumber != nil { throw ValidationError("pass --build or --build N, not both") }
     }
 
-    func run(_ lane: LaneContext) async throws {
+    func run(_ whole: LaneContext) async throws {
+        let lane = try package.map { try whole.package($0) } ?? whole
         let bump = try VersionBump(parsing: level.joined(separator: " "))
         let version = try lane.bumpVersion(bump)
         var changes: [any ReleaseChanges] = [version]
@@ -55,9 +59,11 @@ struct BumpLane: Lane, BuiltInLane {
             changes.append(result)
             build = result.build
         }
-        let text = message.replacingOccurrences(of: "{version}", with: version.description)
+        // A package's release commit names its tag (`chore(release): core-v1.3.0`).
+        let shownVersion = lane.package != nil ? lane.releaseTagName(version) : version.description
+        let text = message.replacingOccurrences(of: "{version}", with: shownVersion)
             + (build.map { message.contains("{build}") ? "" : " (\($0))" } ?? "")
-        let tagName = tagPrefix + version.description
+        let tagName = lane.releaseTagName(version, prefix: tagPrefix)
         // A tag-only project (no version file) is released by its tag: bumping means tagging,
         // and a commit is made only when something was written (a build number file).
         let written = changes.contains { !$0.fileChanges.isEmpty }

@@ -42,6 +42,9 @@ struct ChangelogLane: Lane, BuiltInLane {
     @Flag(help: "Drop commits that are not conventional (default: list them under Other)")
     var dropNonConventional = false
 
+    @Option(help: "A package of the monorepo (.shiplane.yml `packages`): its tags and the commits touching its folder")
+    var package: String?
+
     /// The project's `.shiplane.yml` (or the defaults) with this command's flags over it.
     func settings(root: String) throws -> (configuration: ChangelogConfiguration, releaseTags: ReleaseTags) {
         var settings = try ProjectSettings.load(root: root)
@@ -76,7 +79,8 @@ struct ChangelogLane: Lane, BuiltInLane {
         return .template(String(decoding: data, as: UTF8.self))
     }
 
-    func run(_ lane: LaneContext) async throws {
+    func run(_ whole: LaneContext) async throws {
+        let lane = try package.map { try whole.package($0) } ?? whole
         let settings = try settings(root: lane.workingDirectory)
         try lane.writeChangelog(
             write ?? "CHANGELOG.md", since: range, version: version, configuration: settings.configuration,
@@ -101,7 +105,8 @@ enum ChangelogCommand {
         if options.write != nil {
             return await LaneHost.runLane(ChangelogLane.self, arguments: arguments, hooks: [], root: root, session: session)
         }
-        let context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
+        var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
+        if let package = options.package { context = try context.package(package) }
         let settings = try options.settings(root: root)
         let text = try context.changelog(
             since: options.range, version: options.version, format: try options.format(root: root),

@@ -7,6 +7,16 @@ struct VersionOptions: ParsableArguments {
 
     @Flag(help: "Print the details as JSON")
     var json = false
+
+    @Option(help: "A package of the monorepo (.shiplane.yml `packages`): its folder's version files, or its tags")
+    var package: String?
+
+    @Flag(help: "Every package of the monorepo with its version")
+    var all = false
+
+    func validate() throws {
+        if all && package != nil { throw ValidationError("choose --all or --package") }
+    }
 }
 
 /// `shiplane version [--json]`: the current version, each file it was read from (or the release
@@ -26,7 +36,11 @@ enum VersionCommand {
             throw UsageError("version: \(VersionOptions.message(for: error))", suggestion: "run `shiplane version --help`")
         }
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
-        let context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
+        var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
+        if options.all {
+            return try all(context, root: root, json: options.json, session: session)
+        }
+        if let package = options.package { context = try context.package(package) }
         let details = try context.versionDetails()
         if options.json {
             let encoder = JSONEncoder()
@@ -47,10 +61,40 @@ enum VersionCommand {
                 rows.append(("ignored tags", "\(details.ignoredTags.count - shown.count) more (see --json)"))
             }
         }
+        if let package = context.package { rows.insert(("package", "\(package.name) (\(package.path)/, tags \(package.tagPrefix)X.Y.Z)"), at: 0) }
         rows.append(("last release tag", details.lastReleaseTag.map { "\($0) (\(details.lastReleaseCommit ?? "?"))" } ?? "none"))
         let width = rows.map(\.0.count).max() ?? 0
         for (key, value) in rows {
             session.out.line("  " + key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+        }
+        return ShiplaneExitCode.success.rawValue
+    }
+
+    /// `--all`: one line per package — name, version, where it was read, last release tag.
+    private static func all(_ context: LaneContext, root: String, json: Bool, session: CommandSession) throws -> Int32 {
+        let packages = try ProjectSettings.load(root: root).packages
+        guard !packages.isEmpty else {
+            throw UsageError("--all lists the packages of a monorepo, and \(ProjectSettings.fileName) declares none",
+                             suggestion: "declare them: `packages: [{ name: core, path: packages/core }]`, or run `shiplane version`")
+        }
+        var rows: [(name: String, details: VersionDetails)] = []
+        for package in packages {
+            rows.append((package.name, try context.package(package.name).versionDetails()))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let payload = Dictionary(uniqueKeysWithValues: rows.map { ($0.name, $0.details) })
+            session.out.line(String(decoding: try encoder.encode(["packages": payload]), as: UTF8.self))
+            return ShiplaneExitCode.success.rawValue
+        }
+        let nameWidth = rows.map(\.name.count).max() ?? 0
+        let versionWidth = rows.map(\.details.version.count).max() ?? 0
+        for (name, details) in rows {
+            let source = details.origin == "tags" ? "from tags" : details.sources.map(\.path).joined(separator: ", ")
+            session.out.line(name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                + details.version.padding(toLength: versionWidth, withPad: " ", startingAt: 0) + "  "
+                + source + "  (last release tag: \(details.lastReleaseTag ?? "none"))")
         }
         return ShiplaneExitCode.success.rawValue
     }
