@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
