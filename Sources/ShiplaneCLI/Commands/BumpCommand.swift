@@ -6,6 +6,10 @@ import Shiplane
 struct BumpLane: Lane, BuiltInLane {
     static let name = "bump"
     static let summary = "Bump the version (and build number), then optionally commit, tag and push"
+    static let commandLineHints = [
+        (lane: "pass allowOtherChanges: true", command: "pass --allow-dirty"),
+        (lane: "or pass ignoring: [...] for paths that may differ", command: "or pass --allow-dirty"),
+    ]
 
     @Argument(help: "major, minor, patch, auto (from the commits since the last release tag), release, pre NAME, or a version like 1.6.0")
     var level: [String] = []

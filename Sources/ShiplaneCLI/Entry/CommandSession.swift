@@ -13,6 +13,9 @@ struct CommandSession {
     let err: Terminal
     private(set) var redactor: SecretRedactor
     let currentDirectory: String
+    /// Hints written for lane code, in the words of the command being run (`pass
+    /// allowOtherChanges: true` → `pass --allow-dirty` for `shiplane bump`).
+    var hintTranslations: [(lane: String, command: String)] = []
 
     init(arguments: [String], environment: [String: String], currentDirectory: String) throws {
         let (globals, rest) = try GlobalOptions.extract(from: arguments)
@@ -80,7 +83,9 @@ struct CommandSession {
 
     /// Prints the error tree to standard error and returns its exit code.
     func fail(_ error: any Error) -> Int32 {
-        for line in ErrorTree.lines(for: error) { err.line(line) }
+        for line in ErrorTree.lines(for: error) {
+            err.line(hintTranslations.reduce(line) { $0.replacingOccurrences(of: $1.lane, with: $1.command) })
+        }
         return ShiplaneExitCode.for(error).rawValue
     }
 

@@ -87,8 +87,11 @@ public enum LaneHost {
     }
 
     static func runLane<L: Lane>(
-        _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session: CommandSession
+        _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session given: CommandSession
     ) async -> Int32 {
+        var translated = given
+        translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
+        let session = translated
         // Learning a lane's options means rendering its whole help (a sixth of a cached start):
         // only done when a `key:value` argument needs them.
         let hasKeyValue = arguments.contains { !$0.hasPrefix("-") && $0.contains(":") }
@@ -207,5 +210,12 @@ func commandHelp(_ help: String, commandLine: String) -> String {
 }
 
 /// The lanes behind built-in commands (`bump`, `changelog --write`): their messages name the
-/// command, not a lane.
-protocol BuiltInLane {}
+/// command, not a lane, and their hints name its flags, not lane parameters.
+protocol BuiltInLane {
+    /// Lane-code phrases in hints, and what to say on this command's line instead.
+    static var commandLineHints: [(lane: String, command: String)] { get }
+}
+
+extension BuiltInLane {
+    static var commandLineHints: [(lane: String, command: String)] { [] }
+}

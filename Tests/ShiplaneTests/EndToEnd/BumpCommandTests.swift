@@ -131,6 +131,9 @@ struct BumpCommandTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("other files are dirty"))
         #expect(result.stderr.contains("notes.txt"))
+        #expect(result.stderr.contains("pass --allow-dirty") && !result.stderr.contains("allowOtherChanges"),
+                "the hint names the command's flag, not the lane parameter: \(result.stderr)")
+        #expect(!result.all.contains("ShiplaneCLI/") && !result.all.contains("BumpCommand"), "no Shiplane source in any message")
         #expect(repo.read("VERSION") == "1.2.3\n")
     }
 
