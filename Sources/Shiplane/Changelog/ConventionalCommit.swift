@@ -51,7 +51,7 @@ public struct ConventionalCommit: Sendable, Hashable, Codable {
     /// Parses a full commit message; nil when the message is not a conventional commit.
     ///
     /// Never traps, whatever the input. Leading blank lines are skipped; `\r\n` and `\n` line
-    /// endings are both accepted. See ``ConventionalCommitParser`` for the exact rules.
+    /// endings are both accepted. The rules are those of Conventional Commits 1.0.0.
     public init?(parsing message: String) {
         guard let parsed = ConventionalCommitParser.parse(message) else { return nil }
         self = parsed

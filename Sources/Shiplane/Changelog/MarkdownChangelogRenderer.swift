@@ -11,7 +11,7 @@ import Foundation
 /// - **parser:** accept tabs ([#12](https://github.com/o/r/issues/12)) ([abc1234](https://github.com/o/r/commit/abc1234…))
 /// ```
 /// Links appear only when ``links`` is set; without them the bullet ends with `(#12) (abc1234)`.
-/// Commit text is escaped with ``MarkdownEscaping`` and cut at the configured character limit.
+/// Commit text is escaped for Markdown and cut at the configured character limit.
 /// Dates are written `yyyy-MM-dd` in ``timeZone`` (UTC by default). A release with no visible
 /// commits gets the line `No notable changes.` under its heading.
 public struct MarkdownChangelogRenderer: Sendable {

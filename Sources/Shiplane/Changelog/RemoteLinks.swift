@@ -31,8 +31,10 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
 
     /// Derives links from a git remote URL; nil when the host is unknown or the path is not a
     /// repository path.
-    /// - Parameter additionalHosts: extra host names (lowercase, e.g. `git.example.com`) and the
-    ///   service they run, for self-hosted instances.
+    /// - Parameters:
+    ///   - remoteURL: the remote as written in the git config (https, ssh or scp form).
+    ///   - additionalHosts: extra host names (lowercase, e.g. `git.example.com`) and the
+    ///     service they run, for self-hosted instances.
     public init?(remoteURL: String, additionalHosts: [String: Host] = [:]) {
         guard let location = Self.hostAndPath(of: remoteURL) else { return nil }
         let webHost: String

@@ -50,8 +50,10 @@ public enum VersionBump: Hashable, Sendable {
     }
 
     /// The version this bump gives from `current`.
-    /// - Parameter automaticLevel: the level the commits call for; evaluated only for `.auto`, and
-    ///   for `.prerelease` from a release version.
+    /// - Parameters:
+    ///   - current: the version before the bump.
+    ///   - automaticLevel: the level the commits call for; evaluated only for `.auto`, and
+    ///     for `.prerelease` from a release version.
     /// - Throws: `VersionOperationError`, or what `automaticLevel` throws.
     public func apply(
         to current: SemanticVersion,

@@ -6,7 +6,12 @@ public enum ZipArchive {
     public enum Compression: Sendable { case stored, deflated }
 
     /// Writes `entries` (sorted here) to `destination`, atomically.
-    /// - Parameter modificationTime: seconds since 1970 (UTC) for every entry; clamped to 1980, zip's epoch.
+    /// - Parameters:
+    ///   - entries: the files and folders to archive, with their names inside the archive.
+    ///   - destination: the archive file to write.
+    ///   - compression: deflate (the default) or store the contents.
+    ///   - modificationTime: seconds since 1970 (UTC) for every entry; clamped to 1980, zip's epoch.
+    ///   - compressionLevel: zlib's level for deflated entries, 0–9.
     /// - Throws: when an entry exceeds zip's 4 GiB limits, a file changed size, or I/O fails.
     public static func write(entries: [ArchiveEntry], to destination: URL, compression: Compression = .deflated,
                              modificationTime: Int = 0, compressionLevel: Int32 = 9) throws {
