@@ -77,7 +77,7 @@ public struct ActionDescription: Codable, Sendable, Equatable {
 /// The built-in actions, in the order a release lane uses them: the one list of them.
 public enum ActionCatalog {
     public static var actions: [any DocumentedAction.Type] { [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, PublishGitHubRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UploadToPlayStore.self,
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, PublishGitHubRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UploadToPlayStore.self,
     ] }
 
     public static let all: [ActionDescription] = actions.map(ActionDescription.init)

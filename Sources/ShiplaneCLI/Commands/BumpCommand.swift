@@ -57,6 +57,11 @@ struct BumpLane: Lane, BuiltInLane {
         let bump = try VersionBump(parsing: level.joined(separator: " "))
         let version = try lane.bumpVersion(bump)
         var changes: [any ReleaseChanges] = [version]
+        // Cargo.lock and package-lock.json name the version too: refresh them with their tool.
+        if version.fileChanges.contains(where: { $0.path.hasSuffix("/Cargo.toml") || $0.path.hasSuffix("/package.json") }) {
+            let locks = try await lane.updateLockFiles(version)
+            if !locks.fileChanges.isEmpty { changes.append(locks) }
+        }
         var build: String?
         if buildNumber != nil || incrementBuild {
             let result = try lane.incrementBuildNumber(buildNumber.map { .set($0) } ?? .increment)

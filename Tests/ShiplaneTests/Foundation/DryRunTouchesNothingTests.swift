@@ -12,6 +12,7 @@ struct EveryAction: Lane {
         try lane.ensureGitStatusClean(ignoring: ["NOTES.md"])
         _ = try lane.version()
         let version = try lane.bumpVersion(.minor)
+        _ = try await lane.updateLockFiles(version)
         let build = try lane.incrementBuildNumber()
         _ = try lane.changelog()
         let notes = try lane.writeChangelog(version: version.description)

@@ -124,6 +124,10 @@ public struct RecordedEffect: Codable, Sendable, Equatable {
 
 /// What an effect changed, as data any process can check and undo.
 public enum Effect: Codable, Sendable, Equatable {
+    /// The `afterHash` of a file a tool is writing (cargo, npm): its bytes are not known until it
+    /// ends, so an undo of the intended effect restores the saved copy whatever the file holds.
+    public static let writtenByATool = "*"
+
     /// A file's bytes were replaced. `saved` names the copy of the old bytes in the run folder
     /// (nil: the file did not exist); `afterHash` is the SHA-256 of what the run wrote.
     case file(path: String, saved: String?, afterHash: String)

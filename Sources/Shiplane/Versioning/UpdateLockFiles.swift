@@ -1,0 +1,154 @@
+import Foundation
+
+/// What `updateLockFiles` refreshed: each lock file with its bytes before and after.
+public struct LockFileResult: ReleaseChanges, Equatable, Codable {
+    public let fileChanges: [FileChange]
+    /// Lock files that could not be refreshed because their tool is not on `PATH`.
+    public let skipped: [String]
+
+    public init(fileChanges: [FileChange], skipped: [String]) {
+        self.fileChanges = fileChanges
+        self.skipped = skipped
+    }
+}
+
+/// Refreshes the lock files next to the manifests a bump rewrote, with the ecosystem's own tool,
+/// so the release commit never carries a lock file that names the old version:
+///
+/// - `Cargo.toml` → the nearest `Cargo.lock` (a workspace's at its root):
+///   `cargo update --workspace --offline` (only the workspace's own packages change);
+/// - `package.json` → the nearest `package-lock.json`:
+///   `npm install --package-lock-only --ignore-scripts --no-audit --no-fund --offline`.
+///
+/// A lock file whose tool is not on `PATH` is left as it is and named (the step says so); one that
+/// does not exist is not created. Each refreshed file is journaled before the tool runs (its old
+/// bytes saved), so a rollback — in this process or after a kill — puts it back.
+public struct UpdateLockFiles: AsyncAction {
+    public static let name = "updateLockFiles"
+    /// The changes whose manifests are looked at; empty: this run's release steps'.
+    public var changes: [any ReleaseChanges]
+
+    public init(_ changes: [any ReleaseChanges] = []) {
+        self.changes = changes
+    }
+
+    public var options: [StepOption] { [] }
+
+    struct Ecosystem {
+        var manifest: String
+        var lock: String
+        var tool: String
+        var arguments: [String]
+    }
+
+    static let ecosystems = [
+        Ecosystem(manifest: "Cargo.toml", lock: "Cargo.lock", tool: "cargo", arguments: ["update", "--workspace", "--offline"]),
+        Ecosystem(manifest: "package.json", lock: "package-lock.json", tool: "npm",
+                  arguments: ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--offline"]),
+    ]
+
+    public func run(in step: StepContext) async throws -> LockFileResult {
+        let lane = step.lane
+        let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes
+        let manifests = taken.flatMap(\.fileChanges).map(\.path)
+        var locks: [(path: String, ecosystem: Ecosystem)] = []
+        for manifest in manifests {
+            guard let ecosystem = Self.ecosystems.first(where: { manifest.hasSuffix("/" + $0.manifest) }),
+                  let lock = Self.nearest(ecosystem.lock, from: (manifest as NSString).deletingLastPathComponent, root: lane.workingDirectory),
+                  !locks.contains(where: { $0.path == lock }) else { continue }
+            locks.append((lock, ecosystem))
+        }
+        var fileChanges: [FileChange] = []
+        var skipped: [String] = []
+        for (lock, ecosystem) in locks {
+            let name = lane.displayPath(lock)
+            let folder = (lock as NSString).deletingLastPathComponent
+            let command = ([ecosystem.tool] + ecosystem.arguments).joined(separator: " ")
+            guard findExecutable(ecosystem.tool, path: lane.environment["PATH"], workingDirectory: folder) != nil else {
+                skipped.append(name)
+                step.log("\(name) not refreshed: \(ecosystem.tool) is not on PATH, so the release commit would keep the old version in it; install \(ecosystem.tool) or refresh it by hand")
+                continue
+            }
+            if step.isDryRun {
+                step.log("would run `\(command)` in \(lane.displayPath(folder)) to refresh \(name)")
+                continue
+            }
+            guard let before = try lane.fileSystem.contents(of: lock) else { continue }
+            var effect: Int?
+            var saved: String?
+            if let recorder = lane.state.journal.recorder {
+                // Written down before the tool runs: a kill while it writes still restores the file.
+                saved = try recorder.store.saveCopy(before, name: "step\(step.number)-\(UUID().uuidString)")
+                effect = try step.intend("restore \(name)", .file(path: lock, saved: saved, afterHash: Effect.writtenByATool))
+            }
+            let invocation = ProcessInvocation(
+                executable: ecosystem.tool, arguments: ecosystem.arguments, workingDirectory: folder,
+                environment: lane.environment.variables, timeout: 300
+            )
+            let result: ProcessResult
+            do {
+                result = try await lane.processRunner.run(invocation) { line, _ in step.log(line) }
+            } catch {
+                try? writeAtomically(before, to: lock)
+                throw error
+            }
+            let after = try lane.fileSystem.contents(of: lock) ?? Data()
+            guard result.exitCode == 0, !result.terminatedBySignal, !result.timedOut else {
+                if after != before { try writeAtomically(before, to: lock) }
+                step.done(effect, .file(path: lock, saved: saved, afterHash: SHA256.hex(of: before)))
+                throw ShiplaneError(
+                    "`\(command)` failed in \(lane.displayPath(folder)) (exit code \(result.exitCode)): \(name) could not be refreshed",
+                    info: [("last output", result.lastLines.suffix(10).joined(separator: "\n"))],
+                    suggestion: "run it by hand to see why (with --offline it uses only what is cached locally), fix it, and run the release again"
+                )
+            }
+            step.done(effect, .file(path: lock, saved: saved, afterHash: SHA256.hex(of: after)))
+            guard after != before else { continue }
+            step.registerUndo("restore \(name)", effectIndex: effect) {
+                guard try lane.fileSystem.contents(of: lock) == after else {
+                    throw ShiplaneError("\(name) changed after Shiplane refreshed it; left as it is")
+                }
+                try lane.fileSystem.write(before, to: lock)
+            }
+            fileChanges.append(FileChange(path: lock, displayPath: name, before: before, after: after))
+        }
+        step.note(fileChanges.isEmpty && skipped.isEmpty ? "no lock file to refresh"
+            : (fileChanges.map(\.displayPath) + skipped.map { "\($0) (not refreshed)" }).joined(separator: ", "))
+        return LockFileResult(fileChanges: fileChanges, skipped: skipped)
+    }
+
+    /// `name` in `folder` or the nearest folder above it, up to `root`.
+    static func nearest(_ name: String, from folder: String, root: String) -> String? {
+        var current = folder
+        while current.hasPrefix(root) {
+            let candidate = current + "/" + name
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            guard current != root else { break }
+            current = (current as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+}
+
+extension LaneContext {
+    /// Refreshes `Cargo.lock` / `package-lock.json` next to the manifests the given changes (by
+    /// default this run's bump) rewrote, with cargo or npm, and returns what changed — for
+    /// `commitVersionBump`, which also takes it on its own when called with no changes.
+    @discardableResult
+    public func updateLockFiles(_ changes: any ReleaseChanges..., file: String = #fileID, line: Int = #line) async throws -> LockFileResult {
+        try await run(UpdateLockFiles(changes), file: file, line: line)
+    }
+}
+
+extension UpdateLockFiles: DocumentedAction {
+    public static let documentation = ActionDocumentation(
+        domain: "Versioning",
+        summary: "Refresh Cargo.lock or package-lock.json after a bump, with cargo or npm (offline), so the release commit has no stale lock file",
+        signature: "try await lane.updateLockFiles(_ changes: any ReleaseChanges...) -> LockFileResult",
+        parameters: [
+            .init(name: "changes", type: "any ReleaseChanges...", defaultValue: "this run's release steps", help: "the bump whose Cargo.toml or package.json changed"),
+        ],
+        example: "let locks = try await lane.updateLockFiles(version)",
+        dryRun: "says which tool it would run; runs nothing", rollback: "restores each lock file's bytes, also after a kill"
+    )
+}
