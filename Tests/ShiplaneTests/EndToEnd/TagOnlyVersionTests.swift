@@ -137,3 +137,27 @@ struct ColorDecisionTests {
         #expect(!piped.all.contains("\u{1B}["), "a pipe gets no colour by default")
     }
 }
+
+@Suite("Shiplane releases itself with its own lane")
+struct SelfReleaseTests {
+    @Test func theReleaseLaneOfThisRepositoryRunsOnAClone() throws {
+        let repo = try TemporaryRepository(commit: false)
+        // A clone of this repository's committed history (the work tree as committed).
+        _ = try runProgram("/usr/bin/git", ["clone", "-q", "--no-hardlinks", packageRoot, repo.path + "/clone"], in: repo.root,
+                           environment: isolatedEnvironment(home: repo.root + "/home"))
+        let clone = repo.path + "/clone"
+        let environment = isolatedEnvironment(home: repo.root + "/home")
+        let before = try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: environment).stdout
+        let dry = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment)
+        #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
+        #expect(dry.stdout.contains("Sources/Shiplane/Shiplane.swift"), "the version constant is the version file: \(dry.stdout)")
+        let real = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
+        #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
+        let show = try runProgram("/usr/bin/git", ["show", "--name-only", "--format=%s", "HEAD"], in: clone, environment: environment).stdout
+        #expect(show.hasPrefix("chore(release): ") && show.contains("CHANGELOG.md") && show.contains("Sources/Shiplane/Shiplane.swift"), "\(show)")
+        let parent = try runProgram("/usr/bin/git", ["rev-parse", "HEAD~1"], in: clone, environment: environment).stdout
+        #expect(parent == before)
+        let tags = try runProgram("/usr/bin/git", ["tag", "--points-at", "HEAD"], in: clone, environment: environment).stdout
+        #expect(tags.hasPrefix("v"), "\(tags)")
+    }
+}
