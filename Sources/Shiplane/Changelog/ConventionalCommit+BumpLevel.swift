@@ -11,12 +11,12 @@ extension ConventionalCommit {
     /// change bumps `.minor` instead of `.major` (0.3.1 → 0.4.0); `feat` stays `.minor` and
     /// `fix`/`perf` stay `.patch`. The highest level over all messages wins; the scan stops early
     /// once the highest possible level is reached.
-    public static func bumpLevel(for messages: some Sequence<String>, currentMajorIsZero: Bool) -> BumpLevel? {
-        let ceiling: BumpLevel = currentMajorIsZero ? .minor : .major
+    public static func bumpLevel(for messages: some Sequence<String>, currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
+        let ceiling: BumpLevel = currentMajorIsZero ? rules.breakingBeforeOne : .major
         var result: BumpLevel?
         for message in messages {
             guard let commit = ConventionalCommit(parsing: message),
-                let level = commit.bumpLevel(currentMajorIsZero: currentMajorIsZero)
+                let level = commit.bumpLevel(currentMajorIsZero: currentMajorIsZero, rules: rules)
             else { continue }
             if result.map({ level > $0 }) ?? true {
                 result = level
@@ -28,12 +28,33 @@ extension ConventionalCommit {
 
     /// The version bump this one commit calls for, or nil when it is not releasable; see
     /// ``bumpLevel(for:currentMajorIsZero:)`` for the rules.
-    public func bumpLevel(currentMajorIsZero: Bool) -> BumpLevel? {
-        if isBreaking { return currentMajorIsZero ? .minor : .major }
-        switch type {
-        case "feat": return .minor
-        case "fix", "perf": return .patch
-        default: return nil
-        }
+    public func bumpLevel(currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
+        if isBreaking { return currentMajorIsZero ? rules.breakingBeforeOne : .major }
+        if rules.minorTypes.contains(type) { return .minor }
+        if rules.patchTypes.contains(type) { return .patch }
+        return nil
+    }
+}
+
+/// Which conventional commits release what (`.shiplane.yml` `versions:`). The defaults are
+/// commitizen's: `feat` → minor, `fix` and `perf` → patch, a breaking change → major, and before
+/// 1.0.0 a breaking change → minor (commitizen's `major_version_zero`; semantic-release would make
+/// it 1.0.0 — set `breaking_before_1: major`).
+public struct BumpRules: Sendable, Equatable {
+    public var minorTypes: Set<String>
+    public var patchTypes: Set<String>
+    /// What a breaking change does before 1.0.0: `.minor` (the default) or `.major`.
+    public var breakingBeforeOne: BumpLevel
+
+    public init(minorTypes: Set<String> = ["feat"], patchTypes: Set<String> = ["fix", "perf"], breakingBeforeOne: BumpLevel = .minor) {
+        self.minorTypes = minorTypes
+        self.patchTypes = patchTypes
+        self.breakingBeforeOne = breakingBeforeOne
+    }
+
+    /// `feat`, `fix, perf or refactor`: the releasing types, for messages.
+    public var releasingTypes: String {
+        let types = minorTypes.sorted() + patchTypes.sorted()
+        return types.count <= 1 ? types.joined() : types.dropLast().joined(separator: ", ") + " or " + (types.last ?? "")
     }
 }

@@ -40,6 +40,8 @@ public struct ProjectSettings: Sendable, Equatable {
     public var releaseTags: ReleaseTags
     /// The packages of a monorepo, each released on its own.
     public var packages: [ProjectPackage]
+    /// Which commits release what (`versions:`).
+    public var bumpRules = BumpRules()
     /// The file read, or nil when the project has none (then everything is the default).
     public var file: String?
 
@@ -69,7 +71,10 @@ public struct ProjectSettings: Sendable, Equatable {
         }
         var settings = ProjectSettings(file: file)
         guard let root else { return settings }
-        let top = try reader.mapping(root, allowed: ["changelog", "packages"], in: "the file")
+        let top = try reader.mapping(root, allowed: ["changelog", "packages", "versions"], in: "the file")
+        if let versions = top["versions"] {
+            settings.bumpRules = try reader.bumpRules(versions)
+        }
         if let changelog = top["changelog"] {
             try reader.changelog(changelog, into: &settings)
         }
@@ -138,6 +143,24 @@ public struct ProjectSettings: Sendable, Equatable {
                 throw fail(node, "`\(key)` is `\(text)`", "use one of: " + T.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return value
+        }
+
+        func bumpRules(_ node: Node) throws -> BumpRules {
+            let fields = try mapping(node, allowed: ["minor_types", "patch_types", "breaking_before_1"], in: "versions")
+            var rules = BumpRules()
+            if let value = fields["minor_types"] { rules.minorTypes = Set(try strings(value, "minor_types").map { $0.lowercased() }) }
+            if let value = fields["patch_types"] { rules.patchTypes = Set(try strings(value, "patch_types").map { $0.lowercased() }) }
+            if let both = fields["patch_types"], !rules.minorTypes.isDisjoint(with: rules.patchTypes) {
+                throw fail(both, "\(rules.minorTypes.intersection(rules.patchTypes).sorted().joined(separator: ", ")) cannot release both a minor and a patch", "list each type once")
+            }
+            if let value = fields["breaking_before_1"] {
+                switch try string(value, "breaking_before_1") {
+                case "minor": rules.breakingBeforeOne = .minor
+                case "major": rules.breakingBeforeOne = .major
+                case let other: throw fail(value, "`breaking_before_1` is `\(other)`", "use minor (0.3.1 → 0.4.0, as commitizen) or major (0.3.1 → 1.0.0)")
+                }
+            }
+            return rules
         }
 
         func packages(_ node: Node) throws -> [ProjectPackage] {

@@ -50,8 +50,9 @@ extension LaneContext {
                 return true
             }
         }
-        guard let level = ConventionalCommit.bumpLevel(for: messages, currentMajorIsZero: currentVersion.major == 0) else {
-            throw NothingToRelease(lastTag: last?.name, commitCount: messages.count)
+        let rules = try ProjectSettings.load(root: workingDirectory).bumpRules
+        guard let level = ConventionalCommit.bumpLevel(for: messages, currentMajorIsZero: currentVersion.major == 0, rules: rules) else {
+            throw NothingToRelease(lastTag: last?.name, commitCount: messages.count, releasingTypes: rules.releasingTypes)
         }
         return level
     }

@@ -4,16 +4,19 @@ import Foundation
 public struct NothingToRelease: ReportableError {
     public var lastTag: String?
     public var commitCount: Int
+    /// The commit types that release (`feat, fix or perf` by default).
+    public var releasingTypes: String
 
-    public init(lastTag: String?, commitCount: Int) {
+    public init(lastTag: String?, commitCount: Int, releasingTypes: String = "feat, fix or perf") {
         self.lastTag = lastTag
         self.commitCount = commitCount
+        self.releasingTypes = releasingTypes
     }
 
     public var message: String {
         let since = lastTag.map { "since \($0)" } ?? "in the history"
         if commitCount == 0 { return "no commits \(since): nothing to release" }
-        return "no releasable commits \(since): none of the \(commitCount) commit\(commitCount == 1 ? " is" : "s is") a feat, fix, perf or breaking change"
+        return "no releasable commits \(since): none of the \(commitCount) commit\(commitCount == 1 ? " is" : "s is") a \(releasingTypes) commit or a breaking change"
     }
 
     public var category: ErrorCategory { .nothingToDo }

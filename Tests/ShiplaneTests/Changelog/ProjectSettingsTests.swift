@@ -113,3 +113,33 @@ struct ProjectSettingsChangelogTests {
         #expect(repo.read("CHANGELOG.md") == nil, "nothing written")
     }
 }
+
+@Suite("Bump rules: which commit types release, and what 0.x does with a breaking change")
+struct BumpRulesTests {
+    @Test func rulesDecideTheLevel() {
+        let rules = BumpRules(minorTypes: ["feat"], patchTypes: ["fix", "perf", "refactor"], breakingBeforeOne: .major)
+        #expect(ConventionalCommit.bumpLevel(for: ["refactor: tidy"], currentMajorIsZero: false) == nil, "by default refactor does not release")
+        #expect(ConventionalCommit.bumpLevel(for: ["refactor: tidy"], currentMajorIsZero: false, rules: rules) == .patch)
+        #expect(ConventionalCommit.bumpLevel(for: ["fix!: drop v1"], currentMajorIsZero: true) == .minor, "commitizen's major_version_zero")
+        #expect(ConventionalCommit.bumpLevel(for: ["fix!: drop v1"], currentMajorIsZero: true, rules: rules) == .major, "semantic-release's way")
+    }
+
+    @Test func versionsAreReadAndAMistakeIsNamed() throws {
+        let settings = try ProjectSettings.parse("versions:\n  patch_types: [fix, perf, refactor, docs]\n  breaking_before_1: major\n", file: ".shiplane.yml")
+        #expect(settings.bumpRules == BumpRules(patchTypes: ["fix", "perf", "refactor", "docs"], breakingBeforeOne: .major))
+        #expect(throws: SettingsError.self) { _ = try ProjectSettings.parse("versions:\n  patch_types: [feat]\n", file: ".shiplane.yml") }
+        #expect(throws: SettingsError.self) { _ = try ProjectSettings.parse("versions:\n  breaking_before_1: huge\n", file: ".shiplane.yml") }
+    }
+
+    @Test func aRefactorOnlyRangeReleasesWhenTheProjectSaysSo() throws {
+        let repo = try versionedRepository()
+        try repo.git("commit", "-q", "--allow-empty", "-m", "refactor: split the parser")
+        let refused = try repo.shiplane(["bump", "auto"])
+        #expect(refused.status == 5, "\(refused.all)")
+        #expect(refused.stderr.contains("feat, fix or perf commit"), "\(refused.stderr)")
+        try repo.write(".shiplane.yml", "versions:\n  patch_types: [fix, perf, refactor]\n")
+        let released = try repo.shiplane(["bump", "auto"])
+        #expect(released.status == 0, "\(released.all)")
+        #expect(repo.read("VERSION") == "1.2.4\n")
+    }
+}
