@@ -49,6 +49,9 @@ public struct Changelog: Action {
         if range == .all, format == .markdown {
             return try Self.streamedDocument(history: history, configuration: configuration, step: step)
         }
+        if range == .all, format == .json {
+            return try Self.streamedJSON(history: history, configuration: configuration, step: step)
+        }
         let releases = try Self.releases(range, version: version, history: history, lane: step.lane)
         let text = try Self.render(releases.list, format: format, configuration: configuration, links: releases.links, whole: range == .all)
         step.note("\(releases.list.reduce(0) { $0 + $1.commits.count }) commits, \(releases.list.count) release\(releases.list.count == 1 ? "" : "s")")
@@ -73,6 +76,21 @@ public struct Changelog: Action {
         if !definitions.isEmpty { output += "\n" + definitions.joined(separator: "\n") + "\n" }
         step.note("\(commits) commits, \(releases) release\(releases == 1 ? "" : "s")")
         return output
+    }
+
+    /// The whole history as JSON, encoded release by release: the same bytes as encoding every
+    /// release at once, without holding them all.
+    static func streamedJSON(history: ChangelogHistory, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
+        let encoder = ChangelogJSONEncoder(configuration: configuration, links: history.links)
+        var pieces: [String] = []
+        var commits = 0
+        try history.eachRelease(.all, title: nil) { release in
+            pieces.append(try encoder.encodedRelease(release))
+            commits += release.commits.count
+        }
+        guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
+        step.note("\(commits) commits, \(pieces.count) release\(pieces.count == 1 ? "" : "s")")
+        return ChangelogJSONEncoder.document(pieces)
     }
 
     static func releases(

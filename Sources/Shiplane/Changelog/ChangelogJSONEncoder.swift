@@ -22,22 +22,41 @@ public struct ChangelogJSONEncoder: Sendable {
     /// The JSON document for the releases, pretty-printed and ending without a newline.
     /// - Throws: ``ChangelogError/jsonEncodingFailed(underlying:)``, which would be a defect.
     public func encode(_ releases: [ChangelogRelease]) throws -> Data {
-        let document = Document(
-            releases: releases.map { release in
-                Release(
-                    title: release.title,
-                    tagName: release.tagName,
-                    date: release.date,
-                    previousTagName: release.previousTagName,
-                    compareURL: release.compareURL(links: links),
-                    commits: release.commits,
-                    groups: release.groups(configuration: configuration))
-            })
+        try encoded(Document(releases: releases.map(value(of:))))
+    }
+
+    /// One release's JSON as it stands inside the document of `encode(_:)`, for building that
+    /// document one release at a time (`document(_:)` joins the pieces): a whole history is then
+    /// never held as values at once, only as text.
+    public func encodedRelease(_ release: ChangelogRelease) throws -> String {
+        let text = String(decoding: try encoded(value(of: release)), as: UTF8.self)
+        // Nested two levels deeper; the blank line inside an empty array stays blank.
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+    }
+
+    /// The document `encode(_:)` makes, byte for byte, from pieces of `encodedRelease(_:)`.
+    public static func document(_ pieces: [String]) -> String {
+        pieces.isEmpty ? "{\n  \"releases\" : [\n\n  ]\n}" : "{\n  \"releases\" : [\n" + pieces.joined(separator: ",\n") + "\n  ]\n}"
+    }
+
+    private func value(of release: ChangelogRelease) -> Release {
+        Release(
+            title: release.title,
+            tagName: release.tagName,
+            date: release.date,
+            previousTagName: release.previousTagName,
+            compareURL: release.compareURL(links: links),
+            commits: release.commits,
+            groups: release.groups(configuration: configuration))
+    }
+
+    private func encoded<Value: Encodable>(_ value: Value) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         do {
-            return try encoder.encode(document)
+            return try encoder.encode(value)
         } catch {
             throw ChangelogError.jsonEncodingFailed(underlying: error)
         }
