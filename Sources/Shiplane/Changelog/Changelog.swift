@@ -202,6 +202,41 @@ public struct EmptyChangelog: ReportableError {
 }
 
 extension LaneContext {
+    /// The whole history's changelog (`changelog --all`), handed to `write` a release at a time
+    /// — Markdown, or JSON with `json` — so a history of any length is never held whole: memory
+    /// stays that of one release. The text equals what `changelog(since: .all, …)` returns.
+    /// - Throws: as `changelog(since: .all)`.
+    public func streamWholeChangelog(
+        json: Bool, configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil,
+        to write: (String) -> Void
+    ) throws {
+        let (configuration, releaseTags, merges) = try changelogSettings(configuration, releaseTags, merges)
+        let history = try ChangelogHistory(lane: self, releaseTags: releaseTags, merges: merges)
+        var commits = 0
+        var count = 0
+        if json {
+            let encoder = ChangelogJSONEncoder(configuration: configuration, links: history.links)
+            try history.eachRelease(.all, title: nil) { release in
+                let piece = try encoder.encodedRelease(release)
+                write((count == 0 ? "{\n  \"releases\" : [\n" : ",\n") + piece)
+                commits += release.commits.count
+                count += 1
+            }
+            if count > 0 { write("\n  ]\n}") }
+        } else {
+            let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
+            var definitions: [String] = []
+            try history.eachRelease(.all, title: nil) { release in
+                write((count == 0 ? ChangelogFileEditor.defaultHeader : "") + "\n" + renderer.renderSection(release))
+                if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
+                commits += release.commits.count
+                count += 1
+            }
+            if !definitions.isEmpty { write("\n" + definitions.joined(separator: "\n") + "\n") }
+        }
+        guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
+    }
+
     /// The changelog settings a step uses: what the lane passed, else the project's
     /// `.shiplane.yml`, else the defaults.
     /// - Throws: `SettingsError` for a mistake in `.shiplane.yml`.

@@ -139,10 +139,14 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
     /// Whether a subject is the commit Shiplane makes for a release (`chore(release): 1.2.0`, or
     /// `Version bump to 1.2.0` from earlier versions): never listed in a changelog.
     public static func isReleaseCommit(_ summary: String) -> Bool {
-        if summary.hasPrefix("chore(release): ") { return true }
+        // Only the subject Shiplane writes: the prefix, then a version or a tag and nothing more
+        // but a build number — `chore(release): 1.3.0`, `chore(release): core-v1.3.0 (42)`. A
+        // `chore(release): rename the notes option` is somebody's change, not a release.
         for prefix in ["chore(release): ", "Version bump to "] where summary.hasPrefix(prefix) {
-            let rest = summary.dropFirst(prefix.count)
-            if rest.first == "v" ? rest.dropFirst().first?.isNumber == true : rest.first?.isNumber == true { return true }
+            let words = summary.dropFirst(prefix.count).split(separator: " ")
+            guard let first = words.first, words.count <= 2 else { continue }
+            if words.count == 2, !(words[1].hasPrefix("(") && words[1].hasSuffix(")")) { continue }
+            if ReleaseTags.version(of: String(first)) != nil { return true }
         }
         return false
     }

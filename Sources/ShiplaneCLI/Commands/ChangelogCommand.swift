@@ -108,6 +108,18 @@ enum ChangelogCommand {
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
         if let package = options.package { context = try context.package(package) }
         let settings = try options.settings(root: root)
+        if options.range == .all, options.template == nil {
+            // Written as it is made, a release at a time: memory stays that of one release.
+            var ended = true
+            try context.streamWholeChangelog(
+                json: options.json, configuration: settings.configuration, releaseTags: settings.releaseTags, merges: options.merges
+            ) { piece in
+                session.out.write(piece)
+                ended = piece.hasSuffix("\n")
+            }
+            if !ended { session.out.write("\n") }
+            return ShiplaneExitCode.success.rawValue
+        }
         let text = try context.changelog(
             since: options.range, version: options.version, format: try options.format(root: root),
             configuration: settings.configuration, releaseTags: settings.releaseTags, merges: options.merges

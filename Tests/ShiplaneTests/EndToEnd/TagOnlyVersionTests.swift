@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Shiplane
 @testable import ShiplaneCLI
 
 /// A project with no version file (Go, SwiftPM, a Cargo workspace): its version is its tags.
@@ -159,5 +160,48 @@ struct SelfReleaseTests {
         #expect(parent == before)
         let tags = try runProgram("/usr/bin/git", ["tag", "--points-at", "HEAD"], in: clone, environment: environment).stdout
         #expect(tags.hasPrefix("v"), "\(tags)")
+    }
+}
+
+@Suite("Release commits: only the subjects Shiplane writes")
+struct ReleaseCommitSubjectTests {
+    @Test(arguments: [
+        ("chore(release): 1.3.0", true), ("chore(release): v1.3.0", true), ("chore(release): core-v1.3.0", true),
+        ("chore(release): cli@0.4.1", true), ("chore(release): 1.5.0 (8)", true), ("Version bump to 1.5.0 (8)", true),
+        ("chore(release): rename the notes option", false), ("chore(release): 1.3.0 was broken", false),
+        ("chore(release)!: drop 1.x support", false), ("Version bump to the latest toolchain", false),
+    ])
+    func onlyShiplanesOwnSubjectsAreReleaseCommits(summary: String, expected: Bool) {
+        #expect(ChangelogConfiguration.isReleaseCommit(summary) == expected)
+    }
+}
+
+@Suite("changelog --all is written a release at a time, and equals the lane API's text")
+struct StreamedChangelogTests {
+    @Test func theStreamedOutputEqualsTheWholeText() throws {
+        let repo = try TemporaryRepository()
+        for (index, message) in ["feat: one", "fix: two", "feat(api)!: three", "docs: four", "Update README"].enumerated() {
+            try repo.git("commit", "-q", "--allow-empty", "-m", message)
+            if index % 2 == 1 { try repo.git("tag", "-a", "v0.\(index).0", "-m", "r") }
+        }
+        try repo.git("remote", "add", "origin", "git@github.com:acme/rocket.git")
+        try repo.write("Lanes/Notes.swift", """
+        import Foundation
+        import Shiplane
+        struct Notes: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try Data(try lane.changelog(since: .all).utf8).write(to: URL(fileURLWithPath: "/\(repo.root.dropFirst())/all.md"))
+                try Data(try lane.changelog(since: .all, format: .json).utf8).write(to: URL(fileURLWithPath: "/\(repo.root.dropFirst())/all.json"))
+            }
+        }
+        """)
+        let lane = try repo.shiplane(["notes"])
+        #expect(lane.status == 0, "\(lane.all)")
+        let markdown = try repo.shiplane(["changelog", "--all"])
+        #expect(markdown.status == 0)
+        #expect(markdown.stdout == (try String(contentsOfFile: repo.root + "/all.md", encoding: .utf8)))
+        let json = try repo.shiplane(["changelog", "--all", "--json"])
+        #expect(json.stdout == (try String(contentsOfFile: repo.root + "/all.json", encoding: .utf8)) + "\n")
+        #expect(markdown.stdout.contains("## [0.3.0]") && json.stdout.contains("\"tagName\" : \"v0.3.0\""))
     }
 }
