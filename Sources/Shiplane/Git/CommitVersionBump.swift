@@ -59,30 +59,8 @@ public struct CommitVersionBump: Action {
             step.note("would commit \(changed.joined(separator: ", ")): \(text)")
             return nil
         }
-        let variables = lane.environment.variables
-        let (branchName, parent): (String, String)
-        switch try git({ try repository.head() }) {
-        case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)
-        case .unborn(let name): (branchName, parent) = (name, "")
-        case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
-        }
-        let effect = try step.intend(
-            "drop the version bump commit", .commit(branch: branchName, parent: parent, message: text, commit: nil))
-        let commit = try git {
-            let author = try repository.signature(environment: variables, role: .author)
-            let committer = try repository.signature(environment: variables, role: .committer)
-            let hooks = try lane.gitHooks(repository)
-            return try repository.commit(paths: changed, message: text, author: author, committer: committer) { message in
-                try hooks?.aroundCommit(message: message) { step.log($0) } ?? message
-            }
-        }
-        step.done(effect, .commit(branch: branchName, parent: parent, message: text, commit: commit.hex))
+        let commit = try step.commitJournaled(paths: changed, message: text, in: repository, undoing: "drop the version bump commit")
         lane.state.markCommitted(Set(fileChanges.map(\.path)))
-        step.registerUndo("drop commit \(commit.short) (\(text))", effectIndex: effect) {
-            guard try repository.undoCommit(commit) else {
-                throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
-            }
-        }
         step.note("\(commit.short) \(text)")
         return commit.hex
     }
@@ -129,4 +107,36 @@ extension CommitVersionBump: DocumentedAction {
         example: #"try lane.commitVersionBump(message: "chore(release): \(version)")"#,
         dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"
     )
+}
+
+extension StepContext {
+    /// Commits exactly `paths` on the current branch with git's hooks, journaled before and after
+    /// (branch, parent, message; then the commit), with its undo registered: the branch moves back
+    /// only while HEAD is still that commit.
+    /// - Throws: `RepositoryProblem.detachedHead`, or what libgit2 or a hook reports.
+    func commitJournaled(paths: [String], message: String, in repository: Repository, undoing description: String) throws -> ObjectID {
+        let (branchName, parent): (String, String)
+        switch try git({ try repository.head() }) {
+        case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)
+        case .unborn(let name): (branchName, parent) = (name, "")
+        case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
+        }
+        let variables = lane.environment.variables
+        let effect = try intend(description, .commit(branch: branchName, parent: parent, message: message, commit: nil))
+        let commit = try git {
+            let author = try repository.signature(environment: variables, role: .author)
+            let committer = try repository.signature(environment: variables, role: .committer)
+            let hooks = try lane.gitHooks(repository)
+            return try repository.commit(paths: paths, message: message, author: author, committer: committer) { text in
+                try hooks?.aroundCommit(message: text) { self.log($0) } ?? text
+            }
+        }
+        done(effect, .commit(branch: branchName, parent: parent, message: message, commit: commit.hex))
+        registerUndo("drop commit \(commit.short) (\(message))", effectIndex: effect) {
+            guard try repository.undoCommit(commit) else {
+                throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
+            }
+        }
+        return commit
+    }
 }

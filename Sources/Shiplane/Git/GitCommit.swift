@@ -39,32 +39,14 @@ public struct GitCommit: Action {
                 suggestion: "name files or folders with changes (`git status` lists them)"
             )
         }
-        let branchName: String, parent: String
-        switch try git({ try repository.head() }) {
-        case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)
-        case .unborn(let name): (branchName, parent) = (name, "")
-        case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
+        if case .detached(let commit) = try git({ try repository.head() }) {
+            throw RepositoryProblem.detachedHead(commit: commit.short)
         }
         if step.isDryRun {
             step.note("would commit \(selected.joined(separator: ", ")): \(message)")
             return nil
         }
-        let variables = lane.environment.variables
-        let effect = try step.intend("drop the commit", .commit(branch: branchName, parent: parent, message: message, commit: nil))
-        let commit = try git {
-            let author = try repository.signature(environment: variables, role: .author)
-            let committer = try repository.signature(environment: variables, role: .committer)
-            let hooks = try lane.gitHooks(repository)
-            return try repository.commit(paths: selected, message: message, author: author, committer: committer) { text in
-                try hooks?.aroundCommit(message: text) { step.log($0) } ?? text
-            }
-        }
-        step.done(effect, .commit(branch: branchName, parent: parent, message: message, commit: commit.hex))
-        step.registerUndo("drop commit \(commit.short) (\(message))", effectIndex: effect) {
-            guard try repository.undoCommit(commit) else {
-                throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
-            }
-        }
+        let commit = try step.commitJournaled(paths: selected, message: message, in: repository, undoing: "drop the commit")
         step.note("\(commit.short) \(message) (\(selected.count) file\(selected.count == 1 ? "" : "s"))")
         return commit.hex
     }

@@ -117,6 +117,19 @@ public struct UpdateLockFiles: AsyncAction {
         return LockFileResult(fileChanges: fileChanges, skipped: skipped)
     }
 
+    /// The lock files next to (or above) the manifests `changes` rewrote: what this action would
+    /// refresh. Empty: there is nothing for it to do.
+    public static func lockFiles(for changes: [any ReleaseChanges], root: String) -> [String] {
+        var locks: [String] = []
+        for manifest in changes.flatMap(\.fileChanges).map(\.path) {
+            guard let ecosystem = ecosystems.first(where: { manifest.hasSuffix("/" + $0.manifest) }),
+                  let lock = nearest(ecosystem.lock, from: (manifest as NSString).deletingLastPathComponent, root: root),
+                  !locks.contains(lock) else { continue }
+            locks.append(lock)
+        }
+        return locks
+    }
+
     /// `name` in `folder` or the nearest folder above it, up to `root`.
     static func nearest(_ name: String, from folder: String, root: String) -> String? {
         var current = folder

@@ -58,7 +58,7 @@ struct BumpLane: Lane, BuiltInLane {
         let version = try lane.bumpVersion(bump)
         var changes: [any ReleaseChanges] = [version]
         // Cargo.lock and package-lock.json name the version too: refresh them with their tool.
-        if version.fileChanges.contains(where: { $0.path.hasSuffix("/Cargo.toml") || $0.path.hasSuffix("/package.json") }) {
+        if !UpdateLockFiles.lockFiles(for: [version], root: lane.workingDirectory).isEmpty {
             let locks = try await lane.updateLockFiles(version)
             if !locks.fileChanges.isEmpty { changes.append(locks) }
         }
