@@ -1,14 +1,15 @@
 extension ConventionalCommit {
     /// The version bump that a set of commit messages calls for, or nil when none is releasable.
     ///
-    /// Rules (Conventional Commits with SemVer):
+    /// Rules (Conventional Commits with SemVer; the defaults of `rules`, which `.shiplane.yml`
+    /// `versions:` changes):
     /// - a breaking change (`!` or a `BREAKING CHANGE` footer, any type) → `.major`;
     /// - `feat` → `.minor`;
     /// - `fix` and `perf` → `.patch`;
     /// - any other type (`docs`, `chore`, ...) and non-conventional messages → no bump.
     ///
     /// Before 1.0.0 (`currentMajorIsZero`), SemVer treats the API as unstable, so a breaking
-    /// change bumps `.minor` instead of `.major` (0.3.1 → 0.4.0); `feat` stays `.minor` and
+    /// change bumps `rules.breakingBeforeOne` — `.minor` by default (0.3.1 → 0.4.0); `feat` stays `.minor` and
     /// `fix`/`perf` stay `.patch`. The highest level over all messages wins; the scan stops early
     /// once the highest possible level is reached.
     public static func bumpLevel(for messages: some Sequence<String>, currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
@@ -27,7 +28,7 @@ extension ConventionalCommit {
     }
 
     /// The version bump this one commit calls for, or nil when it is not releasable; see
-    /// ``bumpLevel(for:currentMajorIsZero:)`` for the rules.
+    /// ``bumpLevel(for:currentMajorIsZero:rules:)`` for the rules.
     public func bumpLevel(currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
         if isBreaking { return currentMajorIsZero ? rules.breakingBeforeOne : .major }
         if rules.minorTypes.contains(type) { return .minor }
