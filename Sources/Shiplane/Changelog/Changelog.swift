@@ -46,11 +46,11 @@ public struct Changelog: Action {
     public func run(in step: StepContext) throws -> String {
         let (configuration, releaseTags, merges) = try step.lane.changelogSettings(configuration, releaseTags, merges)
         let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges)
-        if range == .all, format == .markdown {
-            return try Self.streamedDocument(history: history, configuration: configuration, step: step)
-        }
-        if range == .all, format == .json {
-            return try Self.streamedJSON(history: history, configuration: configuration, step: step)
+        if range == .all, format == .markdown || format == .json {
+            var text = ""
+            let counts = try Self.streamAll(history: history, configuration: configuration, json: format == .json) { text += $0 }
+            step.note("\(counts.commits) commits, \(counts.releases) release\(counts.releases == 1 ? "" : "s")")
+            return text
         }
         let releases = try Self.releases(range, version: version, history: history, lane: step.lane)
         let text = try Self.render(releases.list, format: format, configuration: configuration, links: releases.links, whole: range == .all)
@@ -58,39 +58,44 @@ public struct Changelog: Action {
         return text
     }
 
-    /// The whole history as one Markdown document, rendered release by release so that only one
-    /// release's commits are in memory at a time.
-    static func streamedDocument(history: ChangelogHistory, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
-        let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
-        var output = ChangelogFileEditor.defaultHeader
-        var definitions: [String] = []
+    /// The whole history (`.all`) as Markdown or JSON, handed to `write` a release at a time, so
+    /// only one release's commits are in memory. Nothing is written until a release with a commit
+    /// has been rendered: a history with none writes nothing and throws.
+    /// - Returns: the number of commits and of releases.
+    /// - Throws: `EmptyChangelog` when no release holds a commit.
+    static func streamAll(
+        history: ChangelogHistory, configuration: ChangelogConfiguration, json: Bool, to write: (String) -> Void
+    ) throws -> (commits: Int, releases: Int) {
         var commits = 0
         var releases = 0
-        try history.eachRelease(.all, title: nil) { release in
-            output += "\n" + renderer.renderSection(release)
-            if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
-            commits += release.commits.count
-            releases += 1
+        var held = ""
+        func emit(_ text: String) {
+            if commits == 0 { held += text; return }
+            if !held.isEmpty { write(held); held = "" }
+            write(text)
+        }
+        if json {
+            let encoder = ChangelogJSONEncoder(configuration: configuration, links: history.links)
+            try history.eachRelease(.all, title: nil) { release in
+                let piece = try encoder.encodedRelease(release)
+                commits += release.commits.count
+                emit((releases == 0 ? ChangelogJSONEncoder.documentStart : ",\n") + piece)
+                releases += 1
+            }
+            emit(ChangelogJSONEncoder.documentEnd)
+        } else {
+            let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
+            var definitions: [String] = []
+            try history.eachRelease(.all, title: nil) { release in
+                commits += release.commits.count
+                emit((releases == 0 ? ChangelogFileEditor.defaultHeader : "") + "\n" + renderer.renderSection(release))
+                if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
+                releases += 1
+            }
+            if !definitions.isEmpty { emit("\n" + definitions.joined(separator: "\n") + "\n") }
         }
         guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
-        if !definitions.isEmpty { output += "\n" + definitions.joined(separator: "\n") + "\n" }
-        step.note("\(commits) commits, \(releases) release\(releases == 1 ? "" : "s")")
-        return output
-    }
-
-    /// The whole history as JSON, encoded release by release: the same bytes as encoding every
-    /// release at once, without holding them all.
-    static func streamedJSON(history: ChangelogHistory, configuration: ChangelogConfiguration, step: StepContext) throws -> String {
-        let encoder = ChangelogJSONEncoder(configuration: configuration, links: history.links)
-        var pieces: [String] = []
-        var commits = 0
-        try history.eachRelease(.all, title: nil) { release in
-            pieces.append(try encoder.encodedRelease(release))
-            commits += release.commits.count
-        }
-        guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
-        step.note("\(commits) commits, \(pieces.count) release\(pieces.count == 1 ? "" : "s")")
-        return ChangelogJSONEncoder.document(pieces)
+        return (commits, releases)
     }
 
     static func releases(
@@ -212,29 +217,7 @@ extension LaneContext {
     ) throws {
         let (configuration, releaseTags, merges) = try changelogSettings(configuration, releaseTags, merges)
         let history = try ChangelogHistory(lane: self, releaseTags: releaseTags, merges: merges)
-        var commits = 0
-        var count = 0
-        if json {
-            let encoder = ChangelogJSONEncoder(configuration: configuration, links: history.links)
-            try history.eachRelease(.all, title: nil) { release in
-                let piece = try encoder.encodedRelease(release)
-                write((count == 0 ? "{\n  \"releases\" : [\n" : ",\n") + piece)
-                commits += release.commits.count
-                count += 1
-            }
-            if count > 0 { write("\n  ]\n}") }
-        } else {
-            let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
-            var definitions: [String] = []
-            try history.eachRelease(.all, title: nil) { release in
-                write((count == 0 ? ChangelogFileEditor.defaultHeader : "") + "\n" + renderer.renderSection(release))
-                if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
-                commits += release.commits.count
-                count += 1
-            }
-            if !definitions.isEmpty { write("\n" + definitions.joined(separator: "\n") + "\n") }
-        }
-        guard commits > 0 else { throw EmptyChangelog(range: .all, previousTag: nil) }
+        _ = try Changelog.streamAll(history: history, configuration: configuration, json: json, to: write)
     }
 
     /// The changelog settings a step uses: what the lane passed, else the project's

@@ -37,8 +37,12 @@ public struct ChangelogJSONEncoder: Sendable {
 
     /// The document `encode(_:)` makes, byte for byte, from pieces of `encodedRelease(_:)`.
     public static func document(_ pieces: [String]) -> String {
-        pieces.isEmpty ? "{\n  \"releases\" : [\n\n  ]\n}" : "{\n  \"releases\" : [\n" + pieces.joined(separator: ",\n") + "\n  ]\n}"
+        documentStart + pieces.joined(separator: ",\n") + documentEnd
     }
+
+    /// The text before the first release, and after the last, of `encode(_:)`'s document.
+    static let documentStart = "{\n  \"releases\" : [\n"
+    static let documentEnd = "\n  ]\n}"
 
     private func value(of release: ChangelogRelease) -> Release {
         Release(

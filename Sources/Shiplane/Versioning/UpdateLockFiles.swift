@@ -50,14 +50,7 @@ public struct UpdateLockFiles: AsyncAction {
     public func run(in step: StepContext) async throws -> LockFileResult {
         let lane = step.lane
         let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes
-        let manifests = taken.flatMap(\.fileChanges).map(\.path)
-        var locks: [(path: String, ecosystem: Ecosystem)] = []
-        for manifest in manifests {
-            guard let ecosystem = Self.ecosystems.first(where: { manifest.hasSuffix("/" + $0.manifest) }),
-                  let lock = Self.nearest(ecosystem.lock, from: (manifest as NSString).deletingLastPathComponent, root: lane.workingDirectory),
-                  !locks.contains(where: { $0.path == lock }) else { continue }
-            locks.append((lock, ecosystem))
-        }
+        let locks = Self.locks(for: taken, root: lane.workingDirectory)
         var fileChanges: [FileChange] = []
         var skipped: [String] = []
         for (lock, ecosystem) in locks {
@@ -120,12 +113,17 @@ public struct UpdateLockFiles: AsyncAction {
     /// The lock files next to (or above) the manifests `changes` rewrote: what this action would
     /// refresh. Empty: there is nothing for it to do.
     public static func lockFiles(for changes: [any ReleaseChanges], root: String) -> [String] {
-        var locks: [String] = []
+        locks(for: changes, root: root).map(\.path)
+    }
+
+    /// Each lock file once, with the ecosystem whose tool refreshes it.
+    static func locks(for changes: [any ReleaseChanges], root: String) -> [(path: String, ecosystem: Ecosystem)] {
+        var locks: [(path: String, ecosystem: Ecosystem)] = []
         for manifest in changes.flatMap(\.fileChanges).map(\.path) {
             guard let ecosystem = ecosystems.first(where: { manifest.hasSuffix("/" + $0.manifest) }),
                   let lock = nearest(ecosystem.lock, from: (manifest as NSString).deletingLastPathComponent, root: root),
-                  !locks.contains(lock) else { continue }
-            locks.append(lock)
+                  !locks.contains(where: { $0.path == lock }) else { continue }
+            locks.append((lock, ecosystem))
         }
         return locks
     }

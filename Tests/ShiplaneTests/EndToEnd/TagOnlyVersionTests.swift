@@ -203,5 +203,11 @@ struct StreamedChangelogTests {
         let json = try repo.shiplane(["changelog", "--all", "--json"])
         #expect(json.stdout == (try String(contentsOfFile: repo.root + "/all.json", encoding: .utf8)) + "\n")
         #expect(markdown.stdout.contains("## [0.3.0]") && json.stdout.contains("\"tagName\" : \"v0.3.0\""))
+        // No commit at all in the selection (no merge commits): an error, and nothing on stdout.
+        for format in [[], ["--json"]] {
+            let empty = try repo.shiplane(["changelog", "--all", "--merges", "only"] + format)
+            #expect(empty.status != 0, "\(empty.all)")
+            #expect(empty.stdout.isEmpty, "nothing written before the error: \(empty.stdout)")
+        }
     }
 }
