@@ -55,7 +55,8 @@ struct ChangelogHistory {
             return
         }
         let head = try git { try repository.resolveCommit("HEAD") }
-        let releaseTags = try git { try repository.tags() }.filter { tagFilter.matches($0.name) }
+        let isRelease = tagFilter.matcher()
+        let releaseTags = try git { try repository.tags() }.filter { isRelease($0.name) }
         let reachable = try git { try repository.reachable(releaseTags.map(\.target), from: head) }
         let ordered = releaseTags.filter { reachable.contains($0.target) }.sorted(by: Self.byVersion).reversed()
         var tagsByTarget: [ObjectID: Tag] = [:]
@@ -73,15 +74,16 @@ struct ChangelogHistory {
 
     private func boundedReleases(_ range: ChangelogRange, title: String?) throws -> [ChangelogRelease] {
         let head = try git { try repository.resolveCommit("HEAD") }
-        let releaseTags = try git { try repository.tags() }.filter { tagFilter.matches($0.name) }
+        let isRelease = tagFilter.matcher()
+        let releaseTags = try git { try repository.tags() }.filter { isRelease($0.name) }
         switch range {
         case .lastTag, .unreleased:
             let onHead = releaseTags.filter { $0.target == head }.max(by: Self.byVersion)
             if range == .lastTag, let onHead {
-                let previous = try git { try repository.lastTag(reachableFrom: head) { tagFilter.matches($0.name) && $0.target != head } }
+                let previous = try git { try repository.lastTag(reachableFrom: head) { isRelease($0.name) && $0.target != head } }
                 return [try release(title: Self.title(of: onHead.name), tag: onHead, from: head, previous: previous)]
             }
-            let previous = try git { try repository.lastTag(reachableFrom: head) { tagFilter.matches($0.name) } }
+            let previous = try git { try repository.lastTag(reachableFrom: head) { isRelease($0.name) } }
             return [try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: previous)]
         case .range(let from, let to):
             let end = try git { try repository.resolveCommit(to) }

@@ -33,10 +33,19 @@ public struct ReleaseTags: Sendable, Equatable {
     }
 
     public func matches(_ name: String) -> Bool {
-        if let ignore, let expression = try? NSRegularExpression(pattern: ignore),
-           expression.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
-            return false
+        matcher()(name)
+    }
+
+    /// `matches` with the `ignore` expression compiled once, for checking many tags.
+    public func matcher() -> (String) -> Bool {
+        let ignored = ignore.flatMap { try? NSRegularExpression(pattern: $0) }
+        return { name in
+            if let ignored, ignored.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil { return false }
+            return self.matchesIgnoringIgnore(name)
         }
+    }
+
+    private func matchesIgnoringIgnore(_ name: String) -> Bool {
         if let prefix {
             guard name.hasPrefix(prefix), let version = try? SemanticVersion(parsing: String(name.dropFirst(prefix.count))) else { return false }
             return includePrereleases || !version.isPrerelease

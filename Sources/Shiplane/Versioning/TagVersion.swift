@@ -16,8 +16,9 @@ extension LaneContext {
         let head = try headCommit(of: repository)
         var candidates: [(tag: Tag, version: SemanticVersion)] = []
         var ignored: [(name: String, reason: String)] = []
+        let isRelease = tags.matcher()
         for tag in try git({ try repository.tags() }) {
-            guard tags.matches(tag.name), let version = ReleaseTags.version(of: tag.name) else {
+            guard isRelease(tag.name), let version = ReleaseTags.version(of: tag.name) else {
                 if package != nil { continue }   // other packages' tags are not worth a line each
                 ignored.append((tag.name, tags.pattern.map { "does not match \($0)" } ?? "not a SemVer version such as v1.2.3"))
                 continue

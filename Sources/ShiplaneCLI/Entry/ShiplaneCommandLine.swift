@@ -65,7 +65,7 @@ public enum ShiplaneCommandLine {
                 let toolchain = try Toolchain.locate(environment: environment, executable: executable)
                 let written = try EditorSetup.write(root: root, toolchain: toolchain)
                 session.out.line("wrote Lanes/\(EditorSetup.databaseName) for \(written.files) lane file\(written.files == 1 ? "" : "s") (listed in .git/info/exclude, so git ignores it)")
-                session.out.line("SourceKit-LSP now completes and checks Lanes/*.swift; run `shiplane edit` again after adding a lane file or updating Shiplane.")
+                session.out.line("SourceKit-LSP now completes and checks Lanes/*.swift; each later lane compile keeps the file up to date.")
                 return ShiplaneExitCode.success.rawValue
             case "changelog":
                 let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
@@ -118,6 +118,10 @@ public enum ShiplaneCommandLine {
         }
         if compiled.compiled {
             session.err.line("Compiled Lanes/ in \(formatSeconds(compiled.seconds)).")
+            // The lanes changed: keep the editors' compilation database (`shiplane edit`) in step.
+            if FileManager.default.fileExists(atPath: root + "/Lanes/" + EditorSetup.databaseName) {
+                _ = try? EditorSetup.write(root: root, toolchain: toolchain)
+            }
         }
         let laneArguments = ["--shiplane-root", root] + session.globals.asArguments + session.rest
         if environment["SHIPLANE_NO_SUPERVISOR"] == "1" {

@@ -113,6 +113,10 @@ struct EditorTests {
         let labels = try completions(in: repo, file: "Lanes/Release.swift", after: "lane.")
         #expect(labels.contains { $0.hasPrefix("bumpVersion(") }, "\(labels.prefix(20))")
         #expect(labels.contains { $0.hasPrefix("githubRelease(") } && labels.contains { $0.hasPrefix("sh(") }, "\(labels.prefix(20))")
+        // A lane file added later joins the database when the lanes are next compiled.
+        try repo.write("Lanes/Beta.swift", "import Shiplane\nstruct Beta: Lane { func run(_ lane: LaneContext) async throws {} }\n")
+        #expect(try repo.shiplane(["lanes"]).status == 0)
+        #expect(repo.read("Lanes/compile_commands.json")?.contains("Lanes/Beta.swift") == true)
         let again = try repo.shiplane(["edit"])
         #expect(again.status == 0)
         #expect(try String(contentsOfFile: repo.path + "/.git/info/exclude", encoding: .utf8).components(separatedBy: "/Lanes/compile_commands.json").count == 2, "listed once")
