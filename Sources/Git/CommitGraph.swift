@@ -60,10 +60,15 @@ final class CommitGraph {
     /// Raw objects read by `parse` and not yet turned into records (walks keep them, so a commit
     /// is inflated once); every one left is freed in `deinit`.
     private var objects: [OpaquePointer?] = []
+    /// The nodes whose raw object is kept in `objects`, some possibly taken by `record` since.
+    private var keptNodes: [Node] = []
     private let keepsObjects: Bool
+    /// git's commit-graph file, when the repository has one: parents and dates without reads.
+    private let file: CommitGraphFile?
 
-    init(repository: Repository, keepingObjects: Bool = false) throws {
+    init(repository: Repository, keepingObjects: Bool = false, file: CommitGraphFile? = nil) throws {
         keepsObjects = keepingObjects
+        self.file = file
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.pointer), "open the object database")
         guard let odb else {
@@ -135,22 +140,76 @@ final class CommitGraph {
         }
     }
 
-    /// Reads the node's parents and committer date, once.
-    func parse(_ node: Node) throws {
+    /// Sets `flag` on every parsed ancestor of `node` (not on `node`), stopping at ancestors that
+    /// already carry it: git's `mark_parents_uninteresting`.
+    ///
+    /// The loop works on the arrays' buffers directly: through the arrays, exclusivity checks and
+    /// reference counting took a quarter of a whole-history changelog.
+    func markAncestors(of node: Node, with flag: UInt32) {
+        parentStart.withUnsafeBufferPointer { starts in
+            parentCount.withUnsafeBufferPointer { counts in
+                parentStore.withUnsafeBufferPointer { store in
+                    flags.withUnsafeMutableBufferPointer { flags in
+                        // A local stack, not captured by any closure: no access checks on it.
+                        var pending: [Node] = [node]
+                        var isStart = true
+                        while let next = pending.popLast() {
+                            let index = Int(next)
+                            if !isStart {
+                                if flags[index] & flag != 0 { continue }
+                                flags[index] |= flag
+                            }
+                            isStart = false
+                            let start = Int(starts[index])
+                            guard start >= 0 else { continue }
+                            for parent in start..<start + Int(counts[index]) { pending.append(store[parent]) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Clears every node's flags, for the next walk over the same graph.
+    func resetFlags() {
+        flags.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    }
+
+    /// Frees the raw objects kept for records that were never asked for (commits a walk parsed
+    /// but did not show), so walks that share the graph do not accumulate them.
+    func releaseKeptObjects() {
+        for node in keptNodes {
+            if let object = objects[Int(node)] {
+                git_odb_object_free(object)
+                objects[Int(node)] = nil
+            }
+        }
+        keptNodes.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads the node's parents and committer date, once: from git's commit-graph file when it
+    /// has the commit, else from the object (kept for `record` when the graph keeps objects and
+    /// `keepingObject` is true; a pass that shows no message passes false).
+    func parse(_ node: Node, keepingObject: Bool = true) throws {
         guard !isParsed(node) else { return }
         let key = keys[Int(node)]
-        let object = try read(key)
         var parentKeys: [ObjectKey] = []
         var date: Int64 = 0
-        Self.withBytes(of: object) { buffer in
-            var header = CommitHeader(buffer)
-            parentKeys = header.parents()
-            date = header.committerDate()
-        }
-        if keepsObjects {
-            objects[Int(node)] = object
+        if let entry = file?.commit(key) {
+            (parentKeys, date) = entry
         } else {
-            git_odb_object_free(object)
+            let object = try read(key)
+            Self.withBytes(of: object) { buffer in
+                var header = CommitHeader(buffer)
+                parentKeys = header.parents()
+                date = header.committerDate()
+            }
+            if keepsObjects && keepingObject {
+                objects[Int(node)] = object
+                keptNodes.append(node)
+            } else {
+                git_odb_object_free(object)
+            }
         }
         if shallow.contains(key) { parentKeys = [] }
         // Resolve parent nodes first: creating them may grow the arrays.

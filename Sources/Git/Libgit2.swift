@@ -25,6 +25,17 @@ public enum Libgit2 {
         return "\(major).\(minor).\(patch)"
     }
 
+    /// Bounds libgit2's object cache for a pass over a whole history, for the rest of the process.
+    ///
+    /// libgit2 caches up to 256 MiB of objects by default. A whole-history changelog reads each
+    /// commit once or twice, far apart, so the cache holds tens of megabytes it seldom serves:
+    /// on git/git (82,000 commits) the default cache took `changelog --all` from 110 MB to
+    /// 172 MB peak for 0.1–0.3 s. 4 MiB keeps the tags and recent commits.
+    public static func boundMemoryForHistoryPass() {
+        ensureInitialised()
+        _ = shiplane_set_cache_max_size(4 << 20)
+    }
+
     /// Turns libgit2's repository-owner check on or off for this process.
     ///
     /// libgit2, like git, refuses a repository owned by another user unless it is listed in

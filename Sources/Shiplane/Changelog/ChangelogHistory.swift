@@ -57,18 +57,22 @@ struct ChangelogHistory {
         let head = try git { try repository.resolveCommit("HEAD") }
         let isRelease = tagFilter.matcher()
         let releaseTags = try git { try repository.tags() }.filter { isRelease($0.name) }
-        let reachable = try git { try repository.reachable(releaseTags.map(\.target), from: head) }
+        // One graph for the reachability pass and every release's walk: each commit's header is
+        // read once for all of them. libgit2's caches are sized for one pass.
+        Libgit2.boundMemoryForHistoryPass()
+        let walker = try git { try HistoryWalker(repository: repository) }
+        let reachable = try git { try walker.reachable(releaseTags.map(\.target), from: head) }
         let ordered = releaseTags.filter { reachable.contains($0.target) }.sorted(by: Self.byVersion).reversed()
         var tagsByTarget: [ObjectID: Tag] = [:]
         for tag in ordered where tagsByTarget[tag.target] == nil { tagsByTarget[tag.target] = tag }
         let unique = ordered.filter { tagsByTarget[$0.target] == $0 }
         if unique.first?.target != head {
-            let unreleased = try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: unique.first)
+            let unreleased = try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: unique.first, walker: walker)
             if !unreleased.commits.isEmpty { try body(unreleased) }
         }
         for (index, tag) in unique.enumerated() {
             let previous = index + 1 < unique.count ? unique[index + 1] : nil
-            try body(try release(title: Self.title(of: tag.name), tag: tag, from: tag.target, previous: previous))
+            try body(try release(title: Self.title(of: tag.name), tag: tag, from: tag.target, previous: previous, walker: walker))
         }
     }
 
@@ -107,11 +111,14 @@ struct ChangelogHistory {
         }
     }
 
-    private func release(title: String, tag: Tag?, from start: ObjectID, previous: Tag?) throws -> ChangelogRelease {
+    private func release(
+        title: String, tag: Tag?, from start: ObjectID, previous: Tag?, walker: HistoryWalker? = nil
+    ) throws -> ChangelogRelease {
         var commits: [ChangelogCommit] = []
         var tipDate: Date?
         try git {
-            try repository.walk(from: start, hiding: previous.map { [$0.target] } ?? []) { record in
+            let walker = try walker ?? HistoryWalker(repository: repository)
+            try walker.walk(from: start, hiding: previous.map { [$0.target] } ?? []) { record in
                 if record.id == start { tipDate = record.committerDate }
                 if keeps(record), try touches(record) { commits.append(Self.commit(record)) }
                 return true
