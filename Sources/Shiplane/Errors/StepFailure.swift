@@ -1,6 +1,6 @@
 /// An action that failed, with the line of the lane file that called it and the cause.
 public struct StepFailure: ReportableError {
-    /// The name of the step that failed (`ensureGitBranch`).
+    /// The name of the step that failed (`ensureGitBranch`, or `lane <name>` for a lane it called).
     public var step: String
     /// Where the lane file called the action, when known.
     public var callSite: CallSite?
