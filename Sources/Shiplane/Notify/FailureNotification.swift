@@ -2,8 +2,11 @@ import Foundation
 
 /// A failure summary for on-error hooks, as Slack blocks, plain text or webhook values — always redacted.
 public struct FailureNotification: Sendable {
+    /// One line: what failed and where.
     public var title: String
+    /// The longer account (an error tree or a log excerpt); may be empty.
     public var details: String
+    /// Short facts as key and value, in the order they are shown.
     public var facts: [(key: String, value: String)]
 
     /// - Parameters:

@@ -3,6 +3,7 @@ import Foundation
 /// Posts JSON to a generic webhook, from a `{{placeholder}}` template or an `Encodable` value.
 public struct WebhookNotifier: Sendable {
     private let url: String
+    /// Headers sent with every post, besides `Content-Type: application/json`.
     public var headers: [(name: String, value: String)]
     let transport: HTTPTransport
 
