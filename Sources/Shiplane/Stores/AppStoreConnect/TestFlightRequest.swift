@@ -61,6 +61,7 @@ public struct TestFlightPlan: Sendable {
         case buildExists(buildID: String)
     }
 
+    /// What the IPA says about itself: bundle ID, version, build number, platform.
     public var metadata: IPAMetadata
     /// The app's App Store Connect id.
     public var appID: String

@@ -81,6 +81,7 @@ public struct PlayStoreRequest: Sendable {
 
 /// What preflight found: the bundle, the package, the edit to use and whether the bundle is already in it.
 public struct PlayStorePlan: Sendable {
+    /// What the bundle's manifest says: package name, version code and name.
     public var manifest: AndroidBundleManifest
     /// The package name used.
     public var packageName: String
