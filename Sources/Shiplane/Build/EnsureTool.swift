@@ -112,6 +112,7 @@ public struct VersionConstraint: Sendable {
 
     let clauses: [Clause]
 
+    /// Reads a requirement of comma-separated clauses; a clause without an operator means `=`.
     /// - Throws: `ValidationFailure` naming each clause that cannot be read.
     public init(parsing text: String) throws {
         var clauses: [Clause] = []

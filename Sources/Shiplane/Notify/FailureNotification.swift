@@ -9,6 +9,7 @@ public struct FailureNotification: Sendable {
     /// Short facts as key and value, in the order they are shown.
     public var facts: [(key: String, value: String)]
 
+    /// Creates a notification from a title, details and facts.
     /// - Parameters:
     ///   - title: one line, e.g. "Lane release failed at githubRelease (Lanes/Release.swift:31)".
     ///   - details: the rendered error tree or log excerpt.

@@ -7,6 +7,7 @@ public struct WebhookNotifier: Sendable {
     public var headers: [(name: String, value: String)]
     let transport: HTTPTransport
 
+    /// Creates a notifier that posts to `url`; the URL is added to the redactor, as it often holds a token.
     /// - Throws: `NotifyError.invalidURL` when the URL is not http(s) with a host.
     public init(url: String, headers: [(name: String, value: String)] = [], transport: HTTPTransport) throws {
         var transport = transport
