@@ -18,7 +18,7 @@ public protocol Lane: ParsableArguments {
     static var isPrivate: Bool { get }
 
     /// Runs the lane: calls actions through `lane` and returns the lane's result.
-    /// - Throws: any error; the runner rolls back what the run changed and reports the failure.
+    /// - Throws: any error: the runner reports it and rolls back what the run can undo.
     func run(_ lane: LaneContext) async throws -> Output
 }
 

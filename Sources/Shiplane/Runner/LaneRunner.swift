@@ -49,7 +49,8 @@ public struct LaneRunner {
         self.rollbackOnFailure = rollbackOnFailure
     }
 
-    /// Runs `lane` with its hooks and, when it fails before its point of no return, rolls back what it did.
+    /// Runs `lane` with its hooks and, when it fails before its point of no return, rolls back what it did
+    /// (unless `rollbackOnFailure` is off or the run is a dry run).
     ///
     /// Never throws: a failure, and what rollback did, are in the result, and the run's record on disk
     /// is settled (finished, or left for `shiplane resume` or `shiplane rollback`).

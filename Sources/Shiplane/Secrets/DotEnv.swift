@@ -146,7 +146,7 @@ public struct DotEnv: Sendable {
 public struct DotEnvError: ReportableError {
     /// One malformed line.
     public struct Problem: Sendable, Equatable {
-        /// The file's name as given to `DotEnv.parse` or as loaded.
+        /// The file as named to `DotEnv.parse`, or the path `DotEnv.load` read.
         public let file: String
         /// The line number, from 1.
         public let line: Int

@@ -54,7 +54,8 @@ public struct UpdateLockFiles: AsyncAction {
 
     /// Runs each ecosystem's tool next to the changed manifests and returns the lock files it changed;
     /// in a dry run only says which tool it would run.
-    /// - Throws: when a tool fails (the lock file is put back first) or the run's record cannot be written.
+    /// - Throws: when a tool cannot be started or fails (the lock file is put back first), or the run's
+    ///   record cannot be written.
     public func run(in step: StepContext) async throws -> LockFileResult {
         let lane = step.lane
         let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes

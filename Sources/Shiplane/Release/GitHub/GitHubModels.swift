@@ -14,7 +14,7 @@ public struct GitHubRelease: Codable, Sendable, Equatable {
     public var draft: Bool
     /// True for a prerelease.
     public var prerelease: Bool
-    /// The release's page (`html_url`); nil in a test double that gives none.
+    /// The release's page (`html_url`), when the response gives it.
     public var htmlURL: String?
     /// The URI template assets are uploaded to (`upload_url`, `…/assets{?name,label}`).
     public var uploadURL: String

@@ -124,7 +124,7 @@ public struct RecordedEffect: Codable, Sendable, Equatable {
 
     /// The number of the step that made it.
     public var step: Int
-    /// What undoing it does, in words (`delete tag v1.2.0`).
+    /// The effect in words, as rollback reports it (`delete tag v1.2.0`, `pushed main to origin`).
     public var description: String
     /// What it changed, as data.
     public var effect: Effect
