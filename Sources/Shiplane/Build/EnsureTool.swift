@@ -7,17 +7,23 @@ import Foundation
 /// output, and checks it against every comma-separated clause: `>=`, `>`, `<=`, `<`, `=`/`==`,
 /// `!=`, and `~>` (pessimistic: `~> 5.9` means `>= 5.9, < 6.0`).
 public struct EnsureTool: AsyncAction {
+    /// The action's name in steps and reports.
     public static let name = "ensureTool"
+    /// The command to run (`swift`, `git`).
     public var tool: String
+    /// The requirement the version must satisfy (`>= 6.0`, `~> 5.9`).
     public var constraint: String
+    /// The arguments that make the tool print its version.
     public var versionArguments: [String]
 
+    /// Creates the check of `tool` against `constraint`, read from the output of `tool versionArguments`.
     public init(_ tool: String, version constraint: String, versionArguments: [String] = ["--version"]) {
         self.tool = tool
         self.constraint = constraint
         self.versionArguments = versionArguments
     }
 
+    /// The tool and the requirement.
     public var options: [StepOption] { [StepOption("tool", tool), StepOption("version", constraint)] }
 
     /// Returns the version found.
@@ -49,8 +55,10 @@ public struct EnsureTool: AsyncAction {
 
 /// A tool's dotted version number, compared numerically part by part (missing parts are 0).
 public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
+    /// The numbers between the dots, most significant first.
     public var parts: [Int]
 
+    /// Reads a version such as `6.3.1`; nil unless every part is a non-negative number.
     public init?(_ text: String) {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
         var parts: [Int] = []
@@ -72,6 +80,7 @@ public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
         return ToolVersion(String(text[range]))
     }
 
+    /// Compares part by part; a missing part counts as 0.
     public static func < (lhs: ToolVersion, rhs: ToolVersion) -> Bool {
         let count = max(lhs.parts.count, rhs.parts.count)
         for index in 0..<count {
@@ -82,8 +91,10 @@ public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
         return false
     }
 
+    /// Equal when neither is lower, so `6.0` equals `6.0.0`.
     public static func == (lhs: ToolVersion, rhs: ToolVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
 
+    /// The parts joined with dots.
     public var description: String { parts.map(String.init).joined(separator: ".") }
 }
 
@@ -101,6 +112,7 @@ public struct VersionConstraint: Sendable {
 
     let clauses: [Clause]
 
+    /// Reads a requirement of comma-separated clauses; a clause without an operator means `=`.
     /// - Throws: `ValidationFailure` naming each clause that cannot be read.
     public init(parsing text: String) throws {
         var clauses: [Clause] = []
@@ -122,6 +134,7 @@ public struct VersionConstraint: Sendable {
         self.clauses = clauses
     }
 
+    /// True when `version` satisfies every clause.
     public func isSatisfied(by version: ToolVersion) -> Bool {
         clauses.allSatisfy { clause in
             switch clause.op {
@@ -157,6 +170,7 @@ extension LaneContext {
 }
 
 extension EnsureTool: DocumentedAction {
+    /// How `lane.ensureTool` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Build",
         summary: "Fail unless a command-line tool's version satisfies a requirement",

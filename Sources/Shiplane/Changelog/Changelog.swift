@@ -13,10 +13,13 @@ public enum ChangelogFormat: Sendable, Equatable {
 
 /// Renders release notes from the history: the conventional commits of a range, grouped.
 public struct Changelog: Action {
+    /// The action's name in steps and reports.
     public static let name = "changelog"
+    /// Which commits the notes cover; by default the release being made.
     public var range: ChangelogRange
     /// The heading of unreleased work, usually the version being released (`1.6.0`).
     public var version: String?
+    /// Markdown, JSON or a Mustache template.
     public var format: ChangelogFormat
     /// Groups, parsers and links; nil: the project's `.shiplane.yml`, else the defaults.
     public var configuration: ChangelogConfiguration?
@@ -25,6 +28,7 @@ public struct Changelog: Action {
     /// Merge commits; nil: `include_merges` of `.shiplane.yml`, else left out.
     public var merges: MergeCommits?
 
+    /// Creates the action that renders the notes for `range`.
     public init(
         since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
         configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil
@@ -37,6 +41,7 @@ public struct Changelog: Action {
         self.merges = merges
     }
 
+    /// The range and, when given, the version.
     public var options: [StepOption] {
         [StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
     }
@@ -136,9 +141,14 @@ public struct Changelog: Action {
 /// Keeps CHANGELOG.md: inserts the release's section in the right place (replacing an
 /// `Unreleased` section), never adds a version that is already there, keeps every other byte.
 public struct WriteChangelog: Action {
+    /// The action's name in steps and reports.
     public static let name = "writeChangelog"
+    /// The changelog file, relative to the repository root unless absolute.
     public var path: String
+    /// Which commits the section covers; `.all` is refused.
     public var range: ChangelogRange
+    /// The heading of unreleased work, usually the version being released; nil: `Unreleased`.
+    /// A release already tagged keeps its tag's version.
     public var version: String?
     /// Groups, parsers and links; nil: the project's `.shiplane.yml`, else the defaults.
     public var configuration: ChangelogConfiguration?
@@ -147,6 +157,7 @@ public struct WriteChangelog: Action {
     /// Merge commits; nil: `include_merges` of `.shiplane.yml`, else left out.
     public var merges: MergeCommits?
 
+    /// Creates the action that adds the section for `range` to the file at `path`.
     public init(
         path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
         configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil
@@ -159,6 +170,7 @@ public struct WriteChangelog: Action {
         self.merges = merges
     }
 
+    /// The file, the range and, when given, the version.
     public var options: [StepOption] {
         [StepOption("path", path), StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
     }
@@ -193,9 +205,12 @@ public struct WriteChangelog: Action {
 
 /// The range holds no commit: there is nothing to write.
 public struct EmptyChangelog: ReportableError {
+    /// The range that held no commit.
     public var range: ChangelogRange
+    /// The release tag the range started after, when there was one.
     public var previousTag: String?
 
+    /// Says which range was empty.
     public var message: String {
         switch range {
         case .range(let from, let to): "no commits in \(from.map { "\($0).." } ?? "")\(to): nothing to write"
@@ -203,6 +218,7 @@ public struct EmptyChangelog: ReportableError {
         }
     }
 
+    /// Commit something, or name another range.
     public var suggestion: String? { "commit something first, or name another range (--from, --to)" }
 }
 
@@ -261,6 +277,7 @@ extension LaneContext {
 }
 
 extension Changelog: DocumentedAction {
+    /// How `lane.changelog` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Release notes from the conventional commits of a range, grouped (breaking changes first), Markdown, JSON or a Mustache template",
@@ -279,6 +296,7 @@ extension Changelog: DocumentedAction {
 }
 
 extension WriteChangelog: DocumentedAction {
+    /// How `lane.writeChangelog` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Insert the release's section into CHANGELOG.md (replacing Unreleased), never twice, keeping every other byte; the file joins the release commit",

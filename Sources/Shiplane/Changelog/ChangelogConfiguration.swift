@@ -86,6 +86,7 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
         /// Leave the commit out.
         public var skip: Bool
 
+        /// Creates a rule; with no patterns it matches every commit.
         public init(message: String? = nil, body: String? = nil, author: String? = nil, group: String? = nil, skip: Bool = false) {
             self.message = message
             self.body = body
@@ -97,6 +98,7 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
 
     /// How scopes are shown.
     public enum ScopeDisplay: String, Sendable, Hashable, Codable, CaseIterable {
+        /// `**scope:** text`, `scope: text`, or the text alone.
         case bold, plain, hidden
     }
 

@@ -7,6 +7,7 @@ public enum ChangelogError: ReportableError, Sendable {
     /// The changelog could not be encoded as JSON (a defect: the model is always encodable).
     case jsonEncodingFailed(underlying: any Error)
 
+    /// Says what failed: the template, the duplicate version, or the JSON encoding.
     public var message: String {
         switch self {
         case .templateSyntax(let reason, let line, _, _):
@@ -19,6 +20,7 @@ public enum ChangelogError: ReportableError, Sendable {
         }
     }
 
+    /// The template's line, column and text, or the duplicate heading and its line.
     public var info: [(key: String, value: String)] {
         switch self {
         case .templateSyntax(_, let line, let column, let lineText):
@@ -34,6 +36,7 @@ public enum ChangelogError: ReportableError, Sendable {
         }
     }
 
+    /// How to fix the template or the duplicate section; nil for the encoding defect.
     public var suggestion: String? {
         switch self {
         case .templateSyntax:
@@ -45,11 +48,13 @@ public enum ChangelogError: ReportableError, Sendable {
         }
     }
 
+    /// The encoding error, for the JSON defect.
     public var underlyingErrors: [any Error] {
         if case .jsonEncodingFailed(let underlying) = self { return [underlying] }
         return []
     }
 
+    /// A defect for the JSON encoding; a plain failure otherwise.
     public var category: ErrorCategory {
         if case .jsonEncodingFailed = self { return .defect }
         return .failure

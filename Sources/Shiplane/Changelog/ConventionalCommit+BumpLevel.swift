@@ -42,11 +42,14 @@ extension ConventionalCommit {
 /// 1.0.0 a breaking change → minor (commitizen's `major_version_zero`; semantic-release would make
 /// it 1.0.0 — set `breaking_before_1: major`).
 public struct BumpRules: Sendable, Equatable {
+    /// Commit types, in lowercase, that release a minor version (`feat`).
     public var minorTypes: Set<String>
+    /// Commit types, in lowercase, that release a patch version (`fix`, `perf`).
     public var patchTypes: Set<String>
     /// What a breaking change does before 1.0.0: `.minor` (the default) or `.major`.
     public var breakingBeforeOne: BumpLevel
 
+    /// Creates rules; the defaults are commitizen's.
     public init(minorTypes: Set<String> = ["feat"], patchTypes: Set<String> = ["fix", "perf"], breakingBeforeOne: BumpLevel = .minor) {
         self.minorTypes = minorTypes
         self.patchTypes = patchTypes

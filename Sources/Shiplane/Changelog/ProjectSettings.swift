@@ -34,9 +34,12 @@ internal import Yams
 /// Every mistake — an unknown key, a bad regular expression, a parser naming a group that does
 /// not exist, a value of the wrong kind — is a `SettingsError` (exit 2) naming `.shiplane.yml:LINE` and the fix.
 public struct ProjectSettings: Sendable, Equatable {
+    /// The settings file's name, at the repository root.
     public static let fileName = ".shiplane.yml"
 
+    /// How changelogs group and filter commits (`changelog:`).
     public var changelog: ChangelogConfiguration
+    /// Which tags are releases (`changelog.tags`).
     public var releaseTags: ReleaseTags
     /// The packages of a monorepo, each released on its own.
     public var packages: [ProjectPackage]
@@ -45,6 +48,7 @@ public struct ProjectSettings: Sendable, Equatable {
     /// The file read, or nil when the project has none (then everything is the default).
     public var file: String?
 
+    /// Creates settings; with no arguments, the defaults a project without a file gets.
     public init(changelog: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), packages: [ProjectPackage] = [], file: String? = nil) {
         self.changelog = changelog
         self.releaseTags = releaseTags
@@ -285,6 +289,7 @@ public struct ProjectSettings: Sendable, Equatable {
 
 /// One package of a monorepo: `.shiplane.yml` `packages: [{ name: core, path: packages/core }]`.
 public struct ProjectPackage: Sendable, Equatable {
+    /// Its name, as `lane.package(_:)` and the tags use it.
     public var name: String
     /// Its folder, relative to the repository root, without a trailing slash.
     public var path: String
@@ -292,6 +297,7 @@ public struct ProjectPackage: Sendable, Equatable {
     /// `{name}-v{version}`), or `core@` for `{name}@{version}`.
     public var tagPrefix: String
 
+    /// Creates a package whose release tags start with `tagPrefix`.
     public init(name: String, path: String, tagPrefix: String) {
         self.name = name
         self.path = path
@@ -304,10 +310,14 @@ public struct ProjectPackage: Sendable, Equatable {
 
 /// A mistake in `.shiplane.yml`: a usage error (exit 2) naming the file and line.
 public struct SettingsError: ReportableError {
+    /// What is wrong, naming the file and line.
     public var message: String
+    /// How to fix it.
     public var suggestion: String?
+    /// A usage mistake.
     public var category: ErrorCategory { .usage }
 
+    /// Creates the error with its message and fix.
     public init(_ message: String, suggestion: String?) {
         self.message = message
         self.suggestion = suggestion

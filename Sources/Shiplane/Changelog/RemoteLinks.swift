@@ -14,7 +14,9 @@
 public struct RemoteLinks: Sendable, Hashable, Codable {
     /// The kind of hosting service, which decides the shape of the links.
     public enum Host: String, Sendable, Hashable, Codable {
+        /// GitHub, or GitHub Enterprise named in `additionalHosts`.
         case github
+        /// GitLab, or a self-hosted GitLab named in `additionalHosts`.
         case gitlab
     }
 

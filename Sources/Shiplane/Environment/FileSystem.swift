@@ -2,6 +2,7 @@ import Foundation
 
 /// What is at a path, without following a final symbolic link.
 public enum FileKind: String, Sendable, Equatable {
+    /// A regular file, a folder, a symbolic link, or anything else (a socket, a device).
     case file, folder, symbolicLink, other
 }
 
@@ -36,17 +37,21 @@ extension FileSystem {
 
 /// The real file system; writes go to a temporary file in the same folder, then a rename.
 public struct LiveFileSystem: FileSystem {
+    /// Creates the real file system.
     public init() {}
 
+    /// The file's bytes read from disk, or nil when nothing exists at `path`.
     public func contents(of path: String) throws -> Data? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
+    /// Writes through `writeAtomically`: a temporary file in the same folder, then a rename.
     public func write(_ data: Data, to path: String) throws {
         try writeAtomically(data, to: path)
     }
 
+    /// Unlinks a file or link; removes a folder only when it is empty.
     public func remove(_ path: String) throws {
         switch kind(of: path) {
         case nil:
@@ -63,6 +68,7 @@ public struct LiveFileSystem: FileSystem {
         }
     }
 
+    /// What `lstat` finds at `path`, or nil when nothing is there.
     public func kind(of path: String) -> FileKind? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
@@ -74,11 +80,13 @@ public struct LiveFileSystem: FileSystem {
         }
     }
 
+    /// The folder's entries, sorted; empty when `folder` is not a folder.
     public func list(_ folder: String) throws -> [String] {
         guard kind(of: folder) == .folder else { return [] }
         return try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
     }
 
+    /// Creates the missing folders and returns them, outermost first; empty when the folder exists.
     @discardableResult
     public func createFolder(_ path: String) throws -> [String] {
         let missing = Self.missingFolders(path) { kind(of: $0) }
@@ -87,6 +95,7 @@ public struct LiveFileSystem: FileSystem {
         return missing
     }
 
+    /// Copies the bytes through an atomic write.
     public func copy(_ source: String, to destination: String) throws {
         guard let data = try contents(of: source) else {
             throw ShiplaneError("cannot copy \(source): there is no such file")
@@ -161,24 +170,29 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
     private var folders: Set<String> = []
     private var order: [String] = []
 
+    /// Creates an overlay over `base`, which it reads but never writes.
     public init(base: any FileSystem) {
         self.base = base
     }
 
+    /// The overlay's bytes for `path`, if a write or removal is pending there, else the base's.
     public func contents(of path: String) throws -> Data? {
         let entry = lock.withLock { overlay[path] }
         if let entry { return entry }
         return try base.contents(of: path)
     }
 
+    /// Keeps the bytes in memory; the base is not touched.
     public func write(_ data: Data, to path: String) throws {
         record(path, data)
     }
 
+    /// Records the removal in memory; later reads see no file.
     public func remove(_ path: String) throws {
         record(path, nil)
     }
 
+    /// What the overlay has at `path` (a pending file or folder), else what the base has.
     public func kind(of path: String) -> FileKind? {
         let (entry, folder) = lock.withLock { (overlay[path], folders.contains(path)) }
         if let entry { return entry == nil ? nil : .file }
@@ -186,6 +200,7 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
         return base.kind(of: path)
     }
 
+    /// The base's entries with the overlay's writes, removals and folders applied, sorted.
     public func list(_ folder: String) throws -> [String] {
         var names = Set(try base.list(folder))
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
@@ -201,6 +216,7 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
         return names.sorted()
     }
 
+    /// Records the folders that are missing, in memory, and returns them outermost first.
     @discardableResult
     public func createFolder(_ path: String) throws -> [String] {
         let missing = LiveFileSystem.missingFolders(path) { kind(of: $0) }
@@ -208,6 +224,7 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
         return missing
     }
 
+    /// Records a copy of the source's bytes (as the overlay sees them) in memory.
     public func copy(_ source: String, to destination: String) throws {
         guard let data = try contents(of: source) else {
             throw ShiplaneError("cannot copy \(source): there is no such file")

@@ -6,9 +6,12 @@ import Foundation
 /// Variables whose names look secret (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*KEY*`, `*WEBHOOK*`)
 /// are registered as secrets automatically, so their values are redacted from everything printed.
 public struct LaneEnvironment: Sendable {
+    /// Every variable by name.
     public private(set) var variables: [String: String]
+    /// The values to redact, from secret-looking names and those added as secret.
     public private(set) var secretValues: Set<String>
 
+    /// Creates an environment from variables; `extraSecrets` are redacted as well.
     public init(variables: [String: String], extraSecrets: [String] = []) {
         self.variables = variables
         self.secretValues = []
@@ -16,6 +19,7 @@ public struct LaneEnvironment: Sendable {
         for value in extraSecrets { addSecret(value) }
     }
 
+    /// The value of a variable, or nil when it is not set.
     public subscript(name: String) -> String? { variables[name] }
 
     /// Sets a variable; `secret` marks its value for redaction.

@@ -7,11 +7,16 @@ public struct LiveProcessRunner: ProcessRunning {
     /// The most bytes of each stream a result keeps; later output is still streamed, not stored.
     public var captureLimit: Int
 
+    /// Creates a runner that keeps `tailLength` trailing lines and at most `captureLimit` bytes of each stream.
     public init(tailLength: Int = 20, captureLimit: Int = 16 << 20) {
         self.tailLength = tailLength
         self.captureLimit = captureLimit
     }
 
+    /// Starts the process with standard input from `/dev/null`, streams both outputs to `onLine`, and
+    /// stops the process (SIGTERM to its group, then SIGKILL) on a timeout or a cancellation.
+    /// - Throws: `CommandNotFound` when the executable is not on `PATH` or cannot be started;
+    ///   `CancellationError` when the task is cancelled.
     public func run(
         _ invocation: ProcessInvocation,
         onLine: @escaping @Sendable (String, CommandStream) -> Void

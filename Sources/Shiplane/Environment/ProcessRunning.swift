@@ -4,13 +4,16 @@ import Foundation
 public struct ProcessInvocation: Sendable, Equatable {
     /// A name looked up on `PATH`, or a path.
     public var executable: String
+    /// The arguments, each passed as one word.
     public var arguments: [String]
+    /// The folder to run in; nil: the current folder.
     public var workingDirectory: String?
     /// The complete environment of the child process.
     public var environment: [String: String]
     /// Seconds before the process is terminated; nil waits as long as it takes.
     public var timeout: TimeInterval?
 
+    /// Creates an invocation; the environment is given whole, not added to the parent's.
     public init(
         executable: String, arguments: [String], workingDirectory: String? = nil,
         environment: [String: String], timeout: TimeInterval? = nil
@@ -39,15 +42,20 @@ public func shellQuoted(_ word: String) -> String {
 
 /// What a finished process left: its exit status and its output.
 public struct ProcessResult: Sendable, Equatable {
+    /// The exit status, or the signal number when `terminatedBySignal`.
     public var exitCode: Int32
     /// True when the process ended by a signal; `exitCode` is then the signal number.
     public var terminatedBySignal: Bool
+    /// True when the process was stopped because it ran past its timeout.
     public var timedOut: Bool
+    /// Standard output, up to the runner's capture limit.
     public var standardOutput: String
+    /// Standard error, up to the runner's capture limit.
     public var standardError: String
     /// The last lines of both streams, interleaved as they arrived.
     public var lastLines: [String]
 
+    /// Creates a result; runners and test doubles build one per finished process.
     public init(
         exitCode: Int32, terminatedBySignal: Bool = false, timedOut: Bool = false,
         standardOutput: String = "", standardError: String = "", lastLines: [String] = []
@@ -74,12 +82,18 @@ public protocol ProcessRunning: Sendable {
 
 /// The executable of a command could not be found.
 public struct CommandNotFound: ReportableError {
+    /// The executable as it was asked for.
     public var command: String
+    /// The `PATH` that was searched, or the path that could not be started and why.
     public var searched: String
 
+    /// Names the command that was not found.
     public var message: String { "command not found: \(command)" }
+    /// An environment problem: a missing tool.
     public var category: ErrorCategory { .environment }
+    /// What was searched.
     public var info: [(key: String, value: String)] { [("searched PATH", searched)] }
+    /// Install the command or put it on `PATH`.
     public var suggestion: String? { "install \(command) or put it on PATH" }
 }
 

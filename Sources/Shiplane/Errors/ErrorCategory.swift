@@ -25,6 +25,7 @@ public enum ErrorCategory: Int, Sendable, Comparable, CaseIterable, Codable {
     /// The run stopped past its point of no return; `shiplane resume` finishes it (exit 75).
     case resumable
 
+    /// Orders categories by precedence: the higher one wins when a tree is folded.
     public static func < (lhs: ErrorCategory, rhs: ErrorCategory) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The category of an error tree: the highest category of the error and everything beneath it.

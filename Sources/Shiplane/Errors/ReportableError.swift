@@ -18,10 +18,15 @@ public protocol ReportableError: Error, CustomStringConvertible {
 }
 
 extension ReportableError {
+    /// No facts, unless the error has some to tell.
     public var info: [(key: String, value: String)] { [] }
+    /// No suggestion, unless the error knows what to do.
     public var suggestion: String? { nil }
+    /// No causes, unless the error wraps some.
     public var underlyingErrors: [any Error] { [] }
+    /// A plain failure, unless the error says otherwise.
     public var category: ErrorCategory { .failure }
+    /// The error's message, so `String(describing:)` and interpolation show it.
     public var description: String { message }
 
     /// True when the error is a defect in Shiplane rather than a mistake or a condition the user
@@ -44,11 +49,16 @@ extension ReportableError {
 
 /// A plain error with a message, facts and a suggestion; for failures that need no type of their own.
 public struct ShiplaneError: ReportableError {
+    /// What went wrong, in one line.
     public var message: String
+    /// Facts that help, in the order they should print.
     public var info: [(key: String, value: String)]
+    /// What the user can do about it, if known.
     public var suggestion: String?
+    /// The errors this one wraps.
     public var underlyingErrors: [any Error]
 
+    /// Creates an error with a message and, optionally, facts, a suggestion and its causes.
     public init(
         _ message: String,
         info: [(key: String, value: String)] = [],

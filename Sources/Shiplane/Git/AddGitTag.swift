@@ -6,12 +6,18 @@ internal import Git
 /// An existing tag is refused unless `force`; rollback deletes the tag if it still points where
 /// this step put it (and puts back the tag it replaced, with `force`).
 public struct AddGitTag: Action {
+    /// The action's name in steps and reports.
     public static let name = "addGitTag"
+    /// The tag's name (`v1.2.0`).
     public var tag: String
+    /// The annotated tag's message; nil: `Release TAG`.
     public var message: String?
+    /// True for a lightweight tag: no tagger, no message.
     public var lightweight: Bool
+    /// True to move a tag that exists.
     public var force: Bool
 
+    /// Creates the action that tags HEAD as `tag`.
     public init(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false) {
         self.tag = tag
         self.message = message
@@ -19,6 +25,7 @@ public struct AddGitTag: Action {
         self.force = force
     }
 
+    /// The tag, and `lightweight` and `force` when set.
     public var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if lightweight { shown.append(StepOption("lightweight", "true")) }
@@ -26,6 +33,8 @@ public struct AddGitTag: Action {
         return shown
     }
 
+    /// Tags HEAD and registers the undo; in a dry run only checks and notes what it would tag.
+    /// - Throws: when the tag exists and `force` is false, or HEAD or git cannot be read or written.
     public func run(in step: StepContext) throws {
         let lane = step.lane
         let repository = try lane.repository()
@@ -63,11 +72,16 @@ public struct AddGitTag: Action {
 
 /// Whether a tag exists.
 public struct GitTagExists: Action {
+    /// The action's name in steps and reports.
     public static let name = "gitTagExists"
+    /// The tag's name.
     public var tag: String
 
+    /// The tag's name.
     public var options: [StepOption] { [StepOption("tag", tag)] }
 
+    /// Returns true when a local tag has that name.
+    /// - Throws: `GitFailure` when the repository cannot be read.
     public func run(in step: StepContext) throws -> Bool {
         let repository = try step.lane.repository()
         let exists = try git { try repository.tag(named: tag) } != nil
@@ -92,6 +106,7 @@ extension LaneContext {
 }
 
 extension AddGitTag: DocumentedAction {
+    /// How `lane.addGitTag` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Tag HEAD, annotated by default; an existing tag is refused unless force",
@@ -108,6 +123,7 @@ extension AddGitTag: DocumentedAction {
 }
 
 extension GitTagExists: DocumentedAction {
+    /// How `lane.gitTagExists` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Git", summary: "Whether a tag exists locally",
         signature: "try lane.gitTagExists(_ tag: String) -> Bool", parameters: [.init(name: "tag", type: "String", defaultValue: nil, help: "the tag name")],

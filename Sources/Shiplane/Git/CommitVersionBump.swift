@@ -10,17 +10,23 @@ internal import Git
 /// `user.email`), overridden by `GIT_AUTHOR_*` and `GIT_COMMITTER_*` as git does. Rollback moves
 /// the branch back, if HEAD is still this commit.
 public struct CommitVersionBump: Action {
+    /// The action's name in steps and reports.
     public static let name = "commitVersionBump"
+    /// The release steps' results whose files are committed; empty: what this run's release steps changed and no commit has taken.
     public var changes: [any ReleaseChanges]
+    /// The commit message; nil: `chore(release): VERSION`.
     public var message: String?
+    /// True to commit even when other files are dirty; they stay uncommitted.
     public var allowOtherChanges: Bool
 
+    /// Creates the action that commits the files of `changes`.
     public init(_ changes: [any ReleaseChanges] = [], message: String? = nil, allowOtherChanges: Bool = false) {
         self.changes = changes
         self.message = message
         self.allowOtherChanges = allowOtherChanges
     }
 
+    /// The message and `allowOtherChanges`, when set.
     public var options: [StepOption] {
         (message.map { [StepOption("message", $0)] } ?? []) + (allowOtherChanges ? [StepOption("allowOtherChanges", "true")] : [])
     }
@@ -95,6 +101,7 @@ extension LaneContext {
 }
 
 extension CommitVersionBump: DocumentedAction {
+    /// How `lane.commitVersionBump` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Commit exactly the files of the release steps' results it is given (bumpVersion, incrementBuildNumber, writeChangelog), or of this run's; refuses when other files are dirty",

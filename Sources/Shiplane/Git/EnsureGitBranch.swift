@@ -7,13 +7,17 @@ internal import Git
 /// `main-old`; write `main|release/.+` for alternatives. On a detached HEAD (as CI checks out),
 /// the branch comes from the CI's variables (see `LaneEnvironment.ciBranch`).
 public struct EnsureGitBranch: Action {
+    /// The action's name in steps and reports.
     public static let name = "ensureGitBranch"
+    /// An ICU regular expression matched against the whole branch name.
     public var pattern: String
 
+    /// Creates the check that the current branch's whole name matches `pattern`.
     public init(matching pattern: String) {
         self.pattern = pattern
     }
 
+    /// The pattern.
     public var options: [StepOption] { [StepOption("matching", pattern)] }
 
     /// Returns the branch name that matched.
@@ -64,6 +68,7 @@ extension LaneContext {
 }
 
 extension EnsureGitBranch: DocumentedAction {
+    /// How `lane.ensureGitBranch` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Fail unless the current branch's whole name matches a regular expression",

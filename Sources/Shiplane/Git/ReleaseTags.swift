@@ -25,6 +25,7 @@ public struct ReleaseTags: Sendable, Equatable {
     /// A package's tag prefix (`core-v`): its releases are the prefix and a SemVer version.
     public var prefix: String?
 
+    /// Creates the rule; with no arguments, every SemVer name (`v` optional) is a release.
     public init(pattern: String? = nil, includePrereleases: Bool = true, ignore: String? = nil, prefix: String? = nil) {
         self.pattern = pattern
         self.includePrereleases = includePrereleases
@@ -32,6 +33,7 @@ public struct ReleaseTags: Sendable, Equatable {
         self.prefix = prefix
     }
 
+    /// True when a tag named `name` is a release under this rule.
     public func matches(_ name: String) -> Bool {
         matcher()(name)
     }

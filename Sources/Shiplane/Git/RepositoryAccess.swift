@@ -26,13 +26,20 @@ enum RepositoryAccess {
 
 /// Why a folder cannot be used as the repository of a run.
 public enum RepositoryProblem: ReportableError, Equatable {
+    /// No repository encloses the folder.
     case notARepository(path: String)
+    /// The repository has no work tree.
     case bare(path: String)
+    /// The repository belongs to another user and git's ownership check refuses it.
     case notOwner(path: String, detail: String)
+    /// The current branch has no commits yet.
     case noCommits(branch: String)
+    /// HEAD points at a commit, not a branch.
     case detachedHead(commit: String)
+    /// The clone is shallow: history and tags are cut off.
     case shallowClone(path: String)
 
+    /// Says what is wrong with the repository.
     public var message: String {
         switch self {
         case .notARepository(let path): "not a git repository: \(path) (nor any parent folder)"
@@ -45,13 +52,16 @@ public enum RepositoryProblem: ReportableError, Equatable {
         }
     }
 
+    /// An environment problem: the repository is not usable as it is.
     public var category: ErrorCategory { .environment }
 
+    /// libgit2's own words for an ownership refusal.
     public var info: [(key: String, value: String)] {
         if case .notOwner(_, let detail) = self { return [("libgit2", detail)] }
         return []
     }
 
+    /// What to do to make the repository usable.
     public var suggestion: String? {
         switch self {
         case .notARepository: "run shiplane inside a git work tree, or create one with `git init`"
@@ -71,7 +81,9 @@ public enum RepositoryProblem: ReportableError, Equatable {
 
 /// A libgit2 failure, as a person reads it.
 public struct GitFailure: ReportableError {
+    /// What libgit2 was asked to do.
     public var operation: String
+    /// libgit2's message.
     public var detail: String
     var code: GitError.Code
 
@@ -81,7 +93,9 @@ public struct GitFailure: ReportableError {
         code = error.code
     }
 
+    /// Names the git operation that failed.
     public var message: String { "git: could not \(operation)" }
+    /// libgit2's message.
     public var info: [(key: String, value: String)] { [("libgit2", detail)] }
 }
 

@@ -17,12 +17,17 @@ public protocol Lane: ParsableArguments {
     /// A private lane can be called from other lanes but not from the command line.
     static var isPrivate: Bool { get }
 
+    /// Runs the lane: calls actions through `lane` and returns the lane's result.
+    /// - Throws: any error: the runner reports it and rolls back what the run can undo.
     func run(_ lane: LaneContext) async throws -> Output
 }
 
 extension Lane {
+    /// The type name in kebab case without a `Lane` suffix.
     public static var name: String { laneName(forType: String(describing: Self.self)) }
+    /// No summary.
     public static var summary: String { "" }
+    /// Public: the lane can be run from the command line.
     public static var isPrivate: Bool { false }
 }
 
@@ -54,6 +59,7 @@ public func kebabCase(_ name: String) -> String {
 
 /// What hooks learn about the lane they run around.
 public struct LaneInfo: Sendable, Codable, Equatable {
+    /// The lane's command-line name.
     public var name: String
     /// 0 for the lane named on the command line, 1 for a lane it calls, and so on.
     public var depth: Int
@@ -61,7 +67,9 @@ public struct LaneInfo: Sendable, Codable, Equatable {
 
 /// How a lane run ended, as the `always` hook sees it.
 public enum LaneOutcome: Sendable {
+    /// The lane's `run` returned.
     case succeeded
+    /// The lane failed or was interrupted; the failure says how and what rollback did.
     case failed(LaneFailure)
 }
 
@@ -70,8 +78,13 @@ public enum LaneOutcome: Sendable {
 /// Declare a type conforming to `LaneHooks` in `Lanes/`; Shiplane finds it like a lane. Several
 /// hook types run in file order. A `beforeLane` that throws fails the lane before it starts.
 public protocol LaneHooks {
+    /// Creates the hooks; Shiplane makes one value per hook type it finds.
     init()
+    /// Runs before each lane, the top one and every lane it calls.
+    /// - Throws: an error that fails the lane before its `run` starts.
     func beforeLane(_ lane: LaneInfo, context: LaneContext) async throws
+    /// Runs after each lane whose `run` returned.
+    /// - Throws: an error that fails the lane.
     func afterLane(_ lane: LaneInfo, context: LaneContext) async throws
     /// The top lane failed; `failure` holds the failing step and its causes.
     func onError(_ lane: LaneInfo, failure: LaneFailure, context: LaneContext) async
@@ -80,8 +93,12 @@ public protocol LaneHooks {
 }
 
 extension LaneHooks {
+    /// Does nothing.
     public func beforeLane(_ lane: LaneInfo, context: LaneContext) async throws {}
+    /// Does nothing.
     public func afterLane(_ lane: LaneInfo, context: LaneContext) async throws {}
+    /// Does nothing.
     public func onError(_ lane: LaneInfo, failure: LaneFailure, context: LaneContext) async {}
+    /// Does nothing.
     public func always(_ lane: LaneInfo, outcome: LaneOutcome, context: LaneContext) async {}
 }

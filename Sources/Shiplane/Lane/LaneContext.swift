@@ -8,19 +8,26 @@ public final class LaneContext: @unchecked Sendable {
     public struct Dependencies: Sendable {
         /// The folder lanes run in: the repository's work tree root.
         public var workingDirectory: String
+        /// The environment variables the run sees, and the secrets among them.
         public var environment: LaneEnvironment
+        /// Reads and writes files (the context wraps it in an overlay for a dry run).
         public var fileSystem: any FileSystem
+        /// Runs commands.
         public var processRunner: any ProcessRunning
         /// Sends HTTP requests, once each; retries come from `retryPolicy`.
         public var http: any HTTPSending
         /// How HTTP requests are retried, and how the waits between them are spent.
         public var retryPolicy: RetryPolicy
+        /// Receives the run's events: steps, output, messages.
         public var reporter: any Reporting
+        /// The current time.
         public var now: @Sendable () -> Date
+        /// True for a dry run: steps read for real and write nothing outside the overlay.
         public var isDryRun: Bool
         /// Whether git's pre-commit, commit-msg and pre-push hooks run (`--no-verify` turns them off).
         public var runsGitHooks: Bool
 
+        /// Creates the dependencies; everything but the folder, environment and reporter has a live default.
         public init(
             workingDirectory: String, environment: LaneEnvironment,
             fileSystem: any FileSystem = LiveFileSystem(), processRunner: any ProcessRunning = LiveProcessRunner(),
@@ -41,15 +48,19 @@ public final class LaneContext: @unchecked Sendable {
         }
     }
 
+    /// The repository's work tree root: commands run here and relative paths start here.
     public let workingDirectory: String
+    /// The environment variables the run sees, and the secrets among them.
     public let environment: LaneEnvironment
     /// Real files, or in a dry run an overlay that keeps writes in memory.
     public let fileSystem: any FileSystem
+    /// Runs commands.
     public let processRunner: any ProcessRunning
     /// Sends HTTP requests (AsyncHTTPClient in a live run).
     public let http: any HTTPSending
     /// How HTTP requests are retried.
     public let retryPolicy: RetryPolicy
+    /// True for a dry run: steps read for real and write nothing outside the overlay.
     public let isDryRun: Bool
     /// Whether git's hooks run for the commits and pushes of this run.
     public let runsGitHooks: Bool
@@ -63,6 +74,7 @@ public final class LaneContext: @unchecked Sendable {
     let depth: Int
     private let repositories: RepositoryCache
 
+    /// Creates the context for a run from its dependencies and the hooks found in `Lanes/`.
     public init(_ dependencies: Dependencies, hooks: [any LaneHooks] = []) {
         workingDirectory = dependencies.workingDirectory
         environment = dependencies.environment

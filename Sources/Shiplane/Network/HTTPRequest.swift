@@ -2,6 +2,7 @@ import Foundation
 
 /// An HTTP method Shiplane sends.
 public enum HTTPRequestMethod: String, Sendable {
+    /// The methods, each sent as its uppercase name.
     case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", head = "HEAD"
 
     /// Whether sending the request twice does what sending it once does (RFC 9110 9.2.2): only
@@ -11,7 +12,9 @@ public enum HTTPRequestMethod: String, Sendable {
 
 /// The body of a request: nothing, bytes in memory, or a file streamed from disk.
 public enum HTTPRequestBody: Sendable {
+    /// No body.
     case none
+    /// Bytes held in memory.
     case bytes([UInt8])
     /// A file sent in chunks with Content-Length; reopened on every attempt.
     case file(path: String)
@@ -22,9 +25,13 @@ public enum HTTPRequestBody: Sendable {
 
 /// A request for `HTTPTransport`: method, URL, headers, body and its own timeout.
 public struct HTTPRequest: Sendable {
+    /// The method.
     public var method: HTTPRequestMethod
+    /// The absolute http or https URL.
     public var url: String
+    /// The headers in the order they are sent; a name may repeat.
     public var headers: [(name: String, value: String)]
+    /// What is sent after the headers.
     public var body: HTTPRequestBody
     /// Seconds the whole request may take; uploads should pass a larger value.
     public var timeout: Double

@@ -2,10 +2,14 @@ import Foundation
 
 /// A complete HTTP response: status, headers and the collected body.
 public struct HTTPResponse: Sendable {
+    /// The status code.
     public var status: Int
+    /// The headers as received, in order.
     public var headers: [(name: String, value: String)]
+    /// The body, collected up to the transport's limit.
     public var body: [UInt8]
 
+    /// Creates a response; senders and test doubles build one per answer.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers

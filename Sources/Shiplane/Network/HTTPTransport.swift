@@ -12,7 +12,9 @@ internal import NIOPosix
 public struct HTTPTransport: Sendable {
     /// What sends each attempt: AsyncHTTPClient in a live run, a recorder in a lane test.
     public let sender: any HTTPSending
+    /// How often, how long and after what pauses a failed request is sent again.
     public var retryPolicy: RetryPolicy
+    /// Receives retries and streamed uploads, for the caller to show.
     public var onEvent: HTTPEventHandler
     /// The current time, for `Retry-After` dates and `x-ratelimit-reset` epochs.
     public var now: @Sendable () -> Date

@@ -18,6 +18,7 @@ public enum HTTPTransportError: ReportableError {
     /// An upload body file could not be read.
     case fileUnreadable(path: String, reason: String)
 
+    /// Names the request and what happened to it.
     public var message: String {
         switch self {
         case let .connectionFailed(method, url, attempts, _):
@@ -37,6 +38,7 @@ public enum HTTPTransportError: ReportableError {
         }
     }
 
+    /// The cause, the last status and body, the waits, or why a file was unreadable.
     public var info: [(key: String, value: String)] {
         switch self {
         case let .connectionFailed(_, _, _, underlying):
@@ -52,6 +54,7 @@ public enum HTTPTransportError: ReportableError {
         }
     }
 
+    /// What to do next; nil for an unreadable file, whose reason says it.
     public var suggestion: String? {
         switch self {
         case .connectionFailed: return "check the network and the URL, then run again"
@@ -64,6 +67,7 @@ public enum HTTPTransportError: ReportableError {
         }
     }
 
+    /// The connection error behind a failed connection; nothing otherwise.
     public var underlyingErrors: [any Error] {
         if case let .connectionFailed(_, _, _, underlying) = self { return [underlying] }
         return []

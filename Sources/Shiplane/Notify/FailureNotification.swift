@@ -2,10 +2,14 @@ import Foundation
 
 /// A failure summary for on-error hooks, as Slack blocks, plain text or webhook values — always redacted.
 public struct FailureNotification: Sendable {
+    /// One line: what failed and where.
     public var title: String
+    /// The longer account (an error tree or a log excerpt); may be empty.
     public var details: String
+    /// Short facts as key and value, in the order they are shown.
     public var facts: [(key: String, value: String)]
 
+    /// Creates a notification from a title, details and facts.
     /// - Parameters:
     ///   - title: one line, e.g. "Lane release failed at githubRelease (Lanes/Release.swift:31)".
     ///   - details: the rendered error tree or log excerpt.

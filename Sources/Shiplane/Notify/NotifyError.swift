@@ -2,7 +2,9 @@ import Foundation
 
 /// Why a notification was not delivered.
 public enum NotifyError: ReportableError {
+    /// No webhook URL was given and the variable that should hold it is unset or empty.
     case missingWebhookURL(variable: String)
+    /// The URL is not an absolute http or https URL with a host; `reason` says what is wrong.
     case invalidURL(String, reason: String)
     /// Slack answered with one of its error strings (`invalid_payload`, `channel_not_found`, ...).
     case slackRejected(status: Int, code: String)
@@ -11,6 +13,7 @@ public enum NotifyError: ReportableError {
     /// A `{{placeholder}}` template named values that were not given, or rendered invalid JSON.
     case invalidTemplate(reason: String, details: [String])
 
+    /// Says what was not delivered and why.
     public var message: String {
         switch self {
         case .missingWebhookURL(let variable): return "no webhook URL: \(variable) is not set"
@@ -21,6 +24,7 @@ public enum NotifyError: ReportableError {
         }
     }
 
+    /// A rejecting webhook's body, or each unknown placeholder of a template.
     public var info: [(key: String, value: String)] {
         switch self {
         case let .webhookRejected(_, _, snippet): return [("body", snippet)]
@@ -29,6 +33,7 @@ public enum NotifyError: ReportableError {
         }
     }
 
+    /// What to do next, where the cause is one the user can fix.
     public var suggestion: String? {
         switch self {
         case .missingWebhookURL(let variable): return "set \(variable) to the incoming webhook URL (e.g. in .env or the CI secrets)"

@@ -6,17 +6,25 @@ import Foundation
 /// never rejected). The text is redacted first. A message cannot be taken back: put
 /// notifications last in a lane.
 public struct Slack: AsyncAction {
+    /// The action's name in steps and reports.
     public static let name = "slack"
+    /// The message, redacted before it is sent.
     public var text: String
+    /// The incoming webhook URL; nil: `SLACK_WEBHOOK_URL`.
     public var webhookURL: String?
 
+    /// Creates the action that posts `text`, to `webhookURL` or `SLACK_WEBHOOK_URL`.
     public init(_ text: String, webhookURL: String? = nil) {
         self.text = text
         self.webhookURL = webhookURL
     }
 
+    /// The text (the webhook URL is a secret and not shown).
     public var options: [StepOption] { [StepOption("text", text)] }
 
+    /// Posts the message; in a dry run only notes what it would post.
+    /// - Throws: `NotifyError` when the URL is missing or invalid or Slack rejects the message;
+    ///   `HTTPTransportError` when it cannot be delivered.
     public func run(in step: StepContext) async throws {
         let transport = step.httpTransport()
         let notifier = try SlackNotifier(webhookURL: webhookURL ?? step.lane.environment["SLACK_WEBHOOK_URL"], transport: transport)
@@ -38,6 +46,7 @@ extension LaneContext {
 }
 
 extension Slack: DocumentedAction {
+    /// How `lane.slack` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "Post to Slack through an incoming webhook (SLACK_WEBHOOK_URL): Block Kit with a text fallback, within Slack's limits, redacted",

@@ -4,28 +4,42 @@ import Foundation
 public struct SlackMessage: Sendable, Equatable {
     /// Slack's documented limits.
     public enum Limits {
+        /// Characters of the fallback text.
         public static let text = 40_000
+        /// Characters of a section's text.
         public static let sectionText = 3_000
+        /// Characters of a header.
         public static let headerText = 150
+        /// Blocks in one message.
         public static let blocks = 50
+        /// Fields in one section.
         public static let fields = 10
+        /// Characters of one field.
         public static let fieldText = 2_000
+        /// Elements in one context block.
         public static let contextElements = 10
     }
 
     /// One Block Kit block.
     public enum Block: Sendable, Equatable {
+        /// A header line in plain text.
         case header(String)
+        /// A section of Slack `mrkdwn` text.
         case section(String)
+        /// Short `mrkdwn` texts shown in two columns; more than Slack allows in one section are split over several.
         case fields([String])
+        /// Small `mrkdwn` texts shown in a muted line.
         case context([String])
+        /// A horizontal rule.
         case divider
     }
 
     /// The notification fallback text; built from the blocks when empty.
     public var text: String
+    /// The blocks, in order.
     public var blocks: [Block]
 
+    /// Creates a message from a fallback text and blocks.
     public init(text: String, blocks: [Block] = []) {
         self.text = text
         self.blocks = blocks

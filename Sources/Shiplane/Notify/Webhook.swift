@@ -2,19 +2,28 @@ import Foundation
 
 /// Posts JSON to a webhook: a `{{placeholder}}` template filled with values (JSON-escaped).
 public struct Webhook: AsyncAction {
+    /// The action's name in steps and reports.
     public static let name = "webhook"
+    /// The http or https URL posted to (a secret: redacted everywhere).
     public var url: String
+    /// JSON with `{{name}}` placeholders.
     public var template: String
+    /// The placeholders' values, JSON-escaped and redacted before they are filled in.
     public var values: [String: String]
 
+    /// Creates the action that posts `template`, filled with `values`, to `url`.
     public init(url: String, template: String, values: [String: String] = [:]) {
         self.url = url
         self.template = template
         self.values = values
     }
 
+    /// The URL, redacted when shown.
     public var options: [StepOption] { [StepOption("url", url)] }
 
+    /// Posts the rendered template; in a dry run only notes what it would post.
+    /// - Throws: `NotifyError` for an invalid URL or template or a non-2xx answer;
+    ///   `HTTPTransportError` when it cannot be delivered.
     public func run(in step: StepContext) async throws {
         let transport = step.httpTransport()
         let notifier = try WebhookNotifier(url: url, transport: transport)
@@ -38,6 +47,7 @@ extension LaneContext {
 }
 
 extension Webhook: DocumentedAction {
+    /// How `lane.webhook` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "POST JSON made from a {{placeholder}} template (values JSON-escaped and redacted) to a URL",

@@ -3,9 +3,11 @@ import Foundation
 /// Posts JSON to a generic webhook, from a `{{placeholder}}` template or an `Encodable` value.
 public struct WebhookNotifier: Sendable {
     private let url: String
+    /// Headers sent with every post, besides `Content-Type: application/json`.
     public var headers: [(name: String, value: String)]
     let transport: HTTPTransport
 
+    /// Creates a notifier that posts to `url`; the URL is added to the redactor, as it often holds a token.
     /// - Throws: `NotifyError.invalidURL` when the URL is not http(s) with a host.
     public init(url: String, headers: [(name: String, value: String)] = [], transport: HTTPTransport) throws {
         var transport = transport

@@ -4,12 +4,18 @@ import Foundation
 ///
 /// The URL may hold `{name}` and `{version}` placeholders, replaced percent-encoded.
 public struct HTTPUploadTarget: Sendable {
+    /// The URL, with `{name}` and `{version}` placeholders.
     public var urlTemplate: String
+    /// PUT or POST.
     public var method: HTTPRequestMethod
+    /// Headers sent with every upload; `Content-Type` is added from the file name unless given.
     public var headers: [(name: String, value: String)]
+    /// Seconds one upload may take.
     public var timeout: Double
+    /// Sends the requests, with retries and redaction.
     public var transport: HTTPTransport
 
+    /// Creates a target for `urlTemplate`, sent through `transport`.
     public init(urlTemplate: String, method: HTTPRequestMethod = .put, headers: [(name: String, value: String)] = [],
                 timeout: Double = 600, transport: HTTPTransport) {
         self.urlTemplate = urlTemplate
@@ -51,13 +57,20 @@ public struct HTTPUploadTarget: Sendable {
 
 /// An upload the server refused.
 public struct UploadError: ReportableError {
+    /// The file's name, as uploaded.
     public var name: String
+    /// The URL it was sent to, redacted.
     public var url: String
+    /// The server's status code.
     public var status: Int
+    /// The start of the server's answer, redacted.
     public var bodySnippet: String
 
+    /// Names the file, the URL and the status.
     public var message: String { "uploading \(name) to \(url) failed with HTTP \(status)" }
+    /// The status and the start of the answer.
     public var info: [(key: String, value: String)] { [("status", String(status)), ("body", bodySnippet)] }
+    /// What to check for 401, 403, 404 and 413; nil for other statuses.
     public var suggestion: String? {
         switch status {
         case 401, 403: return "check the credentials in the upload headers"

@@ -17,6 +17,7 @@ public struct SHA256: Sendable {
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
 
+    /// Starts an empty digest.
     public init() {
         buffer.reserveCapacity(64)
     }

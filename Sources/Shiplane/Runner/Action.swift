@@ -6,27 +6,40 @@ import Foundation
 /// (secrets shown as `***`), timing and outcome; dry-run through `StepContext.isDryRun` and
 /// the overlay file system; rollback through `StepContext.registerUndo`.
 public protocol Action {
+    /// What `run` returns to the lane; `Void` unless the action declares otherwise.
     associatedtype Output = Void
     /// The name shown in steps and reports (`ensureGitBranch`).
     static var name: String { get }
     /// The options as shown in steps and reports.
     var options: [StepOption] { get }
+    /// Does the action's work as step `step`: reads and writes through the step's lane context,
+    /// registers an undo for each side effect, and in a dry run writes nothing outside the overlay.
+    /// - Throws: whatever stops the action; the runner wraps it in a `StepFailure` with the call site.
     func run(in step: StepContext) throws -> Output
 }
 
 /// An action that awaits: runs commands, talks to servers.
 public protocol AsyncAction {
+    /// What `run` returns to the lane; `Void` unless the action declares otherwise.
     associatedtype Output = Void
+    /// The name shown in steps and reports (`push`).
     static var name: String { get }
+    /// The options as shown in steps and reports.
     var options: [StepOption] { get }
+    /// Does the action's work as step `step`, awaiting commands and servers: reads and writes through
+    /// the step's lane context, registers an undo for each side effect, and in a dry run writes nothing
+    /// outside the overlay.
+    /// - Throws: whatever stops the action; the runner wraps it in a `StepFailure` with the call site.
     func run(in step: StepContext) async throws -> Output
 }
 
 extension Action {
+    /// No options shown.
     public var options: [StepOption] { [] }
 }
 
 extension AsyncAction {
+    /// No options shown.
     public var options: [StepOption] { [] }
 }
 

@@ -1,12 +1,18 @@
 /// What an action tells about itself, declared beside its code. `shiplane actions`,
 /// `shiplane action NAME`, their JSON and the README's actions table are made from it.
 public struct ActionDocumentation: Sendable, Equatable {
+    /// One parameter of the lane method that calls the action.
     public struct Parameter: Codable, Sendable, Equatable {
+        /// The parameter's label, or its name when it has no label.
         public var name: String
+        /// Its Swift type, as written in the signature.
         public var type: String
+        /// Its default as shown to people; nil when it must be given.
         public var defaultValue: String?
+        /// What it does, in a few words.
         public var help: String
 
+        /// Creates the description of one parameter.
         public init(name: String, type: String, defaultValue: String?, help: String) {
             self.name = name
             self.type = type
@@ -17,17 +23,20 @@ public struct ActionDocumentation: Sendable, Equatable {
 
     /// The feature it belongs to: Git, Versioning, Build, Changelog, Release, Notify.
     public var domain: String
+    /// What the action does, in one line.
     public var summary: String
     /// How a lane calls it.
     public var signature: String
     /// Every parameter of the lane method, in order.
     public var parameters: [Parameter]
+    /// A line of lane code that calls it.
     public var example: String
     /// What a dry run does with this action.
     public var dryRun: String
     /// What rollback undoes.
     public var rollback: String
 
+    /// Creates the documentation an action declares beside its code.
     public init(
         domain: String, summary: String, signature: String, parameters: [Parameter], example: String,
         dryRun: String, rollback: String
@@ -44,23 +53,35 @@ public struct ActionDocumentation: Sendable, Equatable {
 
 /// An action that documents itself; every built-in action is one.
 public protocol DocumentedAction {
+    /// The action's name, as in `Action.name`.
     static var name: String { get }
+    /// What the catalog, `shiplane action NAME` and the README say about the action.
     static var documentation: ActionDocumentation { get }
 }
 
 /// An action as `shiplane actions` and `shiplane action NAME` describe it (and as their JSON reads).
 public struct ActionDescription: Codable, Sendable, Equatable {
+    /// One parameter of the lane method.
     public typealias Parameter = ActionDocumentation.Parameter
 
+    /// The action's name (`bumpVersion`).
     public var name: String
+    /// The feature it belongs to: Git, Versioning, Build, Changelog, Release, Notify.
     public var domain: String
+    /// What it does, in one line.
     public var summary: String
+    /// How a lane calls it.
     public var signature: String
+    /// Every parameter of the lane method, in order.
     public var parameters: [Parameter]
+    /// A line of lane code that calls it.
     public var example: String
+    /// What a dry run does with it.
     public var dryRun: String
+    /// What rollback undoes.
     public var rollback: String
 
+    /// The description of `action`, from its name and its documentation.
     public init(_ action: any DocumentedAction.Type) {
         let documentation = action.documentation
         name = action.name
@@ -76,12 +97,15 @@ public struct ActionDescription: Codable, Sendable, Equatable {
 
 /// The built-in actions, in the order a release lane uses them: the one list of them.
 public enum ActionCatalog {
+    /// The built-in action types, in release order.
     public static var actions: [any DocumentedAction.Type] { [
         EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, PublishGitHubRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UploadToPlayStore.self,
     ] }
 
+    /// The descriptions of the built-in actions, in release order.
     public static let all: [ActionDescription] = actions.map(ActionDescription.init)
 
+    /// The built-in action with that name, compared case-insensitively; nil when there is none.
     public static func named(_ name: String) -> ActionDescription? {
         all.first { $0.name.lowercased() == name.lowercased() }
     }

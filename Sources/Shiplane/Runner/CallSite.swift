@@ -3,13 +3,16 @@ public struct CallSite: Codable, Sendable, Equatable, CustomStringConvertible {
     /// The file as `#fileID` gives it; lanes compile as module `Lanes`, so this is the path
     /// relative to the repository root (`Lanes/Release.swift`).
     public var file: String
+    /// The line number, from 1.
     public var line: Int
 
+    /// Creates a call site; lanes get theirs from `#fileID` and `#line`.
     public init(file: String, line: Int) {
         self.file = file
         self.line = line
     }
 
+    /// `file:line`.
     public var description: String { "\(file):\(line)" }
 }
 

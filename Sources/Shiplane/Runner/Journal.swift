@@ -2,11 +2,14 @@ import Foundation
 
 /// What happened to one registered undo when a run rolled back.
 public struct RollbackEntry: Codable, Sendable, Equatable {
+    /// What the undo does, as registered (`delete tag v1.2.0`).
     public var description: String
+    /// True when the undo succeeded.
     public var undone: Bool
     /// Why it could not be undone, when it could not.
     public var error: String?
 
+    /// Creates the outcome of one undo.
     public init(description: String, undone: Bool, error: String?) {
         self.description = description
         self.undone = undone
@@ -34,6 +37,7 @@ public final class Journal: @unchecked Sendable {
     /// The run's on-disk record, when it has one.
     public private(set) var recorder: RunRecorder?
 
+    /// Creates an empty journal, with no record on disk.
     public init() {}
 
     /// Records how to reverse a side effect that just happened (`effectIndex`: its recorded effect).

@@ -2,17 +2,24 @@ import Foundation
 
 /// The outcome of running a lane from the command line: steps, timing, failure and rollback.
 public struct LaneRunResult: Sendable {
+    /// The lane's name.
     public var lane: String
+    /// True for a dry run.
     public var dryRun: Bool
+    /// When the lane started, by the context's clock.
     public var startedAt: Date
+    /// How long the lane took, hooks included, in seconds.
     public var duration: TimeInterval
+    /// Every step recorded, in start order.
     public var steps: [StepRecord]
+    /// Why the lane did not complete; nil when it succeeded.
     public var failure: LaneFailure?
     /// The files a dry run would have written, relative to the working directory.
     public var plannedWrites: [String]
     /// The run's named outputs (`version`, `tag`, `release_url`, the lane's own), in order.
     public var outputs: [(name: String, value: String)] = []
 
+    /// Creates a result; `outputs` starts empty.
     public init(
         lane: String, dryRun: Bool, startedAt: Date, duration: TimeInterval, steps: [StepRecord],
         failure: LaneFailure?, plannedWrites: [String]
@@ -26,7 +33,9 @@ public struct LaneRunResult: Sendable {
         self.plannedWrites = plannedWrites
     }
 
+    /// True when the lane completed.
     public var succeeded: Bool { failure == nil }
+    /// True when a signal or a cancelled task stopped the lane.
     public var interrupted: Bool { failure?.interrupted ?? false }
 }
 
@@ -35,10 +44,16 @@ public struct LaneRunner {
     /// Whether a failed run undoes its side effects (`--no-rollback` turns it off).
     public var rollbackOnFailure: Bool
 
+    /// Creates a runner; rollback on failure is on unless turned off.
     public init(rollbackOnFailure: Bool = true) {
         self.rollbackOnFailure = rollbackOnFailure
     }
 
+    /// Runs `lane` with its hooks and, when it fails before its point of no return, rolls back what it did
+    /// (unless `rollbackOnFailure` is off or the run is a dry run).
+    ///
+    /// Never throws: a failure, and what rollback did, are in the result, and the run's record on disk
+    /// is settled (finished, or left for `shiplane resume` or `shiplane rollback`).
     public func run<L: Lane>(_ lane: L, in context: LaneContext) async -> LaneRunResult {
         let info = LaneInfo(name: L.name, depth: 0)
         let state = context.state

@@ -15,6 +15,7 @@ public struct DotEnv: Sendable {
         return result
     }
 
+    /// Creates a set of variables from key-value pairs in file order.
     public init(entries: [(key: String, value: String)] = []) {
         self.entries = entries
     }
@@ -143,20 +144,29 @@ public struct DotEnv: Sendable {
 
 /// Malformed lines in dotenv files, all of them, each with file and line.
 public struct DotEnvError: ReportableError {
+    /// One malformed line.
     public struct Problem: Sendable, Equatable {
+        /// The file as named to `DotEnv.parse`, or the path `DotEnv.load` read.
         public let file: String
+        /// The line number, from 1.
         public let line: Int
+        /// Why the line could not be read.
         public let reason: String
     }
 
+    /// Every malformed line found.
     public let problems: [Problem]
 
+    /// Says one or how many malformed lines were found.
     public var message: String {
         problems.count == 1 ? "malformed line in a dotenv file" : "\(problems.count) malformed lines in dotenv files"
     }
+    /// Each problem as `file:line` and its reason.
     public var info: [(key: String, value: String)] {
         problems.map { ("\($0.file):\($0.line)", $0.reason) }
     }
+    /// How to write a line that parses.
     public var suggestion: String? { "write each line as KEY=value (quotes optional, # for comments)" }
+    /// A usage mistake: the file is the user's to fix.
     public var category: ErrorCategory { .usage }
 }

@@ -9,6 +9,7 @@ import Foundation
 public struct SecretRedactor: Sendable {
     /// Shorter values are ignored: redacting "a" or "on" would shred every message.
     public static let minimumSecretLength = 4
+    /// What a redacted secret is replaced with.
     public static let mask = "***"
 
     /// The configured secret values, longest first.
@@ -65,10 +66,15 @@ public struct SecretRedactor: Sendable {
 
 /// An error with secrets removed from everything it says, wrapping the original's shape.
 public struct RedactedError: ReportableError {
+    /// The wrapped error's message, redacted.
     public let message: String
+    /// The wrapped error's facts, with their values redacted.
     public let info: [(key: String, value: String)]
+    /// The wrapped error's suggestion, redacted.
     public let suggestion: String?
+    /// The wrapped error's causes, each redacted.
     public let underlyingErrors: [any Error]
+    /// The wrapped error's category (`interrupted` for a cancellation, `failure` for a plain error).
     public let category: ErrorCategory
 
     init(wrapping error: any Error, redactor: SecretRedactor) {

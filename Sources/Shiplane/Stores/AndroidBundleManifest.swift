@@ -3,9 +3,13 @@ import Foundation
 /// What Google Play needs to know about an Android App Bundle, read from its
 /// `base/manifest/AndroidManifest.xml` (aapt2's protocol-buffer XML, not text).
 public struct AndroidBundleManifest: Sendable, Equatable {
+    /// The app's package name (`com.example.app`).
     public var packageName: String
+    /// `android:versionCode`, when the manifest has one.
     public var versionCode: Int64?
+    /// `android:versionName`, when the manifest has one.
     public var versionName: String?
+    /// The bundle's size in bytes.
     public var fileSize: Int64
 
     static let manifestPath = "base/manifest/AndroidManifest.xml"

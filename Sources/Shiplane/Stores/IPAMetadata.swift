@@ -3,6 +3,7 @@ import Foundation
 /// What App Store Connect needs to know about an IPA, read from its `Payload/*.app/Info.plist`
 /// (XML or binary property list).
 public struct IPAMetadata: Sendable, Equatable {
+    /// `CFBundleIdentifier` (`com.example.app`).
     public var bundleID: String
     /// `CFBundleShortVersionString`: one to three integers separated by periods ("1.4.0").
     public var version: String
@@ -12,6 +13,7 @@ public struct IPAMetadata: Sendable, Equatable {
     public var platform: String
     /// The `.app` folder's name inside `Payload/`.
     public var appName: String
+    /// The IPA's size in bytes.
     public var fileSize: Int64
 
     /// Reads and checks the metadata of the IPA at `path`.

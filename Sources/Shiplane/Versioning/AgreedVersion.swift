@@ -4,11 +4,14 @@ import Foundation
 public struct AgreedVersion: Sendable {
     /// What one file holds.
     public struct Source: Sendable {
+        /// The file.
         public let file: VersionFile
         /// The file's bytes as they were read, so a rewrite starts from exactly what was agreed on.
         public let bytes: Data
+        /// The version and build number read from the bytes.
         public let reading: VersionReading
 
+        /// Creates the record of what one file holds.
         public init(file: VersionFile, bytes: Data, reading: VersionReading) {
             self.file = file
             self.bytes = bytes
@@ -33,16 +36,19 @@ public struct AgreedVersion: Sendable {
         /// Tags that were not taken as releases, each with the reason.
         public let ignored: [(name: String, reason: String)]
 
+        /// Creates the origin: the tag read, and the tags passed over with why.
         public init(tag: String?, ignored: [(name: String, reason: String)]) {
             self.tag = tag
             self.ignored = ignored
         }
 
+        /// Equal when the tags and every ignored tag's name and reason are.
         public static func == (lhs: TagOrigin, rhs: TagOrigin) -> Bool {
             lhs.tag == rhs.tag && lhs.ignored.map(\.name) == rhs.ignored.map(\.name) && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
         }
     }
 
+    /// Creates an agreed version; `tagOrigin` is set for a project whose version lives in tags.
     public init(version: SemanticVersion, build: String?, sources: [Source], tagOrigin: TagOrigin? = nil) {
         self.version = version
         self.build = build

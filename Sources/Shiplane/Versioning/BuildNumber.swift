@@ -68,7 +68,9 @@ public enum BuildNumber {
 
 /// A text that is not a build number.
 public struct BuildNumberError: ReportableError, Equatable {
+    /// The text that was refused.
     public let value: String
+    /// What is wrong with it.
     public let problem: String
     /// What was being done: "use" or "increment".
     public let action: String
@@ -82,14 +84,17 @@ public struct BuildNumberError: ReportableError, Equatable {
         self.variable = variable
     }
 
+    /// Says what could not be done with which value, and why.
     public var message: String {
         "Cannot \(action) '\(value)' as a build number: \(problem)"
     }
 
+    /// The CI variable it came from, when it came from one.
     public var info: [(key: String, value: String)] {
         variable.map { [(key: "variable", value: $0)] } ?? []
     }
 
+    /// What a build number looks like.
     public var suggestion: String? {
         "A build number is digits, optionally in groups separated by dots, such as 42 or 2024.5.1"
     }

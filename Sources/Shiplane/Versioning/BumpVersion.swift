@@ -1,6 +1,7 @@
 import Foundation
 
 extension VersionBump: ExpressibleByArgument {
+    /// How the default bump is shown in `--help`: as it is written on the command line.
     public var defaultValueDescription: String { description }
 }
 
@@ -10,15 +11,20 @@ extension VersionBump: ExpressibleByArgument {
 /// Every file is rewritten in place with every other byte kept, atomically, with its undo in the
 /// journal. The files must agree before the bump; if not, the error lists each file and version.
 public struct BumpVersion: Action {
+    /// The action's name in steps and reports.
     public static let name = "bumpVersion"
+    /// How the version moves.
     public var bump: VersionBump
+    /// The version files to rewrite; nil: those detected in the project.
     public var files: [VersionFileReference]?
 
+    /// Creates the action that applies `bump` to `files`, or to the detected version files.
     public init(_ bump: VersionBump, files: [VersionFileReference]? = nil) {
         self.bump = bump
         self.files = files
     }
 
+    /// The bump.
     public var options: [StepOption] { [StepOption("bump", bump.description)] }
 
     /// Returns the new version and every file it rewrote (each read once, from the bytes agreed on).
@@ -51,13 +57,18 @@ public struct BumpVersion: Action {
 
 /// Reads the version the version files agree on.
 public struct CurrentVersion: Action {
+    /// The action's name in steps and reports.
     public static let name = "version"
+    /// The version files to read; nil: those detected in the project.
     public var files: [VersionFileReference]?
 
+    /// Creates the action that reads `files`, or the detected version files.
     public init(files: [VersionFileReference]? = nil) {
         self.files = files
     }
 
+    /// Returns the version the files agree on.
+    /// - Throws: `VersionFileError` when they disagree, cannot be read, or none is found.
     public func run(in step: StepContext) throws -> SemanticVersion {
         let agreed = try step.lane.readVersion(files)
         step.note(agreed.version.description + (agreed.build.map { " (\($0))" } ?? ""))
@@ -82,6 +93,7 @@ extension LaneContext {
 }
 
 extension CurrentVersion: DocumentedAction {
+    /// How `lane.version` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "The version the version files agree on (after any bump earlier in the run)",
@@ -93,6 +105,7 @@ extension CurrentVersion: DocumentedAction {
 }
 
 extension BumpVersion: DocumentedAction {
+    /// How `lane.bumpVersion` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Bump the version in every version file: major, minor, patch, auto (conventional commits since the last release tag), release, pre:NAME or an exact version",

@@ -11,6 +11,7 @@ public enum BuildNumberChange: Sendable, Equatable, CustomStringConvertible {
     /// The number of commits reachable from HEAD.
     case commitCount
 
+    /// `increment`, the value, `from CI` or `commit count`.
     public var description: String {
         switch self {
         case .increment: "increment"
@@ -24,15 +25,20 @@ public enum BuildNumberChange: Sendable, Equatable, CustomStringConvertible {
 /// Changes the build number in every version file that has one (Info.plist `CFBundleVersion`,
 /// pbxproj and xcconfig `CURRENT_PROJECT_VERSION`).
 public struct IncrementBuildNumber: Action {
+    /// The action's name in steps and reports.
     public static let name = "incrementBuildNumber"
+    /// How the build number changes.
     public var change: BuildNumberChange
+    /// The version files to rewrite; nil: those detected in the project.
     public var files: [VersionFileReference]?
 
+    /// Creates the action that applies `change` to every file with a build number.
     public init(_ change: BuildNumberChange = .increment, files: [VersionFileReference]? = nil) {
         self.change = change
         self.files = files
     }
 
+    /// The change.
     public var options: [StepOption] { [StepOption("change", change.description)] }
 
     /// Returns the new build number and every file it rewrote.
@@ -90,6 +96,7 @@ extension LaneContext {
 }
 
 extension IncrementBuildNumber: DocumentedAction {
+    /// How `lane.incrementBuildNumber` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Change the build number (CFBundleVersion, CURRENT_PROJECT_VERSION): increment, set, from CI, or the commit count",

@@ -8,8 +8,10 @@ public struct FileChange: Sendable, Equatable, Codable {
     public let displayPath: String
     /// The bytes before the step, or nil when the step created the file.
     public let before: Data?
+    /// The bytes the step wrote.
     public let after: Data
 
+    /// Creates the record of one changed file.
     public init(path: String, displayPath: String, before: Data?, after: Data) {
         self.path = path
         self.displayPath = displayPath
@@ -33,13 +35,17 @@ public protocol ReleaseChanges: Sendable {
 /// the new version's parts directly (`bump.major`, `bump.isPrerelease`).
 @dynamicMemberLookup
 public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
+    /// The version before the bump.
     public let previous: SemanticVersion
+    /// The version after the bump.
     public let version: SemanticVersion
+    /// Each version file rewritten, in the order written; empty when the version lives in tags.
     public let fileChanges: [FileChange]
     /// True when the project has no version file: the version lives in release tags, so the
     /// release is made by tagging, and no file was written.
     public let versionInTags: Bool
 
+    /// Creates the result of a bump.
     public init(previous: SemanticVersion, version: SemanticVersion, fileChanges: [FileChange], versionInTags: Bool = false) {
         self.previous = previous
         self.version = version
@@ -49,6 +55,8 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
 
     private enum CodingKeys: String, CodingKey { case previous, version, fileChanges, versionInTags }
 
+    /// Decodes a result; a record without `versionInTags` (written before it existed) reads as false.
+    /// - Throws: `DecodingError` when a field is missing or of the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         previous = try container.decode(SemanticVersion.self, forKey: .previous)
@@ -57,8 +65,10 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
         versionInTags = try container.decodeIfPresent(Bool.self, forKey: .versionInTags) ?? false
     }
 
+    /// The new version.
     public var description: String { version.description }
 
+    /// The new version's property at `keyPath` (`bump.major`, `bump.isPrerelease`).
     public subscript<Value>(dynamicMember keyPath: KeyPath<SemanticVersion, Value>) -> Value {
         version[keyPath: keyPath]
     }
@@ -68,16 +78,21 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
 ///
 /// Reads as the new build number in text (`"build \(build)"`).
 public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
+    /// The build number before, or nil when the files held none.
     public let previous: String?
+    /// The new build number.
     public let build: String
+    /// Each file rewritten, in the order written.
     public let fileChanges: [FileChange]
 
+    /// Creates the result of a build-number change.
     public init(previous: String?, build: String, fileChanges: [FileChange]) {
         self.previous = previous
         self.build = build
         self.fileChanges = fileChanges
     }
 
+    /// The new build number.
     public var description: String { build }
 }
 
@@ -85,13 +100,17 @@ public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equata
 ///
 /// Reads as the section's Markdown in text.
 public struct ChangelogWriteResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
+    /// The section's Markdown, as added (or, in a dry run, as it would be).
     public let section: String
+    /// The changelog file, when it changed.
     public let fileChanges: [FileChange]
 
+    /// Creates the result of a changelog write.
     public init(section: String, fileChanges: [FileChange]) {
         self.section = section
         self.fileChanges = fileChanges
     }
 
+    /// The section's Markdown.
     public var description: String { section }
 }

@@ -2,10 +2,12 @@ import Foundation
 
 /// What `updateLockFiles` refreshed: each lock file with its bytes before and after.
 public struct LockFileResult: ReleaseChanges, Equatable, Codable {
+    /// Each lock file the tool changed, in the order refreshed.
     public let fileChanges: [FileChange]
     /// Lock files that could not be refreshed because their tool is not on `PATH`.
     public let skipped: [String]
 
+    /// Creates the result of a lock-file refresh.
     public init(fileChanges: [FileChange], skipped: [String]) {
         self.fileChanges = fileChanges
         self.skipped = skipped
@@ -24,14 +26,17 @@ public struct LockFileResult: ReleaseChanges, Equatable, Codable {
 /// does not exist is not created. Each refreshed file is journaled before the tool runs (its old
 /// bytes saved), so a rollback — in this process or after a kill — puts it back.
 public struct UpdateLockFiles: AsyncAction {
+    /// The action's name in steps and reports.
     public static let name = "updateLockFiles"
     /// The changes whose manifests are looked at; empty: this run's release steps'.
     public var changes: [any ReleaseChanges]
 
+    /// Creates the action for the manifests of `changes`, or of this run's release steps when empty.
     public init(_ changes: [any ReleaseChanges] = []) {
         self.changes = changes
     }
 
+    /// No options shown.
     public var options: [StepOption] { [] }
 
     struct Ecosystem {
@@ -47,6 +52,10 @@ public struct UpdateLockFiles: AsyncAction {
                   arguments: ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--offline"]),
     ]
 
+    /// Runs each ecosystem's tool next to the changed manifests and returns the lock files it changed;
+    /// in a dry run only says which tool it would run.
+    /// - Throws: when a tool cannot be started or fails (the lock file is put back first), or the run's
+    ///   record cannot be written.
     public func run(in step: StepContext) async throws -> LockFileResult {
         let lane = step.lane
         let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes
@@ -152,6 +161,7 @@ extension LaneContext {
 }
 
 extension UpdateLockFiles: DocumentedAction {
+    /// How `lane.updateLockFiles` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Refresh Cargo.lock or package-lock.json after a bump, with cargo or npm (offline), so the release commit has no stale lock file",

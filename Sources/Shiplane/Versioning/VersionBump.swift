@@ -1,8 +1,11 @@
 /// How a user asks the version to change: `major`, `minor`, `patch`, `auto`, `release`,
 /// `pre:NAME` or an exact version.
 public enum VersionBump: Hashable, Sendable {
+    /// The major number goes up; minor and patch go to 0.
     case major
+    /// The minor number goes up; patch goes to 0.
     case minor
+    /// The patch number goes up.
     case patch
     /// Let the commits since the last release decide the level.
     case auto
@@ -98,7 +101,9 @@ extension VersionBump: CustomStringConvertible {
 
 /// Why a command-line argument is not a version bump.
 public struct VersionBumpParseError: ReportableError {
+    /// The argument as given.
     public let argument: String
+    /// The SemVer or prerelease-name error, when the text looked like a version or a prerelease.
     public let underlyingErrors: [any Error]
 
     init(argument: String, underlying: (any Error)?) {
@@ -106,8 +111,10 @@ public struct VersionBumpParseError: ReportableError {
         self.underlyingErrors = underlying.map { [$0] } ?? []
     }
 
+    /// A usage mistake.
     public var category: ErrorCategory { .usage }
 
+    /// Says that the argument is not a bump and, when known, why.
     public var message: String {
         if let cause = underlyingErrors.first as? any ReportableError {
             return "'\(argument)' is not a valid version bump: \(cause.message)"
@@ -115,6 +122,7 @@ public struct VersionBumpParseError: ReportableError {
         return "'\(argument)' is not a version bump"
     }
 
+    /// The cause's suggestion, else the forms a bump can take.
     public var suggestion: String? {
         if let cause = underlyingErrors.first as? any ReportableError, let suggestion = cause.suggestion {
             return suggestion

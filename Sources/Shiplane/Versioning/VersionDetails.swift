@@ -3,18 +3,27 @@ internal import Git
 
 /// What `shiplane version` shows: the agreed version, where it was read, and the last release tag.
 public struct VersionDetails: Codable, Sendable, Equatable {
+    /// One version file and what it holds.
     public struct Source: Codable, Sendable, Equatable {
+        /// The file, relative to the project root.
         public var path: String
+        /// The file's format (`package.json`, `Info.plist`).
         public var format: String
         /// The version the file holds, or `$(VARIABLE)` when it takes it from build settings.
         public var version: String
+        /// The build number the file holds, when it holds one (or `$(VARIABLE)`).
         public var build: String?
     }
 
+    /// The version the files agree on.
     public var version: String
+    /// The build number they agree on, when any file holds one.
     public var build: String?
+    /// Every version file read.
     public var sources: [Source]
+    /// The last release tag reachable from HEAD, or nil.
     public var lastReleaseTag: String?
+    /// The commit of that tag, abbreviated.
     public var lastReleaseCommit: String?
     /// `files`, or `tags` when no version file exists and the version is the highest release tag
     /// reachable from HEAD (`0.0.0` before the first).
@@ -24,8 +33,11 @@ public struct VersionDetails: Codable, Sendable, Equatable {
     /// With `origin == "tags"`: tags not taken as releases, and why.
     public var ignoredTags: [IgnoredTag]
 
+    /// A tag that was not taken as a release.
     public struct IgnoredTag: Codable, Sendable, Equatable {
+        /// The tag's name.
         public var name: String
+        /// Why it was not taken.
         public var reason: String
     }
 }

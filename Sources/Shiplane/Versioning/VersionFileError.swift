@@ -24,15 +24,20 @@ public struct VersionFileError: ReportableError {
         case bug
     }
 
+    /// The kind of problem.
     public let kind: Kind
+    /// What is wrong, in one line.
     public let message: String
     /// The file the problem is in, relative to the project root where known.
     public var file: String?
     /// Facts after the file: the values found, where they are.
     public var details: [(key: String, value: String)]
+    /// What to do about it, when known.
     public var suggestion: String?
+    /// The errors behind this one (for a disagreement, each file that could not be read).
     public var underlyingErrors: [any Error]
 
+    /// Creates the error of `kind` with `message`, and optionally the file, facts, a fix and causes.
     public init(
         _ kind: Kind,
         _ message: String,
@@ -49,10 +54,12 @@ public struct VersionFileError: ReportableError {
         self.underlyingErrors = underlying
     }
 
+    /// The file, then the details.
     public var info: [(key: String, value: String)] {
         (file.map { [(key: "file", value: $0)] } ?? []) + details
     }
 
+    /// A defect for `.bug`; a plain failure otherwise.
     public var category: ErrorCategory { kind == .bug ? .defect : .failure }
 
     /// This error with `file` set, unless it already names one.

@@ -21,6 +21,7 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
         VersionFileReference(kind: .pattern(path, regularExpression, maxMatches: maxMatches))
     }
 
+    /// A file named by its path, its format from the name, as `file(_:)` does.
     public init(stringLiteral value: String) { kind = .path(value) }
     init(kind: Kind) { self.kind = kind }
 

@@ -14,10 +14,13 @@ public struct VersionOperationError: ReportableError, Equatable {
         case exactVersionNotHigher(current: SemanticVersion, proposed: SemanticVersion)
     }
 
+    /// What went wrong.
     public let reason: Reason
 
+    /// Creates the error for `reason`.
     public init(_ reason: Reason) { self.reason = reason }
 
+    /// Says what cannot be done to which version, and why.
     public var message: String {
         switch reason {
         case .overflow(let version, let level):
@@ -33,6 +36,7 @@ public struct VersionOperationError: ReportableError, Equatable {
         }
     }
 
+    /// What to do instead; nil for an overflow.
     public var suggestion: String? {
         switch reason {
         case .overflow:

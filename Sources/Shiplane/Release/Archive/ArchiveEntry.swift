@@ -2,17 +2,22 @@ import Foundation
 
 /// One file or folder to put in an archive: its name inside the archive and where its bytes are.
 public struct ArchiveEntry: Sendable, Equatable {
+    /// A file with its bytes, or a folder.
     public enum Kind: Sendable, Equatable {
+        /// A regular file: where its bytes are read from, and how many there are.
         case file(path: String, size: Int64)
+        /// A folder.
         case directory
     }
 
     /// The path inside the archive, `/`-separated, without a trailing slash.
     public var name: String
+    /// A file or a folder.
     public var kind: Kind
     /// Stored as mode 0755 when true, else 0644 (folders are always 0755).
     public var executable: Bool
 
+    /// Creates an entry named `name` inside the archive.
     public init(name: String, kind: Kind, executable: Bool = false) {
         self.name = name
         self.kind = kind

@@ -3,7 +3,7 @@ import Foundation
 /// Writes reproducible `.zip` archives: sorted entries, one fixed DOS timestamp, Unix modes 0644/0755.
 public enum ZipArchive {
     /// How file contents are stored.
-    public enum Compression: Sendable { case stored, deflated }
+    public enum Compression: Sendable { /** `stored`: the bytes as they are; `deflated`: compressed with deflate. */ case stored, deflated }
 
     /// Writes `entries` (sorted here) to `destination`, atomically.
     /// - Parameters:

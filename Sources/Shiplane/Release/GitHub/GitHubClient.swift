@@ -7,11 +7,16 @@ import Foundation
 /// `GITHUB_API_URL` in the given environment, else `https://api.github.com`. The token is added to
 /// the transport's redactor so it never appears in errors or events.
 public struct GitHubClient: Sendable {
+    /// The API base used when `GITHUB_API_URL` is not set.
     public static let defaultAPIURL = "https://api.github.com"
+    /// The REST API version sent in `X-GitHub-Api-Version`.
     public static let apiVersion = "2022-11-28"
 
+    /// The repository the client works on.
     public let repository: GitHubRepository
+    /// The API base, without a trailing slash.
     public let apiBaseURL: String
+    /// The `User-Agent` sent: `shiplane/<version>`.
     public let userAgent: String
     /// Seconds allowed for an asset upload to get its response.
     public var uploadTimeout: Double = 600

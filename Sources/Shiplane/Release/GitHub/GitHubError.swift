@@ -19,6 +19,7 @@ public enum GitHubError: ReportableError {
     /// The release has no usable upload URL.
     case invalidUploadURL(String)
 
+    /// Says what GitHub refused or answered, for which repository or operation.
     public var message: String {
         switch self {
         case .missingToken(let variable):
@@ -43,6 +44,7 @@ public enum GitHubError: ReportableError {
         }
     }
 
+    /// The permissions GitHub asked for and its message, or the status, content type and body details.
     public var info: [(key: String, value: String)] {
         switch self {
         case let .permissionDenied(_, _, accepted, serverMessage):
@@ -59,6 +61,7 @@ public enum GitHubError: ReportableError {
         }
     }
 
+    /// What to do next, where the cause is known.
     public var suggestion: String? {
         switch self {
         case .missingToken(let variable):

@@ -12,16 +12,24 @@ internal import Git
 /// old one is deleted and the new one renamed — never deleted first. Rollback deletes a release
 /// this run created (a re-used one is left as it is).
 public struct PublishGitHubRelease: AsyncAction {
+    /// The action's name in steps and reports.
     public static let name = "githubRelease"
+    /// The release's tag; the release is made for it, or found by it on a re-run.
     public var tag: String
+    /// The release's title; nil: the tag.
     public var name: String?
+    /// The release notes, in Markdown (e.g. from `lane.changelog()`).
     public var notes: String?
+    /// The files to attach, relative to the repository root unless absolute.
     public var assets: [String]
+    /// True for a prerelease, which is then not made the latest release.
     public var prerelease: Bool
+    /// `owner/name` or a remote URL; nil: the `origin` remote.
     public var repository: String?
     /// How many assets upload at once.
     public var uploadConcurrency: Int
 
+    /// Creates the action that publishes the release for `tag`.
     public init(
         tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
         repository: String? = nil, uploadConcurrency: Int = 4
@@ -35,6 +43,7 @@ public struct PublishGitHubRelease: AsyncAction {
         self.repository = repository
     }
 
+    /// The tag, and the assets, prerelease flag and repository when set.
     public var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
@@ -127,6 +136,7 @@ extension LaneContext {
 }
 
 extension PublishGitHubRelease: DocumentedAction {
+    /// How `lane.githubRelease` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a GitHub release: preflight, draft, assets uploaded concurrently with retries, then published; a re-run finishes it",

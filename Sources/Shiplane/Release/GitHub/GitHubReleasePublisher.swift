@@ -2,8 +2,11 @@ import Foundation
 
 /// A file to attach to a release, and the name it gets there.
 public struct ReleaseAssetFile: Sendable, Equatable {
+    /// The file on disk.
     public var path: String
+    /// The asset's name on the release.
     public var name: String
+    /// The media type to upload it with; nil: guessed from the name.
     public var contentType: String?
 
     /// Creates an asset; the name defaults to the file's last path component.
@@ -16,17 +19,26 @@ public struct ReleaseAssetFile: Sendable, Equatable {
 
 /// What to publish: the tag, texts, flags and assets of a GitHub release.
 public struct GitHubReleaseRequest: Sendable {
+    /// The release's tag.
     public var tag: String
+    /// The release's title; nil: the tag.
     public var name: String?
+    /// The release notes, in Markdown.
     public var notes: String?
+    /// True for a prerelease.
     public var prerelease: Bool
+    /// Whether it becomes the latest release; nil: GitHub's default.
     public var makeLatest: GitHubMakeLatest?
+    /// The branch or commit a new tag is created at; nil: GitHub's default (the default branch).
     public var targetCommitish: String?
+    /// The files to attach.
     public var assets: [ReleaseAssetFile]
     /// Leave the release a draft when false.
     public var publish: Bool
+    /// How many assets upload at once.
     public var uploadConcurrency: Int
 
+    /// Creates a request for the release of `tag`.
     public init(
         tag: String, name: String? = nil, notes: String? = nil, prerelease: Bool = false,
         makeLatest: GitHubMakeLatest? = nil, targetCommitish: String? = nil, assets: [ReleaseAssetFile] = [],
@@ -46,34 +58,48 @@ public struct GitHubReleaseRequest: Sendable {
 
 /// What a publish did, so the caller can report it and register a rollback.
 public struct GitHubPublishResult: Sendable, Equatable {
+    /// The release's id.
     public var releaseID: Int
+    /// The release's page, when GitHub gave it.
     public var htmlURL: String?
     /// True when this run created the release (a rollback should delete it); false when it reused one.
     public var createdRelease: Bool
+    /// The assets uploaded under a name the release did not have.
     public var uploaded: [String]
+    /// The assets left as they were: the release already held the same bytes.
     public var skipped: [String]
+    /// The assets whose bytes changed, replaced by upload, delete and rename.
     public var replaced: [String]
+    /// True when the release is public (published now or before).
     public var published: Bool
 }
 
 /// A publish that failed after a release was found or created; says which, for rollback.
 public struct GitHubPublishError: ReportableError {
+    /// The release's tag.
     public var tag: String
+    /// The id of the release that was found or created.
     public var releaseID: Int
     /// True when this run created the release, so undoing the run means deleting it.
     public var createdRelease: Bool
+    /// The error that stopped the publish.
     public var underlyingErrors: [any Error]
 
+    /// Names the tag whose release failed.
     public var message: String { "publishing the GitHub release \(tag) failed" }
+    /// The release's id and whether this run created it.
     public var info: [(key: String, value: String)] {
         [("release id", String(releaseID)), ("release created by this run", createdRelease ? "yes" : "no")]
     }
+    /// Run again: the release is found and finished.
     public var suggestion: String? { "run again: the release is found and finished, uploaded assets are kept" }
 }
 
 /// Every problem found before publishing, reported together.
 public struct ReleasePreflightError: ReportableError {
+    /// Every problem found, each its own error.
     public var underlyingErrors: [any Error]
+    /// Says how many problems stop the release.
     public var message: String {
         "the GitHub release cannot be published: \(underlyingErrors.count) problem\(underlyingErrors.count == 1 ? "" : "s") found"
     }
@@ -85,14 +111,21 @@ public struct ReleasePreflightError: ReportableError {
 /// skipped, and a differing asset is replaced by uploading the new bytes under a temporary name,
 /// then deleting the old asset, then renaming — never deleting first.
 public struct GitHubReleasePublisher: Sendable {
+    /// Appended to an asset's name while its new bytes upload, before the old asset is deleted.
     public static let temporarySuffix = ".shiplane-upload"
 
+    /// The repository the release is for.
     public var repository: GitHubRepository
+    /// The API token; nil or empty fails the preflight.
     public var token: String?
+    /// The environment; only `GITHUB_API_URL` is read.
     public var environment: [String: String]
+    /// Sends the requests, with retries and redaction.
     public var transport: HTTPTransport
+    /// Shiplane's version, for the `User-Agent`.
     public var version: String
 
+    /// Creates a publisher for `repository` with `token`.
     public init(repository: GitHubRepository, token: String?, environment: [String: String] = [:],
                 transport: HTTPTransport, version: String = "dev") {
         self.repository = repository

@@ -2,10 +2,14 @@ import Foundation
 
 /// An owner/name pair on a GitHub host, parsed from a git remote URL.
 public struct GitHubRepository: Sendable, Equatable, CustomStringConvertible {
+    /// The host, lowercased (`github.com`, or a GitHub Enterprise host).
     public var host: String
+    /// The owner: a user or an organisation.
     public var owner: String
+    /// The repository's name, without `.git`.
     public var name: String
 
+    /// Creates the repository `owner/name` on `host`.
     public init(owner: String, name: String, host: String = "github.com") {
         self.owner = owner
         self.name = name

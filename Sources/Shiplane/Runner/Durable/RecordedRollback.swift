@@ -10,6 +10,8 @@ public struct RecordedRollback: Sendable {
     let workTree: String
     let environment: LaneEnvironment
 
+    /// Creates a rollback over the run folder `store` of the work tree `workTree`; `environment` gives
+    /// a network undo its token.
     public init(store: RunStore, workTree: String, environment: LaneEnvironment = LaneEnvironment(variables: [:])) {
         self.store = store
         self.workTree = workTree
@@ -19,11 +21,13 @@ public struct RecordedRollback: Sendable {
     /// What a rollback did: the record as it left it, and what became of each unsettled effect,
     /// newest first (undone; staying, by design; or kept because its undo failed).
     public struct Outcome: Sendable {
+        /// The record with each effect's new status (`undone` or `kept`).
         public var record: RunRecord
         /// Each effect's result, and whether it stays by design (published, or undoable only by
         /// the process that made it) rather than because its undo failed.
         var results: [(entry: RollbackEntry, staysByDesign: Bool)] = []
 
+        /// What became of each unsettled effect, newest first.
         public var entries: [RollbackEntry] { results.map(\.entry) }
         /// The effects that stay by design.
         public var stays: [String] { results.filter(\.staysByDesign).map(\.entry.description) }
@@ -42,6 +46,9 @@ public struct RecordedRollback: Sendable {
         }
     }
 
+    /// Undoes the unsettled effects of `record`, newest first, and says what became of each.
+    ///
+    /// An undo that fails is reported in the outcome, not thrown.
     public func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
         let undo = EffectUndo(store: store, workTree: workTree, environment: environment)

@@ -15,19 +15,27 @@ public struct RunRecord: Codable, Sendable, Equatable {
         case unfinished
     }
 
+    /// A unique id for the run, kept when it resumes.
     public var id: String
     /// The lane's name as the command line gives it (`release`, `bump`).
     public var lane: String
     /// The lane's arguments as given (after the lane name): a re-run with the same ones resumes.
     public var arguments: [String]
+    /// The process id of the process that runs (or ran) the lane.
     public var pid: Int32
+    /// The machine it runs on (`currentHost`).
     public var host: String
+    /// When the run started; a resume keeps the first start.
     public var startedAt: Date
+    /// The work tree root the record's paths are under.
     public var workTree: String
+    /// Whether the run is going or stopped unfinished.
     public var state: State
     /// Why the run passed its point of no return (`pushed main, v1.5.0 to origin`); nil before.
     public var pointOfNoReturn: String?
+    /// Every finished step, with its result when it could be saved.
     public var steps: [RecordedStep]
+    /// Every side effect, in the order it was recorded.
     public var effects: [RecordedEffect]
     /// How many times this run was resumed.
     public var resumes: Int
@@ -37,6 +45,7 @@ public struct RunRecord: Codable, Sendable, Equatable {
     /// there (the artifacts they made are not in the clone); the other steps replay.
     public var fetchedFromRemote: Bool?
 
+    /// Creates the record of a fresh run: running, with no steps or effects yet.
     public init(
         id: String = UUID().uuidString, lane: String, arguments: [String], pid: Int32, host: String,
         startedAt: Date, workTree: String
@@ -75,15 +84,20 @@ public struct RunRecord: Codable, Sendable, Equatable {
 
 /// A step as the record keeps it: enough to recognise it on replay and hand back its result.
 public struct RecordedStep: Codable, Sendable, Equatable {
+    /// The step's number in the run.
     public var number: Int
+    /// The action's name; replay hands the result back only to a step of the same name.
     public var name: String
+    /// Where the lane file called the action.
     public var callSite: CallSite?
+    /// How the step ended.
     public var outcome: StepOutcome
     /// The step's result as JSON, when it has one that can be saved; replay returns it.
     public var output: Data?
     /// True when the step returns nothing (so replay returns `()` without a saved result).
     public var returnsNothing: Bool
 
+    /// Creates the record of a finished step.
     public init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: Data? = nil, returnsNothing: Bool = false) {
         self.number = number
         self.name = name
@@ -96,23 +110,32 @@ public struct RecordedStep: Codable, Sendable, Equatable {
 
 /// One side effect as the record keeps it: written before it happens (`intended`), updated after.
 public struct RecordedEffect: Codable, Sendable, Equatable {
+    /// Where an effect stands.
     public enum Status: String, Codable, Sendable {
         /// About to happen, or happening when the run stopped: it may or may not have landed.
         case intended
+        /// It happened.
         case done
+        /// Rollback undid it.
         case undone
         /// Rollback left it in place; `note` says why.
         case kept
     }
 
+    /// The number of the step that made it.
     public var step: Int
+    /// The effect in words, as rollback reports it (`delete tag v1.2.0`, `pushed main to origin`).
     public var description: String
+    /// What it changed, as data.
     public var effect: Effect
+    /// Where it stands.
     public var status: Status
+    /// Why rollback left it in place, or how it was settled.
     public var note: String?
     /// Recorded after the point of no return: others may already see it.
     public var afterPointOfNoReturn: Bool
 
+    /// Creates the record of an effect.
     public init(step: Int, description: String, effect: Effect, status: Status, afterPointOfNoReturn: Bool) {
         self.step = step
         self.description = description

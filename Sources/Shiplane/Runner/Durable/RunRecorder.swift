@@ -4,6 +4,7 @@ import Foundation
 /// and after they happen, the point of no return. One per run; every write is durable.
 public final class RunRecorder: @unchecked Sendable {
     // @unchecked: `record` and `replaySteps` are only touched under `lock`.
+    /// The run folder the record is written to.
     public let store: RunStore
     private let lock = NSLock()
     private var record: RunRecord

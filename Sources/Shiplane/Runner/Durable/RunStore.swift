@@ -8,6 +8,7 @@ public final class RunStore: @unchecked Sendable {
     public let folder: String
     private var lockDescriptor: Int32 = -1
 
+    /// Creates the store of a run folder; nothing is created on disk until it is needed.
     public init(folder: String) {
         self.folder = folder
     }
@@ -188,19 +189,24 @@ public final class RunStore: @unchecked Sendable {
 
 /// Another process is running a lane in this repository.
 public struct RunLocked: ReportableError {
+    /// The run that holds the lock, when the lock file or the record says.
     public var holder: RunRecord?
+    /// The lock file.
     public var lockPath: String
 
+    /// Creates the error for the lock at `lockPath`, held by `holder` when known.
     public init(holder: RunRecord?, lockPath: String) {
         self.holder = holder
         self.lockPath = lockPath
     }
 
+    /// Names the command that holds the lock, when known.
     public var message: String {
         guard let holder else { return "another Shiplane run holds this repository's lock" }
         return "another Shiplane run is in progress in this repository: `\(holder.commandLine)`"
     }
 
+    /// The holder's process, host, start and work tree; else the lock file.
     public var info: [(key: String, value: String)] {
         guard let holder else { return [("lock", lockPath)] }
         return [
@@ -210,6 +216,8 @@ public struct RunLocked: ReportableError {
         ]
     }
 
+    /// Wait for the other run.
     public var suggestion: String? { "wait for it to finish; two releases never run at once in one repository" }
+    /// Locked: another run holds the repository.
     public var category: ErrorCategory { .locked }
 }

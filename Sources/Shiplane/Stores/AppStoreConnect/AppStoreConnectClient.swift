@@ -7,6 +7,7 @@ import Foundation
 /// storage URLs with only the headers Apple lists, never the token.
 public struct AppStoreConnectClient: Sendable {
     static let service = "App Store Connect"
+    /// The API base, without a trailing slash.
     public let apiBaseURL: String
     let transport: HTTPTransport
     let tokens: AppStoreConnectTokenSource

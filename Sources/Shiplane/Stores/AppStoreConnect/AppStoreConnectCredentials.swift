@@ -7,14 +7,22 @@ internal import Crypto
 /// `APP_STORE_CONNECT_PRIVATE_KEY` (the PEM text) or `APP_STORE_CONNECT_PRIVATE_KEY_PATH`.
 /// Without an issuer ID the key is taken as an individual key (`sub: user`).
 public struct AppStoreConnectCredentials: Sendable {
+    /// The variable holding the key ID.
     public static let keyIDVariable = "APP_STORE_CONNECT_KEY_ID"
+    /// The variable holding the issuer ID (unset for an individual key).
     public static let issuerIDVariable = "APP_STORE_CONNECT_ISSUER_ID"
+    /// The variable holding the `.p8` private key as PEM text.
     public static let privateKeyVariable = "APP_STORE_CONNECT_PRIVATE_KEY"
+    /// The variable holding the path to the `.p8` file, used when the PEM text is not given.
     public static let privateKeyPathVariable = "APP_STORE_CONNECT_PRIVATE_KEY_PATH"
+    /// The variable that overrides the API base.
     public static let apiURLVariable = "APP_STORE_CONNECT_API_URL"
+    /// The API base used when the variable is unset.
     public static let defaultAPIURL = "https://api.appstoreconnect.apple.com"
 
+    /// The key's ID, as App Store Connect shows it.
     public let keyID: String
+    /// The issuer ID of a team key; nil for an individual key.
     public let issuerID: String?
     let privateKey: P256.Signing.PrivateKey
     /// The PEM text, kept only so it can be registered for redaction.

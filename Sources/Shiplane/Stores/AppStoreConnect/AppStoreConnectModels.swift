@@ -58,13 +58,21 @@ struct ASCBuildUpload: Decodable {
 
 /// An HTTP request Apple asks for to upload one part of a file, performed exactly as given.
 public struct ASCUploadOperation: Decodable, Sendable, Equatable {
-    public struct Header: Decodable, Sendable, Equatable { public var name: String; public var value: String }
+    /// A header Apple asks to be sent with the part.
+    public struct Header: Decodable, Sendable, Equatable { /** The header's name. */ public var name: String; /** Its value. */ public var value: String }
+    /// The HTTP method Apple asks for.
     public var method: String
+    /// Where the part goes.
     public var url: String
+    /// Where the part starts in the file, in bytes.
     public var offset: Int64
+    /// The part's length in bytes.
     public var length: Int64
+    /// The headers to send, when Apple lists any.
     public var requestHeaders: [Header]?
+    /// Until when the URL can be used, as Apple gives it.
     public var expiration: String?
+    /// The part's number, when Apple gives one.
     public var partNumber: Int?
 }
 
@@ -93,13 +101,19 @@ struct ASCErrorBody: Decodable {
 
 /// A build on App Store Connect, as `uploadToTestFlight` returns it.
 public struct TestFlightBuild: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The build's App Store Connect id (or a placeholder in a dry run without a build).
     public var id: String
+    /// The app's App Store Connect id.
     public var appID: String
+    /// The bundle ID, from the IPA.
     public var bundleID: String
+    /// `CFBundleShortVersionString`, from the IPA.
     public var version: String
+    /// `CFBundleVersion`, from the IPA.
     public var buildNumber: String
     /// Apple's processing state: VALID once testers can get it.
     public var processingState: String
 
+    /// Bundle ID, version, build number and processing state.
     public var description: String { "\(bundleID) \(version) (\(buildNumber)) [\(processingState)]" }
 }

@@ -2,12 +2,15 @@ import Foundation
 
 /// What to upload to TestFlight and what to do with the build once Apple has processed it.
 public struct TestFlightRequest: Sendable {
+    /// The IPA to upload.
     public var ipa: String
     /// "What to Test", shown to testers; nil leaves it as it is.
     public var whatsNew: String?
+    /// The language of "What to Test" (`en-US`).
     public var locale: String
     /// Beta group names the build is added to once processed.
     public var groups: [String]
+    /// True to submit the build for external beta review once processed.
     public var submitForBetaReview: Bool
     /// Export compliance (`usesNonExemptEncryption`); nil leaves it to the Info.plist or App Store Connect.
     public var usesNonExemptEncryption: Bool?
@@ -19,8 +22,10 @@ public struct TestFlightRequest: Sendable {
     public var uploadConcurrency: Int
     /// When set, preflight refuses an IPA with another version or build number (a stale artifact).
     public var expectedVersion: String?
+    /// The build number the IPA must have, when set; see `expectedVersion`.
     public var expectedBuildNumber: String?
 
+    /// Creates a request to upload `ipa`; the defaults wait up to an hour for processing.
     public init(ipa: String, whatsNew: String? = nil, locale: String = "en-US", groups: [String] = [],
                 submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
                 processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
@@ -44,6 +49,7 @@ public struct TestFlightRequest: Sendable {
 
 /// What preflight found: the IPA's metadata, the app, the groups, and what an earlier run left.
 public struct TestFlightPlan: Sendable {
+    /// Where the upload starts, given what an earlier run left.
     public enum Start: Sendable, Equatable {
         /// Nothing on App Store Connect yet: upload.
         case fresh
@@ -55,11 +61,15 @@ public struct TestFlightPlan: Sendable {
         case buildExists(buildID: String)
     }
 
+    /// What the IPA says about itself: bundle ID, version, build number, platform.
     public var metadata: IPAMetadata
+    /// The app's App Store Connect id.
     public var appID: String
+    /// The app's name, when App Store Connect gave it.
     public var appName: String?
     /// Group name → id, for the groups asked for.
     public var groupIDs: [(name: String, id: String)]
+    /// Where the upload starts.
     public var start: Start
 
     /// What a dry run says would happen.

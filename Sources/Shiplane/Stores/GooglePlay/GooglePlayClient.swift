@@ -6,13 +6,16 @@ import Foundation
 /// added to the redactor and sent only to the API's own host.
 public struct GooglePlayClient: Sendable {
     static let service = "Google Play"
+    /// The API base, without a trailing slash.
     public let apiBaseURL: String
+    /// The app's package name.
     public let packageName: String
     let account: GooglePlayServiceAccount
     let transport: HTTPTransport
     let tokens: TokenCache
     let now: @Sendable () -> Date
 
+    /// Creates a client for `packageName`; the API base comes from `GOOGLE_PLAY_API_URL` when set.
     public init(account: GooglePlayServiceAccount, packageName: String, environment: [String: String], transport: HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         var base = environment[GooglePlayServiceAccount.apiURLVariable]?.trimmingCharacters(in: .whitespaces) ?? ""

@@ -7,12 +7,18 @@ internal import _CryptoExtras
 ///
 /// Read from `GOOGLE_PLAY_SERVICE_ACCOUNT_JSON`: a path to the file, or the JSON itself.
 public struct GooglePlayServiceAccount: Sendable {
+    /// The variable holding the key: a path to the JSON file, or the JSON itself.
     public static let variable = "GOOGLE_PLAY_SERVICE_ACCOUNT_JSON"
+    /// The variable that overrides the API base.
     public static let apiURLVariable = "GOOGLE_PLAY_API_URL"
+    /// The API base used when the variable is unset.
     public static let defaultAPIURL = "https://androidpublisher.googleapis.com"
+    /// The OAuth scope asked for.
     public static let scope = "https://www.googleapis.com/auth/androidpublisher"
 
+    /// The service account's email (`client_email`), which Play Console grants access to.
     public let clientEmail: String
+    /// Where the signed assertion is exchanged for an access token (`token_uri`).
     public let tokenURI: String
     let privateKeyID: String?
     let privateKey: _RSA.Signing.PrivateKey

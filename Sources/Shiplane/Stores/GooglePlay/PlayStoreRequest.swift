@@ -23,12 +23,15 @@ struct PlayRelease: Sendable {
 
 /// What to upload to Google Play and which track's release it becomes.
 public struct PlayStoreRequest: Sendable {
+    /// The `.aab` file to upload.
     public var bundle: String
     /// Read from the bundle's manifest when nil.
     public var packageName: String?
+    /// The track the release goes to: internal, alpha, beta, production or a custom track.
     public var track: String
     /// Release notes per language ("en-US": "...").
     public var releaseNotes: [String: String]
+    /// The release's status on the track.
     public var status: PlayReleaseStatus
     /// The share of users for a staged rollout (0 < fraction < 1), with status inProgress or halted.
     public var rolloutFraction: Double?
@@ -36,8 +39,10 @@ public struct PlayStoreRequest: Sendable {
     public var releaseName: String?
     /// Bundles larger than this go up as a resumable upload in `chunkSize` parts.
     public var resumableThreshold: Int64
+    /// The size of one part of a resumable upload, in bytes.
     public var chunkSize: Int64
 
+    /// Creates a request to upload `bundle` to `track`; by default a completed release on the internal track.
     public init(bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
                 status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
                 resumableThreshold: Int64 = 8 << 20, chunkSize: Int64 = 64 << 20) {
@@ -76,12 +81,16 @@ public struct PlayStoreRequest: Sendable {
 
 /// What preflight found: the bundle, the package, the edit to use and whether the bundle is already in it.
 public struct PlayStorePlan: Sendable {
+    /// What the bundle's manifest says: package name, version code and name.
     public var manifest: AndroidBundleManifest
+    /// The package name used.
     public var packageName: String
+    /// The id of the edit the upload goes into.
     public var editID: String
     /// True when the edit was opened by this run (rollback deletes it); false when an earlier run's edit is resumed.
     public var createdEdit: Bool
     /// The version code of this very bundle when an earlier run already uploaded it to the edit.
     public var uploadedVersionCode: Int64?
+    /// The bundle's SHA-256, in hex.
     public var sha256: String
 }

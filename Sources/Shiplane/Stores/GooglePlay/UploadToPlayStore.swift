@@ -9,13 +9,17 @@ import Foundation
 /// kill finds the edit the last run left open and does not upload the same bundle twice.
 /// Rollback before the commit deletes the edit this run opened; a committed release stays.
 public struct UploadToPlayStore: AsyncAction {
+    /// The action's name in steps and reports.
     public static let name = "uploadToPlayStore"
+    /// What to upload and where it goes.
     public var request: PlayStoreRequest
 
+    /// Creates the action for `request`.
     public init(_ request: PlayStoreRequest) {
         self.request = request
     }
 
+    /// The bundle and track, the package, status and rollout when set, and the languages of the notes.
     public var options: [StepOption] {
         var shown = [StepOption("bundle", request.bundle), StepOption("track", request.track)]
         if let packageName = request.packageName { shown.append(StepOption("packageName", packageName)) }
@@ -103,6 +107,7 @@ extension LaneContext {
 }
 
 extension UploadToPlayStore: DocumentedAction {
+    /// How `lane.uploadToPlayStore` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release. Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",

@@ -6,9 +6,11 @@ import Foundation
 /// `version = { workspace = true }`) is not a version source unless the same file also sets
 /// `[workspace.package] version`. The format has no build number.
 public struct CargoVersionFormat: TextualVersionFormat {
+    /// `Cargo.toml`, as messages name the format.
     public var name: String { "Cargo.toml" }
     var versionKey: String { "package version" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {

@@ -6,6 +6,7 @@ import Foundation
 /// have exactly one capture group: the version. Every match is read and rewritten (they must
 /// agree); `maxMatches` limits it to the first ones. The format has no build number.
 public struct PatternVersionFormat: TextualVersionFormat {
+    /// `file matched by pattern`, as messages name the format.
     public var name: String { "file matched by pattern" }
     var versionKey: String { "version matching \(pattern)" }
 

@@ -5,9 +5,11 @@ import Foundation
 /// Whitespace (ASCII spaces, tabs and line breaks) around the version, including a trailing
 /// newline or its absence, is kept exactly on rewrite. The format has no build number.
 public struct PlainVersionFormat: TextualVersionFormat {
+    /// `VERSION`, as messages name the format.
     public var name: String { "VERSION" }
     var versionKey: String { "version" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {

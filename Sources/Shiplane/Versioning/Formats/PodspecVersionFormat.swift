@@ -4,9 +4,11 @@ import Foundation
 ///
 /// Quotes are kept as they were. The format has no build number.
 public struct PodspecVersionFormat: TextualVersionFormat {
+    /// `podspec`, as messages name the format.
     public var name: String { "podspec" }
     var versionKey: String { "version" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {

@@ -6,9 +6,11 @@ import Foundation
 /// table is not a source (a `[tool.poetry]` version still is). The version must be SemVer; PEP
 /// 440 forms such as `1.0rc1` are reported as invalid. The format has no build number.
 public struct PyprojectVersionFormat: TextualVersionFormat {
+    /// `pyproject.toml`, as messages name the format.
     public var name: String { "pyproject.toml" }
     var versionKey: String { "project version" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {

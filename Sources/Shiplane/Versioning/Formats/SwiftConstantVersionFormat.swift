@@ -14,9 +14,11 @@ import Foundation
 /// `minimumOSVersion = "13.0"` beside it is ignored); otherwise every match counts and they
 /// must agree. Lines inside block comments are not recognised as comments.
 public struct SwiftConstantVersionFormat: TextualVersionFormat {
+    /// `Swift source`, as messages name the format.
     public var name: String { "Swift source" }
     var versionKey: String { "version constant" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     private static let modifiers = "public|internal|package|private|fileprivate|open|static|class|final|nonisolated|nonisolated\\(unsafe\\)"

@@ -9,12 +9,14 @@ public struct VersionFile: Sendable, CustomStringConvertible {
     /// How to name the file in messages, usually its path relative to the project root.
     public let displayPath: String
 
+    /// Creates a version file at `url` read with `format`; `displayPath` defaults to the full path.
     public init(url: URL, format: any VersionFormat, displayPath: String? = nil) {
         self.url = url
         self.format = format
         self.displayPath = displayPath ?? url.path
     }
 
+    /// The display path and the format's name.
     public var description: String { "\(displayPath) (\(format.name))" }
 
     /// Reads the file's version and build number.

@@ -44,6 +44,7 @@ public struct VersionReading: Hashable, Sendable {
     /// The build number, when the format has one and the file sets it.
     public var build: VersionField<String>?
 
+    /// Creates a reading of a version and, optionally, a build number.
     public init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {
         self.version = version
         self.build = build

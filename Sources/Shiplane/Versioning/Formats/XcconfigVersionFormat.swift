@@ -6,10 +6,12 @@ import Foundation
 /// `//` comment and optional double quotes around the value are kept. `$(…)` values are
 /// delegated and never rewritten.
 public struct XcconfigVersionFormat: TextualVersionFormat {
+    /// `xcconfig`, as messages name the format.
     public var name: String { "xcconfig" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {

@@ -7,10 +7,12 @@ import Foundation
 /// its `/* Debug */` comment and its line). A value that needs quotes in the OpenStep format
 /// (anything beyond letters, digits, `_`, `.` and `/`) gets them on rewrite.
 public struct XcodeProjectVersionFormat: TextualVersionFormat {
+    /// `project.pbxproj`, as messages name the format.
     public var name: String { "project.pbxproj" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
 
+    /// Creates the format; it holds no state.
     public init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {

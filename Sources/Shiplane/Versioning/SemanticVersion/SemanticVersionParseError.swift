@@ -2,15 +2,21 @@
 public struct SemanticVersionParseError: ReportableError, Equatable {
     /// The part of a version a problem was found in.
     public enum Part: String, Sendable, Equatable {
+        /// MAJOR.
         case major = "major number"
+        /// MINOR.
         case minor = "minor number"
+        /// PATCH.
         case patch = "patch number"
+        /// The prerelease identifiers after `-`.
         case prerelease = "prerelease"
+        /// The build metadata after `+`.
         case buildMetadata = "build metadata"
     }
 
     /// What is wrong with the text.
     public enum Reason: Sendable, Equatable {
+        /// The text is empty.
         case empty
         /// Fewer than three numbers before any `-` or `+` (`1.2`).
         case missingNumbers(found: Int)
@@ -35,12 +41,14 @@ public struct SemanticVersionParseError: ReportableError, Equatable {
     /// The nearest valid version, when there is an obvious one (`1.2.0` for `1.2`).
     public let correction: String?
 
+    /// Creates the error for `input`, with the nearest valid version when there is one.
     public init(input: String, reason: Reason, correction: String? = nil) {
         self.input = input
         self.reason = reason
         self.correction = correction
     }
 
+    /// Says what is wrong and where.
     public var message: String {
         let subject = "'\(input)' is not a semantic version"
         switch reason {
@@ -65,10 +73,12 @@ public struct SemanticVersionParseError: ReportableError, Equatable {
         }
     }
 
+    /// The input.
     public var info: [(key: String, value: String)] {
         [("input", input)]
     }
 
+    /// The correction when there is one, else how to fix this kind of mistake (nil when there is no fix to offer).
     public var suggestion: String? {
         if let correction {
             return "Did you mean \(correction)?"
