@@ -17,4 +17,12 @@ static inline int shiplane_set_cache_max_size(long long bytes) {
     return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)bytes);
 }
 
+
+/* How much of the pack files is mapped at once: the window size and the total. Takes effect for
+   packs opened afterwards. */
+static inline int shiplane_set_mwindow_limits(size_t window, size_t mapped) {
+    int result = git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window);
+    if (result < 0) return result;
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped);
+}
 #endif

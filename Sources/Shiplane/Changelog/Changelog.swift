@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// How changelog text is rendered.
 public enum ChangelogFormat: Sendable, Equatable {
@@ -50,6 +51,7 @@ public struct Changelog: Action {
     /// - Throws: `EmptyChangelog` when the range holds no commit.
     public func run(in step: StepContext) throws -> String {
         let (configuration, releaseTags, merges) = try step.lane.changelogSettings(configuration, releaseTags, merges)
+        if range == .all { Libgit2.boundMemoryForHistoryPass() }
         let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges)
         if range == .all, format == .markdown || format == .json {
             var text = ""
@@ -81,7 +83,7 @@ public struct Changelog: Action {
         }
         if json {
             let encoder = ChangelogJSONEncoder(configuration: configuration, links: history.links)
-            try history.eachRelease(.all, title: nil) { release in
+            try ReleasePipeline(history: history).forEach { release in
                 let piece = try encoder.encodedRelease(release)
                 commits += release.commits.count
                 emit((releases == 0 ? ChangelogJSONEncoder.documentStart : ",\n") + piece)
@@ -91,7 +93,7 @@ public struct Changelog: Action {
         } else {
             let renderer = MarkdownChangelogRenderer(configuration: configuration, links: history.links)
             var definitions: [String] = []
-            try history.eachRelease(.all, title: nil) { release in
+            try ReleasePipeline(history: history).forEach { release in
                 commits += release.commits.count
                 emit((releases == 0 ? ChangelogFileEditor.defaultHeader : "") + "\n" + renderer.renderSection(release))
                 if let definition = renderer.linkReferenceDefinition(for: release) { definitions.append(definition) }
@@ -232,6 +234,7 @@ extension LaneContext {
         to write: (String) -> Void
     ) throws {
         let (configuration, releaseTags, merges) = try changelogSettings(configuration, releaseTags, merges)
+        Libgit2.boundMemoryForHistoryPass()
         let history = try ChangelogHistory(lane: self, releaseTags: releaseTags, merges: merges)
         _ = try Changelog.streamAll(history: history, configuration: configuration, json: json, to: write)
     }

@@ -45,6 +45,28 @@ public struct ChangelogCommit: Sendable, Hashable, Codable {
         self.isMerge = isMerge
     }
 
+    /// A commit whose message is not parsed yet: `conventional` is nil until `parsed()` (the
+    /// whole-history stream parses on the rendering thread, not the one reading history).
+    init(unparsedID id: String, message: String, authorName: String, authorEmail: String, date: Date, isMerge: Bool) {
+        self.id = id
+        self.shortId = String(id.prefix(7))
+        self.message = message
+        self.summary = ""
+        self.authorName = authorName
+        self.authorEmail = authorEmail
+        self.date = date
+        self.conventional = nil
+        self.isMerge = isMerge
+    }
+
+    /// This commit with its summary and conventional parse filled in, as `init` makes them.
+    func parsed() -> ChangelogCommit {
+        var commit = self
+        commit.summary = Self.summaryLine(of: message)
+        commit.conventional = ConventionalCommit(parsing: message)
+        return commit
+    }
+
     /// The first non-blank line of `message`, trimmed.
     static func summaryLine(of message: String) -> String {
         let bytes = message.utf8

@@ -49,7 +49,9 @@ struct ChangelogHistory {
 
     /// Hands over the releases `range` covers one at a time, newest first, so a long history is
     /// never held in memory whole.
-    func eachRelease(_ range: ChangelogRange, title: String?, _ body: (ChangelogRelease) throws -> Void) throws {
+    func eachRelease(
+        _ range: ChangelogRange, title: String?, parsingMessages: Bool = true, _ body: (ChangelogRelease) throws -> Void
+    ) throws {
         guard range == .all else {
             for release in try boundedReleases(range, title: title) { try body(release) }
             return
@@ -67,12 +69,12 @@ struct ChangelogHistory {
         for tag in ordered where tagsByTarget[tag.target] == nil { tagsByTarget[tag.target] = tag }
         let unique = ordered.filter { tagsByTarget[$0.target] == $0 }
         if unique.first?.target != head {
-            let unreleased = try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: unique.first, walker: walker)
+            let unreleased = try release(title: title ?? ChangelogRelease.unreleasedTitle, tag: nil, from: head, previous: unique.first, walker: walker, parsing: parsingMessages)
             if !unreleased.commits.isEmpty { try body(unreleased) }
         }
         for (index, tag) in unique.enumerated() {
             let previous = index + 1 < unique.count ? unique[index + 1] : nil
-            try body(try release(title: Self.title(of: tag.name), tag: tag, from: tag.target, previous: previous, walker: walker))
+            try body(try release(title: Self.title(of: tag.name), tag: tag, from: tag.target, previous: previous, walker: walker, parsing: parsingMessages))
         }
     }
 
@@ -112,7 +114,7 @@ struct ChangelogHistory {
     }
 
     private func release(
-        title: String, tag: Tag?, from start: ObjectID, previous: Tag?, walker: HistoryWalker? = nil
+        title: String, tag: Tag?, from start: ObjectID, previous: Tag?, walker: HistoryWalker? = nil, parsing: Bool = true
     ) throws -> ChangelogRelease {
         var commits: [ChangelogCommit] = []
         var tipDate: Date?
@@ -120,7 +122,7 @@ struct ChangelogHistory {
             let walker = try walker ?? HistoryWalker(repository: repository)
             try walker.walk(from: start, hiding: previous.map { [$0.target] } ?? []) { record in
                 if record.id == start { tipDate = record.committerDate }
-                if keeps(record), try touches(record) { commits.append(Self.commit(record)) }
+                if keeps(record), try touches(record) { commits.append(parsing ? Self.commit(record) : Self.unparsedCommit(record)) }
                 return true
             }
         }
@@ -141,6 +143,13 @@ struct ChangelogHistory {
         case .exclude: record.parentCount <= 1
         case .only: record.parentCount > 1
         }
+    }
+
+    static func unparsedCommit(_ record: CommitRecord) -> ChangelogCommit {
+        ChangelogCommit(
+            unparsedID: record.id.hex, message: record.message, authorName: record.authorName,
+            authorEmail: record.authorEmail, date: record.authorDate, isMerge: record.parentCount > 1
+        )
     }
 
     static func commit(_ record: CommitRecord) -> ChangelogCommit {
