@@ -17,10 +17,6 @@ public enum GitSettings {
     /// The libgit2 version Shiplane is linked with.
     public static var libgit2Version: String { Libgit2.version }
 
-    /// Starts libgit2's initialisation on another thread, for a command that will read or write
-    /// the repository (see `Libgit2.initialiseInBackground`).
-    public static func prepareInBackground() { Libgit2.initialiseInBackground() }
-
     /// The root of the work tree enclosing `path`.
     /// - Throws: `RepositoryProblem` when there is none, or it is bare or owned by another user.
     public static func workTreeRoot(from path: String) throws -> String {

@@ -26,11 +26,6 @@ public enum ShiplaneCommandLine {
         default:
             break
         }
-        // Built-in commands that read or write the repository: libgit2's start (its CA bundle
-        // parse) overlaps with what comes before their first git call.
-        if arguments.contains(where: { ["bump", "version", "changelog", "rollback", "resume"].contains($0) }) {
-            GitSettings.prepareInBackground()
-        }
         let session: CommandSession
         do {
             session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
