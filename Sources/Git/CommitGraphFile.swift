@@ -38,7 +38,7 @@ final class CommitGraphFile {
 
     /// The repository's commit-graph, or nil when it has none usable.
     static func open(repository: Repository) -> CommitGraphFile? {
-        guard git_repository_is_shallow(repository.pointer) != 1 else { return nil }
+        guard !repository.isShallow else { return nil }
         if let setting = try? repository.configString("core.commitGraph"),
            ["false", "no", "off", "0"].contains(setting.lowercased()) {
             return nil
@@ -153,12 +153,9 @@ final class CommitGraphFile {
     // MARK: - Opening
 
     private static func objectsFolder(of repository: Repository) -> String {
-        var folder = repository.gitDirectory
-        // A linked worktree's objects live in the common folder (`commondir` names it).
-        if let common = try? String(contentsOfFile: folder + "/commondir", encoding: .utf8) {
-            let path = common.trimmingCharacters(in: .whitespacesAndNewlines)
-            folder = path.hasPrefix("/") ? path : folder + "/" + path
-        }
+        // A linked worktree's objects live in the common folder.
+        var folder = git_repository_commondir(repository.pointer).map { String(cString: $0) } ?? repository.gitDirectory
+        while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
         return folder + "/objects"
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-internal import Git
 
 /// How changelog text is rendered.
 public enum ChangelogFormat: Sendable, Equatable {
@@ -51,8 +50,7 @@ public struct Changelog: Action {
     /// - Throws: `EmptyChangelog` when the range holds no commit.
     public func run(in step: StepContext) throws -> String {
         let (configuration, releaseTags, merges) = try step.lane.changelogSettings(configuration, releaseTags, merges)
-        if range == .all { Libgit2.boundMemoryForHistoryPass() }
-        let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges)
+        let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges, wholeHistory: range == .all)
         if range == .all, format == .markdown || format == .json {
             var text = ""
             let counts = try Self.streamAll(history: history, configuration: configuration, json: format == .json) { text += $0 }
@@ -234,8 +232,7 @@ extension LaneContext {
         to write: (String) -> Void
     ) throws {
         let (configuration, releaseTags, merges) = try changelogSettings(configuration, releaseTags, merges)
-        Libgit2.boundMemoryForHistoryPass()
-        let history = try ChangelogHistory(lane: self, releaseTags: releaseTags, merges: merges)
+        let history = try ChangelogHistory(lane: self, releaseTags: releaseTags, merges: merges, wholeHistory: true)
         _ = try Changelog.streamAll(history: history, configuration: configuration, json: json, to: write)
     }
 

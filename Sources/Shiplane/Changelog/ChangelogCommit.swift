@@ -34,22 +34,20 @@ public struct ChangelogCommit: Sendable, Hashable, Codable {
         date: Date,
         isMerge: Bool = false
     ) {
-        self.id = id
-        self.shortId = shortId ?? String(id.prefix(7))
-        self.message = message
-        self.summary = Self.summaryLine(of: message)
-        self.authorName = authorName
-        self.authorEmail = authorEmail
-        self.date = date
-        self.conventional = ConventionalCommit(parsing: message)
-        self.isMerge = isMerge
+        self = ChangelogCommit(
+            unparsedID: id, shortId: shortId, message: message, authorName: authorName, authorEmail: authorEmail,
+            date: date, isMerge: isMerge
+        ).parsed()
     }
 
     /// A commit whose message is not parsed yet: `conventional` is nil until `parsed()` (the
     /// whole-history stream parses on the rendering thread, not the one reading history).
-    init(unparsedID id: String, message: String, authorName: String, authorEmail: String, date: Date, isMerge: Bool) {
+    init(
+        unparsedID id: String, shortId: String? = nil, message: String, authorName: String, authorEmail: String,
+        date: Date, isMerge: Bool
+    ) {
         self.id = id
-        self.shortId = String(id.prefix(7))
+        self.shortId = shortId ?? String(id.prefix(7))
         self.message = message
         self.summary = ""
         self.authorName = authorName

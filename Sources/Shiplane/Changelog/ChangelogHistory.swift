@@ -24,7 +24,9 @@ struct ChangelogHistory {
     /// A package's folder: only commits that touch it are listed.
     let paths: [String]?
 
-    init(lane: LaneContext, releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude) throws {
+    /// `wholeHistory`: the history will be read whole (`.all`), so libgit2's memory is bounded
+    /// for that before the repository opens (`Libgit2.boundMemoryForHistoryPass`).
+    init(lane: LaneContext, releaseTags: ReleaseTags = .init(), merges: MergeCommits = .exclude, wholeHistory: Bool = false) throws {
         // A package's releases are its own tags, and its commits those that touch its folder.
         self.tagFilter = lane.package.map { package in
             var tags = package.releaseTags
@@ -33,6 +35,7 @@ struct ChangelogHistory {
         } ?? releaseTags
         self.paths = lane.package.map { [$0.path] }
         self.merges = merges
+        if wholeHistory { Libgit2.boundMemoryForHistoryPass() }
         repository = try lane.historyRepository()
         // The URL as written in the config: `url.*.insteadOf` rewrites are for transport, and
         // links must point at the public host.
@@ -60,8 +63,7 @@ struct ChangelogHistory {
         let isRelease = tagFilter.matcher()
         let releaseTags = try git { try repository.tags() }.filter { isRelease($0.name) }
         // One graph for the reachability pass and every release's walk: each commit's header is
-        // read once for all of them. libgit2's caches are sized for one pass.
-        Libgit2.boundMemoryForHistoryPass()
+        // read once for all of them.
         let walker = try git { try HistoryWalker(repository: repository) }
         let reachable = try git { try walker.reachable(releaseTags.map(\.target), from: head) }
         let ordered = releaseTags.filter { reachable.contains($0.target) }.sorted(by: Self.byVersion).reversed()

@@ -34,6 +34,25 @@ struct ReleasePipelineTests {
         #expect(streamed.flatMap(\.commits).contains { $0.summary.hasPrefix("tidy ") })
     }
 
+    @Test func gitsCommitGraphFileChangesNothingInTheWholeHistory() throws {
+        let repo = try repository()
+        // A merge, so the file's parent positions matter.
+        try repo.git("checkout", "-q", "-b", "side", "v1.10.0")
+        try repo.write("side.txt", "side\n")
+        try repo.git("add", "-A")
+        try repo.git("commit", "-q", "-m", "fix: on the side")
+        try repo.git("checkout", "-q", "-")
+        try repo.git("merge", "-q", "--no-ff", "-m", "Merge side", "side")
+        try repo.git("tag", "-a", "v1.31.0", "-m", "release 31")
+        let test = TestLaneContext(workingDirectory: repo.path)
+        let without = try ChangelogHistory(lane: test.context, merges: .include).releases(.all, title: nil)
+        try repo.git("commit-graph", "write", "--reachable")
+        #expect(FileManager.default.fileExists(atPath: repo.path + "/.git/objects/info/commit-graph"))
+        let with = try ChangelogHistory(lane: test.context, merges: .include, wholeHistory: true).releases(.all, title: nil)
+        #expect(with == without)
+        #expect(with.first?.commits.contains { $0.summary == "fix: on the side" } == true)
+    }
+
     @Test func aRendererThatFailsStopsTheReaderAndItsErrorComesBack() throws {
         struct RenderFailed: Error {}
         let repo = try repository()

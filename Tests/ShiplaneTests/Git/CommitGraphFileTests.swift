@@ -96,6 +96,15 @@ struct CommitGraphFileTests {
             == Int(try repo.git("rev-list", "--count", ids[ids.count - 1])))
     }
 
+    @Test func aLinkedWorktreeFindsTheFileInTheCommonFolder() throws {
+        let (repo, ids) = try history(seed: 42, split: false)
+        let worktree = repo.root + "/linked"
+        try repo.git("worktree", "add", "-q", "--detach", worktree, ids[ids.count - 1])
+        let repository = try Repository.open(worktree)
+        let file = try #require(CommitGraphFile.open(repository: repository), "the worktree's objects are the main folder's")
+        #expect(file.commit(ObjectKey(try GitFixture.id(ids[ids.count - 1]))) != nil)
+    }
+
     @Test func aDamagedOrDisabledFileIsIgnoredAndWalksStillMatchGitLog() throws {
         let (repo, ids) = try history(seed: 41, split: false)
         let path = repo.path + "/.git/objects/info/commit-graph"
