@@ -146,6 +146,12 @@ public struct StepContext: Sendable {
         recorder.done(index, effect: effect)
     }
 
+    /// Writes down that an effect recorded with `intend` did not happen after all (`why`).
+    func didNotHappen(_ index: Int?, _ why: String) {
+        guard let index, let recorder = lane.state.journal.recorder else { return }
+        recorder.resolved(index, undone: true, note: why)
+    }
+
     /// Says that from here on this run does what others can see (pushes, publishes, notifies).
     ///
     /// A run that stops before this point is rolled back; one that stops after it is never

@@ -295,4 +295,58 @@ struct ReleaseLaneFaultTests {
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
         #expect(!result.all.contains(github.token))
     }
+
+    /// The lane program killed while GitHub has made the draft but not yet answered: the record
+    /// holds the release without its id (written before the call), so the supervisor finds the
+    /// draft by its tag and deletes it.
+    @Test func aDraftWhoseAnswerNeverCameIsFoundByItsTagAndDeleted() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        github.inject(.init(method: "POST", pathContains: "/releases", remaining: 1, action: .answerLate(seconds: 60)))
+        let (repo, _) = try releasableRepository(lane: publishOnlyLane)
+        var environment = repo.environment
+        for (key, value) in ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token] { environment[key] = value }
+        let supervisor = Process()
+        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        supervisor.arguments = ["publish"]
+        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        supervisor.environment = environment
+        let output = Pipe()
+        supervisor.standardOutput = output
+        supervisor.standardError = output
+        try supervisor.run()
+        // Wait (at most 60 s) for the draft to exist on the server, then kill the lane program.
+        for _ in 0..<600 where github.allReleases.isEmpty { usleep(100_000) }
+        #expect(github.allReleases.map(\.draft) == [true], "the create call landed: \(github.log)")
+        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: environment)
+        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
+        #expect(!lanePrograms.isEmpty, "the lane program runs under the supervisor")
+        for pid in lanePrograms { kill(-pid, SIGKILL) }
+        let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        supervisor.waitUntilExit()
+        #expect(supervisor.terminationStatus == 130, "\(all)")
+        #expect(github.allReleases.isEmpty, "the draft was found by its tag and deleted: \(github.allReleases)")
+        #expect(github.log.contains { $0.hasPrefix("DELETE /repos/acme/rocket/releases/") }, "\(github.log)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(all)")
+        #expect(!all.contains(github.token))
+    }
+
+    /// Killed once the release is written down but before the create call went out: the
+    /// rollback looks, finds no release for the tag, and deletes nothing.
+    @Test func killedBeforeTheCreateCallTheRollbackDeletesNothing() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        _ = github.addRelease(tag: "v1.3.0", draft: false)
+        let (repo, _) = try releasableRepository(lane: publishOnlyLane)
+        let result = try await repo.shiplaneAsync(["publish"], environment: [
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SHIPLANE_FAULT": "before-effect:1",
+        ])
+        #expect(result.status == 130, "\(result.all)")
+        #expect(!github.log.contains("POST /repos/acme/rocket/releases"), "\(github.log)")
+        #expect(github.allReleases.map(\.tag) == ["v1.3.0"], "the other release stays: \(github.allReleases)")
+        #expect(!github.log.contains { $0.hasPrefix("DELETE") }, "\(github.log)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(result.all)")
+    }
 }

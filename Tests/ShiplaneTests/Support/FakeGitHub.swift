@@ -37,6 +37,9 @@ final class FakeGitHub: @unchecked Sendable {
             case reset
             /// Handle the request fully, then close the connection instead of answering.
             case dropResponse
+            /// Handle the request fully, then wait this long before answering (a slow answer,
+            /// for killing the client while its request has landed but its answer has not).
+            case answerLate(seconds: Double)
         }
         var method: String?
         var pathContains: String
@@ -133,6 +136,7 @@ final class FakeGitHub: @unchecked Sendable {
         let target = path + (query["name"].map { "?name=\($0)" } ?? "")
         lock.withLock { requestLog.append("\(method) \(target)") }
         var dropResponse = false
+        var answerDelay = 0.0
         if let fault = takeFault(method: method, path: target) {
             switch fault {
             case let .status(status, headers, body, contentType):
@@ -142,6 +146,8 @@ final class FakeGitHub: @unchecked Sendable {
                 try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
             case .dropResponse:
                 dropResponse = true
+            case .answerLate(let seconds):
+                answerDelay = seconds
             case .reset:
                 var seen = 0
                 for try await chunk in request.body {
@@ -153,6 +159,7 @@ final class FakeGitHub: @unchecked Sendable {
             }
         }
         let response = try await route(request, method: method, path: path, query: query)
+        if answerDelay > 0 { try await Task.sleep(nanoseconds: UInt64(answerDelay * 1_000_000_000)) }
         if dropResponse {
             try await context.channel.close()
             throw CancellationError()

@@ -72,36 +72,61 @@ public struct PublishGitHubRelease: AsyncAction {
             if let notes { step.log("release notes:\n" + notes) }
             return nil
         }
+        // The release is written down before the create call (with no id yet) and given its id
+        // when GitHub answers, so a run killed in between still finds and deletes its draft.
+        let description = "delete GitHub release \(tag)"
+        let api = publisher.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
+        let repositoryName = publisher.repository.description
+        let creation = DraftCreation()
+        let tag = self.tag
         do {
             let published = "published the GitHub release \(tag) on \(target)"
-            let result = try await publisher.publish(request) { try step.passPointOfNoReturn(published) }
-            if result.createdRelease {
-                registerDeletion(step, publisher: publisher, releaseID: result.releaseID)
-            }
+            let result = try await publisher.publish(
+                request,
+                beforeCreating: {
+                    creation.intended(try step.intend(description, .githubRelease(api: api, repository: repositoryName, id: nil, tag: tag)))
+                },
+                created: { id, createdByThisCall in
+                    let index = creation.answered(id: id, created: createdByThisCall)
+                    if createdByThisCall {
+                        step.done(index, .githubRelease(api: api, repository: repositoryName, id: id, tag: tag))
+                    } else {
+                        step.didNotHappen(index, "a release for \(tag) already existed")
+                    }
+                },
+                beforeMakingPublic: { try step.passPointOfNoReturn(published) }
+            )
+            registerDeletion(step, publisher: publisher, creation: creation, description: description)
             var parts: [String] = []
             if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
             if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
             if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
             step.note((result.htmlURL ?? "release \(result.releaseID)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
             return result.htmlURL
-        } catch let failure as GitHubPublishError {
-            // The draft this run made is deleted by the rollback, not left half-published.
-            if failure.createdRelease { registerDeletion(step, publisher: publisher, releaseID: failure.releaseID) }
-            throw failure
+        } catch {
+            // The draft this run made (or may have made: the answer never came) is deleted by
+            // the rollback, not left half-published.
+            registerDeletion(step, publisher: publisher, creation: creation, description: description)
+            throw error
         }
     }
 
-    private func registerDeletion(_ step: StepContext, publisher: GitHubReleasePublisher, releaseID: Int) {
-        let description = "delete GitHub release \(tag)"
-        let api = publisher.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
-        let effect = try? step.intend(description, .githubRelease(api: api, repository: publisher.repository.description, id: releaseID, tag: tag))
-        step.done(effect ?? nil)
-        step.registerUndo(description, effectIndex: effect ?? nil) {
+    /// Registers the in-process undo of the draft this run made, or may have made. A release
+    /// found for the tag and not created by this run has nothing registered.
+    private func registerDeletion(_ step: StepContext, publisher: GitHubReleasePublisher, creation: DraftCreation, description: String) {
+        guard let state = creation.state, state.created != false else { return }
+        let tag = self.tag
+        step.registerUndo(description, effectIndex: state.effectIndex) {
             let client = try GitHubClient(
                 repository: publisher.repository, token: publisher.token ?? "", environment: publisher.environment,
                 transport: publisher.transport, version: publisher.version
             )
-            try await client.deleteRelease(id: releaseID)
+            if let id = state.releaseID {
+                try await client.deleteRelease(id: id)
+            } else if let found = try await client.release(forTag: tag), found.draft {
+                // Asked for, but the answer was lost: only a draft is this run's to delete.
+                try await client.deleteRelease(id: found.id)
+            }
         }
     }
 
@@ -153,4 +178,33 @@ extension PublishGitHubRelease: DocumentedAction {
         example: #"try await lane.githubRelease(tag: "v\(version)", notes: notes, assets: ["dist/app.tar.gz"])"#,
         dryRun: "preflight only (token, access, files), then says what it would publish", rollback: "deletes a release this run created"
     )
+}
+
+/// What became of this run's create call for a release: written down (its effect index), and
+/// answered (the id, and whether the call made it) once GitHub replied.
+private final class DraftCreation: @unchecked Sendable {
+    // @unchecked: `current` is only touched under `lock`.
+    struct State: Sendable {
+        var effectIndex: Int?
+        /// nil: asked, no answer yet.
+        var releaseID: Int?
+        var created: Bool?
+    }
+
+    private let lock = NSLock()
+    private var current: State?
+
+    var state: State? { lock.withLock { current } }
+
+    func intended(_ index: Int?) {
+        lock.withLock { current = State(effectIndex: index) }
+    }
+
+    func answered(id: Int, created: Bool) -> Int? {
+        lock.withLock {
+            current?.releaseID = id
+            current?.created = created
+            return current?.effectIndex
+        }
+    }
 }

@@ -183,12 +183,18 @@ public struct GitHubReleasePublisher: Sendable {
 
     /// Publishes the release and returns what was done.
     /// - Throws: `ReleasePreflightError` before any change; `GitHubPublishError` (with every upload failure) after.
-    /// `beforeMakingPublic` runs just before a draft is published (the first change others see).
+    /// `beforeCreating` runs just before the draft is created (when no release has the tag yet;
+    /// throwing stops the run before anything is sent), and `created` once GitHub has answered
+    /// with the release's id and whether this call made it. `beforeMakingPublic` runs just before
+    /// a draft is published (the first change others see).
     public func publish(
-        _ request: GitHubReleaseRequest, beforeMakingPublic: @Sendable () throws -> Void = {}
+        _ request: GitHubReleaseRequest,
+        beforeCreating: @Sendable () throws -> Void = {},
+        created: @Sendable (_ releaseID: Int, _ createdByThisCall: Bool) -> Void = { _, _ in },
+        beforeMakingPublic: @Sendable () throws -> Void = {}
     ) async throws -> GitHubPublishResult {
         let client = try await preflight(request)
-        var (release, created) = try await findOrCreateDraft(request, client: client)
+        var (release, created) = try await findOrCreateDraft(request, client: client, beforeCreating: beforeCreating, afterCreating: created)
         do {
             let outcomes = try await uploadAssets(request, release: release, client: client)
             var result = GitHubPublishResult(
@@ -213,7 +219,10 @@ public struct GitHubReleasePublisher: Sendable {
         }
     }
 
-    private func findOrCreateDraft(_ request: GitHubReleaseRequest, client: GitHubClient) async throws -> (GitHubRelease, Bool) {
+    private func findOrCreateDraft(
+        _ request: GitHubReleaseRequest, client: GitHubClient,
+        beforeCreating: @Sendable () throws -> Void, afterCreating: @Sendable (Int, Bool) -> Void
+    ) async throws -> (GitHubRelease, Bool) {
         if var existing = try await client.release(forTag: request.tag) {
             // A draft left by an earlier run gets this run's name, notes and flags.
             if existing.draft, existing.name != (request.name ?? request.tag) || existing.body != request.notes
@@ -223,9 +232,11 @@ public struct GitHubReleasePublisher: Sendable {
             }
             return (existing, false)
         }
+        try beforeCreating()
         let (release, created) = try await client.createRelease(
             tag: request.tag, name: request.name ?? request.tag, body: request.notes, draft: true,
             prerelease: request.prerelease, makeLatest: request.makeLatest, targetCommitish: request.targetCommitish)
+        afterCreating(release.id, created)
         return (release, created)
     }
 

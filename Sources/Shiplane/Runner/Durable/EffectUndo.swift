@@ -59,7 +59,7 @@ struct EffectUndo: Sendable {
     /// When this process first looked (seconds since 1970): a lock file older than that is stale.
     private static let processStart = Date().timeIntervalSince1970
 
-    private func deleteGitHubRelease(api: String, repository: String, id: Int, tag: String) async throws {
+    private func deleteGitHubRelease(api: String, repository: String, id: Int?, tag: String) async throws {
         let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
         guard let token = GitHubReleasePublisher.token(from: variables) else {
             throw ShiplaneError("the GitHub release \(tag) stays: set GITHUB_TOKEN (or GH_TOKEN) so rollback can delete it, or delete it by hand")
@@ -72,7 +72,17 @@ struct EffectUndo: Sendable {
             repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables, transport: transport,
             version: ShiplaneVersion.current
         )
-        try await client.deleteRelease(id: id)
+        if let id {
+            try await client.deleteRelease(id: id)
+            return
+        }
+        // The run was stopped while it asked GitHub to create the draft: whether it exists is
+        // only known by looking. Only a draft is deleted; a published release is someone's.
+        guard let found = try await client.release(forTag: tag) else { return }
+        guard found.draft else {
+            throw ShiplaneError("the GitHub release \(tag) is published and was not made by this run's finished steps; left as it is")
+        }
+        try await client.deleteRelease(id: found.id)
     }
 
     private func display(_ path: String) -> String {

@@ -164,8 +164,9 @@ public enum Effect: Codable, Sendable, Equatable {
     /// Refs pushed to a remote: visible to others from here on.
     case push(remote: String, refs: [String])
     /// A GitHub release this run created (`api`: the API base, `repository`: owner/name). Any
-    /// process with a token can delete it.
-    case githubRelease(api: String, repository: String, id: Int, tag: String)
+    /// process with a token can delete it. Written down before the create call with `id` nil: a
+    /// run killed before the answer came leaves a draft that is found again by its tag.
+    case githubRelease(api: String, repository: String, id: Int?, tag: String)
     /// Something outside the repository (an upload, a message), undone only by the process that
     /// did it; `handle` identifies it for the user (a URL, an id).
     case external(kind: String, handle: String)
