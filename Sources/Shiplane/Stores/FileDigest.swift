@@ -27,12 +27,31 @@ enum FileDigest {
 
     /// Starts hashing the file on a thread of its own (it reads and computes for a while, so it
     /// stays off the cooperative pool), to run alongside an upload of the same file.
+    ///
+    /// The thread runs at the lowest priority: the checksum is only needed once every part has
+    /// gone up, so where cores are short (a 2-core runner, a fast link) the upload takes them
+    /// first and the digest finishes in what is left; where the link is the limit, the digest
+    /// is done long before the last part.
     static func startSHA256(of path: String) -> BackgroundDigest {
         let digest = BackgroundDigest()
-        DispatchQueue.global(qos: .utility).async {
+        let thread = Thread {
+            yieldToOtherThreads()
             digest.finish(Result { try sha256(of: path, isCancelled: { digest.isCancelled }) })
         }
+        thread.name = "shiplane-sha256"
+        thread.start()
         return digest
+    }
+
+    /// Gives the calling thread the lowest scheduling priority.
+    private static func yieldToOtherThreads() {
+        #if os(Linux)
+        // On Linux a nice value belongs to a thread, and `who` 0 is the calling thread: this
+        // one only, not the process.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        #else
+        Thread.current.qualityOfService = .background
+        #endif
     }
 }
 
