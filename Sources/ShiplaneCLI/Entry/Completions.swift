@@ -48,10 +48,13 @@ struct CompletionTree: ParsableCommand {
             return """
 
             # Lane names from Lanes/ of the repository around the current folder.
+            # A lane's options from what its compiled lanes said of them (never compiles).
             _shiplane_and_lanes() {
                 _shiplane "$@"
                 if [ "$COMP_CWORD" -eq 1 ]; then
                     COMPREPLY+=($(compgen -W "$(shiplane ---lane-names 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+                elif [ "$COMP_CWORD" -ge 2 ]; then
+                    COMPREPLY+=($(compgen -W "$(shiplane ---lane-options "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
                 fi
             }
             complete -o filenames -F _shiplane_and_lanes shiplane
@@ -61,12 +64,17 @@ struct CompletionTree: ParsableCommand {
             return """
 
             # Lane names from Lanes/ of the repository around the current folder.
+            # A lane's options from what its compiled lanes said of them (never compiles).
             _shiplane_and_lanes() {
                 _shiplane "$@"
                 if (( CURRENT == 2 )); then
                     local -a lanes
                     lanes=(${(f)"$(shiplane ---lane-names 2>/dev/null)"})
                     (( ${#lanes} )) && compadd -a lanes
+                elif (( CURRENT > 2 )); then
+                    local -a options
+                    options=(${(f)"$(shiplane ---lane-options "${(@)words[2,CURRENT-1]}" 2>/dev/null)"})
+                    (( ${#options} )) && compadd -a options
                 fi
             }
             compdef _shiplane_and_lanes shiplane
@@ -77,6 +85,8 @@ struct CompletionTree: ParsableCommand {
 
             # Lane names from Lanes/ of the repository around the current folder.
             complete -c shiplane -n '__fish_use_subcommand' -f -a '(shiplane ---lane-names 2>/dev/null)' -d 'lane'
+            # A lane's options from what its compiled lanes said of them (never compiles).
+            complete -c shiplane -n 'not __fish_use_subcommand' -f -a '(shiplane ---lane-options (commandline -opc)[2..-1] 2>/dev/null)' -d 'lane option'
 
             """
         }
@@ -90,6 +100,21 @@ struct CompletionTree: ParsableCommand {
             FileManager.default.contents(atPath: file).map { (path: file, text: String(decoding: $0, as: UTF8.self)) }
         }
         return LaneDiscovery.scan(sources).lanes.map(laneName(forType:)).sorted()
+    }
+
+    /// The options of the lane named by `words` (what was typed after `shiplane`, global options
+    /// first), from the catalog the compiled lanes left in the cache: nothing when they have not
+    /// been compiled since the lanes last changed. Completing never compiles or runs a lane.
+    static func laneOptions(words: [String], environment: [String: String], executable: String) -> [String] {
+        guard let (_, rest) = try? GlobalOptions.extract(from: words), let name = rest.first,
+              let root = try? GitSettings.workTreeRoot(from: FileManager.default.currentDirectoryPath, environment: environment),
+              let toolchain = try? Toolchain.locate(environment: environment, executable: executable) else { return [] }
+        let compiler = LaneCompiler(toolchain: toolchain, cacheFolder: LaneCompiler.defaultCacheFolder(environment: environment), environment: environment)
+        guard FileManager.default.fileExists(atPath: compiler.cacheFolder + "/lanes"),
+              let lane = compiler.cachedExecutable(root: root)?.catalog?.lanes.first(where: { $0.name == name && !$0.isPrivate })
+        else { return [] }
+        let given = Set(rest.dropFirst())
+        return lane.options.filter { $0.kind != "positional" && !given.contains($0.name) }.map(\.name)
     }
 
     struct ListLanes: ParsableCommand {

@@ -23,6 +23,10 @@ public enum ShiplaneCommandLine {
         case "---lane-names":
             print(CompletionTree.laneNames().joined(separator: "\n"))
             return ShiplaneExitCode.success.rawValue
+        case "---lane-options":
+            let words = Array(arguments.dropFirst())
+            print(CompletionTree.laneOptions(words: words, environment: environment, executable: executable).joined(separator: "\n"))
+            return ShiplaneExitCode.success.rawValue
         default:
             break
         }
@@ -77,6 +81,17 @@ public enum ShiplaneCommandLine {
                 var session = session
                 try session.loadDotEnv(root: root)
                 return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(rest), hooks: [], root: root, session: session)
+            case "lanes" where rest.isEmpty || rest == ["--json"]:
+                // Listed from what the lanes program said when it was compiled: no program starts.
+                let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
+                var session = session
+                try session.loadDotEnv(root: root)
+                let compiled = try compileLanes(root: root, session: session, environment: environment, executable: executable)
+                guard let catalog = compiled.lanes.catalog else {
+                    return try await runCompiledLanes(compiled.lanes, root: root, session: session, environment: environment)
+                }
+                session.out.line(rest.isEmpty ? catalog.text(root: root) : try LaneCatalogFile.json(catalog.lanes))
+                return ShiplaneExitCode.success.rawValue
             case "rollback":
                 return try await RunCommands.rollback(session: session, arguments: rest)
             case "resume":
@@ -109,6 +124,14 @@ public enum ShiplaneCommandLine {
     /// the child's exit code — or, when it died of a signal, the code of that ending.
     static func runLanes(session: CommandSession, environment: [String: String], executable: String) async throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
+        let compiled = try compileLanes(root: root, session: session, environment: environment, executable: executable)
+        return try await runCompiledLanes(compiled.lanes, root: root, session: session, environment: environment)
+    }
+
+    /// The compiled lanes of `root`, from the cache or compiled now (saying so on stderr).
+    static func compileLanes(
+        root: String, session: CommandSession, environment: [String: String], executable: String
+    ) throws -> (lanes: LaneCompiler.Compiled, toolchain: Toolchain) {
         let toolchain = try Toolchain.locate(environment: environment, executable: executable)
         let compiler = LaneCompiler(
             toolchain: toolchain, cacheFolder: LaneCompiler.defaultCacheFolder(environment: environment), environment: environment
@@ -123,6 +146,13 @@ public enum ShiplaneCommandLine {
                 _ = try? EditorSetup.write(root: root, toolchain: toolchain)
             }
         }
+        return (compiled, toolchain)
+    }
+
+    /// Runs the compiled lanes as a supervised child with this command line.
+    static func runCompiledLanes(
+        _ compiled: LaneCompiler.Compiled, root: String, session: CommandSession, environment: [String: String]
+    ) async throws -> Int32 {
         let laneArguments = ["--shiplane-root", root] + session.globals.asArguments + session.rest
         if environment["SHIPLANE_NO_SUPERVISOR"] == "1" {
             // Without the supervisor (for measuring what it costs, or debugging a lane program):

@@ -43,6 +43,14 @@ public enum LaneHost {
             arguments.removeFirst(2)
         }
         let catalog = LaneCatalog(lanes: lanes)
+        if arguments == [LaneCatalogFile.argument] {
+            // Asked once, right after compiling: what `shiplane lanes` and completions show.
+            guard (try? LaneDeclarationError.check(lanes, locations: locations)) != nil,
+                  let json = try? LaneCatalogFile(lanes: catalog.lanes.map(LaneCatalog.describe), listing: listingBody(catalog)).encoded()
+            else { return ShiplaneExitCode.usage.rawValue }
+            print(String(decoding: json, as: UTF8.self))
+            return ShiplaneExitCode.success.rawValue
+        }
         var session: CommandSession
         do {
             session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
@@ -58,10 +66,7 @@ public enum LaneHost {
             }
             if command == "lanes" {
                 if session.rest.dropFirst().contains("--json") {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                    let payload = ["lanes": catalog.lanes.map(LaneCatalog.describe)]
-                    session.out.line(String(decoding: try encoder.encode(payload), as: UTF8.self))
+                    session.out.line(try LaneCatalogFile.json(catalog.lanes.map(LaneCatalog.describe)))
                 } else {
                     session.out.line(listing(catalog, root: root, environment: environment))
                 }
@@ -144,7 +149,12 @@ public enum LaneHost {
     }
 
     static func listing(_ catalog: LaneCatalog, root: String, environment: [String: String]) -> String {
-        var lines = ["Lanes in \(root)/Lanes:"]
+        (["Lanes in \(root)/Lanes:"] + listingBody(catalog)).joined(separator: "\n")
+    }
+
+    /// The listing's lines after its first, which names the repository.
+    static func listingBody(_ catalog: LaneCatalog) -> [String] {
+        var lines: [String] = []
         let visible = catalog.lanes.filter { !$0.isPrivate }
         let width = visible.map { $0.name.count }.max() ?? 0
         for lane in visible {
@@ -160,7 +170,7 @@ public enum LaneHost {
         let hidden = catalog.lanes.filter { $0.isPrivate }.map { $0.name }
         if !hidden.isEmpty { lines.append("Private (callable from lanes): " + hidden.joined(separator: ", ")) }
         lines.append("Run `shiplane <lane> --help` for a lane's options; `--dry-run` shows what a lane would do.")
-        return lines.joined(separator: "\n")
+        return lines
     }
 }
 

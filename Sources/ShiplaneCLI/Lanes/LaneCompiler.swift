@@ -16,6 +16,12 @@ struct LaneCompiler {
         var executable: String
         var compiled: Bool
         var seconds: TimeInterval
+
+        /// What the lanes program said of its lanes when it was compiled; nil when it could not
+        /// say (a declaration mistake, which running it reports) or was compiled before this file.
+        var catalog: LaneCatalogFile? {
+            LaneCatalogFile.load((executable as NSString).deletingLastPathComponent + "/" + LaneCatalogFile.fileName)
+        }
     }
 
     /// The cache folder: `SHIPLANE_CACHE_DIR`, else `$XDG_CACHE_HOME/shiplane`, else `~/.cache/shiplane`.
@@ -29,6 +35,24 @@ struct LaneCompiler {
     /// The cached lanes executable for the lanes in `root/Lanes`, compiling it when needed.
     /// - Throws: `EnvironmentProblem` (no lanes), `CompileFailure` (the lanes do not compile).
     func executable(root: String, onCompileStart: () -> Void) throws -> Compiled {
+        let (key, found, sources) = try cacheKey(root: root)
+        let lanesCache = cacheFolder + "/lanes"
+        let published = "\(lanesCache)/\(key)/lanes"
+        if FileManager.default.isExecutableFile(atPath: published) {
+            return Compiled(executable: published, compiled: false, seconds: 0)
+        }
+        return try compile(root: root, key: key, found: found, sources: sources, onCompileStart: onCompileStart)
+    }
+
+    /// The compiled lanes for `root` when the cache holds them; never compiles (for completion).
+    func cachedExecutable(root: String) -> Compiled? {
+        guard let (key, _, _) = try? cacheKey(root: root) else { return nil }
+        let published = "\(cacheFolder)/lanes/\(key)/lanes"
+        return FileManager.default.isExecutableFile(atPath: published) ? Compiled(executable: published, compiled: false, seconds: 0) : nil
+    }
+
+    /// The cache key of the lanes in `root/Lanes`, with what was read to make it.
+    private func cacheKey(root: String) throws -> (key: String, found: LaneDiscovery.Found, sources: [(relative: String, absolute: String, text: String)]) {
         let lanesFolder = root + "/Lanes"
         let files = try Self.laneFiles(in: lanesFolder, root: root)
         var sources: [(relative: String, absolute: String, text: String)] = []
@@ -61,13 +85,15 @@ struct LaneCompiler {
             fingerprint.add(source.relative)
             fingerprint.add(source.text.utf8)
         }
-        let key = fingerprint.hex
+        return (fingerprint.hex, found, sources)
+    }
+
+    private func compile(
+        root: String, key: String, found: LaneDiscovery.Found, sources: [(relative: String, absolute: String, text: String)],
+        onCompileStart: () -> Void
+    ) throws -> Compiled {
         let lanesCache = cacheFolder + "/lanes"
         let published = "\(lanesCache)/\(key)/lanes"
-        if FileManager.default.isExecutableFile(atPath: published) {
-            return Compiled(executable: published, compiled: false, seconds: 0)
-        }
-
         onCompileStart()
         let started = Date()
         let staging = "\(lanesCache)/.staging-\(key)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -93,6 +119,10 @@ struct LaneCompiler {
                 diagnostics: Self.userFacingDiagnostics(result.output, root: root, entry: entry),
                 command: "swiftc " + arguments.joined(separator: " ")
             )
+        }
+        // Published with the executable (one rename), or not at all: then `lanes` asks the program.
+        if let catalog = Self.askCatalog(of: output, root: root, environment: environment), let data = try? catalog.encoded() {
+            try? writeAtomically(data, to: staging + "/" + LaneCatalogFile.fileName)
         }
         let target = "\(lanesCache)/\(key)"
         if rename(staging, target) != 0 && !FileManager.default.isExecutableFile(atPath: published) {
@@ -170,6 +200,33 @@ struct LaneCompiler {
         return "\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ino)"
     }
 
+    /// Runs the just-compiled lanes program once for its catalog (at most 30 s: lane types'
+    /// static properties are lane code). Nil when it fails or says nothing usable.
+    static func askCatalog(of program: String, root: String, environment: [String: String]) -> LaneCatalogFile? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = ["--shiplane-root", root, LaneCatalogFile.argument]
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        guard (try? process.run()) != nil else { return nil }
+        let reader = pipe.fileHandleForReading
+        let output = OutputCollector()
+        let reading = Thread { output.set(reader.readDataToEndOfFile()) }
+        reading.start()
+        if ended.wait(timeout: .now() + 30) == .timedOut {
+            process.terminate()
+            ended.wait()
+            return nil
+        }
+        guard process.terminationStatus == 0, let data = output.wait() else { return nil }
+        return try? JSONDecoder().decode(LaneCatalogFile.self, from: data)
+    }
+
     static func runCompiler(_ swiftc: String, arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: swiftc)
@@ -228,4 +285,21 @@ public struct CompileFailure: ReportableError {
 func swiftStringLiteral(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         .replacingOccurrences(of: "\n", with: "\\n") + "\""
+}
+
+/// The bytes a reader thread collected, handed over once it is done.
+private final class OutputCollector: @unchecked Sendable {
+    // @unchecked: `data` is written once before `done` is signalled and read after waiting for it.
+    private var data: Data?
+    private let done = DispatchSemaphore(value: 0)
+
+    func set(_ value: Data) {
+        data = value
+        done.signal()
+    }
+
+    /// The bytes, once the reader has them (at most 5 s after the program ended).
+    func wait() -> Data? {
+        done.wait(timeout: .now() + 5) == .success ? data : nil
+    }
 }

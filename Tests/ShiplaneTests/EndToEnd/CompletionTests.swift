@@ -49,4 +49,29 @@ struct CompletionTests {
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bash, zsh or fish"))
     }
+
+    /// A lane's options complete from the catalog its compiled lanes left in the cache (global
+    /// options before the lane are skipped, options already given are not offered again); before
+    /// the lanes are compiled there is nothing to offer, and completing compiles nothing.
+    @Test func aLanesOptionsCompleteOnceItsLanesAreCompiled() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("Lanes/Release.swift", """
+        import Shiplane
+        struct Release: Lane {
+            @Option(help: "How far") var level: String = "patch"
+            @Flag(help: "Tag it") var tag = false
+            @Option(help: "Where") var remote: String?
+            func run(_ lane: LaneContext) async throws {}
+        }
+        """)
+        let cache = repo.root + "/completion-cache"
+        #expect(try complete(["shiplane", "release", "--"], in: repo, cache: cache).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: cache + "/lanes"), "completing compiled nothing")
+        let listed = try repo.shiplane(["lanes"], environment: ["SHIPLANE_CACHE_DIR": cache])
+        #expect(listed.status == 0, "\(listed.all)")
+        #expect(Set(try complete(["shiplane", "release", "--"], in: repo, cache: cache)) == ["--level", "--tag", "--remote"])
+        #expect(try complete(["shiplane", "--dry-run", "release", "--r"], in: repo, cache: cache) == ["--remote"])
+        #expect(Set(try complete(["shiplane", "release", "--tag", "--"], in: repo, cache: cache)) == ["--level", "--remote"])
+        #expect(try complete(["shiplane", "relase", "--"], in: repo, cache: cache).isEmpty, "no lane of that name")
+    }
 }

@@ -173,6 +173,49 @@ struct LaneCommandTests {
         #expect(listing.lanes.first { $0.name == "package" }?.isPrivate == true)
     }
 
+    /// `shiplane lanes` lists from the catalog the lanes program wrote when it was compiled: the
+    /// program does not start again (its lane's summary, which leaves a mark, is not read), and
+    /// the text and JSON are what the program itself prints (checked by removing the catalog).
+    @Test func lanesAreListedWithoutStartingTheLanesProgram() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Release.swift": #"""
+            import Foundation
+            import Shiplane
+            struct Release: Lane {
+                static var summary: String {
+                    if let mark = ProcessInfo.processInfo.environment["LANE_MARK"] {
+                        FileManager.default.createFile(atPath: mark, contents: nil)
+                    }
+                    return "Release it"
+                }
+                @Option(help: "How far") var level: String = "patch"
+                func run(_ lane: LaneContext) async throws {}
+            }
+            """#,
+        ])
+        let cache = repo.root + "/catalog-cache"
+        let mark = repo.root + "/summary-read"
+        let environment = ["SHIPLANE_CACHE_DIR": cache, "LANE_MARK": mark]
+        let first = try repo.shiplane(["lanes"], environment: environment)
+        #expect(first.status == 0, "\(first.all)")
+        let catalogs = try FileManager.default.contentsOfDirectory(atPath: cache + "/lanes").map { cache + "/lanes/\($0)/catalog.json" }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(catalogs.count == 1, "the compile left one catalog beside the program")
+        try? FileManager.default.removeItem(atPath: mark)
+        let text = try repo.shiplane(["lanes"], environment: environment)
+        let json = try repo.shiplane(["lanes", "--json"], environment: environment)
+        #expect(text.status == 0 && json.status == 0, "\(text.all)\(json.all)")
+        #expect(text.stdout.contains("release  Release it") && text.stdout.contains("--level <level>"), "\(text.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: mark), "no lanes program started")
+        for catalog in catalogs { try FileManager.default.removeItem(atPath: catalog) }
+        let fromProgram = try repo.shiplane(["lanes"], environment: environment)
+        let jsonFromProgram = try repo.shiplane(["lanes", "--json"], environment: environment)
+        #expect(FileManager.default.fileExists(atPath: mark), "without a catalog the program lists")
+        #expect(fromProgram.stdout == text.stdout)
+        #expect(jsonFromProgram.stdout == json.stdout)
+        #expect(first.stdout == text.stdout)
+    }
+
     @Test func laneHelpShowsItsOptions() throws {
         let repo = try repositoryWithLanes()
         let result = try repo.shiplane(["release", "--help"])
