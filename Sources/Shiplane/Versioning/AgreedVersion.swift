@@ -11,11 +11,34 @@ public struct AgreedVersion: Sendable {
         /// The version and build number read from the bytes.
         public let reading: VersionReading
 
+        /// What reading `bytes` found, kept so that rewriting them does not parse them again;
+        /// nil for a format that keeps nothing (it parses again).
+        let parsed: ParsedVersionFile?
+
         /// Creates the record of what one file holds.
         public init(file: VersionFile, bytes: Data, reading: VersionReading) {
             self.file = file
             self.bytes = bytes
             self.reading = reading
+            self.parsed = nil
+        }
+
+        /// Reads `bytes` of `file` once, keeping what the rewrite needs.
+        /// - Throws: `VersionFileError` naming the file.
+        init(file: VersionFile, bytes: Data) throws {
+            let parsed = try file.parse(bytes)
+            self.file = file
+            self.bytes = bytes
+            self.reading = parsed.reading
+            self.parsed = parsed
+        }
+
+        /// The bytes with a new version and build number (`nil` leaves a value alone), from the
+        /// parse made when they were read.
+        /// - Throws: `VersionFileError` naming the file.
+        public func rewritten(version: SemanticVersion?, build: String?) throws -> Data {
+            guard let parsed else { return try file.rewritten(bytes, version: version, build: build) }
+            return try file.naming { try parsed.rewrite(version, build) }
         }
     }
 
@@ -81,7 +104,7 @@ public struct AgreedVersion: Sendable {
         for file in files {
             do {
                 let bytes = try contents(file)
-                sources.append(Source(file: file, bytes: bytes, reading: try file.read(bytes)))
+                sources.append(try Source(file: file, bytes: bytes))
             } catch {
                 failures.append(error)
             }

@@ -41,7 +41,7 @@ public struct BumpVersion: Action {
         }
         var changes: [FileChange] = []
         for source in current.sources where source.reading.version.literal != nil {
-            let updated = try source.file.rewritten(source.bytes, version: next, build: nil)
+            let updated = try source.rewritten(version: next, build: nil)
             if let change = try step.writeFile(updated, to: source.file.url.path, describedAs: source.file.displayPath, replacing: source.bytes) {
                 changes.append(change)
             }

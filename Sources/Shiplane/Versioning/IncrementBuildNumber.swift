@@ -73,7 +73,7 @@ public struct IncrementBuildNumber: Action {
         }
         var changes: [FileChange] = []
         for source in holders {
-            let updated = try source.file.rewritten(source.bytes, version: nil, build: next)
+            let updated = try source.rewritten(version: nil, build: next)
             if let change = try step.writeFile(updated, to: source.file.url.path, describedAs: source.file.displayPath, replacing: source.bytes) {
                 changes.append(change)
             }

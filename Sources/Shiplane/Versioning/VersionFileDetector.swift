@@ -77,7 +77,7 @@ public enum VersionFileDetector {
             }
             do {
                 guard let bytes = try fileSystem.contents(of: url.path) else { continue }
-                found.append(AgreedVersion.Source(file: file, bytes: bytes, reading: try file.read(bytes)))
+                found.append(try AgreedVersion.Source(file: file, bytes: bytes))
             } catch let error as VersionFileError where error.kind == .notASource {
                 skipped.append((key: "skipped \(file.displayPath)", value: error.message))
             } catch {

@@ -11,7 +11,11 @@ struct Toolchain {
     /// Extra compiler flags: one `-fmodule-map-file` per C module beneath Shiplane. Its Swift
     /// modules are built without library evolution (SwiftPM accepts no such flag from a
     /// dependency), so a lane compile loads every module they import, C modules included.
-    var extraFlags: [String]
+    /// Looked for only when asked (a compile, `shiplane edit`): in a SwiftPM build folder that
+    /// means walking the checkouts, which a cached run must not pay for.
+    var extraFlags: [String] {
+        CModuleMaps.find(libraryFolder: libraryFolder).flatMap { ["-Xcc", "-fmodule-map-file=" + $0] }
+    }
 
     static var libraryFileName: String {
         #if os(macOS)
@@ -42,10 +46,7 @@ struct Toolchain {
         where manager.fileExists(atPath: candidate.library + "/" + libraryFileName)
             && manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftmodule") {
             let library = standardized(candidate.library)
-            return Toolchain(
-                swiftc: swiftc, libraryFolder: library, moduleFolder: standardized(candidate.modules),
-                extraFlags: CModuleMaps.find(libraryFolder: library).flatMap { ["-Xcc", "-fmodule-map-file=" + $0] }
-            )
+            return Toolchain(swiftc: swiftc, libraryFolder: library, moduleFolder: standardized(candidate.modules))
         }
         throw EnvironmentProblem(
             "the Shiplane library (\(libraryFileName) and Modules/Shiplane.swiftmodule) was not found next to \(executable)",

@@ -68,6 +68,16 @@ enum TextualVersionEditing {
         }
     }
 
+    /// Reads `data` once: the reading, and a rewrite that replaces the values where they were found.
+    static func parse<Format: TextualVersionFormat>(_ data: Data, format: Format) throws -> ParsedVersionFile {
+        let text = try VersionText(data, format: format.name)
+        let fields = try format.locate(in: text)
+        let reading = try read(fields, format: format)
+        return ParsedVersionFile(reading: reading) { version, build in
+            try rewrite(text, fields: fields, version: version, build: build, format: format) { try format.locate(in: $0) }
+        }
+    }
+
     static func read(_ fields: LocatedFields, format: some TextualVersionFormat) throws -> VersionReading {
         guard !fields.versions.isEmpty else {
             throw VersionFileError(
@@ -109,7 +119,18 @@ enum TextualVersionEditing {
         format: some TextualVersionFormat,
         locate: (VersionText) throws -> LocatedFields
     ) throws -> Data {
-        let fields = try locate(text)
+        try rewrite(text, fields: try locate(text), version: version, build: build, format: format, locate: locate)
+    }
+
+    /// Replaces the values `fields` found in `text`; `locate` reads the result back to check it.
+    static func rewrite(
+        _ text: VersionText,
+        fields: LocatedFields,
+        version: SemanticVersion?,
+        build: String?,
+        format: some TextualVersionFormat,
+        locate: (VersionText) throws -> LocatedFields
+    ) throws -> Data {
         var edits: [(range: Range<Int>, replacement: String)] = []
         if let version {
             guard !fields.versions.isEmpty else {

@@ -31,6 +31,18 @@ public struct VersionFile: Sendable, CustomStringConvertible {
         try naming { try format.read(data) }
     }
 
+    /// Reads `data` once and keeps what rewriting it needs (for the textual formats: where each
+    /// value sits); other formats read now and parse again when rewriting.
+    /// - Throws: `VersionFileError` naming the file.
+    func parse(_ data: Data) throws -> ParsedVersionFile {
+        try naming {
+            if let textual = format as? any TextualVersionFormat { return try TextualVersionEditing.parse(data, format: textual) }
+            let reading = try format.read(data)
+            let format = self.format
+            return ParsedVersionFile(reading: reading) { try format.rewritten(data, version: $0, build: $1) }
+        }
+    }
+
     /// The file's bytes with a new version and build number; `nil` leaves a value alone. Pure.
     /// - Throws: `VersionFileError` naming the file.
     public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
@@ -70,7 +82,7 @@ public struct VersionFile: Sendable, CustomStringConvertible {
         }
     }
 
-    private func naming<T>(_ body: () throws -> T) throws -> T {
+    func naming<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as VersionFileError {

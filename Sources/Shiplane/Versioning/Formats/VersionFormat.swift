@@ -60,3 +60,10 @@ extension VersionField: CustomStringConvertible {
         }
     }
 }
+
+/// What one read of a version file found, with the rewrite of those same bytes.
+struct ParsedVersionFile: Sendable {
+    let reading: VersionReading
+    /// The bytes that were read, with a new version and build number (`nil` leaves a value alone).
+    let rewrite: @Sendable (SemanticVersion?, String?) throws -> Data
+}
