@@ -1,30 +1,11 @@
 import Foundation
 import Shiplane
 
-/// The command tree shell completions are generated from: `shiplane --generate-completion-script
-/// bash|zsh|fish`. It mirrors the built-in commands (their options are the very types the
-/// commands parse) and completes lane names from the `Lanes/` of the repository the shell is in,
-/// read as text: completing never compiles or runs a lane.
-struct CompletionTree: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "shiplane",
-        abstract: "Release lanes in Swift",
-        subcommands: [
-            ListLanes.self, ListActions.self, ShowAction.self, Init.self, Version.self, Bump.self,
-            Changelog.self, Resume.self, Rollback.self,
-        ]
-    )
-
-    @Flag(help: "Show what would happen; change nothing") var dryRun = false
-    @Flag(help: "More output") var verbose = false
-    @Flag(help: "On failure, keep what the lane changed") var noRollback = false
-    @Flag(help: "Skip git's hooks") var noVerify = false
-    @Flag(help: "No colour") var noColor = false
-    @Option(help: "Write the run as JSON", completion: .file()) var reportJson: String?
-    @Option(help: "Write the run as JUnit XML", completion: .file()) var junit: String?
-    @Option(help: "Also load .env.NAME") var env: String?
-    @Option(help: "CI-native output", completion: .list(["github", "gitlab", "none"])) var ci: String?
-
+/// Shell completions from the command tree: `shiplane --generate-completion-script bash|zsh|fish`.
+/// Built-in commands and their options come from the tree itself; lane names from the `Lanes/`
+/// of the repository the shell is in, read as text, and a lane's options from the catalog its
+/// compiled lanes left in the cache: completing never compiles or runs a lane.
+extension ShiplaneCommand {
     /// Prints the completion script for `shell` (bash, zsh or fish): swift-argument-parser's,
     /// for the built-in commands and their options, and a few lines that add the lane names of
     /// the repository being completed in (`shiplane ---lane-names`) where a command goes.
@@ -115,50 +96,5 @@ struct CompletionTree: ParsableCommand {
         else { return [] }
         let given = Set(rest.dropFirst())
         return lane.options.filter { $0.kind != "positional" && !given.contains($0.name) }.map(\.name)
-    }
-
-    struct ListLanes: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "lanes", abstract: "List the lanes with their options")
-        @Flag(help: "As JSON") var json = false
-    }
-
-    struct ListActions: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "actions", abstract: "List the built-in actions")
-        @Flag(help: "As JSON") var json = false
-        @Flag(help: "As a Markdown table") var markdown = false
-    }
-
-    struct ShowAction: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "action", abstract: "Show one action's options")
-        @Argument(help: "The action", completion: .list(ActionCatalog.all.map { $0.name }.sorted())) var name: String
-    }
-
-    struct Init: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "init", abstract: InitOptions.summary)
-        @OptionGroup var options: InitOptions
-    }
-
-    struct Version: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "version", abstract: VersionOptions.summary)
-        @OptionGroup var options: VersionOptions
-    }
-
-    struct Bump: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "bump", abstract: BumpLane.summary)
-        @OptionGroup var options: BumpLane
-    }
-
-    struct Changelog: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "changelog", abstract: ChangelogLane.summary)
-        @OptionGroup var options: ChangelogLane
-    }
-
-    struct Resume: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Finish the unfinished run of this repository")
-    }
-
-    struct Rollback: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rollback", abstract: "Undo the unfinished run as far as it safely can")
-        @Flag(help: "Drop the record after undoing") var forget = false
     }
 }

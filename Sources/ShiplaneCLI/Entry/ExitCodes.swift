@@ -25,6 +25,23 @@ public enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
     /// Interrupted (Ctrl-C, SIGTERM, SIGHUP); whatever the run changed was rolled back.
     case interrupted = 130
 
+    /// What the code means, for `shiplane help` and the README.
+    var summary: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failed; what the run changed was rolled back"
+        case .usage: "usage: an unknown command, lane or option, or a value of the wrong kind"
+        case .compile: "the lanes in Lanes/ do not compile"
+        case .environment: "environment: no repository, no Lanes/, no swiftc"
+        case .nothingToRelease: "nothing to release since the last release tag"
+        case .locked: "another run holds the repository"
+        case .unfinished: "an unfinished run is recorded: `shiplane resume` or `shiplane rollback` first"
+        case .bug: "a defect in Shiplane (or a lane program that crashed)"
+        case .resumable: "stopped past the point of no return: `shiplane resume` (or the same command) finishes it"
+        case .interrupted: "interrupted (Ctrl-C, SIGTERM, SIGHUP); rolled back"
+        }
+    }
+
     /// The one place errors become exit codes: the category folded over the whole error tree.
     static func `for`(_ error: any Error) -> ShiplaneExitCode {
         ShiplaneExitCode(ErrorCategory.folded(error))

@@ -17,15 +17,15 @@ public enum ShiplaneCommandLine {
         // Shell completions: the script, and what it asks for while completing (never a lane run).
         switch arguments.first {
         case "--generate-completion-script":
-            return CompletionTree.printScript(shell: arguments.dropFirst().first, environment: environment)
+            return ShiplaneCommand.printScript(shell: arguments.dropFirst().first, environment: environment)
         case "---completion":
-            CompletionTree.main(arguments)
+            ShiplaneCommand.main(arguments)
         case "---lane-names":
-            print(CompletionTree.laneNames().joined(separator: "\n"))
+            print(ShiplaneCommand.laneNames().joined(separator: "\n"))
             return ShiplaneExitCode.success.rawValue
         case "---lane-options":
             let words = Array(arguments.dropFirst())
-            print(CompletionTree.laneOptions(words: words, environment: environment, executable: executable).joined(separator: "\n"))
+            print(ShiplaneCommand.laneOptions(words: words, environment: environment, executable: executable).joined(separator: "\n"))
             return ShiplaneExitCode.success.rawValue
         default:
             break
@@ -41,83 +41,67 @@ public enum ShiplaneCommandLine {
             let rest = Array(session.rest.dropFirst())
             switch command {
             case "help", "--help", "-h":
-                session.out.line(Help.text)
+                // `shiplane help bump` is `shiplane bump --help`.
+                if command == "help", let name = rest.first {
+                    guard let type = ShiplaneCommand.command(named: name) else {
+                        throw UsageError("`\(name)` is not a command of Shiplane", suggestion: "run `shiplane help` for the commands; `shiplane \(name) --help` for a lane's options")
+                    }
+                    session.out.line(ShiplaneCommand.help(for: type))
+                } else {
+                    session.out.line(ShiplaneCommand.rootHelp)
+                }
                 return ShiplaneExitCode.success.rawValue
             case "--version":
                 session.out.line("shiplane \(ShiplaneVersion.current) (libgit2 \(GitSettings.libgit2Version))")
                 return ShiplaneExitCode.success.rawValue
-            case "actions":
-                session.out.line(ActionsCommand.list(json: rest.contains("--json"), markdown: rest.contains("--markdown")))
-                return ShiplaneExitCode.success.rawValue
-            case "action":
-                session.out.line(try ActionsCommand.show(rest.first))
-                return ShiplaneExitCode.success.rawValue
-            case "init":
-                return try await InitCommand.run(session: session, arguments: rest)
-            case "version":
-                return try VersionCommand.run(session: session, arguments: rest)
-            case "edit":
-                guard rest.isEmpty || rest == ["--help"] || rest == ["-h"] else {
-                    throw UsageError("shiplane edit takes no arguments, not \(rest.joined(separator: " "))", suggestion: "run `shiplane edit` in the repository")
-                }
-                if !rest.isEmpty {
-                    session.out.line("shiplane edit — write Lanes/compile_commands.json so SourceKit-LSP (VS Code, Xcode, any LSP editor) understands the lanes")
-                    session.out.line("\nUSAGE: shiplane edit")
-                    return ShiplaneExitCode.success.rawValue
-                }
-                let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
-                let toolchain = try Toolchain.locate(environment: environment, executable: executable)
-                let written = try EditorSetup.write(root: root, toolchain: toolchain)
-                session.out.line("wrote Lanes/\(EditorSetup.databaseName) for \(written.files) lane file\(written.files == 1 ? "" : "s") (listed in .git/info/exclude, so git ignores it)")
-                session.out.line("SourceKit-LSP now completes and checks Lanes/*.swift; each later lane compile keeps the file up to date.")
-                return ShiplaneExitCode.success.rawValue
-            case "changelog":
-                let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
-                var session = session
-                try session.loadDotEnv(root: root)
-                return try await ChangelogCommand.run(session: session, arguments: rest)
-            case "bump":
-                let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
-                var session = session
-                try session.loadDotEnv(root: root)
-                return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(rest), hooks: [], root: root, session: session)
-            case "lanes" where rest.isEmpty || rest == ["--json"]:
-                // Listed from what the lanes program said when it was compiled: no program starts.
-                let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
-                var session = session
-                try session.loadDotEnv(root: root)
-                let compiled = try compileLanes(root: root, session: session, environment: environment, executable: executable)
-                guard let catalog = compiled.lanes.catalog else {
-                    return try await runCompiledLanes(compiled.lanes, root: root, session: session, environment: environment)
-                }
-                session.out.line(rest.isEmpty ? catalog.text(root: root) : try LaneCatalogFile.json(catalog.lanes))
-                return ShiplaneExitCode.success.rawValue
-            case "rollback":
-                return try await RunCommands.rollback(session: session, arguments: rest)
-            case "resume":
-                guard let again = try RunCommands.resumeArguments(session: session) else {
-                    session.out.line("No unfinished run in this repository: nothing to resume.")
-                    return ShiplaneExitCode.success.rawValue
-                }
-                var arguments = Array(arguments.prefix(arguments.count - session.rest.count))
-                arguments.append(contentsOf: again)
-                return await run(arguments: arguments, environment: environment, currentDirectory: currentDirectory, executable: executable)
             default:
-                // A mistyped built-in command in a repository without lanes: say which was meant,
-                // rather than that there are no lanes.
-                if let meant = LaneDeclarationError.closeBuiltInCommand(to: command),
-                   let root = try? GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment),
-                   !FileManager.default.fileExists(atPath: root + "/Lanes") {
-                    throw UsageError(
-                        "unknown command `\(command)`", suggestion: "run `shiplane help` for the commands",
-                        info: [("did you mean", meant)]
-                    )
-                }
-                return try await runLanes(session: session, environment: environment, executable: executable)
+                break
             }
+            if let type = ShiplaneCommand.command(named: command) {
+                let ownArguments = Array(rest.prefix { $0 != "--" })
+                if ownArguments.contains("--help") || ownArguments.contains("-h") {
+                    session.out.line(ShiplaneCommand.help(for: type))
+                    return ShiplaneExitCode.success.rawValue
+                }
+                if !type.parsesItsOwnOptions {
+                    do {
+                        _ = try ShiplaneCommand.parseAsRoot([command] + rest)
+                    } catch {
+                        throw UsageError("\(command): \(ShiplaneCommand.message(for: error))", suggestion: "run `shiplane \(command) --help`")
+                    }
+                }
+                let invocation = Invocation(session: session, environment: environment, executable: executable, arguments: arguments)
+                return try await type.run(rest, invocation)
+            }
+            // A mistyped built-in command in a repository without lanes: say which was meant,
+            // rather than that there are no lanes.
+            if let meant = ShiplaneCommand.closeCommand(to: command),
+               let root = try? GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment),
+               !FileManager.default.fileExists(atPath: root + "/Lanes") {
+                throw UsageError(
+                    "unknown command `\(command)`", suggestion: "run `shiplane help` for the commands",
+                    info: [("did you mean", meant)]
+                )
+            }
+            return try await runLanes(session: session, environment: environment, executable: executable)
         } catch {
             return session.failWithoutRun(error, command: "shiplane" + (session.rest.first.map { " " + $0 } ?? ""))
         }
+    }
+
+    /// `shiplane lanes [--json]`: from what the lanes program said when it was compiled, so no
+    /// program starts; from the program itself when it left nothing (a declaration mistake).
+    static func listLanes(json: Bool, _ invocation: Invocation) async throws -> Int32 {
+        let environment = invocation.environment
+        var session = invocation.session
+        let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
+        try session.loadDotEnv(root: root)
+        let compiled = try compileLanes(root: root, session: session, environment: environment, executable: invocation.executable)
+        guard let catalog = compiled.lanes.catalog else {
+            return try await runCompiledLanes(compiled.lanes, root: root, session: session, environment: environment)
+        }
+        session.out.line(json ? try LaneCatalogFile.json(catalog.lanes) : catalog.text(root: root))
+        return ShiplaneExitCode.success.rawValue
     }
 
     /// Compiles the lanes (or finds them cached), runs them as a supervised child, and returns
@@ -229,49 +213,4 @@ public enum ShiplaneCommandLine {
         #endif
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
-}
-
-/// `shiplane help`.
-enum Help {
-    static let text = """
-    shiplane — release lanes in Swift
-
-    USAGE: shiplane [global options] <lane> [lane options]
-           shiplane [global options] <command> [arguments]
-
-    COMMANDS:
-      <lane> [options]     compile Lanes/*.swift (cached) and run the lane; key:value options work too
-      lanes [--json]       list the lanes with their summaries and options
-      actions [--json|--markdown]  list the built-in actions
-      action NAME          show one action's options
-      init [--commit]      create Lanes/ with a first lane for this project (and commit it)
-      edit                 let SourceKit-LSP editors (VS Code, Xcode, …) complete and check Lanes/*.swift
-      version [--json]     the current version, where it was read (files, or release tags), the last release tag
-      resume               finish the unfinished run of this repository (the same command again)
-      rollback [--forget]  undo the unfinished run as far as it safely can; say what stays
-      bump LEVEL [--build [N]] [--commit] [--tag] [--push]
-                           LEVEL: major, minor, patch, auto, release, pre NAME, or a version;
-                           with no version file, the version is the last release tag and bump tags
-      changelog [--from REF] [--to REF] [--unreleased] [--all] [--write FILE] [--json] [--template FILE]
-                           release notes from the conventional commits (default: since the last release tag)
-
-    GLOBAL OPTIONS:
-      --dry-run            do everything that only reads; print what would be written, run, pushed or sent
-      --verbose            show debug messages
-      --report-json FILE   write the run (steps, timings, errors) as JSON
-      --junit FILE         write the run as JUnit XML, one test case per step
-      --no-rollback        on failure, keep what the lane changed instead of undoing it
-      --no-verify          skip git's pre-commit, commit-msg and pre-push hooks
-      --ci github|gitlab|none  CI-native output (detected from GITHUB_ACTIONS / GITLAB_CI)
-      --env NAME           also load .env.NAME (after .env; the process environment wins over both)
-      --no-color           no colour (also NO_COLOR=1, or when output is not a terminal;
-                           FORCE_COLOR=1 or CLICOLOR_FORCE=1 force it into a pipe or CI log)
-      --version            print Shiplane's version
-
-    EXIT CODES: 0 success, 1 failed (rolled back), 2 usage, 3 lanes do not compile,
-                4 environment (no repository, no Lanes/, no swiftc), 5 nothing to release,
-                6 another run holds the repository, 7 an unfinished run is recorded,
-                70 defect, 75 stopped past the point of no return (run it again to finish),
-                130 interrupted (rolled back)
-    """
 }

@@ -6,13 +6,12 @@ struct LaneDeclarationError: ReportableError {
     var problems: [String]
 
     /// The words the `shiplane` command itself answers before it looks for a lane.
-    static let builtInCommands: Set<String> = ["help", "lanes", "actions", "action", "init", "version", "bump", "changelog"]
+    /// The words the command line takes as Shiplane's own commands: a lane cannot be named so.
+    static var builtInCommands: Set<String> { Set(ShiplaneCommand.commandNames) }
 
     /// The built-in command a mistyped word most likely meant (`chnagelog` → `changelog`).
     static func closeBuiltInCommand(to word: String) -> String? {
-        let scored = builtInCommands.map { ($0, editDistance($0, word)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
-        guard let best = scored.first, best.1 > 0, best.1 <= max(1, min(2, word.count / 3)) else { return nil }
-        return best.0
+        ShiplaneCommand.closeCommand(to: word)
     }
 
     var message: String {

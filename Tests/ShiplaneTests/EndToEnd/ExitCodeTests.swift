@@ -252,6 +252,6 @@ struct CommandTypoTests {
         let repo = try versionedRepository()
         let result = try repo.shiplane(["help"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("--env NAME"))
+        #expect(result.stdout.contains("--env <NAME>"), "\(result.stdout)")
     }
 }
