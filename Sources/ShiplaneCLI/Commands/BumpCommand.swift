@@ -14,10 +14,11 @@ struct BumpLane: Lane, BuiltInLane {
     @Argument(help: "major, minor, patch, auto (from the commits since the last release tag), release, pre NAME, or a version like 1.6.0")
     var level: [String] = []
 
-    @Flag(help: "Increment the build number too")
+    @Flag(name: .customLong("build"), help: "Increment the build number too; `--build N` sets it to N")
     var incrementBuild = false
 
-    @Option(help: "Set the build number to this value")
+    /// `--build N` arrives here (see `BumpCommand.normalized`); not shown, `--build` says it.
+    @Option(name: .customLong("build-number"), help: .hidden)
     var buildNumber: String?
 
     @Flag(help: "Commit the changed version files")
@@ -104,7 +105,7 @@ enum BumpCommand {
                     index += 2
                     continue
                 }
-                result.append("--increment-build")
+                result.append("--build")
             } else {
                 result.append(argument)
             }

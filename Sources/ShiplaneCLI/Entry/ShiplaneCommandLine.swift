@@ -64,10 +64,11 @@ public enum ShiplaneCommandLine {
                     return ShiplaneExitCode.success.rawValue
                 }
                 if !type.parsesItsOwnOptions {
+                    // The command's own node of the tree: the root need not be built for it.
                     do {
-                        _ = try ShiplaneCommand.parseAsRoot([command] + rest)
+                        _ = try type.parse(rest)
                     } catch {
-                        throw UsageError("\(command): \(ShiplaneCommand.message(for: error))", suggestion: "run `shiplane \(command) --help`")
+                        throw UsageError("\(command): \(type.message(for: error))", suggestion: "run `shiplane \(command) --help`")
                     }
                 }
                 let invocation = Invocation(session: session, environment: environment, executable: executable, arguments: arguments)

@@ -37,6 +37,14 @@ struct CommandTreeTests {
         #expect(unknown.stderr.contains("`nosuch` is not a command of Shiplane"), "\(unknown.all)")
     }
 
+    /// `bump --help` documents `--build` as the README does, not the names it is parsed into.
+    @Test func bumpsHelpSaysBuildAsTheReadmeDoes() throws {
+        let repo = try TemporaryRepository()
+        let help = try repo.shiplane(["bump", "--help"]).stdout
+        #expect(help.contains("--build ") && help.contains("`--build N` sets it to N"), "\(help)")
+        #expect(!help.contains("--increment-build") && !help.contains("--build-number"), "\(help)")
+    }
+
     /// A wrong option of a built-in command is a usage error from the tree, with the
     /// argument parser's wording and a hint in command-line terms; the report is written.
     @Test func aWrongOptionOfACommandIsAUsageErrorWithAReport() throws {
