@@ -1,3 +1,4 @@
+import Foundation
 internal import CLibgit2
 
 /// Process-wide libgit2 setup: initialisation and the few global options Shiplane sets.
@@ -16,6 +17,17 @@ public enum Libgit2 {
     /// Makes sure `git_libgit2_init` ran; every entry point of this module calls it.
     @inline(__always)
     static func ensureInitialised() { _ = initialised }
+
+    /// Runs libgit2's initialisation on a thread of its own, for a command that will need it soon.
+    ///
+    /// Initialising parses the system's whole CA bundle (libgit2 as Debian builds it, with
+    /// mbedTLS, loads it eagerly): about 5 ms on the critical path of every command that touches a
+    /// repository. Started first thing by a command that finds its work tree without libgit2, it
+    /// overlaps with reading options, settings, the run record and version files; the first real
+    /// call waits for it (the initialisation runs once, whichever thread gets there first).
+    public static func initialiseInBackground() {
+        Thread.detachNewThread { ensureInitialised() }
+    }
 
     /// The linked libgit2 version, for `shiplane --version` and bug reports.
     public static var version: String {

@@ -17,6 +17,10 @@ public enum GitSettings {
     /// The libgit2 version Shiplane is linked with.
     public static var libgit2Version: String { Libgit2.version }
 
+    /// Starts libgit2 (its certificate-bundle parse) on another thread, for a command that finds
+    /// its work tree with `workTreeRoot(from:environment:)` and needs git a little later.
+    public static func prepareInBackground() { Libgit2.initialiseInBackground() }
+
     /// The root of the work tree enclosing `path`.
     /// - Throws: `RepositoryProblem` when there is none, or it is bare or owned by another user.
     public static func workTreeRoot(from path: String) throws -> String {

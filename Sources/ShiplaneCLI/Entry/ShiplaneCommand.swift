@@ -219,7 +219,10 @@ extension ShiplaneCommand {
         static var parsesItsOwnOptions: Bool { true }
 
         static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            let root = try GitSettings.workTreeRoot(from: invocation.session.currentDirectory)
+            // libgit2's start overlaps with everything before the first git call (the options,
+            // .env, the run record, the version files): the work tree is found without it.
+            GitSettings.prepareInBackground()
+            let root = try GitSettings.workTreeRoot(from: invocation.session.currentDirectory, environment: invocation.environment)
             var session = invocation.session
             try session.loadDotEnv(root: root)
             return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(arguments), hooks: [], root: root, session: session)
