@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+
+/// DESIGN.md's release lane with its build step a short child command (`sleep 0.05`, so kills
+/// also land while a command runs): every effect of the real lane, a fraction of its time.
+private let quickReleaseLane = designExampleLane.replacingOccurrences(
+    of: #"try await lane.sh("swift", "build", "-c", "release")"#, with: #"try await lane.sh("sleep", "0.05")"#)
+
+/// What one random kill and the retry after it came to.
+private enum KillOutcome: String, CaseIterable {
+    case completedBeforeTheKill = "the run had completed before the kill"
+    case resumedHere = "killed, then the same command in the same checkout"
+    case rerunInAFreshClone = "killed, then the same command in a fresh clone of origin (a CI retry)"
+    case finishedBeforeTheKillCIRetryFoundNothing =
+        "killed after the release was whole and its record gone from origin; the CI retry said nothing to release (exit 5)"
+}
+
+/// SIGKILL to the supervisor and the lane program's whole process group at a random moment of
+/// the release lane (GitHub release with an asset, Slack message), as a cancelled CI job or a
+/// dead machine would; then the same command again, on the same machine or in a fresh clone of
+/// origin. Every trial must end in exactly one release of 1.5.0: the tag on the release commit
+/// here (or in the clone) and on origin, one published release with its asset's bytes intact,
+/// one Slack message — two only when the kill landed inside the Slack call itself, counted —
+/// and `git fsck --strict` clean. `SHIPLANE_RANDOM_KILL_TRIALS` sets the number of trials (12
+/// by default; the README's table comes from a longer run).
+@Suite("The release lane killed at random moments", .serialized)
+struct ReleaseRandomKillTests {
+    @Test func killedAtRandomMomentsEveryTrialEndsInExactlyOneRelease() async throws {
+        let trials = ProcessInfo.processInfo.environment["SHIPLANE_RANDOM_KILL_TRIALS"].flatMap(Int.init) ?? 12
+        // One clean run measures how long the lane takes; the kills are spread over that time.
+        let clean = try await TrialWorld()
+        let started = Date()
+        let first = try await clean.repo.shiplaneAsync(["release"], environment: clean.environment)
+        let duration = Date().timeIntervalSince(started)
+        clean.stop()
+        #expect(first.status == 0, "\(first.all)")
+        var outcomes: [KillOutcome: Int] = [:]
+        var duplicateMessages = 0
+        var inconsistent: [String] = []
+        var generator = SystemRandomNumberGenerator()
+        for trial in 1...trials {
+            let world = try await TrialWorld()
+            defer { world.stop() }
+            let delay = Double.random(in: 0...(duration * 0.9), using: &generator)
+            let freshClone = trial % 2 == 0
+            let (status, messagesAtKill) = try world.runAndKill(after: delay)
+            let context = "trial \(trial), killed after \(Int(delay * 1000)) ms (\(freshClone ? "fresh clone" : "same checkout")), first run exit \(status.map(String.init) ?? "SIGKILL")"
+            let outcome: KillOutcome
+            let checkout: TemporaryRepository
+            if status == 0 {
+                outcome = .completedBeforeTheKill
+                checkout = world.repo
+            } else if freshClone {
+                // Killed at the very end (the record already deleted from origin, the local one
+                // not yet): the release is whole, and a fresh clone rightly finds nothing new.
+                let wholeBeforeTheRetry = try world.releaseIsWholeOnTheServers()
+                checkout = try world.freshClone()
+                let again = try await runProgramAsync(shiplaneBinary, ["release"], in: checkout.path, environment: world.cloneEnvironment(checkout))
+                if again.status == 5 && wholeBeforeTheRetry {
+                    outcome = .finishedBeforeTheKillCIRetryFoundNothing
+                } else {
+                    outcome = .rerunInAFreshClone
+                    if again.status != 0 { inconsistent.append("\(context): the retry in a fresh clone exited \(again.status): \(again.all)") }
+                }
+            } else {
+                outcome = .resumedHere
+                checkout = world.repo
+                let again = try await world.repo.shiplaneAsync(["release"], environment: world.environment)
+                if again.status != 0 { inconsistent.append("\(context): the same command again exited \(again.status): \(again.all)") }
+            }
+            outcomes[outcome, default: 0] += 1
+            let problems = try world.oneReleaseProblems(in: checkout)
+            if world.slack.payloads.count == 2 && messagesAtKill == 1 && outcome != .completedBeforeTheKill {
+                duplicateMessages += 1  // the kill landed inside the Slack call: sent, not yet recorded
+            } else if world.slack.payloads.count != 1 {
+                inconsistent.append("\(context): \(world.slack.payloads.count) Slack messages (\(messagesAtKill) when killed)")
+            }
+            inconsistent += problems.map { "\(context): \($0)" }
+        }
+        var table = ["| outcome | trials |", "| --- | ---: |"]
+        for outcome in KillOutcome.allCases { table.append("| \(outcome.rawValue) | \(outcomes[outcome, default: 0]) |") }
+        table.append("| a second Slack message (the kill landed inside the Slack call) | \(duplicateMessages) |")
+        table.append("| inconsistent | \(inconsistent.count) |")
+        print("Random kills of the release lane (\(trials) trials, kills spread over \(Int(duration * 900)) ms):\n" + table.joined(separator: "\n"))
+        #expect(inconsistent.isEmpty, "\(inconsistent.joined(separator: "\n"))")
+        #expect(outcomes[.resumedHere, default: 0] + outcomes[.rerunInAFreshClone, default: 0] >= trials / 3, "most kills land in the run: \(outcomes)")
+    }
+}
+
+/// One trial's repository, its origin served by `git http-backend` over loopback HTTP with basic
+/// auth (a real remote writes its refs in its own process, as GitHub's does), and loopback
+/// GitHub and Slack.
+private final class TrialWorld {
+    let github = FakeGitHub()
+    let slack = FakeSlack()
+    let repo: TemporaryRepository
+    let origin: TemporaryRepository
+    let gitServer: GitHTTPServer
+    let start: String
+    var environment: [String: String] {
+        ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
+    }
+
+    init() async throws {
+        try await github.start()
+        try await slack.start()
+        (repo, origin) = try releasableRepository(lane: quickReleaseLane)
+        gitServer = try await GitHTTPServer.start(
+            projectRoot: origin.root, username: "x-access-token", password: github.token, environment: origin.environment)
+        try repo.git("config", "--unset", "url.\(origin.path).insteadOf")
+        try repo.git("config", "url.\(gitServer.url("repo")).insteadOf", "https://github.com/acme/rocket.git")
+        start = try repo.git("rev-parse", "HEAD")
+        #expect(try repo.shiplane(["lanes"]).status == 0, "the lanes compile (cached after the first trial)")
+    }
+
+    func stop() {
+        github.stop()
+        slack.stop()
+        gitServer.stop()
+    }
+
+    /// Starts `shiplane release`, SIGKILLs it and its lane program's process group after `delay`
+    /// seconds; the first run's exit code (nil when killed) and the Slack messages at that moment.
+    func runAndKill(after delay: Double) throws -> (status: Int32?, messages: Int) {
+        let supervisor = Process()
+        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        supervisor.arguments = ["release"]
+        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        var variables = repo.environment
+        for (key, value) in environment { variables[key] = value }
+        supervisor.environment = variables
+        supervisor.standardOutput = FileHandle.nullDevice
+        supervisor.standardError = FileHandle.nullDevice
+        try supervisor.run()
+        usleep(UInt32(delay * 1_000_000))
+        if supervisor.isRunning {
+            // The lane program leads its own process group (the supervisor made it so): kill
+            // that group and the supervisor at once, leaving neither a chance to clean up.
+            let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: repo.environment)
+            kill(supervisor.processIdentifier, SIGKILL)
+            for pid in children.stdout.split(separator: "\n").compactMap({ Int32($0) }) { kill(-pid, SIGKILL) }
+        }
+        supervisor.waitUntilExit()
+        let messages = slack.payloads.count
+        // Let a killed lane program's group be gone before the next run takes the lock.
+        for _ in 0..<100 where (try? runProgram("/usr/bin/pgrep", ["-f", repo.path], in: repo.path, environment: repo.environment).status) == 0 { usleep(20_000) }
+        return (supervisor.terminationReason == .exit ? supervisor.terminationStatus : nil, messages)
+    }
+
+    /// True when origin, GitHub and Slack hold the whole release and origin no run record.
+    func releaseIsWholeOnTheServers() throws -> Bool {
+        let record = try runProgram("/usr/bin/git", ["--git-dir", origin.path, "show-ref", "--verify", "--quiet", "refs/shiplane/run"],
+                                    in: origin.root, environment: origin.environment)
+        return record.status != 0 && (try? origin.git("tag", "--list")) == "v1.4.0\nv1.5.0"
+            && github.allReleases.map(\.tag) == ["v1.5.0"] && github.allReleases.allSatisfy { !$0.draft }
+            && github.allAssets.count == 1 && slack.payloads.count == 1
+    }
+
+    /// A new clone of origin as a CI runner makes one: the asset built again, the same remote URL.
+    func freshClone() throws -> TemporaryRepository {
+        let clone = try TemporaryRepository(commit: false)
+        try FileManager.default.removeItem(atPath: clone.path)
+        let cloned = try runProgram("/usr/bin/git", ["clone", "-q", origin.path, clone.path], in: clone.root, environment: clone.environment)
+        guard cloned.status == 0 else { throw TestFailure("git clone failed: \(cloned.all)") }
+        try clone.git("remote", "set-url", "origin", "https://github.com/acme/rocket.git")
+        try clone.git("config", "url.\(gitServer.url("repo")).insteadOf", "https://github.com/acme/rocket.git")
+        try clone.write(".build/x86_64-unknown-linux-gnu/release/app.tar.gz", "pretend archive bytes")
+        try FileManager.default.createSymbolicLink(atPath: clone.path + "/.build/release", withDestinationPath: "x86_64-unknown-linux-gnu/release")
+        return clone
+    }
+
+    func cloneEnvironment(_ clone: TemporaryRepository) -> [String: String] {
+        var variables = clone.environment
+        for (key, value) in environment { variables[key] = value }
+        variables["CI"] = "true"
+        return variables
+    }
+
+    /// What is wrong with "exactly one release of 1.5.0", seen from `checkout` and origin.
+    func oneReleaseProblems(in checkout: TemporaryRepository) throws -> [String] {
+        var problems: [String] = []
+        func check(_ condition: Bool, _ problem: @autoclosure () -> String) { if !condition { problems.append(problem()) } }
+        check(checkout.read("VERSION") == "1.5.0\n", "VERSION is \(checkout.read("VERSION") ?? "missing")")
+        check((try? checkout.git("tag", "--list")) == "v1.4.0\nv1.5.0", "local tags: \((try? checkout.git("tag", "--list")) ?? "?")")
+        check((try? origin.git("tag", "--list")) == "v1.4.0\nv1.5.0", "origin's tags: \((try? origin.git("tag", "--list")) ?? "?")")
+        check((try? checkout.git("rev-parse", "HEAD~1")) == start, "not one release commit on the start")
+        check((try? checkout.git("rev-parse", "v1.5.0^{commit}")) == (try? checkout.git("rev-parse", "HEAD")), "the tag is not on the release commit")
+        check((try? origin.git("rev-parse", "refs/heads/main")) == (try? checkout.git("rev-parse", "HEAD")), "origin's main is not the release commit")
+        check((try? origin.git("rev-parse", "v1.5.0^{commit}")) == (try? checkout.git("rev-parse", "HEAD")), "origin's tag is not on the release commit")
+        check(github.allReleases.map(\.tag) == ["v1.5.0"] && github.allReleases.allSatisfy { !$0.draft }, "releases: \(github.allReleases)")
+        check(github.allAssets.map(\.name) == ["app.tar.gz"], "assets: \(github.allAssets.map(\.name))")
+        check(github.allAssets.first.map { $0.bytes == Array("pretend archive bytes".utf8) } == true, "the asset's bytes differ")
+        check((try? checkout.git("status", "--porcelain"))?.isEmpty == true, "the work tree is not clean: \((try? checkout.git("status", "--porcelain")) ?? "?")")
+        check(!FileManager.default.fileExists(atPath: checkout.path + "/.git/shiplane/run.json"), "a run record is left")
+        for repository in [checkout, origin] {
+            let fsck = try runProgram("/usr/bin/git", ["fsck", "--strict"], in: repository.path, environment: repository.environment)
+            check(fsck.status == 0, "git fsck: \(fsck.all)")
+        }
+        return problems
+    }
+}
