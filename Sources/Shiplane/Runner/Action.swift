@@ -146,6 +146,12 @@ public struct StepContext: Sendable {
         recorder.done(index, effect: effect)
     }
 
+    /// Writes down that an effect recorded with `intend` can no longer be undone and stays (`why`).
+    func keep(_ index: Int?, _ why: String) {
+        guard let index, let recorder = lane.state.journal.recorder else { return }
+        recorder.resolved(index, undone: false, note: why)
+    }
+
     /// Writes down that an effect recorded with `intend` did not happen after all (`why`).
     func didNotHappen(_ index: Int?, _ why: String) {
         guard let index, let recorder = lane.state.journal.recorder else { return }

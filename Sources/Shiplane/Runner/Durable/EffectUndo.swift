@@ -16,6 +16,10 @@ struct EffectUndo: Sendable {
         switch entry.effect {
         case .githubRelease(let api, let repository, let id, let tag):
             try await deleteGitHubRelease(api: api, repository: repository, id: id, tag: tag)
+        case .appStoreBuildUpload(let api, let uploadID, let label):
+            try await deleteBuildUpload(api: api, uploadID: uploadID, label: label)
+        case .playStoreEdit(let api, let packageName, let editID):
+            try await deletePlayEdit(api: api, packageName: packageName, editID: editID)
         case .file(let path, let saved, let afterHash):
             try undoFile(path: path, saved: saved, afterHash: afterHash)
         case .folders(let paths):
@@ -83,6 +87,48 @@ struct EffectUndo: Sendable {
             throw ShiplaneError("the GitHub release \(tag) is published and was not made by this run's finished steps; left as it is")
         }
         try await client.deleteRelease(id: found.id)
+    }
+
+    /// HTTP for an undo made from the record: the environment's retry policy and secrets.
+    private func transport(secrets: [String] = []) -> HTTPTransport {
+        HTTPTransport(
+            sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
+            redactor: SecretRedactor(secrets: Array(environment.secretValues) + secrets)
+        )
+    }
+
+    private func deleteBuildUpload(api: String, uploadID: String, label: String) async throws {
+        let variables = environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
+        let credentials: AppStoreConnectCredentials
+        do {
+            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: workTree)
+        } catch {
+            throw ShiplaneError(
+                "build upload \(uploadID) for \(label) stays: the App Store Connect key is not set here (\(describe(error)))",
+                suggestion: "set APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID and the key, then run `shiplane rollback`, or delete it by hand")
+        }
+        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: transport(), version: ShiplaneVersion.current)
+        // Once Apple has made the build, it cannot be deleted: say so rather than delete the upload record under it.
+        if let upload = try? await client.buildUpload(id: uploadID), upload.attributes?.state?.state == "COMPLETE" {
+            throw ShiplaneError(
+                "App Store Connect accepted build \(label); a build cannot be deleted, so it stays",
+                suggestion: "expire it in TestFlight if testers must not get it; the next upload needs a new build number")
+        }
+        try await client.deleteBuildUpload(id: uploadID)
+    }
+
+    private func deletePlayEdit(api: String, packageName: String, editID: String) async throws {
+        let variables = environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
+        let account: GooglePlayServiceAccount
+        do {
+            account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: workTree)
+        } catch {
+            throw ShiplaneError(
+                "the Google Play edit \(editID) stays: the service account is not set here (\(describe(error)))",
+                suggestion: "set GOOGLE_PLAY_SERVICE_ACCOUNT_JSON, then run `shiplane rollback`; an open edit expires on its own")
+        }
+        let client = GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: transport())
+        try await client.deleteEdit(editID)
     }
 
     private func display(_ path: String) -> String {

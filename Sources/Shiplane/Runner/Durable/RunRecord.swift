@@ -167,6 +167,13 @@ public enum Effect: Codable, Sendable, Equatable {
     /// process with a token can delete it. Written down before the create call with `id` nil: a
     /// run killed before the answer came leaves a draft that is found again by its tag.
     case githubRelease(api: String, repository: String, id: Int?, tag: String)
+    /// A build upload this run created on App Store Connect (`api`: the API base; `label`: the
+    /// version and build). Any process with the team's key deletes it, unless Apple has accepted
+    /// the build (a build cannot be deleted; the effect is then kept).
+    case appStoreBuildUpload(api: String, uploadID: String, label: String)
+    /// A Google Play edit this run opened (`api`: the API base). Any process with the service
+    /// account deletes it; once committed it is kept.
+    case playStoreEdit(api: String, packageName: String, editID: String)
     /// Something outside the repository (an upload, a message), undone only by the process that
     /// did it; `handle` identifies it for the user (a URL, an id).
     case external(kind: String, handle: String)

@@ -158,7 +158,7 @@ public final class RunRecorder: @unchecked Sendable {
         let finished = lock.withLock { Set(record.steps.filter { $0.outcome == .succeeded }.map(\.number)) }
         for (index, entry) in pendingEffects.reversed() where !finished.contains(entry.step) {
             switch entry.effect {
-            case .push, .external, .githubRelease: continue
+            case .push, .external, .githubRelease, .appStoreBuildUpload, .playStoreEdit: continue
             case .file, .folders, .commit, .tag: break
             }
             do {

@@ -76,8 +76,15 @@ public struct UploadToTestFlight: AsyncAction {
         }
         let acceptance = Acceptance()
         let label = "\(metadata.version) (\(metadata.buildNumber))"
+        let api = client.apiBaseURL
         let build = try await uploader.upload(plan, request: request, onUploadCreated: { uploadID in
-            step.registerUndo("delete build upload \(uploadID) for \(label)") {
+            // Written down as data, so a process other than this one (the supervisor after a
+            // kill, `shiplane rollback`) can delete it too.
+            let description = "delete build upload \(uploadID) for \(label)"
+            let index = try? step.intend(description, .appStoreBuildUpload(api: api, uploadID: uploadID, label: label))
+            step.done(index ?? nil)
+            acceptance.recorded(index ?? nil)
+            step.registerUndo(description, effectIndex: index ?? nil) {
                 if let buildID = acceptance.buildID {
                     throw ShiplaneError(
                         "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted, so it stays",
@@ -85,7 +92,10 @@ public struct UploadToTestFlight: AsyncAction {
                 }
                 try await client.deleteBuildUpload(id: uploadID)
             }
-        }, onAccepted: { acceptance.accept($0) })
+        }, onAccepted: { buildID in
+            acceptance.accept(buildID)
+            step.keep(acceptance.effectIndex, "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted")
+        })
         step.note("\(build.bundleID) \(build.version) (\(build.buildNumber)) in TestFlight" +
                   (plan.groupIDs.isEmpty ? "" : " for \(plan.groupIDs.map(\.name).joined(separator: ", "))"))
         return build
@@ -94,12 +104,16 @@ public struct UploadToTestFlight: AsyncAction {
 
 /// Whether Apple has accepted the build, shared between the upload and its undo.
 private final class Acceptance: @unchecked Sendable {
-    // @unchecked: `accepted` is only touched under `lock`.
+    // @unchecked: `accepted` and `index` are only touched under `lock`.
     private let lock = NSLock()
     private var accepted: String?
+    private var index: Int?
 
     func accept(_ buildID: String) { lock.withLock { accepted = buildID } }
     var buildID: String? { lock.withLock { accepted } }
+    /// The build upload's effect in the run's record.
+    func recorded(_ effectIndex: Int?) { lock.withLock { index = effectIndex } }
+    var effectIndex: Int? { lock.withLock { index } }
 }
 
 extension LaneContext {

@@ -66,8 +66,14 @@ public struct UploadToPlayStore: AsyncAction {
             return plan.uploadedVersionCode ?? manifest.versionCode ?? 0
         }
         let committed = Committed()
+        var editEffect: Int?
         if plan.createdEdit {
-            step.registerUndo("delete Google Play edit \(plan.editID)") {
+            // Written down as data, so a process other than this one (the supervisor after a
+            // kill, `shiplane rollback`) can delete it too.
+            let description = "delete Google Play edit \(plan.editID)"
+            editEffect = (try? step.intend(description, .playStoreEdit(api: client.apiBaseURL, packageName: packageName, editID: plan.editID))) ?? nil
+            step.done(editEffect)
+            step.registerUndo(description, effectIndex: editEffect) {
                 if committed.isSet {
                     throw ShiplaneError("the Google Play edit \(plan.editID) was committed: the release on \(request.track) stays",
                                         suggestion: "halt the rollout in Play Console if it must not reach users")
@@ -75,7 +81,11 @@ public struct UploadToPlayStore: AsyncAction {
                 try await publisher.discard(editID: plan.editID)
             }
         }
-        let versionCode = try await publisher.publish(plan, request: request) { committed.set() }
+        let effect = editEffect
+        let versionCode = try await publisher.publish(plan, request: request) {
+            committed.set()
+            step.keep(effect, "the Google Play edit \(plan.editID) was committed")
+        }
         step.note("\(packageName) version code \(versionCode) on \(request.track)")
         return versionCode
     }

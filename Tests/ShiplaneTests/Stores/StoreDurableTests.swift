@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// A store upload written down as data: the lane program killed right after App Store Connect
+/// made the build upload, or Google Play the edit, and the supervisor (another process) deletes
+/// it from the run's record through the API, with the credentials of the environment.
+@Suite("Store uploads undone from the run's record, by another process", .serialized)
+struct StoreDurableTests {
+    private func repository(lane body: String) throws -> TemporaryRepository {
+        let repo = try TemporaryRepository()
+        try repo.write(".gitignore", "build/\n")
+        try repo.write("Lanes/Ship.swift", """
+        import Shiplane
+        struct Ship: Lane {
+            func run(_ lane: LaneContext) async throws {
+                \(body)
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        return repo
+    }
+
+    @Test func aBuildUploadLeftByAKilledLaneProgramIsDeletedFromTheRecord() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let repo = try repository(lane: #"try await lane.uploadToTestFlight(ipa: "build/Rocket.ipa", processingTimeout: 5, pollInterval: 0.001)"#)
+        try StoreFixtures.makeIPA(at: repo.path + "/build/Rocket.ipa")
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL).merging(["SHIPLANE_FAULT": "after-effect:1"]) { $1 }
+        let killed = try await repo.shiplaneAsync(["ship"], environment: environment)
+        #expect(killed.status == 130, "\(killed.all)")
+        #expect(killed.all.contains("SIGKILL"), "\(killed.all)")
+        #expect(apple.log.contains { $0.hasPrefix("DELETE /v1/buildUploads/") }, "\(apple.log)")
+        #expect(apple.allUploads.isEmpty, "the build upload was deleted from the record: \(apple.allUploads)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(killed.all)")
+        #expect(!killed.all.contains(StoreFixtures.appleKey.pemRepresentation.split(separator: "\n")[1]))
+    }
+
+    @Test func aPlayEditLeftByAKilledLaneProgramIsDeletedFromTheRecord() async throws {
+        let play = try FakeGooglePlay()
+        try await play.start()
+        defer { play.stop() }
+        let repo = try repository(lane: #"try await lane.uploadToPlayStore(bundle: "build/app.aab", track: "internal")"#)
+        try StoreFixtures.makeAAB(at: repo.path + "/build/app.aab")
+        try repo.write("build/play.json", StoreFixtures.serviceAccountJSON(tokenURL: play.tokenURL))
+        let killed = try await repo.shiplaneAsync(["ship"], environment: [
+            "GOOGLE_PLAY_SERVICE_ACCOUNT_JSON": repo.path + "/build/play.json", "GOOGLE_PLAY_API_URL": play.baseURL,
+            "SHIPLANE_FAULT": "after-effect:1",
+        ])
+        #expect(killed.status == 130, "\(killed.all)")
+        #expect(play.log.contains { $0.hasPrefix("DELETE ") && $0.contains("/edits/") }, "\(play.log)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(killed.all)")
+    }
+
+    /// Without the key in the supervisor's environment the upload cannot be deleted: it is
+    /// reported as staying, with what to set, and the record is kept for `shiplane rollback`.
+    @Test func withoutTheKeyTheUploadIsReportedAndTheRecordKept() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let repo = try repository(lane: #"try await lane.uploadToTestFlight(ipa: "build/Rocket.ipa", processingTimeout: 5, pollInterval: 0.001)"#)
+        try StoreFixtures.makeIPA(at: repo.path + "/build/Rocket.ipa")
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL).merging(["SHIPLANE_FAULT": "after-effect:1"]) { $1 }
+        _ = try await repo.shiplaneAsync(["ship"], environment: environment)
+        // The supervisor had the key and deleted it; now a record whose undo lacks the key:
+        // make one more upload and kill again, then roll back without the key.
+        let second = try await repo.shiplaneAsync(["ship"], environment: environment.merging(["SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
+        #expect(second.status != 0, "\(second.all)")
+        #expect(FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "exec'd and killed: the record stays")
+        let rollback = try await repo.shiplaneAsync(["rollback"], environment: ["APP_STORE_CONNECT_API_URL": apple.baseURL])
+        #expect(rollback.all.contains("APP_STORE_CONNECT_KEY_ID"), "\(rollback.all)")
+        #expect(apple.allUploads.count == 1, "left as it is: \(apple.allUploads)")
+        let withKey = try await repo.shiplaneAsync(["rollback"], environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL))
+        #expect(withKey.status == 0, "\(withKey.all)")
+        #expect(apple.allUploads.isEmpty, "deleted once the key is there: \(apple.allUploads)")
+    }
+}
