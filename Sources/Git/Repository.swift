@@ -3,6 +3,9 @@ internal import CLibgit2
 
 /// An open git repository; owns its libgit2 handle and frees it exactly once.
 public final class Repository: @unchecked Sendable {
+    // @unchecked: libgit2 allows a handle on one thread at a time. The Git module's own threads
+    // (the work-tree walk) use it only while their caller waits for them; across threads, callers
+    // take turns (Shiplane runs every operation through `git { }`, which holds one lock).
     let pointer: OpaquePointer
 
     private init(pointer: OpaquePointer) {

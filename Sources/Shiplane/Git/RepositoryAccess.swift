@@ -100,10 +100,21 @@ public struct GitFailure: ReportableError {
 }
 
 /// Runs a libgit2 operation, turning its errors into `GitFailure`.
+///
+/// libgit2 lets a repository handle be used by one thread at a time, and lane code may start two
+/// git actions at once (`async let`). Every operation holds one lock while it runs, so they take
+/// turns. The lock is recursive, since operations nest (a history walk that asks what each commit
+/// changed); nothing holding it waits for another thread that needs it (the changelog's reading
+/// thread takes it, its caller only renders).
 func git<T>(_ body: () throws -> T) throws -> T {
+    gitLock.lock()
+    defer { gitLock.unlock() }
     do {
         return try body()
     } catch let error as GitError {
         throw GitFailure(error)
     }
 }
+
+/// Serialises libgit2 operations (see `git(_:)`).
+private let gitLock = NSRecursiveLock()

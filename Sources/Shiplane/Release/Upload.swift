@@ -48,12 +48,17 @@ public struct Upload: AsyncAction {
         }
         let paths = files.map(step.resolve)
         let version = self.version
+        // Written down before the first byte goes, so a run killed midway still says where files
+        // may have gone; the server owns them, so no process deletes them.
+        let destination = transport.redactor.redact(url)
+        let effect = try step.intend("uploads to \(destination)", .external(kind: "upload", handle: destination))
+        step.registerUndo("uploads to \(destination)", effectIndex: effect) {
+            throw ShiplaneError("uploaded files are not deleted from the server: remove them there if needed")
+        }
         _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
             try await target.upload(file: path, version: version)
         }
-        step.registerUndo("uploads to \(transport.redactor.redact(url))") {
-            throw ShiplaneError("uploaded files are not deleted from the server: remove them there if needed")
-        }
+        step.done(effect)
         step.note("\(files.count) file\(files.count == 1 ? "" : "s") uploaded")
     }
 }

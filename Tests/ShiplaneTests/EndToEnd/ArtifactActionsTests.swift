@@ -65,6 +65,43 @@ struct ArtifactActionsTests {
         }
     }
 
+    /// An upload is written down before its first byte goes: the lane program killed while the
+    /// server holds a PUT, the supervisor rolls back the files the lane wrote and reports, from
+    /// the record, that files may have gone to the server and stay there.
+    @Test func anUploadCutShortByAKillIsReportedFromTheRecord() async throws {
+        let received = ReceivedRequests()
+        let server = try await TestServer.start { request, _ in
+            let body = try await request.readBody()
+            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
+            if request.method == .put { try? await Task.sleep(nanoseconds: 60_000_000_000) }
+            return Reply.json(201, ["ok": true])
+        }
+        defer { server.stop() }
+        let repo = try repository()
+        let supervisor = Process()
+        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        supervisor.arguments = ["package", "--target", server.baseURL]
+        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        supervisor.environment = repo.environment
+        let output = Pipe()
+        supervisor.standardOutput = output
+        supervisor.standardError = output
+        try supervisor.run()
+        // Wait (at most 60 s) for a PUT to reach the server, then kill the lane program.
+        for _ in 0..<600 where !received.all.contains(where: { $0.method == "PUT" }) { usleep(100_000) }
+        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: repo.environment)
+        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
+        #expect(!lanePrograms.isEmpty, "the lane program runs under the supervisor")
+        for pid in lanePrograms { kill(-pid, SIGKILL) }
+        let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        supervisor.waitUntilExit()
+        #expect(supervisor.terminationStatus == 130, "\(all)")
+        #expect(all.contains("files may have been uploaded to \(server.baseURL)/files/{version}/{name}"), "\(all)")
+        for path in ["dist/payload.tar.gz", "dist/SHA256SUMS", "published/payload.tar.gz"] {
+            #expect(!FileManager.default.fileExists(atPath: repo.path + "/" + path), "\(path) was rolled back: \(all)")
+        }
+    }
+
     @Test func uploadsAndWebhooksReachTheServer() async throws {
         let received = ReceivedRequests()
         let server = try await TestServer.start { request, _ in

@@ -38,6 +38,62 @@ struct StoreDurableTests {
         #expect(!killed.all.contains(StoreFixtures.appleKey.pemRepresentation.split(separator: "\n")[1]))
     }
 
+    /// The build upload is written down before the create call: killed while App Store Connect's
+    /// answer was on its way (the upload exists, its id never arrived), the supervisor finds the
+    /// upload by its app, version and build number and deletes it.
+    @Test func aBuildUploadWhoseAnswerNeverCameIsFoundByItsVersionAndDeleted() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        apple.answerLate(method: "POST", path: "/v1/buildUploads", seconds: 60)
+        let repo = try repository(lane: #"try await lane.uploadToTestFlight(ipa: "build/Rocket.ipa", processingTimeout: 5, pollInterval: 0.001)"#)
+        try StoreFixtures.makeIPA(at: repo.path + "/build/Rocket.ipa")
+        let environment = repo.environment.merging(StoreFixtures.appleEnvironment(apiURL: apple.baseURL)) { $1 }
+        let supervisor = Process()
+        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
+        supervisor.arguments = ["ship"]
+        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
+        supervisor.environment = environment
+        let output = Pipe()
+        supervisor.standardOutput = output
+        supervisor.standardError = output
+        try supervisor.run()
+        // Wait (at most 60 s) for the upload to exist on the server, then kill the lane program.
+        for _ in 0..<600 where apple.allUploads.isEmpty { usleep(100_000) }
+        #expect(apple.allUploads.map(\.value.state) == ["AWAITING_UPLOAD"], "the create call landed: \(apple.log)")
+        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: environment)
+        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
+        #expect(!lanePrograms.isEmpty, "the lane program runs under the supervisor")
+        for pid in lanePrograms { kill(-pid, SIGKILL) }
+        let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        supervisor.waitUntilExit()
+        #expect(supervisor.terminationStatus == 130, "\(all)")
+        #expect(apple.allUploads.isEmpty, "found by its version and deleted: \(apple.allUploads)")
+        #expect(apple.log.filter { $0 == "GET /v1/apps/app-1/buildUploads" }.count == 2, "preflight's look and the undo's: \(apple.log)")
+        #expect(apple.log.contains { $0.hasPrefix("DELETE /v1/buildUploads/") }, "\(apple.log)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(all)")
+    }
+
+    /// Killed once the upload is written down but before the create call went out: the rollback
+    /// looks, finds no unfinished upload of this version, and deletes nothing (an unfinished
+    /// upload of another build is not this run's).
+    @Test func killedBeforeTheCreateCallTheRollbackDeletesNothing() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let other = apple.addUpload(version: "1.3.0", build: "41", state: "AWAITING_UPLOAD")
+        let repo = try repository(lane: #"try await lane.uploadToTestFlight(ipa: "build/Rocket.ipa", processingTimeout: 5, pollInterval: 0.001)"#)
+        try StoreFixtures.makeIPA(at: repo.path + "/build/Rocket.ipa")
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL).merging(["SHIPLANE_FAULT": "before-effect:1"]) { $1 }
+        let killed = try await repo.shiplaneAsync(["ship"], environment: environment)
+        #expect(killed.status == 130, "\(killed.all)")
+        #expect(!apple.log.contains("POST /v1/buildUploads"), "killed before the call: \(apple.log)")
+        #expect(apple.log.filter { $0 == "GET /v1/apps/app-1/buildUploads" }.count == 2, "preflight's look and the rollback's: \(apple.log)")
+        #expect(!apple.log.contains { $0.hasPrefix("DELETE ") }, "\(apple.log)")
+        #expect(Array(apple.allUploads.keys) == [other], "\(apple.allUploads)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(killed.all)")
+    }
+
     @Test func aPlayEditLeftByAKilledLaneProgramIsDeletedFromTheRecord() async throws {
         let play = try FakeGooglePlay()
         try await play.start()

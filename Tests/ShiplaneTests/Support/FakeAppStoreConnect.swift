@@ -35,6 +35,8 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var builds: [String: Build] = [:]
     var localizations: [String: (buildID: String, locale: String, whatsNew: String)] = [:]
     var faults: [Fault] = []
+    /// Requests handled as usual whose answer is held back (a response lost on the way).
+    var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
     var requestLog: [String] = []
     var partRequests: [(path: String, headers: [String: String])] = []
     var nextID = 1
@@ -85,6 +87,12 @@ final class FakeAppStoreConnect: @unchecked Sendable {
         lock.withLock { faults.append(Fault(method: method, pathContains: path, remaining: count, status: status, headers: headers, body: body)) }
     }
 
+    /// The next `count` requests matching `method` and `path` are handled, then answered only
+    /// after `seconds`: a client killed meanwhile never learns what it made.
+    func answerLate(_ count: Int = 1, method: String, path: String, seconds: Double) {
+        lock.withLock { lateAnswers.append((method, path, count, seconds)) }
+    }
+
     var log: [String] { lock.withLock { requestLog } }
     var allUploads: [String: BuildUpload] { lock.withLock { uploads } }
     var allBuilds: [String: Build] { lock.withLock { builds } }
@@ -127,7 +135,16 @@ final class FakeAppStoreConnect: @unchecked Sendable {
         if path.hasPrefix("/upload/") { return try await receivePart(request, path: path, query: query) }
         if let refusal = checkToken(request.header("authorization")) { return refusal }
         let body = try await request.readBody(keeping: 1 << 20).bytes
-        return lock.withLock { route(method, path, query, body) }
+        let (response, delay): (Response, Double?) = lock.withLock {
+            let response = route(method, path, query, body)
+            guard let index = lateAnswers.firstIndex(where: { $0.method == method && path.contains($0.pathContains) && $0.remaining > 0 }) else {
+                return (response, nil)
+            }
+            lateAnswers[index].remaining -= 1
+            return (response, lateAnswers[index].seconds)
+        }
+        if let delay { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+        return response
     }
 
     /// Apple's error document.

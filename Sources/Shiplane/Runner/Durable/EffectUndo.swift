@@ -16,8 +16,9 @@ struct EffectUndo: Sendable {
         switch entry.effect {
         case .githubRelease(let api, let repository, let id, let tag):
             try await deleteGitHubRelease(api: api, repository: repository, id: id, tag: tag)
-        case .appStoreBuildUpload(let api, let uploadID, let label):
-            try await deleteBuildUpload(api: api, uploadID: uploadID, label: label)
+        case .appStoreBuildUpload(let api, let uploadID, let label, let appID, let version, let buildNumber):
+            try await deleteBuildUpload(api: api, uploadID: uploadID, label: label,
+                                        lookup: appID.flatMap { app in version.flatMap { v in buildNumber.map { (app, v, $0) } } })
         case .playStoreEdit(let api, let packageName, let editID):
             try await deletePlayEdit(api: api, packageName: packageName, editID: editID)
         case .file(let path, let saved, let afterHash):
@@ -40,6 +41,10 @@ struct EffectUndo: Sendable {
             try undoTag(name: name, target: target, object: object)
         case .push(let remote, let refs):
             throw ShiplaneError("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
+        case .external("upload", let destination):
+            throw ShiplaneError(
+                "files \(entry.status == .intended ? "may have been" : "were") uploaded to \(destination): the server owns them, so they stay",
+                suggestion: "remove them there if needed")
         case .external(let kind, let handle):
             throw ShiplaneError("not done (\(kind == "effect" ? handle : kind + " " + handle)): only the process that made it can undo it; do it by hand if it should go")
         }
@@ -97,17 +102,26 @@ struct EffectUndo: Sendable {
         )
     }
 
-    private func deleteBuildUpload(api: String, uploadID: String, label: String) async throws {
+    /// Deletes the build upload `uploadID`; with no id (the create call's answer never came), the
+    /// upload of `lookup` (app, version, build number) that still awaits its file, if any.
+    private func deleteBuildUpload(
+        api: String, uploadID: String?, label: String, lookup: (appID: String, version: String, buildNumber: String)?
+    ) async throws {
         let variables = environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
         let credentials: AppStoreConnectCredentials
         do {
             credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: workTree)
         } catch {
             throw ShiplaneError(
-                "build upload \(uploadID) for \(label) stays: the App Store Connect key is not set here (\(describe(error)))",
+                "the build upload for \(label) stays: the App Store Connect key is not set here (\(describe(error)))",
                 suggestion: "set APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID and the key, then run `shiplane rollback`, or delete it by hand")
         }
         let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: transport(), version: ShiplaneVersion.current)
+        guard let uploadID else {
+            // Asked for, but the answer was lost: only an upload still awaiting its file is this run's.
+            if let lookup { _ = try await client.deleteUnfinishedUploads(appID: lookup.appID, version: lookup.version, buildNumber: lookup.buildNumber) }
+            return
+        }
         // Once Apple has made the build, it cannot be deleted: say so rather than delete the upload record under it.
         if let upload = try? await client.buildUpload(id: uploadID), upload.attributes?.state?.state == "COMPLETE" {
             throw ShiplaneError(

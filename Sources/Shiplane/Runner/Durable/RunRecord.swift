@@ -169,8 +169,10 @@ public enum Effect: Codable, Sendable, Equatable {
     case githubRelease(api: String, repository: String, id: Int?, tag: String)
     /// A build upload this run created on App Store Connect (`api`: the API base; `label`: the
     /// version and build). Any process with the team's key deletes it, unless Apple has accepted
-    /// the build (a build cannot be deleted; the effect is then kept).
-    case appStoreBuildUpload(api: String, uploadID: String, label: String)
+    /// the build (a build cannot be deleted; the effect is then kept). Written down before the
+    /// create call with `uploadID` nil: a run killed before the answer came leaves an upload
+    /// still awaiting its file, found again by its app, version and build number.
+    case appStoreBuildUpload(api: String, uploadID: String?, label: String, appID: String? = nil, version: String? = nil, buildNumber: String? = nil)
     /// A Google Play edit this run opened (`api`: the API base). Any process with the service
     /// account deletes it; once committed it is kept.
     case playStoreEdit(api: String, packageName: String, editID: String)

@@ -53,6 +53,17 @@ extension AppStoreConnectClient {
                       operation: "read build upload \(id)").data
     }
 
+    /// Deletes the app's build uploads of `version` (`buildNumber`) that still await their file:
+    /// what a create call whose answer was lost left. Returns their ids.
+    func deleteUnfinishedUploads(appID: String, version: String, buildNumber: String) async throws -> [String] {
+        let unfinished = try await buildUploads(appID: appID).filter {
+            $0.attributes?.cfBundleShortVersionString == version && $0.attributes?.cfBundleVersion == buildNumber
+                && $0.attributes?.state?.state == "AWAITING_UPLOAD"
+        }
+        for upload in unfinished { try await deleteBuildUpload(id: upload.id) }
+        return unfinished.map(\.id)
+    }
+
     /// Deletes a build upload; one that is already gone counts as deleted.
     func deleteBuildUpload(id: String) async throws {
         _ = try await perform(.delete, "/v1/buildUploads/\(id)", operation: "delete build upload \(id)", accepting: [404])

@@ -82,10 +82,11 @@ struct TestFlightUploader: Sendable {
 
     /// Uploads (or resumes) and readies the build.
     /// - Parameters:
-    ///   - onUploadCreated: called with a build upload's id as soon as it exists (register its deletion).
+    ///   - beforeCreatingUpload: called just before the create call (write it down; a throw stops the upload).
+    ///   - onUploadCreated: called with a build upload's id as soon as it exists.
     ///   - onAccepted: called once Apple has accepted the build (it can no longer be deleted).
     func upload(
-        _ plan: TestFlightPlan, request: TestFlightRequest,
+        _ plan: TestFlightPlan, request: TestFlightRequest, beforeCreatingUpload: @Sendable () throws -> Void,
         onUploadCreated: @Sendable (String) -> Void, onAccepted: @Sendable (String) -> Void
     ) async throws -> TestFlightBuild {
         let metadata = plan.metadata
@@ -104,7 +105,7 @@ struct TestFlightUploader: Sendable {
                 log("deleting build upload \(old), left unfinished by an earlier run")
                 try await client.deleteBuildUpload(id: old)
             }
-            let uploadID = try await send(plan, request: request, onUploadCreated: onUploadCreated)
+            let uploadID = try await send(plan, request: request, beforeCreatingUpload: beforeCreatingUpload, onUploadCreated: onUploadCreated)
             buildID = try await awaitProcessing(uploadID: uploadID, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
         }
         let build = try await awaitValidBuild(buildID, polls: &polls, request: request)
@@ -114,12 +115,16 @@ struct TestFlightUploader: Sendable {
     }
 
     /// Creates the build upload and its file, sends every part and commits; returns the upload's id.
-    private func send(_ plan: TestFlightPlan, request: TestFlightRequest, onUploadCreated: @Sendable (String) -> Void) async throws -> String {
+    private func send(
+        _ plan: TestFlightPlan, request: TestFlightRequest, beforeCreatingUpload: @Sendable () throws -> Void,
+        onUploadCreated: @Sendable (String) -> Void
+    ) async throws -> String {
         let metadata = plan.metadata
         // The checksum is only needed for the commit: compute it while the parts go up (an
         // unreadable file still fails the step, and rollback deletes the upload).
         let checksum = FileDigest.startSHA256(of: request.ipa)
         defer { checksum.cancel() }
+        try beforeCreatingUpload()
         let upload = try await client.createBuildUpload(appID: plan.appID, version: metadata.version,
                                                         buildNumber: metadata.buildNumber, platform: metadata.platform)
         onUploadCreated(upload.id)

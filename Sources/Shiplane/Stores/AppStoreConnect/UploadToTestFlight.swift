@@ -77,21 +77,33 @@ public struct UploadToTestFlight: AsyncAction {
         let acceptance = Acceptance()
         let label = "\(metadata.version) (\(metadata.buildNumber))"
         let api = client.apiBaseURL
-        let build = try await uploader.upload(plan, request: request, onUploadCreated: { uploadID in
-            // Written down as data, so a process other than this one (the supervisor after a
-            // kill, `shiplane rollback`) can delete it too.
-            let description = "delete build upload \(uploadID) for \(label)"
-            let index = try? step.intend(description, .appStoreBuildUpload(api: api, uploadID: uploadID, label: label))
-            step.done(index ?? nil)
-            acceptance.recorded(index ?? nil)
-            step.registerUndo(description, effectIndex: index ?? nil) {
+        let effect: @Sendable (String?) -> Effect = { uploadID in
+            .appStoreBuildUpload(api: api, uploadID: uploadID, label: label, appID: plan.appID,
+                                 version: metadata.version, buildNumber: metadata.buildNumber)
+        }
+        let build = try await uploader.upload(plan, request: request, beforeCreatingUpload: {
+            // Written down as data before the create call, so a process other than this one (the
+            // supervisor after a kill, `shiplane rollback`) can delete it too, even when the
+            // answer with its id never came.
+            let description = "delete the build upload for \(label)"
+            let index = try step.intend(description, effect(nil))
+            acceptance.recorded(index)
+            step.registerUndo(description, effectIndex: index) {
                 if let buildID = acceptance.buildID {
                     throw ShiplaneError(
                         "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted, so it stays",
                         suggestion: "expire it in TestFlight if testers must not get it; the next upload needs a new build number")
                 }
-                try await client.deleteBuildUpload(id: uploadID)
+                if let uploadID = acceptance.uploadID {
+                    try await client.deleteBuildUpload(id: uploadID)
+                } else {
+                    // The create call failed or its answer was lost: delete what it may have made.
+                    _ = try await client.deleteUnfinishedUploads(appID: plan.appID, version: metadata.version, buildNumber: metadata.buildNumber)
+                }
             }
+        }, onUploadCreated: { uploadID in
+            acceptance.created(uploadID)
+            step.done(acceptance.effectIndex, effect(uploadID))
         }, onAccepted: { buildID in
             acceptance.accept(buildID)
             step.keep(acceptance.effectIndex, "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted")
@@ -102,13 +114,17 @@ public struct UploadToTestFlight: AsyncAction {
     }
 }
 
-/// Whether Apple has accepted the build, shared between the upload and its undo.
+/// The build upload's id once App Store Connect answered, and whether it accepted the build,
+/// shared between the upload and its undo.
 private final class Acceptance: @unchecked Sendable {
-    // @unchecked: `accepted` and `index` are only touched under `lock`.
+    // @unchecked: `upload`, `accepted` and `index` are only touched under `lock`.
     private let lock = NSLock()
+    private var upload: String?
     private var accepted: String?
     private var index: Int?
 
+    func created(_ uploadID: String) { lock.withLock { upload = uploadID } }
+    var uploadID: String? { lock.withLock { upload } }
     func accept(_ buildID: String) { lock.withLock { accepted = buildID } }
     var buildID: String? { lock.withLock { accepted } }
     /// The build upload's effect in the run's record.
