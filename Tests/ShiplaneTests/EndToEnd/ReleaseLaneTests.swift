@@ -204,10 +204,12 @@ struct ReleaseLaneTests {
 @Suite("The release lane killed after every step, then run again", .serialized)
 struct ReleaseLaneFaultTests {
     /// DESIGN.md's release lane (GitHub release with an asset, Slack) under the supervisor: the lane
-    /// program is SIGKILLed (its process group) after each step; `shiplane` settles the run (rolled
-    /// back before the push, left unfinished after), then the same command again ends in exactly
-    /// one release: one tag here and on origin, one published release with its asset, one message.
-    @Test func killedAfterEveryStepTheSameCommandMakesExactlyOneRelease() async throws {
+    /// program's process group gets SIGKILL, SIGTERM (a cancelled CI job) or SIGINT (Ctrl-C) after
+    /// each step; the run (SIGTERM, SIGINT) or `shiplane` (SIGKILL) settles it — rolled back before
+    /// the push, left unfinished after — then the same command again ends in exactly one release:
+    /// one tag here and on origin, one published release with its asset, one message.
+    @Test(arguments: ["", ":TERM", ":INT"])
+    func killedAfterEveryStepTheSameCommandMakesExactlyOneRelease(signal: String) async throws {
         var fired = 0
         for step in 1...14 {
             let github = FakeGitHub()
@@ -218,10 +220,17 @@ struct ReleaseLaneFaultTests {
             let (repo, origin) = try releasableRepository()
             let start = try repo.git("rev-parse", "HEAD")
             let environment = ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
-            let killed = try await repo.shiplaneAsync(["release"], environment: environment.merging(["SHIPLANE_FAULT": "after-step:\(step)"]) { $1 })
+            let killed = try await repo.shiplaneAsync(["release"], environment: environment.merging(["SHIPLANE_FAULT": "after-step:\(step)\(signal)"]) { $1 })
             if killed.status == 0 { break }
             fired += 1
             #expect(killed.status == 130 || killed.status == 75, "after step \(step): \(killed.all)")
+            if killed.status == 130 {
+                // Rolled back before the push: nothing of the release is left anywhere.
+                #expect(try repo.git("rev-parse", "HEAD") == start, "after step \(step)\(signal): \(killed.all)")
+                #expect(try repo.git("tag", "--list") == "v1.4.0", "after step \(step)\(signal)")
+                #expect(try origin.git("tag", "--list") == "v1.4.0", "after step \(step)\(signal)")
+                #expect(github.allReleases.isEmpty && slack.payloads.isEmpty, "after step \(step)\(signal)")
+            }
             let again = try await repo.shiplaneAsync(["release"], environment: environment)
             #expect(again.status == 0, "after step \(step): \(again.all)")
             #expect(repo.read("VERSION") == "1.5.0\n", "after step \(step)")
