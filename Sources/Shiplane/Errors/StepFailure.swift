@@ -68,8 +68,9 @@ public struct LaneFailure: ReportableError {
         var facts: [(key: String, value: String)] = []
         if let pointOfNoReturn { facts.append(("point of no return", pointOfNoReturn)) }
         let undone = rollback.filter(\.undone)
-        let kept = rollback.filter { !$0.undone }
+        let kept = rollback.filter { !$0.isSettled }
         if !undone.isEmpty { facts.append(("rolled back", undone.map(\.description).joined(separator: "; "))) }
+        for entry in rollback where entry.stays == true { facts.append(("stays", entry.error ?? entry.description)) }
         for entry in kept { facts.append(("could not roll back", "\(entry.description): \(entry.error ?? "unknown")")) }
         return facts
     }

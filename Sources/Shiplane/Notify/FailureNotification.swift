@@ -28,7 +28,10 @@ public struct FailureNotification: Sendable {
         }
         let undone = failure.rollback.filter(\.undone).map(\.description)
         if !undone.isEmpty { facts.append(("rolled back", undone.joined(separator: "; "))) }
-        for kept in failure.rollback where !kept.undone {
+        for stays in failure.rollback where stays.stays == true {
+            facts.append(("stays", stays.error ?? stays.description))
+        }
+        for kept in failure.rollback where !kept.isSettled {
             facts.append(("could not roll back", "\(kept.description): \(kept.error ?? "unknown")"))
         }
         self.init(title: failure.message, details: "", facts: facts)

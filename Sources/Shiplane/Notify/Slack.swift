@@ -33,7 +33,7 @@ public struct Slack: AsyncAction {
             step.note("would post to Slack: \(message)")
             return
         }
-        try await notifier.send(message)
+        try await step.sendRecordedMessage(to: "Slack") { try await notifier.send(message) }
         step.note("posted")
     }
 }

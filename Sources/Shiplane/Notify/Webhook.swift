@@ -32,7 +32,9 @@ public struct Webhook: AsyncAction {
             step.note("would post to \(transport.redactor.redact(url)): \(try JSONTemplate.render(template, values: redacted))")
             return
         }
-        try await notifier.send(template: template, values: redacted)
+        try await step.sendRecordedMessage(to: "the webhook \(transport.redactor.redact(url))") {
+            try await notifier.send(template: template, values: redacted)
+        }
         step.note("posted")
     }
 }

@@ -53,7 +53,7 @@ public struct Upload: AsyncAction {
         let destination = transport.redactor.redact(url)
         let effect = try step.intend("uploads to \(destination)", .external(kind: "upload", handle: destination))
         step.registerUndo("uploads to \(destination)", effectIndex: effect) {
-            throw ShiplaneError("uploaded files are not deleted from the server: remove them there if needed")
+            throw EffectStays("files uploaded to \(destination) stay: the server owns them (remove them there if needed)")
         }
         _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
             try await target.upload(file: path, version: version)

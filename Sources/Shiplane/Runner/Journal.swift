@@ -8,13 +8,30 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
     public var undone: Bool
     /// Why it could not be undone, when it could not.
     public var error: String?
+    /// True when it stays by design (a sent message, files on someone's server), not because its
+    /// undo failed; nil otherwise.
+    public var stays: Bool?
 
     /// Creates the outcome of one undo.
-    public init(description: String, undone: Bool, error: String?) {
+    public init(description: String, undone: Bool, error: String?, stays: Bool = false) {
         self.description = description
         self.undone = undone
         self.error = error
+        self.stays = stays ? true : nil
     }
+
+    /// Undone, or staying by design: nothing is left for another rollback to try.
+    public var isSettled: Bool { undone || stays == true }
+}
+
+/// Thrown by an undo whose effect cannot be taken back by design — a message sent, files put on a
+/// server that owns them: rollback reports it as staying, not as an undo that failed.
+public struct EffectStays: ReportableError {
+    /// What stays, and why.
+    public var message: String
+
+    /// Says what stays and why.
+    public init(_ message: String) { self.message = message }
 }
 
 /// The undo log of a run: every side effect registers how to reverse it.
@@ -107,6 +124,9 @@ public final class Journal: @unchecked Sendable {
                 try await entry.undo()
                 results.append(RollbackEntry(description: entry.description, undone: true, error: nil))
                 if let index = entry.effectIndex { recorder?.resolved(index, undone: true, note: nil) }
+            } catch let stays as EffectStays {
+                results.append(RollbackEntry(description: entry.description, undone: false, error: stays.message, stays: true))
+                if let index = entry.effectIndex { recorder?.resolved(index, undone: false, note: stays.message) }
             } catch {
                 results.append(RollbackEntry(description: entry.description, undone: false, error: describe(error)))
                 if let index = entry.effectIndex { recorder?.resolved(index, undone: false, note: describe(error)) }

@@ -81,7 +81,7 @@ public struct LaneRunner {
                 state.reporter.report(.rollbackFinished(rollback))
             }
             if let recorder {
-                if noReturn == nil && rollback.allSatisfy(\.undone) && (rollbackOnFailure || context.journal.count == 0) {
+                if noReturn == nil && rollback.allSatisfy(\.isSettled) && (rollbackOnFailure || context.journal.count == 0) {
                     recorder.finishedCompletely()
                 } else {
                     recorder.stoppedUnfinished()

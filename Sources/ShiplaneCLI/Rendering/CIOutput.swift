@@ -56,6 +56,10 @@ public enum CIPlatform: String, Sendable {
         }
         lines.append("::error \(properties)::" + escapeData(message))
         for entry in failure.rollback where !entry.undone {
+            if entry.stays == true {
+                lines.append("::warning title=stays::" + escapeData(redactor.redact(entry.error ?? entry.description)))
+                continue
+            }
             lines.append("::warning title=could not roll back::" + escapeData(redactor.redact("\(entry.description): \(entry.error ?? "unknown")")))
         }
         return lines
@@ -94,7 +98,10 @@ public enum CIPlatform: String, Sendable {
                 lines.append("Rollback:")
                 lines.append("")
                 for entry in failure.rollback {
-                    lines.append("- " + cell(entry.undone ? "undone: \(entry.description)" : "could not undo: \(entry.description): \(entry.error ?? "unknown")"))
+                    let line = entry.undone ? "undone: \(entry.description)"
+                        : entry.stays == true ? "stays: \(entry.error ?? entry.description)"
+                        : "could not undo: \(entry.description): \(entry.error ?? "unknown")"
+                    lines.append("- " + cell(line))
                 }
                 lines.append("")
             }

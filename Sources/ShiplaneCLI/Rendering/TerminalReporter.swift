@@ -49,6 +49,8 @@ public final class TerminalReporter: Reporting, @unchecked Sendable {
             for entry in entries {
                 if entry.undone {
                     terminal.line("  " + terminal.styled("↺ undone:", .yellow) + " \(entry.description)")
+                } else if entry.stays == true {
+                    terminal.line("  " + terminal.styled("· stays:", .dim) + " \(entry.error ?? entry.description)")
                 } else {
                     terminal.line("  " + terminal.styled("! could not undo:", .red) + " \(entry.description): \(entry.error ?? "unknown")")
                 }

@@ -100,6 +100,30 @@ struct ArtifactActionsTests {
         for path in ["dist/payload.tar.gz", "dist/SHA256SUMS", "published/payload.tar.gz"] {
             #expect(!FileManager.default.fileExists(atPath: repo.path + "/" + path), "\(path) was rolled back: \(all)")
         }
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "what stays by design leaves nothing to finish: \(all)")
+    }
+
+    /// Uploaded files and a sent message cannot be taken back: a lane failing after them rolls
+    /// back what it wrote, reports both as staying (not as undos that failed), leaves no record
+    /// behind, and the next run goes ahead.
+    @Test func uploadsAndMessagesStayByDesignWhenTheLaneFails() async throws {
+        let received = ReceivedRequests()
+        let server = try await TestServer.start { request, _ in
+            let body = try await request.readBody()
+            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
+            return Reply.json(201, ["ok": true])
+        }
+        defer { server.stop() }
+        let repo = try repository()
+        let failed = try await repo.shiplaneAsync(["package", "--target", server.baseURL, "--fail-at-end"])
+        #expect(failed.status == 1, "\(failed.all)")
+        #expect(failed.all.contains("stays: files uploaded to \(server.baseURL)/files/{version}/{name} stay: the server owns them"), "\(failed.all)")
+        #expect(failed.all.contains("stays: a message was sent to the webhook \(server.baseURL)/hook: it cannot be taken back"), "\(failed.all)")
+        #expect(!failed.all.contains("could not undo"), "\(failed.all)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/dist/payload.tar.gz"), "rolled back")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(failed.all)")
+        let again = try await repo.shiplaneAsync(["package", "--target", server.baseURL])
+        #expect(again.status == 0, "the next run is not held back: \(again.all)")
     }
 
     @Test func uploadsAndWebhooksReachTheServer() async throws {

@@ -41,6 +41,11 @@ struct EffectUndo: Sendable {
             try undoTag(name: name, target: target, object: object)
         case .push(let remote, let refs):
             throw ShiplaneError("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
+        case .external("notification", let destination):
+            throw ShiplaneError(
+                entry.status == .intended
+                    ? "a message to \(destination) may have been sent (the run stopped during the call): it cannot be taken back"
+                    : "a message was sent to \(destination): it cannot be taken back")
         case .external("upload", let destination):
             throw ShiplaneError(
                 "files \(entry.status == .intended ? "may have been" : "were") uploaded to \(destination): the server owns them, so they stay",
