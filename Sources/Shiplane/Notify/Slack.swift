@@ -56,6 +56,6 @@ extension Slack: DocumentedAction {
             .init(name: "webhookURL", type: "String?", defaultValue: "SLACK_WEBHOOK_URL", help: "the incoming webhook (a secret: redacted everywhere)")
         ],
         example: #"try await lane.slack("Released \(version) 🚀")"#,
-        dryRun: "says what it would post", rollback: "cannot be taken back: notify last"
+        dryRun: "says what it would post", rollback: "written down before it goes; cannot be taken back, so rollback reports it as staying: notify last"
     )
 }

@@ -60,6 +60,6 @@ extension Webhook: DocumentedAction {
             .init(name: "values", type: "[String: String]", defaultValue: "[:]", help: "the placeholders' values, JSON-escaped")
         ],
         example: ##"try await context.webhook(url, template: #"{"text": "{{summary}}"}"#, values: ["summary": context.failureSummary(failure)])"##,
-        dryRun: "says what it would post", rollback: "cannot be taken back"
+        dryRun: "says what it would post", rollback: "written down before it goes; cannot be taken back, so rollback reports it as staying"
     )
 }

@@ -91,6 +91,6 @@ extension Upload: DocumentedAction {
             .init(name: "concurrency", type: "Int", defaultValue: "4", help: "files uploading at once")
         ],
         example: #"try await lane.upload(["dist/app.tar.gz"], to: "https://files.example.com/{version}/{name}")"#,
-        dryRun: "checks the files and URL, says what it would upload", rollback: "reported as kept: the server owns the files"
+        dryRun: "checks the files and URL, says what it would upload", rollback: "written down before the first byte; reported as staying: the server owns the files"
     )
 }
