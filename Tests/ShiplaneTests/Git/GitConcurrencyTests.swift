@@ -6,7 +6,7 @@ import Testing
 /// Lane code may start git actions at once (a task group, `async let`): each tag is made and read
 /// back, counts and tag lookups stay right, and `git fsck` finds the repository whole. (The lock
 /// in `git { }` that makes them take turns is not what this catches on its own: libgit2 came
-/// through this load without it too, five runs of five.)
+/// through this load in five runs without it too.)
 @Suite("Git actions started at once")
 struct GitConcurrencyTests {
     @Test func gitActionsStartedAtOnceTakeTurnsOnTheRepository() async throws {
