@@ -33,6 +33,17 @@ struct ArtifactActionsTests {
     }
     """#
 
+    /// A server that keeps every request and answers 201; with `holdingPuts`, a PUT is answered
+    /// only after 60 s (an upload in flight).
+    func recordingServer(_ received: ReceivedRequests, holdingPuts: Bool = false) async throws -> TestServer {
+        try await TestServer.start { request, _ in
+            let body = try await request.readBody()
+            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
+            if holdingPuts && request.method == .put { try? await Task.sleep(nanoseconds: 60_000_000_000) }
+            return Reply.json(201, ["ok": true])
+        }
+    }
+
     func repository() throws -> TemporaryRepository {
         let repo = try repositoryWithLanes(["Lanes/Package.swift": Self.lane])
         try repo.write("payload/bin/tool", "#!/bin/sh\necho tool\n")
@@ -70,32 +81,15 @@ struct ArtifactActionsTests {
     /// the record, that files may have gone to the server and stay there.
     @Test func anUploadCutShortByAKillIsReportedFromTheRecord() async throws {
         let received = ReceivedRequests()
-        let server = try await TestServer.start { request, _ in
-            let body = try await request.readBody()
-            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
-            if request.method == .put { try? await Task.sleep(nanoseconds: 60_000_000_000) }
-            return Reply.json(201, ["ok": true])
-        }
+        let server = try await recordingServer(received, holdingPuts: true)
         defer { server.stop() }
         let repo = try repository()
-        let supervisor = Process()
-        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
-        supervisor.arguments = ["package", "--target", server.baseURL]
-        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
-        supervisor.environment = repo.environment
-        let output = Pipe()
-        supervisor.standardOutput = output
-        supervisor.standardError = output
-        try supervisor.run()
+        let run = try SupervisedRun(["package", "--target", server.baseURL], in: repo.path, environment: repo.environment)
         // Wait (at most 60 s) for a PUT to reach the server, then kill the lane program.
-        for _ in 0..<600 where !received.all.contains(where: { $0.method == "PUT" }) { usleep(100_000) }
-        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: repo.environment)
-        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
-        #expect(!lanePrograms.isEmpty, "the lane program runs under the supervisor")
-        for pid in lanePrograms { kill(-pid, SIGKILL) }
-        let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        supervisor.waitUntilExit()
-        #expect(supervisor.terminationStatus == 130, "\(all)")
+        run.wait { received.all.contains { $0.method == "PUT" } }
+        #expect(try run.killLaneProgram(), "the lane program runs under the supervisor")
+        let (status, all) = run.finish()
+        #expect(status == 130, "\(all)")
         #expect(all.contains("files may have been uploaded to \(server.baseURL)/files/{version}/{name}"), "\(all)")
         for path in ["dist/payload.tar.gz", "dist/SHA256SUMS", "published/payload.tar.gz"] {
             #expect(!FileManager.default.fileExists(atPath: repo.path + "/" + path), "\(path) was rolled back: \(all)")
@@ -108,11 +102,7 @@ struct ArtifactActionsTests {
     /// behind, and the next run goes ahead.
     @Test func uploadsAndMessagesStayByDesignWhenTheLaneFails() async throws {
         let received = ReceivedRequests()
-        let server = try await TestServer.start { request, _ in
-            let body = try await request.readBody()
-            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
-            return Reply.json(201, ["ok": true])
-        }
+        let server = try await recordingServer(received)
         defer { server.stop() }
         let repo = try repository()
         let failed = try await repo.shiplaneAsync(["package", "--target", server.baseURL, "--fail-at-end"])
@@ -128,11 +118,7 @@ struct ArtifactActionsTests {
 
     @Test func uploadsAndWebhooksReachTheServer() async throws {
         let received = ReceivedRequests()
-        let server = try await TestServer.start { request, _ in
-            let body = try await request.readBody()
-            received.add(request.method.rawValue, request.pathAndQuery.path, body.bytes)
-            return Reply.json(201, ["ok": true])
-        }
+        let server = try await recordingServer(received)
         defer { server.stop() }
         let repo = try repository()
         let result = try await repo.shiplaneAsync(["package", "--target", server.baseURL])

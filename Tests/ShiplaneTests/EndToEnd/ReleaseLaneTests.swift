@@ -316,25 +316,13 @@ struct ReleaseLaneFaultTests {
         let (repo, _) = try releasableRepository(lane: publishOnlyLane)
         var environment = repo.environment
         for (key, value) in ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token] { environment[key] = value }
-        let supervisor = Process()
-        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
-        supervisor.arguments = ["publish"]
-        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
-        supervisor.environment = environment
-        let output = Pipe()
-        supervisor.standardOutput = output
-        supervisor.standardError = output
-        try supervisor.run()
+        let run = try SupervisedRun(["publish"], in: repo.path, environment: environment)
         // Wait (at most 60 s) for the draft to exist on the server, then kill the lane program.
-        for _ in 0..<600 where github.allReleases.isEmpty { usleep(100_000) }
+        run.wait { !github.allReleases.isEmpty }
         #expect(github.allReleases.map(\.draft) == [true], "the create call landed: \(github.log)")
-        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: environment)
-        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
-        #expect(!lanePrograms.isEmpty, "the lane program runs under the supervisor")
-        for pid in lanePrograms { kill(-pid, SIGKILL) }
-        let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        supervisor.waitUntilExit()
-        #expect(supervisor.terminationStatus == 130, "\(all)")
+        #expect(try run.killLaneProgram(), "the lane program runs under the supervisor")
+        let (status, all) = run.finish()
+        #expect(status == 130, "\(all)")
         #expect(github.allReleases.isEmpty, "the draft was found by its tag and deleted: \(github.allReleases)")
         #expect(github.log.contains { $0.hasPrefix("DELETE /repos/acme/rocket/releases/") }, "\(github.log)")
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(all)")

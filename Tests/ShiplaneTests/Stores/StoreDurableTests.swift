@@ -49,25 +49,13 @@ struct StoreDurableTests {
         let repo = try repository(lane: #"try await lane.uploadToTestFlight(ipa: "build/Rocket.ipa", processingTimeout: 5, pollInterval: 0.001)"#)
         try StoreFixtures.makeIPA(at: repo.path + "/build/Rocket.ipa")
         let environment = repo.environment.merging(StoreFixtures.appleEnvironment(apiURL: apple.baseURL)) { $1 }
-        let supervisor = Process()
-        supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
-        supervisor.arguments = ["ship"]
-        supervisor.currentDirectoryURL = URL(fileURLWithPath: repo.path)
-        supervisor.environment = environment
-        let output = Pipe()
-        supervisor.standardOutput = output
-        supervisor.standardError = output
-        try supervisor.run()
+        let run = try SupervisedRun(["ship"], in: repo.path, environment: environment)
         // Wait (at most 60 s) for the upload to exist on the server, then kill the lane program.
-        for _ in 0..<600 where apple.allUploads.isEmpty { usleep(100_000) }
+        run.wait { !apple.allUploads.isEmpty }
         #expect(apple.allUploads.map(\.value.state) == ["AWAITING_UPLOAD"], "the create call landed: \(apple.log)")
-        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: environment)
-        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
-        #expect(!lanePrograms.isEmpty, "the lane program runs under the supervisor")
-        for pid in lanePrograms { kill(-pid, SIGKILL) }
-        let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        supervisor.waitUntilExit()
-        #expect(supervisor.terminationStatus == 130, "\(all)")
+        #expect(try run.killLaneProgram(), "the lane program runs under the supervisor")
+        let (status, all) = run.finish()
+        #expect(status == 130, "\(all)")
         #expect(apple.allUploads.isEmpty, "found by its version and deleted: \(apple.allUploads)")
         #expect(apple.log.filter { $0 == "GET /v1/apps/app-1/buildUploads" }.count == 2, "preflight's look and the undo's: \(apple.log)")
         #expect(apple.log.contains { $0.hasPrefix("DELETE /v1/buildUploads/") }, "\(apple.log)")
