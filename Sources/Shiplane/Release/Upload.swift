@@ -50,15 +50,11 @@ public struct Upload: AsyncAction {
         let version = self.version
         // Written down before the first byte goes, so a run killed midway still says where files
         // may have gone; the server owns them, so no process deletes them.
-        let destination = transport.redactor.redact(url)
-        let effect = try step.intend("uploads to \(destination)", .external(kind: "upload", handle: destination))
-        step.registerUndo("uploads to \(destination)", effectIndex: effect) {
-            throw EffectStays("files uploaded to \(destination) stay: the server owns them (remove them there if needed)")
+        try await step.perform(.upload, to: transport.redactor.redact(url)) {
+            _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
+                try await target.upload(file: path, version: version)
+            }
         }
-        _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
-            try await target.upload(file: path, version: version)
-        }
-        step.done(effect)
         step.note("\(files.count) file\(files.count == 1 ? "" : "s") uploaded")
     }
 }

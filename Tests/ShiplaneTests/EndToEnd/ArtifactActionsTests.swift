@@ -114,6 +114,15 @@ struct ArtifactActionsTests {
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(failed.all)")
         let again = try await repo.shiplaneAsync(["package", "--target", server.baseURL])
         #expect(again.status == 0, "the next run is not held back: \(again.all)")
+        // In GitHub Actions they are warnings titled "stays", and the step summary says so.
+        let summary = repo.root + "/summary.md"
+        let inCI = try await repo.shiplaneAsync(["package", "--target", server.baseURL, "--fail-at-end"],
+                                                environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary])
+        #expect(inCI.status == 1, "\(inCI.all)")
+        #expect(inCI.all.contains("::warning title=stays::a message was sent to the webhook \(server.baseURL)/hook: it cannot be taken back"), "\(inCI.all)")
+        #expect(!inCI.all.contains("title=could not roll back"), "\(inCI.all)")
+        let written = (try? String(contentsOfFile: summary, encoding: .utf8)) ?? ""
+        #expect(written.contains("- stays: files uploaded to \(server.baseURL)/files/{version}/{name} stay"), "\(written)")
     }
 
     @Test func uploadsAndWebhooksReachTheServer() async throws {

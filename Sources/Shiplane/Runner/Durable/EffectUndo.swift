@@ -17,8 +17,7 @@ struct EffectUndo: Sendable {
         case .githubRelease(let api, let repository, let id, let tag):
             try await deleteGitHubRelease(api: api, repository: repository, id: id, tag: tag)
         case .appStoreBuildUpload(let api, let uploadID, let label, let appID, let version, let buildNumber):
-            try await deleteBuildUpload(api: api, uploadID: uploadID, label: label,
-                                        lookup: appID.flatMap { app in version.flatMap { v in buildNumber.map { (app, v, $0) } } })
+            try await deleteBuildUpload(api: api, uploadID: uploadID, label: label, appID: appID, version: version, buildNumber: buildNumber)
         case .playStoreEdit(let api, let packageName, let editID):
             try await deletePlayEdit(api: api, packageName: packageName, editID: editID)
         case .file(let path, let saved, let afterHash):
@@ -41,16 +40,8 @@ struct EffectUndo: Sendable {
             try undoTag(name: name, target: target, object: object)
         case .push(let remote, let refs):
             throw ShiplaneError("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
-        case .external("notification", let destination):
-            throw ShiplaneError(
-                entry.status == .intended
-                    ? "a message to \(destination) may have been sent (the run stopped during the call): it cannot be taken back"
-                    : "a message was sent to \(destination): it cannot be taken back")
-        case .external("upload", let destination):
-            throw ShiplaneError(
-                "files \(entry.status == .intended ? "may have been" : "were") uploaded to \(destination): the server owns them, so they stay",
-                suggestion: "remove them there if needed")
         case .external(let kind, let handle):
+            if let staying = StayingEffect(rawValue: kind) { throw staying.stays(handle, certain: entry.status == .done) }
             throw ShiplaneError("not done (\(kind == "effect" ? handle : kind + " " + handle)): only the process that made it can undo it; do it by hand if it should go")
         }
     }
@@ -108,9 +99,9 @@ struct EffectUndo: Sendable {
     }
 
     /// Deletes the build upload `uploadID`; with no id (the create call's answer never came), the
-    /// upload of `lookup` (app, version, build number) that still awaits its file, if any.
+    /// upload of that app, version and build number that still awaits its file, if any.
     private func deleteBuildUpload(
-        api: String, uploadID: String?, label: String, lookup: (appID: String, version: String, buildNumber: String)?
+        api: String, uploadID: String?, label: String, appID: String?, version: String?, buildNumber: String?
     ) async throws {
         let variables = environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
         let credentials: AppStoreConnectCredentials
@@ -124,7 +115,9 @@ struct EffectUndo: Sendable {
         let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: transport(), version: ShiplaneVersion.current)
         guard let uploadID else {
             // Asked for, but the answer was lost: only an upload still awaiting its file is this run's.
-            if let lookup { _ = try await client.deleteUnfinishedUploads(appID: lookup.appID, version: lookup.version, buildNumber: lookup.buildNumber) }
+            if let appID, let version, let buildNumber {
+                _ = try await client.deleteUnfinishedUploads(appID: appID, version: version, buildNumber: buildNumber)
+            }
             return
         }
         // Once Apple has made the build, it cannot be deleted: say so rather than delete the upload record under it.
