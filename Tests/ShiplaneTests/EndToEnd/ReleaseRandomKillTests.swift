@@ -27,13 +27,19 @@ private enum KillOutcome: String, CaseIterable {
 struct ReleaseRandomKillTests {
     @Test func killedAtRandomMomentsEveryTrialEndsInExactlyOneRelease() async throws {
         let trials = ProcessInfo.processInfo.environment["SHIPLANE_RANDOM_KILL_TRIALS"].flatMap(Int.init) ?? 12
-        // One clean run measures how long the lane takes; the kills are spread over that time.
-        let clean = try await TrialWorld()
-        let started = Date()
-        let first = try await clean.repo.shiplaneAsync(["release"], environment: clean.environment)
-        let duration = Date().timeIntervalSince(started)
-        clean.stop()
-        #expect(first.status == 0, "\(first.all)")
+        // Clean runs measure how long the lane takes; the kills are spread over that time. The
+        // first pays for cold caches (page cache, the loopback servers' first connections), so
+        // the shorter of two is taken: a spread measured on the first alone put most kills after
+        // the run had ended.
+        var duration = Double.infinity
+        for _ in 1...2 {
+            let clean = try await TrialWorld()
+            let started = Date()
+            let run = try await clean.repo.shiplaneAsync(["release"], environment: clean.environment)
+            duration = min(duration, Date().timeIntervalSince(started))
+            clean.stop()
+            #expect(run.status == 0, "\(run.all)")
+        }
         var outcomes: [KillOutcome: Int] = [:]
         var duplicateMessages = 0
         var inconsistent: [String] = []
