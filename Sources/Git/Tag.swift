@@ -153,4 +153,21 @@ extension Repository {
         try check(result, operation)
         return true
     }
+
+    /// Points the tag `name` at `object` again (a tag object, or a commit for a lightweight tag),
+    /// only if it still points at `expected`: one compare-and-swap in libgit2, so a tag moved
+    /// meanwhile is left alone. Used to put back a tag a run moved with `force`.
+    /// - Returns: true when the tag now points at `object`; false when it did not point at `expected`.
+    @discardableResult
+    public func restoreTag(name: String, to object: ObjectID, ifPointsAt expected: ObjectID) throws -> Bool {
+        let operation = "restore tag \(name)"
+        var id = object.raw
+        var current = expected.raw
+        var reference: OpaquePointer?
+        let result = git_reference_create_matching(&reference, pointer, "refs/tags/" + name, &id, 1, &current, "shiplane: restore tag")
+        if result == GIT_EMODIFIED.rawValue || result == GIT_ENOTFOUND.rawValue { return false }
+        try check(result, operation)
+        git_reference_free(reference)
+        return true
+    }
 }

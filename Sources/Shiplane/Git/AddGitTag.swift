@@ -55,17 +55,10 @@ public struct AddGitTag: Action {
         }
         let tagger = lightweight ? nil : try git { try repository.signature(environment: lane.environment.variables, role: .committer) }
         let text = lightweight ? nil : (message ?? "Release \(tag)")
-        let effect = try step.intend("delete tag \(tag)", .tag(name: tag, target: head.hex, object: nil, replaced: existing?.object.hex))
+        let description = existing == nil ? "delete tag \(tag)" : "move tag \(tag) back to \(existing?.target.short ?? "")"
+        let effect = try step.record(TagWritten(name: tag, target: head.hex, object: nil, replaced: existing?.object.hex), description)
         let created = try git { try repository.createTag(name: tag, target: head, message: text, tagger: tagger, force: force) }
-        step.done(effect, .tag(name: tag, target: head.hex, object: created.object.hex, replaced: existing?.object.hex))
-        step.registerUndo("delete tag \(tag)", effectIndex: effect) {
-            guard try repository.deleteTag(name: tag, ifPointsAt: created.object) else {
-                throw ShiplaneError("tag \(tag) was moved after Shiplane created it: kept")
-            }
-            if let existing {
-                _ = try repository.createTag(name: existing.name, target: existing.target, message: existing.message, tagger: existing.tagger, force: true)
-            }
-        }
+        step.done(effect, TagWritten(name: tag, target: head.hex, object: created.object.hex, replaced: existing?.object.hex))
         step.note("\(tag) → \(head.short)")
     }
 }

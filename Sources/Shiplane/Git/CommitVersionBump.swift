@@ -129,7 +129,7 @@ extension StepContext {
         case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
         }
         let variables = lane.environment.variables
-        let effect = try intend(description, .commit(branch: branchName, parent: parent, message: message, commit: nil))
+        let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil), description)
         let commit = try git {
             let author = try repository.signature(environment: variables, role: .author)
             let committer = try repository.signature(environment: variables, role: .committer)
@@ -138,12 +138,7 @@ extension StepContext {
                 try hooks?.aroundCommit(message: text) { self.log($0) } ?? text
             }
         }
-        done(effect, .commit(branch: branchName, parent: parent, message: message, commit: commit.hex))
-        registerUndo("drop commit \(commit.short) (\(message))", effectIndex: effect) {
-            guard try repository.undoCommit(commit) else {
-                throw ShiplaneError("HEAD moved on after \(commit.short): the commit is kept")
-            }
-        }
+        done(effect, CommitMade(branch: branchName, parent: parent, message: message, commit: commit.hex))
         return commit
     }
 }

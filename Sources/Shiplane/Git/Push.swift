@@ -81,7 +81,7 @@ public struct Push: AsyncAction {
                 recorder, in: repository, pointOfNoReturn: "pushed \(shown) to \(remote)", remote: remote, environment: lane.environment)
             refspecs.append("+\(RemoteRunRecord.reference):\(RemoteRunRecord.reference)")
         }
-        var effect: Int?
+        var effect: EffectHandle?
         let hooks = try lane.gitHooks(repository)
         try git {
             try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
@@ -89,7 +89,7 @@ public struct Push: AsyncAction {
                 // What is sent now, others can see: from here on the run is finished, never undone.
                 // (A refused login or a ref the remote would refuse stops before this point.)
                 try step.passPointOfNoReturn("pushed \(shown) to \(remote)")
-                effect = try step.intend("pushed \(shown) to \(remote)", .push(remote: remote, refs: refs))
+                effect = try step.record(RefsPushed(remote: remote, refs: refs), "pushed \(shown) to \(remote)")
             }
         }
         step.done(effect)

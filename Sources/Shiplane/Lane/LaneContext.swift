@@ -86,7 +86,11 @@ public final class LaneContext: @unchecked Sendable {
         retryPolicy = dependencies.retryPolicy
         self.hooks = hooks
         package = nil
-        state = RunState(reporter: dependencies.reporter, journal: Journal(), now: dependencies.now)
+        let undoContext = EffectContext(
+            workTree: dependencies.workingDirectory, environment: dependencies.environment, fileSystem: dependencies.fileSystem,
+            http: dependencies.http, retryPolicy: dependencies.retryPolicy, savedCopies: MemorySavedCopies(), gitFolder: nil
+        )
+        state = RunState(reporter: dependencies.reporter, journal: Journal(context: undoContext), now: dependencies.now)
         depth = 0
         repositories = RepositoryCache(path: dependencies.workingDirectory)
     }

@@ -33,7 +33,7 @@ public struct Slack: AsyncAction {
             step.note("would post to Slack: \(message)")
             return
         }
-        try await step.perform(.notification, to: "Slack", nothingHappened: { $0 is NotifyError }) { try await notifier.send(message) }
+        try await step.perform(MessageSent(destination: "Slack"), "notification to Slack", nothingHappened: { $0 is NotifyError }) { try await notifier.send(message) }
         step.note("posted")
     }
 }

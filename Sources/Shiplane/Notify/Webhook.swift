@@ -32,7 +32,8 @@ public struct Webhook: AsyncAction {
             step.note("would post to \(transport.redactor.redact(url)): \(try JSONTemplate.render(template, values: redacted))")
             return
         }
-        try await step.perform(.notification, to: "the webhook \(transport.redactor.redact(url))", nothingHappened: { $0 is NotifyError }) {
+        let destination = "the webhook \(transport.redactor.redact(url))"
+        try await step.perform(MessageSent(destination: destination), "notification to \(destination)", nothingHappened: { $0 is NotifyError }) {
             try await notifier.send(template: template, values: redacted)
         }
         step.note("posted")

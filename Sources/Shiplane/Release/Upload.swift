@@ -50,7 +50,8 @@ public struct Upload: AsyncAction {
         let version = self.version
         // Written down before the first byte goes, so a run killed midway still says where files
         // may have gone; the server owns them, so no process deletes them.
-        try await step.perform(.upload, to: transport.redactor.redact(url)) {
+        let destination = transport.redactor.redact(url)
+        try await step.perform(FilesUploaded(destination: destination), "upload to \(destination)") {
             _ = try await performConcurrently(paths, limit: max(1, concurrency), what: "upload") { path in
                 try await target.upload(file: path, version: version)
             }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The runner gives every action the same treatment: a step with name, call site, options
 /// (secrets shown as `***`), timing and outcome; dry-run through `StepContext.isDryRun` and
-/// the overlay file system; rollback through `StepContext.registerUndo`.
+/// the overlay file system; rollback through the effects it records (`StepContext.record`).
 public protocol Action {
     /// What `run` returns to the lane; `Void` unless the action declares otherwise.
     associatedtype Output = Void
@@ -64,8 +64,8 @@ public struct StepContext: Sendable {
     }
 
     /// Replaces a file's bytes through the lane's file system (an overlay in a dry run) and
-    /// registers the undo: the old bytes come back (or the file goes, if it was new) unless the
-    /// file changed again since, which rollback then reports instead of overwriting.
+    /// records the write: the old bytes are saved first, and a rollback puts them back (or removes
+    /// the file, if it was new) unless the file changed again since, which it then reports.
     /// Returns the change, or nil when the file already held `data`.
     @discardableResult
     public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil) throws -> FileChange? {
@@ -76,86 +76,79 @@ public struct StepContext: Sendable {
     /// what it holds (nil: no file), so it is not read again.
     @discardableResult
     public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil, replacing before: Data?) throws -> FileChange? {
-        let fileSystem = lane.fileSystem
         guard before != data else { return nil }
         let label = name ?? lane.displayPath(path)
-        let description = before == nil ? "remove \(label)" : "restore \(label)"
-        var effect: Int?
-        if let recorder = lane.state.journal.recorder, !isDryRun {
-            // The old bytes are saved before the write, so any process can put them back.
-            let saved = try before.map { try recorder.store.saveCopy($0, name: "step\(number)-\(UUID().uuidString)") }
-            effect = try intend(description, .file(path: path, saved: saved, afterHash: SHA256.hex(of: data)))
-        }
-        try fileSystem.write(data, to: path)
+        let effect = try record(
+            FileWritten(path: path, saved: try saveCopy(before), afterHash: SHA256.hex(of: data)),
+            before == nil ? "remove \(label)" : "restore \(label)")
+        try lane.fileSystem.write(data, to: path)
         done(effect)
-        registerUndo(description, effectIndex: effect) {
-            guard try fileSystem.contents(of: path) == data else {
-                throw ShiplaneError("\(label) changed after Shiplane wrote it; left as it is")
-            }
-            if let before { try fileSystem.write(before, to: path) } else { try fileSystem.remove(path) }
-        }
         return FileChange(path: path, displayPath: lane.displayPath(path), before: before, after: data)
+    }
+
+    /// Saves bytes a step is about to replace, so any process can put them back; returns the
+    /// saved copy's name (nil for no bytes, or in a dry run).
+    /// - Throws: when the copy cannot be written.
+    func saveCopy(_ bytes: Data?) throws -> String? {
+        guard let bytes, !isDryRun else { return nil }
+        return try lane.state.journal.effectContext.savedCopies.saveCopy(bytes, name: "step\(number)-\(UUID().uuidString)")
     }
 
     /// Creates a folder (and missing parents) through the lane's file system; rollback removes
     /// the folders it created once they are empty again. In a dry run nothing is created.
     public func createFolder(_ path: String) throws {
-        let fileSystem = lane.fileSystem
-        let created = try fileSystem.createFolder(path)
+        let created = try lane.fileSystem.createFolder(path)
         guard let outermost = created.first else { return }
-        let description = "remove the folder \(lane.displayPath(outermost)) if empty"
-        let effect = try intend(description, .folders(paths: created))
+        let effect = try record(FoldersCreated(paths: created), "remove the folder \(lane.displayPath(outermost)) if empty")
         done(effect)
-        registerUndo(description, effectIndex: effect) {
-            for folder in created.reversed() where fileSystem.isFolder(folder) {
-                guard try fileSystem.list(folder).isEmpty else {
-                    throw ShiplaneError("\(folder) holds files Shiplane did not write; left as it is")
-                }
-                try fileSystem.remove(folder)
-            }
-        }
     }
 
-    /// Registers how to undo a side effect this step just made (ignored in a dry run).
-    ///
-    /// In a recorded run the effect is written down too, so a later process knows it happened;
-    /// only this process can undo it, so a rollback from the record reports it as staying.
-    public func registerUndo(_ description: String, undo: @escaping () async throws -> Void) {
-        guard !isDryRun else { return }
-        let effect = try? intend(description, .external(kind: "effect", handle: description))
-        done(effect ?? nil)
-        registerUndo(description, effectIndex: effect ?? nil, undo: undo)
-    }
+    // MARK: - Effects
 
-    /// Registers the undo of an effect recorded with `intend`.
-    func registerUndo(_ description: String, effectIndex: Int?, undo: @escaping () async throws -> Void) {
-        guard !isDryRun else { return }
-        lane.state.journal.register(description, effectIndex: effectIndex, undo: undo)
-    }
-
-    /// Writes down an effect before it happens; nil in a dry run or a run without a record.
+    /// Writes an effect down before it happens — in the run's record, when it has one, and in the
+    /// journal — so a rollback in this process or any other undoes it with the effect's own
+    /// `undo(in:status:)`. Returns its handle for `done`; nil in a dry run, where nothing happens.
     /// - Throws: when the record cannot be written: the effect must not happen unrecorded.
-    func intend(_ description: String, _ effect: Effect) throws -> Int? {
-        guard !isDryRun, let recorder = lane.state.journal.recorder else { return nil }
-        return try recorder.intend(step: number, description: description, effect: effect)
+    public func record<E: Effect>(_ effect: E, _ description: String) throws -> EffectHandle? {
+        guard !isDryRun else { return nil }
+        return EffectHandle(index: try lane.state.journal.intend(
+            step: number, description, try AnyEffect(effect), pastPointOfNoReturn: lane.state.pointOfNoReturn != nil))
     }
 
-    /// Writes down that an effect recorded with `intend` happened, with what became known.
-    func done(_ index: Int?, _ effect: Effect? = nil) {
-        guard let index, let recorder = lane.state.journal.recorder else { return }
-        recorder.done(index, effect: effect)
+    /// Writes down that the effect happened, with what became known (an id, a commit).
+    public func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) {
+        guard let handle else { return }
+        lane.state.journal.done(handle.index, effect: try? AnyEffect(effect))
     }
 
-    /// Writes down that an effect recorded with `intend` can no longer be undone and stays (`why`).
-    func keep(_ index: Int?, _ why: String) {
-        guard let index, let recorder = lane.state.journal.recorder else { return }
-        recorder.resolved(index, undone: false, note: why)
+    /// Writes down that the effect happened, as recorded.
+    public func done(_ handle: EffectHandle?) {
+        guard let handle else { return }
+        lane.state.journal.done(handle.index, effect: nil)
     }
 
-    /// Writes down that an effect recorded with `intend` did not happen after all (`why`).
-    func didNotHappen(_ index: Int?, _ why: String) {
-        guard let index, let recorder = lane.state.journal.recorder else { return }
-        recorder.resolved(index, undone: true, note: why)
+    /// Writes down that the effect can no longer be undone and stays (`why`).
+    public func keep(_ handle: EffectHandle?, _ why: String) {
+        guard let handle else { return }
+        lane.state.journal.settle(handle.index, undone: false, note: why)
+    }
+
+    /// Writes down that the effect did not happen after all (`why`).
+    public func didNotHappen(_ handle: EffectHandle?, _ why: String) {
+        guard let handle else { return }
+        lane.state.journal.settle(handle.index, undone: true, note: why)
+    }
+
+    /// Registers a closure that undoes a side effect this step just made (ignored in a dry run):
+    /// the escape hatch for lane code. Only this process can run a closure, so a rollback from the
+    /// record (after a kill, `shiplane rollback`) reports it as staying; an action that declares
+    /// its own `Effect` type and calls `record(_:_:)` is undone everywhere.
+    public func registerUndo(_ description: String, undo: @escaping @Sendable () async throws -> Void) {
+        guard !isDryRun else { return }
+        let handle = try? lane.state.journal.intend(
+            step: number, description, try AnyEffect(InProcessUndo(description: description)),
+            pastPointOfNoReturn: lane.state.pointOfNoReturn != nil, closure: undo)
+        if let handle { lane.state.journal.done(handle, effect: nil) }
     }
 
     /// Says that from here on this run does what others can see (pushes, publishes, notifies).
@@ -167,4 +160,9 @@ public struct StepContext: Sendable {
         lane.state.passPointOfNoReturn(reason)
         try lane.state.journal.recorder?.passPointOfNoReturn(reason)
     }
+}
+
+/// An effect a step wrote down with `StepContext.record(_:_:)`, for marking it done or settled.
+public struct EffectHandle: Sendable {
+    let index: Int
 }

@@ -98,9 +98,7 @@ public struct ActionDescription: Codable, Sendable, Equatable {
 /// The built-in actions, in the order a release lane uses them: the one list of them.
 public enum ActionCatalog {
     /// The built-in action types, in release order.
-    public static var actions: [any DocumentedAction.Type] { [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, PublishGitHubRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UploadToPlayStore.self,
-    ] }
+    public static var actions: [any DocumentedAction.Type] { Features.actions }
 
     /// The descriptions of the built-in actions, in release order.
     public static let all: [ActionDescription] = actions.map(ActionDescription.init)

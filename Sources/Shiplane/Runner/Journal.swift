@@ -1,15 +1,15 @@
 import Foundation
 
-/// What happened to one registered undo when a run rolled back.
+/// What happened to one effect when a run rolled back.
 public struct RollbackEntry: Codable, Sendable, Equatable {
-    /// What the undo does, as registered (`delete tag v1.2.0`).
+    /// What the undo does (`delete tag v1.2.0`).
     public var description: String
     /// True when the undo succeeded.
     public var undone: Bool
     /// Why it could not be undone, when it could not.
     public var error: String?
-    /// True when it stays by design (a sent message, files on someone's server), not because its
-    /// undo failed; nil otherwise.
+    /// True when it stays by design (a sent message, files on someone's server, what others may
+    /// have past the point of no return), not because its undo failed; nil otherwise.
     public var stays: Bool?
 
     /// Creates the outcome of one undo.
@@ -24,115 +24,186 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
     public var isSettled: Bool { undone || stays == true }
 }
 
-/// Thrown by an undo whose effect cannot be taken back by design — a message sent, files put on a
-/// server that owns them: rollback reports it as staying, not as an undo that failed.
-public struct EffectStays: ReportableError {
-    /// What stays, and why.
-    public var message: String
-
-    /// Says what stays and why.
-    public init(_ message: String) { self.message = message }
-}
-
-/// The undo log of a run: every side effect registers how to reverse it.
+/// The effects of a run and their one way back: every side effect is recorded here as a value
+/// (and, when the run has a record on disk, written there first), and a rollback undoes them
+/// newest first through each effect's own `undo(in:status:)`.
 ///
-/// On failure or interrupt the runner undoes the entries in reverse order. An undo checks that
-/// the world is still as the action left it (HEAD still the created commit, the tag still where
-/// it was put) and refuses otherwise, so rollback never destroys someone else's work. When the run
-/// is recorded on disk, each entry is tied to its recorded effect, and rollback writes down how
-/// each one ended, so a rollback cut short can be finished by `shiplane rollback`.
+/// The same journal does the rollback in the run, in the supervisor after a kill and in
+/// `shiplane rollback` (`RecordedRollback` fills one from the record): one path for every process.
+/// An undo checks that the world is still as the action left it and refuses otherwise, so a
+/// rollback never destroys someone else's work.
 public final class Journal: @unchecked Sendable {
-    // @unchecked: `entries` is only touched under `lock`; `recorder` is set before the run starts.
-    private struct Entry {
+    // @unchecked: `entries`, `context` and `attachedRecorder` are only touched under `lock`.
+    struct Entry {
         var description: String
-        var effectIndex: Int?
-        var undo: () async throws -> Void
+        var effect: AnyEffect
+        var status: RecordedEffect.Status
+        var afterPointOfNoReturn: Bool
+        /// The effect's index in the run's record, when it has one.
+        var recordIndex: Int?
+        /// Lane code's own undo (`registerUndo`): only this process can run it.
+        var closure: (@Sendable () async throws -> Void)?
     }
 
     private let lock = NSLock()
     private var entries: [Entry] = []
+    private var context: EffectContext
+    private var attachedRecorder: RunRecorder?
+    /// Effect types declared in lane code, so their recorded values can be undone here.
+    private let laneKinds: [any Effect.Type]
+
+    /// Creates an empty journal whose undos reach the world through `context`.
+    init(context: EffectContext, laneKinds: [any Effect.Type] = []) {
+        self.context = context
+        self.laneKinds = laneKinds
+    }
+
     /// The run's on-disk record, when it has one.
-    public private(set) var recorder: RunRecorder?
+    public var recorder: RunRecorder? { lock.withLock { attachedRecorder } }
 
-    /// Creates an empty journal, with no record on disk.
-    public init() {}
+    /// What undos reach the world through.
+    var effectContext: EffectContext { lock.withLock { context } }
 
-    /// Records how to reverse a side effect that just happened (`effectIndex`: its recorded effect).
-    public func register(_ description: String, undo: @escaping () async throws -> Void) {
-        register(description, effectIndex: nil, undo: undo)
-    }
-
-    func register(_ description: String, effectIndex: Int?, undo: @escaping () async throws -> Void) {
-        lock.lock()
-        entries.append(Entry(description: description, effectIndex: effectIndex, undo: undo))
-        lock.unlock()
-    }
-
-    /// Ties the journal to the run's on-disk record. When the record is a resumed run's, the
-    /// effects its earlier process left unsettled join the journal, undone from their data.
+    /// Ties the journal to the run's on-disk record: saved copies go to its folder. When the record
+    /// is a resumed run's, what its earlier process's cut-short steps left is undone first, and
+    /// the effects it left unsettled join the journal.
     /// - Throws: when what a step cut short left behind cannot be undone (the run must not resume).
-    public func record(with recorder: RunRecorder, workTree: String, environment: LaneEnvironment) async throws {
-        self.recorder = recorder
-        let undo = EffectUndo(store: recorder.store, workTree: workTree, environment: environment)
-        try await recorder.undoUnfinishedSteps(undo)
-        let pending = recorder.pendingEffects
-        if !pending.isEmpty { adoptRecordedEffects(pending, undo: undo) }
+    public func record(with recorder: RunRecorder, environment: LaneEnvironment) async throws {
+        let recorded: EffectContext = lock.withLock {
+            attachedRecorder = recorder
+            let earlier = context
+            context = EffectContext(
+                workTree: earlier.workTree, environment: environment, fileSystem: earlier.fileSystem, http: earlier.http,
+                retryPolicy: earlier.retryPolicy, savedCopies: recorder.store,
+                gitFolder: (recorder.store.folder as NSString).deletingLastPathComponent
+            )
+            return context
+        }
+        try await recorder.undoUnfinishedSteps(in: recorded)
+        adopt(recorder.pendingEffects)
     }
 
-    /// Adds the effects an earlier process recorded and left unsettled, undone from their data;
-    /// used when a run resumes, so a failure before the point of no return still undoes them.
-    func adoptRecordedEffects(_ effects: [(index: Int, entry: RecordedEffect)], undo: EffectUndo) {
+    /// Adds effects an earlier process recorded and left unsettled (`index`: their place in the
+    /// record), oldest first, ahead of this process's own.
+    func adopt(_ effects: [(index: Int, entry: RecordedEffect)]) {
+        guard !effects.isEmpty else { return }
         lock.withLock {
-            let adopted = effects.map { effect in
-                Entry(description: effect.entry.description, effectIndex: effect.index, undo: { try await undo.undo(effect.entry) })
+            let adopted = effects.map {
+                Entry(description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
+                      afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, recordIndex: $0.index, closure: nil)
             }
             entries.insert(contentsOf: adopted, at: 0)
         }
     }
 
-    /// The number of side effects that can still be undone.
-    public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.count
+    // MARK: - Recording
+
+    /// Writes an effect down before it happens (in the record first, when there is one); returns
+    /// its handle for `done`.
+    /// - Throws: when the record cannot be written: the effect must not happen unrecorded.
+    func intend(step: Int, _ description: String, _ effect: AnyEffect, pastPointOfNoReturn: Bool,
+                closure: (@Sendable () async throws -> Void)? = nil) throws -> Int {
+        let recordIndex = try recorder?.intend(step: step, description: description, effect: effect)
+        return lock.withLock {
+            entries.append(Entry(description: description, effect: effect, status: .intended,
+                                 afterPointOfNoReturn: pastPointOfNoReturn, recordIndex: recordIndex, closure: closure))
+            return entries.count - 1
+        }
     }
 
-    /// The descriptions of the registered undos, oldest first.
-    public var descriptions: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.map(\.description)
+    /// Writes down that an effect happened, with what became known (an id, a commit).
+    func done(_ handle: Int, effect: AnyEffect?) {
+        let index: Int? = lock.withLock {
+            guard entries.indices.contains(handle) else { return nil }
+            entries[handle].status = .done
+            if let effect { entries[handle].effect = effect }
+            return entries[handle].recordIndex
+        }
+        if let index { recorder?.done(index, effect: effect) }
     }
+
+    /// Writes down that an effect is settled without an undo: it did not happen after all
+    /// (`undone`), or it can no longer be undone and stays (`why`).
+    func settle(_ handle: Int, undone: Bool, note: String) {
+        let index: Int? = lock.withLock {
+            guard entries.indices.contains(handle) else { return nil }
+            entries[handle].status = undone ? .undone : .kept
+            return entries[handle].recordIndex
+        }
+        if let index { recorder?.resolved(index, undone: undone, note: note) }
+    }
+
+    // MARK: - Reading
+
+    private var pending: [Entry] {
+        entries.filter { $0.status == .intended || $0.status == .done }
+    }
+
+    /// The number of effects a rollback would still look at.
+    public var count: Int { lock.withLock { pending.count } }
+
+    /// What each unsettled effect's undo does, oldest first.
+    public var descriptions: [String] { lock.withLock { pending.map(\.description) } }
 
     /// Forgets every entry: the run completed and its effects stay.
     public func commit() {
-        lock.lock()
-        entries.removeAll()
-        lock.unlock()
+        lock.withLock { entries.removeAll() }
     }
 
-    /// Undoes every entry, newest first; keeps going past failures and reports each outcome.
+    // MARK: - Rolling back
+
+    /// Undoes every unsettled effect, newest first; keeps going past failures and reports each.
     public func rollback() async -> [RollbackEntry] {
-        let pending = lock.withLock {
-            let taken = entries
+        await rollback(pointOfNoReturn: nil).map(\.entry)
+    }
+
+    /// Undoes the unsettled effects, newest first, and says what became of each (`index`: its place
+    /// in the record). Past a point of no return, what others may have stays: the effects made
+    /// before it, and past it a release that may already be public (`shiplane resume` finishes it).
+    func rollback(pointOfNoReturn: String?) async -> [(index: Int?, entry: RollbackEntry)] {
+        let (taken, context) = lock.withLock {
+            let taken = pending
             entries.removeAll()
-            return taken
+            return (taken, self.context)
         }
-        var results: [RollbackEntry] = []
-        for entry in pending.reversed() {
-            do {
-                try await entry.undo()
-                results.append(RollbackEntry(description: entry.description, undone: true, error: nil))
-                if let index = entry.effectIndex { recorder?.resolved(index, undone: true, note: nil) }
-            } catch let stays as EffectStays {
-                results.append(RollbackEntry(description: entry.description, undone: false, error: stays.message, stays: true))
-                if let index = entry.effectIndex { recorder?.resolved(index, undone: false, note: stays.message) }
-            } catch {
-                results.append(RollbackEntry(description: entry.description, undone: false, error: describe(error)))
-                if let index = entry.effectIndex { recorder?.resolved(index, undone: false, note: describe(error)) }
+        var results: [(index: Int?, entry: RollbackEntry)] = []
+        for entry in taken.reversed() {
+            let outcome = await undo(entry, context: context, pointOfNoReturn: pointOfNoReturn)
+            results.append((entry.recordIndex, outcome))
+            if let index = entry.recordIndex {
+                recorder?.resolved(index, undone: outcome.undone, note: outcome.error)
             }
         }
         return results
+    }
+
+    private func undo(_ entry: Entry, context: EffectContext, pointOfNoReturn: String?) async -> RollbackEntry {
+        func stays(_ why: String) -> RollbackEntry {
+            RollbackEntry(description: entry.description, undone: false, error: why, stays: true)
+        }
+        let effect = entry.effect.resolved(with: laneKinds)
+        if let noReturn = pointOfNoReturn {
+            if !entry.afterPointOfNoReturn {
+                return stays("not undone (\(entry.description)): done before the point of no return (\(noReturn)), so it stays")
+            }
+            if effect?.reach == .publication {
+                return stays("not undone (\(entry.description)): past the point of no return it may be public; `shiplane resume` finishes the release")
+            }
+        }
+        do {
+            if let closure = entry.closure {
+                try await closure()
+            } else if let effect {
+                try await effect.undo(in: context, status: entry.status)
+            } else {
+                throw ShiplaneError("\(entry.description): an effect of kind \(entry.effect.kind), which only the lane program that declared it can undo; left as it is")
+            }
+            return RollbackEntry(description: entry.description, undone: true, error: nil)
+        } catch let staying as EffectStays {
+            return stays(staying.message)
+        } catch {
+            return RollbackEntry(description: entry.description, undone: false, error: describe(error))
+        }
     }
 }
 

@@ -1,22 +1,23 @@
 import Foundation
 
-/// One file a release step changed: its bytes before and after.
+/// One file a release step changed, by the SHA-256 of its bytes before and after: the run's
+/// record keeps these, never the bytes (the saved copy of the old bytes is the file effect's).
 public struct FileChange: Sendable, Equatable, Codable {
     /// The file's absolute path.
     public let path: String
     /// How messages name it: relative to the repository root when inside it.
     public let displayPath: String
-    /// The bytes before the step, or nil when the step created the file.
-    public let before: Data?
-    /// The bytes the step wrote.
-    public let after: Data
+    /// The SHA-256 (hex) of the bytes before the step, or nil when the step created the file.
+    public let beforeDigest: String?
+    /// The SHA-256 (hex) of the bytes the step wrote.
+    public let afterDigest: String
 
-    /// Creates the record of one changed file.
+    /// Creates the record of one changed file from its bytes before and after.
     public init(path: String, displayPath: String, before: Data?, after: Data) {
         self.path = path
         self.displayPath = displayPath
-        self.before = before
-        self.after = after
+        beforeDigest = before.map { SHA256.hex(of: $0) }
+        afterDigest = SHA256.hex(of: after)
     }
 }
 
@@ -114,3 +115,12 @@ public struct ChangelogWriteResult: ReleaseChanges, CustomStringConvertible, Equ
     /// The section's Markdown.
     public var description: String { section }
 }
+
+/// Replayed on resume from the run's record.
+extension VersionBumpResult: ReplayableOutput {}
+
+/// Replayed on resume from the run's record.
+extension BuildNumberResult: ReplayableOutput {}
+
+/// Replayed on resume from the run's record.
+extension ChangelogWriteResult: ReplayableOutput {}

@@ -76,13 +76,9 @@ public struct UpdateLockFiles: AsyncAction {
                 continue
             }
             guard let before = try lane.fileSystem.contents(of: lock) else { continue }
-            var effect: Int?
-            var saved: String?
-            if let recorder = lane.state.journal.recorder {
-                // Written down before the tool runs: a kill while it writes still restores the file.
-                saved = try recorder.store.saveCopy(before, name: "step\(step.number)-\(UUID().uuidString)")
-                effect = try step.intend("restore \(name)", .file(path: lock, saved: saved, afterHash: Effect.writtenByATool))
-            }
+            // Written down before the tool runs: a kill while it writes still restores the file.
+            let saved = try step.saveCopy(before)
+            let effect = try step.record(FileWritten(path: lock, saved: saved, afterHash: FileWritten.writtenByATool), "restore \(name)")
             let invocation = ProcessInvocation(
                 executable: ecosystem.tool, arguments: ecosystem.arguments, workingDirectory: folder,
                 environment: lane.environment.variables, timeout: 300
@@ -97,21 +93,15 @@ public struct UpdateLockFiles: AsyncAction {
             let after = try lane.fileSystem.contents(of: lock) ?? Data()
             guard result.exitCode == 0, !result.terminatedBySignal, !result.timedOut else {
                 if after != before { try writeAtomically(before, to: lock) }
-                step.done(effect, .file(path: lock, saved: saved, afterHash: SHA256.hex(of: before)))
+                step.done(effect, FileWritten(path: lock, saved: saved, afterHash: SHA256.hex(of: before)))
                 throw ShiplaneError(
                     "`\(command)` failed in \(lane.displayPath(folder)) (exit code \(result.exitCode)): \(name) could not be refreshed",
                     info: [("last output", result.lastLines.suffix(10).joined(separator: "\n"))],
                     suggestion: "run it by hand to see why (with --offline it uses only what is cached locally), fix it, and run the release again"
                 )
             }
-            step.done(effect, .file(path: lock, saved: saved, afterHash: SHA256.hex(of: after)))
+            step.done(effect, FileWritten(path: lock, saved: saved, afterHash: SHA256.hex(of: after)))
             guard after != before else { continue }
-            step.registerUndo("restore \(name)", effectIndex: effect) {
-                guard try lane.fileSystem.contents(of: lock) == after else {
-                    throw ShiplaneError("\(name) changed after Shiplane refreshed it; left as it is")
-                }
-                try lane.fileSystem.write(before, to: lock)
-            }
             fileChanges.append(FileChange(path: lock, displayPath: name, before: before, after: after))
         }
         step.note(fileChanges.isEmpty && skipped.isEmpty ? "no lock file to refresh"
@@ -173,3 +163,6 @@ extension UpdateLockFiles: DocumentedAction {
         dryRun: "says which tool it would run; runs nothing", rollback: "restores each lock file's bytes, also after a kill"
     )
 }
+
+/// Replayed on resume from the run's record.
+extension LockFileResult: ReplayableOutput {}

@@ -72,3 +72,6 @@ extension LaneContext {
         }
     }
 }
+
+/// Replayed on resume from the run's record.
+extension VersionDetails: ReplayableOutput {}

@@ -60,7 +60,7 @@ enum DurableRun {
                 throw UnfinishedRun(record: previous)
             }
             let recorder = try RunRecorder(store: store, record: record, resuming: previous)
-            try await context.journal.record(with: recorder, workTree: root, environment: session.laneEnvironment)
+            try await context.journal.record(with: recorder, environment: session.laneEnvironment)
             if let previous {
                 let done = previous.steps.filter { $0.outcome == .succeeded }.count
                 session.err.line(

@@ -39,8 +39,8 @@ struct ChangeSetTests {
         #expect(bump.previous.description == "1.4.0" && bump.version.description == "1.5.0")
         #expect("v\(bump)" == "v1.5.0" && bump.minor == 5 && !bump.isPrerelease)
         #expect(bump.fileChanges.map(\.displayPath) == ["App.xcconfig", "VERSION", "package.json"])
-        #expect(bump.fileChanges.first { $0.displayPath == "VERSION" }?.before == Data("1.4.0\n".utf8))
-        #expect(bump.fileChanges.first { $0.displayPath == "VERSION" }?.after == Data("1.5.0\n".utf8))
+        #expect(bump.fileChanges.first { $0.displayPath == "VERSION" }?.beforeDigest == SHA256.hex(of: Data("1.4.0\n".utf8)))
+        #expect(bump.fileChanges.first { $0.displayPath == "VERSION" }?.afterDigest == SHA256.hex(of: Data("1.5.0\n".utf8)))
         for name in ["VERSION", "package.json", "App.xcconfig"] {
             #expect(files.reads(of: fixture.path + "/" + name) == 1, "\(name) was read \(files.reads(of: fixture.path + "/" + name)) times")
         }

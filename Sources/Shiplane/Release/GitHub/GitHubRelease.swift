@@ -73,61 +73,34 @@ public struct PublishGitHubRelease: AsyncAction {
             return nil
         }
         // The release is written down before the create call (with no id yet) and given its id
-        // when GitHub answers, so a run killed in between still finds and deletes its draft.
+        // when GitHub answers, so a run killed in between still finds and deletes its draft; a
+        // failure before it is public leaves the effect for the rollback, which deletes the draft.
         let description = "delete GitHub release \(tag)"
         let api = publisher.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
         let repositoryName = publisher.repository.description
         let creation = DraftCreation()
         let tag = self.tag
-        do {
-            let published = "published the GitHub release \(tag) on \(target)"
-            let result = try await publisher.publish(
-                request,
-                beforeCreating: {
-                    creation.intended(try step.intend(description, .githubRelease(api: api, repository: repositoryName, id: nil, tag: tag)))
-                },
-                created: { id, createdByThisCall in
-                    let index = creation.answered(id: id, created: createdByThisCall)
-                    if createdByThisCall {
-                        step.done(index, .githubRelease(api: api, repository: repositoryName, id: id, tag: tag))
-                    } else {
-                        step.didNotHappen(index, "a release for \(tag) already existed")
-                    }
-                },
-                beforeMakingPublic: { try step.passPointOfNoReturn(published) }
-            )
-            registerDeletion(step, publisher: publisher, creation: creation, description: description)
-            var parts: [String] = []
-            if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
-            if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
-            if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
-            step.note((result.htmlURL ?? "release \(result.releaseID)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
-            return result.htmlURL
-        } catch {
-            // The draft this run made (or may have made: the answer never came) is deleted by
-            // the rollback, not left half-published.
-            registerDeletion(step, publisher: publisher, creation: creation, description: description)
-            throw error
-        }
-    }
-
-    /// Registers the in-process undo of the draft this run made, or may have made. A release
-    /// found for the tag and not created by this run has nothing registered.
-    private func registerDeletion(_ step: StepContext, publisher: GitHubReleasePublisher, creation: DraftCreation, description: String) {
-        guard let state = creation.state, state.created != false else { return }
-        let tag = self.tag
-        step.registerUndo(description, effectIndex: state.effectIndex) {
-            let client = try GitHubClient(
-                repository: publisher.repository, token: publisher.token ?? "", environment: publisher.environment,
-                transport: publisher.transport, version: publisher.version
-            )
-            if let id = state.releaseID {
-                try await client.deleteRelease(id: id)
-            } else if let found = try await client.release(forTag: tag), found.draft {
-                // Asked for, but the answer was lost: only a draft is this run's to delete.
-                try await client.deleteRelease(id: found.id)
-            }
-        }
+        let published = "published the GitHub release \(tag) on \(target)"
+        let result = try await publisher.publish(
+            request,
+            beforeCreating: {
+                creation.intended(try step.record(GitHubReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag), description))
+            },
+            created: { id, createdByThisCall in
+                if createdByThisCall {
+                    step.done(creation.handle, GitHubReleaseCreated(api: api, repository: repositoryName, id: id, tag: tag))
+                } else {
+                    step.didNotHappen(creation.handle, "a release for \(tag) already existed")
+                }
+            },
+            beforeMakingPublic: { try step.passPointOfNoReturn(published) }
+        )
+        var parts: [String] = []
+        if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
+        if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
+        if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
+        step.note((result.htmlURL ?? "release \(result.releaseID)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
+        return result.htmlURL
     }
 
     private func gitHubRepository(_ lane: LaneContext) throws -> GitHubRepository {
@@ -183,28 +156,14 @@ extension PublishGitHubRelease: DocumentedAction {
 /// What became of this run's create call for a release: written down (its effect index), and
 /// answered (the id, and whether the call made it) once GitHub replied.
 private final class DraftCreation: @unchecked Sendable {
-    // @unchecked: `current` is only touched under `lock`.
-    struct State: Sendable {
-        var effectIndex: Int?
-        /// nil: asked, no answer yet.
-        var releaseID: Int?
-        var created: Bool?
-    }
-
+    // @unchecked: `recorded` is only touched under `lock`.
     private let lock = NSLock()
-    private var current: State?
+    private var recorded: EffectHandle?
 
-    var state: State? { lock.withLock { current } }
+    /// The handle of the release's effect, once written down.
+    var handle: EffectHandle? { lock.withLock { recorded } }
 
-    func intended(_ index: Int?) {
-        lock.withLock { current = State(effectIndex: index) }
-    }
-
-    func answered(id: Int, created: Bool) -> Int? {
-        lock.withLock {
-            current?.releaseID = id
-            current?.created = created
-            return current?.effectIndex
-        }
+    func intended(_ handle: EffectHandle?) {
+        lock.withLock { recorded = handle }
     }
 }

@@ -46,52 +46,21 @@ public struct RecordedRollback: Sendable {
         }
     }
 
-    /// Undoes the unsettled effects of `record`, newest first, and says what became of each.
+    /// Undoes the unsettled effects of `record`, newest first, and says what became of each:
+    /// through the same journal, and each effect's same undo, as a rollback in the run.
     ///
     /// An undo that fails is reported in the outcome, not thrown.
     public func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
-        let undo = EffectUndo(store: store, workTree: workTree, environment: environment)
-        func stay(_ index: Int, _ why: String) {
-            outcome.results.append((RollbackEntry(description: record.effects[index].description, undone: false, error: why), true))
-            outcome.record.effects[index].status = .kept
-        }
-        for index in record.effects.indices.reversed() {
-            let entry = record.effects[index]
-            guard entry.status == .intended || entry.status == .done else { continue }
-            if let noReturn = record.pointOfNoReturn {
-                if !entry.afterPointOfNoReturn {
-                    stay(index, "\(Self.describe(entry)) (done before the point of no return: \(noReturn))")
-                    continue
-                }
-                if case .githubRelease(_, _, _, let tag) = entry.effect {
-                    // Past the point of no return a release may be public: it stays, for resume to finish.
-                    stay(index, "the GitHub release \(tag) (past the point of no return: `shiplane resume` finishes it)")
-                    continue
-                }
-            }
-            do {
-                try await undo.undo(entry)
-                outcome.results.append((RollbackEntry(description: entry.description, undone: true, error: nil), false))
-                outcome.record.effects[index].status = .undone
-            } catch {
-                let reason = Shiplane.describe(error)
-                switch entry.effect {
-                case .push, .external: stay(index, reason)
-                default: outcome.results.append((RollbackEntry(description: entry.description, undone: false, error: reason), false))
-                }
-            }
+        let journal = Journal(context: .live(store: store, workTree: workTree, environment: environment))
+        journal.adopt(record.effects.enumerated().filter { $0.element.status == .intended || $0.element.status == .done }
+            .map { ($0.offset, $0.element) })
+        for (index, entry) in await journal.rollback(pointOfNoReturn: record.pointOfNoReturn) {
+            outcome.results.append((entry, entry.stays == true))
+            guard let index else { continue }
+            outcome.record.effects[index].status = entry.undone ? .undone : .kept
+            outcome.record.effects[index].note = entry.error
         }
         return outcome
-    }
-
-    static func describe(_ entry: RecordedEffect) -> String {
-        switch entry.effect {
-        case .push(let remote, let refs): "pushed \(refs.joined(separator: ", ")) to \(remote)"
-        case .commit(let branch, _, let message, let commit): "commit \(commit.map { String($0.prefix(7)) } ?? "") on \(branch): \(message)"
-        case .tag(let name, let target, _, _): "tag \(name) → \(target.prefix(7))"
-        case .file(let path, _, _): "the new \(path.split(separator: "/").last.map(String.init) ?? path)"
-        default: entry.description
-        }
     }
 }

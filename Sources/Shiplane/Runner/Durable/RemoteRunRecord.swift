@@ -102,19 +102,12 @@ extension RunRecord {
         copy.workTree = root
         copy.effects = effects.map { entry in
             var entry = entry
-            switch entry.effect {
-            case .file(let path, let saved, let hash): entry.effect = .file(path: move(path), saved: saved, afterHash: hash)
-            case .folders(let paths): entry.effect = .folders(paths: paths.map(move))
-            default: break
-            }
+            entry.effect = entry.effect.rebased(move)
             return entry
         }
         copy.steps = steps.map { step in
             var step = step
-            if let output = step.output {
-                let text = String(decoding: output, as: UTF8.self).replacingOccurrences(of: "\"" + old, with: "\"" + new)
-                step.output = Data(text.utf8)
-            }
+            step.output = step.output?.replacingOccurrences(of: "\"" + old, with: "\"" + new)
             return step
         }
         return copy
@@ -123,7 +116,7 @@ extension RunRecord {
     /// The release commit the record made, when it made one.
     public var releaseCommit: String? {
         for entry in effects.reversed() {
-            if case .commit(_, _, _, let commit?) = entry.effect, entry.status != .undone { return commit }
+            if let commit = entry.effect.as(CommitMade.self)?.commit, entry.status != .undone { return commit }
         }
         return nil
     }

@@ -92,13 +92,14 @@ public struct RecordedStep: Codable, Sendable, Equatable {
     public var callSite: CallSite?
     /// How the step ended.
     public var outcome: StepOutcome
-    /// The step's result as JSON, when it has one that can be saved; replay returns it.
-    public var output: Data?
+    /// The step's result as JSON text, when its type is `ReplayableOutput`; replay returns it.
+    /// Text, not bytes: every secret the run knows is redacted from it before it leaves the machine.
+    public var output: String?
     /// True when the step returns nothing (so replay returns `()` without a saved result).
     public var returnsNothing: Bool
 
     /// Creates the record of a finished step.
-    public init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: Data? = nil, returnsNothing: Bool = false) {
+    public init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: String? = nil, returnsNothing: Bool = false) {
         self.number = number
         self.name = name
         self.callSite = callSite
@@ -127,7 +128,7 @@ public struct RecordedEffect: Codable, Sendable, Equatable {
     /// The effect in words, as rollback reports it (`delete tag v1.2.0`, `pushed main to origin`).
     public var description: String
     /// What it changed, as data.
-    public var effect: Effect
+    public var effect: AnyEffect
     /// Where it stands.
     public var status: Status
     /// Why rollback left it in place, or how it was settled.
@@ -136,47 +137,11 @@ public struct RecordedEffect: Codable, Sendable, Equatable {
     public var afterPointOfNoReturn: Bool
 
     /// Creates the record of an effect.
-    public init(step: Int, description: String, effect: Effect, status: Status, afterPointOfNoReturn: Bool) {
+    public init(step: Int, description: String, effect: AnyEffect, status: Status, afterPointOfNoReturn: Bool) {
         self.step = step
         self.description = description
         self.effect = effect
         self.status = status
         self.afterPointOfNoReturn = afterPointOfNoReturn
     }
-}
-
-/// What an effect changed, as data any process can check and undo.
-public enum Effect: Codable, Sendable, Equatable {
-    /// The `afterHash` of a file a tool is writing (cargo, npm): its bytes are not known until it
-    /// ends, so an undo of the intended effect restores the saved copy whatever the file holds.
-    public static let writtenByATool = "*"
-
-    /// A file's bytes were replaced. `saved` names the copy of the old bytes in the run folder
-    /// (nil: the file did not exist); `afterHash` is the SHA-256 of what the run wrote.
-    case file(path: String, saved: String?, afterHash: String)
-    /// Folders were created, outermost first.
-    case folders(paths: [String])
-    /// A commit on `branch` on top of `parent`; `commit` is filled in once it exists.
-    case commit(branch: String, parent: String, message: String, commit: String?)
-    /// A tag pointing at `target`; `object` (the tag object, or the commit for a lightweight tag)
-    /// once it exists. `replaced` is the tag object it moved away from, with `force`.
-    case tag(name: String, target: String, object: String?, replaced: String?)
-    /// Refs pushed to a remote: visible to others from here on.
-    case push(remote: String, refs: [String])
-    /// A GitHub release this run created (`api`: the API base, `repository`: owner/name). Any
-    /// process with a token can delete it. Written down before the create call with `id` nil: a
-    /// run killed before the answer came leaves a draft that is found again by its tag.
-    case githubRelease(api: String, repository: String, id: Int?, tag: String)
-    /// A build upload this run created on App Store Connect (`api`: the API base; `label`: the
-    /// version and build). Any process with the team's key deletes it, unless Apple has accepted
-    /// the build (a build cannot be deleted; the effect is then kept). Written down before the
-    /// create call with `uploadID` nil: a run killed before the answer came leaves an upload
-    /// still awaiting its file, found again by its app, version and build number.
-    case appStoreBuildUpload(api: String, uploadID: String?, label: String, appID: String? = nil, version: String? = nil, buildNumber: String? = nil)
-    /// A Google Play edit this run opened (`api`: the API base). Any process with the service
-    /// account deletes it; once committed it is kept.
-    case playStoreEdit(api: String, packageName: String, editID: String)
-    /// Something outside the repository (an upload, a message), undone only by the process that
-    /// did it; `handle` identifies it for the user (a URL, an id).
-    case external(kind: String, handle: String)
 }

@@ -84,7 +84,7 @@ public final class RunRecorder: @unchecked Sendable {
     // MARK: - Effects
 
     /// Records an effect about to happen; returns its index for `done`.
-    func intend(step: Int, description: String, effect: Effect) throws -> Int {
+    func intend(step: Int, description: String, effect: AnyEffect) throws -> Int {
         try lock.withLock {
             record.effects.append(RecordedEffect(
                 step: step, description: description, effect: effect, status: .intended,
@@ -98,7 +98,7 @@ public final class RunRecorder: @unchecked Sendable {
     }
 
     /// Records that the effect happened, with what became known (a commit id, a tag object).
-    func done(_ index: Int, effect: Effect? = nil) {
+    func done(_ index: Int, effect: AnyEffect? = nil) {
         update(index) {
             $0.status = .done
             if let effect { $0.effect = effect }
@@ -154,15 +154,12 @@ public final class RunRecorder: @unchecked Sendable {
     /// stopped (a file half the bump wrote, a commit whose step was cut short), so those steps run
     /// again from where they started. Pushes and effects outside the repository stay: the step
     /// that made them checks the world when it runs again.
-    func undoUnfinishedSteps(_ undo: EffectUndo) async throws {
+    func undoUnfinishedSteps(in context: EffectContext) async throws {
         let finished = lock.withLock { Set(record.steps.filter { $0.outcome == .succeeded }.map(\.number)) }
         for (index, entry) in pendingEffects.reversed() where !finished.contains(entry.step) {
-            switch entry.effect {
-            case .push, .external, .githubRelease, .appStoreBuildUpload, .playStoreEdit: continue
-            case .file, .folders, .commit, .tag: break
-            }
+            guard let effect = entry.effect.value, effect.reach == .local else { continue }
             do {
-                try await undo.undo(entry)
+                try await effect.undo(in: context, status: entry.status)
             } catch {
                 throw ShiplaneError(
                     "cannot resume: what the interrupted step left could not be undone: \(describe(error))",
@@ -202,6 +199,19 @@ public final class RunRecorder: @unchecked Sendable {
 
 // MARK: - Step results as data
 
+/// A step result a resumed run hands back instead of running the step again. It is written in the
+/// run's record as JSON text, so every secret the run knows is redacted from it before the record
+/// leaves the machine; a result that is not `ReplayableOutput` is not written down, and its step
+/// runs again on resume.
+public protocol ReplayableOutput: Codable, Sendable {}
+
+extension String: ReplayableOutput {}
+extension Bool: ReplayableOutput {}
+extension Int: ReplayableOutput {}
+extension Int64: ReplayableOutput {}
+extension Optional: ReplayableOutput where Wrapped: ReplayableOutput {}
+extension Array: ReplayableOutput where Element: ReplayableOutput {}
+
 /// A step's result wrapped for JSON (so `nil`, numbers and strings encode at the top level too).
 private struct OutputBox<Value: Encodable>: Encodable {
     let value: Value
@@ -212,14 +222,14 @@ private struct DecodedBox<Value: Decodable>: Decodable {
 }
 
 enum StepOutputCoding {
-    /// The result as JSON, or nil when it cannot be saved (not `Encodable`).
-    static func encode<Output>(_ output: Output) -> Data? {
-        guard let encodable = output as? any Encodable else { return nil }
-        return encodeOpened(encodable)
+    /// The result as JSON text, or nil when it is not replayable.
+    static func encode<Output>(_ output: Output) -> String? {
+        guard let replayable = output as? any ReplayableOutput else { return nil }
+        return encodeOpened(replayable)
     }
 
-    private static func encodeOpened<Value: Encodable>(_ value: Value) -> Data? {
-        try? RunStore.encoder.encode(OutputBox(value: value))
+    private static func encodeOpened<Value: ReplayableOutput>(_ value: Value) -> String? {
+        (try? RunStore.encoder.encode(OutputBox(value: value))).map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func returnsNothing<Output>(_ type: Output.Type) -> Bool {
@@ -229,11 +239,11 @@ enum StepOutputCoding {
     /// The saved result as `Output`, or nil when it cannot be read back.
     static func decode<Output>(_ step: RecordedStep, as type: Output.Type) -> Output? {
         if step.returnsNothing { return () as? Output }
-        guard let data = step.output, let decodable = type as? any Decodable.Type else { return nil }
-        return decodeOpened(decodable, data) as? Output
+        guard let text = step.output, let decodable = type as? any ReplayableOutput.Type else { return nil }
+        return decodeOpened(decodable, Data(text.utf8)) as? Output
     }
 
-    private static func decodeOpened<Value: Decodable>(_ type: Value.Type, _ data: Data) -> Value? {
+    private static func decodeOpened<Value: ReplayableOutput>(_ type: Value.Type, _ data: Data) -> Value? {
         try? RunStore.decoder.decode(DecodedBox<Value>.self, from: data).value
     }
 }

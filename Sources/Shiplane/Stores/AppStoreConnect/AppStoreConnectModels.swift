@@ -117,3 +117,6 @@ public struct TestFlightBuild: Sendable, Equatable, Codable, CustomStringConvert
     /// Bundle ID, version, build number and processing state.
     public var description: String { "\(bundleID) \(version) (\(buildNumber)) [\(processingState)]" }
 }
+
+/// Replayed on resume from the run's record.
+extension TestFlightBuild: ReplayableOutput {}

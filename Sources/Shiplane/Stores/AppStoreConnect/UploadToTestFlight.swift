@@ -77,36 +77,19 @@ public struct UploadToTestFlight: AsyncAction {
         let acceptance = Acceptance()
         let label = "\(metadata.version) (\(metadata.buildNumber))"
         let api = client.apiBaseURL
-        let effect: @Sendable (String?) -> Effect = { uploadID in
-            .appStoreBuildUpload(api: api, uploadID: uploadID, label: label, appID: plan.appID,
-                                 version: metadata.version, buildNumber: metadata.buildNumber)
+        let effect: @Sendable (String?) -> BuildUploadCreated = { uploadID in
+            BuildUploadCreated(api: api, uploadID: uploadID, label: label, appID: plan.appID,
+                               version: metadata.version, buildNumber: metadata.buildNumber)
         }
         let build = try await uploader.upload(plan, request: request, beforeCreatingUpload: {
-            // Written down as data before the create call, so a process other than this one (the
-            // supervisor after a kill, `shiplane rollback`) can delete it too, even when the
-            // answer with its id never came.
-            let description = "delete the build upload for \(label)"
-            let index = try step.intend(description, effect(nil))
-            acceptance.recorded(index)
-            step.registerUndo(description, effectIndex: index) {
-                if let buildID = acceptance.buildID {
-                    throw ShiplaneError(
-                        "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted, so it stays",
-                        suggestion: "expire it in TestFlight if testers must not get it; the next upload needs a new build number")
-                }
-                if let uploadID = acceptance.uploadID {
-                    try await client.deleteBuildUpload(id: uploadID)
-                } else {
-                    // The create call failed or its answer was lost: delete what it may have made.
-                    _ = try await client.deleteUnfinishedUploads(appID: plan.appID, version: metadata.version, buildNumber: metadata.buildNumber)
-                }
-            }
+            // Written down as data before the create call, so any process (this one, the
+            // supervisor after a kill, `shiplane rollback`) can delete it, even when the answer
+            // with its id never came.
+            acceptance.recorded(try step.record(effect(nil), "delete the build upload for \(label)"))
         }, onUploadCreated: { uploadID in
-            acceptance.created(uploadID)
-            step.done(acceptance.effectIndex, effect(uploadID))
+            step.done(acceptance.handle, effect(uploadID))
         }, onAccepted: { buildID in
-            acceptance.accept(buildID)
-            step.keep(acceptance.effectIndex, "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted")
+            step.keep(acceptance.handle, "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted")
         })
         step.note("\(build.bundleID) \(build.version) (\(build.buildNumber)) in TestFlight" +
                   (plan.groupIDs.isEmpty ? "" : " for \(plan.groupIDs.map(\.name).joined(separator: ", "))"))
@@ -114,22 +97,14 @@ public struct UploadToTestFlight: AsyncAction {
     }
 }
 
-/// The build upload's id once App Store Connect answered, and whether it accepted the build,
-/// shared between the upload and its undo.
+/// The build upload's effect handle once written down, shared with the upload's callbacks.
 private final class Acceptance: @unchecked Sendable {
-    // @unchecked: `upload`, `accepted` and `index` are only touched under `lock`.
+    // @unchecked: `recordedHandle` is only touched under `lock`.
     private let lock = NSLock()
-    private var upload: String?
-    private var accepted: String?
-    private var index: Int?
+    private var recordedHandle: EffectHandle?
 
-    func created(_ uploadID: String) { lock.withLock { upload = uploadID } }
-    var uploadID: String? { lock.withLock { upload } }
-    func accept(_ buildID: String) { lock.withLock { accepted = buildID } }
-    var buildID: String? { lock.withLock { accepted } }
-    /// The build upload's effect in the run's record.
-    func recorded(_ effectIndex: Int?) { lock.withLock { index = effectIndex } }
-    var effectIndex: Int? { lock.withLock { index } }
+    func recorded(_ handle: EffectHandle?) { lock.withLock { recordedHandle = handle } }
+    var handle: EffectHandle? { lock.withLock { recordedHandle } }
 }
 
 extension LaneContext {

@@ -65,41 +65,23 @@ public struct UploadToPlayStore: AsyncAction {
             step.note("would upload \(what)")
             return plan.uploadedVersionCode ?? manifest.versionCode ?? 0
         }
-        let committed = Committed()
-        var editEffect: Int?
+        var effect: EffectHandle?
         if plan.createdEdit {
             // Written down as data, so a process other than this one (the supervisor after a
-            // kill, `shiplane rollback`) can delete it too.
-            let description = "delete Google Play edit \(plan.editID)"
-            editEffect = (try? step.intend(description, .playStoreEdit(api: client.apiBaseURL, packageName: packageName, editID: plan.editID))) ?? nil
-            step.done(editEffect)
-            step.registerUndo(description, effectIndex: editEffect) {
-                if committed.isSet {
-                    throw ShiplaneError("the Google Play edit \(plan.editID) was committed: the release on \(request.track) stays",
-                                        suggestion: "halt the rollout in Play Console if it must not reach users")
-                }
-                try await publisher.discard(editID: plan.editID)
-            }
+            // kill, `shiplane rollback`) can delete it too; once committed it is kept.
+            effect = try step.record(PlayEditOpened(api: client.apiBaseURL, packageName: packageName, editID: plan.editID),
+                                     "delete Google Play edit \(plan.editID)")
+            step.done(effect)
         }
-        let effect = editEffect
+        let handle = effect
         let versionCode = try await publisher.publish(plan, request: request) {
-            committed.set()
-            step.keep(effect, "the Google Play edit \(plan.editID) was committed")
+            step.keep(handle, "the Google Play edit \(plan.editID) was committed")
         }
         step.note("\(packageName) version code \(versionCode) on \(request.track)")
         return versionCode
     }
 }
 
-/// Whether the edit was committed, shared between the upload and its undo.
-private final class Committed: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = false
-
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
-}
 
 extension LaneContext {
     /// Uploads an Android App Bundle to a Google Play track and commits the release; returns the

@@ -121,3 +121,6 @@ extension SemanticVersion: Codable {
         try container.encode(description)
     }
 }
+
+/// Replayed on resume from the run's record.
+extension SemanticVersion: ReplayableOutput {}

@@ -1,0 +1,20 @@
+/// Shiplane's features, listed once: the runner, the record and the catalog name none of them.
+///
+/// A feature's folder declares its actions and its effect types; adding one means adding it here
+/// (goreleaser's pipeline list works the same way).
+enum Features {
+    /// Every built-in action, in the order a release lane uses them.
+    static var actions: [any DocumentedAction.Type] { [
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, PublishGitHubRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UploadToPlayStore.self,
+    ] }
+
+    /// Every built-in effect type, so a record written by any process reads back in any other.
+    static let effects: [any Effect.Type] = [
+        FileWritten.self, FoldersCreated.self,
+        CommitMade.self, TagWritten.self, RefsPushed.self,
+        GitHubReleaseCreated.self, FilesUploaded.self,
+        BuildUploadCreated.self, PlayEditOpened.self,
+        MessageSent.self,
+        InProcessUndo.self,
+    ]
+}

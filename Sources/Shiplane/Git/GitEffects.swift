@@ -1,0 +1,123 @@
+import Foundation
+internal import Git
+
+/// A commit on `branch` on top of `parent`; `commit` is filled in once it exists.
+public struct CommitMade: Effect, Equatable {
+    /// The record's name for it.
+    public static let kind = "git.commit"
+    /// The branch the commit went on.
+    public var branch: String
+    /// The commit it sits on (empty on an unborn branch).
+    public var parent: String
+    /// Its message.
+    public var message: String
+    /// The commit's id, once made.
+    public var commit: String?
+
+    /// Describes a commit.
+    public init(branch: String, parent: String, message: String, commit: String?) {
+        self.branch = branch
+        self.parent = parent
+        self.message = message
+        self.commit = commit
+    }
+
+    /// In the repository.
+    public var reach: EffectReach { .local }
+
+    /// Moves the branch back to `parent` while HEAD is still the run's commit.
+    /// - Throws: when HEAD left the branch or the branch moved on.
+    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        if status == .intended { context.removeStaleGitLocks(["refs/heads/\(branch).lock", "index.lock", "HEAD.lock"]) }
+        let repository = try context.repository()
+        let state = try git { try repository.head() }
+        if case .unborn(let name) = state, name == branch, parent.isEmpty { return }
+        guard case .branch(let name, let head) = state, name == branch else {
+            throw ShiplaneError("HEAD is no longer on \(branch): the release commit is left as it is")
+        }
+        if head.hex == parent { return }
+        let ours: Bool
+        if let commit {
+            ours = head.hex == commit
+        } else {
+            // The commit was being made when the run stopped: it is ours if it sits right on the
+            // recorded parent with the recorded message.
+            let read = try git { try repository.commitParentsAndMessage(head) }
+            ours = (read.parents.first?.hex ?? "") == parent && read.message.trimmingCharacters(in: .whitespacesAndNewlines)
+                == message.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard ours, try git({ try repository.undoCommit(head) }) else {
+            throw ShiplaneError("\(branch) moved on after the release commit: the commit is kept")
+        }
+    }
+}
+
+/// A tag pointing at `target`: `object` is the tag object (or the commit, for a lightweight tag)
+/// once it exists; `replaced` is the object the tag pointed at before, when the run moved it.
+public struct TagWritten: Effect, Equatable {
+    /// The record's name for it.
+    public static let kind = "git.tag"
+    /// The tag's name.
+    public var name: String
+    /// The commit it names.
+    public var target: String
+    /// The tag object (or commit) it points at, once made.
+    public var object: String?
+    /// What it pointed at before a forced move; nil for a new tag.
+    public var replaced: String?
+
+    /// Describes a tag written.
+    public init(name: String, target: String, object: String?, replaced: String?) {
+        self.name = name
+        self.target = target
+        self.object = object
+        self.replaced = replaced
+    }
+
+    /// In the repository.
+    public var reach: EffectReach { .local }
+
+    /// Deletes the tag, or puts a moved tag back where it was, while it still points where the
+    /// run put it.
+    /// - Throws: when the tag was moved since.
+    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        if status == .intended { context.removeStaleGitLocks(["refs/tags/\(name).lock"]) }
+        let repository = try context.repository()
+        guard let tag = try git({ try repository.tag(named: name) }) else { return }
+        if let replaced, tag.object.hex == replaced { return }
+        let ours = object.map { tag.object.hex == $0 } ?? (tag.target.hex == target)
+        guard ours else { throw ShiplaneError("tag \(name) was moved after Shiplane wrote it: kept") }
+        let done: Bool
+        if let replaced, let previous = ObjectID(hex: replaced) {
+            done = try git { try repository.restoreTag(name: name, to: previous, ifPointsAt: tag.object) }
+        } else {
+            done = try git { try repository.deleteTag(name: name, ifPointsAt: tag.object) }
+        }
+        guard done else { throw ShiplaneError("tag \(name) was moved after Shiplane wrote it: kept") }
+    }
+}
+
+/// Refs pushed to a remote: others may have them from here on.
+public struct RefsPushed: Effect, Equatable {
+    /// The record's name for it.
+    public static let kind = "git.push"
+    /// The remote's name.
+    public var remote: String
+    /// The refs pushed (`main`, `v1.2.0`).
+    public var refs: [String]
+
+    /// Describes a push.
+    public init(remote: String, refs: [String]) {
+        self.remote = remote
+        self.refs = refs
+    }
+
+    /// On a remote.
+    public var reach: EffectReach { .remote }
+
+    /// Never undone: others may already have fetched the refs.
+    /// - Throws: `EffectStays`, always.
+    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        throw EffectStays("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A build upload this run created on App Store Connect (`api`: the API base; `label`: the version
+/// and build). Written down before the create call with `uploadID` nil: a run killed before the
+/// answer came leaves an upload still awaiting its file, found again by app, version and build.
+public struct BuildUploadCreated: Effect, Equatable {
+    /// The record's name for it.
+    public static let kind = "appstoreconnect.buildUpload"
+    /// The API base URL.
+    public var api: String
+    /// The upload's id, once Apple answered.
+    public var uploadID: String?
+    /// The version and build number, for messages.
+    public var label: String
+    /// The app's id.
+    public var appID: String?
+    /// The marketing version.
+    public var version: String?
+    /// The build number.
+    public var buildNumber: String?
+
+    /// Describes a build upload.
+    public init(api: String, uploadID: String?, label: String, appID: String?, version: String?, buildNumber: String?) {
+        self.api = api
+        self.uploadID = uploadID
+        self.label = label
+        self.appID = appID
+        self.version = version
+        self.buildNumber = buildNumber
+    }
+
+    /// On App Store Connect.
+    public var reach: EffectReach { .service }
+
+    /// Deletes the upload, unless Apple has accepted the build (a build cannot be deleted); with
+    /// no id, the upload of that app, version and build number that still awaits its file.
+    /// - Throws: `EffectStays` for an accepted build; an error when the key is not set or Apple refuses.
+    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        let variables = context.environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
+        let credentials: AppStoreConnectCredentials
+        do {
+            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: context.workTree)
+        } catch {
+            throw ShiplaneError(
+                "the build upload for \(label) stays: the App Store Connect key is not set here (\(describe(error)))",
+                suggestion: "set APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID and the key, then run `shiplane rollback`, or delete it by hand")
+        }
+        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: context.transport(), version: ShiplaneVersion.current)
+        guard let uploadID else {
+            // Asked for, but the answer was lost: only an upload still awaiting its file is this run's.
+            if let appID, let version, let buildNumber {
+                _ = try await client.deleteUnfinishedUploads(appID: appID, version: version, buildNumber: buildNumber)
+            }
+            return
+        }
+        // Once Apple has made the build, it cannot be deleted: say so rather than delete the upload record under it.
+        if let upload = try? await client.buildUpload(id: uploadID), upload.attributes?.state?.state == "COMPLETE" {
+            throw EffectStays("App Store Connect accepted build \(label); a build cannot be deleted, so it stays (expire it in TestFlight if testers must not get it; the next upload needs a new build number)")
+        }
+        try await client.deleteBuildUpload(id: uploadID)
+    }
+}
