@@ -39,6 +39,8 @@ public final class Journal: @unchecked Sendable {
         var effect: AnyEffect
         var status: RecordedEffect.Status
         var afterPointOfNoReturn: Bool
+        /// Why it was settled without an undo (kept: it stays), when it was.
+        var note: String?
         /// The effect's index in the run's record, when it has one.
         var recordIndex: Int?
         /// Lane code's own undo (`registerUndo`): only this process can run it.
@@ -90,7 +92,7 @@ public final class Journal: @unchecked Sendable {
         lock.withLock {
             let adopted = effects.map {
                 Entry(description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
-                      afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, recordIndex: $0.index, closure: nil)
+                      afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, note: $0.entry.note, recordIndex: $0.index, closure: nil)
             }
             entries.insert(contentsOf: adopted, at: 0)
         }
@@ -106,7 +108,7 @@ public final class Journal: @unchecked Sendable {
         let recordIndex = try recorder?.intend(step: step, description: description, effect: effect)
         return lock.withLock {
             entries.append(Entry(description: description, effect: effect, status: .intended,
-                                 afterPointOfNoReturn: pastPointOfNoReturn, recordIndex: recordIndex, closure: closure))
+                                 afterPointOfNoReturn: pastPointOfNoReturn, note: nil, recordIndex: recordIndex, closure: closure))
             return entries.count - 1
         }
     }
@@ -128,6 +130,7 @@ public final class Journal: @unchecked Sendable {
         let index: Int? = lock.withLock {
             guard entries.indices.contains(handle) else { return nil }
             entries[handle].status = undone ? .undone : .kept
+            entries[handle].note = note
             return entries[handle].recordIndex
         }
         if let index { recorder?.resolved(index, undone: undone, note: note) }
@@ -158,20 +161,30 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// Undoes the unsettled effects, newest first, and says what became of each (`index`: its place
-    /// in the record). Past a point of no return, what others may have stays: the effects made
-    /// before it, and past it a release that may already be public (`shiplane resume` finishes it).
+    /// in the record); an effect the run already settled as staying (a build Apple accepted, an
+    /// edit committed) is reported as staying. Past a point of no return, what others may have
+    /// stays: the effects made before it, and past it a release that may already be public
+    /// (`shiplane resume` finishes it). An undo that fails leaves its effect unsettled in the
+    /// record, with why, so `shiplane rollback` can try it again.
     func rollback(pointOfNoReturn: String?) async -> [(index: Int?, entry: RollbackEntry)] {
         let (taken, context) = lock.withLock {
-            let taken = pending
+            let taken = entries.filter { $0.status == .intended || $0.status == .done || ($0.status == .kept && $0.note != nil) }
             entries.removeAll()
             return (taken, self.context)
         }
         var results: [(index: Int?, entry: RollbackEntry)] = []
         for entry in taken.reversed() {
+            if entry.status == .kept {
+                results.append((entry.recordIndex, RollbackEntry(description: entry.description, undone: false, error: entry.note, stays: true)))
+                continue
+            }
             let outcome = await undo(entry, context: context, pointOfNoReturn: pointOfNoReturn)
             results.append((entry.recordIndex, outcome))
-            if let index = entry.recordIndex {
+            guard let index = entry.recordIndex else { continue }
+            if outcome.isSettled {
                 recorder?.resolved(index, undone: outcome.undone, note: outcome.error)
+            } else {
+                recorder?.noteFailedUndo(index, outcome.error ?? "")
             }
         }
         return results

@@ -53,12 +53,12 @@ public struct RecordedRollback: Sendable {
     public func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
         let journal = Journal(context: .live(store: store, workTree: workTree, environment: environment))
-        journal.adopt(record.effects.enumerated().filter { $0.element.status == .intended || $0.element.status == .done }
-            .map { ($0.offset, $0.element) })
+        journal.adopt(record.effects.enumerated().filter { $0.element.status != .undone }.map { ($0.offset, $0.element) })
         for (index, entry) in await journal.rollback(pointOfNoReturn: record.pointOfNoReturn) {
             outcome.results.append((entry, entry.stays == true))
             guard let index else { continue }
-            outcome.record.effects[index].status = entry.undone ? .undone : .kept
+            // A failed undo leaves its effect unsettled, for another try.
+            if entry.isSettled { outcome.record.effects[index].status = entry.undone ? .undone : .kept }
             outcome.record.effects[index].note = entry.error
         }
         return outcome

@@ -114,6 +114,11 @@ public final class RunRecorder: @unchecked Sendable {
         }
     }
 
+    /// Records why an effect's undo failed; the effect stays unsettled, for another rollback.
+    func noteFailedUndo(_ index: Int, _ why: String) {
+        update(index) { $0.note = why }
+    }
+
     /// Records that from here on the run does what others can see; `reason` says what.
     func passPointOfNoReturn(_ reason: String) throws {
         try lock.withLock {

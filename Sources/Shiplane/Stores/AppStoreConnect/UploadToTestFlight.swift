@@ -89,7 +89,7 @@ public struct UploadToTestFlight: AsyncAction {
         }, onUploadCreated: { uploadID in
             step.done(acceptance.handle, effect(uploadID))
         }, onAccepted: { buildID in
-            step.keep(acceptance.handle, "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted")
+            step.keep(acceptance.handle, "App Store Connect accepted build \(label) (\(buildID)); a build cannot be deleted, so it stays (expire it in TestFlight if testers must not get it)")
         })
         step.note("\(build.bundleID) \(build.version) (\(build.buildNumber)) in TestFlight" +
                   (plan.groupIDs.isEmpty ? "" : " for \(plan.groupIDs.map(\.name).joined(separator: ", "))"))

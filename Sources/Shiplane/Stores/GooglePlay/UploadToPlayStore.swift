@@ -74,8 +74,9 @@ public struct UploadToPlayStore: AsyncAction {
             step.done(effect)
         }
         let handle = effect
+        let track = request.track
         let versionCode = try await publisher.publish(plan, request: request) {
-            step.keep(handle, "the Google Play edit \(plan.editID) was committed")
+            step.keep(handle, "the Google Play edit \(plan.editID) was committed: the release on \(track) stays (halt the rollout in Play Console if it must not reach users)")
         }
         step.note("\(packageName) version code \(versionCode) on \(request.track)")
         return versionCode
