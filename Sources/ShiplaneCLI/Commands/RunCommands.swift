@@ -56,7 +56,7 @@ enum DurableRun {
             if previous == nil, RemoteRunRecord.shouldLook(environment: session.laneEnvironment.variables) {
                 previous = try remoteRecord(root: root, session: session)
             }
-            if let previous, previous.lane != lane || previous.arguments != arguments {
+            if let previous, !previous.isRun(of: lane, arguments: arguments) {
                 throw UnfinishedRun(record: previous)
             }
             let recorder = try RunRecorder(store: store, record: record, resuming: previous)

@@ -58,9 +58,16 @@ public enum RemoteRunRecord {
         copy.pointOfNoReturn = copy.pointOfNoReturn ?? pointOfNoReturn
         copy.remoteRecord = remote
         copy.state = .unfinished
+        // What a fresh clone does not need stays here: the machine, the process, the option values
+        // (a clone recognises the same command by their digest).
+        copy.host = ""
+        copy.pid = 0
+        copy.arguments = [RunRecord.argumentsDigest(record.arguments)]
         copy.steps = copy.steps.map { step in
             var step = step
-            if step.name == Sh.name { step.output = nil }
+            // A command's output may hold anything; a result that held a secret is left out too,
+            // so a fresh clone runs its step again instead of replaying a redacted value.
+            if step.name == Sh.name || step.output.map({ redactor.redact($0) != $0 }) == true { step.output = nil }
             return step
         }
         return Data(redactor.redact(String(decoding: try RunStore.encoder.encode(copy), as: UTF8.self)).utf8)
@@ -111,6 +118,21 @@ extension RunRecord {
             return step
         }
         return copy
+    }
+
+    /// What the record on the remote keeps of a run's arguments: their SHA-256, never the values.
+    static func argumentsDigest(_ arguments: [String]) -> String {
+        "sha256:" + SHA256.hex(of: Data(arguments.joined(separator: "\u{0}").utf8))
+    }
+
+    /// True when this is the record of `lane` run with `arguments` (by their digest, for a record
+    /// fetched from the remote).
+    public func isRun(of lane: String, arguments: [String]) -> Bool {
+        guard self.lane == lane else { return false }
+        if self.arguments.count == 1, self.arguments[0].hasPrefix("sha256:"), fetchedFromRemote == true {
+            return self.arguments[0] == Self.argumentsDigest(arguments)
+        }
+        return self.arguments == arguments
     }
 
     /// The release commit the record made, when it made one.

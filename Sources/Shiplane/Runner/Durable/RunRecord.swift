@@ -73,7 +73,11 @@ public struct RunRecord: Codable, Sendable, Equatable {
 
     /// The command that re-runs this lane with its options (`shiplane bump patch --commit`).
     public var commandLine: String {
-        (["shiplane", lane] + arguments).map(Self.shellQuoted).joined(separator: " ")
+        if fetchedFromRemote == true, arguments.first?.hasPrefix("sha256:") == true {
+            // The remote keeps only the digest of the options: name the lane, not values it never had.
+            return "shiplane \(Self.shellQuoted(lane)) (with the options it was started with)"
+        }
+        return (["shiplane", lane] + arguments).map(Self.shellQuoted).joined(separator: " ")
     }
 
     static func shellQuoted(_ word: String) -> String {
