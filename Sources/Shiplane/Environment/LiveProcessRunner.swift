@@ -34,7 +34,7 @@ public struct LiveProcessRunner: ProcessRunning {
         let collector = OutputCollector(tailLength: tailLength, captureLimit: captureLimit, onLine: onLine)
         let state = ChildProcessState()
 
-        return try await withTaskCancellationHandler {
+        let result = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProcessResult, any Error>) in
                 let process: SpawnedProcess
                 var readEnds: [Int32] = []
@@ -81,6 +81,10 @@ public struct LiveProcessRunner: ProcessRunning {
         } onCancel: {
             state.stop()
         }
+        // A command stopped by the interrupt may still end well (its TERM handler exits 0): the
+        // run was interrupted all the same.
+        try Task.checkCancellation()
+        return result
     }
 
     /// Starts the command with its output on two pipes; returns it and the pipes' read ends.

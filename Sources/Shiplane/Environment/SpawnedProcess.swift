@@ -161,6 +161,11 @@ package struct SpawnFailure: Error, CustomStringConvertible {
     package var path: String
     package var reason: String
     package var description: String { "\(path): \(reason)" }
+
+    package init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }
 
 /// Starting a child in another folder without changing this process's own.

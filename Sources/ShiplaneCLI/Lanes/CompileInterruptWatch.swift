@@ -7,11 +7,11 @@ import Shiplane
 /// interrupt (exit 130) — not a bare death by SIGTERM (143) or SIGHUP (129). The cache only ever
 /// gains a folder by one rename of a finished build, so a stopped compile leaves it as it was.
 final class CompileInterruptWatch: @unchecked Sendable {
-    // @unchecked: `signal` and `sources` are only touched under `lock`.
+    // @unchecked: `caught` and `sources` are only touched under `lock`.
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
-    private var signal: Int32?
+    private var caught = false
 
     /// Starts watching, when a compile starts (a cached run never does); `stop()` ends it.
     func start() {
@@ -19,11 +19,11 @@ final class CompileInterruptWatch: @unchecked Sendable {
         defer { lock.unlock() }
         guard sources.isEmpty else { return }
         for number in Self.signals {
-            Foundation.signal(number, SIG_IGN)
+            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                self.lock.withLock { if self.signal == nil { self.signal = number } }
+                self.lock.withLock { self.caught = true }
             }
             source.resume()
             sources.append(source)
@@ -31,7 +31,7 @@ final class CompileInterruptWatch: @unchecked Sendable {
     }
 
     /// True once a signal arrived.
-    var interrupted: Bool { lock.withLock { signal != nil } }
+    var interrupted: Bool { lock.withLock { caught } }
 
     /// Stops watching: the signals have their default action again.
     func stop() {
@@ -41,7 +41,7 @@ final class CompileInterruptWatch: @unchecked Sendable {
         }
         guard !started.isEmpty else { return }
         for source in started { source.cancel() }
-        for number in Self.signals { Foundation.signal(number, SIG_DFL) }
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }
 
