@@ -1,6 +1,10 @@
 import Foundation
 
-/// Runs real processes with Foundation's `Process`, streaming their output line by line.
+/// Runs real processes, streaming their output line by line.
+///
+/// Each command is started by `SpawnedProcess`: nothing blocked, the default action for SIGINT,
+/// SIGTERM and SIGHUP, and a process group of its own, so stopping it (a timeout, an interrupt)
+/// reaches the command and what it started, and its own handlers run.
 public struct LiveProcessRunner: ProcessRunning {
     /// How many trailing lines a result keeps for error messages.
     public var tailLength: Int
@@ -14,7 +18,7 @@ public struct LiveProcessRunner: ProcessRunning {
     }
 
     /// Starts the process with standard input from `/dev/null`, streams both outputs to `onLine`, and
-    /// stops the process (SIGTERM to its group, then SIGKILL) on a timeout or a cancellation.
+    /// stops the process (SIGTERM to its group, then SIGKILL 3 s later) on a timeout or a cancellation.
     /// - Throws: `CommandNotFound` when the executable is not on `PATH` or cannot be started;
     ///   `CancellationError` when the task is cancelled.
     public func run(
@@ -27,115 +31,129 @@ public struct LiveProcessRunner: ProcessRunning {
         ) else {
             throw CommandNotFound(command: invocation.executable, searched: invocation.environment["PATH"] ?? "")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = invocation.arguments
-        process.environment = invocation.environment
-        if let folder = invocation.workingDirectory {
-            process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-
         let collector = OutputCollector(tailLength: tailLength, captureLimit: captureLimit, onLine: onLine)
         let state = ChildProcessState()
 
-        return try await withTaskCancellationHandler {
+        let result = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProcessResult, any Error>) in
-                let group = DispatchGroup()
-                for (pipe, stream) in [(output, CommandStream.standardOutput), (errors, .standardError)] {
-                    group.enter()
-                    let handle = pipe.fileHandleForReading
-                    Thread.detachNewThread {
-                        while true {
-                            let chunk = handle.availableData
-                            if chunk.isEmpty { break }
-                            collector.append(chunk, from: stream)
-                        }
-                        collector.finish(stream)
-                        group.leave()
-                    }
-                }
+                let process: SpawnedProcess
+                var readEnds: [Int32] = []
                 do {
-                    try process.run()
+                    (process, readEnds) = try Self.start(path, invocation)
                 } catch {
-                    try? output.fileHandleForWriting.close()
-                    try? errors.fileHandleForWriting.close()
                     continuation.resume(throwing: CommandNotFound(command: invocation.executable, searched: "\(path): \(error)"))
                     return
                 }
                 state.started(process)
-                try? output.fileHandleForWriting.close()
-                try? errors.fileHandleForWriting.close()
+                let group = DispatchGroup()
+                for (descriptor, stream) in zip(readEnds, [CommandStream.standardOutput, .standardError]) {
+                    group.enter()
+                    Thread.detachNewThread {
+                        SpawnedProcess.readAll(descriptor) { collector.append($0, from: stream) }
+                        close(descriptor)
+                        collector.finish(stream)
+                        group.leave()
+                    }
+                }
                 if let timeout = invocation.timeout {
                     // A thread of its own: a timer on Dispatch's shared pool can fire late when
                     // that pool is busy with blocking work.
                     Thread.detachNewThread {
                         let deadline = Date().addingTimeInterval(timeout)
-                        while process.isRunning && Date() < deadline {
+                        while !state.hasExited && Date() < deadline {
                             Thread.sleep(forTimeInterval: min(0.05, max(0, deadline.timeIntervalSinceNow)))
                         }
-                        if process.isRunning {
+                        if !state.hasExited {
                             state.markTimedOut()
                             state.stop()
                         }
                     }
                 }
                 Thread.detachNewThread {
-                    process.waitUntilExit()
+                    let ending = process.wait()
+                    state.exited()
                     group.wait()
-                    let bySignal = process.terminationReason == .uncaughtSignal
                     continuation.resume(returning: collector.result(
-                        exitCode: process.terminationStatus, bySignal: bySignal, timedOut: state.timedOut
+                        exitCode: ending.code, bySignal: ending.bySignal, timedOut: state.timedOut
                     ))
                 }
             }
         } onCancel: {
             state.stop()
         }
+        // A command stopped by the interrupt may still end well (its TERM handler exits 0): the
+        // run was interrupted all the same.
+        try Task.checkCancellation()
+        return result
+    }
+
+    /// Starts the command with its output on two pipes; returns it and the pipes' read ends.
+    private static func start(_ path: String, _ invocation: ProcessInvocation) throws -> (SpawnedProcess, [Int32]) {
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw SpawnFailure(path: "/dev/null", reason: String(cString: strerror(errno))) }
+        defer { close(input) }
+        let output = try SpawnedProcess.makePipe()
+        let errors: (read: Int32, write: Int32)
+        do {
+            errors = try SpawnedProcess.makePipe()
+        } catch {
+            [output.read, output.write].forEach { close($0) }
+            throw error
+        }
+        defer { [output.write, errors.write].forEach { close($0) } }
+        do {
+            let process = try SpawnedProcess.spawn(
+                path: path, arguments: invocation.arguments, environment: invocation.environment,
+                workingDirectory: invocation.workingDirectory,
+                standardInput: input, standardOutput: output.write, standardError: errors.write
+            )
+            return (process, [output.read, errors.read])
+        } catch {
+            [output.read, errors.read].forEach { close($0) }
+            throw error
+        }
     }
 }
 
 /// Tracks the child so a timeout or a cancellation can stop it: SIGTERM, then SIGKILL.
 private final class ChildProcessState: @unchecked Sendable {
+    // @unchecked: every field is only touched under `lock`.
     private let lock = NSLock()
-    private var process: Process?
+    private var process: SpawnedProcess?
     private var stopRequested = false
-    private(set) var timedOut = false
+    private var signalled = false
+    private var ended = false
+    private var timedOutFlag = false
 
-    func started(_ process: Process) {
-        lock.lock()
-        self.process = process
-        let stopNow = stopRequested
-        lock.unlock()
+    var timedOut: Bool { lock.withLock { timedOutFlag } }
+    var hasExited: Bool { lock.withLock { ended } }
+
+    func started(_ process: SpawnedProcess) {
+        let stopNow = lock.withLock {
+            self.process = process
+            return stopRequested
+        }
         if stopNow { stop() }
     }
 
-    func markTimedOut() {
-        lock.lock()
-        timedOut = true
-        lock.unlock()
+    func exited() {
+        lock.withLock { ended = true }
     }
 
+    func markTimedOut() {
+        lock.withLock { timedOutFlag = true }
+    }
+
+    /// Stops the command's process group; also once the command itself has ended, when a
+    /// grandchild it left may still hold its output open.
     func stop() {
-        lock.lock()
-        stopRequested = true
-        let running = process
-        lock.unlock()
-        guard let running, running.isRunning else { return }
-        // Foundation starts each command in a process group of its own, whose id is the
-        // command's pid: signalling the group stops what `sh -c` started as well, and the
-        // command's output pipes close.
-        let pid = running.processIdentifier
-        if kill(-pid, SIGTERM) != 0 { running.terminate() }
-        Thread.detachNewThread {
-            for _ in 0..<60 where running.isRunning { Thread.sleep(forTimeInterval: 0.05) }
-            // Also when the command itself has ended: a grandchild may outlive it.
-            if kill(-pid, SIGKILL) != 0, running.isRunning { kill(pid, SIGKILL) }
+        let running = lock.withLock { () -> SpawnedProcess? in
+            stopRequested = true
+            guard let process, !signalled else { return nil }
+            signalled = true
+            return process
         }
+        running?.stop()
     }
 }
 

@@ -56,15 +56,11 @@ struct GitHooks {
         try run("pre-push", prePush, arguments: [remote, url], input: lines, extra: [:], log: log)
     }
 
+    /// Runs one hook to its end with its output collected. An interrupt of the run (the task is
+    /// cancelled) stops the hook as it stops a command: SIGTERM to its process group, SIGKILL 3 s
+    /// later. The hook starts with nothing blocked and its own process group (`SpawnedProcess`).
+    /// - Throws: `GitHookFailed` when it cannot start or refuses; `CancellationError` when it was stopped.
     private func run(_ name: String, _ path: String, arguments: [String], input: String?, extra: [String: String], log: (String) -> Void) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: workTree)
-        process.environment = environment.merging(extra) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         // The input comes from a file, not a pipe: a hook that exits without reading it must not
         // leave this process writing to a closed pipe (SIGPIPE).
         var inputFile: String?
@@ -74,20 +70,60 @@ struct GitHooks {
             try writeAtomically(Data(input.utf8), to: file)
             inputFile = file
         }
-        process.standardInput = inputFile.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
+        let output = HookOutput()
+        let ending: SpawnedProcess.Termination
         do {
-            try process.run()
+            let standardInput = open(inputFile ?? "/dev/null", O_RDONLY | O_CLOEXEC)
+            guard standardInput >= 0 else { throw SpawnFailure(path: inputFile ?? "/dev/null", reason: String(cString: strerror(errno))) }
+            defer { close(standardInput) }
+            let pipe = try SpawnedProcess.makePipe()
+            let process: SpawnedProcess
+            do {
+                defer { close(pipe.write) }
+                process = try SpawnedProcess.spawn(
+                    path: path, arguments: arguments, environment: environment.merging(extra) { $1 }, workingDirectory: workTree,
+                    standardInput: standardInput, standardOutput: pipe.write, standardError: pipe.write
+                )
+            } catch {
+                close(pipe.read)
+                throw error
+            }
+            output.collect(from: pipe.read)
+            ending = process.wait(stoppingWhen: { Task.isCancelled })
         } catch {
-            throw GitHookFailed(hook: name, path: path, status: nil, output: ["could not start it: \(error.localizedDescription)"])
+            throw GitHookFailed(hook: name, path: path, status: nil, output: ["could not start it: \(error)"])
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = String(decoding: output.wait(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             .filter { !$0.isEmpty }
         for line in lines { log("\(name): \(line)") }
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw GitHookFailed(hook: name, path: path, status: process.terminationStatus, output: lines)
+        if Task.isCancelled { throw CancellationError() }
+        guard ending == .exited(0) else {
+            throw GitHookFailed(hook: name, path: path, status: ending.code, output: lines)
         }
+    }
+}
+
+/// What a hook prints, read on a thread of its own while the hook runs.
+private final class HookOutput: @unchecked Sendable {
+    // @unchecked: `data` is written by the reader thread before `done` is signalled, read after.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Reads `descriptor` to its end on a new thread, then closes it.
+    func collect(from descriptor: Int32) {
+        Thread.detachNewThread { [self] in
+            var bytes = Data()
+            SpawnedProcess.readAll(descriptor) { bytes.append($0) }
+            close(descriptor)
+            data = bytes
+            done.signal()
+        }
+    }
+
+    /// The bytes, once the hook and whatever it left holding its output have ended.
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }
 

@@ -118,12 +118,17 @@ public enum ShiplaneCommandLine {
         root: String, session: CommandSession, environment: [String: String], executable: String
     ) throws -> (lanes: LaneCompiler.Compiled, toolchain: Toolchain) {
         let toolchain = try Toolchain.locate(environment: environment, executable: executable)
-        let compiler = LaneCompiler(
+        let interrupts = CompileInterruptWatch()
+        defer { interrupts.stop() }
+        var compiler = LaneCompiler(
             toolchain: toolchain, cacheFolder: LaneCompiler.defaultCacheFolder(environment: environment), environment: environment
         )
+        compiler.interrupted = { interrupts.interrupted }
         let compiled = try compiler.executable(root: root) {
+            interrupts.start()
             session.err.line("Compiling Lanes/ (first run, or the lanes or Shiplane changed)…")
         }
+        if interrupts.interrupted { throw CompileInterrupted() }
         if compiled.compiled {
             session.err.line("Compiled Lanes/ in \(formatSeconds(compiled.seconds)).")
             // The lanes changed: keep the editors' compilation database (`shiplane edit`) in step.
@@ -151,7 +156,8 @@ public enum ShiplaneCommandLine {
         let supervisor = LaneSupervisor(
             executable: compiled.executable, arguments: laneArguments, redactor: session.out.redactor
         )
-        switch try supervisor.run() {
+        let ending = try supervisor.run()
+        switch ending {
         case .exited(let code):
             // A run record still marked running means the program ended in the middle of its run
             // (`exit()` in lane code): settle it as for a death by signal.
@@ -167,20 +173,27 @@ public enum ShiplaneCommandLine {
                 plannedWrites: []
             ), summary: false)
         case .signaled(let signal):
-            var died = LaneProgramDied(signal: signal)
-            let lane = session.rest.first ?? "lanes"
-            var rollback: [RollbackEntry] = []
-            var noReturn: String?
-            if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, session: session) {
-                (rollback, noReturn) = settled
-                died.settled = true
-            }
-            return session.finish(LaneRunResult(
-                lane: lane, dryRun: session.globals.dryRun, startedAt: Date(), duration: 0, steps: [],
-                failure: LaneFailure(lane: lane, causes: [died], rollback: rollback, interrupted: !died.isCrash, pointOfNoReturn: noReturn),
-                plannedWrites: []
-            ), summary: false)
+            return await settleDeath(LaneProgramDied(signal: signal), root: root, session: session)
+        case .killedAfterGrace(let interrupt):
+            return await settleDeath(LaneProgramDied(signal: SIGKILL, ignoredInterrupt: interrupt), root: root, session: session)
         }
+    }
+
+    /// The lane program died of a signal: its run is settled from the record and reported.
+    static func settleDeath(_ death: LaneProgramDied, root: String, session: CommandSession) async -> Int32 {
+        var died = death
+        let lane = session.rest.first ?? "lanes"
+        var rollback: [RollbackEntry] = []
+        var noReturn: String?
+        if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, session: session) {
+            (rollback, noReturn) = settled
+            died.settled = true
+        }
+        return session.finish(LaneRunResult(
+            lane: lane, dryRun: session.globals.dryRun, startedAt: Date(), duration: 0, steps: [],
+            failure: LaneFailure(lane: lane, causes: [died], rollback: rollback, interrupted: !died.isCrash, pointOfNoReturn: noReturn),
+            plannedWrites: []
+        ), summary: false)
     }
 
     /// After the lane program died: rolls its run back from the record when it had not passed its

@@ -8,11 +8,12 @@ import Shiplane
 /// hands over the command line (`--shiplane-root ROOT [global options] LANE [lane options]`).
 public enum LaneHost {
     public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = []) async -> Never {
+        let supervisor = SupervisorLifeline.hold()
         lineBufferStandardOutput()
         let environment = ProcessInfo.processInfo.environment
         let code = await run(
             arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks, locations: locations,
-            environment: environment, currentDirectory: FileManager.default.currentDirectoryPath
+            environment: environment, currentDirectory: FileManager.default.currentDirectoryPath, supervisor: supervisor
         )
         exit(code)
     }
@@ -31,10 +32,11 @@ public enum LaneHost {
     }
 
     /// Runs the command line and returns the exit code; everything the run prints goes to the
-    /// process's standard output and error.
+    /// process's standard output and error. `supervisor` is the `shiplane` process that started
+    /// this one, told when an interrupt reaches the lane first (Ctrl-C at a terminal).
     public static func run(
         arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = [],
-        environment: [String: String], currentDirectory: String
+        environment: [String: String], currentDirectory: String, supervisor: pid_t? = nil
     ) async -> Int32 {
         var arguments = arguments
         var root = currentDirectory
@@ -85,14 +87,15 @@ public enum LaneHost {
                     suggestion: "call it from another lane with `try await lane.call(\(lane).self)`"
                 )
             }
-            return await runLane(lane, arguments: Array(session.rest.dropFirst()), hooks: hooks, root: root, session: session)
+            return await runLane(lane, arguments: Array(session.rest.dropFirst()), hooks: hooks, root: root, session: session, supervisor: supervisor)
         } catch {
             return session.failWithoutRun(error, command: "shiplane" + (session.rest.first.map { " " + $0 } ?? ""))
         }
     }
 
     static func runLane<L: Lane>(
-        _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session given: CommandSession
+        _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session given: CommandSession,
+        supervisor: pid_t? = nil
     ) async -> Int32 {
         var translated = given
         translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
@@ -138,7 +141,12 @@ public enum LaneHost {
         let runner = LaneRunner(rollbackOnFailure: !session.globals.noRollback)
         let task = Task { await runner.run(lane, in: context) }
         let interrupts = InterruptHandler(
-            onInterrupt: { task.cancel() },
+            onInterrupt: {
+                task.cancel()
+                // The supervisor starts its grace period (`LaneSupervisor`): Ctrl-C at a terminal
+                // reaches the lane program's process group, not `shiplane`.
+                if let supervisor { kill(supervisor, LaneSupervisor.interruptedSignal) }
+            },
             onRepeat: {
                 session.err.line("Still stopping: undoing what the run did first (the record in .git/shiplane lets `shiplane rollback` finish it if this process is killed).")
             }

@@ -11,6 +11,9 @@ struct LaneCompiler {
     var toolchain: Toolchain
     var cacheFolder: String
     var environment: [String: String]
+    /// True once the compile should stop (an interrupt, `CompileInterruptWatch`): the compiler
+    /// is stopped and the compile throws `CompileInterrupted`.
+    var interrupted: @Sendable () -> Bool = { false }
 
     struct Compiled {
         var executable: String
@@ -113,7 +116,8 @@ struct LaneCompiler {
         arguments += toolchain.extraFlags
         arguments += sources.map(\.absolute)
         arguments.append(entry)
-        let result = try Self.runCompiler(toolchain.swiftc, arguments: arguments, environment: environment)
+        let result = try Self.runCompiler(toolchain.swiftc, arguments: arguments, environment: environment, stoppingWhen: interrupted)
+        if interrupted() { throw CompileInterrupted() }
         guard result.status == 0, FileManager.default.isExecutableFile(atPath: output) else {
             throw CompileFailure(
                 diagnostics: Self.userFacingDiagnostics(result.output, root: root, entry: entry),
@@ -121,7 +125,7 @@ struct LaneCompiler {
             )
         }
         // Published with the executable (one rename), or not at all: then `lanes` asks the program.
-        if let catalog = Self.askCatalog(of: output, root: root, environment: environment), let data = try? catalog.encoded() {
+        if let catalog = Self.askCatalog(of: output, root: root, environment: environment, stoppingWhen: interrupted), let data = try? catalog.encoded() {
             try? writeAtomically(data, to: staging + "/" + LaneCatalogFile.fileName)
         }
         let target = "\(lanesCache)/\(key)"
@@ -185,7 +189,8 @@ struct LaneCompiler {
         if let data = FileManager.default.contents(atPath: memo), !data.isEmpty {
             return String(decoding: data, as: UTF8.self)
         }
-        let result = try Self.runCompiler(toolchain.swiftc, arguments: ["--version"], environment: environment)
+        let result = try Self.runCompiler(toolchain.swiftc, arguments: ["--version"], environment: environment, stoppingWhen: interrupted)
+        if interrupted() { throw CompileInterrupted() }
         guard result.status == 0 else {
             throw EnvironmentProblem("`\(toolchain.swiftc) --version` failed", info: [("output", result.output)])
         }
@@ -201,48 +206,66 @@ struct LaneCompiler {
     }
 
     /// Runs the just-compiled lanes program once for its catalog (at most 30 s: lane types'
-    /// static properties are lane code). Nil when it fails or says nothing usable.
-    static func askCatalog(of program: String, root: String, environment: [String: String]) -> LaneCatalogFile? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["--shiplane-root", root, LaneCatalogFile.argument]
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        guard (try? process.run()) != nil else { return nil }
-        let reader = pipe.fileHandleForReading
-        let output = OutputCollector()
-        let reading = Thread { output.set(reader.readDataToEndOfFile()) }
-        reading.start()
-        if ended.wait(timeout: .now() + 30) == .timedOut {
-            process.terminate()
-            ended.wait()
-            return nil
-        }
-        guard process.terminationStatus == 0, let data = output.wait() else { return nil }
-        return try? JSONDecoder().decode(LaneCatalogFile.self, from: data)
+    /// static properties are lane code). Nil when it fails, says nothing usable, or is stopped.
+    static func askCatalog(
+        of program: String, root: String, environment: [String: String], stoppingWhen interrupted: @escaping () -> Bool = { false }
+    ) -> LaneCatalogFile? {
+        let deadline = Date().addingTimeInterval(30)
+        guard let result = try? run(
+            program, arguments: ["--shiplane-root", root, LaneCatalogFile.argument], environment: environment,
+            workingDirectory: root, errorsToo: false, stoppingWhen: { interrupted() || Date() > deadline }
+        ), result.status == 0, !result.stopped else { return nil }
+        return try? JSONDecoder().decode(LaneCatalogFile.self, from: Data(result.output.utf8))
     }
 
-    static func runCompiler(_ swiftc: String, arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swiftc)
-        process.arguments = arguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+    /// Runs `swiftc` to its end (or until `interrupted` says to stop it), with its output.
+    /// - Throws: `EnvironmentProblem` when it cannot be started.
+    static func runCompiler(
+        _ swiftc: String, arguments: [String], environment: [String: String], stoppingWhen interrupted: @escaping () -> Bool = { false }
+    ) throws -> (status: Int32, output: String) {
         do {
-            try process.run()
+            let result = try run(swiftc, arguments: arguments, environment: environment, workingDirectory: nil, errorsToo: true, stoppingWhen: interrupted)
+            return (result.status, result.output)
         } catch {
             throw EnvironmentProblem("could not start \(swiftc): \(error)", suggestion: "check that swiftc is executable, or set SHIPLANE_SWIFTC")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Runs a program with a clean signal mask in its own process group (`SpawnedProcess`) and
+    /// collects its standard output (and error, with `errorsToo`); stops it when `stop` says so.
+    private static func run(
+        _ program: String, arguments: [String], environment: [String: String], workingDirectory: String?,
+        errorsToo: Bool, stoppingWhen stop: () -> Bool
+    ) throws -> (status: Int32, output: String, stopped: Bool) {
+        let nothing = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard nothing >= 0 else { throw SpawnFailure(path: "/dev/null", reason: String(cString: strerror(errno))) }
+        defer { close(nothing) }
+        let pipe = try SpawnedProcess.makePipe()
+        let process: SpawnedProcess
+        do {
+            defer { close(pipe.write) }
+            process = try SpawnedProcess.spawn(
+                path: program, arguments: arguments, environment: environment, workingDirectory: workingDirectory,
+                standardInput: nothing, standardOutput: pipe.write, standardError: errorsToo ? pipe.write : nothing
+            )
+        } catch {
+            close(pipe.read)
+            throw error
+        }
+        let output = OutputCollector()
+        Thread.detachNewThread {
+            var bytes = Data()
+            SpawnedProcess.readAll(pipe.read) { bytes.append($0) }
+            close(pipe.read)
+            output.set(bytes)
+        }
+        var stopped = false
+        let ending = process.wait(stoppingWhen: {
+            stopped = stopped || stop()
+            return stopped
+        })
+        let data = output.wait() ?? Data()
+        return (ending.bySignal ? 128 + ending.code : ending.code, String(decoding: data, as: UTF8.self), stopped)
     }
 
     /// The compiler's messages with paths relative to the repository (`Lanes/Release.swift:12:5`).

@@ -21,91 +21,89 @@ struct LaneSupervisor {
     let arguments: [String]
     var redactor = SecretRedactor()
 
+    /// Seconds the lane program has to end after an interrupt before it is killed (README,
+    /// "Interrupts and CI cancellation"): enough for a run to roll itself back, short enough to
+    /// settle the run before a CI runner's own SIGKILL (GitHub Actions: 7.5 s after SIGINT).
+    static let stopGrace: TimeInterval = 5
+
+    /// What the lane program sends `shiplane` when an interrupt reached it and not `shiplane`
+    /// (Ctrl-C at a terminal goes to the lane program's foreground group): the grace starts.
+    static let interruptedSignal = SIGUSR1
+
     /// How the child ended.
     enum Ending: Equatable {
         case exited(Int32)
         case signaled(Int32)
+        /// It did not end within `stopGrace` of this interrupt, and was killed (SIGKILL).
+        case killedAfterGrace(Int32)
     }
 
     /// Runs the child to its end.
     /// - Throws: `EnvironmentProblem` when it cannot be started.
     func run() throws -> Ending {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The child starts with no blocked signals and default dispositions, whatever this
-        // process inherited or set for itself.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var cArguments = argv + [nil]
-        fflush(nil)
-
-        // While the child runs, what is sent to this process is passed on to it.
+        // While the child runs, what is sent to this process is passed on to it; the first
+        // interrupt also starts the grace period.
         let forwardedSignals = [SIGINT, SIGTERM, SIGHUP]
-        let forwarded = forwardedSignals.map { number -> DispatchSourceSignal in
+        let sources = (forwardedSignals + [Self.interruptedSignal]).map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: .global())
         }
-        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
-            throw EnvironmentProblem("could not start the compiled lanes: no pipe (\(String(cString: strerror(errno))))")
+        let outPipe: (read: Int32, write: Int32), errPipe: (read: Int32, write: Int32)
+        do {
+            outPipe = try SpawnedProcess.makePipe()
+            errPipe = try SpawnedProcess.makePipe()
+        } catch {
+            throw EnvironmentProblem("could not start the compiled lanes: \(error)")
         }
-        for descriptor in [outPipe[0], errPipe[0]] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        posix_spawn_file_actions_addclose(&actions, outPipe[1])
-        posix_spawn_file_actions_addclose(&actions, errPipe[1])
         var environment = ProcessInfo.processInfo.environment
         environment["SHIPLANE_STDOUT_IS_TERMINAL"] = isatty(1) == 1 ? "1" : nil
         environment["SHIPLANE_STDERR_IS_TERMINAL"] = isatty(2) == 1 ? "1" : nil
-        let environmentStrings = environment.map { strdup("\($0.key)=\($0.value)") }
-        defer { environmentStrings.forEach { free($0) } }
-        var cEnvironment = environmentStrings + [nil]
+        environment[SupervisorLifeline.variable] = String(getpid())
 
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
-        close(outPipe[1])
-        close(errPipe[1])
-        let relays = [OutputRelay(from: outPipe[0], to: 1, redactor: redactor), OutputRelay(from: errPipe[0], to: 2, redactor: redactor)]
+        fflush(nil)
+        // Started and waited for on this one thread: on Linux the lane program's parent-death
+        // signal (`SupervisorLifeline`) fires when the thread that started it ends. The child
+        // starts with nothing blocked, default signal actions and a process group of its own.
+        let spawned = Result {
+            try SpawnedProcess.spawn(
+                path: executable, arguments: arguments, environment: environment, workingDirectory: nil,
+                standardInput: STDIN_FILENO, standardOutput: outPipe.write, standardError: errPipe.write
+            )
+        }
+        close(outPipe.write)
+        close(errPipe.write)
+        let relays = [OutputRelay(from: outPipe.read, to: 1, redactor: redactor), OutputRelay(from: errPipe.read, to: 2, redactor: redactor)]
         defer { relays.forEach { $0.finish() } }
-        guard spawned == 0 else {
+        let child: SpawnedProcess
+        do {
+            child = try spawned.get()
+        } catch {
             throw EnvironmentProblem(
-                "could not start the compiled lanes at \(executable): \(String(cString: strerror(spawned)))",
+                "could not start the compiled lanes at \(error)",
                 suggestion: "delete the lane cache folder and run again"
             )
         }
-        let child = pid
-        for (source, number) in zip(forwarded, forwardedSignals) {
-            source.setEventHandler { kill(child, number) }
+        let stopping = GracePeriod(group: child.pid, seconds: Self.stopGrace)
+        for (source, number) in zip(sources, forwardedSignals + [Self.interruptedSignal]) {
+            let forwarded = number == Self.interruptedSignal ? nil : number
+            source.setEventHandler {
+                if let forwarded { kill(child.pid, forwarded) }
+                stopping.begin(after: forwarded ?? SIGINT)
+            }
             source.resume()
         }
-        defer { forwarded.forEach { $0.cancel() } }
-        let terminal = ForegroundTerminal(handingTo: child)
+        defer { sources.forEach { $0.cancel() } }
+        let terminal = ForegroundTerminal(handingTo: child.pid)
         defer { terminal?.takeBack() }
 
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) == -1 {
-            guard errno == EINTR else {
-                throw EnvironmentProblem("lost track of the lane program (pid \(child)): \(String(cString: strerror(errno)))")
-            }
-        }
+        let ending = child.wait()
+        let interrupt = stopping.childEnded()
         relays.forEach { $0.finish() }
-        // The wait status: the low 7 bits are the signal that ended the process, 0 for an exit.
-        let endingSignal = status & 0x7f
-        return endingSignal == 0 ? .exited((status >> 8) & 0xff) : .signaled(endingSignal)
+        if ending == .signaled(SIGKILL), let interrupt { return .killedAfterGrace(interrupt) }
+        switch ending {
+        case .exited(let code): return .exited(code)
+        case .signaled(let signal): return .signaled(signal)
+        }
     }
 }
 
@@ -139,7 +137,9 @@ struct LaneProgramDied: ReportableError {
 
     var isCrash: Bool { Self.crashSignals.contains(signal) }
 
-    var name: String {
+    var name: String { Self.name(of: signal) }
+
+    static func name(of signal: Int32) -> String {
         switch signal {
         case SIGILL: "SIGILL"
         case SIGTRAP: "SIGTRAP"
@@ -157,13 +157,19 @@ struct LaneProgramDied: ReportableError {
     }
 
     var message: String {
-        isCrash
+        if let ignoredInterrupt {
+            return "the lane program did not stop within \(formatSeconds(LaneSupervisor.stopGrace)) of \(Self.name(of: ignoredInterrupt)) (lane code blocked), so it was killed (SIGKILL)"
+        }
+        return isCrash
             ? "the lane program crashed (\(name)): a Swift runtime trap, such as a force unwrap of nil or an index out of range"
             : "the lane program was stopped by \(name)"
     }
 
     /// True when the supervisor settled the run from its record (rolled back, or left resumable).
     var settled = false
+
+    /// The interrupt the lane program did not end within the grace period of; it was then killed.
+    var ignoredInterrupt: Int32?
 
     var info: [(key: String, value: String)] {
         settled ? [] : [("rollback", "the lane program could not roll back what it changed before it ended")]

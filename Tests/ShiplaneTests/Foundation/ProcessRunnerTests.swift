@@ -66,6 +66,41 @@ struct ProcessRunnerTests {
         #expect(left.status == 1 && left.output.isEmpty, "the grandchild is gone: \(left.output)")
     }
 
+    /// A command started directly (not through a shell, which unblocks signals itself) has
+    /// nothing blocked, so a timeout ends it with SIGTERM, not with the SIGKILL 3 s later.
+    @Test func aCommandStartsWithNothingBlockedAndATimeoutEndsItWithTerm() async throws {
+        let duration = "30.\(Int.random(in: 1000...9999))"
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "sleep", arguments: [duration], environment: environment, timeout: 1.5)
+        ) { _, _ in }
+        #expect(result.timedOut)
+        #expect(result.terminatedBySignal && result.exitCode == SIGTERM, "\(result)")
+    }
+
+    /// What `/proc/PID/status` says a command started by the runner has blocked.
+    @Test func theBlockedMaskOfACommandIsEmpty() async throws {
+        let duration = "30.\(Int.random(in: 1000...9999))"
+        let task = Task {
+            try await LiveProcessRunner().run(
+                ProcessInvocation(executable: "sleep", arguments: [duration], environment: environment, timeout: 20)
+            ) { _, _ in }
+        }
+        var blocked: String?
+        for _ in 0..<100 where blocked == nil {
+            // argv[0] is the path the runner found (`/usr/bin/sleep`).
+            let found = try runTool(["pgrep", "-f", "/sleep \(duration)$"])
+            if let pid = found.output.split(separator: "\n").first,
+               let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
+                blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.map(String.init)
+            } else {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+        }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(blocked == "SigBlk:\t0000000000000000")
+    }
+
     @Test func aMissingCommandIsNamed() async throws {
         await #expect(throws: CommandNotFound.self) {
             try await LiveProcessRunner().run(

@@ -28,11 +28,19 @@ final class SupervisedRun {
         for _ in 0..<600 where !condition() { usleep(100_000) }
     }
 
+    /// The supervisor's pid.
+    var pid: pid_t { process.processIdentifier }
+
+    /// The pids of the lane programs the supervisor runs (its children).
+    func lanePrograms() throws -> [pid_t] {
+        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"], in: folder, environment: environment)
+        return children.stdout.split(separator: "\n").compactMap { Int32($0) }
+    }
+
     /// SIGKILLs the process group of each lane program the supervisor runs; false when there was none.
     @discardableResult
     func killLaneProgram() throws -> Bool {
-        let children = try runProgram("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"], in: folder, environment: environment)
-        let lanePrograms = children.stdout.split(separator: "\n").compactMap { Int32($0) }
+        let lanePrograms = try lanePrograms()
         for pid in lanePrograms { kill(-pid, SIGKILL) }
         return !lanePrograms.isEmpty
     }
