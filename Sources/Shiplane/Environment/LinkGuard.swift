@@ -11,8 +11,8 @@ public enum LinkGuard {
     /// A file that does not exist yet is judged by its nearest existing folder; a dangling link
     /// by where it points.
     public static func destinationOutside(_ root: String, of path: String) -> String? {
-        let lexicalRoot = (root as NSString).standardizingPath
-        let lexicalPath = (path as NSString).standardizingPath
+        let lexicalRoot = lexical(root)
+        let lexicalPath = lexical(path)
         guard lexicalPath.hasPrefix(lexicalRoot == "/" ? "/" : lexicalRoot + "/"),
               let realRoot = realPath(lexicalRoot) else { return nil }
         var existing = lexicalPath
@@ -35,6 +35,18 @@ public enum LinkGuard {
         return resolved == realRoot || resolved.hasPrefix(realRoot + "/") ? nil : resolved
     }
 
+    /// `path` with `.`, `..` and repeated slashes taken out by its text alone: no link is followed
+    /// (`standardizingPath` may resolve them, which would hide the very link looked for).
+    static func lexical(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// `path` with every symbolic link resolved, or nil when it does not exist.
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
@@ -48,7 +60,7 @@ public enum LinkGuard {
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
               let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { return nil }
         let absolute = target.hasPrefix("/") ? target : (path as NSString).deletingLastPathComponent + "/" + target
-        return (absolute as NSString).standardizingPath
+        return lexical(absolute)
     }
 }
 

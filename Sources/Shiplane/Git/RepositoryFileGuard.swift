@@ -8,7 +8,7 @@ public enum RepositoryFileGuard {
     /// repository, in words that follow the path ("is a file git tracks (VERSION)"); nil when
     /// nothing would be damaged, or no repository encloses it.
     public static func damage(writing path: String) -> String? {
-        let lexical = (path as NSString).standardizingPath
+        let lexical = LinkGuard.lexical(path)
         if lexical.split(separator: "/").contains(".git") {
             return "is inside .git, the repository's own folder"
         }
