@@ -18,11 +18,13 @@ struct NetworkFailureTests {
         _ = try repo.shiplane(["lanes"])  // compile first: the time below is the run's alone
         let port = try closedLoopbackPort()
         let started = Date()
-        let result = try await repo.shiplaneAsync(["notify"], environment: ["HOOK_TARGET": "http://127.0.0.1:\(port)/hook"])
+        // Not a secret by its variable's name: the webhook's URL is one all the same.
+        let result = try await repo.shiplaneAsync(["notify"], environment: ["HOOK_TARGET": "http://127.0.0.1:\(port)/hooks/T0AB12CD34/secretPathToken99"])
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 1, "\(result.all)")
         #expect(elapsed < 15, "took \(elapsed) s (59 s before)")
         #expect(result.stderr.contains("POST http://127.0.0.1:\(port)/*** failed: connection refused by 127.0.0.1:\(port) (5 attempts)"), "\(result.all)")
         #expect(!result.all.contains("errno") && !result.all.contains("error set"), "\(result.all)")
+        #expect(!result.all.contains("secretPathToken99") && !result.all.contains("T0AB12CD34"), "the path of a webhook is its secret: \(result.all)")
     }
 }
