@@ -188,6 +188,7 @@ public struct WriteChangelog: Action {
         let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
         let section = renderer.renderSection(release)
         let full = path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path
+        try step.refuseLinkLeavingRepository(full, shownAs: path)
         let existingBytes = try lane.fileSystem.contents(of: full)
         let existing = existingBytes.map { String(decoding: $0, as: UTF8.self) }
         let updated = try ChangelogFileEditor().updatedChangelog(
@@ -198,7 +199,7 @@ public struct WriteChangelog: Action {
         if step.isDryRun {
             step.log("would write to \(path):\n" + section)
         }
-        step.note("\(release.title): \(release.commits.count) commits")
+        step.note("\(release.title): \(counted(release.commits.count, "commit"))")
         return ChangelogWriteResult(section: section, fileChanges: change.map { [$0] } ?? [])
     }
 }

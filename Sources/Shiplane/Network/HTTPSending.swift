@@ -32,7 +32,6 @@ public struct LiveHTTPClient: HTTPSending {
     /// (made on first use, never shut down, like `HTTPClient.shared`).
     private func client(for request: HTTPRequest) -> HTTPClient {
         if let given { return given }
-        guard request.connectTimeout != nil || request.readTimeout != nil else { return HTTPClient.shared }
         return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30)
     }
 
@@ -67,6 +66,11 @@ public struct LiveHTTPClient: HTTPSending {
 }
 
 /// AsyncHTTPClient clients by their connect and read timeouts: a run uses one pair, so one client.
+///
+/// A failed connection fails the attempt at once (`retryConnectionEstablishment` off):
+/// AsyncHTTPClient would otherwise keep reconnecting until the connect timeout, so a refused
+/// connection took the whole 10 s on each of five attempts. `HTTPTransport` retries instead,
+/// with short waits for connect errors (`RetryPolicy.connectRetryBudget`).
 final class TimeoutClients: @unchecked Sendable {
     // @unchecked: `clients` is only touched under `lock`.
     static let shared = TimeoutClients()
@@ -80,6 +84,7 @@ final class TimeoutClients: @unchecked Sendable {
             var configuration = HTTPClient.Configuration()
             configuration.timeout = .init(
                 connect: .milliseconds(Int64(connect * 1000)), read: .milliseconds(Int64(read * 1000)))
+            configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[key] = client
             return client

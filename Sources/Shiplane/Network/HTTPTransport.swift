@@ -73,10 +73,12 @@ public struct HTTPTransport: Sendable {
         request.readTimeout = request.readTimeout ?? policy.readTimeout
         var attempt = 0
         var timeouts = 0
+        var connectFailures = 0
         while true {
             attempt += 1
             var reason = ""
             var serverWait: Double?
+            var connectWait: Double?
             do {
                 let response = try await sender.send(request, maxResponseBytes: maxResponseBytes, onEvent: onEvent)
                 let decision = retryDecision(for: response)
@@ -109,19 +111,29 @@ public struct HTTPTransport: Sendable {
                     // could do it twice (a second release, a second message): the caller decides.
                     throw HTTPTransportError.responseLost(method: request.method.rawValue, url: shownURL, reason: failure.text)
                 }
-                if failure.isTimeout && failure.mayHaveLanded {
+                let method = request.method.rawValue
+                if failure.isTimeout {
+                    // A server that let a whole timeout pass is tried once more, not five times.
                     timeouts += 1
                     if timeouts > policy.timeoutRetries || attempt >= policy.maxAttempts {
-                        throw HTTPTransportError.noResponse(method: request.method.rawValue, url: shownURL, attempts: attempt, reason: failure.text)
+                        throw failure.mayHaveLanded
+                            ? HTTPTransportError.noResponse(method: method, url: shownURL, attempts: attempt, reason: failure.text)
+                            : HTTPTransportError.connectionFailed(method: method, url: shownURL, attempts: attempt, reason: failure.text)
+                    }
+                } else if failure.isConnectError {
+                    // Refused, unknown host, unreachable: back at once, so retried after short
+                    // waits that stop within `connectRetryBudget`.
+                    connectFailures += 1
+                    connectWait = policy.connectBackoff(afterFailure: connectFailures)
+                    if connectWait == nil || attempt >= policy.maxAttempts {
+                        throw HTTPTransportError.connectionFailed(method: method, url: shownURL, attempts: attempt, reason: failure.text)
                     }
                 } else if attempt >= policy.maxAttempts {
-                    throw HTTPTransportError.connectionFailed(
-                        method: request.method.rawValue, url: shownURL, attempts: attempt,
-                        underlying: error)
+                    throw HTTPTransportError.connectionFailed(method: method, url: shownURL, attempts: attempt, reason: failure.text)
                 }
                 reason = failure.text
             }
-            let delay = serverWait ?? policy.backoff(afterAttempt: attempt)
+            let delay = serverWait ?? connectWait ?? policy.backoff(afterAttempt: attempt)
             onEvent(.retrying(
                 method: request.method.rawValue, url: shownURL, attempt: attempt + 1,
                 maxAttempts: policy.maxAttempts, reason: reason, delay: delay))
@@ -171,51 +183,6 @@ public struct HTTPTransport: Sendable {
             if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
         }
         return nil
-    }
-
-    /// What went wrong with one attempt that got no response, in words that say which timeout
-    /// fired, and whether the request may have reached the server.
-    struct AttemptFailure: Equatable {
-        var text: String
-        var isTimeout: Bool
-        /// False only when the request certainly never left (no connection was made).
-        var mayHaveLanded: Bool
-    }
-
-    static func classify(_ error: any Error, request: HTTPRequest) -> AttemptFailure {
-        func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) s" : String(format: "%g s", value) }
-        let connect = seconds(request.connectTimeout ?? 10)
-        let read = seconds(min(request.readTimeout ?? 30, request.timeout))
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .connectTimeout: return AttemptFailure(text: "could not connect within \(connect)", isTimeout: true, mayHaveLanded: false)
-            case .readTimeout: return AttemptFailure(text: "no response within \(read)", isTimeout: true, mayHaveLanded: true)
-            case .deadlineExceeded:
-                return AttemptFailure(text: "no complete response within \(seconds(request.timeout))", isTimeout: true, mayHaveLanded: true)
-            case .remoteConnectionClosed:
-                return AttemptFailure(text: "the server closed the connection before answering", isTimeout: false, mayHaveLanded: true)
-            default: break
-            }
-        }
-        if case ChannelError.connectTimeout? = error as? ChannelError {
-            return AttemptFailure(text: "could not connect within \(connect)", isTimeout: true, mayHaveLanded: false)
-        }
-        // No connection was made (refused, unreachable, no such host): nothing was sent.
-        if error is NIOConnectionError || (error as? IOError)?.errnoCode == ECONNREFUSED {
-            return AttemptFailure(text: "failed to connect (\(describeConnectionError(error)))", isTimeout: false, mayHaveLanded: false)
-        }
-        return AttemptFailure(text: describeConnectionError(error), isTimeout: false, mayHaveLanded: true)
-    }
-
-    static func describeConnectionError(_ error: any Error) -> String {
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .readTimeout, .deadlineExceeded, .connectTimeout, .writeTimeout: return "a timeout"
-            case .remoteConnectionClosed: return "the connection was closed"
-            default: return "a connection error (\(clientError))"
-            }
-        }
-        return "a connection error (\(error))"
     }
 
     /// The size of a regular file.

@@ -2,8 +2,9 @@ import Foundation
 
 /// A request that could not be completed: connection failures, exhausted retries, rate limits.
 public enum HTTPTransportError: ReportableError {
-    /// The server could not be reached or dropped the connection on every attempt.
-    case connectionFailed(method: String, url: String, attempts: Int, underlying: any Error)
+    /// The server could not be reached or dropped the connection on every attempt; `reason` is
+    /// the last attempt's, as one sentence ("connection refused by 127.0.0.1:9").
+    case connectionFailed(method: String, url: String, attempts: Int, reason: String)
     /// The server kept answering with a retryable status until the attempts ran out.
     case retriesExhausted(method: String, url: String, attempts: Int, status: Int, contentType: String?, bodySnippet: String)
     /// The server asked to wait longer than the policy allows (rate limit).
@@ -21,8 +22,8 @@ public enum HTTPTransportError: ReportableError {
     /// Names the request and what happened to it.
     public var message: String {
         switch self {
-        case let .connectionFailed(method, url, attempts, _):
-            return "\(method) \(url) failed to connect after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        case let .connectionFailed(method, url, attempts, reason):
+            return "\(method) \(url) failed: \(reason) (\(attempts) attempt\(attempts == 1 ? "" : "s"))"
         case let .retriesExhausted(method, url, attempts, status, _, _):
             return "\(method) \(url) still answered HTTP \(status) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
         case let .waitTooLong(method, url, status, requested, _):
@@ -41,13 +42,11 @@ public enum HTTPTransportError: ReportableError {
     /// The cause, the last status and body, the waits, or why a file was unreadable.
     public var info: [(key: String, value: String)] {
         switch self {
-        case let .connectionFailed(_, _, _, underlying):
-            return [("cause", String(describing: underlying))]
         case let .retriesExhausted(_, _, _, status, contentType, snippet):
             return [("status", String(status)), ("content-type", contentType ?? "none"), ("body", snippet)]
         case let .waitTooLong(_, _, _, requested, maxWait):
             return [("requested wait", "\(Int(requested.rounded(.up))) s"), ("maximum wait", "\(Int(maxWait)) s")]
-        case .invalidURL, .responseLost, .noResponse:
+        case .connectionFailed, .invalidURL, .responseLost, .noResponse:
             return []
         case let .fileUnreadable(_, reason):
             return [("reason", reason)]
@@ -57,7 +56,7 @@ public enum HTTPTransportError: ReportableError {
     /// What to do next; nil for an unreadable file, whose reason says it.
     public var suggestion: String? {
         switch self {
-        case .connectionFailed: return "check the network and the URL, then run again"
+        case .connectionFailed: return "check that the server is up and the URL (host and port) is right, then run again"
         case .retriesExhausted: return "the service is failing; try again later"
         case .waitTooLong: return "wait for the rate limit to reset, then run again"
         case .invalidURL: return "use an absolute http:// or https:// URL"
@@ -65,11 +64,5 @@ public enum HTTPTransportError: ReportableError {
         case .noResponse: return "the server is not answering; try again later, or raise SHIPLANE_HTTP_READ_TIMEOUT for a slow server"
         case .fileUnreadable: return nil
         }
-    }
-
-    /// The connection error behind a failed connection; nothing otherwise.
-    public var underlyingErrors: [any Error] {
-        if case let .connectionFailed(_, _, _, underlying) = self { return [underlying] }
-        return []
     }
 }

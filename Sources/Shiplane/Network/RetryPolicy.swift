@@ -16,8 +16,14 @@ public struct RetryPolicy: Sendable {
     public var connectTimeout: Double
     /// Seconds a server may stay silent once the request is sent (`SHIPLANE_HTTP_READ_TIMEOUT`).
     public var readTimeout: Double
-    /// How often a request that got no response in time is sent again (idempotent ones only).
+    /// How often a request that got no response in time is sent again (idempotent ones only);
+    /// also how often a connection that timed out is tried again.
     public var timeoutRetries: Int
+    /// The most a request waits in all between attempts that could not connect at all (refused,
+    /// unknown host, unreachable), in seconds. Those waits start at a quarter of `baseDelay` and
+    /// double: such failures come back at once, and a server that is down now is rarely up a
+    /// second later, so they are retried quickly and give up within a few seconds.
+    public var connectRetryBudget: Double
     /// Returns a number in the given range; the live value is uniform random.
     public var random: @Sendable (ClosedRange<Double>) -> Double
     /// Waits the given seconds; the live value is `Task.sleep`.
@@ -32,6 +38,7 @@ public struct RetryPolicy: Sendable {
         connectTimeout: Double = 10,
         readTimeout: Double = 30,
         timeoutRetries: Int = 1,
+        connectRetryBudget: Double = 5,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) },
         sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.liveSleep
     ) {
@@ -42,6 +49,7 @@ public struct RetryPolicy: Sendable {
         self.connectTimeout = max(0.001, connectTimeout)
         self.readTimeout = max(0.001, readTimeout)
         self.timeoutRetries = max(0, timeoutRetries)
+        self.connectRetryBudget = max(0, connectRetryBudget)
         self.random = random
         self.sleep = sleep
     }
@@ -65,6 +73,23 @@ public struct RetryPolicy: Sendable {
     public static let liveSleep: @Sendable (Double) async throws -> Void = { seconds in
         guard seconds > 0 else { return }
         try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+    }
+
+    /// The longest wait after the `failure`-th attempt in a row that could not connect: a
+    /// quarter of `baseDelay`, doubling (0.25, 0.5, 1, 2 s by default).
+    public func connectBackoffCeiling(afterFailure failure: Int) -> Double {
+        min(maxDelay, baseDelay / 4 * pow(2, Double(max(0, min(failure - 1, 30)))))
+    }
+
+    /// The wait after the `failure`-th attempt that could not connect (full jitter below the
+    /// ceiling), or nil when waiting it would take the waits for connecting past
+    /// `connectRetryBudget`: then the request fails.
+    public func connectBackoff(afterFailure failure: Int) -> Double? {
+        let spent = (1...max(1, failure)).map(connectBackoffCeiling(afterFailure:)).reduce(0, +)
+        guard spent <= connectRetryBudget else { return nil }
+        let ceiling = connectBackoffCeiling(afterFailure: failure)
+        guard ceiling > 0 else { return 0 }
+        return min(ceiling, max(0, random(0...ceiling)))
     }
 
     /// The backoff before attempt `attempt + 1`, after `attempt` failed attempts (full jitter).

@@ -18,14 +18,16 @@ public struct Webhook: AsyncAction {
         self.values = values
     }
 
-    /// The URL, redacted when shown.
-    public var options: [StepOption] { [StepOption("url", url)] }
+    /// The URL with its host and its secret parts hidden (`http://127.0.0.1:9/***`).
+    public var options: [StepOption] { [StepOption("url", SecretRedactor(secrets: [url]).redact(url))] }
 
     /// Posts the rendered template; in a dry run only notes what it would post.
     /// - Throws: `NotifyError` for an invalid URL or template or a non-2xx answer;
     ///   `HTTPTransportError` when it cannot be delivered.
     public func run(in step: StepContext) async throws {
-        let transport = step.httpTransport()
+        // The URL is a secret (webhooks keep their token in it): shown with its host, its path hidden.
+        var transport = step.httpTransport()
+        transport.redactor = transport.redactor.adding([url])
         let notifier = try WebhookNotifier(url: url, transport: transport)
         let redacted = values.mapValues(transport.redactor.redact)
         if step.isDryRun {

@@ -42,7 +42,8 @@ public struct DotEnv: Sendable {
 
     /// Loads `.env` then `.env.<environment>` from `directory` (missing files are skipped);
     /// later files override earlier ones.
-    /// - Throws: `DotEnvError` with every malformed line of every file, or a read error.
+    /// - Throws: `DotEnvError` with every malformed line of every file; `DotEnvFileUnreadable`
+    ///   for a file that is a folder, cannot be read or is not UTF-8 text.
     public static func load(directory: URL, environment: String? = nil) throws -> DotEnv {
         var names = [".env"]
         if let environment, !environment.isEmpty { names.append(".env.\(environment)") }
@@ -50,8 +51,15 @@ public struct DotEnv: Sendable {
         var problems: [DotEnvError.Problem] = []
         for name in names {
             let url = directory.appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: url.path) else { continue }
-            let text = try String(contentsOf: url, encoding: .utf8)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue { throw DotEnvFileUnreadable(file: url.path, name: name, reason: "it is a folder") }
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw DotEnvFileUnreadable(file: url.path, name: name, reason: "it cannot be read (check its permissions)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw DotEnvFileUnreadable(file: url.path, name: name, reason: "it is not UTF-8 text")
+            }
             do {
                 merged.entries += try parse(text, file: url.path).entries
             } catch let error as DotEnvError {
@@ -168,5 +176,26 @@ public struct DotEnvError: ReportableError {
     /// How to write a line that parses.
     public var suggestion: String? { "write each line as KEY=value (quotes optional, # for comments)" }
     /// A usage mistake: the file is the user's to fix.
+    public var category: ErrorCategory { .usage }
+}
+
+/// A dotenv file that is there but cannot be read as one: a folder, unreadable, not UTF-8.
+public struct DotEnvFileUnreadable: ReportableError {
+    /// The path that was read.
+    public let file: String
+    /// The file's name (`.env`, `.env.NAME`).
+    public let name: String
+    /// Why it cannot be read.
+    public let reason: String
+
+    /// Names the file and why it cannot be read.
+    public var message: String { "\(name) cannot be loaded: \(reason)" }
+    /// The full path.
+    public var info: [(key: String, value: String)] { [("path", file)] }
+    /// Make it a file of KEY=value lines, or move it away.
+    public var suggestion: String? {
+        "make \(name) a UTF-8 text file of KEY=value lines, or move it out of the way; nothing was run"
+    }
+    /// A usage mistake: the file is the user's to fix (README: exit 2 for a malformed .env).
     public var category: ErrorCategory { .usage }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// Replaces secret values and known token shapes in text with `***`.
 ///
 /// Configured values (at least `minimumSecretLength` characters) are replaced wherever they occur,
-/// longest first. Token shapes are found by one pass over the UTF-8 bytes: GitHub tokens (`ghp_`,
+/// longest first; a value that is a URL keeps its scheme, host and port readable and has its
+/// secret parts hidden (`SecretURL`). Token shapes are found by one pass over the UTF-8 bytes: GitHub tokens (`ghp_`,
 /// `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), Slack tokens (`xoxb-`, `xoxp-`, ...), Slack
 /// webhook URLs, `Bearer <token>` and `user:password@` in URLs.
 public struct SecretRedactor: Sendable {
@@ -12,8 +13,10 @@ public struct SecretRedactor: Sendable {
     /// What a redacted secret is replaced with.
     public static let mask = "***"
 
-    /// The configured secret values, longest first.
+    /// The configured secret values, longest first (for a URL, the tokens in it).
     public private(set) var secrets: [String]
+    /// The configured values that are URLs, longest first, each with the form it is shown in.
+    private(set) var urls: [SecretURL] = []
 
     /// Creates a redactor for the given secret values (short and empty values are ignored).
     public init(secrets: [String] = []) {
@@ -24,7 +27,17 @@ public struct SecretRedactor: Sendable {
     /// Adds more secret values. A value of several lines also adds each line (a key printed line
     /// by line must not show any of them).
     public mutating func add(_ values: [String]) {
-        let usable = Self.withLines(values).filter { $0.count >= Self.minimumSecretLength }
+        var plain: [String] = []
+        for value in Self.withLines(values) {
+            if let url = SecretURL(value) {
+                if !urls.contains(url) { urls.append(url) }
+                plain += url.tokens
+            } else {
+                plain.append(value)
+            }
+        }
+        urls.sort { $0.value.utf8.count > $1.value.utf8.count }
+        let usable = plain.filter { $0.count >= Self.minimumSecretLength }
         secrets = Array(Set(secrets + usable)).sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }
     }
 
@@ -39,6 +52,9 @@ public struct SecretRedactor: Sendable {
     /// `RuntimeSecrets`) and every token shape replaced by `***`.
     public func redact(_ text: String) -> String {
         var result = text
+        for url in urls where result.contains(url.value) {
+            result = result.replacingOccurrences(of: url.value, with: url.shown)
+        }
         for secret in secrets where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: Self.mask)
         }

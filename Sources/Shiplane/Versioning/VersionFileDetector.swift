@@ -97,10 +97,7 @@ public enum VersionFileDetector {
 
     /// Where `url` leads when it is a symbolic link (or lies under one) resolving outside `root`.
     static func linkLeaving(_ root: URL, _ url: URL) -> String? {
-        guard let realRoot = realpath(root.path, nil), let realFile = realpath(url.path, nil) else { return nil }
-        defer { free(realRoot); free(realFile) }
-        let rootPath = String(cString: realRoot), filePath = String(cString: realFile)
-        return filePath.hasPrefix(rootPath + "/") ? nil : filePath
+        LinkGuard.destinationOutside(root.path, of: url.path)
     }
 
     /// `url`'s path below `root`, or its full path when it is elsewhere.

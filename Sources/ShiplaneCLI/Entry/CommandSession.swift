@@ -53,32 +53,40 @@ struct CommandSession {
         err.redactor = redactor
     }
 
-    /// `--report-json` and `--junit` must be writable before anything runs: a release must not
-    /// happen and then fail to say so. Every problem is listed at once.
+    /// `--report-json` and `--junit` must be writable, and harmless to write, before anything
+    /// runs: a release must not happen and then fail to say so, nor end by overwriting a file of
+    /// the repository (`--report-json VERSION`) or the repository itself (`.git/HEAD`). Every
+    /// problem is listed at once.
     /// - Throws: `UsageError`.
     static func checkReportPaths(_ globals: GlobalOptions, currentDirectory: String) throws {
         var problems: [(key: String, value: String)] = []
         for (option, path) in [("--report-json", globals.reportJSON), ("--junit", globals.junit)] {
-            guard let path else { continue }
-            let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
-            let folder = (full as NSString).deletingLastPathComponent
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder) {
-                if isFolder.boolValue { problems.append((option, "\(path) is a folder")) } else if access(full, W_OK) != 0 {
-                    problems.append((option, "\(path) cannot be written"))
-                }
-            } else if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
-                problems.append((option, "the folder \(folder) does not exist"))
-            } else if access(folder, W_OK) != 0 {
-                problems.append((option, "the folder \(folder) cannot be written"))
-            }
+            guard let path, let problem = reportPathProblem(path, currentDirectory: currentDirectory) else { continue }
+            problems.append((option, problem))
         }
         guard !problems.isEmpty else { return }
         throw UsageError(
             problems.count == 1 ? "a report could not be written there" : "the reports could not be written there",
-            suggestion: "give a path in a folder that exists and is writable; nothing was run",
+            suggestion: "give a new file (or an untracked one) outside .git, in a folder that exists and is writable; nothing was run",
             info: problems
         )
+    }
+
+    /// Why the report file `path` cannot or must not be written; nil when it can.
+    static func reportPathProblem(_ path: String, currentDirectory: String) -> String? {
+        if path.hasPrefix("-") { return "\(path) looks like an option, not a file" }
+        let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        let folder = (full as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder) {
+            if isFolder.boolValue { return "\(path) is a folder" }
+            if access(full, W_OK) != 0 { return "\(path) cannot be written" }
+        } else if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+            return "the folder \(folder) does not exist"
+        } else if access(folder, W_OK) != 0 {
+            return "the folder \(folder) cannot be written"
+        }
+        return RepositoryFileGuard.damage(writing: full).map { "\(path) \($0)" }
     }
 
     /// Prints the error tree to standard error and returns its exit code.
@@ -131,7 +139,8 @@ struct CommandSession {
             (reportJSON, { try RunReport(error: error, exitCode: code, command: command).encoded(redactor: redactor) }),
             (junit, { Data(JUnitReport.xml(forError: error, command: command, redactor: redactor).utf8) }),
         ] as [(String?, () throws -> Data)] {
-            guard let path else { continue }
+            // A path the check refuses is named in the error already: nothing is written there.
+            guard let path, reportPathProblem(path, currentDirectory: currentDirectory) == nil else { continue }
             let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
             do {
                 try writeAtomically(try contents(), to: full)
@@ -194,6 +203,12 @@ struct CommandSession {
 
     private func write(path: String, code: Int32, _ contents: () throws -> Data) -> Int32 {
         let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        // Checked before the run, and again now: the lane may have committed a file of that name.
+        if let damage = RepositoryFileGuard.damage(writing: full) {
+            let failed = fail(EnvironmentProblem(
+                "did not write the report \(path): it \(damage)", suggestion: "give a path outside the repository's tracked files"))
+            return code == 0 ? failed : code
+        }
         do {
             try writeAtomically(try contents(), to: full)
             return code

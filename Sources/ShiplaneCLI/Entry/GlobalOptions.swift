@@ -58,6 +58,14 @@ public struct GlobalOptions: Equatable, Sendable {
                     throw UsageError("\(name) needs a value", suggestion: usageHint(for: name))
                 }
                 guard !value.isEmpty else { throw UsageError("\(name) needs a value", suggestion: usageHint(for: name)) }
+                if value.hasPrefix("-") {
+                    // `--report-json --no-color` would write a file named `--no-color`.
+                    throw UsageError(
+                        "\(name) needs a value, and \(value) looks like an option", suggestion: usageHint(for: name)
+                            + (name == "--report-json" || name == "--junit" ? " (a file whose name starts with - is written ./\(value))" : "")
+                            + "; nothing was run"
+                    )
+                }
                 switch name {
                 case "--report-json": options.reportJSON = value
                 case "--junit": options.junit = value

@@ -76,8 +76,12 @@ public enum LaneHost {
             }
             guard let lane = catalog.lane(named: command) else {
                 var info: [(key: String, value: String)] = [("lanes", catalog.publicNames.joined(separator: ", "))]
-                if let close = catalog.suggestion(for: command) ?? LaneDeclarationError.closeBuiltInCommand(to: command) {
+                if let close = catalog.suggestion(for: command) {
                     info.insert(("did you mean", close), at: 0)
+                } else if let builtIn = LaneDeclarationError.closeBuiltInCommand(to: command) {
+                    // A mistyped built-in (`rollbak`) is not a lane the user meant to have.
+                    info.insert(("did you mean", builtIn), at: 0)
+                    throw UsageError("unknown command `\(command)`", suggestion: "run `shiplane help` for the commands, `shiplane lanes` for the lanes", info: info)
                 }
                 throw UsageError("unknown lane `\(command)`", suggestion: "run `shiplane lanes` to see every lane and its options", info: info)
             }

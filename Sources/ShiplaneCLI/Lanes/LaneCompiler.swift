@@ -100,7 +100,7 @@ struct LaneCompiler {
         onCompileStart()
         let started = Date()
         let staging = "\(lanesCache)/.staging-\(key)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        try Self.createCacheFolder(staging, cacheFolder: cacheFolder)
         defer { try? FileManager.default.removeItem(atPath: staging) }
         let entry = staging + "/ShiplaneEntry.swift"
         try Data(Self.entrySource(found).utf8).write(to: URL(fileURLWithPath: entry))
@@ -139,6 +139,32 @@ struct LaneCompiler {
     }
 
     /// Every `.swift` file under `Lanes/` (subfolders too), sorted, skipping hidden ones.
+    /// Creates `folder` inside the lane cache.
+    /// - Throws: `EnvironmentProblem` naming the cache and what is in the way (a file where a
+    ///   folder should be, no permission), with how to choose another cache.
+    static func createCacheFolder(_ folder: String, cacheFolder: String) throws {
+        var current = folder
+        var isFolder: ObjCBool = false
+        while current.count > 1, !FileManager.default.fileExists(atPath: current, isDirectory: &isFolder) {
+            current = (current as NSString).deletingLastPathComponent
+        }
+        if FileManager.default.fileExists(atPath: current, isDirectory: &isFolder), !isFolder.boolValue {
+            throw EnvironmentProblem(
+                "the lane cache cannot be made: \(current) is a file, not a folder",
+                suggestion: "move that file away, or set SHIPLANE_CACHE_DIR to a folder of your own",
+                info: [("cache", cacheFolder)]
+            )
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw EnvironmentProblem(
+                "the lane cache cannot be made in \(cacheFolder)", suggestion: "check that it is writable, or set SHIPLANE_CACHE_DIR",
+                info: [("reason", describe(error))]
+            )
+        }
+    }
+
     static func laneFiles(in folder: String, root: String) throws -> [String] {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {

@@ -87,11 +87,12 @@ public enum CIPlatform: String, Sendable {
         if let failure = result.failure {
             lines.append("<details open><summary>Error</summary>")
             lines.append("")
-            lines.append("```")
-            for (depth, error) in errorTree(failure) {
-                lines.append(redactor.redact(String(repeating: "  ", count: depth) + describe(error)))
-            }
-            lines.append("```")
+            let tree = errorTree(failure).map { depth, error in redactor.redact(String(repeating: "  ", count: depth) + describe(error)) }
+            // A fence longer than any run of backticks in the text, so the text cannot close it.
+            let fence = String(repeating: "`", count: max(3, longestBacktickRun(in: tree.joined(separator: "\n")) + 1))
+            lines.append(fence)
+            lines += tree
+            lines.append(fence)
             lines.append("</details>")
             lines.append("")
             if !failure.rollback.isEmpty {
@@ -107,7 +108,7 @@ public enum CIPlatform: String, Sendable {
             }
         }
         if !result.outputs.isEmpty {
-            lines.append("Outputs: " + result.outputs.map { "`\($0.name)` = `\(cell($0.value))`" }.joined(separator: ", "))
+            lines.append("Outputs: " + result.outputs.map { "\(codeSpan($0.name)) = \(codeSpan(cell($0.value)))" }.joined(separator: ", "))
             lines.append("")
         }
         return lines.joined(separator: "\n") + "\n"

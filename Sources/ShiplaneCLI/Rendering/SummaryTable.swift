@@ -36,7 +36,7 @@ public enum SummaryTable {
         } else {
             verdict = "failed"
         }
-        output.append("lane \(result.lane) \(verdict) in \(formatSeconds(result.duration)) (\(result.steps.count) steps)")
+        output.append("lane \(result.lane) \(verdict) in \(formatSeconds(result.duration)) (\(counted(result.steps.count, "step")))")
         if result.dryRun && !result.plannedWrites.isEmpty {
             output.append("would write: " + result.plannedWrites.joined(separator: ", "))
         }
