@@ -142,8 +142,9 @@ public final class Journal: @unchecked Sendable {
         entries.filter { $0.status == .intended || $0.status == .done }
     }
 
-    /// The number of effects a rollback would still look at.
-    public var count: Int { lock.withLock { pending.count } }
+    /// The number of effects a rollback would still undo or report (one settled as staying during
+    /// the run, such as a build Apple accepted, is reported).
+    public var count: Int { lock.withLock { pending.count + entries.filter { $0.status == .kept && $0.note != nil }.count } }
 
     /// What each unsettled effect's undo does, oldest first.
     public var descriptions: [String] { lock.withLock { pending.map(\.description) } }
