@@ -128,6 +128,8 @@ struct LaneCompiler {
         if let catalog = Self.askCatalog(of: output, root: root, environment: environment, stoppingWhen: interrupted), let data = try? catalog.encoded() {
             try? writeAtomically(data, to: staging + "/" + LaneCatalogFile.fileName)
         }
+        // Interrupted while the program was asked for its catalog: nothing is published.
+        if interrupted() { throw CompileInterrupted() }
         let target = "\(lanesCache)/\(key)"
         if rename(staging, target) != 0 && !FileManager.default.isExecutableFile(atPath: published) {
             throw EnvironmentProblem(

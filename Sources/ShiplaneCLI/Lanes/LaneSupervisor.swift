@@ -7,10 +7,12 @@ import Shiplane
 /// `exec` would leave nobody to speak when the lane program dies: a trap (a force unwrap of nil,
 /// an index out of range) would end the run with a bare signal and no report. The supervisor
 /// starts the child in a process group of its own (made the terminal's foreground group when
-/// there is a terminal, so Ctrl-C reaches the lane and its commands once, as a shell would do),
-/// forwards SIGINT, SIGTERM and SIGHUP sent to `shiplane` itself, waits for the child, and turns
-/// a death by signal into a reported error with a documented exit code: a crash is a defect
-/// (70), a kill an interrupt (130).
+/// there is a terminal, so Ctrl-C reaches the lane program once, as a shell would do, and it
+/// stops its commands), forwards SIGINT, SIGTERM and SIGHUP sent to `shiplane` itself, waits for
+/// the child, and turns a death by signal into a reported error with a documented exit code: a
+/// crash is a defect (70), a kill an interrupt (130). A child still running `stopGrace` seconds
+/// after the first interrupt is killed (`GracePeriod`), and the child dies when the supervisor
+/// dies (`SupervisorLifeline`).
 ///
 /// The child's standard output and error come back through pipes and pass the secret redactor
 /// before they reach the terminal, so what lane code prints (`print`, writes to stderr, a trap's

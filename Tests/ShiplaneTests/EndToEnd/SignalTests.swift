@@ -81,8 +81,10 @@ struct SignalTests {
         defer { for pid in lanePrograms where processIsRunning(pid) { kill(-pid, SIGKILL) } }
         try #require(lanePrograms.count == 1)
         kill(run.pid, SIGKILL)
-        _ = run.finish()
+        // Checked before reading the supervisor's output to its end: a lane program that lived on
+        // would hold that pipe open until its lane finished.
         #expect(eventually(within: 5) { !lanePrograms.contains(where: processIsRunning) }, "the lane program outlived its supervisor")
+        _ = run.finish()
         let rollback = try repo.shiplane(["rollback"])
         #expect(rollback.status == 0, "\(rollback.all)")
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/mark.txt"), "\(rollback.all)")
@@ -97,8 +99,10 @@ struct SignalTests {
         let lanePrograms = try run.lanePrograms()
         defer { for pid in lanePrograms where processIsRunning(pid) { kill(-pid, SIGKILL) } }
         kill(run.pid, SIGKILL)
-        _ = run.finish()
+        // Checked before reading the supervisor's output to its end: a lane program that lived on
+        // would hold that pipe open until its lane finished.
         #expect(eventually(within: 5) { !lanePrograms.contains(where: processIsRunning) }, "the lane program outlived its supervisor")
+        _ = run.finish()
         // Resumed, then interrupted at once: what matters is that it was not refused as locked.
         let again = try SupervisedRun(["blocks"], in: repo.path, environment: repo.environment)
         let resumed = eventually(within: 20) { (try? again.lanePrograms().isEmpty == false) ?? false }
