@@ -86,7 +86,7 @@ struct ProcessRunnerTests {
             ) { _, _ in }
         }
         var blocked: String?
-        for _ in 0..<100 where blocked == nil {
+        for _ in 0..<400 where blocked == nil {
             // argv[0] is the path the runner found (`/usr/bin/sleep`).
             let found = try runTool(["pgrep", "-f", "/sleep \(duration)$"])
             if let pid = found.output.split(separator: "\n").first,
