@@ -22,11 +22,14 @@ package struct SpawnedProcess: Sendable {
     package enum Termination: Sendable, Equatable {
         case exited(Int32)
         case signaled(Int32)
+        /// `waitpid` failed with this `errno`: something else reaped the child (SIGCHLD ignored).
+        case lost(Int32)
 
-        /// The exit code, or the signal number for a death by signal.
+        /// The exit code, the signal number for a death by signal, -1 when lost.
         package var code: Int32 {
             switch self {
             case .exited(let code), .signaled(let code): code
+            case .lost: -1
             }
         }
 
@@ -92,7 +95,7 @@ package struct SpawnedProcess: Sendable {
     package func wait() -> Termination {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
-            if errno != EINTR { return .exited(-1) }
+            if errno != EINTR { return .lost(errno) }
         }
         return Self.termination(status)
     }
@@ -105,7 +108,7 @@ package struct SpawnedProcess: Sendable {
         while true {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid { return Self.termination(status) }
-            if reaped == -1 && errno != EINTR { return .exited(-1) }
+            if reaped == -1 && errno != EINTR { return .lost(errno) }
             if !stopping && shouldStop() {
                 stopping = true
                 stop()

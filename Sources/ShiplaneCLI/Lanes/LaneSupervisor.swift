@@ -105,6 +105,8 @@ struct LaneSupervisor {
         switch ending {
         case .exited(let code): return .exited(code)
         case .signaled(let signal): return .signaled(signal)
+        case .lost(let error):
+            throw EnvironmentProblem("lost track of the lane program (pid \(child.pid)): \(String(cString: strerror(error)))")
         }
     }
 }

@@ -227,4 +227,49 @@ struct SignalTests {
         let again = try repo.shiplane(["fresh"], environment: ["SHIPLANE_CACHE_DIR": cache])
         #expect(again.status == 0, "\(again.all)")
     }
+
+    /// Past the point of no return (the push), a blocked lane killed after the grace period is
+    /// not undone: exit 75, and `shiplane resume` finishes the release.
+    @Test func aBlockedRunKilledPastItsPushIsLeftForResume() throws {
+        let repo = try versionedRepository()
+        let origin = try TemporaryRepository(bare: true)
+        try repo.git("remote", "add", "origin", origin.path)
+        try repo.git("push", "-q", "origin", "main", "v1.2.3")
+        try repo.write("Lanes/Ship.swift", """
+        import Foundation
+        import Shiplane
+        struct Ship: Lane {
+            func run(_ lane: LaneContext) async throws {
+                let version = try lane.bumpVersion(.minor)
+                try lane.commitVersionBump()
+                try lane.addGitTag("v\\(version)")
+                try await lane.push(tags: ["v\\(version)"])
+                if ProcessInfo.processInfo.environment["SHIPLANE_TEST_BLOCK"] == "1" {
+                    FileManager.default.createFile(atPath: lane.workingDirectory + "/../pushed.txt", contents: nil)
+                    sleep(30)
+                }
+            }
+        }
+        """)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        #expect(try repo.shiplane(["lanes"]).status == 0)
+        var environment = repo.environment
+        environment["SHIPLANE_TEST_BLOCK"] = "1"
+        let run = try SupervisedRun(["ship"], in: repo.path, environment: environment)
+        run.wait { FileManager.default.fileExists(atPath: repo.root + "/pushed.txt") }
+        let lanePrograms = try run.lanePrograms()
+        defer { for pid in lanePrograms where processIsRunning(pid) { kill(-pid, SIGKILL) } }
+        let sent = Date()
+        kill(run.pid, SIGTERM)
+        let ended = run.finish()
+        #expect(Date().timeIntervalSince(sent) < 10, "ended \(Date().timeIntervalSince(sent)) s after SIGTERM; the lane blocks for 30 s")
+        #expect(ended.status == 75, "\(ended.all)")
+        #expect(try origin.git("tag", "--list").contains("v1.3.0"), "the pushed tag stays")
+        let resumed = try repo.shiplane(["resume"])
+        #expect(resumed.status == 0, "\(resumed.all)")
+        #expect(try repo.git("tag", "--list") == "v1.2.3\nv1.3.0")
+        #expect(repo.read("VERSION") == "1.3.0\n")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(resumed.all)")
+    }
 }

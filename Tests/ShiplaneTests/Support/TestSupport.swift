@@ -15,10 +15,13 @@ let shiplaneBinary: String = {
     return FileManager.default.isExecutableFile(atPath: beside) ? beside : packageRoot + "/.build/debug/shiplane"
 }()
 
-/// A lane cache shared by the end-to-end tests, so identical lane folders compile once.
+/// A lane cache shared by the end-to-end tests, so identical lane folders compile once; removed
+/// when the test process exits.
 let sharedLaneCache: String = {
     let folder = NSTemporaryDirectory() + "shiplane-test-cache-\(getpid())"
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // A C function pointer captures nothing: the folder is named again from the pid.
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "shiplane-test-cache-\(getpid())") }
     return folder
 }()
 
