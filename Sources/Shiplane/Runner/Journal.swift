@@ -51,13 +51,9 @@ public final class Journal: @unchecked Sendable {
     private var entries: [Entry] = []
     private var context: EffectContext
     private var attachedRecorder: RunRecorder?
-    /// Effect types declared in lane code, so their recorded values can be undone here.
-    private let laneKinds: [any Effect.Type]
-
     /// Creates an empty journal whose undos reach the world through `context`.
-    init(context: EffectContext, laneKinds: [any Effect.Type] = []) {
+    init(context: EffectContext) {
         self.context = context
-        self.laneKinds = laneKinds
     }
 
     /// The run's on-disk record, when it has one.
@@ -195,7 +191,7 @@ public final class Journal: @unchecked Sendable {
         func stays(_ why: String) -> RollbackEntry {
             RollbackEntry(description: entry.description, undone: false, error: why, stays: true)
         }
-        let effect = entry.effect.resolved(with: laneKinds)
+        let effect = entry.effect.value
         if let noReturn = pointOfNoReturn {
             if !entry.afterPointOfNoReturn {
                 return stays("not undone (\(entry.description)): done before the point of no return (\(noReturn)), so it stays")

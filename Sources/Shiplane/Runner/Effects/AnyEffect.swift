@@ -7,7 +7,8 @@ public struct AnyEffect: Codable, Sendable, Equatable {
     public let kind: String
     /// The effect's fields as JSON.
     let payload: JSONValue
-    /// The decoded effect, when this process knows its kind.
+    /// The decoded effect, when this process knows its kind (a built-in one, or one this process
+    /// recorded itself).
     public let value: (any Effect)?
 
     /// Wraps an effect for the record.
@@ -22,14 +23,6 @@ public struct AnyEffect: Codable, Sendable, Equatable {
         self.kind = kind
         self.payload = payload
         self.value = value
-    }
-
-    /// The effect as `type`, decoded from its fields when this process did not know it at first
-    /// (an action declared in lane code, whose type the lane program passes in).
-    func resolved(with kinds: [any Effect.Type]) -> (any Effect)? {
-        if let value { return value }
-        guard let type = kinds.first(where: { $0.kind == kind }) else { return nil }
-        return try? payload.decode(type)
     }
 
     /// The same effect with its paths moved (see `Effect.rebased`).
