@@ -188,7 +188,6 @@ public struct WriteChangelog: Action {
         let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
         let section = renderer.renderSection(release)
         let full = path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path
-        try step.refuseLinkLeavingRepository(full, shownAs: path)
         let existingBytes = try lane.fileSystem.contents(of: full)
         let existing = existingBytes.map { String(decoding: $0, as: UTF8.self) }
         let updated = try ChangelogFileEditor().updatedChangelog(

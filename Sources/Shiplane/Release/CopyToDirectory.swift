@@ -30,7 +30,6 @@ public struct CopyToDirectory: Action {
             }
             let name = URL(fileURLWithPath: source).lastPathComponent
             let target = folder + "/" + name
-            try step.refuseLinkLeavingRepository(target, shownAs: "\(directory)/\(name)")
             if let existing = try step.lane.fileSystem.contents(of: target), existing != data, !replace {
                 throw ShiplaneError(
                     "\(directory)/\(name) exists with other content",

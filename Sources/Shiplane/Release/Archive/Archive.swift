@@ -50,7 +50,6 @@ public struct Archive: Action {
         }
         let entries = try ArchiveSources.entries(for: inputs, root: step.lane.workingDirectory)
         let destination = step.resolve(output)
-        try step.refuseLinkLeavingRepository(destination, shownAs: output)
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory() + "shiplane-archive-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let time = Int(step.lane.environment["SOURCE_DATE_EPOCH"] ?? "") ?? 0
