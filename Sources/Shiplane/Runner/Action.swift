@@ -76,14 +76,20 @@ public struct StepContext: Sendable {
     /// what it holds (nil: no file), so it is not read again.
     @discardableResult
     public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil, replacing before: Data?) throws -> FileChange? {
-        guard before != data else { return nil }
         let label = name ?? lane.displayPath(path)
+        // Every file a step writes stays inside the repository: a committed link must not take
+        // the write elsewhere on the machine (checked in a dry run too, so the plan says so).
+        if let destination = LinkGuard.destinationOutside(lane.workingDirectory, of: path) {
+            throw LinkLeavesRepository(path: label, destination: destination)
+        }
+        guard before != data else { return nil }
+        let afterDigest = SHA256.hex(of: data)
         let effect = try record(
-            FileWritten(path: path, saved: try saveCopy(before), afterHash: SHA256.hex(of: data)),
+            FileWritten(path: path, saved: try saveCopy(before), afterHash: afterDigest),
             before == nil ? "remove \(label)" : "restore \(label)")
         try lane.fileSystem.write(data, to: path)
         done(effect)
-        return FileChange(path: path, displayPath: lane.displayPath(path), before: before, after: data)
+        return FileChange(path: path, displayPath: lane.displayPath(path), beforeDigest: before.map { SHA256.hex(of: $0) }, afterDigest: afterDigest)
     }
 
     /// Saves bytes a step is about to replace, so any process can put them back; returns the
@@ -97,10 +103,13 @@ public struct StepContext: Sendable {
     /// Creates a folder (and missing parents) through the lane's file system; rollback removes
     /// the folders it created once they are empty again. In a dry run nothing is created.
     public func createFolder(_ path: String) throws {
-        let created = try lane.fileSystem.createFolder(path)
-        guard let outermost = created.first else { return }
-        let effect = try record(FoldersCreated(paths: created), "remove the folder \(lane.displayPath(outermost)) if empty")
-        done(effect)
+        let fileSystem = lane.fileSystem
+        let missing = LiveFileSystem.missingFolders(path, kind: fileSystem.kind(of:))
+        guard let outermost = missing.first else { return }
+        // Written down before the folders exist: a kill in between leaves nothing unrecorded.
+        let effect = try record(FoldersCreated(paths: missing), "remove the folder \(lane.displayPath(outermost)) if empty")
+        let created = try fileSystem.createFolder(path)
+        done(effect, FoldersCreated(paths: created))
     }
 
     // MARK: - Effects

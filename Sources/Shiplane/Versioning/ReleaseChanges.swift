@@ -19,6 +19,14 @@ public struct FileChange: Sendable, Equatable, Codable {
         beforeDigest = before.map { SHA256.hex(of: $0) }
         afterDigest = SHA256.hex(of: after)
     }
+
+    /// Creates the record of one changed file from the digests already taken of its bytes.
+    public init(path: String, displayPath: String, beforeDigest: String?, afterDigest: String) {
+        self.path = path
+        self.displayPath = displayPath
+        self.beforeDigest = beforeDigest
+        self.afterDigest = afterDigest
+    }
 }
 
 /// What a release step changed in the work tree, handed to the step that commits it.
