@@ -41,11 +41,13 @@ package struct SpawnedProcess: Sendable {
     }
 
     /// Starts `path` with `arguments` (not including the program name) and exactly `environment`.
-    /// The descriptors are the child's standard input, output and error; they are not closed here.
+    /// The descriptors are the child's standard input, output and error; `inherited` maps more of
+    /// this process's descriptors to the child's (source → number in the child, which must not be
+    /// another source's number). None are closed here.
     /// - Throws: `SpawnFailure` with `posix_spawn`'s error.
     package static func spawn(
         path: String, arguments: [String], environment: [String: String], workingDirectory: String?,
-        standardInput: Int32, standardOutput: Int32, standardError: Int32
+        standardInput: Int32, standardOutput: Int32, standardError: Int32, inherited: [(source: Int32, target: Int32)] = []
     ) throws -> SpawnedProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -66,6 +68,7 @@ package struct SpawnedProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         posix_spawn_file_actions_adddup2(&actions, standardError, 2)
+        for descriptor in inherited { posix_spawn_file_actions_adddup2(&actions, descriptor.source, descriptor.target) }
 
         var program = path
         var words = [path] + arguments

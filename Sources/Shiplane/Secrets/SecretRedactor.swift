@@ -111,18 +111,50 @@ public struct RedactedError: ReportableError {
 }
 
 /// Secrets that become known while a run goes (values passed to `lane.sh(..., environment:)` under
-/// names that look secret): every redactor of the process redacts them from then on.
+/// names that look secret, `LaneContext.registerSecret`): every redactor of the process redacts
+/// them from then on. In a lane program under a supervisor, each is also written to the
+/// supervisor's secret channel before `register` returns, so what the lane prints next is redacted
+/// there too (the supervisor reads the channel before it redacts the output that follows).
 public enum RuntimeSecrets {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var registered: [String] = []
+    /// The write end of the supervisor's secret channel, when there is one (under `lock`).
+    nonisolated(unsafe) private static var channel: Int32 = -1
 
     /// Registers values as secrets (short ones are ignored, as in `SecretRedactor`).
     public static func register(_ values: [String]) {
         let usable = SecretRedactor.withLines(values).filter { $0.count >= SecretRedactor.minimumSecretLength }
         guard !usable.isEmpty else { return }
         lock.withLock {
+            let new = usable.filter { !registered.contains($0) }
             registered = Array(Set(registered + usable)).sorted { $0.utf8.count > $1.utf8.count }
+            if channel >= 0, !new.isEmpty {
+                // One base64 line per value: a secret may hold any byte, a newline included.
+                let lines = new.map { Data($0.utf8).base64EncodedString() + "\n" }.joined()
+                _ = writeAll(Array(lines.utf8), to: channel)
+            }
         }
+    }
+
+    /// Sends every value registered from now on (and those registered so far) to `descriptor`,
+    /// the supervisor's secret channel.
+    public static func forward(to descriptor: Int32) {
+        lock.withLock {
+            channel = descriptor
+            let lines = registered.map { Data($0.utf8).base64EncodedString() + "\n" }.joined()
+            if !lines.isEmpty { _ = writeAll(Array(lines.utf8), to: descriptor) }
+        }
+    }
+
+    /// Registers the values in complete base64 lines read from a secret channel; returns the
+    /// bytes of an incomplete last line, to be completed by the next read.
+    public static func registerChannelLines(_ bytes: [UInt8]) -> [UInt8] {
+        guard let end = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return bytes }
+        let values = bytes[..<end].split(separator: UInt8(ascii: "\n")).compactMap {
+            Data(base64Encoded: Data($0)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        register(values)
+        return Array(bytes[(end + 1)...])
     }
 
     /// The registered values, longest first.

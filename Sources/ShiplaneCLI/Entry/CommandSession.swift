@@ -12,6 +12,8 @@ struct CommandSession {
     let out: Terminal
     let err: Terminal
     private(set) var redactor: SecretRedactor
+    /// The variables `.env` files gave this session (those the process environment did not set).
+    private(set) var dotEnv: [String: String] = [:]
     let currentDirectory: String
     /// Hints written for lane code, in the words of the command being run (`pass
     /// allowOtherChanges: true` → `pass --allow-dirty` for `shiplane bump`).
@@ -45,13 +47,23 @@ struct CommandSession {
             throw UsageError("--env \(name): there is no file .env.\(name) in \(root)", suggestion: "create .env.\(name) with KEY=value lines, or drop --env")
         }
         let loaded = try DotEnv.load(directory: URL(fileURLWithPath: root), environment: globals.environmentName)
-        for (key, value) in loaded.values where laneEnvironment[key] == nil {
+        adopt(SharedSession(dotEnv: loaded.values.filter { laneEnvironment[$0.key] == nil }))
+    }
+
+    /// Takes the `.env` variables resolved once, by this process or by the supervisor that
+    /// started it, and redacts their secrets from every channel.
+    mutating func adopt(_ shared: SharedSession) {
+        for (key, value) in shared.dotEnv where laneEnvironment[key] == nil {
             laneEnvironment.set(key, value)
+            dotEnv[key] = value
         }
         redactor = SecretRedactor(secrets: Array(laneEnvironment.secretValues))
         out.redactor = redactor
         err.redactor = redactor
     }
+
+    /// What this session resolved that the lane program it starts shares.
+    var shared: SharedSession { SharedSession(dotEnv: dotEnv) }
 
     /// `--report-json` and `--junit` must be writable, and harmless to write, before anything
     /// runs: a release must not happen and then fail to say so, nor end by overwriting a file of

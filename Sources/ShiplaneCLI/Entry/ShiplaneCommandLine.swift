@@ -107,8 +107,12 @@ public enum ShiplaneCommandLine {
 
     /// Compiles the lanes (or finds them cached), runs them as a supervised child, and returns
     /// the child's exit code — or, when it died of a signal, the code of that ending.
-    static func runLanes(session: CommandSession, environment: [String: String], executable: String) async throws -> Int32 {
-        let root = try GitSettings.workTreeRoot(from: session.currentDirectory, environment: environment)
+    static func runLanes(session given: CommandSession, environment: [String: String], executable: String) async throws -> Int32 {
+        let root = try GitSettings.workTreeRoot(from: given.currentDirectory, environment: environment)
+        // `.env` files are read once, here: the supervisor redacts their secrets from what the
+        // lane program prints, and hands the variables to the lane program (`SharedSession`).
+        var session = given
+        try session.loadDotEnv(root: root)
         let compiled = try compileLanes(root: root, session: session, environment: environment, executable: executable)
         return try await runCompiledLanes(compiled.lanes, root: root, session: session, environment: environment)
     }
@@ -154,7 +158,7 @@ public enum ShiplaneCommandLine {
             throw EnvironmentProblem("could not start the compiled lanes at \(compiled.executable): \(String(cString: strerror(errno)))")
         }
         let supervisor = LaneSupervisor(
-            executable: compiled.executable, arguments: laneArguments, redactor: session.out.redactor
+            executable: compiled.executable, arguments: laneArguments, redactor: session.out.redactor, shared: session.shared
         )
         let ending = try supervisor.run()
         switch ending {

@@ -10,10 +10,20 @@ public enum LaneHost {
     public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = []) async -> Never {
         let supervisor = SupervisorLifeline.hold()
         lineBufferStandardOutput()
-        let environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment
+        let shared: Result<SharedSession?, any Error> = Result { try SharedSession.readFromSupervisor(environment: environment) }
+        if let value = environment.removeValue(forKey: SessionChannel.secretsVariable), let descriptor = Int32(value) {
+            // Secrets that become known from now on reach the supervisor's redactor too; commands
+            // this program starts do not inherit the channel.
+            unsetenv(SessionChannel.secretsVariable)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            RuntimeSecrets.forward(to: descriptor)
+        }
+        environment.removeValue(forKey: SessionChannel.sessionVariable)
         let code = await run(
             arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks, locations: locations,
-            environment: environment, currentDirectory: FileManager.default.currentDirectoryPath, supervisor: supervisor
+            environment: environment, currentDirectory: FileManager.default.currentDirectoryPath, supervisor: supervisor,
+            shared: shared
         )
         exit(code)
     }
@@ -38,6 +48,18 @@ public enum LaneHost {
         arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = [],
         environment: [String: String], currentDirectory: String, supervisor: pid_t? = nil
     ) async -> Int32 {
+        await run(
+            arguments: arguments, lanes: lanes, hooks: hooks, locations: locations, environment: environment,
+            currentDirectory: currentDirectory, supervisor: supervisor, shared: .success(nil)
+        )
+    }
+
+    /// `run(arguments:…)` with what the supervisor resolved for the session (`shared`: nil when
+    /// this program was not started by a supervisor, which then reads `.env` itself).
+    static func run(
+        arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String],
+        environment: [String: String], currentDirectory: String, supervisor: pid_t?, shared: Result<SharedSession?, any Error>
+    ) async -> Int32 {
         var arguments = arguments
         var root = currentDirectory
         if arguments.count >= 2, arguments[0] == "--shiplane-root" {
@@ -61,7 +83,11 @@ public enum LaneHost {
         }
         do {
             try LaneDeclarationError.check(lanes, locations: locations)
-            try session.loadDotEnv(root: root)
+            if let resolved = try shared.get() {
+                session.adopt(resolved)
+            } else {
+                try session.loadDotEnv(root: root)
+            }
             guard let command = session.rest.first else {
                 session.out.line(listing(catalog, root: root, environment: environment))
                 return ShiplaneExitCode.success.rawValue

@@ -22,6 +22,8 @@ struct LaneSupervisor {
     let executable: String
     let arguments: [String]
     var redactor = SecretRedactor()
+    /// What the session resolved once (the `.env` variables), handed to the lane program.
+    var shared = SharedSession(dotEnv: [:])
 
     /// Seconds the lane program has to end after an interrupt before it is killed (README,
     /// "Interrupts and CI cancellation"): enough for a run to roll itself back, short enough to
@@ -61,6 +63,13 @@ struct LaneSupervisor {
         environment["SHIPLANE_STDOUT_IS_TERMINAL"] = isatty(1) == 1 ? "1" : nil
         environment["SHIPLANE_STDERR_IS_TERMINAL"] = isatty(2) == 1 ? "1" : nil
         environment[SupervisorLifeline.variable] = String(getpid())
+        let channel: SessionChannel
+        do {
+            channel = try SessionChannel()
+        } catch {
+            throw EnvironmentProblem("could not start the compiled lanes: \(error)")
+        }
+        environment.merge(channel.environment) { $1 }
 
         fflush(nil)
         // Started and waited for on this one thread: on Linux the lane program's parent-death
@@ -69,13 +78,21 @@ struct LaneSupervisor {
         let spawned = Result {
             try SpawnedProcess.spawn(
                 path: executable, arguments: arguments, environment: environment, workingDirectory: nil,
-                standardInput: STDIN_FILENO, standardOutput: outPipe.write, standardError: errPipe.write
+                standardInput: STDIN_FILENO, standardOutput: outPipe.write, standardError: errPipe.write,
+                inherited: channel.inherited
             )
         }
         close(outPipe.write)
         close(errPipe.write)
-        let relays = [OutputRelay(from: outPipe.read, to: 1, redactor: redactor), OutputRelay(from: errPipe.read, to: 2, redactor: redactor)]
-        defer { relays.forEach { $0.finish() } }
+        channel.started(sharing: shared)
+        let relays = [
+            OutputRelay(from: outPipe.read, to: 1, redactor: redactor, secrets: channel),
+            OutputRelay(from: errPipe.read, to: 2, redactor: redactor, secrets: channel),
+        ]
+        defer {
+            relays.forEach { $0.finish() }
+            channel.finish()
+        }
         let child: SpawnedProcess
         do {
             child = try spawned.get()
@@ -195,14 +212,17 @@ final class OutputRelay: @unchecked Sendable {
     private let source: Int32
     private let target: Int32
     private let redactor: SecretRedactor
+    /// Where the lane program sends secrets that become known while it runs.
+    private let secrets: SessionChannel?
     private let lock = NSLock()
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
 
-    init(from source: Int32, to target: Int32, redactor: SecretRedactor) {
+    init(from source: Int32, to target: Int32, redactor: SecretRedactor, secrets: SessionChannel? = nil) {
         self.source = source
         self.target = target
         self.redactor = redactor
+        self.secrets = secrets
         let thread = Thread { [self] in run() }
         thread.start()
     }
@@ -252,6 +272,8 @@ final class OutputRelay: @unchecked Sendable {
     private func emit(_ pending: inout [UInt8], all: Bool) {
         let end = all ? pending.count : (pending.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
         guard end > 0 else { return }
+        // A secret the lane registered before printing is in its channel by now: take it first.
+        secrets?.drainSecrets()
         let text = redactor.redact(String(decoding: pending[0..<end], as: UTF8.self))
         pending.removeFirst(end)
         writeAll(Array(text.utf8), to: target)

@@ -1,0 +1,107 @@
+import Foundation
+import Shiplane
+
+/// What the supervisor resolved once for the run and hands the lane program: the variables its
+/// `.env` files gave. The lane program takes them instead of reading the files again, so both
+/// processes redact the same secrets.
+struct SharedSession: Codable, Equatable {
+    /// The variables loaded from `.env` and `.env.NAME` (those the process environment did not set).
+    var dotEnv: [String: String]
+}
+
+/// The two pipes between the supervisor and the lane program besides standard output and error:
+/// the shared session, written once by the supervisor (the lane program's descriptor 3), and the
+/// secret channel, on which the lane program sends each secret that becomes known while it runs
+/// (its descriptor 4), read by the supervisor before it redacts the output that follows.
+final class SessionChannel: @unchecked Sendable {
+    // @unchecked: `pending` is only touched under `lock`; the descriptors are set once in `init`.
+    /// The variables that name the lane program's ends.
+    static let sessionVariable = "SHIPLANE_SESSION_FD"
+    static let secretsVariable = "SHIPLANE_SECRETS_FD"
+    static let sessionDescriptor: Int32 = 3
+    static let secretsDescriptor: Int32 = 4
+
+    private let session: (read: Int32, write: Int32)
+    private let secrets: (read: Int32, write: Int32)
+    private let lock = NSLock()
+    private var pending: [UInt8] = []
+
+    /// Opens both pipes.
+    /// - Throws: `SpawnFailure` when there are no descriptors left.
+    init() throws {
+        // Above 2 … 4, so that handing them to the child as 3 and 4 cannot overwrite one another.
+        func high(_ pipe: (read: Int32, write: Int32)) -> (read: Int32, write: Int32) {
+            let moved = (fcntl(pipe.read, F_DUPFD_CLOEXEC, 10), fcntl(pipe.write, F_DUPFD_CLOEXEC, 10))
+            close(pipe.read)
+            close(pipe.write)
+            return moved
+        }
+        session = high(try SpawnedProcess.makePipe())
+        secrets = high(try SpawnedProcess.makePipe())
+        _ = fcntl(secrets.read, F_SETFL, fcntl(secrets.read, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// The child's ends, as descriptors 3 and 4.
+    var inherited: [(source: Int32, target: Int32)] {
+        [(session.read, Self.sessionDescriptor), (secrets.write, Self.secretsDescriptor)]
+    }
+
+    /// The variables that tell the lane program where its ends are.
+    var environment: [String: String] {
+        [Self.sessionVariable: String(Self.sessionDescriptor), Self.secretsVariable: String(Self.secretsDescriptor)]
+    }
+
+    /// Once the child is started: closes this process's copies of the child's ends and writes the
+    /// shared session (on a thread of its own: a pipe holds 64 KB until the child reads).
+    func started(sharing shared: SharedSession) {
+        close(session.read)
+        close(secrets.write)
+        let descriptor = session.write
+        let data = (try? JSONEncoder().encode(shared)) ?? Data("{}".utf8)
+        Thread.detachNewThread {
+            _ = writeAll(data, to: descriptor)
+            close(descriptor)
+        }
+    }
+
+    /// Registers every secret the lane program has sent so far. Called before each piece of its
+    /// output is redacted: a secret registered before a `print` is in the pipe before the print is.
+    func drainSecrets() {
+        lock.withLock {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(secrets.read, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending.append(contentsOf: buffer[0..<count])
+            }
+            pending = RuntimeSecrets.registerChannelLines(pending)
+        }
+    }
+
+    /// Takes the last secrets and closes the supervisor's read end (after the child ended and
+    /// its output was relayed).
+    func finish() {
+        drainSecrets()
+        close(secrets.read)
+    }
+}
+
+extension SharedSession {
+    /// The shared session the supervisor wrote on descriptor `SessionChannel.sessionDescriptor`,
+    /// when this lane program was started by one; nil otherwise.
+    /// - Throws: `EnvironmentProblem` when the descriptor is named but cannot be read.
+    static func readFromSupervisor(environment: [String: String]) throws -> SharedSession? {
+        guard let value = environment[SessionChannel.sessionVariable], let descriptor = Int32(value) else { return nil }
+        unsetenv(SessionChannel.sessionVariable)
+        var data = Data()
+        SpawnedProcess.readAll(descriptor) { data.append($0) }
+        Foundation.close(descriptor)
+        do {
+            return try JSONDecoder().decode(SharedSession.self, from: data)
+        } catch {
+            throw EnvironmentProblem("the lane program could not read the session its shiplane process handed it: \(error)",
+                                     suggestion: "run the lane again; if it persists, delete the lane cache folder")
+        }
+    }
+}
