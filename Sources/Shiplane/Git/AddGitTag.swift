@@ -54,7 +54,8 @@ public struct AddGitTag: Action {
             return
         }
         let tagger = lightweight ? nil : try git { try repository.signature(environment: lane.environment.variables, role: .committer) }
-        let text = lightweight ? nil : (message ?? "Release \(tag)")
+        // A tag may be pushed: a secret the run knows never goes into its message.
+        let text = lightweight ? nil : lane.redactor.redact(message ?? "Release \(tag)")
         let description = existing == nil ? "delete tag \(tag)" : "move tag \(tag) back to \(existing?.target.short ?? "")"
         let effect = try step.record(TagWritten(name: tag, target: head.hex, object: nil, replaced: existing?.object.hex), description)
         let created = try git { try repository.createTag(name: tag, target: head, message: text, tagger: tagger, force: force) }

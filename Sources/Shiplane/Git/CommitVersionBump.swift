@@ -121,7 +121,9 @@ extension StepContext {
     /// (branch, parent, message; then the commit), with its undo registered: the branch moves back
     /// only while HEAD is still that commit.
     /// - Throws: `RepositoryProblem.detachedHead`, or what libgit2 or a hook reports.
-    func commitJournaled(paths: [String], message: String, in repository: Repository, undoing description: String) throws -> ObjectID {
+    func commitJournaled(paths: [String], message given: String, in repository: Repository, undoing description: String) throws -> ObjectID {
+        // What is committed may be pushed: a secret the run knows never goes into a message.
+        let message = lane.redactor.redact(given)
         let (branchName, parent): (String, String)
         switch try git({ try repository.head() }) {
         case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)

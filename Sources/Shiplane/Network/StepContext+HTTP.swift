@@ -8,7 +8,7 @@ extension StepContext {
         return HTTPTransport(
             sender: lane.http,
             retryPolicy: lane.retryPolicy,
-            redactor: SecretRedactor(secrets: Array(lane.environment.secretValues)),
+            redactor: lane.redactor,
             now: lane.state.now,
             onEvent: { event in step.log("\(event)", level: .warning) }
         )

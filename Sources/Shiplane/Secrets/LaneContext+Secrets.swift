@@ -6,4 +6,8 @@ extension LaneContext {
     public func registerSecret(_ value: String) {
         RuntimeSecrets.register([value])
     }
+
+    /// Redacts every secret this run knows (the environment's, `.env`'s, and those registered
+    /// while it runs) from text.
+    var redactor: SecretRedactor { SecretRedactor(secrets: Array(environment.secretValues)) }
 }

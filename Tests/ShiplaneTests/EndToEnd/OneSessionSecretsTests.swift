@@ -71,3 +71,51 @@ struct OneSessionSecretsTests {
         for secret in Self.secrets { #expect(!crashed.all.contains(secret), "\(secret):\n\(crashed.all)") }
     }
 }
+
+/// A lane option declared `Secret` is redacted everywhere from the moment it is parsed, and never
+/// reaches origin with the run's record.
+@Suite("Lane options declared Secret", .serialized)
+struct SecretLaneOptionTests {
+    @Test func aSecretOptionShowsNowhereAndIsNotPushed() throws {
+        let repo = try versionedRepository()
+        let origin = try TemporaryRepository(bare: true)
+        try repo.git("remote", "add", "origin", origin.path)
+        try repo.git("push", "-q", "origin", "main", "v1.2.3")
+        try repo.write("Lanes/Ship.swift", #"""
+        import Foundation
+        import Shiplane
+        struct Ship: Lane {
+            @Option(help: "the deploy key") var apiKey: Secret
+            func run(_ lane: LaneContext) async throws {
+                print("key: " + apiKey.value + " shown as \(apiKey)")
+                lane.log("log: " + apiKey.value)
+                lane.setOutput("key", apiKey.value)
+                _ = try lane.bumpVersion(.minor)
+                try lane.commitVersionBump(message: "Version bump (" + apiKey.value + ")")
+                try await lane.push()
+                throw ShiplaneError("failed after the push with " + apiKey.value)
+            }
+        }
+        """#)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: lanes")
+        let key = "opt" + "SECRET55aa"
+        let files = ["report.json", "junit.xml", "summary.md", "output.txt"].map { repo.root + "/" + $0 }
+        let result = try repo.shiplane(["ship", "--api-key", key, "--report-json", files[0], "--junit", files[1]], environment: [
+            "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": files[2], "GITHUB_OUTPUT": files[3],
+        ])
+        #expect(result.status == 75, "\(result.all)")
+        #expect(result.stdout.contains("key: *** shown as ***"), "\(result.all)")
+        #expect(!result.all.contains(key), "\(result.all)")
+        for file in files {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            #expect(!text.isEmpty && !text.contains(key), "\(file):\n\(text)")
+        }
+        // Nothing pushed holds it: not the record, not the release commit's message.
+        let ids = try origin.git("rev-list", "--objects", "--all").split(separator: "\n").map { String($0.prefix(40)) }
+        for id in ids {
+            let object = try origin.git("cat-file", "-p", id)
+            #expect(!object.contains(key), "\(object)")
+        }
+    }
+}
