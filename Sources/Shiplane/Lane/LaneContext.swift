@@ -165,8 +165,8 @@ public final class LaneContext: @unchecked Sendable {
     }
 
     /// A resumed run's recorded result for this step, handed back without running it.
-    private func replayed<Output>(_ record: StepRecord, as type: Output.Type) -> Output? {
-        guard !isDryRun, let output = state.replay(record, as: type) else { return nil }
+    private func replayed<Output>(_ record: StepRecord, as type: Output.Type, makesLocalArtifacts: Bool) -> Output? {
+        guard !isDryRun, let output = state.replay(record, as: type, makesLocalArtifacts: makesLocalArtifacts) else { return nil }
         state.recordStepOutput(output)
         state.noteOutputs(of: record, output)
         state.setNote(record.number, "done before the interruption")
@@ -228,7 +228,7 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
-        if let replayed = replayed(record, as: A.Output.self) { return replayed }
+        if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts) { return replayed }
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
             return succeeded(record, output)
@@ -243,7 +243,7 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
-        if let replayed = replayed(record, as: A.Output.self) { return replayed }
+        if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts) { return replayed }
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
             return succeeded(record, output)

@@ -91,9 +91,9 @@ final class RunState: @unchecked Sendable {
     }
 
     /// The result a resumed run's earlier process recorded for this step, when it can be used.
-    func replay<Output>(_ record: StepRecord, as type: Output.Type) -> Output? {
+    func replay<Output>(_ record: StepRecord, as type: Output.Type, makesLocalArtifacts: Bool) -> Output? {
         guard let recorder = journal.recorder,
-              let step = recorder.replayedStep(number: record.number, name: record.name),
+              let step = recorder.replayedStep(number: record.number, name: record.name, makesLocalArtifacts: makesLocalArtifacts),
               let output = StepOutputCoding.decode(step, as: type) else { return nil }
         return output
     }

@@ -233,6 +233,30 @@ struct GitHubReleasePublisherTests {
         }
     }
 
+    /// A published asset may already be in people's hands: a file built again with other bytes
+    /// is refused, naming both digests, and the published asset stays.
+    @Test func aPublishedAssetIsNeverReplacedByOtherBytes() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try writeFile(folder, "app.zip", "rebuilt!!!")
+            try await withFakeGitHub { github in
+                let id = github.addRelease(tag: "v1", draft: false)
+                github.addAsset(releaseID: id, name: "app.zip", bytes: Array("released!!".utf8))
+                try await withTransport { transport, _ in
+                    await #expect {
+                        _ = try await publisher(github, transport, token: github.token).publish(
+                            GitHubReleaseRequest(tag: "v1", assets: [.init(path: path)]))
+                    } throws: { error in
+                        let text = describe(error) + " " + ((error as? any ReportableError)?.allErrors.map { describe($0) }.joined(separator: " ") ?? "")
+                        return text.contains("sha256:" + SHA256.hex(of: Data("released!!".utf8)))
+                            && text.contains("sha256:" + SHA256.hex(of: Data("rebuilt!!!".utf8)))
+                    }
+                    #expect(github.allAssets.map { String(decoding: $0.bytes, as: UTF8.self) } == ["released!!"])
+                    #expect(!github.log.contains { $0.hasPrefix("POST /uploads/") || $0.hasPrefix("DELETE ") })
+                }
+            }
+        }
+    }
+
     @Test func aReleaseWhoseCreationAnswerWasLostCountsAsCreatedByThisRun() async throws {
         try await withFakeGitHub { github in
             github.inject(.init(method: "POST", pathContains: "/releases", remaining: 1, action: .dropResponse))

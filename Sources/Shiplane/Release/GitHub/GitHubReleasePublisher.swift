@@ -298,6 +298,14 @@ public struct GitHubReleasePublisher: Sendable {
             return .uploaded
         }
         if try Self.holds(current, asset, size: size) { return .skipped }
+        if !release.draft, (current.state ?? "uploaded") == "uploaded", let published = current.digest {
+            // People may already have downloaded what is published: a file built again that
+            // differs is an error, never a silent replacement.
+            throw ShiplaneError(
+                "the published release \(release.tagName) has \(asset.name) with \(published.lowercased()), but the file here has sha256:\(try SHA256.hex(ofFile: asset.path))",
+                suggestion: "build the same bytes again (Shiplane's archives are deterministic: check the inputs and SOURCE_DATE_EPOCH), or release a new version"
+            )
+        }
         if current.state != nil, current.state != "uploaded" {
             // An upload that never finished holds no usable bytes: nothing is lost by deleting it first.
             try await client.deleteAsset(id: current.id)

@@ -11,15 +11,16 @@ public final class RunRecorder: @unchecked Sendable {
     /// The steps of the run being resumed, by number; empty for a fresh run.
     private var replaySteps: [Int: RecordedStep]
     private var replaying: Bool
-    /// True when resuming a record from the remote in a fresh clone: `sh` steps run again.
-    private let rerunsCommands: Bool
+    /// True when resuming a record from the remote in a fresh clone: steps that make local
+    /// artifacts (`MakesLocalArtifacts`) run again.
+    private let rerunsLocalArtifacts: Bool
     /// Set when a record write failed: the run must not go on blind.
     private var writeFailure: (any Error)?
 
     /// Starts recording a run: a fresh one, or `resuming` an unfinished one (its steps replay).
     public init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil) throws {
         self.store = store
-        rerunsCommands = previous?.fetchedFromRemote == true
+        rerunsLocalArtifacts = previous?.fetchedFromRemote == true
         var record = record
         if let previous {
             record.id = previous.id
@@ -56,11 +57,11 @@ public final class RunRecorder: @unchecked Sendable {
     /// must run: a fresh run, a step that had not finished, a result that could not be saved (the
     /// step runs again; later steps still replay). The first step that is missing or named
     /// otherwise ends the replay: everything after it runs for real.
-    func replayedStep(number: Int, name: String) -> RecordedStep? {
+    func replayedStep(number: Int, name: String, makesLocalArtifacts: Bool) -> RecordedStep? {
         lock.withLock {
             guard replaying else { return nil }
-            // On a fresh clone the artifacts commands made are not there: commands run again.
-            if rerunsCommands && name == Sh.name { return nil }
+            // In a fresh clone the files such a step made are not there: it runs again.
+            if rerunsLocalArtifacts && makesLocalArtifacts { return nil }
             guard let step = replaySteps[number], step.name == name else {
                 replaying = false
                 return nil
