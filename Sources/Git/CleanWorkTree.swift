@@ -204,8 +204,8 @@ enum CleanWorkTreeCheck {
                 isFolder = info.st_mode & S_IFMT == S_IFDIR
                 item.mode = info.st_mode
                 item.size = Int64(info.st_size)
-                item.mtime = info.st_mtim
-                item.ctime = info.st_ctim
+                item.mtime = info.modificationTime
+                item.ctime = info.statusChangeTime
                 item.inode = UInt64(info.st_ino)
                 item.uid = info.st_uid
                 item.gid = info.st_gid
@@ -294,7 +294,7 @@ enum CleanWorkTreeCheck {
             self.repository = repository
             self.index = index
             self.listings = listings
-            self.indexWritten = info.st_mtim
+            self.indexWritten = info.modificationTime
             self.emptyBlob = empty
         }
 

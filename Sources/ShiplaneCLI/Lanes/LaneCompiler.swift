@@ -230,7 +230,12 @@ struct LaneCompiler {
     static func stamp(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return "missing" }
-        return "\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ino)"
+        #if os(Linux)
+        let modified = info.st_mtim
+        #else
+        let modified = info.st_mtimespec
+        #endif
+        return "\(info.st_size)-\(modified.tv_sec).\(modified.tv_nsec)-\(info.st_ino)"
     }
 
     /// Runs the just-compiled lanes program once for its catalog (at most 30 s: lane types'

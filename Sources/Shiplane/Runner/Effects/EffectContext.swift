@@ -78,11 +78,7 @@ public struct EffectContext: Sendable {
     private func modificationSeconds(_ path: String) -> Double? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        #if canImport(Darwin)
-        return Double(info.st_mtimespec.tv_sec)
-        #else
-        return Double(info.st_mtim.tv_sec)
-        #endif
+        return Double(info.modificationTime.tv_sec)
     }
 }
 
