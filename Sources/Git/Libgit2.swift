@@ -62,3 +62,21 @@ public enum Libgit2 {
         try check(shiplane_set_owner_validation(enabled ? 1 : 0), "set owner validation")
     }
 }
+
+extension Libgit2 {
+    /// Runs `body` holding the one lock under which a repository handle is used.
+    ///
+    /// libgit2 lets a handle be used by one thread at a time, and a lane may start two git actions
+    /// at once (`async let`): every use of a `Repository` outside this module's own worker threads
+    /// goes through here, so they take turns. The lock is recursive, since operations nest (a
+    /// history walk that asks what each commit changed); nothing holding it waits for another
+    /// thread that needs it.
+    public static func serialized<T>(_ body: () throws -> T) rethrows -> T {
+        handleLock.lock()
+        defer { handleLock.unlock() }
+        return try body()
+    }
+
+    /// Serialises the use of repository handles (see `serialized`).
+    private static let handleLock = NSRecursiveLock()
+}

@@ -5,7 +5,7 @@ internal import CLibgit2
 public final class Repository: @unchecked Sendable {
     // @unchecked: libgit2 allows a handle on one thread at a time. The Git module's own threads
     // (the work-tree walk) use it only while their caller waits for them; across threads, callers
-    // take turns (Shiplane runs every operation through `git { }`, which holds one lock).
+    // take turns under this module's `Libgit2.serialized` lock (Shiplane's `git { }` holds it).
     let pointer: OpaquePointer
 
     private init(pointer: OpaquePointer) {

@@ -39,7 +39,8 @@ struct ChangelogHistory {
         repository = try lane.historyRepository()
         // The URL as written in the config: `url.*.insteadOf` rewrites are for transport, and
         // links must point at the public host.
-        let url = (try? repository.configString("remote.origin.url")) ?? nil
+        let opened = repository
+        let url = (try? git { try opened.configString("remote.origin.url") }) ?? nil
         links = url.flatMap { RemoteLinks(remoteURL: $0) }
     }
 

@@ -99,22 +99,13 @@ public struct GitFailure: ReportableError {
     public var info: [(key: String, value: String)] { [("libgit2", detail)] }
 }
 
-/// Runs a libgit2 operation, turning its errors into `GitFailure`.
-///
-/// libgit2 lets a repository handle be used by one thread at a time, and lane code may start two
-/// git actions at once (`async let`). Every operation holds one lock while it runs, so they take
-/// turns. The lock is recursive, since operations nest (a history walk that asks what each commit
-/// changed); nothing holding it waits for another thread that needs it (the changelog's reading
-/// thread takes it, its caller only renders).
+/// Runs a libgit2 operation under the Git module's handle lock (`Libgit2.serialized`: lane code
+/// may start two git actions at once, and libgit2 allows a handle on one thread at a time),
+/// turning its errors into `GitFailure`.
 func git<T>(_ body: () throws -> T) throws -> T {
-    gitLock.lock()
-    defer { gitLock.unlock() }
     do {
-        return try body()
+        return try Libgit2.serialized(body)
     } catch let error as GitError {
         throw GitFailure(error)
     }
 }
-
-/// Serialises libgit2 operations (see `git(_:)`).
-private let gitLock = NSRecursiveLock()

@@ -54,7 +54,7 @@ extension LaneContext {
             )
         }
         var tag: Tag?
-        if let repository = try? repository(), (try? repository.head()).map({ if case .unborn = $0 { false } else { true } }) == true {
+        if let repository = try? repository(), (try? git { try repository.head() }).map({ if case .unborn = $0 { false } else { true } }) == true {
             tag = try lastReleaseTag()
         }
         return VersionDetails(

@@ -84,7 +84,7 @@ extension LaneContext {
             } catch let error as VersionFileError where error.kind == .notFound {
                 // No version file: the version lives in tags (Go, SwiftPM, Cargo workspaces).
                 // Outside a repository, or before its first commit, there are no tags to ask.
-                guard let repository = try? repository(), (try? repository.head()).map({ if case .unborn = $0 { false } else { true } }) == true else {
+                guard let repository = try? repository(), (try? git { try repository.head() }).map({ if case .unborn = $0 { false } else { true } }) == true else {
                     throw error
                 }
                 return try versionFromTags()
