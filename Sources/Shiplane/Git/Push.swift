@@ -47,15 +47,14 @@ public struct Push: AsyncAction {
             throw ShiplaneError("there is no remote named \(remote)", suggestion: "add it with `git remote add \(remote) URL`, or pass remote:")
         }
         var refspecs: [String] = []
-        var pushedBranch: String?
+        var pushedBranch: ReleaseBranch?
         if branch {
-            switch try git({ try repository.head() }) {
-            case .branch(let name, _):
-                refspecs.append("refs/heads/\(name):refs/heads/\(name)")
-                pushedBranch = name
-            case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
-            case .unborn(let name): throw RepositoryProblem.noCommits(branch: name)
-            }
+            // On a detached HEAD (CI), HEAD goes to the branch the CI's variables or --branch name.
+            let head = try git { try repository.head() }
+            if case .unborn(let name) = head { throw RepositoryProblem.noCommits(branch: name) }
+            let release = try lane.releaseBranch(for: head)
+            refspecs.append(release.refspec)
+            pushedBranch = release
         }
         var missing: [String] = []
         for tag in tags {
@@ -68,12 +67,15 @@ public struct Push: AsyncAction {
         guard !refspecs.isEmpty else {
             throw ValidationFailure(problems: ["push has nothing to push: branch is false and no tags are named"])
         }
-        let shown = ([pushedBranch].compactMap { $0 } + tags).joined(separator: ", ")
+        let shown = ([pushedBranch?.name].compactMap { $0 } + tags).joined(separator: ", ")
         if step.isDryRun {
             step.note("would push \(shown) to \(remote)")
             return
         }
         let credentials = Self.credentials(for: url, environment: lane.environment)
+        if let pushedBranch, pushedBranch.isDetached {
+            try step.ensureRemoteBranchIsBehindHead(pushedBranch.name, remote: remote, url: url, credentials: credentials, in: repository)
+        }
         let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
         // The run's record goes to the remote in the same push: a retry on a fresh clone finds it.
         if let recorder = lane.state.journal.recorder, branch {
