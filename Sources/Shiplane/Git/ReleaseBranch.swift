@@ -65,12 +65,17 @@ extension LaneContext {
 
     /// The branch a release from HEAD goes to: HEAD's branch, or on a detached HEAD the one
     /// `onBranch(_:)` or the CI's variables name. Call it before any effect to fail early.
+    /// - Parameter pushing: true when the release will be pushed: a detached HEAD in a shallow
+    ///   clone is refused then, since whether the remote branch moved past it cannot be known.
     /// - Throws: `RepositoryProblem.detachedHead` when HEAD is detached and no branch is known,
-    ///   `.noCommits` on an unborn branch.
-    public func releaseBranchName() throws -> String {
-        let head = try git { try repository().head() }
+    ///   `.shallowClone` (see `pushing`), `.noCommits` on an unborn branch.
+    public func releaseBranchName(pushing: Bool = false) throws -> String {
+        let repository = try repository()
+        let head = try git { try repository.head() }
         if case .unborn(let name) = head { throw RepositoryProblem.noCommits(branch: name) }
-        return try releaseBranch(for: head).name
+        let release = try releaseBranch(for: head)
+        if pushing, release.isDetached, repository.isShallow { throw RepositoryProblem.shallowClone(path: workingDirectory) }
+        return release.name
     }
 
     /// The release branch of the repository's HEAD now.
@@ -84,12 +89,14 @@ extension StepContext {
     /// HEAD does not contain (the pipeline built an older commit). The remote's tip is fetched into
     /// a scratch ref, compared with HEAD's history, and the scratch ref deleted; a branch the remote
     /// does not have yet passes. The push's own fast-forward checks stay the backstop.
-    /// - Throws: `RemoteBranchMovedOn`, or a `GitFailure` when the remote cannot be reached.
+    /// - Throws: `RemoteBranchMovedOn`; `RepositoryProblem.shallowClone` (HEAD's history is cut
+    ///   off, so the answer cannot be known); a `GitFailure` when the remote cannot be reached.
     /// - Parameter url: the remote's URL: fetching from it rather than from the named remote keeps
     ///   libgit2 from also moving the remote-tracking refs, so a refusal leaves every ref as it was.
     func ensureRemoteBranchIsBehindHead(
         _ branch: String, remote: String, url: String, credentials: PushCredentials, in repository: Repository
     ) throws {
+        guard !repository.isShallow else { throw RepositoryProblem.shallowClone(path: lane.workingDirectory) }
         let scratch = "refs/shiplane/remote-branch"
         let found = try git {
             try repository.fetchIfPresent(remote: url, source: "refs/heads/\(branch)", destination: scratch, credentials: credentials)

@@ -99,7 +99,7 @@ struct BumpLane: Lane, BuiltInLane {
 extension BumpLane {
     /// What can be known wrong before anything is written: `--tag` and `--push` need `--commit`
     /// when the bump writes files (a tag-only project's bump is its tag), and a commit or push on
-    /// a detached HEAD needs a branch to go to.
+    /// a detached HEAD needs a branch to go to (and, to be pushed, a history that is not shallow).
     /// - Throws: `ValidationFailure`, or `RepositoryProblem.detachedHead` naming where it looked.
     private func checkBeforeAnyEffect(_ lane: LaneContext) throws {
         if (tag || push) && !commit {
@@ -113,7 +113,7 @@ extension BumpLane {
                 )
             }
         }
-        if commit || push { _ = try lane.releaseBranchName() }
+        if commit || push { _ = try lane.releaseBranchName(pushing: push) }
     }
 }
 
