@@ -187,4 +187,71 @@ struct DetachedCheckoutTests {
         #expect(try repos.inCheckout("rev-parse", "--abbrev-ref", "HEAD") == "HEAD")
         try repos.inCheckout("fsck", "--strict", "--no-progress")
     }
+
+    /// GitLab's checkout: `remote.origin.url` carries the job token, and no token variable is set
+    /// for Shiplane; the push authenticates with the URL's and the token shows nowhere.
+    @Test func aTokenInTheRemoteURLPushesAndIsNeverShown() async throws {
+        let repos = try CICheckoutRepositories(branch: "main")
+        let served = repos.seed.root + "/served"
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try repos.runGit(["clone", "-q", "--bare", repos.origin, served + "/remote.git"], in: repos.seed.root)
+        let token = "glcbt-" + String(repeating: "Zq8", count: 8)
+        let server = try await GitHTTPServer.start(
+            projectRoot: served, username: "gitlab-ci-token", password: token, environment: repos.seed.environment)
+        defer { server.stop() }
+        try repos.inCheckout("remote", "set-url", "origin", server.url("remote.git").replacingOccurrences(of: "http://", with: "http://gitlab-ci-token:\(token)@"))
+        var environment = repos.seed.environment
+        environment.merge(["CI": "true", "GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main", "CI_JOB_TOKEN": token]) { $1 }
+        let result = try await runProgramAsync(
+            shiplaneBinary, ["bump", "patch", "--commit", "--tag", "--push"], in: repos.checkout, environment: environment)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(!result.all.contains(token))
+        let head = try repos.inCheckout("rev-parse", "HEAD")
+        #expect(try repos.runGit(["--git-dir", served + "/remote.git", "rev-parse", "main"], in: repos.seed.root) == head)
+        #expect(try repos.runGit(["--git-dir", served + "/remote.git", "rev-parse", "v1.2.4^{commit}"], in: repos.seed.root) == head)
+        try repos.runGit(["--git-dir", served + "/remote.git", "fsck", "--strict", "--no-progress"], in: repos.seed.root)
+    }
+
+    /// The dry run names the commit the real run tags: the release commit, not today's HEAD.
+    @Test func theDryRunSaysItWouldTagTheReleaseCommit() throws {
+        let repos = try CICheckoutRepositories(branch: "main")
+        let head = try repos.inCheckout("rev-parse", "--short", "HEAD")
+        let before = try repos.snapshot()
+        let result = try repos.shiplane(["bump", "patch", "--commit", "--tag", "--push", "--dry-run"], environment: ["GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("would tag the release commit (made on top of \(head)) as v1.2.4"), "\(result.stdout)")
+        #expect(!result.stdout.contains("would tag \(head) as"))
+        #expect(try repos.snapshot() == before)
+    }
+}
+
+/// A project whose version lives in tags is released by its tag: `--tag` and `--push` need no
+/// `--commit` there, as the README says; where the bump writes files they still do.
+@Suite("bump --push and --tag without --commit")
+struct TagOnlyPushTests {
+    @Test func aTagOnlyProjectPushesItsTagWithoutCommit() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("main.go", "package main\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: first")
+        try repo.git("tag", "-a", "v1.2.0", "-m", "Release 1.2.0")
+        let origin = repo.root + "/origin.git"
+        try runProgram("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", origin], in: repo.root, environment: repo.environment)
+        try repo.git("remote", "add", "origin", origin)
+        try repo.git("push", "-q", "origin", "main")
+        let result = try repo.shiplane(["bump", "patch", "--push"])
+        #expect(result.status == 0, "\(result.all)")
+        let tagged = try runProgram("/usr/bin/git", ["--git-dir", origin, "rev-parse", "v1.2.1^{commit}"], in: repo.root, environment: repo.environment)
+        #expect(tagged.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == (try repo.git("rev-parse", "HEAD")), "\(tagged.all)")
+    }
+
+    @Test(arguments: ["--push", "--tag"])
+    func whereTheBumpWritesFilesItStillNeedsCommit(_ option: String) throws {
+        let repo = try versionedRepository()
+        let result = try repo.shiplane(["bump", "patch", option])
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stderr.contains("\(option) needs --commit"), "\(result.all)")
+        #expect(repo.read("VERSION") == "1.2.3\n")
+        #expect(try repo.git("status", "--porcelain") == "")
+    }
 }
