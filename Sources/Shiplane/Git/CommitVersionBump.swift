@@ -131,7 +131,7 @@ extension StepContext {
         case .unborn(let name): (branchName, parent) = (name, "")
         case .detached(let commit): (branchName, parent) = (nil, commit.hex)
         }
-        if release.isDetached { log("HEAD is detached: committing on top of it, for \(release.name) (from \(release.source))") }
+        if release.isDetached { log("HEAD is detached: the commit goes on top of it, for \(release.name), read from \(release.source)") }
         let variables = lane.environment.variables
         let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil), description)
         let commit = try git {

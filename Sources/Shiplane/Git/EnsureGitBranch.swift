@@ -45,7 +45,8 @@ public struct EnsureGitBranch: Action {
                 suggestion: "switch to a matching branch, or change the pattern in the lane"
             )
         }
-        step.note(branch)
+        // On a detached HEAD, say where the branch came from: which CI Shiplane thinks it is in.
+        step.note(release.isDetached ? "\(branch) (HEAD detached; read from \(source))" : branch)
         return branch
     }
 }

@@ -6,7 +6,9 @@ internal import Git
 /// Never pushes every local tag. HTTPS remotes authenticate with a token from the environment
 /// (`SHIPLANE_GIT_TOKEN`, else `GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`; user name
 /// `SHIPLANE_GIT_USERNAME`, else `x-access-token`); ssh remotes through the ssh agent; paths and
-/// `file://` need none. Refused credentials fail at once (no endless retry); a ref the remote
+/// `file://` need none. On a detached HEAD (CI), HEAD is pushed to the branch the release goes to
+/// (`HEAD:refs/heads/BRANCH`, see `ReleaseBranch`), once origin's branch is known not to have moved
+/// past HEAD. Refused credentials fail at once (no endless retry); a ref the remote
 /// rejects (non-fast-forward, protected) is an error naming it. The branch and the tags go in
 /// one push. Pushing is the run's point of no return: a run that stops after it is finished by
 /// `shiplane resume`, never undone (others may already have fetched what was pushed).
@@ -15,7 +17,7 @@ public struct Push: AsyncAction {
     public static let name = "push"
     /// The remote's name.
     public var remote: String
-    /// Whether the current branch is pushed.
+    /// Whether the current branch (on a detached HEAD: HEAD, to the release branch) is pushed.
     public var branch: Bool
     /// The tags pushed; each must exist.
     public var tags: [String]

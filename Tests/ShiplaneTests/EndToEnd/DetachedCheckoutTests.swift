@@ -107,7 +107,7 @@ struct DetachedCheckoutTests {
         #expect(try repos.onOrigin("show", "\(ci.branch):VERSION") == "1.2.4")
         #expect(try repos.onOrigin("rev-parse", "v1.2.4^{commit}") == head)
         #expect(try repos.onOrigin("log", "-1", "--format=%s", ci.branch) == "chore(release): 1.2.4")
-        #expect(result.stdout.contains(ci.arguments.isEmpty ? "for \(ci.branch) (from " : "for \(ci.branch) (from --branch)"), "\(result.stdout)")
+        #expect(result.stdout.contains(ci.arguments.isEmpty ? "for \(ci.branch), read from " : "for \(ci.branch), read from --branch"), "\(result.stdout)")
         try repos.onOrigin("fsck", "--strict", "--no-progress")
         try repos.inCheckout("fsck", "--strict", "--no-progress")
     }
