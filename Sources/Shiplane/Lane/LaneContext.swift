@@ -72,7 +72,7 @@ public final class LaneContext: @unchecked Sendable {
     public let package: ProjectPackage?
     /// The branch a release on a detached HEAD goes to (`onBranch(_:)`, `--branch`); nil: the
     /// CI's variables say (`LaneEnvironment.ciBranch`).
-    public let branchOverride: String?
+    let branchOverride: String?
     let state: RunState
     let depth: Int
     private let repositories: RepositoryCache
