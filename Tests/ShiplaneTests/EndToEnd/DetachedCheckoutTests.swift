@@ -229,6 +229,22 @@ struct DetachedCheckoutTests {
 /// `--commit` there, as the README says; where the bump writes files they still do.
 @Suite("bump --push and --tag without --commit")
 struct TagOnlyPushTests {
+    /// On a branch too: a dry run that would commit says the tag goes on the release commit; one
+    /// that makes no commit names HEAD, as the real run tags it.
+    @Test func theDryRunNamesTheCommitTheRealRunTags() throws {
+        let repo = try versionedRepository()
+        let head = try repo.git("rev-parse", "--short", "HEAD")
+        let committing = try repo.shiplane(["bump", "patch", "--commit", "--tag", "--dry-run"])
+        #expect(committing.status == 0, "\(committing.all)")
+        #expect(committing.stdout.contains("would tag the release commit (made on top of \(head)) as v1.2.4"), "\(committing.stdout)")
+        let tagOnly = try TemporaryRepository()
+        try tagOnly.git("tag", "-a", "v0.3.0", "-m", "Release 0.3.0")
+        let tagHead = try tagOnly.git("rev-parse", "--short", "HEAD")
+        let tagging = try tagOnly.shiplane(["bump", "patch", "--tag", "--dry-run"])
+        #expect(tagging.status == 0, "\(tagging.all)")
+        #expect(tagging.stdout.contains("would tag \(tagHead) as v0.3.1"), "\(tagging.stdout)")
+    }
+
     @Test func aTagOnlyProjectPushesItsTagWithoutCommit() throws {
         let repo = try TemporaryRepository()
         try repo.write("main.go", "package main\n")
