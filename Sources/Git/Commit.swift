@@ -4,7 +4,8 @@ internal import CLibgit2
 extension Repository {
     // MARK: - Committing
 
-    /// Stages exactly `paths` and commits them, and only them, on the current branch.
+    /// Stages exactly `paths` and commits them, and only them, on the current branch, or on a
+    /// detached HEAD (HEAD then stays detached and moves to the new commit, as `git commit` does).
     ///
     /// Each path (relative to the work tree) is added to the index when it exists in the work tree
     /// and removed from it when it does not, so added, modified and deleted files all work. The
@@ -13,7 +14,7 @@ extension Repository {
     /// The message gets git's whitespace clean-up (trailing spaces and blank lines removed, one
     /// final newline). On an unborn branch the commit has no parent.
     /// - Returns: The new commit.
-    /// - Throws: `GitError` `.detachedHead` when HEAD is not on a branch, `.notFound` for a path
+    /// - Throws: `GitError` `.notFound` for a path
     ///   that is neither in the work tree nor in the index, `.invalid` for an empty message or no paths,
     ///   and `.locked` when another process holds the index; the branch moves only if all else worked.
     /// - Parameter beforeCommitting: runs once the paths are staged (and the index written), with
@@ -29,12 +30,8 @@ extension Repository {
         }
         let parent: ObjectID?
         switch try head() {
-        case .branch(_, let commit): parent = commit
+        case .branch(_, let commit), .detached(let commit): parent = commit
         case .unborn: parent = nil
-        case .detached(let commit):
-            throw GitError(
-                code: .detachedHead, operation: operation,
-                message: "HEAD is detached at \(commit.short): check out a branch to commit on")
         }
         _ = try prettifiedMessage(message, operation)
         guard let workingDirectory else {
@@ -75,7 +72,8 @@ extension Repository {
             try committer.withLibgit2Signature(operation) { committerSignature in
                 var created = git_oid()
                 var parents: [OpaquePointer?] = parentObject.map { [$0] } ?? []
-                // "HEAD" moves the branch HEAD names; libgit2 refuses if the branch moved meanwhile.
+                // "HEAD" moves the branch HEAD names (or a detached HEAD itself); libgit2 refuses if
+                // it moved meanwhile.
                 let result = parents.withUnsafeMutableBufferPointer { buffer in
                     git_commit_create(
                         &created, pointer, "HEAD", authorSignature, committerSignature, nil, cleanMessage,
@@ -185,17 +183,23 @@ extension Repository {
 
     // MARK: - Undoing
 
-    /// Drops `commit` from the current branch if the branch still points at it.
+    /// Drops `commit` from the current branch (or from a detached HEAD) if it still points at it.
     ///
     /// The branch moves back to the commit's first parent (a root commit leaves the branch unborn),
     /// and the index entries of the paths the commit changed go back to the parent's versions.
     /// The work tree is not touched: the caller restores the files' bytes. The branch moves with a
     /// compare-and-swap, so a commit made meanwhile by someone else is never lost.
-    /// - Returns: false, changing nothing, when HEAD is no longer `commit` on a branch.
+    /// A detached HEAD moves back to the parent the same way (a root commit cannot be undone there:
+    /// HEAD cannot be unborn without a branch).
+    /// - Returns: false, changing nothing, when HEAD is no longer `commit`.
     public func undoCommit(_ commit: ObjectID) throws -> Bool {
         let operation = "undo commit \(commit.short)"
-        guard case .branch(let branch, let current) = try head(), current == commit else { return false }
-        let branchReference = "refs/heads/" + branch
+        let branchReference: String
+        switch try head() {
+        case .branch(let branch, let current) where current == commit: branchReference = "refs/heads/" + branch
+        case .detached(let current) where current == commit: branchReference = "HEAD"
+        default: return false
+        }
 
         var commitID = commit.raw
         var commitObject: OpaquePointer?
@@ -224,6 +228,7 @@ extension Repository {
             try check(result, operation)
             git_reference_free(moved)
         } else {
+            guard branchReference != "HEAD" else { return false }
             var reference: OpaquePointer?
             try check(git_reference_lookup(&reference, pointer, branchReference), operation)
             defer { git_reference_free(reference) }

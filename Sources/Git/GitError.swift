@@ -8,8 +8,6 @@ public struct GitError: Error, Sendable, CustomStringConvertible {
         case notFound, exists, ambiguous, bareRepository, unbornBranch, notOwner
         case nonFastForward, rejected, authentication, certificate, conflict, locked
         case invalid, user, other(Int32)
-        /// HEAD points at a commit, not a branch, where a branch is needed (committing).
-        case detachedHead
         /// No author or committer name/email is configured.
         case missingIdentity
     }

@@ -39,24 +39,4 @@ public struct LaneEnvironment: Sendable {
         return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "_KEY", "APIKEY", "WEBHOOK", "CREDENTIAL", "SERVICE_ACCOUNT"]
             .contains { upper.contains($0) } || upper.hasSuffix("KEY")
     }
-
-    /// The branch CI checked out, from the CI's own variables, for runs on a detached HEAD.
-    ///
-    /// GitHub Actions: `GITHUB_HEAD_REF` (pull requests) then `GITHUB_REF_NAME` when `GITHUB_REF_TYPE`
-    /// is `branch`; GitLab: `CI_COMMIT_BRANCH`; Jenkins: `BRANCH_NAME`, `GIT_BRANCH`; CircleCI:
-    /// `CIRCLE_BRANCH`; Bitrise: `BITRISE_GIT_BRANCH`; Buildkite: `BUILDKITE_BRANCH`.
-    public var ciBranch: (name: String, variable: String)? {
-        if let head = variables["GITHUB_HEAD_REF"], !head.isEmpty { return (head, "GITHUB_HEAD_REF") }
-        if let name = variables["GITHUB_REF_NAME"], !name.isEmpty,
-           (variables["GITHUB_REF_TYPE"] ?? "branch") == "branch" {
-            return (name, "GITHUB_REF_NAME")
-        }
-        for variable in ["CI_COMMIT_BRANCH", "BRANCH_NAME", "CIRCLE_BRANCH", "BITRISE_GIT_BRANCH", "BUILDKITE_BRANCH", "GIT_BRANCH"] {
-            if var name = variables[variable], !name.isEmpty {
-                if variable == "GIT_BRANCH", name.hasPrefix("origin/") { name.removeFirst("origin/".count) }
-                return (name, variable)
-            }
-        }
-        return nil
-    }
 }

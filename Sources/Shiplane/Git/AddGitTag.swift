@@ -50,7 +50,10 @@ public struct AddGitTag: Action {
             )
         }
         if step.isDryRun {
-            step.note("would tag \(head.short) as \(tag)")
+            // The real run tags the commit an earlier commit step makes, not today's HEAD.
+            step.note(lane.state.dryRunMadeCommit
+                ? "would tag the release commit (made on top of \(head.short)) as \(tag)"
+                : "would tag \(head.short) as \(tag)")
             return
         }
         let tagger = lightweight ? nil : try git { try repository.signature(environment: lane.environment.variables, role: .committer) }

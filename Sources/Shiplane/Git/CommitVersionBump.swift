@@ -45,9 +45,8 @@ public struct CommitVersionBump: Action {
             )
         }
         let repository = try lane.repository()
-        if case .detached(let commit) = try git({ try repository.head() }) {
-            throw RepositoryProblem.detachedHead(commit: commit.short)
-        }
+        // On a detached HEAD the commit is made there when a branch to release to is known.
+        _ = try lane.releaseBranch(in: repository)
         let text = try message ?? defaultMessage(taken, lane)
         if !allowOtherChanges {
             let others = try git { try repository.status() }.filter { !changed.contains($0.path) }
@@ -62,6 +61,7 @@ public struct CommitVersionBump: Action {
             }
         }
         if step.isDryRun {
+            lane.state.noteDryRunCommit()
             step.note("would commit \(changed.joined(separator: ", ")): \(text)")
             return nil
         }
@@ -117,19 +117,23 @@ extension CommitVersionBump: DocumentedAction {
 }
 
 extension StepContext {
-    /// Commits exactly `paths` on the current branch with git's hooks, journaled before and after
-    /// (branch, parent, message; then the commit), with its undo registered: the branch moves back
-    /// only while HEAD is still that commit.
-    /// - Throws: `RepositoryProblem.detachedHead`, or what libgit2 or a hook reports.
+    /// Commits exactly `paths` on the current branch (or on a detached HEAD, when a branch to
+    /// release to is known) with git's hooks, journaled before and after (branch, parent,
+    /// message; then the commit), with its undo registered: HEAD moves back only while it is still
+    /// that commit.
+    /// - Throws: `RepositoryProblem.detachedHead` when no branch is known, or what libgit2 or a hook reports.
     func commitJournaled(paths: [String], message given: String, in repository: Repository, undoing description: String) throws -> ObjectID {
         // What is committed may be pushed: a secret the run knows never goes into a message.
         let message = lane.redactor.redact(given)
-        let (branchName, parent): (String, String)
-        switch try git({ try repository.head() }) {
+        let head = try git { try repository.head() }
+        let release = try lane.releaseBranch(for: head)
+        let (branchName, parent): (String?, String)
+        switch head {
         case .branch(let name, let commit): (branchName, parent) = (name, commit.hex)
         case .unborn(let name): (branchName, parent) = (name, "")
-        case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
+        case .detached(let commit): (branchName, parent) = (nil, commit.hex)
         }
+        if release.isDetached { log("HEAD is detached: the commit goes on top of it, for \(release.name), read from \(release.source)") }
         let variables = lane.environment.variables
         let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil), description)
         let commit = try git {

@@ -5,7 +5,8 @@ internal import Git
 ///
 /// Unlike fastlane's `ensure_git_branch`, the pattern is anchored: `main` matches `main` and not
 /// `main-old`; write `main|release/.+` for alternatives. On a detached HEAD (as CI checks out),
-/// the branch comes from the CI's variables (see `LaneEnvironment.ciBranch`).
+/// the branch is the one the release goes to: `lane.onBranch(_:)` (`--branch`), else the CI's
+/// variables (see `LaneEnvironment.ciBranch`).
 public struct EnsureGitBranch: Action {
     /// The action's name in steps and reports.
     public static let name = "ensureGitBranch"
@@ -32,20 +33,10 @@ public struct EnsureGitBranch: Action {
             )
         }
         let repository = try step.lane.repository()
-        let branch: String
-        var source = "HEAD"
-        switch try git({ try repository.head() }) {
-        case .branch(let name, _):
-            branch = name
-        case .unborn(let name):
-            throw RepositoryProblem.noCommits(branch: name)
-        case .detached(let commit):
-            guard let ci = step.lane.environment.ciBranch else {
-                throw RepositoryProblem.detachedHead(commit: commit.short)
-            }
-            branch = ci.name
-            source = ci.variable
-        }
+        let head = try git { try repository.head() }
+        if case .unborn(let name) = head { throw RepositoryProblem.noCommits(branch: name) }
+        let release = try step.lane.releaseBranch(for: head)
+        let (branch, source) = (release.name, release.source)
         let range = NSRange(branch.startIndex..., in: branch)
         guard regex.firstMatch(in: branch, range: range) != nil else {
             throw ShiplaneError(
@@ -54,7 +45,8 @@ public struct EnsureGitBranch: Action {
                 suggestion: "switch to a matching branch, or change the pattern in the lane"
             )
         }
-        step.note(branch)
+        // On a detached HEAD, say where the branch came from: which CI Shiplane thinks it is in.
+        step.note(release.isDetached ? "\(branch) (HEAD detached; read from \(source))" : branch)
         return branch
     }
 }

@@ -44,10 +44,10 @@ public struct GitCommit: Action {
                 suggestion: "name files or folders with changes (`git status` lists them)"
             )
         }
-        if case .detached(let commit) = try git({ try repository.head() }) {
-            throw RepositoryProblem.detachedHead(commit: commit.short)
-        }
+        // On a detached HEAD the commit is made there when a branch to release to is known.
+        _ = try lane.releaseBranch(in: repository)
         if step.isDryRun {
+            lane.state.noteDryRunCommit()
             step.note("would commit \(selected.joined(separator: ", ")): \(message)")
             return nil
         }

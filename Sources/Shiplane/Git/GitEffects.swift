@@ -1,12 +1,13 @@
 import Foundation
 internal import Git
 
-/// A commit on `branch` on top of `parent`; `commit` is filled in once it exists.
+/// A commit on `branch` (nil: on a detached HEAD) on top of `parent`; `commit` is filled in once
+/// it exists. Records written before detached commits existed always name a branch, and decode.
 public struct CommitMade: Effect, Equatable {
     /// The record's name for it.
     public static let kind = "git.commit"
-    /// The branch the commit went on.
-    public var branch: String
+    /// The branch the commit went on; nil when HEAD was detached and moved to the commit.
+    public var branch: String?
     /// The commit it sits on (empty on an unborn branch).
     public var parent: String
     /// Its message.
@@ -15,7 +16,7 @@ public struct CommitMade: Effect, Equatable {
     public var commit: String?
 
     /// Describes a commit.
-    public init(branch: String, parent: String, message: String, commit: String?) {
+    public init(branch: String?, parent: String, message: String, commit: String?) {
         self.branch = branch
         self.parent = parent
         self.message = message
@@ -25,15 +26,19 @@ public struct CommitMade: Effect, Equatable {
     /// In the repository.
     public var reach: EffectReach { .local }
 
-    /// Moves the branch back to `parent` while HEAD is still the run's commit.
-    /// - Throws: when HEAD left the branch or the branch moved on.
+    /// Moves the branch (or the detached HEAD) back to `parent` while HEAD is still the run's commit.
+    /// - Throws: when HEAD left the branch (or, detached, moved elsewhere) or the branch moved on.
     public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        if status == .intended { context.removeStaleGitLocks(["refs/heads/\(branch).lock", "index.lock", "HEAD.lock"]) }
+        let place = branch ?? "the detached HEAD"
+        if status == .intended { context.removeStaleGitLocks([branch.map { "refs/heads/\($0).lock" }, "index.lock", "HEAD.lock"].compactMap { $0 }) }
         let repository = try context.repository()
         let state = try git { try repository.head() }
         if case .unborn(let name) = state, name == branch, parent.isEmpty { return }
-        guard case .branch(let name, let head) = state, name == branch else {
-            throw ShiplaneError("HEAD is no longer on \(branch): the release commit is left as it is")
+        let head: ObjectID
+        switch (state, branch) {
+        case (.branch(let name, let commit), let branch?) where name == branch: head = commit
+        case (.detached(let commit), nil): head = commit
+        default: throw ShiplaneError("HEAD is no longer on \(place): the release commit is left as it is")
         }
         if head.hex == parent { return }
         let ours: Bool
@@ -47,7 +52,7 @@ public struct CommitMade: Effect, Equatable {
                 == message.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard ours, try git({ try repository.undoCommit(head) }) else {
-            throw ShiplaneError("\(branch) moved on after the release commit: the commit is kept")
+            throw ShiplaneError("\(place) moved on after the release commit: the commit is kept")
         }
     }
 }

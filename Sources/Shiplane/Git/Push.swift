@@ -6,7 +6,9 @@ internal import Git
 /// Never pushes every local tag. HTTPS remotes authenticate with a token from the environment
 /// (`SHIPLANE_GIT_TOKEN`, else `GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`; user name
 /// `SHIPLANE_GIT_USERNAME`, else `x-access-token`); ssh remotes through the ssh agent; paths and
-/// `file://` need none. Refused credentials fail at once (no endless retry); a ref the remote
+/// `file://` need none. On a detached HEAD (CI), HEAD is pushed to the branch the release goes to
+/// (`HEAD:refs/heads/BRANCH`, see `ReleaseBranch`), once origin's branch is known not to have moved
+/// past HEAD. Refused credentials fail at once (no endless retry); a ref the remote
 /// rejects (non-fast-forward, protected) is an error naming it. The branch and the tags go in
 /// one push. Pushing is the run's point of no return: a run that stops after it is finished by
 /// `shiplane resume`, never undone (others may already have fetched what was pushed).
@@ -15,7 +17,7 @@ public struct Push: AsyncAction {
     public static let name = "push"
     /// The remote's name.
     public var remote: String
-    /// Whether the current branch is pushed.
+    /// Whether the current branch (on a detached HEAD: HEAD, to the release branch) is pushed.
     public var branch: Bool
     /// The tags pushed; each must exist.
     public var tags: [String]
@@ -47,15 +49,14 @@ public struct Push: AsyncAction {
             throw ShiplaneError("there is no remote named \(remote)", suggestion: "add it with `git remote add \(remote) URL`, or pass remote:")
         }
         var refspecs: [String] = []
-        var pushedBranch: String?
+        var pushedBranch: ReleaseBranch?
         if branch {
-            switch try git({ try repository.head() }) {
-            case .branch(let name, _):
-                refspecs.append("refs/heads/\(name):refs/heads/\(name)")
-                pushedBranch = name
-            case .detached(let commit): throw RepositoryProblem.detachedHead(commit: commit.short)
-            case .unborn(let name): throw RepositoryProblem.noCommits(branch: name)
-            }
+            // On a detached HEAD (CI), HEAD goes to the branch the CI's variables or --branch name.
+            let head = try git { try repository.head() }
+            if case .unborn(let name) = head { throw RepositoryProblem.noCommits(branch: name) }
+            let release = try lane.releaseBranch(for: head)
+            refspecs.append(release.refspec)
+            pushedBranch = release
         }
         var missing: [String] = []
         for tag in tags {
@@ -68,12 +69,15 @@ public struct Push: AsyncAction {
         guard !refspecs.isEmpty else {
             throw ValidationFailure(problems: ["push has nothing to push: branch is false and no tags are named"])
         }
-        let shown = ([pushedBranch].compactMap { $0 } + tags).joined(separator: ", ")
+        let shown = ([pushedBranch?.name].compactMap { $0 } + tags).joined(separator: ", ")
         if step.isDryRun {
             step.note("would push \(shown) to \(remote)")
             return
         }
         let credentials = Self.credentials(for: url, environment: lane.environment)
+        if let pushedBranch, pushedBranch.isDetached {
+            try step.ensureRemoteBranchIsBehindHead(pushedBranch.name, remote: remote, url: url, credentials: credentials, in: repository)
+        }
         let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
         // The run's record goes to the remote in the same push: a retry on a fresh clone finds it.
         if let recorder = lane.state.journal.recorder, branch {

@@ -34,7 +34,7 @@ public enum RepositoryProblem: ReportableError, Equatable {
     case notOwner(path: String, detail: String)
     /// The current branch has no commits yet.
     case noCommits(branch: String)
-    /// HEAD points at a commit, not a branch.
+    /// HEAD points at a commit, not a branch, and nothing says which branch a release goes to.
     case detachedHead(commit: String)
     /// The clone is shallow: history and tags are cut off.
     case shallowClone(path: String)
@@ -46,7 +46,8 @@ public enum RepositoryProblem: ReportableError, Equatable {
         case .bare(let path): "\(path) is a bare repository: there is no work tree to release from"
         case .notOwner(let path, _): "the repository at \(path) is owned by another user"
         case .noCommits(let branch): "the repository has no commits yet (branch \(branch) is unborn)"
-        case .detachedHead(let commit): "HEAD is detached at \(commit), not on a branch"
+        case .detachedHead(let commit):
+            "HEAD is detached at \(commit) and no branch is known to release to: no CI variable names one and --branch was not given"
         case .shallowClone(let path):
             "\(path) is a shallow clone: its history is cut off, so the last release tag and the commits since it cannot be known"
         }
@@ -73,8 +74,8 @@ public enum RepositoryProblem: ReportableError, Equatable {
         case .shallowClone:
             "fetch the whole history with `git fetch --unshallow --tags` (GitHub Actions: actions/checkout with `fetch-depth: 0`; GitLab CI: `GIT_DEPTH: 0`), then run again"
         case .detachedHead:
-            "check out a branch (`git switch main`); in CI, Shiplane reads the branch from the CI's variables "
-                + "(GITHUB_REF_NAME, CI_COMMIT_BRANCH, BRANCH_NAME, ...) when one is set"
+            "pass --branch NAME (in a lane: lane.onBranch(NAME)), set SHIPLANE_BRANCH, or check out a branch (`git switch main`); "
+                + "the variables looked at: " + CIBranch.variablesLookedAt.joined(separator: ", ")
         }
     }
 }

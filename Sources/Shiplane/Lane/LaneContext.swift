@@ -70,6 +70,9 @@ public final class LaneContext: @unchecked Sendable {
     /// version files, its tags (`core-v1.2.0`) are the releases, and only commits touching it
     /// count. Nil: the whole repository.
     public let package: ProjectPackage?
+    /// The branch a release on a detached HEAD goes to (`onBranch(_:)`, `--branch`); nil: the
+    /// CI's variables say (`LaneEnvironment.ciBranch`).
+    let branchOverride: String?
     let state: RunState
     let depth: Int
     private let repositories: RepositoryCache
@@ -86,6 +89,7 @@ public final class LaneContext: @unchecked Sendable {
         retryPolicy = dependencies.retryPolicy
         self.hooks = hooks
         package = nil
+        branchOverride = nil
         let undoContext = EffectContext(
             workTree: dependencies.workingDirectory, environment: dependencies.environment, fileSystem: dependencies.fileSystem,
             http: dependencies.http, retryPolicy: dependencies.retryPolicy, savedCopies: MemorySavedCopies(), gitFolder: nil
@@ -95,8 +99,9 @@ public final class LaneContext: @unchecked Sendable {
         repositories = RepositoryCache(path: dependencies.workingDirectory)
     }
 
-    private init(parent: LaneContext, depth: Int, package: ProjectPackage? = nil) {
+    private init(parent: LaneContext, depth: Int, package: ProjectPackage? = nil, branch: String? = nil) {
         self.package = package ?? parent.package
+        branchOverride = branch ?? parent.branchOverride
         workingDirectory = parent.workingDirectory
         environment = parent.environment
         isDryRun = parent.isDryRun
@@ -126,6 +131,13 @@ public final class LaneContext: @unchecked Sendable {
             )
         }
         return LaneContext(parent: self, depth: depth, package: found)
+    }
+
+    /// The same run, releasing to `branch` when HEAD is detached (as CI checks out): the release
+    /// commit is made on top of HEAD and pushed to `refs/heads/BRANCH`, whatever the CI's variables
+    /// say. On a branch, HEAD's branch must be `branch`.
+    public func onBranch(_ branch: String) -> LaneContext {
+        LaneContext(parent: self, depth: depth, branch: branch)
     }
 
     /// The release tag for `version`: `v1.2.3`, or the package's (`core-v1.2.3`).

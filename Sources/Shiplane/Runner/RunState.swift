@@ -10,6 +10,7 @@ final class RunState: @unchecked Sendable {
     private var releaseChanges: [any ReleaseChanges] = []
     private var noReturn: String?
     private var namedOutputs: [(name: String, value: String)] = []
+    private var dryRunCommits = 0
 
     init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
         self.reporter = reporter
@@ -64,6 +65,15 @@ final class RunState: @unchecked Sendable {
     func markCommitted(_ paths: Set<String>) {
         lock.withLock { releaseChanges.removeAll { $0.fileChanges.allSatisfy { paths.contains($0.path) } } }
     }
+
+    /// Notes that a dry run's commit step would have made a commit, so later steps that name HEAD
+    /// say they would act on that commit rather than today's HEAD.
+    func noteDryRunCommit() {
+        lock.withLock { dryRunCommits += 1 }
+    }
+
+    /// True once a dry run's commit step would have made a commit.
+    var dryRunMadeCommit: Bool { lock.withLock { dryRunCommits > 0 } }
 
     /// Sets a named output of the run (CI outputs: `version`, `tag`, `release_url`, the lane's own).
     func setOutput(_ name: String, _ value: String) {

@@ -86,6 +86,12 @@ extension LaneContext {
         try run(BumpVersion(bump, files: files), file: file, line: line)
     }
 
+    /// True when the project has no version file and its version lives in release tags: a bump
+    /// there writes nothing and is released by its tag.
+    public func versionLivesInTags() throws -> Bool {
+        try readVersion(nil).tagOrigin != nil
+    }
+
     /// The version the version files agree on (after any bump earlier in this run).
     public func version(files: [VersionFileReference]? = nil, file: String = #fileID, line: Int = #line) throws -> SemanticVersion {
         try run(CurrentVersion(files: files), file: file, line: line)

@@ -24,11 +24,14 @@ struct BumpLane: Lane, BuiltInLane {
     @Flag(help: "Commit the changed version files")
     var commit = false
 
-    @Flag(help: "Tag the commit (needs --commit)")
+    @Flag(help: "Tag the commit (needs --commit, unless the version lives in tags)")
     var tag = false
 
-    @Flag(help: "Push the branch and the tag (needs --commit)")
+    @Flag(help: "Push the branch and the tag (needs --commit, unless the version lives in tags)")
     var push = false
+
+    @Option(help: "On a detached HEAD (CI), the branch to release to: the commit is made on HEAD and pushed there (default: from the CI's variables)")
+    var branch: String?
 
     @Option(help: "The commit message; {version} (and {build}) are replaced")
     var message = "chore(release): {version}"
@@ -48,14 +51,15 @@ struct BumpLane: Lane, BuiltInLane {
     func validate() throws {
         guard !level.isEmpty else { throw ValidationError("say how to bump: major, minor, patch, auto, release, pre NAME or a version") }
         _ = try VersionBump(parsing: level.joined(separator: " "))
-        if tag && !commit { throw ValidationError("--tag needs --commit: without it the tag would name the commit before the bump") }
-        if push && !commit { throw ValidationError("--push needs --commit") }
+        if branch?.isEmpty == true { throw ValidationError("--branch needs a branch name") }
         if incrementBuild && buildNumber != nil { throw ValidationError("pass --build or --build N, not both") }
     }
 
     func run(_ whole: LaneContext) async throws {
-        let lane = try package.map { try whole.package($0) } ?? whole
+        let packaged = try package.map { try whole.package($0) } ?? whole
+        let lane = branch.map { packaged.onBranch($0) } ?? packaged
         let bump = try VersionBump(parsing: level.joined(separator: " "))
+        try checkBeforeAnyEffect(lane)
         let version = try lane.bumpVersion(bump)
         var changes: [any ReleaseChanges] = [version]
         // Cargo.lock and package-lock.json name the version too: refresh them with their tool.
@@ -89,6 +93,27 @@ struct BumpLane: Lane, BuiltInLane {
         if tagging { try lane.addGitTag(tagName, message: "Release \(version)") }
         if push { try await lane.push(remote: remote, tags: tagging ? [tagName] : []) }
         lane.log("version \(version)" + (build.map { ", build \($0)" } ?? "") + (tagging ? ", tag \(tagName)" : ""))
+    }
+}
+
+extension BumpLane {
+    /// What can be known wrong before anything is written: `--tag` and `--push` need `--commit`
+    /// when the bump writes files (a tag-only project's bump is its tag), and a commit or push on
+    /// a detached HEAD needs a branch to go to (and, to be pushed, a history that is not shallow).
+    /// - Throws: `ValidationFailure`, or `RepositoryProblem.detachedHead` naming where it looked.
+    private func checkBeforeAnyEffect(_ lane: LaneContext) throws {
+        if (tag || push) && !commit {
+            let writesFiles = try incrementBuild || buildNumber != nil || !lane.versionLivesInTags()
+            if writesFiles {
+                let option = tag ? "--tag" : "--push"
+                throw ValidationFailure(
+                    problems: ["\(option) needs --commit: the bump writes version files, and without a commit the "
+                        + (tag ? "tag would name the commit before the bump" : "push would not carry them")],
+                    suggestion: "add --commit"
+                )
+            }
+        }
+        if commit || push { _ = try lane.releaseBranchName(pushing: push) }
     }
 }
 

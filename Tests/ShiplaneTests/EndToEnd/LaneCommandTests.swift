@@ -307,7 +307,7 @@ struct LaneCommandTests {
         #expect(plain.stderr.contains("HEAD is detached"))
         let ci = try repo.shiplane(["release"], environment: ["GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"])
         #expect(ci.status == 0, "\(ci.all)")
-        let wrong = try repo.shiplane(["release"], environment: ["GITHUB_REF_NAME": "feature/x"])
+        let wrong = try repo.shiplane(["release"], environment: ["GITHUB_REF_NAME": "feature/x", "GITHUB_REF_TYPE": "branch"])
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("branch feature/x does not match"))
         #expect(wrong.stderr.contains("GITHUB_REF_NAME"))

@@ -69,16 +69,25 @@ struct CommitTests {
         #expect(try repo.git("status", "--porcelain") == "")
     }
 
-    @Test func refusesADetachedHead() throws {
+    @Test func commitsOnADetachedHeadAndUndoesIt() throws {
         let repo = try TemporaryRepository()
         try repo.git("checkout", "-q", "--detach")
         try repo.write("VERSION", "1\n")
         let before = try repo.git("rev-parse", "HEAD")
-        let error = #expect(throws: GitError.self) {
-            try Repository.open(repo.path).commit(paths: ["VERSION"], message: "x", author: author, committer: committer)
-        }
-        #expect(error?.code == .detachedHead)
+        let repository = try Repository.open(repo.path)
+        let commit = try repository.commit(paths: ["VERSION"], message: "x", author: author, committer: committer)
+        // HEAD stays detached and moves to the commit; the branch is untouched.
+        #expect(try repo.git("rev-parse", "HEAD") == commit.hex)
+        #expect(try repo.git("rev-parse", "HEAD^") == before)
+        #expect(try repo.git("rev-parse", "refs/heads/main") == before)
+        #expect(try repository.head() == .detached(commit: commit))
+        #expect(try repo.git("fsck", "--strict", "--no-progress") == "")
+        #expect(try repository.undoCommit(commit))
         #expect(try repo.git("rev-parse", "HEAD") == before)
+        #expect(try repository.head() == .detached(commit: try #require(ObjectID(hex: before))))
+        #expect(try repo.git("status", "--porcelain") == "?? VERSION")
+        // A second undo finds HEAD elsewhere and changes nothing.
+        #expect(try !repository.undoCommit(commit))
     }
 
     @Test func refusesAPathThatIsNowhere() throws {

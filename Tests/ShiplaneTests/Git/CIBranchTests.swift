@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import Shiplane
+
+/// Which branch each CI's variables name, and which builds name none (tags).
+@Suite("The branch a CI checked out, from its variables")
+struct CIBranchTests {
+    @Test(arguments: [
+        (["GITHUB_ACTIONS": "true", "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"], "main"),
+        (["GITHUB_ACTIONS": "true", "GITHUB_REF_NAME": "main", "GITHUB_REF": "refs/heads/main"], "main"),
+        (["GITHUB_ACTIONS": "true", "GITHUB_REF_NAME": "v1.0.0", "GITHUB_REF_TYPE": "tag"], nil),
+        (["GITHUB_ACTIONS": "true", "GITHUB_REF_NAME": "v1.0.0", "GITHUB_REF": "refs/tags/v1.0.0"], nil),
+        (["GITHUB_ACTIONS": "true", "GITHUB_HEAD_REF": "feature/a", "GITHUB_REF_NAME": "3/merge", "GITHUB_REF_TYPE": "branch"], "feature/a"),
+        (["GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main"], "main"),
+        (["GITLAB_CI": "true", "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "feature/a"], "feature/a"),
+        (["GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.0.0", "CI_COMMIT_REF_NAME": "v1.0.0"], nil),
+        (["BITBUCKET_BUILD_NUMBER": "1", "BITBUCKET_BRANCH": "main"], "main"),
+        (["CIRCLECI": "true", "CIRCLE_BRANCH": "main"], "main"),
+        (["BUILDKITE": "true", "BUILDKITE_BRANCH": "main"], "main"),
+        (["BUILDKITE": "true", "BUILDKITE_BRANCH": "v1.0.0", "BUILDKITE_TAG": "v1.0.0"], nil),
+        (["JENKINS_URL": "http://j/", "BRANCH_NAME": "main", "GIT_BRANCH": "origin/other"], "main"),
+        (["JENKINS_URL": "http://j/", "GIT_BRANCH": "origin/release/2.x"], "release/2.x"),
+        (["TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/heads/release/2.x"], "release/2.x"),
+        (["TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/tags/v1.0.0"], nil),
+        (["TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/pull/3/merge", "SYSTEM_PULLREQUEST_SOURCEBRANCH": "refs/heads/feature/a"], "feature/a"),
+        (["TRAVIS": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST_BRANCH": ""], "main"),
+        (["TRAVIS": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST_BRANCH": "feature/a"], "feature/a"),
+        (["TRAVIS": "true", "TRAVIS_BRANCH": "v1.0.0", "TRAVIS_TAG": "v1.0.0"], nil),
+        (["CI_SYSTEM_NAME": "woodpecker", "CI_COMMIT_BRANCH": "main"], "main"),
+        (["DRONE": "true", "DRONE_BRANCH": "main"], "main"),
+        (["DRONE": "true", "DRONE_BRANCH": "main", "DRONE_TAG": "v1.0.0"], nil),
+        (["SHIPLANE_BRANCH": "release/3.x", "GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main"], "release/3.x"),
+        // The CI whose marker is set wins over another's stray variable.
+        (["GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main", "GIT_BRANCH": "origin/other"], "main"),
+        ([:], nil),
+    ] as [([String: String], String?)])
+    func theCIsVariablesNameTheBranch(_ variables: [String: String], _ expected: String?) {
+        #expect(LaneEnvironment(variables: variables).ciBranch?.name == expected)
+    }
+
+    @Test func theSourceNamesTheVariableAndTheCI() {
+        let branch = LaneEnvironment(variables: ["GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main"]).ciBranch
+        #expect(branch?.source == "CI_COMMIT_BRANCH (GitLab CI)")
+    }
+
+    /// A record written before detached commits existed names a branch; one written for a detached
+    /// HEAD names none. Both decode, and the second round-trips without a branch.
+    @Test func commitRecordsWithAndWithoutABranchDecode() throws {
+        let old = #"{"branch":"main","parent":"abc","message":"chore(release): 1.2.4","commit":"def"}"#
+        let detached = #"{"parent":"abc","message":"chore(release): 1.2.4","commit":"def"}"#
+        #expect(try JSONDecoder().decode(CommitMade.self, from: Data(old.utf8)).branch == "main")
+        let decoded = try JSONDecoder().decode(CommitMade.self, from: Data(detached.utf8))
+        #expect(decoded == CommitMade(branch: nil, parent: "abc", message: "chore(release): 1.2.4", commit: "def"))
+        let again = try JSONDecoder().decode(CommitMade.self, from: JSONEncoder().encode(decoded))
+        #expect(again == decoded)
+    }
+}
