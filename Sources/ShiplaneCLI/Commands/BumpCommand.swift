@@ -11,7 +11,10 @@ struct BumpLane: Lane, BuiltInLane {
         (lane: "or pass ignoring: [...] for paths that may differ", command: "or pass --allow-dirty"),
     ]
 
-    @Argument(help: "major, minor, patch, auto (from the commits since the last release tag), release, pre NAME, or a version like 1.6.0")
+    @Argument(
+        help: "major, minor, patch, auto (from the commits since the last release tag), release, pre NAME, or a version like 1.6.0",
+        completion: .list(["major", "minor", "patch", "auto", "release", "pre"])
+    )
     var level: [String] = []
 
     @Flag(name: .customLong("build"), help: "Increment the build number too; `--build N` sets it to N")

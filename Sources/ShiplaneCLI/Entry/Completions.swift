@@ -24,6 +24,7 @@ extension ShiplaneCommand {
     }
 
     private static func lanesAddition(_ shell: String) -> String {
+        let commandWords = commandNames.filter { $0 != "help" }.joined(separator: " ")
         switch shell {
         case "bash":
             return """
@@ -31,11 +32,21 @@ extension ShiplaneCommand {
             # Lane names from Lanes/ of the repository around the current folder.
             # A lane's options from what its compiled lanes said of them (never compiles).
             _shiplane_and_lanes() {
+                local current="${COMP_WORDS[COMP_CWORD]}" offered
+                if [ "$COMP_CWORD" -ge 2 ]; then
+                    # After a lane's name: only its options (or an option's values), never commands.
+                    if offered="$(shiplane ---lane-options "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)"; then
+                        COMPREPLY=($(compgen -W "$offered" -- "$current"))
+                        return
+                    fi
+                    if [ "$COMP_CWORD" -eq 2 ] && [ "${COMP_WORDS[1]}" = help ]; then
+                        COMPREPLY=($(compgen -W "\(commandWords)" -- "$current"))
+                        return
+                    fi
+                fi
                 _shiplane "$@"
                 if [ "$COMP_CWORD" -eq 1 ]; then
-                    COMPREPLY+=($(compgen -W "$(shiplane ---lane-names 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
-                elif [ "$COMP_CWORD" -ge 2 ]; then
-                    COMPREPLY+=($(compgen -W "$(shiplane ---lane-options "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+                    COMPREPLY+=($(compgen -W "$(shiplane ---lane-names 2>/dev/null)" -- "$current"))
                 fi
             }
             complete -o filenames -F _shiplane_and_lanes shiplane
@@ -47,15 +58,25 @@ extension ShiplaneCommand {
             # Lane names from Lanes/ of the repository around the current folder.
             # A lane's options from what its compiled lanes said of them (never compiles).
             _shiplane_and_lanes() {
+                if (( CURRENT > 2 )); then
+                    # After a lane's name: only its options (or an option's values), never commands.
+                    local offered
+                    if offered="$(shiplane ---lane-options "${(@)words[2,CURRENT-1]}" 2>/dev/null)"; then
+                        local -a options
+                        options=(${(f)offered})
+                        (( ${#options} )) && compadd -a options
+                        return
+                    fi
+                    if (( CURRENT == 3 )) && [[ ${words[2]} == help ]]; then
+                        compadd \(commandWords)
+                        return
+                    fi
+                fi
                 _shiplane "$@"
                 if (( CURRENT == 2 )); then
                     local -a lanes
                     lanes=(${(f)"$(shiplane ---lane-names 2>/dev/null)"})
                     (( ${#lanes} )) && compadd -a lanes
-                elif (( CURRENT > 2 )); then
-                    local -a options
-                    options=(${(f)"$(shiplane ---lane-options "${(@)words[2,CURRENT-1]}" 2>/dev/null)"})
-                    (( ${#options} )) && compadd -a options
                 fi
             }
             compdef _shiplane_and_lanes shiplane
@@ -68,6 +89,8 @@ extension ShiplaneCommand {
             complete -c shiplane -n '__fish_use_subcommand' -f -a '(shiplane ---lane-names 2>/dev/null)' -d 'lane'
             # A lane's options from what its compiled lanes said of them (never compiles).
             complete -c shiplane -n 'not __fish_use_subcommand' -f -a '(shiplane ---lane-options (commandline -opc)[2..-1] 2>/dev/null)' -d 'lane option'
+            # The commands `help` explains.
+            complete -c shiplane -n '__fish_seen_subcommand_from help' -f -a '\(commandWords)'
 
             """
         }
@@ -83,18 +106,25 @@ extension ShiplaneCommand {
         return LaneDiscovery.scan(sources).lanes.map(laneName(forType:)).sorted()
     }
 
-    /// The options of the lane named by `words` (what was typed after `shiplane`, global options
-    /// first), from the catalog the compiled lanes left in the cache: nothing when they have not
-    /// been compiled since the lanes last changed. Completing never compiles or runs a lane.
-    static func laneOptions(words: [String], environment: [String: String], executable: String) -> [String] {
+    /// What completes after `words` (what was typed after `shiplane`, global options first) when
+    /// they start with a lane's name: its options not given yet, or after an option that takes a
+    /// value, that option's values. The options come from the catalog the compiled lanes left in
+    /// the cache: none when they have not been compiled since the lanes last changed. Nil when the
+    /// words name no lane (the shell then completes the built-in commands). Completing never
+    /// compiles or runs a lane.
+    static func laneCompletions(words: [String], environment: [String: String], executable: String) -> [String]? {
         guard let (_, rest) = try? GlobalOptions.extract(from: words), let name = rest.first,
-              let root = try? GitSettings.workTreeRoot(from: FileManager.default.currentDirectoryPath, environment: environment),
+              !commandNames.contains(name), laneNames().contains(name) else { return nil }
+        guard let root = try? GitSettings.workTreeRoot(from: FileManager.default.currentDirectoryPath, environment: environment),
               let toolchain = try? Toolchain.locate(environment: environment, executable: executable) else { return [] }
         let compiler = LaneCompiler(toolchain: toolchain, cacheFolder: LaneCompiler.defaultCacheFolder(environment: environment), environment: environment)
         guard FileManager.default.fileExists(atPath: compiler.cacheFolder + "/lanes"),
               let lane = compiler.cachedExecutable(root: root)?.catalog?.lanes.first(where: { $0.name == name && !$0.isPrivate })
         else { return [] }
-        let given = Set(rest.dropFirst())
+        let given = rest.dropFirst()
+        if let previous = given.last, let option = lane.options.first(where: { $0.name == previous }), option.kind == "option" {
+            return option.values ?? []
+        }
         return lane.options.filter { $0.kind != "positional" && !given.contains($0.name) }.map(\.name)
     }
 }

@@ -24,8 +24,11 @@ public enum ShiplaneCommandLine {
             print(ShiplaneCommand.laneNames().joined(separator: "\n"))
             return ShiplaneExitCode.success.rawValue
         case "---lane-options":
-            let words = Array(arguments.dropFirst())
-            print(ShiplaneCommand.laneOptions(words: words, environment: environment, executable: executable).joined(separator: "\n"))
+            // Exit 1 when the words name no lane: the shell then completes the built-in commands.
+            guard let offered = ShiplaneCommand.laneCompletions(words: Array(arguments.dropFirst()), environment: environment, executable: executable) else {
+                return ShiplaneExitCode.failure.rawValue
+            }
+            print(offered.joined(separator: "\n"))
             return ShiplaneExitCode.success.rawValue
         default:
             break

@@ -73,5 +73,19 @@ struct CompletionTests {
         #expect(try complete(["shiplane", "--dry-run", "release", "--r"], in: repo, cache: cache) == ["--remote"])
         #expect(Set(try complete(["shiplane", "release", "--tag", "--"], in: repo, cache: cache)) == ["--level", "--remote"])
         #expect(try complete(["shiplane", "relase", "--"], in: repo, cache: cache).isEmpty, "no lane of that name")
+        // After the lane's name, its options only: no built-in command, not even for an empty word.
+        #expect(Set(try complete(["shiplane", "release", ""], in: repo, cache: cache)) == ["--level", "--tag", "--remote"])
+        // After an option that takes a value: no command and no option.
+        #expect(try complete(["shiplane", "release", "--level", ""], in: repo, cache: cache).isEmpty)
+    }
+
+    /// `bump` completes its levels and `help` the commands it explains (both offered nothing).
+    @Test func bumpLevelsAndHelpTopicsComplete() throws {
+        let repo = try TemporaryRepository()
+        let cache = repo.root + "/completion-cache"
+        #expect(Set(try complete(["shiplane", "bump", ""], in: repo, cache: cache)).isSuperset(of: ["major", "minor", "patch", "auto"]))
+        #expect(try complete(["shiplane", "bump", "mi"], in: repo, cache: cache) == ["minor"])
+        #expect(try complete(["shiplane", "help", "ch"], in: repo, cache: cache) == ["changelog"])
+        #expect(Set(try complete(["shiplane", "help", ""], in: repo, cache: cache)).isSuperset(of: ["bump", "changelog", "rollback", "lanes"]))
     }
 }
