@@ -116,7 +116,7 @@ struct CommandSession {
         let code = fail(error)
         return Self.writeErrorReports(
             error, code: code, command: command, reportJSON: globals.reportJSON, junit: globals.junit,
-            currentDirectory: currentDirectory, redactor: redactor
+            ci: ci, environment: laneEnvironment.variables, currentDirectory: currentDirectory, redactor: redactor
         ) { fail($0) }
     }
 
@@ -139,14 +139,30 @@ struct CommandSession {
         }
         return writeErrorReports(
             error, code: code, command: "shiplane", reportJSON: value(of: "--report-json"), junit: value(of: "--junit"),
+            ci: CIPlatform.detect(flag: value(of: "--ci"), environment: environment), environment: environment,
             currentDirectory: currentDirectory, redactor: redactor, fail: print
         )
     }
 
     private static func writeErrorReports(
         _ error: any Error, code: Int32, command: String, reportJSON: String?, junit: String?,
+        ci: CIPlatform, environment: [String: String],
         currentDirectory: String, redactor: SecretRedactor, fail: (any Error) -> Int32
     ) -> Int32 {
+        if ci == .githubActions {
+            // The job's page says why it failed even when no lane ran (a usage error, a compile
+            // error): an annotation and a step summary, as for a run.
+            let name = command.hasPrefix("shiplane ") ? String(command.dropFirst("shiplane ".count)) : command
+            let failure = LaneFailure(lane: name, causes: [error])
+            let result = LaneRunResult(lane: name, dryRun: false, startedAt: Date(), duration: 0, steps: [], failure: failure, plannedWrites: [])
+            for line in CIPlatform.annotations(for: failure, redactor: redactor) { Swift.print(line) }
+            do {
+                try CIPlatform.append(CIPlatform.summary(for: result, exitCode: code, redactor: redactor), toFileIn: "GITHUB_STEP_SUMMARY", environment: environment)
+            } catch {
+                // Said once; the exit code stays the error's.
+                FileHandle.standardError.write(Data(redactor.redact("warning: \(describe(error)) (the exit code is unchanged)\n").utf8))
+            }
+        }
         for (path, contents) in [
             (reportJSON, { try RunReport(error: error, exitCode: code, command: command).encoded(redactor: redactor) }),
             (junit, { Data(JUnitReport.xml(forError: error, command: command, redactor: redactor).utf8) }),

@@ -27,6 +27,21 @@ struct CIOutputTests {
         #expect(summary.contains("Outputs: `version` = `1.3.0`, `tag` = `v1.3.0`"), "\(summary)")
     }
 
+    /// A usage error ends the command before any step: the job's page still says why, in an
+    /// annotation and the step summary (bad global options too, before any session exists).
+    @Test func aUsageErrorIsAnnotatedAndSummarised() throws {
+        let repo = try versionedRepository()
+        let result = try repo.shiplane(["bump", "--nonsense"], environment: githubEnvironment(repo))
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stdout.contains("::error title=lane bump failed::"), "\(result.stdout)")
+        let summary = read(repo.root + "/summary.md")
+        #expect(summary.hasPrefix("### shiplane bump failed ❌\n"), "\(summary)")
+        #expect(summary.contains("Exit code 2") && summary.contains("say how to bump"), "\(summary)")
+        let global = try repo.shiplane(["--report-json"], environment: githubEnvironment(repo))
+        #expect(global.status == 2, "\(global.all)")
+        #expect(read(repo.root + "/summary.md").components(separatedBy: "### shiplane").count - 1 == 2, "appended: \(read(repo.root + "/summary.md"))")
+    }
+
     @Test func aFailingLaneIsAnnotatedAtItsLine() throws {
         let repo = try versionedRepository()
         try repo.write("Lanes/Ship.swift", """
