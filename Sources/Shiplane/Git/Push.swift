@@ -83,17 +83,68 @@ public struct Push: AsyncAction {
         }
         var effect: EffectHandle?
         let hooks = try lane.gitHooks(repository)
-        try git {
-            try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
+        let reason = "pushed \(shown) to \(remote)"
+        let outcome = try git {
+            try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
                 try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
-                // What is sent now, others can see: from here on the run is finished, never undone.
-                // (A refused login or a ref the remote would refuse stops before this point.)
-                try step.passPointOfNoReturn("pushed \(shown) to \(remote)")
-                effect = try step.record(RefsPushed(remote: remote, refs: refs), "pushed \(shown) to \(remote)")
+                // What is sent now, others may see: a run stopped from here until the remote
+                // answers is past its point of no return (`settle` narrows it to what the remote
+                // accepted). A refused login or a ref git refuses before sending stops earlier.
+                try step.passPointOfNoReturn(reason)
+                effect = try step.record(RefsPushed(remote: remote, refs: refs), reason)
             }
         }
-        step.done(effect)
+        try settle(outcome, effect: effect, refs: refs, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
+    }
+
+    /// Records what the remote accepted. All of it: done. None of the release's refs (the run
+    /// record aside): nothing was published, so the point of no return is taken back (the run
+    /// rolls back), the record is withdrawn from both sides, and the error names what the remote
+    /// has. Some: the run is past its point of no return for those only, the record on the remote
+    /// is rewritten to say so, and the error names each ref (the run stops for `shiplane resume`).
+    /// - Throws: `PushRefused` when the remote refused any of the release's refs.
+    private func settle(
+        _ outcome: PushOutcome, effect: EffectHandle?, refs: [String], in step: StepContext, repository: Repository, credentials: PushCredentials
+    ) throws {
+        let record = RemoteRunRecord.reference
+        let refused = outcome.refused.filter { $0.ref != record }
+        let accepted = outcome.accepted.filter { $0 != record }
+        let recordAccepted = outcome.accepted.contains(record)
+        guard !refused.isEmpty else {
+            step.done(effect)
+            if let lost = outcome.refused.first(where: { $0.ref == record }) {
+                step.log("\(remote) refused the run record \(record) (\(lost.reason)): a retry on a fresh clone will not find this run", level: .warning)
+            }
+            return
+        }
+        let lane = step.lane
+        let originHas = (try? git { try repository.remoteReferences(remote: remote, credentials: credentials) }) ?? [:]
+        let failure = PushRefused(remote: remote, accepted: accepted, refused: refused.map { ($0.ref, $0.reason) }, remoteHas: originHas)
+        // The point is this push's own unless something else already made the run public.
+        let ownsPoint = !lane.state.journal.holdsEffectsBeyondTheRepository(otherThanStep: step.number)
+        if accepted.isEmpty && ownsPoint {
+            step.didNotHappen(effect, "\(remote) refused every ref")
+            try step.amendPointOfNoReturn(nil)
+            if recordAccepted {
+                if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment) {
+                    step.log(warning, level: .warning)
+                }
+            } else {
+                try? git { try repository.deleteReference(record) }
+            }
+            throw failure
+        }
+        step.done(effect, RefsPushed(remote: remote, refs: accepted, refused: refused.map(\.ref)))
+        if ownsPoint { try step.amendPointOfNoReturn(failure.pointOfNoReturn) }
+        if recordAccepted, let recorder = lane.state.journal.recorder {
+            do {
+                try RemoteRunRecord.publish(recorder, in: repository, remote: remote, environment: lane.environment)
+            } catch {
+                step.log("could not correct the run record on \(remote): \(describe(error)); it may name refs \(remote) refused", level: .warning)
+            }
+        }
+        throw failure
     }
 
     static func credentials(for url: String, environment: LaneEnvironment) -> PushCredentials {

@@ -169,6 +169,16 @@ public struct StepContext: Sendable {
         lane.state.passPointOfNoReturn(reason)
         try lane.state.journal.recorder?.passPointOfNoReturn(reason)
     }
+
+    /// Says what the point of no return this step passed turned out to be, once the other side
+    /// answered (a remote that accepted only some refs), or (nil) that nothing others can see
+    /// happened after all (the remote refused everything): the run can be undone again.
+    /// Only for the step that passed the point, before any later step runs.
+    public func amendPointOfNoReturn(_ reason: String?) throws {
+        guard !isDryRun else { return }
+        lane.state.amendPointOfNoReturn(reason)
+        try lane.state.journal.recorder?.amendPointOfNoReturn(reason)
+    }
 }
 
 /// An effect a step wrote down with `StepContext.record(_:_:)`, for marking it done or settled.

@@ -35,6 +35,8 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
 public final class Journal: @unchecked Sendable {
     // @unchecked: `entries`, `context` and `attachedRecorder` are only touched under `lock`.
     struct Entry {
+        /// The number of the step that made it.
+        var step: Int
         var description: String
         var effect: AnyEffect
         var status: RecordedEffect.Status
@@ -87,7 +89,7 @@ public final class Journal: @unchecked Sendable {
         guard !effects.isEmpty else { return }
         lock.withLock {
             let adopted = effects.map {
-                Entry(description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
+                Entry(step: $0.entry.step, description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
                       afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, note: $0.entry.note, recordIndex: $0.index, closure: nil)
             }
             entries.insert(contentsOf: adopted, at: 0)
@@ -103,7 +105,7 @@ public final class Journal: @unchecked Sendable {
                 closure: (@Sendable () async throws -> Void)? = nil) throws -> Int {
         let recordIndex = try recorder?.intend(step: step, description: description, effect: effect)
         return lock.withLock {
-            entries.append(Entry(description: description, effect: effect, status: .intended,
+            entries.append(Entry(step: step, description: description, effect: effect, status: .intended,
                                  afterPointOfNoReturn: pastPointOfNoReturn, note: nil, recordIndex: recordIndex, closure: closure))
             return entries.count - 1
         }
@@ -144,6 +146,16 @@ public final class Journal: @unchecked Sendable {
 
     /// What each unsettled effect's undo does, oldest first.
     public var descriptions: [String] { lock.withLock { pending.map(\.description) } }
+
+    /// True when a step other than `step` made an effect beyond the repository (on a remote or a
+    /// service) that is not undone: then the run is public through more than that step.
+    func holdsEffectsBeyondTheRepository(otherThanStep step: Int) -> Bool {
+        lock.withLock {
+            entries.contains { entry in
+                entry.step != step && entry.status != .undone && entry.effect.value?.reach != .local
+            }
+        }
+    }
 
     /// Forgets every entry: the run completed and its effects stay.
     public func commit() {

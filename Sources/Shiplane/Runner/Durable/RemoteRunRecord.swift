@@ -83,6 +83,18 @@ public enum RemoteRunRecord {
         try git { try repository.writeFileReference(reference, name: "run.json", content: snapshot, message: "shiplane: run record") }
     }
 
+    /// Writes the run's record to `refs/shiplane/run` and pushes it (alone) to `remote`, replacing
+    /// what is there: past the point of no return, the remote's copy follows the run.
+    /// - Throws: when the record cannot be written or the remote refuses it.
+    static func publish(_ recorder: RunRecorder, in repository: Repository, remote: String, environment: LaneEnvironment) throws {
+        guard let url = try git({ try repository.remoteURL(named: remote) }) else { return }
+        try stage(recorder, in: repository, pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote, environment: environment)
+        try git {
+            try repository.push(
+                remote: remote, refspecs: ["+\(reference):\(reference)"], credentials: Push.credentials(for: url, environment: environment))
+        }
+    }
+
     /// Deletes the record on `remote` and here (after a completed run, or a rollback); a failure
     /// is returned as text for a warning, never thrown: the release itself is done.
     public static func remove(workTree: String, remote: String, environment: LaneEnvironment) -> String? {

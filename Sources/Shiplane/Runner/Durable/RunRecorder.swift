@@ -129,6 +129,18 @@ public final class RunRecorder: @unchecked Sendable {
         }
     }
 
+    /// Replaces the reason the run is past its point of no return, or (nil) takes it back: a push
+    /// whose every ref the remote refused published nothing, so the run can still be undone.
+    /// Only the push that passed the point calls this, once the remote has answered.
+    func amendPointOfNoReturn(_ reason: String?) throws {
+        try lock.withLock {
+            record.pointOfNoReturn = reason
+            if reason == nil { record.remoteRecord = nil }
+            persist()
+            if let writeFailure { throw writeFailure }
+        }
+    }
+
     /// The record as the push that passes the point of no return carries it to `remote`; from then
     /// on the record says it is there, so the end of the run deletes it.
     func snapshotForRemote(pointOfNoReturn: String, remote: String, redactor: SecretRedactor) throws -> Data {
