@@ -135,7 +135,7 @@ public struct Push: AsyncAction {
             }
             throw failure
         }
-        step.done(effect, RefsPushed(remote: remote, refs: accepted, refused: refused.map(\.ref)))
+        step.done(effect, RefsPushed(remote: remote, refs: accepted, refused: refused.map(\.ref)), description: failure.pointOfNoReturn)
         if ownsPoint { try step.amendPointOfNoReturn(failure.pointOfNoReturn) }
         if recordAccepted, let recorder = lane.state.journal.recorder {
             do {

@@ -124,10 +124,11 @@ public struct StepContext: Sendable {
             step: number, description, try AnyEffect(effect), pastPointOfNoReturn: lane.state.pointOfNoReturn != nil))
     }
 
-    /// Writes down that the effect happened, with what became known (an id, a commit).
-    public func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) {
+    /// Writes down that the effect happened, with what became known (an id, a commit) and, when
+    /// it turned out other than described (a push the remote accepted in part), what it did.
+    public func done<E: Effect>(_ handle: EffectHandle?, _ effect: E, description: String? = nil) {
         guard let handle else { return }
-        lane.state.journal.done(handle.index, effect: try? AnyEffect(effect))
+        lane.state.journal.done(handle.index, effect: try? AnyEffect(effect), description: description)
     }
 
     /// Writes down that the effect happened, as recorded.

@@ -112,14 +112,15 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// Writes down that an effect happened, with what became known (an id, a commit).
-    func done(_ handle: Int, effect: AnyEffect?) {
+    func done(_ handle: Int, effect: AnyEffect?, description: String? = nil) {
         let index: Int? = lock.withLock {
             guard entries.indices.contains(handle) else { return nil }
             entries[handle].status = .done
             if let effect { entries[handle].effect = effect }
+            if let description { entries[handle].description = description }
             return entries[handle].recordIndex
         }
-        if let index { recorder?.done(index, effect: effect) }
+        if let index { recorder?.done(index, effect: effect, description: description) }
     }
 
     /// Writes down that an effect is settled without an undo: it did not happen after all

@@ -98,10 +98,11 @@ public final class RunRecorder: @unchecked Sendable {
     }
 
     /// Records that the effect happened, with what became known (a commit id, a tag object).
-    func done(_ index: Int, effect: AnyEffect? = nil) {
+    func done(_ index: Int, effect: AnyEffect? = nil, description: String? = nil) {
         update(index) {
             $0.status = .done
             if let effect { $0.effect = effect }
+            if let description { $0.description = description }
         }
         FaultInjection.reached(.afterEffect, index + 1)
     }
