@@ -142,6 +142,7 @@ extension Repository {
             var outcome = try pushChecked(
                 remote: remote, refspecs: refspecs, credentials: credentials, operation: operation, beforeSending: beforeSending)
             outcome.refused = outcome.refused.map { PushOutcome.Refusal(ref: $0.ref, reason: redactingCredentials(in: $0.reason, secrets: secrets)) }
+            outcome.remoteMessages = outcome.remoteMessages.map { redactingCredentials(in: $0, secrets: secrets) }
             return outcome
         } catch let error as GitError {
             throw error.redacted(secrets)
@@ -187,6 +188,7 @@ extension Repository {
 
         var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
         callbacks.push_update_reference = pushUpdateReferenceCallback
+        callbacks.sideband_progress = sidebandCallback
 
         let connected = git_remote_connect(remote, GIT_DIRECTION_PUSH, &callbacks, nil, nil)
         if connected < 0 { throw state.error(for: connected, operation) }
@@ -207,13 +209,17 @@ extension Repository {
         if result == GIT_ENONFASTFORWARD.rawValue {
             // The remote moved between the check and the upload: nothing was updated.
             let message = libgit2Message() ?? "not a fast-forward"
-            return PushOutcome(operation: operation, accepted: [], refused: planned.map { .init(ref: $0.destination, reason: message) })
+            return PushOutcome(
+                operation: operation, accepted: [], refused: planned.map { .init(ref: $0.destination, reason: message) },
+                remoteMessages: state.remoteMessages)
         }
         if result < 0 { throw state.error(for: result, operation) }
         let refused = state.rejections.map { PushOutcome.Refusal(ref: $0.0, reason: $0.1) }
         let refusedNames = Set(refused.map(\.ref))
         // A ref the remote did not refuse is one it has as pushed (updated now, or already so).
-        return PushOutcome(operation: operation, accepted: planned.map(\.destination).filter { !refusedNames.contains($0) }, refused: refused)
+        return PushOutcome(
+            operation: operation, accepted: planned.map(\.destination).filter { !refusedNames.contains($0) }, refused: refused,
+            remoteMessages: state.remoteMessages)
     }
 
     private func openRemote(_ name: String, _ operation: String) throws -> OpaquePointer {
@@ -352,6 +358,8 @@ public struct PushOutcome: Sendable, Equatable {
     public var accepted: [String]
     /// The remote refs it refused, with why.
     public var refused: [Refusal]
+    /// What the remote's hooks wrote during the push (git shows these as `remote: …`), line by line.
+    public var remoteMessages: [String] = []
 
     /// The error `push` throws for the refusals.
     public var rejection: GitError {
@@ -370,6 +378,14 @@ private final class PushState {
     var given = 0
     var gaveUp = false
     var rejections: [(String, String)] = []
+    /// The remote's side-band text so far (hook output), split into lines by `remoteMessages`.
+    var sideband = ""
+
+    /// The non-empty lines the remote wrote, at most 20 (a hook may write a lot).
+    var remoteMessages: [String] {
+        Array(sideband.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(20))
+    }
 
     init(credentials: PushCredentials) {
         self.credentials = credentials
@@ -433,6 +449,14 @@ private let pushUpdateReferenceCallback: git_push_update_reference_cb = { name, 
     if let status {
         state.rejections.append((name.map { String(cString: $0) } ?? "?", String(cString: status)))
     }
+    return 0
+}
+
+private let sidebandCallback: git_transport_message_cb = { text, length, payload in
+    guard let payload, let text, length > 0 else { return 0 }
+    let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
+    let bytes = UnsafeRawBufferPointer(start: text, count: Int(length))
+    if state.sideband.utf8.count < 16_384 { state.sideband += String(decoding: bytes, as: UTF8.self) }
     return 0
 }
 

@@ -120,7 +120,8 @@ public struct Push: AsyncAction {
         }
         let lane = step.lane
         let originHas = (try? git { try repository.remoteReferences(remote: remote, credentials: credentials) }) ?? [:]
-        let failure = PushRefused(remote: remote, accepted: accepted, refused: refused.map { ($0.ref, $0.reason) }, remoteHas: originHas)
+        let failure = PushRefused(remote: remote, accepted: accepted, refused: refused.map { ($0.ref, $0.reason) }, remoteHas: originHas,
+            remoteSaid: outcome.remoteMessages)
         // The point is this push's own unless something else already made the run public.
         let ownsPoint = !lane.state.journal.holdsEffectsBeyondTheRepository(otherThanStep: step.number)
         if accepted.isEmpty && ownsPoint {

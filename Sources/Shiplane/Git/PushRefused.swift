@@ -12,12 +12,15 @@ public struct PushRefused: ReportableError {
     public var refused: [(ref: String, reason: String)]
     /// The commit each refused ref names on the remote now, when it has it.
     public var remoteHas: [String: String]
+    /// What the remote's hooks said (`remote: …` lines in git's output).
+    public var remoteSaid: [String]
 
-    init(remote: String, accepted: [String], refused: [(String, String)], remoteHas: [String: ObjectID]) {
+    init(remote: String, accepted: [String], refused: [(String, String)], remoteHas: [String: ObjectID], remoteSaid: [String]) {
         self.remote = remote
         self.accepted = accepted
         self.refused = refused.map { (ref: $0.0, reason: $0.1) }
         self.remoteHas = remoteHas.mapValues(\.short)
+        self.remoteSaid = remoteSaid
     }
 
     /// `refs/heads/main` → `main`, `refs/tags/v1.2.0` → `v1.2.0`.
@@ -44,6 +47,7 @@ public struct PushRefused: ReportableError {
             return (key: "refused", value: "\(refusal.ref): \(refusal.reason); \(now)")
         }
         facts += accepted.map { (key: "accepted", value: $0) }
+        facts += remoteSaid.map { (key: "\(remote) said", value: $0) }
         return facts
     }
 
