@@ -8,8 +8,9 @@ internal import Git
 /// `SHIPLANE_GIT_USERNAME`, else `x-access-token`); ssh remotes through the ssh agent; paths and
 /// `file://` need none. Refused credentials fail at once (no endless retry); a ref the remote
 /// rejects (non-fast-forward, protected) is an error naming it. The branch and the tags go in
-/// one push. Pushing is the run's point of no return: a run that stops after it is finished by
-/// `shiplane resume`, never undone (others may already have fetched what was pushed).
+/// one push. What the remote accepts is the run's point of no return, ref by ref: a run that stops
+/// after it is finished by `shiplane resume`, never undone (others may already have fetched what
+/// was pushed); a push the remote refused whole published nothing, so the run rolls back.
 public struct Push: AsyncAction {
     /// The action's name in steps and reports.
     public static let name = "push"
@@ -186,6 +187,6 @@ extension Push: DocumentedAction {
             .init(name: "tags", type: "[String]", defaultValue: "[]", help: "tags to push"),
         ],
         example: #"try await lane.push(tags: ["v\(version)"])"#,
-        dryRun: "says what it would push", rollback: "never undone: the point of no return; a run stopped after it is finished by `shiplane resume`"
+        dryRun: "says what it would push", rollback: "what the remote accepted is never undone (the point of no return, per ref; a run stopped after it is finished by `shiplane resume`); a push refused whole rolls the run back"
     )
 }
