@@ -85,6 +85,10 @@ public struct Push: AsyncAction {
         var effect: EffectHandle?
         let hooks = try lane.gitHooks(repository)
         let reason = "pushed \(shown) to \(remote)"
+        // The point is this push's own unless something else passed it first (a published
+        // release); a resumed push finds its earlier attempt's (a run killed while pushing).
+        let earlier = lane.state.pointOfNoReturn
+        let ownsPoint = earlier.map { lane.state.journal.holds(step: step.number, kind: RefsPushed.kind, description: $0) } ?? true
         let outcome = try git {
             try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
                 try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
@@ -95,7 +99,7 @@ public struct Push: AsyncAction {
                 effect = try step.record(RefsPushed(remote: remote, refs: refs), reason)
             }
         }
-        try settle(outcome, effect: effect, refs: refs, in: step, repository: repository, credentials: credentials)
+        try settle(outcome, effect: effect, ownsPoint: ownsPoint, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
     }
 
@@ -106,7 +110,7 @@ public struct Push: AsyncAction {
     /// is rewritten to say so, and the error names each ref (the run stops for `shiplane resume`).
     /// - Throws: `PushRefused` when the remote refused any of the release's refs.
     private func settle(
-        _ outcome: PushOutcome, effect: EffectHandle?, refs: [String], in step: StepContext, repository: Repository, credentials: PushCredentials
+        _ outcome: PushOutcome, effect: EffectHandle?, ownsPoint: Bool, in step: StepContext, repository: Repository, credentials: PushCredentials
     ) throws {
         let record = RemoteRunRecord.reference
         let refused = outcome.refused.filter { $0.ref != record }
@@ -123,8 +127,6 @@ public struct Push: AsyncAction {
         let originHas = (try? git { try repository.remoteReferences(remote: remote, credentials: credentials) }) ?? [:]
         let failure = PushRefused(remote: remote, accepted: accepted, refused: refused.map { ($0.ref, $0.reason) }, remoteHas: originHas,
             remoteSaid: outcome.remoteMessages)
-        // The point is this push's own unless something else already made the run public.
-        let ownsPoint = !lane.state.journal.holdsEffectsBeyondTheRepository(otherThanStep: step.number)
         if accepted.isEmpty && ownsPoint {
             step.didNotHappen(effect, "\(remote) refused every ref")
             try step.amendPointOfNoReturn(nil)

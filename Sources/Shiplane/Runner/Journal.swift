@@ -148,13 +148,11 @@ public final class Journal: @unchecked Sendable {
     /// What each unsettled effect's undo does, oldest first.
     public var descriptions: [String] { lock.withLock { pending.map(\.description) } }
 
-    /// True when a step other than `step` made an effect beyond the repository (on a remote or a
-    /// service) that is not undone: then the run is public through more than that step.
-    func holdsEffectsBeyondTheRepository(otherThanStep step: Int) -> Bool {
+    /// True when step `step` recorded an effect of `kind` described as `description` that is not
+    /// undone: a resumed step finds what its earlier attempt wrote down (a push cut short).
+    func holds(step: Int, kind: String, description: String) -> Bool {
         lock.withLock {
-            entries.contains { entry in
-                entry.step != step && entry.status != .undone && entry.effect.value?.reach != .local
-            }
+            entries.contains { $0.step == step && $0.effect.kind == kind && $0.description == description && $0.status != .undone }
         }
     }
 
