@@ -116,6 +116,7 @@ public struct Push: AsyncAction {
         let refused = outcome.refused.filter { $0.ref != record }
         let accepted = outcome.accepted.filter { $0 != record }
         let recordAccepted = outcome.accepted.contains(record)
+        if outcome.refused.contains(where: { $0.ref == record }) { step.lane.state.journal.recorder?.remoteRefusedRecord() }
         guard !refused.isEmpty else {
             step.done(effect)
             if let lost = outcome.refused.first(where: { $0.ref == record }) {
@@ -129,6 +130,7 @@ public struct Push: AsyncAction {
             remoteSaid: outcome.remoteMessages)
         if accepted.isEmpty && ownsPoint {
             step.didNotHappen(effect, "\(remote) refused every ref")
+            lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) has none of it")
             try step.amendPointOfNoReturn(nil)
             if recordAccepted {
                 if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment) {

@@ -156,6 +156,22 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
+    /// Settles as not having happened every unsettled effect of `kind` that step `step` recorded
+    /// (an earlier attempt's push, once the remote showed it has none of it).
+    func settleUnsettled(step: Int, kind: String, note: String) {
+        let indexes: [Int] = lock.withLock {
+            var settled: [Int] = []
+            for position in entries.indices where entries[position].step == step && entries[position].effect.kind == kind
+                && (entries[position].status == .intended || entries[position].status == .done) {
+                entries[position].status = .undone
+                entries[position].note = note
+                if let index = entries[position].recordIndex { settled.append(index) }
+            }
+            return settled
+        }
+        for index in indexes { recorder?.resolved(index, undone: true, note: note) }
+    }
+
     /// Forgets every entry: the run completed and its effects stay.
     public func commit() {
         lock.withLock { entries.removeAll() }

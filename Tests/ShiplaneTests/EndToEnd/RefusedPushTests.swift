@@ -45,8 +45,8 @@ struct RefusedPushTests {
             try FileManager.default.removeItem(atPath: bare + "/hooks/" + name)
         }
 
-        func shiplane(_ arguments: [String]) async throws -> CommandOutput {
-            try await repo.shiplaneAsync(arguments, environment: ["SHIPLANE_GIT_TOKEN": RefusedPushTests.token])
+        func shiplane(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandOutput {
+            try await repo.shiplaneAsync(arguments, environment: environment.merging(["SHIPLANE_GIT_TOKEN": RefusedPushTests.token]) { $1 })
         }
 
         var hasLocalRecord: Bool { FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") }
@@ -85,6 +85,24 @@ struct RefusedPushTests {
         #expect(next.status == 0, "\(next.all)")
         #expect(origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "the same version, not 1.4.0")
         #expect(origin.git("rev-parse", "refs/heads/main") == (try origin.repo.git("rev-parse", "HEAD")))
+    }
+
+    /// Killed as the push was about to be sent (the record says past the point of no return, the
+    /// push intended), then re-run while origin refuses every ref: origin has nothing of it, so
+    /// the point is taken back and the run rolls back, earlier attempt included.
+    @Test func aPushKilledBeforeItsAnswerThenRefusedWholeOnResumeIsRolledBack() async throws {
+        let origin = try await Origin()
+        defer { origin.server.stop() }
+        let killed = try await origin.shiplane(Self.release, environment: ["SHIPLANE_FAULT": "before-effect:5"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        let record = origin.repo.read(".git/shiplane/run.json") ?? ""
+        #expect(record.contains("\"git.push\"") && record.contains("\"pointOfNoReturn\" : \"pushed main, v1.3.0 to origin\""), "\(record)")
+        try origin.hook("pre-receive", "exit 1")
+        let again = try await origin.shiplane(Self.release)
+        #expect(again.status == 1, "\(again.all)")
+        #expect(again.stderr.contains("origin refused the push"), "\(again.all)")
+        #expect(!again.all.contains("others may have it"), "\(again.all)")
+        try origin.expectUntouched("killed, then refused whole")
     }
 
     /// An update hook protects only main: the tag is accepted, the branch refused. The run says so

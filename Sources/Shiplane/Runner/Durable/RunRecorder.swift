@@ -142,6 +142,16 @@ public final class RunRecorder: @unchecked Sendable {
         }
     }
 
+    /// Records that the remote refused the copy of the record the push carried: nothing on the
+    /// remote is this run's (no later step updates it, and no check takes its absence there for
+    /// a run finished elsewhere).
+    func remoteRefusedRecord() {
+        lock.withLock {
+            record.remoteRecord = nil
+            persist()
+        }
+    }
+
     /// The record as the push that passes the point of no return carries it to `remote`; from then
     /// on the record says it is there, so the end of the run deletes it.
     func snapshotForRemote(pointOfNoReturn: String, remote: String, redactor: SecretRedactor) throws -> Data {
