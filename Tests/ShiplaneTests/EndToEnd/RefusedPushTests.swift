@@ -142,6 +142,22 @@ struct RefusedPushTests {
         #expect(origin.git("fsck", "--strict") != nil)
     }
 
+    /// Origin accepts the tag but refuses main and the run record: the run is unfinished, and its
+    /// record's absence on origin must not pass for a run finished elsewhere.
+    @Test func aRecordOriginRefusedIsNotTakenForAFinishedRun() async throws {
+        let origin = try await Origin()
+        defer { origin.server.stop() }
+        try origin.hook("update", "case \"$1\" in refs/heads/main|refs/shiplane/*) exit 1;; esac\nexit 0")
+        let partial = try await origin.shiplane(Self.release)
+        #expect(partial.status == 75, "\(partial.all)")
+        #expect(origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run") == nil)
+        let again = try await origin.shiplane(Self.release)
+        #expect(again.status == 75, "\(again.all)")
+        #expect(!again.stderr.contains("finished elsewhere"), "\(again.all)")
+        #expect(again.stderr.contains("Resuming the unfinished run"), "\(again.all)")
+        #expect(origin.hasLocalRecord)
+    }
+
     /// After a partial acceptance, `rollback` keeps what origin has (the tag names the release
     /// commit) and says so; no record is left on either side.
     @Test func rollbackAfterAPartialAcceptanceKeepsWhatOriginHas() async throws {
