@@ -57,6 +57,35 @@ struct StaleRecordTests {
         #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "no second version")
     }
 
+    /// A fresh clone finished the release and started the next one, whose record is now on origin:
+    /// the first checkout's record is superseded, so it is retired, not resumed over the new run.
+    @Test func aRecordAnotherRunSupersededIsRetired() throws {
+        let repo = try versionedRepository()
+        let origin = try TemporaryRepository(bare: true)
+        try repo.git("remote", "add", "origin", origin.path)
+        try repo.git("push", "-q", "origin", "main", "v1.2.3")
+        let release = ["bump", "minor", "--commit", "--tag", "--push"]
+        #expect(try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"]).status == SIGKILL)
+        let fresh = try TemporaryRepository(commit: false)
+        let clone = fresh.path + "/clone"
+        try fresh.git("clone", "-q", origin.path, clone)
+        let ci = fresh.environment.merging(["CI": "true"]) { $1 }
+        let finished = try runProgram(shiplaneBinary, release, in: clone, environment: ci)
+        #expect(finished.status == 0, "\(finished.all)")
+        let next = try runProgram(shiplaneBinary, ["bump", "patch", "--commit", "--tag", "--push"], in: clone,
+                                  environment: ci.merging(["SHIPLANE_FAULT": "after-step:4"]) { $1 })
+        #expect(next.status == SIGKILL, "\(next.all)")
+        #expect((try? origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run")) != nil, "the next run's record is on origin")
+
+        let stale = try repo.shiplane(["resume"])
+        #expect(stale.status == 0, "\(stale.all)")
+        #expect(stale.stderr.contains("finished elsewhere (origin has v1.3.0 at"), "\(stale.all)")
+        #expect(stale.stderr.contains("the record of another run"), "\(stale.all)")
+        #expect(repo.read(".git/shiplane/run.json") == nil)
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0\nv1.3.1", "nothing pushed over the next run")
+        #expect((try? origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run")) != nil, "the next run's record is left alone")
+    }
+
     /// A step after the push fails, and again when resumed: the resumed run stops (75) and undoes
     /// nothing — the release commit and tag stay, as origin has them — then finishes once it can.
     @Test func resumeNeverUndoesWhatWasDoneBeforeThePointOfNoReturn() throws {

@@ -84,25 +84,30 @@ public enum RemoteRunRecord {
     }
 
     /// What origin shows of `record`'s run when it was finished elsewhere, or nil: the record went
-    /// to its remote (the run passed a push), the remote no longer holds a run record (a finished
-    /// run deletes it; a newer run's would be there), and the remote has the release — a tag the run
-    /// wrote, at its release commit, or its branch at that commit or past it. Such a local record
-    /// is stale (a fresh clone finished the release); resuming it would send its messages again.
+    /// to its remote (the run passed a push), the remote holds no record of this run (none: a
+    /// finished run deletes it; or another run's, which superseded it), and the remote has the
+    /// release — a tag the run wrote, at its release commit, or its branch at that commit or past
+    /// it. Such a local record is stale (a fresh clone finished the release); resuming it would
+    /// send its messages again.
     /// - Throws: when the remote cannot be reached (the caller resumes as before).
     public static func finishedElsewhere(_ record: RunRecord, workTree: String, environment: LaneEnvironment) throws -> String? {
         guard let remote = record.remoteRecord, let release = record.releaseCommit, let releaseID = ObjectID(hex: release) else { return nil }
         let repository = try RepositoryAccess.open(at: workTree)
         guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
         let refs = try git { try repository.remoteReferences(remote: remote, credentials: Push.credentials(for: url, environment: environment)) }
-        guard refs[reference] == nil else { return nil }
+        var holds = "no run record"
+        if refs[reference] != nil {
+            guard let other = try fetch(workTree: workTree, remote: remote, environment: environment)?.record, other.id != record.id else { return nil }
+            holds = "the record of another run, `\(other.lane)`"
+        }
         let written = record.effects.filter { $0.status != .undone }
         for tag in written.compactMap({ $0.effect.as(TagWritten.self) }) where refs["refs/tags/\(tag.name)"] == releaseID {
-            return "\(remote) has \(tag.name) at \(releaseID.short) and no run record"
+            return "\(remote) has \(tag.name) at \(releaseID.short) and \(holds)"
         }
         for branch in Set(written.compactMap { $0.effect.as(CommitMade.self)?.branch }) {
             guard let head = refs["refs/heads/\(branch)"] else { continue }
             let contains = head == releaseID || ((try? git { try repository.reachable([releaseID], from: head) })?.contains(releaseID) ?? false)
-            if contains { return "\(remote)'s \(branch) has the release commit \(releaseID.short) and \(remote) has no run record" }
+            if contains { return "\(remote)'s \(branch) has the release commit \(releaseID.short) and \(remote) has \(holds)" }
         }
         return nil
     }
