@@ -125,7 +125,7 @@ public struct Push: AsyncAction {
             return
         }
         let lane = step.lane
-        let originHas = (try? git { try repository.remoteReferences(remote: remote, credentials: credentials) }) ?? [:]
+        let originHas = try? git { try repository.remoteReferences(remote: remote, credentials: credentials) }
         let failure = PushRefused(remote: remote, accepted: accepted, refused: refused.map { ($0.ref, $0.reason) }, remoteHas: originHas,
             remoteSaid: outcome.remoteMessages)
         if accepted.isEmpty && ownsPoint {

@@ -10,16 +10,17 @@ public struct PushRefused: ReportableError {
     public var accepted: [String]
     /// The refs it refused (full names), with the reason it gave.
     public var refused: [(ref: String, reason: String)]
-    /// The commit each refused ref names on the remote now, when it has it.
-    public var remoteHas: [String: String]
+    /// The commit each refused ref names on the remote now, when it has it; nil when the remote
+    /// could not be asked.
+    public var remoteHas: [String: String]?
     /// What the remote's hooks said (`remote: …` lines in git's output).
     public var remoteSaid: [String]
 
-    init(remote: String, accepted: [String], refused: [(String, String)], remoteHas: [String: ObjectID], remoteSaid: [String]) {
+    init(remote: String, accepted: [String], refused: [(String, String)], remoteHas: [String: ObjectID]?, remoteSaid: [String]) {
         self.remote = remote
         self.accepted = accepted
         self.refused = refused.map { (ref: $0.0, reason: $0.1) }
-        self.remoteHas = remoteHas.mapValues(\.short)
+        self.remoteHas = remoteHas?.mapValues(\.short)
         self.remoteSaid = remoteSaid
     }
 
@@ -43,6 +44,7 @@ public struct PushRefused: ReportableError {
 
     public var info: [(key: String, value: String)] {
         var facts = refused.map { refusal in
+            guard let remoteHas else { return (key: "refused", value: "\(refusal.ref): \(refusal.reason)") }
             let now = remoteHas[refusal.ref].map { "\(remote) has it at \($0)" } ?? "\(remote) does not have it"
             return (key: "refused", value: "\(refusal.ref): \(refusal.reason); \(now)")
         }
@@ -56,7 +58,7 @@ public struct PushRefused: ReportableError {
             return "\(remote) has what it accepted, so the release is past its point of no return: once \(remote) accepts the rest "
                 + "(branch protection, hooks), `shiplane resume` pushes it and finishes the release; `shiplane rollback` keeps what \(remote) has"
         }
-        if refused.contains(where: { remoteHas[$0.ref] != nil && $0.ref.hasPrefix("refs/tags/") }) {
+        if refused.contains(where: { remoteHas?[$0.ref] != nil && $0.ref.hasPrefix("refs/tags/") }) {
             return "another release took this tag on \(remote) first: fetch (`git fetch --tags \(remote)`) and release again"
         }
         return "the run was rolled back: let \(remote) accept the push (branch protection, hooks) and run the release again"
