@@ -116,6 +116,22 @@ extension Repository {
     public func push(
         remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
     ) throws {
+        let outcome = try pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials, beforeSending: beforeSending)
+        guard outcome.refused.isEmpty else { throw outcome.rejection }
+    }
+
+    /// Pushes like `push(remote:refspecs:credentials:beforeSending:)`, but returns what the remote
+    /// answered for each ref instead of throwing when the server refused some (a hook, a protected
+    /// branch, a ref that moved since it was read): the caller learns exactly what the remote has.
+    ///
+    /// Refusals found before anything is sent (a branch that would not fast-forward, a tag that
+    /// exists there with another value) still throw `.rejected`, naming what the remote has: then
+    /// nothing was sent. Note that a path or `file://` remote is written by libgit2 itself, which
+    /// runs none of the remote's hooks; a server (`git http-backend`, ssh) runs them.
+    /// - Throws: as `push`, except for refusals the server reported after the upload.
+    public func pushReportingRefs(
+        remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
+    ) throws -> PushOutcome {
         let secrets = credentials.secrets
         let operation = "push to \(redactingCredentials(in: remote, secrets: secrets))"
         guard !refspecs.isEmpty else {
@@ -123,15 +139,46 @@ extension Repository {
             throw GitError(code: .invalid, operation: operation, message: "no refspecs to push")
         }
         do {
-            try pushChecked(remote: remote, refspecs: refspecs, credentials: credentials, operation: operation, beforeSending: beforeSending)
+            var outcome = try pushChecked(
+                remote: remote, refspecs: refspecs, credentials: credentials, operation: operation, beforeSending: beforeSending)
+            outcome.refused = outcome.refused.map { PushOutcome.Refusal(ref: $0.ref, reason: redactingCredentials(in: $0.reason, secrets: secrets)) }
+            outcome.remoteMessages = outcome.remoteMessages.map { redactingCredentials(in: $0, secrets: secrets) }
+            return outcome
         } catch let error as GitError {
             throw error.redacted(secrets)
         }
     }
 
+    /// The refs `remote` has now (a fresh look; tags peeled to the commit they name).
+    /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
+    public func remoteReferences(remote name: String, credentials: PushCredentials) throws -> [String: ObjectID] {
+        let operation = "list the refs of \(redactingCredentials(in: name, secrets: credentials.secrets))"
+        do {
+            let remote = try openRemote(name, operation)
+            defer { git_remote_free(remote) }
+            let state = PushState(credentials: credentials)
+            let payload = Unmanaged.passRetained(state)
+            defer { payload.release() }
+            var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
+            let connected = git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
+            if connected < 0 { throw state.error(for: connected, operation) }
+            defer { git_remote_disconnect(remote) }
+            return Self.peeled(try remoteHeads(remote, operation))
+        } catch let error as GitError {
+            throw error.redacted(credentials.secrets)
+        }
+    }
+
+    /// `heads` with each tag's entry replaced by the commit it names (`refs/tags/v1^{}`), when listed.
+    private static func peeled(_ heads: [String: ObjectID]) -> [String: ObjectID] {
+        var result: [String: ObjectID] = [:]
+        for (name, id) in heads where !name.hasSuffix("^{}") { result[name] = heads[name + "^{}"] ?? id }
+        return result
+    }
+
     private func pushChecked(
         remote name: String, refspecs: [String], credentials: PushCredentials, operation: String, beforeSending: ([RefUpdate]) throws -> Void
-    ) throws {
+    ) throws -> PushOutcome {
         let remote = try openRemote(name, operation)
         defer { git_remote_free(remote) }
 
@@ -141,6 +188,7 @@ extension Repository {
 
         var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
         callbacks.push_update_reference = pushUpdateReferenceCallback
+        callbacks.sideband_progress = sidebandCallback
 
         let connected = git_remote_connect(remote, GIT_DIRECTION_PUSH, &callbacks, nil, nil)
         if connected < 0 { throw state.error(for: connected, operation) }
@@ -159,12 +207,19 @@ extension Repository {
         })
         let result = withStringArray(refspecs) { array in git_remote_push(remote, &array, &options) }
         if result == GIT_ENONFASTFORWARD.rawValue {
-            // The remote moved between the check and the upload.
+            // The remote moved between the check and the upload: nothing was updated.
             let message = libgit2Message() ?? "not a fast-forward"
-            throw Self.rejected(planned.map { ($0.destination, message) }, operation)
+            return PushOutcome(
+                operation: operation, accepted: [], refused: planned.map { .init(ref: $0.destination, reason: message) },
+                remoteMessages: state.remoteMessages)
         }
         if result < 0 { throw state.error(for: result, operation) }
-        guard state.rejections.isEmpty else { throw Self.rejected(state.rejections, operation) }
+        let refused = state.rejections.map { PushOutcome.Refusal(ref: $0.0, reason: $0.1) }
+        let refusedNames = Set(refused.map(\.ref))
+        // A ref the remote did not refuse is one it has as pushed (updated now, or already so).
+        return PushOutcome(
+            operation: operation, accepted: planned.map(\.destination).filter { !refusedNames.contains($0) }, refused: refused,
+            remoteMessages: state.remoteMessages)
     }
 
     private func openRemote(_ name: String, _ operation: String) throws -> OpaquePointer {
@@ -258,7 +313,8 @@ extension Repository {
         for update in updates where !update.force {
             guard let source = update.source, let current = remoteHeads[update.destination], current != source else { continue }
             if update.destination.hasPrefix("refs/tags/") {
-                refused.append((update.destination, "already exists"))
+                let commit = remoteHeads[update.destination + "^{}"] ?? current
+                refused.append((update.destination, "already exists on the remote, at \(commit.short)"))
                 continue
             }
             var odb: OpaquePointer?
@@ -266,14 +322,14 @@ extension Repository {
             defer { git_odb_free(odb) }
             var currentID = current.raw
             guard git_odb_exists(odb, &currentID) == 1 else {
-                refused.append((update.destination, "fetch first: the remote has commits that are not here"))
+                refused.append((update.destination, "fetch first: the remote is at \(current.short), which is not here"))
                 continue
             }
             var base = git_oid()
             var sourceID = source.raw
             let result = git_merge_base(&base, pointer, &sourceID, &currentID)
             if result == GIT_ENOTFOUND.rawValue || (result == 0 && ObjectID(base) != current) {
-                refused.append((update.destination, "non-fast-forward"))
+                refused.append((update.destination, "non-fast-forward: the remote is at \(current.short)"))
             } else {
                 try check(result, "check \(update.destination)")
             }
@@ -287,82 +343,6 @@ extension Repository {
             code: .rejected, operation: operation,
             message: "the remote rejected \(list)")
     }
-}
-
-// MARK: - Callbacks
-
-/// What the C callbacks of one push share; passed to them through an `Unmanaged` payload.
-private final class PushState {
-    let credentials: PushCredentials
-    /// How often the remote asked for credentials, and how often it was given some.
-    var attempts = 0
-    var given = 0
-    var gaveUp = false
-    var rejections: [(String, String)] = []
-
-    init(credentials: PushCredentials) {
-        self.credentials = credentials
-    }
-
-    /// The error for a failed libgit2 call: the refused credentials when the callback gave up.
-    func error(for result: Int32, _ operation: String) -> GitError {
-        guard gaveUp else { return GitError(result: result, operation: operation) }
-        let message: String
-        switch credentials.kind {
-        case .none:
-            message = "the remote asks for credentials and none were given: set a token (for HTTPS) or use the ssh agent"
-        case .token:
-            message = "the remote refused the credentials (\(credentials.description), \(given) attempt(s)): "
-                + "check that the token is valid and may push to this repository"
-        case .sshAgent:
-            message = "the remote refused the ssh agent's keys (\(given) attempt(s)): check `ssh-add -l` "
-                + "and that the key may push to this repository"
-        }
-        return GitError(code: .authentication, operation: operation, message: message)
-    }
-}
-
-private let pushCredentialsCallback: git_credential_acquire_cb = { out, _, usernameFromURL, allowedTypes, payload in
-    guard let out, let payload else { return GIT_EUSER.rawValue }
-    let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
-    state.attempts += 1
-    let refuse: Int32 = GIT_EAUTH.rawValue
-    guard state.attempts <= state.credentials.maxAttempts else {
-        state.gaveUp = true
-        return refuse
-    }
-    switch state.credentials.kind {
-    case .none:
-        state.gaveUp = true
-        return refuse
-    case .token(let username, let token):
-        guard allowedTypes & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0 else {
-            state.gaveUp = true
-            return refuse
-        }
-        state.given += 1
-        return git_credential_userpass_plaintext_new(out, username, token)
-    case .sshAgent(let username):
-        let user = username ?? usernameFromURL.map { String(cString: $0) } ?? "git"
-        if allowedTypes & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
-            state.given += 1
-            return git_credential_ssh_key_from_agent(out, user)
-        }
-        if allowedTypes & GIT_CREDENTIAL_USERNAME.rawValue != 0 {
-            return git_credential_username_new(out, user)
-        }
-        state.gaveUp = true
-        return refuse
-    }
-}
-
-private let pushUpdateReferenceCallback: git_push_update_reference_cb = { name, status, payload in
-    guard let payload else { return 0 }
-    let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
-    if let status {
-        state.rejections.append((name.map { String(cString: $0) } ?? "?", String(cString: status)))
-    }
-    return 0
 }
 
 // MARK: - Helpers

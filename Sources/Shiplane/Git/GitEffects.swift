@@ -108,13 +108,17 @@ public struct RefsPushed: Effect, Equatable {
     public static let kind = "git.push"
     /// The remote's name.
     public var remote: String
-    /// The refs pushed (`main`, `v1.2.0`).
+    /// The refs pushed (`refs/heads/main`, `refs/tags/v1.2.0`): before the remote answers, every
+    /// ref sent; once it answered, the ones it accepted.
     public var refs: [String]
+    /// The refs the remote refused, once it answered (nil when it refused none).
+    public var refused: [String]?
 
     /// Describes a push.
-    public init(remote: String, refs: [String]) {
+    public init(remote: String, refs: [String], refused: [String]? = nil) {
         self.remote = remote
         self.refs = refs
+        self.refused = refused
     }
 
     /// On a remote.
@@ -123,6 +127,7 @@ public struct RefsPushed: Effect, Equatable {
     /// Never undone: others may already have fetched the refs.
     /// - Throws: `EffectStays`, always.
     public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        throw EffectStays("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays")
+        let refusedNote = refused.map { " (\(remote) refused \($0.joined(separator: ", ")): push it once \(remote) accepts it)" } ?? ""
+        throw EffectStays("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays" + refusedNote)
     }
 }

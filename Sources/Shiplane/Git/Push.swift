@@ -10,8 +10,9 @@ internal import Git
 /// (`HEAD:refs/heads/BRANCH`, see `ReleaseBranch`), once origin's branch is known not to have moved
 /// past HEAD. Refused credentials fail at once (no endless retry); a ref the remote
 /// rejects (non-fast-forward, protected) is an error naming it. The branch and the tags go in
-/// one push. Pushing is the run's point of no return: a run that stops after it is finished by
-/// `shiplane resume`, never undone (others may already have fetched what was pushed).
+/// one push. What the remote accepts is the run's point of no return, ref by ref: a run that stops
+/// after it is finished by `shiplane resume`, never undone (others may already have fetched what
+/// was pushed); a push the remote refused whole published nothing, so the run rolls back.
 public struct Push: AsyncAction {
     /// The action's name in steps and reports.
     public static let name = "push"
@@ -87,17 +88,73 @@ public struct Push: AsyncAction {
         }
         var effect: EffectHandle?
         let hooks = try lane.gitHooks(repository)
-        try git {
-            try repository.push(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
+        let reason = "pushed \(shown) to \(remote)"
+        // The point is this push's own unless something else passed it first (a published
+        // release); a resumed push finds its earlier attempt's (a run killed while pushing).
+        let earlier = lane.state.pointOfNoReturn
+        let ownsPoint = earlier.map { lane.state.journal.holds(step: step.number, kind: RefsPushed.kind, description: $0) } ?? true
+        let outcome = try git {
+            try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
                 try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
-                // What is sent now, others can see: from here on the run is finished, never undone.
-                // (A refused login or a ref the remote would refuse stops before this point.)
-                try step.passPointOfNoReturn("pushed \(shown) to \(remote)")
-                effect = try step.record(RefsPushed(remote: remote, refs: refs), "pushed \(shown) to \(remote)")
+                // What is sent now, others may see: a run stopped from here until the remote
+                // answers is past its point of no return (`settle` narrows it to what the remote
+                // accepted). A refused login or a ref git refuses before sending stops earlier.
+                try step.passPointOfNoReturn(reason)
+                effect = try step.record(RefsPushed(remote: remote, refs: refs), reason)
             }
         }
-        step.done(effect)
+        try settle(outcome, effect: effect, ownsPoint: ownsPoint, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
+    }
+
+    /// Records what the remote accepted. All of it: done. None of the release's refs (the run
+    /// record aside): nothing was published, so the point of no return is taken back (the run
+    /// rolls back), the record is withdrawn from both sides, and the error names what the remote
+    /// has. Some: the run is past its point of no return for those only, the record on the remote
+    /// is rewritten to say so, and the error names each ref (the run stops for `shiplane resume`).
+    /// - Throws: `PushRefused` when the remote refused any of the release's refs.
+    private func settle(
+        _ outcome: PushOutcome, effect: EffectHandle?, ownsPoint: Bool, in step: StepContext, repository: Repository, credentials: PushCredentials
+    ) throws {
+        let record = RemoteRunRecord.reference
+        let refused = outcome.refused.filter { $0.ref != record }
+        let accepted = outcome.accepted.filter { $0 != record }
+        let recordAccepted = outcome.accepted.contains(record)
+        if outcome.refused.contains(where: { $0.ref == record }) { step.lane.state.journal.recorder?.remoteRefusedRecord() }
+        guard !refused.isEmpty else {
+            step.done(effect)
+            if let lost = outcome.refused.first(where: { $0.ref == record }) {
+                step.log("\(remote) refused the run record \(record) (\(lost.reason)): a retry on a fresh clone will not find this run", level: .warning)
+            }
+            return
+        }
+        let lane = step.lane
+        let originHas = try? git { try repository.remoteReferences(remote: remote, credentials: credentials) }
+        let failure = PushRefused(remote: remote, accepted: accepted, refused: refused.map { ($0.ref, $0.reason) }, remoteHas: originHas,
+            remoteSaid: outcome.remoteMessages)
+        if accepted.isEmpty && ownsPoint {
+            step.didNotHappen(effect, "\(remote) refused every ref")
+            lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) has none of it")
+            try step.amendPointOfNoReturn(nil)
+            if recordAccepted {
+                if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment) {
+                    step.log(warning, level: .warning)
+                }
+            } else {
+                try? git { try repository.deleteReference(record) }
+            }
+            throw failure
+        }
+        step.done(effect, RefsPushed(remote: remote, refs: accepted, refused: refused.map(\.ref)), description: failure.pointOfNoReturn)
+        if ownsPoint { try step.amendPointOfNoReturn(failure.pointOfNoReturn) }
+        if recordAccepted, let recorder = lane.state.journal.recorder {
+            do {
+                try RemoteRunRecord.publish(recorder, in: repository, remote: remote, environment: lane.environment)
+            } catch {
+                step.log("could not correct the run record on \(remote): \(describe(error)); it may name refs \(remote) refused", level: .warning)
+            }
+        }
+        throw failure
     }
 
     static func credentials(for url: String, environment: LaneEnvironment) -> PushCredentials {
@@ -138,6 +195,6 @@ extension Push: DocumentedAction {
             .init(name: "tags", type: "[String]", defaultValue: "[]", help: "tags to push"),
         ],
         example: #"try await lane.push(tags: ["v\(version)"])"#,
-        dryRun: "says what it would push", rollback: "never undone: the point of no return; a run stopped after it is finished by `shiplane resume`"
+        dryRun: "says what it would push", rollback: "what the remote accepted is never undone (the point of no return, per ref; a run stopped after it is finished by `shiplane resume`); a push refused whole rolls the run back"
     )
 }

@@ -213,15 +213,7 @@ public final class LaneContext: @unchecked Sendable {
         guard !isDryRun, step != Push.name, let recorder = state.journal.recorder,
               let remote = recorder.current.remoteRecord, recorder.isPastPointOfNoReturn else { return }
         do {
-            let repository = try repository()
-            guard let url = try git({ try repository.remoteURL(named: remote) }) else { return }
-            try RemoteRunRecord.stage(
-                recorder, in: repository, pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote, environment: environment)
-            try git {
-                try repository.push(
-                    remote: remote, refspecs: ["+\(RemoteRunRecord.reference):\(RemoteRunRecord.reference)"],
-                    credentials: Push.credentials(for: url, environment: environment))
-            }
+            try RemoteRunRecord.publish(recorder, in: try repository(), remote: remote, environment: environment)
         } catch {
             log("could not update the run record on \(remote): \(describe(error)); a retry on a fresh clone may repeat the step after the push", level: .warning)
         }

@@ -124,10 +124,11 @@ public struct StepContext: Sendable {
             step: number, description, try AnyEffect(effect), pastPointOfNoReturn: lane.state.pointOfNoReturn != nil))
     }
 
-    /// Writes down that the effect happened, with what became known (an id, a commit).
-    public func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) {
+    /// Writes down that the effect happened, with what became known (an id, a commit) and, when
+    /// it turned out other than described (a push the remote accepted in part), what it did.
+    public func done<E: Effect>(_ handle: EffectHandle?, _ effect: E, description: String? = nil) {
         guard let handle else { return }
-        lane.state.journal.done(handle.index, effect: try? AnyEffect(effect))
+        lane.state.journal.done(handle.index, effect: try? AnyEffect(effect), description: description)
     }
 
     /// Writes down that the effect happened, as recorded.
@@ -168,6 +169,16 @@ public struct StepContext: Sendable {
         guard !isDryRun else { return }
         lane.state.passPointOfNoReturn(reason)
         try lane.state.journal.recorder?.passPointOfNoReturn(reason)
+    }
+
+    /// Says what the point of no return this step passed turned out to be, once the other side
+    /// answered (a remote that accepted only some refs), or (nil) that nothing others can see
+    /// happened after all (the remote refused everything): the run can be undone again.
+    /// Only for the step that passed the point, before any later step runs.
+    public func amendPointOfNoReturn(_ reason: String?) throws {
+        guard !isDryRun else { return }
+        lane.state.amendPointOfNoReturn(reason)
+        try lane.state.journal.recorder?.amendPointOfNoReturn(reason)
     }
 }
 

@@ -35,6 +35,8 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
 public final class Journal: @unchecked Sendable {
     // @unchecked: `entries`, `context` and `attachedRecorder` are only touched under `lock`.
     struct Entry {
+        /// The number of the step that made it.
+        var step: Int
         var description: String
         var effect: AnyEffect
         var status: RecordedEffect.Status
@@ -87,7 +89,7 @@ public final class Journal: @unchecked Sendable {
         guard !effects.isEmpty else { return }
         lock.withLock {
             let adopted = effects.map {
-                Entry(description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
+                Entry(step: $0.entry.step, description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
                       afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, note: $0.entry.note, recordIndex: $0.index, closure: nil)
             }
             entries.insert(contentsOf: adopted, at: 0)
@@ -103,21 +105,22 @@ public final class Journal: @unchecked Sendable {
                 closure: (@Sendable () async throws -> Void)? = nil) throws -> Int {
         let recordIndex = try recorder?.intend(step: step, description: description, effect: effect)
         return lock.withLock {
-            entries.append(Entry(description: description, effect: effect, status: .intended,
+            entries.append(Entry(step: step, description: description, effect: effect, status: .intended,
                                  afterPointOfNoReturn: pastPointOfNoReturn, note: nil, recordIndex: recordIndex, closure: closure))
             return entries.count - 1
         }
     }
 
     /// Writes down that an effect happened, with what became known (an id, a commit).
-    func done(_ handle: Int, effect: AnyEffect?) {
+    func done(_ handle: Int, effect: AnyEffect?, description: String? = nil) {
         let index: Int? = lock.withLock {
             guard entries.indices.contains(handle) else { return nil }
             entries[handle].status = .done
             if let effect { entries[handle].effect = effect }
+            if let description { entries[handle].description = description }
             return entries[handle].recordIndex
         }
-        if let index { recorder?.done(index, effect: effect) }
+        if let index { recorder?.done(index, effect: effect, description: description) }
     }
 
     /// Writes down that an effect is settled without an undo: it did not happen after all
@@ -144,6 +147,30 @@ public final class Journal: @unchecked Sendable {
 
     /// What each unsettled effect's undo does, oldest first.
     public var descriptions: [String] { lock.withLock { pending.map(\.description) } }
+
+    /// True when step `step` recorded an effect of `kind` described as `description` that is not
+    /// undone: a resumed step finds what its earlier attempt wrote down (a push cut short).
+    func holds(step: Int, kind: String, description: String) -> Bool {
+        lock.withLock {
+            entries.contains { $0.step == step && $0.effect.kind == kind && $0.description == description && $0.status != .undone }
+        }
+    }
+
+    /// Settles as not having happened every unsettled effect of `kind` that step `step` recorded
+    /// (an earlier attempt's push, once the remote showed it has none of it).
+    func settleUnsettled(step: Int, kind: String, note: String) {
+        let indexes: [Int] = lock.withLock {
+            var settled: [Int] = []
+            for position in entries.indices where entries[position].step == step && entries[position].effect.kind == kind
+                && (entries[position].status == .intended || entries[position].status == .done) {
+                entries[position].status = .undone
+                entries[position].note = note
+                if let index = entries[position].recordIndex { settled.append(index) }
+            }
+            return settled
+        }
+        for index in indexes { recorder?.resolved(index, undone: true, note: note) }
+    }
 
     /// Forgets every entry: the run completed and its effects stay.
     public func commit() {

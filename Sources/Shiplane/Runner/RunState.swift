@@ -94,10 +94,16 @@ final class RunState: @unchecked Sendable {
     }
 
     /// Why the run passed its point of no return, or nil while everything can still be undone.
-    var pointOfNoReturn: String? { lock.withLock { noReturn } }
+    /// A resumed run is past it when the run it resumes was (its record says so).
+    var pointOfNoReturn: String? { lock.withLock { noReturn } ?? journal.recorder?.current.pointOfNoReturn }
 
     func passPointOfNoReturn(_ reason: String) {
         lock.withLock { if noReturn == nil { noReturn = reason } }
+    }
+
+    /// Replaces the reason, or (nil) takes the point back: see `StepContext.amendPointOfNoReturn`.
+    func amendPointOfNoReturn(_ reason: String?) {
+        lock.withLock { noReturn = reason }
     }
 
     /// The result a resumed run's earlier process recorded for this step, when it can be used.

@@ -53,6 +53,16 @@ enum DurableRun {
         try store.lock(holder: record)
         do {
             var previous = try store.load()
+            if let stale = previous, let shown = finishedElsewhere(stale, root: root, session: session) {
+                store.clear()
+                RemoteRunRecord.deleteLocalCopy(workTree: root)
+                session.err.line(
+                    "The unfinished run of `\(stale.commandLine)` recorded here was finished elsewhere (\(shown)): "
+                        + "retired its local record instead of resuming it."
+                )
+                if stale.isRun(of: lane, arguments: arguments) { throw RunFinishedElsewhere(record: stale) }
+                previous = nil
+            }
             if previous == nil, RemoteRunRecord.shouldLook(environment: session.laneEnvironment.variables) {
                 previous = try remoteRecord(root: root, session: session)
             }
@@ -76,7 +86,23 @@ enum DurableRun {
     }
 }
 
+/// The run being re-run (or resumed) was finished elsewhere; its stale local record was retired.
+struct RunFinishedElsewhere: Error {
+    var record: RunRecord
+}
+
 extension DurableRun {
+    /// What origin shows when the local record's run was finished elsewhere, else nil (also when
+    /// origin cannot be reached: then the run resumes as before, with a warning).
+    static func finishedElsewhere(_ record: RunRecord, root: String, session: CommandSession) -> String? {
+        do {
+            return try RemoteRunRecord.finishedElsewhere(record, workTree: root, environment: session.laneEnvironment)
+        } catch {
+            session.err.line("warning: could not ask \(record.remoteRecord ?? "origin") whether the unfinished run was finished elsewhere: \(describe(error))")
+            return nil
+        }
+    }
+
     /// The unfinished run recorded on origin, when this checkout is at its release commit.
     /// - Throws: `UnfinishedRun` when origin holds a record of a run this checkout cannot finish
     ///   (another commit): releasing again would make a second version.

@@ -163,12 +163,12 @@ public enum ShiplaneCommandLine {
         let supervisor = LaneSupervisor(
             executable: compiled.executable, arguments: laneArguments, redactor: session.out.redactor, shared: session.shared
         )
-        let ending = try supervisor.run()
+        let (ending, child) = try supervisor.run()
         switch ending {
         case .exited(let code):
-            // A run record still marked running means the program ended in the middle of its run
-            // (`exit()` in lane code): settle it as for a death by signal.
-            guard !session.globals.dryRun, let settled = await settleAfterDeath(root: root, session: session) else { return code }
+            // A run record of this child still marked running means the program ended in the middle
+            // of its run (`exit()` in lane code): settle it as for a death by signal.
+            guard !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, session: session) else { return code }
             let lane = session.rest.first ?? "lanes"
             let cause = ShiplaneError(
                 "the lane program exited with code \(code) in the middle of its run",
@@ -180,19 +180,19 @@ public enum ShiplaneCommandLine {
                 plannedWrites: []
             ), summary: false)
         case .signaled(let signal):
-            return await settleDeath(LaneProgramDied(signal: signal), root: root, session: session)
+            return await settleDeath(LaneProgramDied(signal: signal), root: root, child: child, session: session)
         case .killedAfterGrace(let interrupt):
-            return await settleDeath(LaneProgramDied(signal: SIGKILL, ignoredInterrupt: interrupt), root: root, session: session)
+            return await settleDeath(LaneProgramDied(signal: SIGKILL, ignoredInterrupt: interrupt), root: root, child: child, session: session)
         }
     }
 
     /// The lane program died of a signal: its run is settled from the record and reported.
-    static func settleDeath(_ death: LaneProgramDied, root: String, session: CommandSession) async -> Int32 {
+    static func settleDeath(_ death: LaneProgramDied, root: String, child: pid_t, session: CommandSession) async -> Int32 {
         var died = death
         let lane = session.rest.first ?? "lanes"
         var rollback: [RollbackEntry] = []
         var noReturn: String?
-        if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, session: session) {
+        if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, session: session) {
             (rollback, noReturn) = settled
             died.settled = true
         }
@@ -203,13 +203,15 @@ public enum ShiplaneCommandLine {
         ), summary: false)
     }
 
-    /// After the lane program died: rolls its run back from the record when it had not passed its
-    /// point of no return, else leaves it for `shiplane resume`. Nil when there was no record (or
-    /// another process holds the lock).
-    static func settleAfterDeath(root: String, session: CommandSession) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
+    /// After the lane program `child` died: rolls its run back from the record when it had not
+    /// passed its point of no return, else leaves it for `shiplane resume`. Nil when there was no
+    /// record of `child`'s run (or another process holds the lock): a record another process left
+    /// (a run killed with its supervisor, which this child refused to start over) is not this
+    /// supervisor's to settle — refusing must not destroy it.
+    static func settleAfterDeath(root: String, child: pid_t, session: CommandSession) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
         guard let store = try? RunStore.forWorkTree(root), (try? store.lock()) != nil else { return nil }
         defer { store.unlock() }
-        guard let record = try? store.load(), record.state == .running else { return nil }
+        guard let record = try? store.load(), record.state == .running, record.pid == child else { return nil }
         if let noReturn = record.pointOfNoReturn {
             var unfinished = record
             unfinished.state = .unfinished

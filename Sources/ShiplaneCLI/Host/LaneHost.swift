@@ -163,6 +163,10 @@ public enum LaneHost {
         if !session.globals.dryRun {
             do {
                 recorder = try await DurableRun.begin(lane: type.name, arguments: arguments, root: root, context: context, session: session)
+            } catch is RunFinishedElsewhere {
+                // Re-running (or resuming) a release another machine finished: nothing is left to do.
+                session.err.line("Nothing to resume: the release is done.")
+                return ShiplaneExitCode.success.rawValue
             } catch {
                 return session.failWithoutRun(error, command: "shiplane \(type.name)")
             }

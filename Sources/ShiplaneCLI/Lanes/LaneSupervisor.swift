@@ -42,9 +42,9 @@ struct LaneSupervisor {
         case killedAfterGrace(Int32)
     }
 
-    /// Runs the child to its end.
+    /// Runs the child to its end; returns how it ended and its process id (which its run record names).
     /// - Throws: `EnvironmentProblem` when it cannot be started.
-    func run() throws -> Ending {
+    func run() throws -> (ending: Ending, child: pid_t) {
         // While the child runs, what is sent to this process is passed on to it; the first
         // interrupt also starts the grace period.
         let forwardedSignals = [SIGINT, SIGTERM, SIGHUP]
@@ -118,10 +118,10 @@ struct LaneSupervisor {
         let ending = child.wait()
         let interrupt = stopping.childEnded()
         relays.forEach { $0.finish() }
-        if ending == .signaled(SIGKILL), let interrupt { return .killedAfterGrace(interrupt) }
+        if ending == .signaled(SIGKILL), let interrupt { return (.killedAfterGrace(interrupt), child.pid) }
         switch ending {
-        case .exited(let code): return .exited(code)
-        case .signaled(let signal): return .signaled(signal)
+        case .exited(let code): return (.exited(code), child.pid)
+        case .signaled(let signal): return (.signaled(signal), child.pid)
         case .lost(let error):
             throw EnvironmentProblem("lost track of the lane program (pid \(child.pid)): \(String(cString: strerror(error)))")
         }

@@ -83,6 +83,54 @@ public enum RemoteRunRecord {
         try git { try repository.writeFileReference(reference, name: "run.json", content: snapshot, message: "shiplane: run record") }
     }
 
+    /// What origin shows of `record`'s run when it was finished elsewhere, or nil: the record went
+    /// to its remote (the run passed a push), the remote holds no record of this run (none: a
+    /// finished run deletes it; or another run's, which superseded it), and the remote has the
+    /// release — a tag the run wrote, at its release commit, or its branch at that commit or past
+    /// it. Such a local record is stale (a fresh clone finished the release); resuming it would
+    /// send its messages again.
+    /// - Throws: when the remote cannot be reached (the caller resumes as before).
+    public static func finishedElsewhere(_ record: RunRecord, workTree: String, environment: LaneEnvironment) throws -> String? {
+        guard let remote = record.remoteRecord, let release = record.releaseCommit, let releaseID = ObjectID(hex: release) else { return nil }
+        let repository = try RepositoryAccess.open(at: workTree)
+        guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
+        let refs = try git { try repository.remoteReferences(remote: remote, credentials: Push.credentials(for: url, environment: environment)) }
+        var holds = "no run record"
+        if refs[reference] != nil {
+            guard let other = try fetch(workTree: workTree, remote: remote, environment: environment)?.record, other.id != record.id else { return nil }
+            holds = "the record of another run, `\(other.lane)`"
+        }
+        let written = record.effects.filter { $0.status != .undone }
+        for tag in written.compactMap({ $0.effect.as(TagWritten.self) }) where refs["refs/tags/\(tag.name)"] == releaseID {
+            return "\(remote) has \(tag.name) at \(releaseID.short) and \(holds)"
+        }
+        for branch in Set(written.compactMap { $0.effect.as(CommitMade.self)?.branch }) {
+            guard let head = refs["refs/heads/\(branch)"] else { continue }
+            let contains = head == releaseID || ((try? git { try repository.reachable([releaseID], from: head) })?.contains(releaseID) ?? false)
+            if contains { return "\(remote)'s \(branch) has the release commit \(releaseID.short) and \(remote) has \(holds)" }
+        }
+        return nil
+    }
+
+    /// Deletes this checkout's copy of the record (`refs/shiplane/run`), when there is one: after a
+    /// stale local record was retired.
+    public static func deleteLocalCopy(workTree: String) {
+        guard let repository = try? RepositoryAccess.open(at: workTree) else { return }
+        try? git { try repository.deleteReference(reference) }
+    }
+
+    /// Writes the run's record to `refs/shiplane/run` and pushes it (alone) to `remote`, replacing
+    /// what is there: past the point of no return, the remote's copy follows the run.
+    /// - Throws: when the record cannot be written or the remote refuses it.
+    static func publish(_ recorder: RunRecorder, in repository: Repository, remote: String, environment: LaneEnvironment) throws {
+        guard let url = try git({ try repository.remoteURL(named: remote) }) else { return }
+        try stage(recorder, in: repository, pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote, environment: environment)
+        try git {
+            try repository.push(
+                remote: remote, refspecs: ["+\(reference):\(reference)"], credentials: Push.credentials(for: url, environment: environment))
+        }
+    }
+
     /// Deletes the record on `remote` and here (after a completed run, or a rollback); a failure
     /// is returned as text for a warning, never thrown: the release itself is done.
     public static func remove(workTree: String, remote: String, environment: LaneEnvironment) -> String? {

@@ -99,10 +99,11 @@ public final class RunRecorder: @unchecked Sendable {
     }
 
     /// Records that the effect happened, with what became known (a commit id, a tag object).
-    func done(_ index: Int, effect: AnyEffect? = nil) {
+    func done(_ index: Int, effect: AnyEffect? = nil, description: String? = nil) {
         update(index) {
             $0.status = .done
             if let effect { $0.effect = effect }
+            if let description { $0.description = description }
         }
         FaultInjection.reached(.afterEffect, index + 1)
     }
@@ -127,6 +128,28 @@ public final class RunRecorder: @unchecked Sendable {
             record.pointOfNoReturn = reason
             persist()
             if let writeFailure { throw writeFailure }
+        }
+    }
+
+    /// Replaces the reason the run is past its point of no return, or (nil) takes it back: a push
+    /// whose every ref the remote refused published nothing, so the run can still be undone.
+    /// Only the push that passed the point calls this, once the remote has answered.
+    func amendPointOfNoReturn(_ reason: String?) throws {
+        try lock.withLock {
+            record.pointOfNoReturn = reason
+            if reason == nil { record.remoteRecord = nil }
+            persist()
+            if let writeFailure { throw writeFailure }
+        }
+    }
+
+    /// Records that the remote refused the copy of the record the push carried: nothing on the
+    /// remote is this run's (no later step updates it, and no check takes its absence there for
+    /// a run finished elsewhere).
+    func remoteRefusedRecord() {
+        lock.withLock {
+            record.remoteRecord = nil
+            persist()
         }
     }
 
