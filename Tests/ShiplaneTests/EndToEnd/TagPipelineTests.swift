@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+/// The tag pipeline lane the README shows: publish the pushed tag, no bump, no commit.
+let publishTagLane = #"""
+import Shiplane
+
+struct Publish: Lane {
+    func run(_ lane: LaneContext) async throws {
+        let release = try lane.releaseFromTag()
+        let notes = try lane.changelog(since: release.changelogRange)
+        try await lane.githubRelease(tag: release.tag, notes: notes)
+    }
+}
+"""#
+
+/// One CI's tag pipeline: the variables it sets for the tag `v1.4.0`, and whether its checkout
+/// has the repository's tags (most fetch none).
+struct CITagPipeline: Sendable, CustomTestStringConvertible {
+    var ci: String
+    var variables: [String: String]
+    var fetchesTags = false
+
+    var testDescription: String { ci }
+
+    static let all: [CITagPipeline] = [
+        CITagPipeline(ci: "GitHub Actions", variables: [
+            "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/tags/v1.4.0", "GITHUB_REF_NAME": "v1.4.0", "GITHUB_REF_TYPE": "tag",
+        ], fetchesTags: true),
+        CITagPipeline(ci: "GitHub Actions without tags", variables: [
+            "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/tags/v1.4.0", "GITHUB_REF_NAME": "v1.4.0", "GITHUB_REF_TYPE": "tag",
+        ]),
+        CITagPipeline(ci: "GitLab CI", variables: ["GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.4.0", "CI_COMMIT_REF_NAME": "v1.4.0"]),
+        CITagPipeline(ci: "Bitbucket Pipelines", variables: ["BITBUCKET_BUILD_NUMBER": "12", "BITBUCKET_TAG": "v1.4.0"]),
+        CITagPipeline(ci: "CircleCI", variables: ["CIRCLECI": "true", "CIRCLE_TAG": "v1.4.0"]),
+        CITagPipeline(ci: "Buildkite", variables: ["BUILDKITE": "true", "BUILDKITE_TAG": "v1.4.0", "BUILDKITE_BRANCH": "v1.4.0"]),
+        CITagPipeline(ci: "Azure Pipelines", variables: [
+            "TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/tags/v1.4.0", "BUILD_SOURCEBRANCHNAME": "v1.4.0",
+        ]),
+        CITagPipeline(ci: "Travis CI", variables: ["TRAVIS": "true", "TRAVIS_TAG": "v1.4.0", "TRAVIS_BRANCH": "v1.4.0"]),
+        CITagPipeline(ci: "Woodpecker", variables: ["CI_SYSTEM_NAME": "woodpecker", "CI_COMMIT_TAG": "v1.4.0"]),
+        CITagPipeline(ci: "Drone", variables: ["DRONE": "true", "DRONE_TAG": "v1.4.0"]),
+        CITagPipeline(ci: "no CI: the release tag at HEAD", variables: [:], fetchesTags: true),
+    ]
+}
+
+/// A project released as v1.3.0 and v1.4.0, with work before, between and after, on an origin
+/// that reads as GitHub, and a CI's checkout of one of its commits: detached, no local branch.
+struct TagPipelineRepositories {
+    let seed: TemporaryRepository
+    var origin: String { seed.root + "/origin.git" }
+    var checkout: String { seed.root + "/ci" }
+
+    /// - Parameters:
+    ///   - at: what the checkout's HEAD is (`v1.4.0`, `main`).
+    ///   - fetchesTags: false for a `--no-tags` clone.
+    ///   - extraTags: more tags on main's tip, made before the clone.
+    init(at revision: String = "v1.4.0", fetchesTags: Bool = false, extraTags: [String] = []) throws {
+        seed = try TemporaryRepository()
+        try seed.write("Lanes/Publish.swift", publishTagLane)
+        try seed.write(".gitignore", ".build/\n")
+        try seed.write("VERSION", "1.3.0\n")
+        try seed.write("App.xcconfig", "MARKETING_VERSION = 1.3.0\n")
+        try seed.git("add", ".")
+        try seed.git("commit", "-q", "-m", "feat: launch pad")
+        try seed.git("tag", "-a", "v1.3.0", "-m", "Release 1.3.0")
+        try seed.write("boosters.txt", "boost\n")
+        try seed.git("add", ".")
+        try seed.git("commit", "-q", "-m", "feat: rocket boosters")
+        try seed.write("VERSION", "1.4.0\n")
+        try seed.write("App.xcconfig", "MARKETING_VERSION = 1.4.0\n")
+        try seed.git("add", ".")
+        try seed.git("commit", "-q", "-m", "fix: fuel leak")
+        try seed.git("tag", "-a", "v1.4.0", "-m", "Release 1.4.0")
+        try seed.write("later.txt", "later\n")
+        try seed.git("add", ".")
+        try seed.git("commit", "-q", "-m", "feat: after the tag")
+        for tag in extraTags { try seed.git("tag", tag) }
+        let commit = try seed.git("rev-parse", "\(revision)^{commit}")
+        try runGit(["clone", "-q", "--bare", seed.path, origin], in: seed.root)
+        try runGit(["clone", "-q"] + (fetchesTags ? [] : ["--no-tags"]) + ["file://" + origin, checkout], in: seed.root)
+        try runGit(["checkout", "-q", "--detach", commit], in: checkout)
+        try runGit(["branch", "-D", "-q", "main"], in: checkout)
+        try runGit(["remote", "set-url", "origin", "https://github.com/acme/rocket.git"], in: checkout)
+        try runGit(["config", "url.file://\(origin).insteadOf", "https://github.com/acme/rocket.git"], in: checkout)
+    }
+
+    @discardableResult
+    func runGit(_ arguments: [String], in folder: String) throws -> String {
+        let result = try runProgram("/usr/bin/git", arguments, in: folder, environment: seed.environment)
+        guard result.status == 0 else { throw TestFailure("git \(arguments.joined(separator: " ")) failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @discardableResult
+    func onOrigin(_ arguments: String...) throws -> String { try runGit(["--git-dir", origin] + arguments, in: seed.root) }
+    @discardableResult
+    func inCheckout(_ arguments: String...) throws -> String { try runGit(arguments, in: checkout) }
+
+    func shiplane(_ arguments: [String], environment extra: [String: String]) async throws -> CommandOutput {
+        var environment = seed.environment
+        environment["CI"] = "true"
+        for (key, value) in extra { environment[key] = value }
+        return try await runProgramAsync(shiplaneBinary, arguments, in: checkout, environment: environment)
+    }
+
+    /// Origin's branches and tags, the checkout's branches, HEAD, files and index: what a tag
+    /// pipeline must leave as it was (the checkout's tags may grow by those fetched from origin).
+    func snapshot() throws -> String {
+        try [
+            onOrigin("for-each-ref", "refs/heads", "refs/tags"), inCheckout("for-each-ref", "refs/heads", "refs/remotes"),
+            inCheckout("rev-parse", "HEAD"), inCheckout("status", "--porcelain", "--untracked-files=all"),
+        ].joined(separator: "\n--\n")
+    }
+}
+
+/// Serialized: the repositories are made with blocking `git` calls, which would starve the fake
+/// GitHub servers of the test threads on a small machine.
+@Suite("Tag pipelines publish the pushed tag: no bump, no commit, notes of its range", .serialized)
+struct TagPipelineTests {
+    @Test(arguments: CITagPipeline.all)
+    func theTagsReleaseIsPublishedWithItsNotesOnly(_ ci: CITagPipeline) async throws {
+        let repos = try TagPipelineRepositories(fetchesTags: ci.fetchesTags)
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let before = try repos.snapshot()
+        let result = try await repos.shiplane(["publish"], environment: ci.variables.merging([
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+        ]) { $1 })
+        #expect(result.status == 0, "\(result.all)")
+        let release = try #require(github.allReleases.first, "\(result.all)")
+        #expect(github.allReleases.count == 1)
+        #expect(release.tag == "v1.4.0")
+        #expect(!release.draft)
+        #expect(release.body.contains("rocket boosters") && release.body.contains("fuel leak"), "\(release.body)")
+        #expect(!release.body.contains("launch pad") && !release.body.contains("after the tag"), "\(release.body)")
+        #expect(result.stdout.contains("v1.4.0 → 1.4.0, from "), "\(result.stdout)")
+        #expect(result.stdout.contains("notes since v1.3.0"), "\(result.stdout)")
+        // No commit, no tag, no branch moved, here or on origin; the checkout's tags are origin's.
+        #expect(try repos.snapshot() == before)
+        #expect(try repos.inCheckout("show-ref", "--tags") == repos.onOrigin("show-ref", "--tags"))
+        try repos.inCheckout("fsck", "--strict", "--no-progress")
+    }
+
+    @Test func aDryRunSaysWhatItFoundAndPublishesNothing() async throws {
+        let repos = try TagPipelineRepositories()
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let result = try await repos.shiplane(["publish", "--dry-run"], environment: [
+            "GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.4.0", "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+        ])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("releaseFromTag"), "\(result.stdout)")
+        #expect(result.stdout.contains("v1.4.0 → 1.4.0, from CI_COMMIT_TAG (GitLab CI)"), "\(result.stdout)")
+        #expect(result.stdout.contains("would publish v1.4.0"), "\(result.stdout)")
+        #expect(github.allReleases.isEmpty)
+    }
+
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        var name: String
+        var at: String
+        var tag: String
+        var extraTags: [String] = []
+        var expected: [String]
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Refusal(name: "the tag is not at HEAD", at: "main", tag: "v1.4.0", expected: [
+            "the tag v1.4.0 (from CI_COMMIT_TAG (GitLab CI)) points at", "not at HEAD", "git checkout v1.4.0",
+        ]),
+        Refusal(name: "not a release tag", at: "main", tag: "nightly", extraTags: ["nightly"], expected: [
+            "nightly (from CI_COMMIT_TAG (GitLab CI)) is not a release tag", "SemVer versions with an optional v",
+        ]),
+        Refusal(name: "the version files disagree with the tag", at: "main", tag: "v1.5.0", extraTags: ["v1.5.0"], expected: [
+            "the version files do not hold 1.5.0, the version of the tag v1.5.0", "VERSION holds 1.4.0", "App.xcconfig holds 1.4.0",
+        ]),
+        Refusal(name: "the tag is nowhere", at: "v1.4.0", tag: "v9.9.9", expected: [
+            "the tag v9.9.9 (from CI_COMMIT_TAG (GitLab CI)) is not in this repository nor on origin", "git fetch origin tag v9.9.9",
+        ]),
+    ])
+    func aTagThatIsNotThisReleaseIsRefusedBeforeAnyEffect(_ refusal: Refusal) async throws {
+        let repos = try TagPipelineRepositories(at: refusal.at, fetchesTags: true, extraTags: refusal.extraTags)
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let before = try repos.snapshot()
+        let tags = try repos.inCheckout("show-ref", "--tags")
+        let result = try await repos.shiplane(["publish"], environment: [
+            "GITLAB_CI": "true", "CI_COMMIT_TAG": refusal.tag, "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+        ])
+        #expect(result.status == 4, "\(result.all)")
+        for text in refusal.expected { #expect(result.stderr.contains(text), "\(text) in \(result.all)") }
+        #expect(!result.stdout.contains("changelog"), "no later step ran: \(result.stdout)")
+        #expect(github.allReleases.isEmpty)
+        #expect(try repos.snapshot() == before)
+        #expect(try repos.inCheckout("show-ref", "--tags") == tags)
+    }
+
+    @Test func noTagNamedAndNoneAtHeadIsRefusedWithTheVariablesLookedAt() async throws {
+        let repos = try TagPipelineRepositories(at: "main", fetchesTags: true)
+        let before = try repos.snapshot()
+        let result = try await repos.shiplane(["publish"], environment: [:])
+        #expect(result.status == 4, "\(result.all)")
+        #expect(result.stderr.contains("no release tag points at HEAD"), "\(result.all)")
+        #expect(result.stderr.contains("CI_COMMIT_TAG") && result.stderr.contains("GITHUB_REF_NAME") && result.stderr.contains("SHIPLANE_TAG"), "\(result.all)")
+        #expect(try repos.snapshot() == before)
+    }
+}
