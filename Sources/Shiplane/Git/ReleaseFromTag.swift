@@ -43,7 +43,8 @@ public struct ReleaseFromTag: Action {
         let lane = step.lane
         let repository = try lane.historyRepository()
         let head = try lane.headCommit(of: repository)
-        let rule = try lane.package?.releaseTags ?? ProjectSettings.load(root: lane.workingDirectory).releaseTags
+        let settings = try ProjectSettings.load(root: lane.workingDirectory)
+        let rule = lane.package?.releaseTags ?? settings.releaseTags
         let isRelease = rule.matcher()
         let named = tag.map { CITag(name: $0, source: "the lane") } ?? lane.environment.ciTag
 
@@ -51,7 +52,9 @@ public struct ReleaseFromTag: Action {
         let source: String
         if let named {
             guard isRelease(named.name) else {
-                throw ReleaseTagProblem.notARelease(tag: named.name, source: named.source, rule: Self.describe(rule))
+                // A monorepo package's tag, asked of the whole repository: say which package.
+                let owner = lane.package == nil ? settings.packages.first { $0.releaseTags.matches(named.name) }?.name : nil
+                throw ReleaseTagProblem.notARelease(tag: named.name, source: named.source, rule: Self.describe(rule), package: owner)
             }
             var local = try git { try repository.tag(named: named.name) }
             if local == nil, try fetchTags(step, repository) { local = try git { try repository.tag(named: named.name) } }
@@ -75,7 +78,7 @@ public struct ReleaseFromTag: Action {
             (found, source) = (highest, "HEAD")
         }
         guard let version = Self.version(of: found.name, rule) else {
-            throw ReleaseTagProblem.notARelease(tag: found.name, source: source, rule: Self.describe(rule))
+            throw ReleaseTagProblem.notARelease(tag: found.name, source: source, rule: Self.describe(rule), package: nil)
         }
         try ensureVersionFilesHold(version, tag: found.name, lane: lane)
         let previous = try git { try repository.lastTag(reachableFrom: head) { isRelease($0.name) && $0.target != head } }

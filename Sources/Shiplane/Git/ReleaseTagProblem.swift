@@ -2,8 +2,9 @@ import Foundation
 
 /// Why a tag pipeline cannot publish its tag; each is found before any effect.
 enum ReleaseTagProblem: ReportableError {
-    /// The tag named (by the CI, or the lane) is not a release tag under the project's rule.
-    case notARelease(tag: String, source: String, rule: String)
+    /// The tag named (by the CI, or the lane) is not a release tag under the project's rule;
+    /// `package` names the monorepo package whose tag it is, when one's is.
+    case notARelease(tag: String, source: String, rule: String, package: String?)
     /// The tag is neither here nor on origin.
     case missing(tag: String, source: String, fetchedFrom: String?)
     /// The tag names another commit than HEAD: the pipeline built something else.
@@ -15,7 +16,7 @@ enum ReleaseTagProblem: ReportableError {
 
     var message: String {
         switch self {
-        case .notARelease(let tag, let source, let rule):
+        case .notARelease(let tag, let source, let rule, _):
             "\(tag) (from \(source)) is not a release tag: release tags are \(rule)"
         case .missing(let tag, let source, let remote):
             "the tag \(tag) (from \(source)) is not in this repository" + (remote.map { " nor on \($0)" } ?? "")
@@ -42,6 +43,8 @@ enum ReleaseTagProblem: ReportableError {
 
     var suggestion: String? {
         switch self {
+        case .notARelease(_, _, _, let package?):
+            "it is a release tag of the package \(package): publish it from that package's context, `try lane.package(\"\(package)\").releaseFromTag()`; nothing was published"
         case .notARelease:
             "push a release tag (`git tag v1.4.0 && git push origin v1.4.0`), or set the tag rule in .shiplane.yml; nothing was published"
         case .missing(let tag, _, _):

@@ -56,7 +56,7 @@ struct TagPipelineRepositories {
     ///   - fetchesTags: false for a `--no-tags` clone.
     ///   - extraTags: more tags on main's tip, made before the clone.
     init(at revision: String = "v1.4.0", fetchesTags: Bool = false, extraTags: [String] = []) throws {
-        seed = try TemporaryRepository()
+        let seed = try TemporaryRepository()
         try seed.write("Lanes/Publish.swift", publishTagLane)
         try seed.write(".gitignore", ".build/\n")
         try seed.write("VERSION", "1.3.0\n")
@@ -76,6 +76,12 @@ struct TagPipelineRepositories {
         try seed.git("add", ".")
         try seed.git("commit", "-q", "-m", "feat: after the tag")
         for tag in extraTags { try seed.git("tag", tag) }
+        try self.init(seed: seed, at: revision, fetchesTags: fetchesTags)
+    }
+
+    /// A CI's checkout of `revision` of the repository `seed`, through a bare origin.
+    init(seed: TemporaryRepository, at revision: String, fetchesTags: Bool) throws {
+        self.seed = seed
         let commit = try seed.git("rev-parse", "\(revision)^{commit}")
         try runGit(["clone", "-q", "--bare", seed.path, origin], in: seed.root)
         try runGit(["clone", "-q"] + (fetchesTags ? [] : ["--no-tags"]) + ["file://" + origin, checkout], in: seed.root)
@@ -206,6 +212,57 @@ struct TagPipelineTests {
         #expect(result.status == 4, "\(result.all)")
         #expect(result.stderr.contains("no release tag points at HEAD"), "\(result.all)")
         #expect(result.stderr.contains("CI_COMMIT_TAG") && result.stderr.contains("GITHUB_REF_NAME") && result.stderr.contains("SHIPLANE_TAG"), "\(result.all)")
+        #expect(try repos.snapshot() == before)
+    }
+
+    /// A monorepo package's tag is published from the package's context: its version file, its
+    /// commits; asked of the whole repository, the error names the package.
+    @Test func aMonorepoPackagesTagIsPublishedFromItsPackage() async throws {
+        let seed = try TemporaryRepository()
+        try seed.write(".shiplane.yml", "packages:\n  - { name: core, path: packages/core }\n")
+        try seed.write("Lanes/Publish.swift", publishTagLane)
+        try seed.write("Lanes/PublishCore.swift", #"""
+        import Shiplane
+
+        struct PublishCore: Lane {
+            func run(_ lane: LaneContext) async throws {
+                let core = try lane.package("core")
+                let release = try core.releaseFromTag()
+                try await core.githubRelease(tag: release.tag, notes: try core.changelog(since: release.changelogRange))
+            }
+        }
+        """#)
+        try seed.write(".gitignore", ".build/\n")
+        try seed.write("packages/core/VERSION", "1.0.0\n")
+        try seed.git("add", ".")
+        try seed.git("commit", "-q", "-m", "feat(core): wings")
+        try seed.git("tag", "-a", "core-v1.0.0", "-m", "core 1.0.0")
+        try seed.write("README.md", "top\n")
+        try seed.git("commit", "-q", "-am", "feat: the top folder only")
+        try seed.write("packages/core/VERSION", "1.1.0\n")
+        try seed.write("packages/core/tail.txt", "tail\n")
+        try seed.git("add", ".")
+        try seed.git("commit", "-q", "-m", "fix(core): tail")
+        try seed.git("tag", "-a", "core-v1.1.0", "-m", "core 1.1.0")
+        let repos = try TagPipelineRepositories(seed: seed, at: "core-v1.1.0", fetchesTags: false)
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let variables = ["GITLAB_CI": "true", "CI_COMMIT_TAG": "core-v1.1.0", "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token]
+
+        let whole = try await repos.shiplane(["publish"], environment: variables)
+        #expect(whole.status == 4, "\(whole.all)")
+        #expect(whole.stderr.contains("core-v1.1.0 (from CI_COMMIT_TAG (GitLab CI)) is not a release tag"), "\(whole.all)")
+        #expect(whole.stderr.contains(#"lane.package("core").releaseFromTag()"#), "\(whole.all)")
+        #expect(github.allReleases.isEmpty)
+
+        let before = try repos.snapshot()
+        let result = try await repos.shiplane(["publish-core"], environment: variables)
+        #expect(result.status == 0, "\(result.all)")
+        let release = try #require(github.allReleases.first, "\(result.all)")
+        #expect(release.tag == "core-v1.1.0")
+        #expect(release.body.contains("tail") && !release.body.contains("wings") && !release.body.contains("top folder"), "\(release.body)")
+        #expect(result.stdout.contains("core-v1.1.0 → 1.1.0") && result.stdout.contains("notes since core-v1.0.0"), "\(result.stdout)")
         #expect(try repos.snapshot() == before)
     }
 }
