@@ -56,8 +56,11 @@ public struct ReleaseFromTag: Action {
                 let owner = lane.package == nil ? settings.packages.first { $0.releaseTags.matches(named.name) }?.name : nil
                 throw ReleaseTagProblem.notARelease(tag: named.name, source: named.source, rule: Self.describe(rule), package: owner)
             }
+            // A CI checkout may hold no tags, or only the pipeline's own (GitLab fetches just that
+            // one): without the others the notes would start at the wrong tag, so in a pipeline the
+            // missing ones are always fetched.
             var local = try git { try repository.tag(named: named.name) }
-            if local == nil, try fetchTags(step, repository) { local = try git { try repository.tag(named: named.name) } }
+            if local == nil || tag == nil, try fetchTags(step, repository) { local = try git { try repository.tag(named: named.name) } }
             guard let local else {
                 let hasRemote = try git { try repository.remoteURL(named: remote) } != nil
                 throw ReleaseTagProblem.missing(tag: named.name, source: named.source, fetchedFrom: hasRemote ? remote : nil)

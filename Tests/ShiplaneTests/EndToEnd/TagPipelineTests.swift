@@ -14,23 +14,34 @@ struct Publish: Lane {
 }
 """#
 
-/// One CI's tag pipeline: the variables it sets for the tag `v1.4.0`, and whether its checkout
-/// has the repository's tags (most fetch none).
+/// Which tags a CI's checkout has.
+enum FetchedTags: Sendable {
+    /// Every tag (GitHub's checkout with `fetch-depth: 0`).
+    case all
+    /// None (`git clone --no-tags`, as most CIs clone).
+    case none
+    /// Only the pipeline's own tag (GitLab fetches `+refs/tags/NAME:refs/tags/NAME`).
+    case thePipelines
+}
+
+/// One CI's tag pipeline: the variables it sets for the tag `v1.4.0`, and which tags its checkout
+/// has.
 struct CITagPipeline: Sendable, CustomTestStringConvertible {
     var ci: String
     var variables: [String: String]
-    var fetchesTags = false
+    var fetchesTags = FetchedTags.none
 
     var testDescription: String { ci }
 
     static let all: [CITagPipeline] = [
         CITagPipeline(ci: "GitHub Actions", variables: [
             "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/tags/v1.4.0", "GITHUB_REF_NAME": "v1.4.0", "GITHUB_REF_TYPE": "tag",
-        ], fetchesTags: true),
+        ], fetchesTags: .all),
         CITagPipeline(ci: "GitHub Actions without tags", variables: [
             "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/tags/v1.4.0", "GITHUB_REF_NAME": "v1.4.0", "GITHUB_REF_TYPE": "tag",
         ]),
-        CITagPipeline(ci: "GitLab CI", variables: ["GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.4.0", "CI_COMMIT_REF_NAME": "v1.4.0"]),
+        CITagPipeline(ci: "GitLab CI", variables: ["GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.4.0", "CI_COMMIT_REF_NAME": "v1.4.0"], fetchesTags: .thePipelines),
+        CITagPipeline(ci: "GitLab CI without tags", variables: ["GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.4.0", "CI_COMMIT_REF_NAME": "v1.4.0"]),
         CITagPipeline(ci: "Bitbucket Pipelines", variables: ["BITBUCKET_BUILD_NUMBER": "12", "BITBUCKET_TAG": "v1.4.0"]),
         CITagPipeline(ci: "CircleCI", variables: ["CIRCLECI": "true", "CIRCLE_TAG": "v1.4.0"]),
         CITagPipeline(ci: "Buildkite", variables: ["BUILDKITE": "true", "BUILDKITE_TAG": "v1.4.0", "BUILDKITE_BRANCH": "v1.4.0"]),
@@ -40,7 +51,7 @@ struct CITagPipeline: Sendable, CustomTestStringConvertible {
         CITagPipeline(ci: "Travis CI", variables: ["TRAVIS": "true", "TRAVIS_TAG": "v1.4.0", "TRAVIS_BRANCH": "v1.4.0"]),
         CITagPipeline(ci: "Woodpecker", variables: ["CI_SYSTEM_NAME": "woodpecker", "CI_COMMIT_TAG": "v1.4.0"]),
         CITagPipeline(ci: "Drone", variables: ["DRONE": "true", "DRONE_TAG": "v1.4.0"]),
-        CITagPipeline(ci: "no CI: the release tag at HEAD", variables: [:], fetchesTags: true),
+        CITagPipeline(ci: "no CI: the release tag at HEAD", variables: [:], fetchesTags: .all),
     ]
 }
 
@@ -53,9 +64,9 @@ struct TagPipelineRepositories {
 
     /// - Parameters:
     ///   - at: what the checkout's HEAD is (`v1.4.0`, `main`).
-    ///   - fetchesTags: false for a `--no-tags` clone.
+    ///   - fetchesTags: which tags the clone has.
     ///   - extraTags: more tags on main's tip, made before the clone.
-    init(at revision: String = "v1.4.0", fetchesTags: Bool = false, extraTags: [String] = []) throws {
+    init(at revision: String = "v1.4.0", fetchesTags: FetchedTags = .none, extraTags: [String] = []) throws {
         let seed = try TemporaryRepository()
         try seed.write("Lanes/Publish.swift", publishTagLane)
         try seed.write(".gitignore", ".build/\n")
@@ -80,11 +91,14 @@ struct TagPipelineRepositories {
     }
 
     /// A CI's checkout of `revision` of the repository `seed`, through a bare origin.
-    init(seed: TemporaryRepository, at revision: String, fetchesTags: Bool) throws {
+    init(seed: TemporaryRepository, at revision: String, fetchesTags: FetchedTags) throws {
         self.seed = seed
         let commit = try seed.git("rev-parse", "\(revision)^{commit}")
         try runGit(["clone", "-q", "--bare", seed.path, origin], in: seed.root)
-        try runGit(["clone", "-q"] + (fetchesTags ? [] : ["--no-tags"]) + ["file://" + origin, checkout], in: seed.root)
+        try runGit(["clone", "-q"] + (fetchesTags == .all ? [] : ["--no-tags"]) + ["file://" + origin, checkout], in: seed.root)
+        if fetchesTags == .thePipelines {
+            try runGit(["fetch", "-q", "--no-tags", "origin", "+refs/tags/\(revision):refs/tags/\(revision)"], in: checkout)
+        }
         try runGit(["checkout", "-q", "--detach", commit], in: checkout)
         try runGit(["branch", "-D", "-q", "main"], in: checkout)
         try runGit(["remote", "set-url", "origin", "https://github.com/acme/rocket.git"], in: checkout)
@@ -188,7 +202,7 @@ struct TagPipelineTests {
         ]),
     ])
     func aTagThatIsNotThisReleaseIsRefusedBeforeAnyEffect(_ refusal: Refusal) async throws {
-        let repos = try TagPipelineRepositories(at: refusal.at, fetchesTags: true, extraTags: refusal.extraTags)
+        let repos = try TagPipelineRepositories(at: refusal.at, fetchesTags: .all, extraTags: refusal.extraTags)
         let github = FakeGitHub()
         try await github.start()
         defer { github.stop() }
@@ -206,7 +220,7 @@ struct TagPipelineTests {
     }
 
     @Test func noTagNamedAndNoneAtHeadIsRefusedWithTheVariablesLookedAt() async throws {
-        let repos = try TagPipelineRepositories(at: "main", fetchesTags: true)
+        let repos = try TagPipelineRepositories(at: "main", fetchesTags: .all)
         let before = try repos.snapshot()
         let result = try await repos.shiplane(["publish"], environment: [:])
         #expect(result.status == 4, "\(result.all)")
@@ -244,7 +258,7 @@ struct TagPipelineTests {
         try seed.git("add", ".")
         try seed.git("commit", "-q", "-m", "fix(core): tail")
         try seed.git("tag", "-a", "core-v1.1.0", "-m", "core 1.1.0")
-        let repos = try TagPipelineRepositories(seed: seed, at: "core-v1.1.0", fetchesTags: false)
+        let repos = try TagPipelineRepositories(seed: seed, at: "core-v1.1.0", fetchesTags: .thePipelines)
         let github = FakeGitHub()
         try await github.start()
         defer { github.stop() }
