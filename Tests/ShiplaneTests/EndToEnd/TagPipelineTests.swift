@@ -145,10 +145,16 @@ struct TagPipelineTests {
         try await github.start()
         defer { github.stop() }
         let before = try repos.snapshot()
+        let outputs = repos.seed.root + "/github-output"
         let result = try await repos.shiplane(["publish"], environment: ci.variables.merging([
-            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token,
+            "GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "GITHUB_OUTPUT": outputs,
         ]) { $1 })
         #expect(result.status == 0, "\(result.all)")
+        if ci.variables["GITHUB_ACTIONS"] != nil {
+            // The action's outputs: the tag's version and the tag, as a bump in CI gives them.
+            let written = (try? String(contentsOfFile: outputs, encoding: .utf8)) ?? ""
+            #expect(written.contains("version=1.4.0\n") && written.contains("tag=v1.4.0\n"), "\(written)")
+        }
         let release = try #require(github.allReleases.first, "\(result.all)")
         #expect(github.allReleases.count == 1)
         #expect(release.tag == "v1.4.0")
