@@ -87,6 +87,39 @@ extension Repository {
         }
     }
 
+    /// Fetches every tag `remote` has that is missing here (`git fetch --tags` without moving any
+    /// branch): a tag that exists here already keeps its value. Returns the names fetched.
+    /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
+    public func fetchMissingTags(remote name: String, credentials: PushCredentials) throws -> [String] {
+        let operation = "fetch tags from \(redactingCredentials(in: name, secrets: credentials.secrets))"
+        do {
+            let remote = try openRemote(name, operation)
+            defer { git_remote_free(remote) }
+            let state = PushState(credentials: credentials)
+            let payload = Unmanaged.passRetained(state)
+            defer { payload.release() }
+            var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
+            let connected = git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
+            if connected < 0 { throw state.error(for: connected, operation) }
+            let heads = try remoteHeads(remote, operation)
+            git_remote_disconnect(remote)
+            var missing: [String] = []
+            for ref in heads.keys.sorted() where ref.hasPrefix("refs/tags/") && !ref.hasSuffix("^{}") {
+                if try tag(named: String(ref.dropFirst("refs/tags/".count))) == nil { missing.append(ref) }
+            }
+            guard !missing.isEmpty else { return [] }
+            var options = git_fetch_options()
+            try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), operation)
+            options.callbacks = callbacks
+            options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+            let result = withStringArray(missing.map { "\($0):\($0)" }) { array in git_remote_fetch(remote, &array, &options, nil) }
+            if result < 0 { throw state.error(for: result, operation) }
+            return missing.map { String($0.dropFirst("refs/tags/".count)) }
+        } catch let error as GitError {
+            throw error.redacted(credentials.secrets)
+        }
+    }
+
     /// Remote callbacks that answer credential requests from the `PushState` behind `payload`.
     private static func callbacks(payload: UnsafeMutableRawPointer, _ operation: String) throws -> git_remote_callbacks {
         var callbacks = git_remote_callbacks()

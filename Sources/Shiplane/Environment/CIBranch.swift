@@ -94,14 +94,10 @@ public struct CIBranch: Sendable, Equatable {
         return names
     }
 
-    private static func value(_ name: String, _ variables: [String: String]) -> String? {
-        guard let value = variables[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        return value
-    }
+    private static func value(_ name: String, _ variables: [String: String]) -> String? { CIVariables.value(name, variables) }
 
     private static func first(_ names: [String], _ variables: [String: String]) -> (name: String, variable: String)? {
-        for name in names { if let found = value(name, variables) { return (found, name) } }
-        return nil
+        CIVariables.first(names, variables)
     }
 }
 

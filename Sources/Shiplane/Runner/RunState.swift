@@ -86,9 +86,14 @@ final class RunState: @unchecked Sendable {
     /// The run's named outputs, in the order they were first set.
     var outputs: [(name: String, value: String)] { lock.withLock { namedOutputs } }
 
-    /// The outputs a built-in step gives the run: the version a bump made, the tag, the release URL.
+    /// The outputs a built-in step gives the run: the version a bump made (or a pushed tag names),
+    /// the tag, the release URL.
     func noteOutputs<Output>(of record: StepRecord, _ output: Output) {
         if let bump = output as? VersionBumpResult { setOutput("version", bump.version.description) }
+        if let release = output as? TagRelease {
+            setOutput("version", release.version.description)
+            setOutput("tag", release.tag)
+        }
         if record.name == AddGitTag.name, let tag = record.options.first(where: { $0.name == "tag" })?.value { setOutput("tag", tag) }
         if record.name == PublishGitHubRelease.name, let url = output as? String? , let url { setOutput("release_url", url) }
     }
