@@ -63,27 +63,10 @@ extension Repository {
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
     public func fetchIfPresent(remote name: String, source: String, destination: String, credentials: PushCredentials) throws -> Bool {
         let operation = "fetch \(source) from \(redactingCredentials(in: name, secrets: credentials.secrets))"
-        do {
-            let remote = try openRemote(name, operation)
-            defer { git_remote_free(remote) }
-            let state = PushState(credentials: credentials)
-            let payload = Unmanaged.passRetained(state)
-            defer { payload.release() }
-            var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
-            let connected = git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
-            if connected < 0 { throw state.error(for: connected, operation) }
-            let heads = try remoteHeads(remote, operation)
-            git_remote_disconnect(remote)
+        return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, fetch in
             guard heads[source] != nil else { return false }
-            var options = git_fetch_options()
-            try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), operation)
-            options.callbacks = callbacks
-            options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
-            let result = withStringArray(["+\(source):\(destination)"]) { array in git_remote_fetch(remote, &array, &options, nil) }
-            if result < 0 { throw state.error(for: result, operation) }
+            try fetch(["+\(source):\(destination)"])
             return true
-        } catch let error as GitError {
-            throw error.redacted(credentials.secrets)
         }
     }
 
@@ -92,6 +75,24 @@ extension Repository {
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
     public func fetchMissingTags(remote name: String, credentials: PushCredentials) throws -> [String] {
         let operation = "fetch tags from \(redactingCredentials(in: name, secrets: credentials.secrets))"
+        return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, fetch in
+            var missing: [String] = []
+            for ref in heads.keys.sorted() where ref.hasPrefix("refs/tags/") && !ref.hasSuffix("^{}") {
+                if try tag(named: String(ref.dropFirst("refs/tags/".count))) == nil { missing.append(ref) }
+            }
+            guard !missing.isEmpty else { return [] }
+            try fetch(missing.map { "\($0):\($0)" })
+            return missing.map { String($0.dropFirst("refs/tags/".count)) }
+        }
+    }
+
+    /// Connects to `name` for fetching with `credentials`, lists its refs, and hands them to
+    /// `body` with a function that fetches refspecs over the same remote (tags only as named).
+    /// The one way this module reads a remote: errors are redacted of the credentials.
+    private func withFetchConnection<T>(
+        _ name: String, credentials: PushCredentials, operation: String,
+        _ body: (_ heads: [String: ObjectID], _ fetch: ([String]) throws -> Void) throws -> T
+    ) throws -> T {
         do {
             let remote = try openRemote(name, operation)
             defer { git_remote_free(remote) }
@@ -103,18 +104,14 @@ extension Repository {
             if connected < 0 { throw state.error(for: connected, operation) }
             let heads = try remoteHeads(remote, operation)
             git_remote_disconnect(remote)
-            var missing: [String] = []
-            for ref in heads.keys.sorted() where ref.hasPrefix("refs/tags/") && !ref.hasSuffix("^{}") {
-                if try tag(named: String(ref.dropFirst("refs/tags/".count))) == nil { missing.append(ref) }
+            return try body(heads) { refspecs in
+                var options = git_fetch_options()
+                try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), operation)
+                options.callbacks = callbacks
+                options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+                let result = withStringArray(refspecs) { array in git_remote_fetch(remote, &array, &options, nil) }
+                if result < 0 { throw state.error(for: result, operation) }
             }
-            guard !missing.isEmpty else { return [] }
-            var options = git_fetch_options()
-            try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), operation)
-            options.callbacks = callbacks
-            options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
-            let result = withStringArray(missing.map { "\($0):\($0)" }) { array in git_remote_fetch(remote, &array, &options, nil) }
-            if result < 0 { throw state.error(for: result, operation) }
-            return missing.map { String($0.dropFirst("refs/tags/".count)) }
         } catch let error as GitError {
             throw error.redacted(credentials.secrets)
         }
@@ -186,20 +183,7 @@ extension Repository {
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
     public func remoteReferences(remote name: String, credentials: PushCredentials) throws -> [String: ObjectID] {
         let operation = "list the refs of \(redactingCredentials(in: name, secrets: credentials.secrets))"
-        do {
-            let remote = try openRemote(name, operation)
-            defer { git_remote_free(remote) }
-            let state = PushState(credentials: credentials)
-            let payload = Unmanaged.passRetained(state)
-            defer { payload.release() }
-            var callbacks = try Self.callbacks(payload: payload.toOpaque(), operation)
-            let connected = git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
-            if connected < 0 { throw state.error(for: connected, operation) }
-            defer { git_remote_disconnect(remote) }
-            return Self.peeled(try remoteHeads(remote, operation))
-        } catch let error as GitError {
-            throw error.redacted(credentials.secrets)
-        }
+        return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, _ in Self.peeled(heads) }
     }
 
     /// `heads` with each tag's entry replaced by the commit it names (`refs/tags/v1^{}`), when listed.
