@@ -89,7 +89,9 @@ struct DryRunTouchesNothingTests {
         let ran = Set(result.steps.map(\.name))
         // The store uploads need a store to talk to: their dry runs are tested against the loopback
         // App Store Connect and Google Play stand-ins (TestFlightUploadTests, PlayStoreUploadTests).
-        let missing = ActionCatalog.all.filter { $0.domain != "Stores" }.map(\.name).filter { !ran.contains($0) }
+        // releaseFromTag publishes a tag at HEAD, which this release's history has not: its dry run
+        // is checked on a tag pipeline's checkout below (`releaseFromTagInADryRunTouchesNothing`).
+        let missing = ActionCatalog.all.filter { $0.domain != "Stores" && $0.name != "releaseFromTag" }.map(\.name).filter { !ran.contains($0) }
         #expect(missing.isEmpty, "the lane must call every built-in action; it missed \(missing)")
 
         #expect(try Self.snapshot(root) == before, "a dry run wrote, created or removed something")
@@ -97,5 +99,19 @@ struct DryRunTouchesNothingTests {
         #expect(writes.isEmpty, "a dry run sent \(writes.map { "\($0.method) \($0.url)" })")
         #expect(test.processes.commandLines == ["git --version"], "only read-only commands run")
         #expect(result.plannedWrites.contains("VERSION") && result.plannedWrites.contains("CHANGELOG.md"))
+    }
+
+    /// A tag pipeline's checkout: the release tag at HEAD. The dry run finds the tag, its version
+    /// and the previous tag, and leaves the tree byte-identical.
+    @Test func releaseFromTagInADryRunTouchesNothing() throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.4.0\n"])
+        for arguments in [["tag", "-a", "v1.3.0", "-m", "1.3.0"], ["commit", "-q", "--allow-empty", "-m", "feat: wings"],
+                          ["tag", "-a", "v1.4.0", "-m", "1.4.0"]] {
+            #expect(try runTool(["git", "-C", fixture.path] + arguments).status == 0)
+        }
+        let before = try Self.snapshot(fixture.path)
+        let release = try TestLaneContext(workingDirectory: fixture.path, dryRun: true).context.releaseFromTag()
+        #expect(release.tag == "v1.4.0" && release.previousTag == "v1.3.0", "\(release)")
+        #expect(try Self.snapshot(fixture.path) == before, "a dry run wrote, created or removed something")
     }
 }
