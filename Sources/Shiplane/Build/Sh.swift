@@ -59,6 +59,9 @@ public struct Sh: AsyncAction {
             step.log("would run: \(commandLine)")
             return ""
         }
+        // A command may take minutes (a build, the tests): before one that may change things, the
+        // run learns whether origin holds an unfinished release it must resume instead.
+        if !readOnly, !step.isDryRun { try step.lane.state.journal.checkBeforeFirstEffect() }
         var variables = step.lane.environment.variables
         for (name, value) in environment { variables[name] = value }
         // A secret handed to a command is a secret in everything printed from now on.

@@ -51,6 +51,10 @@ public final class Journal: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [Entry] = []
+    /// Held while the check before the first effect runs: every effect waits for its verdict.
+    private let gateLock = NSLock()
+    private var gate: (@Sendable () throws -> Void)?
+    private var gateVerdict: (any Error)?
     private var context: EffectContext
     private var attachedRecorder: RunRecorder?
     /// Creates an empty journal whose undos reach the world through `context`.
@@ -103,11 +107,38 @@ public final class Journal: @unchecked Sendable {
     /// - Throws: when the record cannot be written: the effect must not happen unrecorded.
     func intend(step: Int, _ description: String, _ effect: AnyEffect, pastPointOfNoReturn: Bool,
                 closure: (@Sendable () async throws -> Void)? = nil) throws -> Int {
+        try checkBeforeFirstEffect()
         let recordIndex = try recorder?.intend(step: step, description: description, effect: effect)
         return lock.withLock {
             entries.append(Entry(step: step, description: description, effect: effect, status: .intended,
                                  afterPointOfNoReturn: pastPointOfNoReturn, note: nil, recordIndex: recordIndex, closure: closure))
             return entries.count - 1
+        }
+    }
+
+    /// Makes the run's first effect (and its first command: see `Sh`) wait for `check`, which may
+    /// throw to stop the run before it changes anything — the look at origin for an unfinished
+    /// release (`ResumingFromOrigin`). A lane that only reads never runs it.
+    public func holdFirstEffect(until check: @escaping @Sendable () throws -> Void) {
+        gateLock.withLock {
+            gate = check
+            gateVerdict = nil
+        }
+    }
+
+    /// Runs the check set with `holdFirstEffect(until:)` once, if it has not run, and throws what
+    /// it threw (every later call throws the same). Nothing to do when there is none.
+    public func checkBeforeFirstEffect() throws {
+        try gateLock.withLock {
+            if let check = gate {
+                gate = nil
+                do {
+                    try check()
+                } catch {
+                    gateVerdict = error
+                }
+            }
+            if let gateVerdict { throw gateVerdict }
         }
     }
 

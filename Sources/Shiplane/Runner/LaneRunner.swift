@@ -72,7 +72,28 @@ public struct LaneRunner {
             recorder?.finishedCompletely()
         } catch {
             let interrupted = Self.isCancellation(error) || Task.isCancelled
-            let cause: any Error = (error is any ReportableError) ? error : ThrownError(error)
+            var causes: [any Error] = [(error is any ReportableError) ? error : ThrownError(error)]
+            // A run that stops before its first effect ("nothing to release", a dirty tree) may be
+            // a fresh clone of a half-published release: origin's record is the better answer.
+            if !interrupted, context.journal.count == 0, !(error is ResumingFromOrigin) {
+                do {
+                    try context.journal.checkBeforeFirstEffect()
+                } catch let found as ResumingFromOrigin {
+                    causes = [found]
+                } catch {
+                    causes.append(error)
+                }
+            }
+            if let found = causes.first as? ResumingFromOrigin {
+                // Nothing was changed: the command starts again as the found run's resume.
+                recorder?.finishedCompletely()
+                failure = LaneFailure(lane: L.name, causes: [found], rollback: [], interrupted: false, pointOfNoReturn: nil)
+                let duration = state.now().timeIntervalSince(started)
+                return LaneRunResult(
+                    lane: L.name, dryRun: context.isDryRun, startedAt: started, duration: duration,
+                    steps: context.steps, failure: failure, plannedWrites: []
+                )
+            }
             var rollback: [RollbackEntry] = []
             let noReturn = state.pointOfNoReturn
             if noReturn == nil && rollbackOnFailure && !context.isDryRun && context.journal.count > 0 {
@@ -88,7 +109,7 @@ public struct LaneRunner {
                 }
             }
             failure = LaneFailure(
-                lane: L.name, causes: [cause], rollback: rollback, interrupted: interrupted, pointOfNoReturn: noReturn
+                lane: L.name, causes: causes, rollback: rollback, interrupted: interrupted, pointOfNoReturn: noReturn
             )
             if let failure {
                 for hook in context.hooks { await hook.onError(info, failure: failure, context: context) }

@@ -6,6 +6,8 @@ struct UnfinishedRun: ReportableError {
     var record: RunRecord
     /// True when the record was found on origin, not in this checkout.
     var onRemote = false
+    /// True when this checkout is at the release commit of the record found on origin.
+    var atThisCommit = false
 
     var message: String {
         "an earlier run did not finish: `\(record.commandLine)`"
@@ -23,6 +25,10 @@ struct UnfinishedRun: ReportableError {
     }
 
     var suggestion: String? {
+        if onRemote, atThisCommit {
+            return "origin holds the record (\(RemoteRunRecord.reference)) of another command's unfinished release at this commit: "
+                + "finish it by running `\(record.commandLine)` here, or delete the record with `git push origin :\(RemoteRunRecord.reference)` if the release is done"
+        }
         if onRemote {
             return "origin holds the record (\(RemoteRunRecord.reference)) of a release this checkout is not at (its release commit is \(record.releaseCommit.map { String($0.prefix(7)) } ?? "unknown")): "
                 + "finish it from a checkout of that commit with `\(record.commandLine)`, or delete the record with `git push origin :\(RemoteRunRecord.reference)` if the release is done"
@@ -39,7 +45,11 @@ enum DurableRun {
     /// Takes the lock and starts the record; nil when `root` has no git folder to keep it in.
     /// - Throws: `RunLocked` (another run is going), `UnfinishedRun` (another command's run
     ///   stopped unfinished), or an error writing the record.
-    static func begin(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) async throws -> RunRecorder? {
+    /// `fromOrigin`: the unfinished run found on origin that this run resumes (the command
+    /// starts again as its resume, see `ResumingFromOrigin`).
+    static func begin(
+        lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession, fromOrigin: RunRecord? = nil
+    ) async throws -> RunRecorder? {
         let store: RunStore
         do {
             store = try RunStore.forWorkTree(root)
@@ -63,11 +73,17 @@ enum DurableRun {
                 if stale.isRun(of: lane, arguments: arguments) { throw RunFinishedElsewhere(record: stale) }
                 previous = nil
             }
-            if previous == nil, RemoteRunRecord.shouldLook(environment: session.laneEnvironment.variables) {
-                previous = try remoteRecord(root: root, session: session)
+            if previous == nil, let fromOrigin {
+                previous = fromOrigin
+            } else if previous == nil {
+                switch RemoteRunRecord.look(environment: session.laneEnvironment.variables) {
+                case .now: previous = try remoteRecord(root: root, session: session)
+                case .beforeFirstEffect: lookBeforeFirstEffect(lane: lane, arguments: arguments, root: root, context: context, session: session)
+                case .never: break
+                }
             }
             if let previous, !previous.isRun(of: lane, arguments: arguments) {
-                throw UnfinishedRun(record: previous)
+                throw UnfinishedRun(record: previous, onRemote: previous.fetchedFromRemote == true, atThisCommit: true)
             }
             let recorder = try RunRecorder(store: store, record: record, resuming: previous)
             try await context.journal.record(with: recorder, environment: session.laneEnvironment)
@@ -83,6 +99,70 @@ enum DurableRun {
             store.unlock()
             throw error
         }
+    }
+}
+
+extension DurableRun {
+    /// How long the first effect waits for origin's answer before the run goes on without it.
+    static let originLookTimeout: Double = 10
+
+    /// Starts the look at origin's record in the background and makes the run's first effect wait
+    /// for it: a lane that only reads never waits. What it finds stops the run before that effect:
+    /// the same command at this commit restarts as its resume (`ResumingFromOrigin`), anything
+    /// else is an `UnfinishedRun` (exit 7) that says which command finishes it.
+    static func lookBeforeFirstEffect(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) {
+        let look = OriginLook(root: root, environment: session.laneEnvironment)
+        let err = session.err
+        context.journal.holdFirstEffect {
+            let found: (record: RunRecord, head: String)
+            switch look.wait(seconds: originLookTimeout) {
+            case nil:
+                err.line("warning: origin did not say within \(Int(originLookTimeout)) s whether it holds an unfinished run (\(RemoteRunRecord.reference)); going on without it")
+                return
+            case .failure(let error)?:
+                err.line("warning: could not look for an unfinished run on origin: \(describe(error))")
+                return
+            case .success(nil)?:
+                return
+            case .success(let record?)?:
+                found = record
+            }
+            let atThisCommit = found.record.releaseCommit == nil || found.record.releaseCommit == found.head
+            guard atThisCommit, found.record.isRun(of: lane, arguments: arguments) else {
+                throw UnfinishedRun(record: found.record, onRemote: true, atThisCommit: atThisCommit)
+            }
+            throw ResumingFromOrigin(record: found.record)
+        }
+    }
+}
+
+/// A look at origin's run record (`RemoteRunRecord.fetch`) going on in a thread of its own, with a
+/// repository handle of its own: the lane's git actions do not wait for the network.
+final class OriginLook: @unchecked Sendable {
+    // @unchecked: `outcome` is only touched under `condition`.
+    private let condition = NSCondition()
+    private var outcome: Result<(record: RunRecord, head: String)?, any Error>?
+
+    init(root: String, environment: LaneEnvironment) {
+        let thread = Thread { [self] in
+            let result = Result { try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: environment, ownHandle: true) }
+            condition.lock()
+            outcome = result
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.start()
+    }
+
+    /// What the look found, waiting up to `seconds` for it; nil when it has not answered by then.
+    func wait(seconds: Double) -> Result<(record: RunRecord, head: String)?, any Error>? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while outcome == nil {
+            if !condition.wait(until: deadline) { break }
+        }
+        return outcome
     }
 }
 

@@ -125,7 +125,7 @@ public enum LaneHost {
 
     static func runLane<L: Lane>(
         _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session given: CommandSession,
-        supervisor: pid_t? = nil
+        supervisor: pid_t? = nil, fromOrigin: RunRecord? = nil
     ) async -> Int32 {
         var translated = given
         translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
@@ -162,7 +162,8 @@ public enum LaneHost {
         var recorder: RunRecorder?
         if !session.globals.dryRun {
             do {
-                recorder = try await DurableRun.begin(lane: type.name, arguments: arguments, root: root, context: context, session: session)
+                recorder = try await DurableRun.begin(
+                    lane: type.name, arguments: arguments, root: root, context: context, session: session, fromOrigin: fromOrigin)
             } catch is RunFinishedElsewhere {
                 // Re-running (or resuming) a release another machine finished: nothing is left to do.
                 session.err.line("Nothing to resume: the release is done.")
@@ -187,6 +188,17 @@ public enum LaneHost {
         )
         let result = await task.value
         interrupts.stop()
+        if let found = result.failure?.resumingFromOrigin, fromOrigin == nil {
+            // A fresh clone of a half-published release: this attempt changed nothing; the
+            // command starts again as the resume of the run origin recorded.
+            recorder?.store.unlock()
+            recorder = nil
+            session.err.line(
+                "Found the unfinished run of `\(found.record.commandLine)` recorded on origin (\(RemoteRunRecord.reference)); "
+                    + "this attempt changed nothing and stops here (what it said above is not the outcome): resuming that run."
+            )
+            return await runLane(type, arguments: arguments, hooks: hooks, root: root, session: session, supervisor: supervisor, fromOrigin: found.record)
+        }
         return session.finish(result)
     }
 

@@ -5,32 +5,57 @@ internal import Git
 ///
 /// At the point of no return the push that publishes the release also pushes `refs/shiplane/run`,
 /// a commit of its own holding the run's record as `run.json`, in the same push. A completed run deletes it. A run that
-/// starts in CI (`CI` set) with no local record looks for it on `origin` and, when it is the
-/// record of the same command at the same commit, resumes it.
+/// starts with no local record, in CI or not, looks for it on `origin` before its first effect
+/// and, when it is the record of the same command at the same commit, resumes it.
 public enum RemoteRunRecord {
     /// The ref that holds the record, here and on the remote.
     public static let reference = "refs/shiplane/run"
     /// Where a fetched record lands locally.
     static let fetched = "refs/shiplane/fetched-run"
 
-    /// Whether this run should look on the remote: in CI, or when asked to.
-    public static func shouldLook(environment: [String: String]) -> Bool {
-        if environment["SHIPLANE_REMOTE_RECORD"] == "0" { return false }
-        if environment["SHIPLANE_REMOTE_RECORD"] == "1" { return true }
-        guard let ci = environment["CI"]?.lowercased() else { return false }
-        return !ci.isEmpty && ci != "false" && ci != "0"
+    /// When a run with no local record looks at the remote's record.
+    public enum Look: Sendable, Equatable {
+        /// At the start, before the lane runs (`SHIPLANE_REMOTE_RECORD=1`).
+        case now
+        /// In the background from the start, waited for before the run's first effect (and its
+        /// first command): a lane that only reads never waits. The default, in CI or not.
+        case beforeFirstEffect
+        /// Never (`SHIPLANE_REMOTE_RECORD=0`).
+        case never
+    }
+
+    /// When this run looks at the remote's record: `SHIPLANE_REMOTE_RECORD=1` at once, `=0` never,
+    /// otherwise before its first effect.
+    public static func look(environment: [String: String]) -> Look {
+        switch environment["SHIPLANE_REMOTE_RECORD"] {
+        case "0": .never
+        case "1": .now
+        default: .beforeFirstEffect
+        }
     }
 
     /// The unfinished run recorded on `remote`, rebased onto this work tree, or nil when there is
     /// none. `head` is this checkout's HEAD commit, for the caller to compare.
     /// - Throws: when the remote cannot be reached or the record cannot be read.
-    public static func fetch(workTree: String, remote: String, environment: LaneEnvironment) throws -> (record: RunRecord, head: String)? {
+    /// `ownHandle`: the caller runs this in a thread of its own, on a handle no one else uses, so
+    /// it does not hold the handle lock (`git { }`) while it waits for the network.
+    public static func fetch(workTree: String, remote: String, environment: LaneEnvironment, ownHandle: Bool = false) throws -> (record: RunRecord, head: String)? {
+        func use<T>(_ body: () throws -> T) throws -> T {
+            guard ownHandle else { return try git(body) }
+            do {
+                return try body()
+            } catch let error as GitError {
+                throw GitFailure(error)
+            }
+        }
         let repository = try RepositoryAccess.open(at: workTree)
-        guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
+        guard let url = try use({ try repository.remoteURL(named: remote) }) else { return nil }
         let credentials = Push.credentials(for: url, environment: environment)
-        guard try git({ try repository.fetchIfPresent(remote: remote, source: reference, destination: fetched, credentials: credentials) }),
-              let data = try git({ try repository.readFileReference(fetched, name: "run.json") }) else { return nil }
-        try? git { try repository.deleteReference(fetched) }
+        // A look of its own writes to a ref of its own: two looks at once must not meet.
+        let destination = ownHandle ? fetched + "-look" : fetched
+        guard try use({ try repository.fetchIfPresent(remote: remote, source: reference, destination: destination, credentials: credentials) }),
+              let data = try use({ try repository.readFileReference(destination, name: "run.json") }) else { return nil }
+        try? use { try repository.deleteReference(destination) }
         let record: RunRecord
         do {
             record = try RunStore.decoder.decode(RunRecord.self, from: data)
@@ -41,7 +66,7 @@ public enum RemoteRunRecord {
             )
         }
         let head: String
-        switch try git({ try repository.head() }) {
+        switch try use({ try repository.head() }) {
         case .branch(_, let commit), .detached(let commit): head = commit.hex
         case .unborn: head = ""
         }

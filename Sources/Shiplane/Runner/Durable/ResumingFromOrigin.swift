@@ -1,0 +1,32 @@
+import Foundation
+
+/// Origin holds the unfinished run of this very command, at this checkout's commit: the run
+/// stops before its first effect (it changed nothing) and the command starts again as that run's
+/// resume, so a fresh clone finishes the release instead of making a second one.
+///
+/// Thrown by the check the command sets with `Journal.holdFirstEffect(until:)`; `LaneRunner`
+/// settles such a run quietly (no rollback, no `onError` hooks) for the command to restart.
+public struct ResumingFromOrigin: ReportableError {
+    /// The record found on origin, rebased onto this checkout.
+    public var record: RunRecord
+
+    /// Creates the stop for `record`.
+    public init(record: RunRecord) {
+        self.record = record
+    }
+
+    /// Says what was found and that nothing here was changed.
+    public var message: String {
+        "origin holds the unfinished run of `\(record.commandLine)` (\(RemoteRunRecord.reference)): this attempt changed nothing and resumes it"
+    }
+
+    /// An unfinished run decides what happens next.
+    public var category: ErrorCategory { .unfinished }
+}
+
+extension LaneFailure {
+    /// The unfinished run on origin this run stopped for, to be resumed, when that is why it stopped.
+    public var resumingFromOrigin: ResumingFromOrigin? {
+        causes.lazy.compactMap { $0 as? ResumingFromOrigin }.first
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import Shiplane
+
+/// A versioned repository at 1.2.3 whose origin holds main and v1.2.3, with lanes committed.
+private func releasable(lanes: [String: String] = [:]) throws -> (repo: TemporaryRepository, origin: TemporaryRepository) {
+    let repo = try versionedRepository()
+    for (path, text) in lanes { try repo.write(path, text) }
+    if !lanes.isEmpty {
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+    }
+    let origin = try TemporaryRepository(bare: true)
+    try repo.git("remote", "add", "origin", origin.path)
+    try repo.git("push", "-q", "origin", "main", "v1.2.3")
+    return (repo, origin)
+}
+
+private let release = ["bump", "minor", "--commit", "--tag", "--push"]
+
+/// A clone of `origin` in a folder of its own (removed with `holder`), with CI unset.
+private func freshClone(of origin: TemporaryRepository) throws -> (holder: TemporaryRepository, path: String) {
+    let holder = try TemporaryRepository(commit: false)
+    try holder.git("clone", "-q", origin.path, holder.path + "/clone")
+    return (holder, holder.path + "/clone")
+}
+
+/// Every fresh clone — CI or not — finds a release that stopped after its push on origin, before
+/// its first effect: it finishes that release, never a second version, never "nothing to release".
+@Suite(.serialized) struct FreshCloneLookTests {
+    @Test func aFreshCloneOutsideCIFinishesTheReleaseInsteadOfMakingASecondOne() throws {
+        let (repo, origin) = try releasable()
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+        let releaseCommit = try origin.git("rev-parse", "refs/heads/main")
+        let (holder, clone) = try freshClone(of: origin)
+        #expect(holder.environment["CI"] == nil)
+        let again = try runProgram(shiplaneBinary, release, in: clone, environment: holder.environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.stderr.contains("Found the unfinished run of `shiplane bump (with the options it was started with)` recorded on origin"), "\(again.all)")
+        #expect(again.stderr.contains("this attempt changed nothing and stops here (what it said above is not the outcome): resuming that run."), "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "no second version: \(again.all)")
+        #expect(try origin.git("rev-parse", "refs/heads/main") == releaseCommit)
+        #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0,
+                "the finished run deletes the record on origin")
+        let status = try runProgram("/usr/bin/git", ["status", "--porcelain"], in: clone, environment: holder.environment)
+        #expect(status.stdout.isEmpty, "\(status.stdout)")
+        try origin.git("fsck", "--strict")
+    }
+
+    /// `bump auto` in the clone sees no commit since v1.3.0 (the clone has the tag): without the
+    /// look it would say "nothing to release" (exit 5) over the half-published release.
+    @Test func nothingToReleaseOverAHalfPublishedReleaseResumesIt() throws {
+        let (repo, origin) = try releasable()
+        try repo.write("feature.txt", "x\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: a feature")
+        try repo.git("push", "-q", "origin", "main")
+        let auto = ["bump", "auto", "--commit", "--tag", "--push"]
+        let killed = try repo.shiplane(auto, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+        let (holder, clone) = try freshClone(of: origin)
+        let again = try runProgram(shiplaneBinary, auto, in: clone, environment: holder.environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.stderr.contains("resuming that run"), "\(again.all)")
+        // The first attempt's "nothing to release" is shown, then put right: it stopped and the
+        // command started again as the resume.
+        let restart = again.all.range(of: "Found the unfinished run")
+        #expect(restart != nil, "\(again.all)")
+        if let restart { #expect(!again.all[restart.upperBound...].contains("nothing to release"), "\(again.all)") }
+        #expect(again.stdout.contains("lane bump succeeded"), "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+        #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0)
+    }
+
+    /// Another command in the clone is refused before its first effect (exit 7), names the
+    /// unfinished command and changes nothing, here or on origin.
+    @Test func anotherCommandInTheCloneIsRefusedAndChangesNothing() throws {
+        let (repo, origin) = try releasable()
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        let originRefs = try origin.git("for-each-ref", "--format=%(refname) %(objectname)")
+        let (holder, clone) = try freshClone(of: origin)
+        let before = try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: holder.environment).stdout
+        let other = try runProgram(shiplaneBinary, ["bump", "patch", "--commit", "--tag", "--push"], in: clone, environment: holder.environment)
+        #expect(other.status == 7, "\(other.all)")
+        #expect(other.stderr.contains("an earlier run did not finish: `shiplane bump (with the options it was started with)`"), "\(other.all)")
+        #expect(other.stderr.contains("origin holds the record (refs/shiplane/run) of another command's unfinished release at this commit"), "\(other.all)")
+        #expect(try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: holder.environment).stdout == before)
+        #expect(try runProgram("/usr/bin/git", ["status", "--porcelain"], in: clone, environment: holder.environment).stdout.isEmpty)
+        #expect(try runProgram("/usr/bin/git", ["tag", "--list"], in: clone, environment: holder.environment).stdout == "v1.2.3\nv1.3.0\n")
+        #expect(try origin.git("for-each-ref", "--format=%(refname) %(objectname)") == originRefs, "origin is as it was")
+        #expect(!FileManager.default.fileExists(atPath: clone + "/.git/shiplane/run.json"))
+    }
+
+    /// A lane that only reads never waits for origin: behind an origin that never answers, it
+    /// finishes without a word about it, while a lane with an effect waits (a bounded time),
+    /// warns and goes on.
+    @Test func aLaneThatOnlyReadsNeverWaitsForOrigin() throws {
+        let (repo, _) = try releasable(lanes: [
+            "Lanes/Look.swift": """
+            import Shiplane
+            struct Look: Lane {
+                func run(_ lane: LaneContext) async throws {
+                    _ = try lane.ensureGitBranch(matching: "main")
+                    lane.log("at " + (try lane.lastGitTag() ?? "none"))
+                }
+            }
+            """,
+            "Lanes/Touch.swift": """
+            import Shiplane
+            struct Touch: Lane {
+                func run(_ lane: LaneContext) async throws {
+                    _ = try lane.bumpVersion(.patch)
+                }
+            }
+            """,
+        ])
+        let silent = try SilentServer()
+        defer { silent.stop() }
+        try repo.git("remote", "set-url", "origin", silent.url + "/origin.git")
+        let look = try repo.shiplane(["look"])
+        #expect(look.status == 0, "\(look.all)")
+        #expect(look.all.contains("at v1.2.3"), "\(look.all)")
+        #expect(!look.all.contains("origin"), "a read-only lane says nothing about origin: \(look.all)")
+        let touch = try repo.shiplane(["touch"])
+        #expect(touch.status == 0, "\(touch.all)")
+        #expect(touch.stderr.contains("warning: origin did not say within 10 s whether it holds an unfinished run"), "\(touch.all)")
+        #expect(repo.read("VERSION") == "1.2.4\n")
+        #expect(silent.requests.count >= 1, "the look went to origin")
+    }
+
+    /// `SHIPLANE_REMOTE_RECORD=0` turns the look off: the clone then makes the second version the
+    /// README warns about (documented, and seen here so the switch is known to work).
+    @Test func theLookCanBeTurnedOff() throws {
+        let (repo, origin) = try releasable()
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        let (holder, clone) = try freshClone(of: origin)
+        let off = try runProgram(shiplaneBinary, ["bump", "minor"], in: clone, environment: holder.environment.merging(["SHIPLANE_REMOTE_RECORD": "0"]) { $1 })
+        #expect(off.status == 0, "\(off.all)")
+        #expect(!off.all.contains("origin"), "\(off.all)")
+        #expect(try String(contentsOfFile: clone + "/VERSION", encoding: .utf8) == "1.4.0\n")
+    }
+}
