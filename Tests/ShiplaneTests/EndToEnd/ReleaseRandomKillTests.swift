@@ -2,17 +2,23 @@ import Foundation
 import Testing
 
 /// DESIGN.md's release lane with its build step a short child command (`sleep 0.05`, so kills
-/// also land while a command runs): every effect of the real lane, a fraction of its time.
-private let quickReleaseLane = designExampleLane.replacingOccurrences(
-    of: #"try await lane.sh("swift", "build", "-c", "release")"#, with: #"try await lane.sh("sleep", "0.05")"#)
+/// also land while a command runs) and its asset made by the lane itself (a deterministic
+/// `archive`), so a fresh clone has no build output until the lane makes it again: every effect of
+/// the real lane, a fraction of its time.
+private let quickReleaseLane = designExampleLane
+    .replacingOccurrences(
+        of: #"try await lane.sh("swift", "build", "-c", "release")"#,
+        with: #"try await lane.sh("sleep", "0.05"); _ = try lane.archive(["Sources", "VERSION"], to: ".build/app.tar.gz")"#)
+    .replacingOccurrences(of: #"assets: [".build/release/app.tar.gz"]"#, with: #"assets: [".build/app.tar.gz"]"#)
 
 /// What one random kill and the retry after it came to.
 private enum KillOutcome: String, CaseIterable {
     case completedBeforeTheKill = "the run had completed before the kill"
     case resumedHere = "killed, then the same command in the same checkout"
-    case rerunInAFreshClone = "killed, then the same command in a fresh clone of origin (a CI retry)"
-    case finishedBeforeTheKillCIRetryFoundNothing =
-        "killed after the release was whole and its record gone from origin; the CI retry said nothing to release (exit 5)"
+    case rerunInAFreshCloneInCI = "killed, then the same command in a fresh clone of origin with no build output, `CI=true` (a CI retry)"
+    case rerunInAFreshCloneOutsideCI = "killed, then the same command in a fresh clone of origin with no build output, `CI` unset"
+    case finishedBeforeTheKillRetryFoundNothing =
+        "killed after the release was whole and its record gone from origin; the fresh clone's retry said nothing to release (exit 5)"
 }
 
 /// SIGKILL to the supervisor and the lane program's whole process group at a random moment of
@@ -32,6 +38,7 @@ struct ReleaseRandomKillTests {
         // the shorter of two is taken: a spread measured on the first alone put most kills after
         // the run had ended.
         var duration = Double.infinity
+        var asset: [UInt8] = []
         for _ in 1...2 {
             let clean = try await TrialWorld()
             let started = Date()
@@ -39,18 +46,25 @@ struct ReleaseRandomKillTests {
             duration = min(duration, Date().timeIntervalSince(started))
             clean.stop()
             #expect(run.status == 0, "\(run.all)")
+            // The archive is deterministic: every trial's release must carry these very bytes.
+            let made = Array((try? Data(contentsOf: URL(fileURLWithPath: clean.repo.path + "/.build/app.tar.gz"))) ?? Data())
+            #expect(!made.isEmpty && (asset.isEmpty || asset == made), "the lane's archive is the same in every clean run")
+            asset = made
         }
         var outcomes: [KillOutcome: Int] = [:]
         var duplicateMessages = 0
         var inconsistent: [String] = []
         var generator = SystemRandomNumberGenerator()
         for trial in 1...trials {
-            let world = try await TrialWorld()
+            let world = try await TrialWorld(asset: asset)
             defer { world.stop() }
             let delay = Double.random(in: 0...(duration * 0.9), using: &generator)
             let freshClone = trial % 2 == 0
+            // Half of the fresh clones retry as a CI job does (`CI=true`), half as a person would.
+            let inCI = trial % 4 == 0
             let (status, messagesAtKill) = try world.runAndKill(after: delay)
-            let context = "trial \(trial), killed after \(Int(delay * 1000)) ms (\(freshClone ? "fresh clone" : "same checkout")), first run exit \(status.map(String.init) ?? "SIGKILL")"
+            let place = freshClone ? "fresh clone, CI \(inCI ? "set" : "unset")" : "same checkout"
+            let context = "trial \(trial), killed after \(Int(delay * 1000)) ms (\(place)), first run exit \(status.map(String.init) ?? "SIGKILL")"
             let outcome: KillOutcome
             let checkout: TemporaryRepository
             if status == 0 {
@@ -61,11 +75,11 @@ struct ReleaseRandomKillTests {
                 // not yet): the release is whole, and a fresh clone rightly finds nothing new.
                 let wholeBeforeTheRetry = try world.releaseIsWholeOnTheServers()
                 checkout = try world.freshClone()
-                let again = try await runProgramAsync(shiplaneBinary, ["release"], in: checkout.path, environment: world.cloneEnvironment(checkout))
+                let again = try await runProgramAsync(shiplaneBinary, ["release"], in: checkout.path, environment: world.cloneEnvironment(checkout, inCI: inCI))
                 if again.status == 5 && wholeBeforeTheRetry {
-                    outcome = .finishedBeforeTheKillCIRetryFoundNothing
+                    outcome = .finishedBeforeTheKillRetryFoundNothing
                 } else {
-                    outcome = .rerunInAFreshClone
+                    outcome = inCI ? .rerunInAFreshCloneInCI : .rerunInAFreshCloneOutsideCI
                     if again.status != 0 { inconsistent.append("\(context): the retry in a fresh clone exited \(again.status): \(again.all)") }
                 }
             } else {
@@ -89,7 +103,8 @@ struct ReleaseRandomKillTests {
         table.append("| inconsistent | \(inconsistent.count) |")
         print("Random kills of the release lane (\(trials) trials, kills spread over \(Int(duration * 900)) ms):\n" + table.joined(separator: "\n"))
         #expect(inconsistent.isEmpty, "\(inconsistent.joined(separator: "\n"))")
-        #expect(outcomes[.resumedHere, default: 0] + outcomes[.rerunInAFreshClone, default: 0] >= trials / 3, "most kills land in the run: \(outcomes)")
+        let retried = outcomes[.resumedHere, default: 0] + outcomes[.rerunInAFreshCloneInCI, default: 0] + outcomes[.rerunInAFreshCloneOutsideCI, default: 0]
+        #expect(retried >= trials / 3, "most kills land in the run: \(outcomes)")
     }
 }
 
@@ -103,11 +118,14 @@ private final class TrialWorld {
     let origin: TemporaryRepository
     let gitServer: GitHTTPServer
     let start: String
+    /// The bytes of the lane's archive of 1.5.0 (the same in every run: it is deterministic).
+    let asset: [UInt8]
     var environment: [String: String] {
         ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
     }
 
-    init() async throws {
+    init(asset: [UInt8] = []) async throws {
+        self.asset = asset
         try await github.start()
         try await slack.start()
         (repo, origin) = try releasableRepository(lane: quickReleaseLane)
@@ -162,7 +180,8 @@ private final class TrialWorld {
             && github.allAssets.count == 1 && slack.payloads.count == 1
     }
 
-    /// A new clone of origin as a CI runner makes one: the asset built again, the same remote URL.
+    /// A new clone of origin as a CI runner makes one: no build output (the lane makes its asset
+    /// again), the same remote URL.
     func freshClone() throws -> TemporaryRepository {
         let clone = try TemporaryRepository(commit: false)
         try FileManager.default.removeItem(atPath: clone.path)
@@ -170,15 +189,13 @@ private final class TrialWorld {
         guard cloned.status == 0 else { throw TestFailure("git clone failed: \(cloned.all)") }
         try clone.git("remote", "set-url", "origin", "https://github.com/acme/rocket.git")
         try clone.git("config", "url.\(gitServer.url("repo")).insteadOf", "https://github.com/acme/rocket.git")
-        try clone.write(".build/x86_64-unknown-linux-gnu/release/app.tar.gz", "pretend archive bytes")
-        try FileManager.default.createSymbolicLink(atPath: clone.path + "/.build/release", withDestinationPath: "x86_64-unknown-linux-gnu/release")
         return clone
     }
 
-    func cloneEnvironment(_ clone: TemporaryRepository) -> [String: String] {
+    func cloneEnvironment(_ clone: TemporaryRepository, inCI: Bool) -> [String: String] {
         var variables = clone.environment
         for (key, value) in environment { variables[key] = value }
-        variables["CI"] = "true"
+        if inCI { variables["CI"] = "true" }
         return variables
     }
 
@@ -195,7 +212,7 @@ private final class TrialWorld {
         check((try? origin.git("rev-parse", "v1.5.0^{commit}")) == (try? checkout.git("rev-parse", "HEAD")), "origin's tag is not on the release commit")
         check(github.allReleases.map(\.tag) == ["v1.5.0"] && github.allReleases.allSatisfy { !$0.draft }, "releases: \(github.allReleases)")
         check(github.allAssets.map(\.name) == ["app.tar.gz"], "assets: \(github.allAssets.map(\.name))")
-        check(github.allAssets.first.map { $0.bytes == Array("pretend archive bytes".utf8) } == true, "the asset's bytes differ")
+        check(github.allAssets.first.map { $0.bytes == asset } == true, "the asset's bytes differ from the lane's archive")
         check((try? checkout.git("status", "--porcelain"))?.isEmpty == true, "the work tree is not clean: \((try? checkout.git("status", "--porcelain")) ?? "?")")
         check(!FileManager.default.fileExists(atPath: checkout.path + "/.git/shiplane/run.json"), "a run record is left")
         for repository in [checkout, origin] {
