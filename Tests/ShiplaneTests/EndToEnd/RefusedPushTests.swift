@@ -142,6 +142,42 @@ struct RefusedPushTests {
         #expect(origin.git("fsck", "--strict") != nil)
     }
 
+    /// A hook refuses only tags (a protected-tags rule): main is accepted, the tag refused. The
+    /// run says so ref by ref and is past its point of no return for main only; `resume` changes
+    /// nothing while origin refuses, and pushes the tag once it accepts. No second version.
+    @Test func onlyTheTagRefusedIsReportedPerRefAndResumeFinishesOnceOriginAccepts() async throws {
+        let origin = try await Origin()
+        defer { origin.server.stop() }
+        try origin.hook("update", "case \"$1\" in refs/tags/*) echo 'tags are protected' >&2; exit 1;; esac\nexit 0")
+        let partial = try await origin.shiplane(Self.release)
+        #expect(partial.status == 75, "\(partial.all)")
+        #expect(partial.stderr.contains("origin accepted main but refused v1.3.0 (hook declined)"), "\(partial.all)")
+        let release = try origin.repo.git("rev-parse", "HEAD")
+        #expect(release != origin.start)
+        #expect(origin.git("rev-parse", "refs/heads/main") == release, "origin has main")
+        #expect(origin.git("rev-parse", "--verify", "-q", "refs/tags/v1.3.0") == nil, "origin refused the tag")
+        let remoteRecord = origin.git("show", "refs/shiplane/run:run.json") ?? ""
+        #expect(remoteRecord.contains("pushed main to origin; origin refused v1.3.0"), "\(remoteRecord)")
+
+        let stillRefused = try await origin.shiplane(["resume"])
+        #expect(stillRefused.status == 75, "\(stillRefused.all)")
+        #expect(try origin.repo.git("rev-parse", "HEAD") == release, "resume undoes nothing past the point of no return")
+        #expect(try origin.repo.git("tag", "--list") == "v1.2.3\nv1.3.0")
+
+        let next = try await origin.shiplane(["bump", "patch"])
+        #expect(next.status == 7, "another command while the release is unfinished: \(next.all)")
+
+        try origin.removeHook("update")
+        let finished = try await origin.shiplane(["resume"])
+        #expect(finished.status == 0, "\(finished.all)")
+        #expect(origin.git("rev-parse", "refs/heads/main") == release)
+        #expect(origin.git("rev-parse", "v1.3.0^{commit}") == release)
+        #expect(origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "no second version")
+        #expect(origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run") == nil)
+        #expect(!origin.hasLocalRecord)
+        #expect(origin.git("fsck", "--strict") != nil)
+    }
+
     /// Origin accepts the tag but refuses main and the run record: the run is unfinished, and its
     /// record's absence on origin must not pass for a run finished elsewhere.
     @Test func aRecordOriginRefusedIsNotTakenForAFinishedRun() async throws {

@@ -108,6 +108,46 @@ struct ReleaseRandomKillTests {
     }
 }
 
+/// Two fresh clones of origin run the release lane at the same moment, five times: every race
+/// ends in exactly one release (one tag on origin, one GitHub release with the archive's bytes,
+/// one Slack message); the loser changes nothing that stays, and what it then offers (`resume`,
+/// the same command again) sends nothing.
+@Suite("Two clones race to release", .serialized)
+struct TwoCloneRaceTests {
+    @Test func twoClonesReleasingAtOnceMakeOneReleaseAndOneMessage() async throws {
+        for race in 1...5 {
+            let world = try await TrialWorld()
+            defer { world.stop() }
+            let first = try world.freshClone()
+            let second = try world.freshClone()
+            let (pathA, environmentA) = (first.path, world.cloneEnvironment(first, inCI: race % 2 == 0))
+            let (pathB, environmentB) = (second.path, world.cloneEnvironment(second, inCI: true))
+            async let a = runProgramAsync(shiplaneBinary, ["release"], in: pathA, environment: environmentA)
+            async let b = runProgramAsync(shiplaneBinary, ["release"], in: pathB, environment: environmentB)
+            let (ranA, ranB) = try await (a, b)
+            let context = "race \(race): exits \(ranA.status) and \(ranB.status)"
+            #expect([ranA.status, ranB.status].filter { $0 == 0 }.count == 1, "one winner: \(context)\n\(ranA.all)\n\(ranB.all)")
+            let (winner, loser, lost) = ranA.status == 0 ? (first, second, ranB) : (second, first, ranA)
+            #expect(lost.status == 1 || lost.status == 7, "the loser stops before publishing anything: \(context)\n\(lost.all)")
+            #expect(!lost.all.contains("point of no return:"), "\(context)\n\(lost.all)")
+            let made = Array((try? Data(contentsOf: URL(fileURLWithPath: winner.path + "/.build/app.tar.gz"))) ?? Data())
+            world.asset = made
+            let problems = try world.oneReleaseProblems(in: winner)
+            #expect(!made.isEmpty && problems.isEmpty, "\(context): \(problems)")
+            #expect(world.slack.payloads.count == 1, "\(context): \(world.slack.payloads.count) Slack messages")
+            // What the loser is offered next sends nothing and publishes nothing.
+            let env = world.cloneEnvironment(loser, inCI: false)
+            let resume = try await runProgramAsync(shiplaneBinary, ["resume"], in: loser.path, environment: env)
+            let again = try await runProgramAsync(shiplaneBinary, ["release"], in: loser.path, environment: env)
+            #expect(again.status != 0, "\(context): the loser's second try: \(again.all)")
+            #expect(world.slack.payloads.count == 1, "\(context): after the loser's resume (\(resume.status)) and second try (\(again.status)): \(world.slack.payloads.count) messages")
+            #expect(world.github.allReleases.count == 1 && world.github.allAssets.count == 1, "\(context): \(world.github.allReleases)")
+            #expect((try? world.origin.git("tag", "--list")) == "v1.4.0\nv1.5.0", "\(context)")
+            #expect((try? loser.git("status", "--porcelain"))?.isEmpty == true, "\(context): the loser's tree is clean")
+        }
+    }
+}
+
 /// One trial's repository, its origin served by `git http-backend` over loopback HTTP with basic
 /// auth (a real remote writes its refs in its own process, as GitHub's does), and loopback
 /// GitHub and Slack.
@@ -119,7 +159,7 @@ private final class TrialWorld {
     let gitServer: GitHTTPServer
     let start: String
     /// The bytes of the lane's archive of 1.5.0 (the same in every run: it is deterministic).
-    let asset: [UInt8]
+    var asset: [UInt8]
     var environment: [String: String] {
         ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
     }
