@@ -50,3 +50,94 @@ struct GitHubActionTests {
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/injected"))
     }
 }
+
+/// The action's install and fingerprint steps, executed by bash with what each runner gives: a
+/// `container: swift:6.x` job (root, no sudo), a GitHub-hosted Ubuntu runner (a user with sudo),
+/// and a job that has neither. `apt-get`, `sudo` and `pkg-config` are small recorders on PATH:
+/// what is checked is which of them the step calls, as whom.
+@Suite("action.yml: install and cache keys on every runner")
+struct GitHubActionRunnerTests {
+    static func step(named name: String) throws -> String {
+        let steps = try #require((try GitHubActionTests.action()["runs"] as? [String: Any])?["steps"] as? [[String: Any]])
+        return try #require(steps.first { $0["name"] as? String == name }?["run"] as? String)
+    }
+
+    /// A folder of recorders: each appends its name, uid and arguments to `log` and exits 0
+    /// (`pkg-config` exits 1: libgit2 is missing). `sudo` runs what follows it.
+    static func recorders(in folder: String, sudo: Bool) throws -> String {
+        let bin = folder + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let log = folder + "/calls.log"
+        var tools = ["apt-get": "echo \"apt-get uid=$FAKE_UID $*\" >> '\(log)'", "pkg-config": "exit 1", "id": "[ \"$1\" = -u ] && echo \"$FAKE_UID\""]
+        if sudo { tools["sudo"] = "echo \"sudo $*\" >> '\(log)'; FAKE_UID=0 \"$@\"" }
+        for (name, body) in tools {
+            try Data("#!/bin/bash\n\(body)\n".utf8).write(to: URL(fileURLWithPath: bin + "/" + name))
+            chmod(bin + "/" + name, 0o755)
+        }
+        // The one real tool the step needs besides bash's built-ins.
+        try FileManager.default.createSymbolicLink(atPath: bin + "/uname", withDestinationPath: "/bin/uname")
+        return log
+    }
+
+    func runInstall(uid: String, sudo: Bool) throws -> (status: Int32, calls: String, output: String) {
+        let folder = try TemporaryRepository(commit: false)
+        let log = try Self.recorders(in: folder.root, sudo: sudo)
+        // Only the recorders and the shell's basics: no real sudo or apt-get can be reached.
+        let environment = ["PATH": folder.root + "/bin", "FAKE_UID": uid, "HOME": folder.root]
+        let result = try runProgram("/bin/bash", ["-c", try Self.step(named: "Install libgit2")], in: folder.root, environment: environment)
+        let calls = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return (result.status, calls, result.stdout + result.stderr)
+    }
+
+    @Test func inASwiftContainerItInstallsAsRootWithoutSudo() throws {
+        let run = try runInstall(uid: "0", sudo: false)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.calls == "apt-get uid=0 update -qq\napt-get uid=0 install -y -qq libgit2-dev pkg-config\n", "\(run.calls)")
+    }
+
+    @Test func onAnUbuntuRunnerItInstallsThroughSudo() throws {
+        let run = try runInstall(uid: "1001", sudo: true)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.calls == "sudo apt-get update -qq\napt-get uid=0 update -qq\nsudo apt-get install -y -qq libgit2-dev pkg-config\napt-get uid=0 install -y -qq libgit2-dev pkg-config\n", "\(run.calls)")
+    }
+
+    @Test func withNeitherRootNorSudoItSaysWhatTheImageNeeds() throws {
+        let run = try runInstall(uid: "1001", sudo: false)
+        #expect(run.status == 4, "\(run.output)")
+        #expect(run.calls.isEmpty, "\(run.calls)")
+        #expect(run.output.contains("::error title=Shiplane::libgit2's headers are missing"), "\(run.output)")
+    }
+
+    /// The cache keys come from files `hashFiles()` cannot see (the action's own checkout): the
+    /// step fingerprints Shiplane's sources and the lanes, and only a change to them changes a key.
+    @Test func theFingerprintsFollowShiplanesSourcesAndTheLanes() throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Release.swift", "// a lane\n")
+        let script = try Self.step(named: "Fingerprint Shiplane and the lanes")
+        let output = repo.root + "/github_output"
+        func fingerprints(actionPath: String = packageRoot) throws -> [String: String] {
+            try? FileManager.default.removeItem(atPath: output)
+            let environment = isolatedEnvironment(home: repo.root + "/home", extra: [
+                "GITHUB_OUTPUT": output, "ACTION_PATH": actionPath, "LANES_ROOT": repo.path,
+            ])
+            let result = try runProgram("/bin/bash", ["-c", script], in: repo.path, environment: environment)
+            #expect(result.status == 0, "\(result.all)")
+            let lines = String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self).split(separator: "\n")
+            return Dictionary(uniqueKeysWithValues: lines.compactMap { line in
+                line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
+            })
+        }
+        let first = try fingerprints()
+        #expect(first["shiplane"]?.count == 64 && first["lanes"]?.count == 64, "\(first)")
+        #expect(try fingerprints() == first, "the same files give the same keys")
+        try repo.write("Lanes/Release.swift", "// a lane, edited\n")
+        let edited = try fingerprints()
+        #expect(edited["lanes"] != first["lanes"] && edited["shiplane"] == first["shiplane"], "\(edited) vs \(first)")
+        // Another Shiplane (a copy of its manifest and sources with one file changed).
+        let other = repo.root + "/other-shiplane"
+        try FileManager.default.createDirectory(atPath: other + "/Sources/Shiplane", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: packageRoot + "/Package.swift", toPath: other + "/Package.swift")
+        try Data("// changed\n".utf8).write(to: URL(fileURLWithPath: other + "/Sources/Shiplane/Changed.swift"))
+        #expect(try fingerprints(actionPath: other)["shiplane"] != edited["shiplane"])
+    }
+}
