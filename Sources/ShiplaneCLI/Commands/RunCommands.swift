@@ -136,6 +136,34 @@ extension DurableRun {
     }
 }
 
+extension DurableRun {
+    /// A dry run changes nothing, so it has no first effect to look before: it looks at once (when
+    /// the real run would) and says when the real run would not do what the plan shows — it would
+    /// resume an unfinished run, here or on origin, or be refused.
+    static func noteUnfinishedRunForDryRun(lane: String, arguments: [String], root: String, session: CommandSession) {
+        guard let store = try? RunStore.forWorkTree(root) else { return }
+        var found = (try? store.load()) ?? nil
+        var place = "in this checkout"
+        if found == nil, RemoteRunRecord.look(environment: session.laneEnvironment.variables) != .never {
+            let look = OriginLook(root: root, environment: session.laneEnvironment)
+            if case .success(let remote?)? = look.wait(seconds: originLookTimeout) {
+                guard remote.record.releaseCommit == nil || remote.record.releaseCommit == remote.head else {
+                    session.err.line("Note: origin holds the unfinished run of `\(remote.record.commandLine)` (\(RemoteRunRecord.reference)) for another commit: the real run would stop with exit 7.")
+                    return
+                }
+                found = remote.record
+                place = "on origin (\(RemoteRunRecord.reference))"
+            }
+        }
+        guard let found else { return }
+        if found.isRun(of: lane, arguments: arguments) {
+            session.err.line("Note: the unfinished run of `\(found.commandLine)` is recorded \(place): the real run would resume it (its steps done so far return their recorded results), not do what this plan shows.")
+        } else {
+            session.err.line("Note: the unfinished run of `\(found.commandLine)` is recorded \(place): the real run would stop with exit 7 until it is finished or rolled back.")
+        }
+    }
+}
+
 /// A look at origin's run record (`RemoteRunRecord.fetch`) going on in a thread of its own, with a
 /// repository handle of its own: the lane's git actions do not wait for the network.
 final class OriginLook: @unchecked Sendable {

@@ -160,7 +160,9 @@ public enum LaneHost {
             hooks: hooks.map { $0.init() }
         )
         var recorder: RunRecorder?
-        if !session.globals.dryRun {
+        if session.globals.dryRun {
+            DurableRun.noteUnfinishedRunForDryRun(lane: type.name, arguments: arguments, root: root, session: session)
+        } else {
             do {
                 recorder = try await DurableRun.begin(
                     lane: type.name, arguments: arguments, root: root, context: context, session: session, fromOrigin: fromOrigin)

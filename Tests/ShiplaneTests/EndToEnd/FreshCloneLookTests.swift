@@ -75,6 +75,22 @@ private func freshClone(of origin: TemporaryRepository) throws -> (holder: Tempo
         #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0)
     }
 
+    /// A dry run in the clone says the real run would resume the release recorded on origin,
+    /// and changes nothing.
+    @Test func aDryRunInTheCloneSaysTheRealRunWouldResume() throws {
+        let (repo, origin) = try releasable()
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        let (holder, clone) = try freshClone(of: origin)
+        let dry = try runProgram(shiplaneBinary, ["--dry-run"] + release, in: clone, environment: holder.environment)
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(dry.stderr.contains("is recorded on origin (refs/shiplane/run): the real run would resume it"), "\(dry.all)")
+        let other = try runProgram(shiplaneBinary, ["--dry-run", "bump", "patch"], in: clone, environment: holder.environment)
+        #expect(other.stderr.contains("the real run would stop with exit 7"), "\(other.all)")
+        #expect(try runProgram("/usr/bin/git", ["status", "--porcelain"], in: clone, environment: holder.environment).stdout.isEmpty)
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+    }
+
     /// Another command in the clone is refused before its first effect (exit 7), names the
     /// unfinished command and changes nothing, here or on origin.
     @Test func anotherCommandInTheCloneIsRefusedAndChangesNothing() throws {
