@@ -14,7 +14,7 @@ enum Features {
         CommitMade.self, TagWritten.self, RefsPushed.self,
         GitHubReleaseCreated.self, FilesUploaded.self,
         BuildUploadCreated.self, PlayEditOpened.self,
-        MessageSent.self,
+        MessageSent.self, SlackMessagePosted.self,
         InProcessUndo.self,
     ]
 }
