@@ -19,6 +19,8 @@ public struct Slack: AsyncAction {
     public var channel: String?
     /// What a retry does with a webhook message whose answer was lost (a bot message is looked for).
     public var delivery: Delivery
+    /// Block Kit blocks shown instead of `text` alone (which stays the notification fallback).
+    public var blocks: [SlackMessage.Block] = []
 
     /// Creates the action that posts `text`, to `channel` with the bot token, or to `webhookURL` or `SLACK_WEBHOOK_URL`.
     public init(_ text: String, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce) {
@@ -27,6 +29,15 @@ public struct Slack: AsyncAction {
         self.channel = channel
         self.delivery = delivery
     }
+
+    /// Creates the action that posts `message` (its blocks, with its text as the fallback).
+    public init(message: SlackMessage, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce) {
+        self.init(message.text, webhookURL: webhookURL, channel: channel, delivery: delivery)
+        blocks = message.blocks
+    }
+
+    /// The message as sent: the blocks with the text as fallback, or the text as one section.
+    var message: SlackMessage { blocks.isEmpty ? SlackMessage.plain(text) : SlackMessage(text: text, blocks: blocks) }
 
     /// The text, the channel and the delivery rule (the webhook URL is a secret and not shown).
     public var options: [StepOption] {
@@ -46,9 +57,9 @@ public struct Slack: AsyncAction {
         }
         let transport = step.httpTransport()
         let notifier = try SlackNotifier(webhookURL: webhookURL ?? step.lane.environment["SLACK_WEBHOOK_URL"], transport: transport)
-        let message = transport.redactor.redact(text)
+        let message = self.message.redacted(by: transport.redactor)
         if step.isDryRun {
-            step.note("would post to Slack: \(message)")
+            step.note("would post to Slack: \(message.text)")
             return
         }
         let outcome = try await step.deliverOnce(
@@ -72,7 +83,7 @@ public struct Slack: AsyncAction {
         }
         let environment = step.lane.environment
         let client = try SlackBotClient(token: environment["SLACK_BOT_TOKEN"], apiURL: environment["SLACK_API_URL"], transport: step.httpTransport())
-        let message = SlackMessage.plain(client.transport.redactor.redact(text))
+        let message = self.message.redacted(by: client.transport.redactor)
         if step.isDryRun {
             step.note("would post to Slack \(channel): \(message.text)")
             return
