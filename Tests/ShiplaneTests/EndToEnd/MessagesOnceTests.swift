@@ -80,6 +80,8 @@ struct MessagesOnceTests {
         #expect(try run.killLaneProgram())
         let (status, all) = run.finish()
         #expect(status == 75, "past the point of no return: resumable\n\(all)")
+        let record = try String(contentsOfFile: repo.path + "/.git/shiplane/run.json", encoding: .utf8)
+        #expect(record.contains("notify.slack-message") && !record.contains(slack.token), "the record holds the message, not the token")
 
         let retry = try await repo.shiplaneAsync(["release"], environment: environment)
         #expect(retry.status == 0, "\(retry.all)")
@@ -107,6 +109,9 @@ struct MessagesOnceTests {
         let environment = environment(repo, slack, hook, delivery: delivery)
         let first = try await repo.shiplaneAsync(["release"], environment: environment)
         #expect(first.status == 75, "\(first.all)")
+        let record = try String(contentsOfFile: repo.path + "/.git/shiplane/run.json", encoding: .utf8)
+        #expect(record.contains("may have") || record.contains("intended"), "\(record)")
+        #expect(!record.contains("SECRETPART"), "the webhook URL is not in the record")
         #expect(first.all.contains("not sent again"), "\(first.all)")
         #expect(hook.received.count == 1)
 
@@ -124,5 +129,43 @@ struct MessagesOnceTests {
         #expect(!retry.all.contains("SECRETPART") && !first.all.contains("SECRETPART"))
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
         #expect(try origin.git("tag", "--list").contains("v1.4.1"))
+    }
+}
+
+/// Announces to Discord and Slack (bot), with nothing pushed: a kill rolls everything back.
+private let discordAndSlackLane = #"""
+import Shiplane
+
+struct Announce: Lane {
+    func run(_ lane: LaneContext) async throws {
+        let news = Announcement(title: "Released 1.4.1", text: "notes", version: "1.4.1")
+        try await lane.announce(news, to: [.discord(), .slack(channel: "C0RELEASES")])
+    }
+}
+"""#
+
+@Suite("Rollback from the record deletes what the services allow", .serialized)
+struct AnnouncementRollbackTests {
+    /// The lane program killed once both messages are recorded as sent: the supervisor undoes the
+    /// run from its record, in another process, and deletes the Discord message (its webhook URL
+    /// found again in the environment by its digest) and the Slack message (`chat.delete`).
+    @Test func aKilledRunsDiscordAndSlackBotMessagesAreDeleted() async throws {
+        let discord = FakeDiscord()
+        try await discord.start()
+        defer { discord.stop() }
+        let slack = FakeSlackAPI()
+        try await slack.start()
+        defer { slack.stop() }
+        let (repo, _) = try releasableRepository(lane: discordAndSlackLane)
+        let result = try await repo.shiplaneAsync(["announce"], environment: [
+            "DISCORD_WEBHOOK_URL": discord.webhookURL, "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.token,
+            "SHIPLANE_FAULT": "after-effect:2",
+        ])
+        #expect(result.status == 130, "\(result.all)")
+        #expect(discord.messages.isEmpty, "deleted from the record: \(discord.log)")
+        #expect(discord.log.contains { $0.hasPrefix("DELETE /api/webhooks/\(discord.webhookID)/TOKEN/messages/") }, "\(discord.log)")
+        #expect(slack.messages.isEmpty && slack.log.contains("POST chat.delete"), "\(slack.log)")
+        #expect(!result.all.contains(discord.webhookToken) && !result.all.contains(slack.token))
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(result.all)")
     }
 }
