@@ -41,6 +41,7 @@ public struct MIMEMessage: Sendable, Equatable {
     ///   - date: the `Date` header's time.
     ///   - messageID: the `Message-ID`'s inside, `unique@domain`.
     ///   - boundary: the multipart boundary (must not occur in the parts; quoted-printable never makes `--shiplane-`).
+    ///   - extraHeaders: more headers, by name and value, put after `MIME-Version`.
     public func rendered(date: Date, messageID: String, boundary: String, extraHeaders: [(String, String)] = []) -> String {
         var headers: [(String, String)] = [
             ("Date", Self.rfc5322Date(date)),
