@@ -12,6 +12,12 @@ public enum NotifyError: ReportableError {
     case webhookRejected(url: String, status: Int, bodySnippet: String)
     /// A `{{placeholder}}` template named values that were not given, or rendered invalid JSON.
     case invalidTemplate(reason: String, details: [String])
+    /// A token or password the service needs is not set (`variable` names where it is looked for).
+    case missingToken(variable: String, service: String)
+    /// Options that cannot go together, or an option a service does not take; says which.
+    case conflictingOptions(String)
+    /// A service answered with an error status and its own message (Discord, Teams, Mattermost).
+    case serviceRejected(service: String, status: Int, message: String)
 
     /// Says what was not delivered and why.
     public var message: String {
@@ -21,6 +27,9 @@ public enum NotifyError: ReportableError {
         case let .slackRejected(status, code): return "Slack rejected the message: \(Self.explain(code)) (HTTP \(status), \(code))"
         case let .webhookRejected(url, status, _): return "the webhook \(url) answered HTTP \(status)"
         case let .invalidTemplate(reason, _): return "invalid webhook template: \(reason)"
+        case let .missingToken(variable, service): return "no credentials for \(service): \(variable) is not set"
+        case .conflictingOptions(let what): return "invalid notification options: \(what)"
+        case let .serviceRejected(service, status, message): return "\(service) rejected the message: \(message) (HTTP \(status))"
         }
     }
 
@@ -45,7 +54,8 @@ public enum NotifyError: ReportableError {
             case "action_prohibited", "posting_to_general_channel_denied": return "a Slack admin restricts posting to this channel"
             default: return nil
             }
-        case .webhookRejected, .invalidTemplate: return nil
+        case .missingToken(let variable, _): return "set \(variable) (e.g. in .env or the CI secrets)"
+        case .webhookRejected, .invalidTemplate, .conflictingOptions, .serviceRejected: return nil
         }
     }
 

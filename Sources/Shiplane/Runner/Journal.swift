@@ -47,6 +47,8 @@ public final class Journal: @unchecked Sendable {
         var recordIndex: Int?
         /// Lane code's own undo (`registerUndo`): only this process can run it.
         var closure: (@Sendable () async throws -> Void)?
+        /// True for an effect an earlier process of the run recorded (a resumed run's).
+        var adopted = false
     }
 
     private let lock = NSLock()
@@ -94,7 +96,8 @@ public final class Journal: @unchecked Sendable {
         lock.withLock {
             let adopted = effects.map {
                 Entry(step: $0.entry.step, description: $0.entry.description, effect: $0.entry.effect, status: $0.entry.status,
-                      afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, note: $0.entry.note, recordIndex: $0.index, closure: nil)
+                      afterPointOfNoReturn: $0.entry.afterPointOfNoReturn, note: $0.entry.note, recordIndex: $0.index, closure: nil,
+                      adopted: true)
             }
             entries.insert(contentsOf: adopted, at: 0)
         }
@@ -184,6 +187,17 @@ public final class Journal: @unchecked Sendable {
     func holds(step: Int, kind: String, description: String) -> Bool {
         lock.withLock {
             entries.contains { $0.step == step && $0.effect.kind == kind && $0.description == description && $0.status != .undone }
+        }
+    }
+
+    /// The newest effect of `kind` that step `step` recorded in an earlier process of this run and
+    /// that is not undone: what a retried step finds of its earlier attempt (a message whose
+    /// answer was lost). Its handle marks it done or settles it.
+    func earlierAttempt(step: Int, kind: String) -> (handle: Int, effect: AnyEffect, status: RecordedEffect.Status)? {
+        lock.withLock {
+            guard let position = entries.lastIndex(where: { $0.adopted && $0.step == step && $0.effect.kind == kind && $0.status != .undone })
+            else { return nil }
+            return (position, entries[position].effect, entries[position].status)
         }
     }
 

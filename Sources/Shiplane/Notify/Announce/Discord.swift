@@ -1,0 +1,196 @@
+import Foundation
+
+/// Posts an announcement to Discord through a webhook (`DISCORD_WEBHOOK_URL`) with `?wait=true`,
+/// so Discord answers with the message and its id is recorded: rollback deletes it.
+///
+/// The title is the message's content; the text, version, URL and facts an embed. Discord's
+/// limits (content 2,000 characters; an embed's title 256, description 4,096, 25 fields of 256 and
+/// 1,024; all embeds 6,000) are kept by cutting visibly with "…" and a warning, never by a refusal.
+/// Mentions in the text do not ping anyone (`allowed_mentions` is empty).
+public struct Discord: AsyncAction {
+    /// The action's name in steps and reports.
+    public static let name = "discord"
+    /// What is announced.
+    public var announcement: Announcement
+    /// The webhook URL; nil: `DISCORD_WEBHOOK_URL`.
+    public var webhookURL: String?
+    /// The name the message is posted under; nil: the webhook's own.
+    public var username: String?
+    /// What a retry does with a message whose answer was lost (Discord cannot be searched by a webhook).
+    public var delivery: Delivery
+
+    /// Discord's documented limits.
+    public enum Limits {
+        /// Characters of `content`.
+        public static let content = 2_000
+        /// Characters of an embed's title.
+        public static let embedTitle = 256
+        /// Characters of an embed's description.
+        public static let embedDescription = 4_096
+        /// Fields in an embed.
+        public static let fields = 25
+        /// Characters of a field's name.
+        public static let fieldName = 256
+        /// Characters of a field's value.
+        public static let fieldValue = 1_024
+        /// Characters of every embed's title, description, field names and values, footer and author together.
+        public static let embedsTotal = 6_000
+        /// Characters of `username`.
+        public static let username = 80
+    }
+
+    /// Creates the action that posts `announcement`.
+    public init(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce) {
+        self.announcement = announcement
+        self.webhookURL = webhookURL
+        self.username = username
+        self.delivery = delivery
+    }
+
+    /// The title (the webhook URL is a secret and not shown).
+    public var options: [StepOption] {
+        var shown = [StepOption("title", announcement.title)]
+        if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
+        return shown
+    }
+
+    /// The JSON Discord receives, and what had to be cut to fit.
+    static func payload(_ announcement: Announcement, username: String?) -> (json: [String: Any], cuts: [String]) {
+        var cuts: [String] = []
+        func fit(_ text: String, _ limit: Int, _ what: String) -> String {
+            let (fitted, cut) = Announcement.truncate(text, to: limit)
+            if cut { cuts.append("\(what) cut to \(limit) characters") }
+            return fitted
+        }
+        var json: [String: Any] = ["content": fit(announcement.title, Limits.content, "the content"), "allowed_mentions": ["parse": [String]()]]
+        if let username { json["username"] = fit(username, Limits.username, "the username") }
+        var embed: [String: Any] = [:]
+        var used = 0
+        let title = fit(announcement.version.map { "Version \($0)" } ?? announcement.title, Limits.embedTitle, "the embed title")
+        embed["title"] = title
+        used += title.unicodeScalars.count
+        if let url = announcement.url { embed["url"] = url }
+        var fields: [[String: Any]] = []
+        let facts = announcement.facts
+        if facts.count > Limits.fields { cuts.append("\(facts.count - Limits.fields) facts left out (Discord shows \(Limits.fields))") }
+        for fact in facts.prefix(Limits.fields) {
+            let name = fit(fact.key, Limits.fieldName, "a field name")
+            let value = fit(fact.value.isEmpty ? "-" : fact.value, Limits.fieldValue, "a field value")
+            guard used + name.unicodeScalars.count + value.unicodeScalars.count <= Limits.embedsTotal - 200 else {
+                cuts.append("facts left out to stay within \(Limits.embedsTotal) characters")
+                break
+            }
+            used += name.unicodeScalars.count + value.unicodeScalars.count
+            fields.append(["name": name, "value": value, "inline": value.count <= 40])
+        }
+        if !fields.isEmpty { embed["fields"] = fields }
+        if !announcement.text.isEmpty {
+            let room = min(Limits.embedDescription, Limits.embedsTotal - used)
+            embed["description"] = fit(announcement.text, room, "the description")
+        }
+        json["embeds"] = [embed]
+        return (json, cuts)
+    }
+
+    /// Posts the message and records its id; in a dry run only says what it would post.
+    /// - Throws: `NotifyError` for a missing or invalid URL or Discord's refusal; `HTTPTransportError`.
+    public func run(in step: StepContext) async throws {
+        let hook = try ServiceWebhook(service: "Discord", given: webhookURL, variable: "DISCORD_WEBHOOK_URL",
+                                      environment: step.lane.environment, transport: step.httpTransport())
+        let (json, cuts) = Self.payload(announcement.redacted(by: hook.transport.redactor), username: username)
+        for cut in cuts { step.log("Discord's limits: \(cut) (marked with …)", level: .warning) }
+        if step.isDryRun {
+            step.note("would post to Discord \(hook.shown): \(json["content"] as? String ?? "")")
+            return
+        }
+        let intended = DiscordMessagePosted(webhookDigest: hook.digest, shownURL: hook.shown)
+        let outcome = try await step.deliverOnce(
+            intended, "delete the Discord message", destination: "Discord", delivery: delivery, nothingHappened: { $0 is NotifyError }
+        ) {
+            let response = try await hook.post(json, query: "wait=true", message: Self.errorMessage)
+            var posted = intended
+            posted.messageID = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String
+            return posted
+        }
+        if outcome == .sent { step.note("posted") }
+    }
+
+    /// Discord's error body (`{"message": …, "code": …}`) as one line.
+    static func errorMessage(_ response: HTTPResponse) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return response.bodySnippet() }
+        let message = object["message"] as? String ?? "error"
+        let code = (object["code"] as? Int).map { " (code \($0))" } ?? ""
+        return message + code
+    }
+}
+
+/// A message posted to a Discord webhook: deleted by rollback through the same webhook.
+public struct DiscordMessagePosted: Effect, Equatable {
+    /// The record's name for it.
+    public static let kind = "notify.discord-message"
+    /// The webhook URL's SHA-256 (the URL is a secret: an undo finds it again in the environment).
+    public var webhookDigest: String
+    /// The webhook URL as people may see it (secret parts hidden).
+    public var shownURL: String
+    /// The message's id; nil until Discord answered.
+    public var messageID: String?
+
+    /// Describes a message about to be posted.
+    public init(webhookDigest: String, shownURL: String, messageID: String? = nil) {
+        self.webhookDigest = webhookDigest
+        self.shownURL = shownURL
+        self.messageID = messageID
+    }
+
+    /// A service object: deleted through the API by a rollback.
+    public var reach: EffectReach { .service }
+
+    /// Deletes the message (`DELETE /webhooks/{id}/{token}/messages/{message_id}`); one already gone counts as deleted.
+    /// - Throws: `EffectStays` when the id never came back (the answer was lost) or the URL is no
+    ///   longer in the environment; `NotifyError`, `HTTPTransportError` when Discord refuses.
+    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        guard let messageID else {
+            throw EffectStays("a Discord message to \(shownURL) may have been sent (the answer was lost, so its id is unknown): delete it by hand if it is there")
+        }
+        guard let url = ServiceWebhook.url(withDigest: webhookDigest, in: context.environment),
+              var components = URLComponents(string: url) else {
+            throw EffectStays("the Discord message \(messageID) stays: its webhook URL is not in this environment (set DISCORD_WEBHOOK_URL to delete it)")
+        }
+        components.query = nil
+        components.path += "/messages/\(messageID)"
+        guard let target = components.string else { throw EffectStays("the Discord message \(messageID) stays: its webhook URL cannot be read") }
+        let transport = context.transport(secrets: [url])
+        let response = try await transport.send(HTTPRequest(method: .delete, url: target))
+        // 10008 is Discord's "Unknown Message": already deleted. "Unknown Webhook" (10015) is not.
+        if response.isSuccess || (response.status == 404 && response.text.contains("10008")) { return }
+        throw NotifyError.serviceRejected(service: "Discord", status: response.status, message: transport.redactor.redact(Discord.errorMessage(response)))
+    }
+}
+
+extension LaneContext {
+    /// Posts `announcement` to Discord (`DISCORD_WEBHOOK_URL`, or `webhookURL`).
+    public func discord(
+        _ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce,
+        file: String = #fileID, line: Int = #line
+    ) async throws {
+        try await run(Discord(announcement, webhookURL: webhookURL, username: username, delivery: delivery), file: file, line: line)
+    }
+}
+
+extension Discord: DocumentedAction {
+    /// How `lane.discord` appears in the action catalog.
+    public static let documentation = ActionDocumentation(
+        domain: "Notify",
+        summary: "Post an announcement to a Discord webhook (DISCORD_WEBHOOK_URL) with ?wait=true: the title as content, an embed with the version, text, facts and release URL, within Discord's limits (cut with …), no pings, redacted",
+        signature: "try await lane.discord(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce)",
+        parameters: [
+            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
+            .init(name: "webhookURL", type: "String?", defaultValue: "DISCORD_WEBHOOK_URL", help: "the webhook (a secret: redacted everywhere, kept in the record only as a digest)"),
+            .init(name: "username", type: "String?", defaultValue: "nil", help: "the name to post under (at most 80 characters)"),
+            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a message whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
+        ],
+        example: #"try await lane.discord(Announcement(title: "Released \(version)", text: notes, version: "\(version)", url: releaseURL))"#,
+        dryRun: "says what it would post (and what Discord's limits cut)",
+        rollback: "deletes the message through the webhook (DELETE …/messages/{id}); one whose answer was lost has no id and is reported as staying"
+    )
+}

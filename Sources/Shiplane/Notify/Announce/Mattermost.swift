@@ -1,0 +1,117 @@
+import Foundation
+
+/// Posts an announcement to Mattermost through an incoming webhook (`MATTERMOST_WEBHOOK_URL`):
+/// Markdown `text` (a heading, the facts, the text, a link), with optional `channel`, `username`
+/// and `icon_url` (the webhook must allow overriding them).
+///
+/// Mattermost takes at most 16,383 characters of text: longer text is cut visibly with "…" and a
+/// warning. An incoming webhook answers `ok` with no post id, so a post cannot be deleted:
+/// rollback reports it as staying.
+public struct Mattermost: AsyncAction {
+    /// The action's name in steps and reports.
+    public static let name = "mattermost"
+    /// What is announced.
+    public var announcement: Announcement
+    /// The incoming webhook URL; nil: `MATTERMOST_WEBHOOK_URL`.
+    public var webhookURL: String?
+    /// The channel's name (`town-square`) to post to instead of the webhook's.
+    public var channel: String?
+    /// The name to post under.
+    public var username: String?
+    /// The picture to post with.
+    public var iconURL: String?
+    /// What a retry does with a post whose answer was lost.
+    public var delivery: Delivery
+
+    /// Characters of a post's text (Mattermost's limit).
+    public static let textLimit = 16_383
+
+    /// Creates the action that posts `announcement`.
+    public init(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil,
+                iconURL: String? = nil, delivery: Delivery = .atMostOnce) {
+        self.announcement = announcement
+        self.webhookURL = webhookURL
+        self.channel = channel
+        self.username = username
+        self.iconURL = iconURL
+        self.delivery = delivery
+    }
+
+    /// The title and the channel (the webhook URL is a secret and not shown).
+    public var options: [StepOption] {
+        var shown = [StepOption("title", announcement.title)]
+        if let channel { shown.append(StepOption("channel", channel)) }
+        if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
+        return shown
+    }
+
+    /// The JSON Mattermost receives, and whether the text was cut.
+    func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool) {
+        let (text, cut) = Announcement.truncate(announcement.markdown, to: Self.textLimit)
+        var json: [String: Any] = ["text": text, "props": ["from_shiplane": "true"]]
+        if let channel { json["channel"] = channel }
+        if let username { json["username"] = username }
+        if let iconURL { json["icon_url"] = iconURL }
+        return (json, cut)
+    }
+
+    /// Posts the message; in a dry run only says what it would post.
+    /// - Throws: `NotifyError` for a missing or invalid URL or Mattermost's refusal; `HTTPTransportError`.
+    public func run(in step: StepContext) async throws {
+        let hook = try ServiceWebhook(service: "Mattermost", given: webhookURL, variable: "MATTERMOST_WEBHOOK_URL",
+                                      environment: step.lane.environment, transport: step.httpTransport())
+        if let iconURL { try WebhookURL.validate(iconURL) }
+        let (json, cut) = payload(announcement.redacted(by: hook.transport.redactor))
+        if cut { step.log("Mattermost's limits: the text was cut to \(Self.textLimit) characters (marked with …)", level: .warning) }
+        if step.isDryRun {
+            step.note("would post to Mattermost \(hook.shown): \(announcement.redacted(by: hook.transport.redactor).title)")
+            return
+        }
+        let destination = "Mattermost \(hook.shown)"
+        let outcome = try await step.deliverOnce(
+            MessageSent(destination: destination), "post to \(destination)", destination: destination, delivery: delivery,
+            nothingHappened: { $0 is NotifyError }
+        ) {
+            _ = try await hook.post(json, message: Self.errorMessage)
+            return MessageSent(destination: destination)
+        }
+        if outcome == .sent { step.note("posted") }
+    }
+
+    /// Mattermost's error body (`{"id", "message", "status_code"}`) as one line.
+    static func errorMessage(_ response: HTTPResponse) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return response.bodySnippet() }
+        return "\(object["message"] as? String ?? "error") (\(object["id"] as? String ?? "no id"))"
+    }
+}
+
+extension LaneContext {
+    /// Posts `announcement` to Mattermost (`MATTERMOST_WEBHOOK_URL`, or `webhookURL`).
+    public func mattermost(
+        _ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil, iconURL: String? = nil,
+        delivery: Delivery = .atMostOnce, file: String = #fileID, line: Int = #line
+    ) async throws {
+        try await run(Mattermost(announcement, webhookURL: webhookURL, channel: channel, username: username, iconURL: iconURL, delivery: delivery),
+                      file: file, line: line)
+    }
+}
+
+extension Mattermost: DocumentedAction {
+    /// How `lane.mattermost` appears in the action catalog.
+    public static let documentation = ActionDocumentation(
+        domain: "Notify",
+        summary: "Post an announcement to a Mattermost incoming webhook (MATTERMOST_WEBHOOK_URL) as Markdown, optionally to another channel or under another name, cut with … past 16,383 characters, redacted",
+        signature: "try await lane.mattermost(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil, iconURL: String? = nil, delivery: Delivery = .atMostOnce)",
+        parameters: [
+            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
+            .init(name: "webhookURL", type: "String?", defaultValue: "MATTERMOST_WEBHOOK_URL", help: "the incoming webhook (a secret: redacted everywhere)"),
+            .init(name: "channel", type: "String?", defaultValue: "nil", help: "a channel name to post to instead of the webhook's (the webhook must not be locked to its channel)"),
+            .init(name: "username", type: "String?", defaultValue: "nil", help: "the name to post under (the server must allow overriding it)"),
+            .init(name: "iconURL", type: "String?", defaultValue: "nil", help: "the picture to post with (the server must allow overriding it)"),
+            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a post whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
+        ],
+        example: #"try await lane.mattermost(Announcement(title: "Released \(version)", text: notes), channel: "releases")"#,
+        dryRun: "says what it would post",
+        rollback: "written down before it goes; an incoming webhook gives no post id to delete by, so rollback reports it as staying"
+    )
+}
