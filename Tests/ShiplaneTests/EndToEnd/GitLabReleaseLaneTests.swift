@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+
+/// A lane that publishes v1.4.0 with the forge-neutral `release`: on a gitlab.com origin, GitLab.
+private let forgeNeutralLane = #"""
+import Shiplane
+struct Publish: Lane {
+    func run(_ lane: LaneContext) async throws {
+        try await lane.release(tag: "v1.4.0", notes: "notes of 1.4.0", assets: [".build/release/app.tar.gz"])
+    }
+}
+"""#
+
+/// The releasable repository of the release lane tests, its origin on gitlab.com (pushing to the local bare repository).
+private func gitLabRepository(lane: String = forgeNeutralLane, host: String = "gitlab.com") throws -> (repo: TemporaryRepository, origin: TemporaryRepository) {
+    let (repo, origin) = try releasableRepository(lane: lane)
+    let url = "https://\(host)/acme/rocket.git"
+    try repo.git("remote", "set-url", "origin", url)
+    try repo.git("config", "url.\(origin.path).insteadOf", url)
+    return (repo, origin)
+}
+
+@Suite("GitLab releases from a lane: release picks GitLab, the built shiplane against the GitLab stand-in", .serialized)
+struct GitLabReleaseLaneTests {
+    private func environment(_ gitlab: FakeGitLab) -> [String: String] {
+        ["CI_SERVER_URL": gitlab.baseURL, "GITLAB_TOKEN": gitlab.token]
+    }
+
+    private func started() async throws -> FakeGitLab {
+        let gitlab = FakeGitLab()
+        try await gitlab.start()
+        gitlab.addTag("v1.4.0")
+        return gitlab
+    }
+
+    @Test func releasePublishesOnGitLabFromAGitLabOrigin() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        let (repo, _) = try gitLabRepository()
+        let result = try await repo.shiplaneAsync(["publish", "--verbose"], environment: environment(gitlab))
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.all.contains("releasing on GitLab (from the origin remote's host gitlab.com)"), "\(result.all)")
+        let release = try #require(gitlab.allReleases.first)
+        #expect(release.tag == "v1.4.0" && release.description == "notes of 1.4.0")
+        #expect(release.links.map(\.name) == ["app.tar.gz"])
+        #expect(release.links.first?.url.hasSuffix("/projects/acme%2Frocket/packages/generic/rocket/v1.4.0/app.tar.gz") == true)
+        #expect(gitlab.allFiles.map { String(decoding: $0.bytes, as: UTF8.self) } == ["pretend archive bytes"])
+        #expect(!result.all.contains(gitlab.token))
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+
+        // The same command again finds everything in place: nothing is sent but reads.
+        let before = gitlab.log.count
+        let again = try await repo.shiplaneAsync(["publish"], environment: environment(gitlab))
+        #expect(again.status == 0, "\(again.all)")
+        #expect(gitlab.log[before...].allSatisfy { $0.hasPrefix("GET ") }, "\(gitlab.log[before...])")
+        #expect(gitlab.allReleases.count == 1 && gitlab.allFiles.count == 1)
+    }
+
+    @Test func aDryRunNamesTheForgeAndChangesNothing() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        let (repo, _) = try gitLabRepository()
+        let result = try await repo.shiplaneAsync(["publish", "--dry-run"], environment: environment(gitlab))
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("would publish v1.4.0 in GitLab project acme/rocket with 1 asset"), "\(result.all)")
+        #expect(gitlab.log.allSatisfy { $0.hasPrefix("GET ") })
+        #expect(gitlab.allReleases.isEmpty && gitlab.allFiles.isEmpty)
+    }
+
+    @Test func aMissingTokenIsNamedAndNothingIsSent() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        let (repo, _) = try gitLabRepository()
+        let result = try await repo.shiplaneAsync(["publish"], environment: ["CI_SERVER_URL": gitlab.baseURL])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("GITLAB_TOKEN") && result.stderr.contains("CI_JOB_TOKEN"), "\(result.all)")
+        #expect(gitlab.log.isEmpty)
+    }
+
+    /// GitLab refuses the release after the file went to the package registry: the run takes
+    /// back the point of no return it passed and its rollback deletes the file; with
+    /// `--no-rollback` the file stays until `shiplane rollback` deletes it through the same undo.
+    @Test(arguments: [false, true])
+    func aRefusedReleaseLeavesNoPackageFile(rollbackLater: Bool) async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        gitlab.failNext(1, method: "POST", path: "/releases", status: 403, body: #"{"message":"403 Forbidden"}"#, contentType: "application/json")
+        let (repo, _) = try gitLabRepository()
+        let failed = try await repo.shiplaneAsync(["publish"] + (rollbackLater ? ["--no-rollback"] : []), environment: environment(gitlab))
+        #expect(failed.status == 1, "\(failed.all)")
+        #expect(failed.stderr.contains("not allowed to create the release v1.4.0"), "\(failed.all)")
+        #expect(gitlab.allReleases.isEmpty)
+        if rollbackLater {
+            #expect(gitlab.allFiles.count == 1, "kept by --no-rollback")
+            let record = String(decoding: FileManager.default.contents(atPath: repo.path + "/.git/shiplane/run.json") ?? Data(), as: UTF8.self)
+            #expect(record.contains("gitlab.package-file") && !record.contains(gitlab.token), "\(record)")
+            let rollback = try await repo.shiplaneAsync(["rollback"], environment: environment(gitlab))
+            #expect(rollback.status == 0, "\(rollback.all)")
+            #expect(!rollback.all.contains(gitlab.token))
+        }
+        #expect(gitlab.allFiles.isEmpty, "the package file was deleted: \(gitlab.log)")
+        #expect(gitlab.log.contains { $0.hasPrefix("DELETE /api/v4/projects/acme/rocket/packages/") })
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+        #expect(!failed.all.contains(gitlab.token))
+    }
+
+    /// The lane program killed while GitLab has stored the file but not yet answered: the record
+    /// holds the upload without ids, so the supervisor finds the file by its name and digest and
+    /// deletes it.
+    @Test func aFileWhoseAnswerNeverCameIsFoundAndDeletedAfterAKill() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        gitlab.inject(.init(method: "PUT", pathContains: "/packages/generic/", remaining: 1, action: .answerLate(seconds: 60)))
+        let (repo, _) = try gitLabRepository()
+        var environment = repo.environment
+        for (key, value) in self.environment(gitlab) { environment[key] = value }
+        let run = try SupervisedRun(["publish"], in: repo.path, environment: environment)
+        run.wait { !gitlab.allFiles.isEmpty }
+        #expect(gitlab.allFiles.count == 1, "the upload landed: \(gitlab.log)")
+        #expect(try run.killLaneProgram())
+        let (status, all) = run.finish()
+        #expect(status == 130, "\(all)")
+        #expect(gitlab.allFiles.isEmpty, "found by name and digest and deleted: \(gitlab.log)")
+        #expect(gitlab.allReleases.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(all)")
+        #expect(!all.contains(gitlab.token))
+    }
+
+    /// Killed while GitLab makes the release (it is public as soon as it exists): the run is
+    /// past its point of no return, so nothing is undone, and the same command finishes it —
+    /// one release, one file, one link.
+    @Test func aReleaseCutShortByAKillIsFinishedByTheSameCommand() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        gitlab.inject(.init(method: "POST", pathContains: "/releases", remaining: 1, action: .answerLate(seconds: 60)))
+        let (repo, _) = try gitLabRepository()
+        var environment = repo.environment
+        for (key, value) in self.environment(gitlab) { environment[key] = value }
+        let run = try SupervisedRun(["publish"], in: repo.path, environment: environment)
+        run.wait { !gitlab.allReleases.isEmpty }
+        #expect(try run.killLaneProgram())
+        let (status, all) = run.finish()
+        #expect(status == 75, "\(all)")
+        #expect(gitlab.allReleases.count == 1 && gitlab.allFiles.count == 1, "nothing public was undone")
+        let again = try await repo.shiplaneAsync(["publish"], environment: self.environment(gitlab))
+        #expect(again.status == 0, "\(again.all)")
+        #expect(gitlab.allReleases.map(\.tag) == ["v1.4.0"])
+        #expect(gitlab.allReleases.first?.links.map(\.name) == ["app.tar.gz"])
+        #expect(gitlab.allFiles.count == 1, "not uploaded twice")
+        #expect(gitlab.log.filter { $0 == "POST /api/v4/projects/acme/rocket/releases" }.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"))
+    }
+
+    /// In GitLab CI the project and API come from the CI's variables and the job token is sent as
+    /// JOB-TOKEN, whatever the origin says.
+    @Test func inGitLabCITheJobTokenAndProjectIDAreUsed() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        let (repo, _) = try gitLabRepository(host: "git.internal.example")
+        let result = try await repo.shiplaneAsync(["publish"], environment: [
+            "GITLAB_CI": "true", "CI": "true", "CI_API_V4_URL": gitlab.apiURL, "CI_PROJECT_ID": "42", "CI_JOB_TOKEN": gitlab.jobToken,
+            "CI_COMMIT_TAG": "v1.4.0",
+        ])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.all.contains("releasing on GitLab (from GITLAB_CI)"), "\(result.all)")
+        #expect(gitlab.allReleases.map(\.tag) == ["v1.4.0"])
+        #expect(gitlab.log.contains("POST /api/v4/projects/42/releases"))
+        #expect(gitlab.requestHeaders.allSatisfy { $0["job-token"] == gitlab.jobToken && $0["private-token"] == nil })
+        #expect(!result.all.contains(gitlab.jobToken))
+    }
+
+    /// A self-hosted host nothing names is a usage error that says how to declare it; declared in
+    /// `.shiplane.yml`, the same lane releases there.
+    @Test func anUnknownHostMustBeDeclared() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        let (repo, _) = try gitLabRepository(host: "git.internal.example")
+        let refused = try await repo.shiplaneAsync(["publish"], environment: environment(gitlab))
+        #expect(refused.status == 2, "\(refused.all)")
+        #expect(refused.stderr.contains("cannot tell which forge git.internal.example runs"), "\(refused.all)")
+        #expect(refused.stderr.contains("git.internal.example: gitlab"), "\(refused.all)")
+        #expect(gitlab.log.isEmpty)
+        try repo.write(".shiplane.yml", "forge:\n  hosts:\n    git.internal.example: gitlab\n")
+        let released = try await repo.shiplaneAsync(["publish"], environment: environment(gitlab))
+        #expect(released.status == 0, "\(released.all)")
+        #expect(gitlab.allReleases.map(\.tag) == ["v1.4.0"])
+    }
+}
