@@ -258,6 +258,13 @@ struct GitLabReleasePublisherTests {
         }
     }
 
+    @Test func gitLabTokenShapesAreRedactedWherever() {
+        let text = "PRIVATE-TOKEN: glpat-AbCdEfGhIjKlMnOpQrSt and JOB-TOKEN glcbt-64_AbCdEfGhIjKlMnOpQr, deploy gldt-AbCdEfGhIjKlMnOpQrSt"
+        let shown = SecretRedactor().redact(text)
+        #expect(!shown.contains("AbCdEfGhIjKlMnOp"), "\(shown)")
+        #expect(shown.contains("PRIVATE-TOKEN: ***"))
+    }
+
     @Test func theProjectIsFoundFromOptionsCIVariablesOrTheOrigin() throws {
         let ci = try GitLabProject.locate(project: nil, server: nil, environment: [
             "CI_API_V4_URL": "https://gitlab.example.com/api/v4", "CI_PROJECT_ID": "1234", "CI_SERVER_URL": "https://ignored"], originURL: nil)
