@@ -169,6 +169,19 @@ struct GitLabReleaseLaneTests {
         #expect(!result.all.contains(gitlab.jobToken))
     }
 
+    /// The same lane on a github.com origin releases on GitHub: moving forge changes no lane.
+    @Test func theSameLaneReleasesOnGitHubFromAGitHubOrigin() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let (repo, _) = try releasableRepository(lane: forgeNeutralLane)
+        let result = try await repo.shiplaneAsync(["publish"], environment: ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.all.contains("releasing on GitHub (from the origin remote's host github.com)"), "\(result.all)")
+        #expect(github.allReleases.map(\.tag) == ["v1.4.0"] && github.allReleases.allSatisfy { !$0.draft })
+        #expect(github.allAssets.map(\.name) == ["app.tar.gz"])
+    }
+
     /// A self-hosted host nothing names is a usage error that says how to declare it; declared in
     /// `.shiplane.yml`, the same lane releases there.
     @Test func anUnknownHostMustBeDeclared() async throws {

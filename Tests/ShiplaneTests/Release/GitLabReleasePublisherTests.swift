@@ -258,6 +258,47 @@ struct GitLabReleasePublisherTests {
         }
     }
 
+    @Test func eachEffectsUndoRemovesWhatItMadeThroughTheAPI() async throws {
+        try await withTemporaryDirectory { folder in
+            let tarball = try writeFile(folder, "app.tar.gz", "tarball bytes")
+            try await withFakeGitLab { gitlab in
+                gitlab.addTag("v1")
+                try await withTransport { transport, _ in
+                    _ = try await publisher(gitlab, transport, token: GitLabToken(value: gitlab.token, header: "PRIVATE-TOKEN"))
+                        .publish(request("v1", assets: [tarball]), recording: EffectLog())
+                }
+                gitlab.addPackageFile(package: "rocket", version: "v1", name: "other.zip", bytes: [1])
+                let context = EffectContext(workTree: "/", environment: LaneEnvironment(variables: ["GITLAB_TOKEN": gitlab.token]),
+                                            fileSystem: LiveFileSystem(), http: LiveHTTPClient(), retryPolicy: RetryPolicy(),
+                                            savedCopies: MemorySavedCopies(), gitFolder: nil)
+                let api = gitlab.apiURL, project = gitlab.projectPath
+                // A link found by its name (no id: the answer never came), then the release.
+                try await GitLabReleaseLinkCreated(api: api, project: project, tag: "v1", name: "app.tar.gz").undo(in: context, status: .intended)
+                #expect(gitlab.allReleases.first?.links.isEmpty == true)
+                try await GitLabReleaseCreated(api: api, project: project, tag: "v1").undo(in: context, status: .done)
+                #expect(gitlab.allReleases.isEmpty)
+                // An intended release that never landed: nothing to delete, no error.
+                try await GitLabReleaseCreated(api: api, project: project, tag: "v2").undo(in: context, status: .intended)
+                // A package file found by name and digest; another file of the package stays.
+                let digest = SHA256.hex(of: Data("tarball bytes".utf8))
+                try await GitLabPackageFileUploaded(api: api, project: project, package: "rocket", version: "v1", fileName: "app.tar.gz",
+                                                    sha256: digest).undo(in: context, status: .intended)
+                #expect(gitlab.allFiles.map(\.name) == ["other.zip"])
+                // A release's texts put back.
+                gitlab.addRelease(tag: "v3", name: "new", description: "new notes")
+                try await GitLabReleaseUpdated(api: api, project: project, tag: "v3", previousName: "old", previousDescription: "old notes")
+                    .undo(in: context, status: .done)
+                #expect(gitlab.allReleases.first.map { [$0.name, $0.description] } == ["old", "old notes"])
+                // Without a token the undo says what stays and how to remove it.
+                let bare = EffectContext(workTree: "/", environment: LaneEnvironment(variables: [:]), fileSystem: LiveFileSystem(),
+                                         http: LiveHTTPClient(), retryPolicy: RetryPolicy(), savedCopies: MemorySavedCopies(), gitFolder: nil)
+                await #expect { try await GitLabReleaseCreated(api: api, project: project, tag: "v3").undo(in: bare, status: .done) }
+                    throws: { allText(of: $0).contains("set GITLAB_TOKEN") }
+                #expect(gitlab.allReleases.count == 1)
+            }
+        }
+    }
+
     @Test func gitLabTokenShapesAreRedactedWherever() {
         let text = "PRIVATE-TOKEN: glpat-AbCdEfGhIjKlMnOpQrSt and JOB-TOKEN glcbt-64_AbCdEfGhIjKlMnOpQr, deploy gldt-AbCdEfGhIjKlMnOpQrSt"
         let shown = SecretRedactor().redact(text)
