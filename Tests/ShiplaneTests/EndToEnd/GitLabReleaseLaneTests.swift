@@ -199,3 +199,52 @@ struct GitLabReleaseLaneTests {
         #expect(gitlab.allReleases.map(\.tag) == ["v1.4.0"])
     }
 }
+
+@Suite("The release lane on GitLab killed after every step, then run again", .serialized)
+struct GitLabReleaseLaneFaultTests {
+    /// DESIGN.md's release lane with `release` instead of `githubRelease`, on a gitlab.com origin:
+    /// the lane program's process group gets SIGKILL after each step, `shiplane` settles the run
+    /// (rolled back before the push, left unfinished after it), and the same command again ends in
+    /// exactly one release: one tag here and on origin, one GitLab release with one link, one
+    /// package file, one message.
+    @Test func killedAfterEveryStepTheSameCommandMakesExactlyOneGitLabRelease() async throws {
+        let lane = designExampleLane.replacingOccurrences(of: "lane.githubRelease(", with: "lane.release(")
+        var fired = 0
+        for step in 1...14 {
+            let gitlab = FakeGitLab()
+            let slack = FakeSlack()
+            try await gitlab.start()
+            try await slack.start()
+            defer { gitlab.stop(); slack.stop() }
+            let (repo, origin) = try gitLabRepository(lane: lane)
+            // GitLab knows the tags pushed to it: the bare repository the lane pushes to.
+            let bare = origin.path, environmentOfGit = origin.environment
+            gitlab.pushedTags = { tag in
+                (try? runProgram("/usr/bin/git", ["--git-dir", bare, "rev-parse", "--verify", "-q", "refs/tags/" + tag], in: bare,
+                                 environment: environmentOfGit).status) == 0
+            }
+            let start = try repo.git("rev-parse", "HEAD")
+            let environment = ["CI_SERVER_URL": gitlab.baseURL, "GITLAB_TOKEN": gitlab.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
+            let killed = try await repo.shiplaneAsync(["release"], environment: environment.merging(["SHIPLANE_FAULT": "after-step:\(step)"]) { $1 })
+            if killed.status == 0 { break }
+            fired += 1
+            #expect(killed.status == 130 || killed.status == 75, "after step \(step): \(killed.all)")
+            if killed.status == 130 {
+                #expect(try repo.git("rev-parse", "HEAD") == start, "after step \(step): \(killed.all)")
+                #expect(gitlab.allReleases.isEmpty && gitlab.allFiles.isEmpty && slack.payloads.isEmpty, "after step \(step)")
+            }
+            let again = try await repo.shiplaneAsync(["release"], environment: environment)
+            #expect(again.status == 0, "after step \(step): \(again.all)")
+            #expect(try repo.git("tag", "--list") == "v1.4.0\nv1.5.0", "after step \(step)")
+            #expect(try origin.git("tag", "--list") == "v1.4.0\nv1.5.0", "after step \(step)")
+            #expect(gitlab.allReleases.map(\.tag) == ["v1.5.0"], "after step \(step)")
+            #expect(gitlab.allReleases.first?.links.map(\.name) == ["app.tar.gz"], "after step \(step)")
+            #expect(gitlab.allFiles.count == 1, "after step \(step): \(gitlab.allFiles.count) package files")
+            #expect(gitlab.allReleases.first?.description.contains("a new feature") == true, "after step \(step)")
+            #expect(slack.payloads.count == 1, "after step \(step): \(slack.payloads.count) messages")
+            #expect(!again.all.contains(gitlab.token) && !killed.all.contains(gitlab.token))
+            #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "after step \(step)")
+        }
+        #expect(fired >= 8, "the fault fired after each of the lane's steps")
+    }
+}

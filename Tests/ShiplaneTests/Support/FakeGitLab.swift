@@ -25,6 +25,8 @@ final class FakeGitLab: @unchecked Sendable {
     var jobTokenCannotReadTags = false
     /// Largest page the server returns.
     var pageSize = 100
+    /// Where tags pushed to the project are found besides `addTag` (the bare repository a test pushes to).
+    var pushedTags: (@Sendable (String) -> Bool)?
 
     // @unchecked: the state below is only touched under `lock`.
     private let lock = NSLock()
@@ -113,7 +115,7 @@ final class FakeGitLab: @unchecked Sendable {
         switch (method, rest.count) {
         case ("GET", 3) where rest[0] == "repository" && rest[1] == "tags":
             if isJobToken && jobTokenCannotReadTags { return Reply.json(403, ["message": "403 Forbidden"]) }
-            return lock.withLock { tags.contains(rest[2]) } ? Reply.json(200, ["name": rest[2]]) : notFound("Tag")
+            return hasTag(rest[2]) ? Reply.json(200, ["name": rest[2]]) : notFound("Tag")
         case ("GET", 1) where rest[0] == "milestones":
             let title = query["title"]
             let list = lock.withLock { milestones.filter { title == nil || $0 == title }.sorted() }
@@ -183,6 +185,10 @@ final class FakeGitLab: @unchecked Sendable {
         }
     }
 
+    private func hasTag(_ tag: String) -> Bool {
+        lock.withLock { tags.contains(tag) } || (pushedTags?(tag) ?? false)
+    }
+
     private func jsonBody(_ request: Request) async throws -> [String: Any]? {
         let (bytes, _) = try await request.readBody()
         guard request.header("Content-Type")?.hasPrefix("application/json") == true else { return nil }
@@ -214,10 +220,11 @@ final class FakeGitLab: @unchecked Sendable {
             if Set(links.map(\.name)).count != links.count { return Reply.json(400, ["message": ["links": ["name has already been taken"]]]) }
         }
         let titles = payload["milestones"] as? [String] ?? []
+        let tagPushed = pushedTags?(tag) ?? false
         enum Outcome { case created(Release), exists, noTag, missingMilestone(String) }
         let outcome: Outcome = lock.withLock {
             if releases[tag] != nil { return .exists }
-            if !tags.contains(tag) {
+            if !tags.contains(tag) && !tagPushed {
                 guard payload["ref"] is String else { return .noTag }
                 tags.insert(tag)
             }
