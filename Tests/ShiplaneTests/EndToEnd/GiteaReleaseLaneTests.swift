@@ -39,6 +39,29 @@ struct GiteaReleaseLaneTests {
         #expect(gitea.violations.isEmpty, "\(gitea.violations)")
     }
 
+    /// The lane program killed while Gitea has made the draft but not yet answered: the record
+    /// holds the release without its id, so the supervisor finds the draft by its tag and deletes it.
+    @Test func aDraftWhoseAnswerNeverCameIsFoundByItsTagAndDeletedAfterAKill() async throws {
+        let gitea = FakeGitea()
+        try await gitea.start()
+        defer { gitea.stop() }
+        gitea.addTag("v1.4.0")
+        gitea.inject(.init(method: "POST", pathContains: "/releases", remaining: 1, action: .answerLate(seconds: 60)))
+        let (repo, _) = try repository(gitea)
+        var environment = repo.environment
+        environment["GITEA_TOKEN"] = gitea.token
+        let run = try SupervisedRun(["publish"], in: repo.path, environment: environment)
+        run.wait { !gitea.allReleases.isEmpty }
+        #expect(gitea.allReleases.map(\.draft) == [true], "the create call landed: \(gitea.log)")
+        #expect(try run.killLaneProgram())
+        let (status, all) = run.finish()
+        #expect(status == 130, "\(all)")
+        #expect(gitea.allReleases.isEmpty, "found by its tag and deleted: \(gitea.log)")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "\(all)")
+        #expect(!all.contains(gitea.token))
+        #expect(gitea.violations.isEmpty, "\(gitea.violations)")
+    }
+
     @Test func aRefusedAttachmentRollsTheDraftBack() async throws {
         let gitea = FakeGitea()
         try await gitea.start()

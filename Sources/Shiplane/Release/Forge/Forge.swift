@@ -56,7 +56,8 @@ public enum Forge: Sendable, Equatable {
 public struct ForgeSettings: Sendable, Equatable {
     /// The forge every release goes to (`forge.type`); nil: chosen from the origin or the CI.
     public var kind: ForgeKind?
-    /// The forge's server URL (`forge.url`), for a forge whose API is not at the origin's host.
+    /// The GitLab or Gitea server's URL (`forge.url`), when its API is not at the origin's host
+    /// (GitHub Enterprise takes `GITHUB_API_URL` instead).
     public var url: String?
     /// Self-hosted host names (lowercase) and the forge each runs (`forge.hosts`).
     public var hosts: [String: ForgeKind]
@@ -95,13 +96,13 @@ struct ForgeChoice: Sendable, Equatable {
             return ForgeChoice(forge: forge(kind, server: settings.url), reason: "\(host) in forge.hosts of \(ProjectSettings.fileName)")
         }
         if let host, let kind = knownHosts[host] {
-            return ForgeChoice(forge: forge(kind, server: nil), reason: "the origin remote's host \(host)")
+            return ForgeChoice(forge: forge(kind, server: settings.url), reason: "the origin remote's host \(host)")
         }
         func set(_ name: String) -> Bool { !(environment[name] ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
-        if environment["GITLAB_CI"] == "true" { return ForgeChoice(forge: .gitlab(), reason: "GITLAB_CI") }
-        if environment["GITEA_ACTIONS"] == "true" { return ForgeChoice(forge: .gitea(), reason: "GITEA_ACTIONS") }
+        if environment["GITLAB_CI"] == "true" { return ForgeChoice(forge: forge(.gitlab, server: settings.url), reason: "GITLAB_CI") }
+        if environment["GITEA_ACTIONS"] == "true" { return ForgeChoice(forge: forge(.gitea, server: settings.url), reason: "GITEA_ACTIONS") }
         if let forgejo = environment.keys.sorted().first(where: { $0.hasPrefix("FORGEJO_") && set($0) }) {
-            return ForgeChoice(forge: .gitea(), reason: forgejo)
+            return ForgeChoice(forge: forge(.gitea, server: settings.url), reason: forgejo)
         }
         if environment["GITHUB_ACTIONS"] == "true" { return ForgeChoice(forge: .github(), reason: "GITHUB_ACTIONS") }
         throw ForgeUnknown(host: host)
