@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Shiplane
 import Hummingbird
 import NIOCore
@@ -10,7 +11,8 @@ import NIOCore
 /// 404 `{"message":"404 Not Found"}` for a missing release, 409 when a release exists, 422 when the
 /// tag does not exist and no `ref` is given, 400 `{"error":"tag_name is missing"}` for a missing
 /// parameter and for members the documentation does not list, 400 for a link name already taken,
-/// pagination with `X-Next-Page`, and rate-limit headers. Faults as `FakeGitHub`'s.
+/// pagination with `X-Next-Page`, and GitLab.com's `RateLimit-*` headers on every answer. Faults
+/// as `FakeGitHub`'s (a 429 with `Retry-After` and `RateLimit-Reset` among them).
 final class FakeGitLab: @unchecked Sendable {
     struct Link { var id: Int; var name: String; var url: String; var directAssetPath: String?; var linkType: String }
     struct Release { var tag: String; var name: String; var description: String; var milestones: [String]; var links: [Link] }
@@ -93,9 +95,16 @@ final class FakeGitLab: @unchecked Sendable {
             for field in request.headers { seen[field.name.canonicalName.lowercased()] = field.value }
             headersSeen.append(seen)
         }
-        return try await faults.apply(request, context, method: method, target: target) {
+        var response = try await faults.apply(request, context, method: method, target: target) {
             try await route(request, method: method, segments: segments, query: query)
         }
+        // GitLab.com's rate-limit headers on every answer (a fault's own headers win).
+        let used = lock.withLock { requestLog.count }
+        for (name, value) in [("RateLimit-Limit", "2000"), ("RateLimit-Observed", String(used)),
+                              ("RateLimit-Remaining", String(max(0, 2000 - used))), ("RateLimit-Reset", String(Int(Date().timeIntervalSince1970) + 60))] {
+            if let field = HTTPField.Name(name), response.headers[field] == nil { response.headers[field] = value }
+        }
+        return response
     }
 
     private func notFound(_ what: String = "") -> Response { Reply.json(404, ["message": "404 \(what.isEmpty ? "" : what + " ")Not Found"]) }
