@@ -69,6 +69,11 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
                 throw ShiplaneError("the lane sent bytes \(offset)..<\(offset + length) of \(path), which cannot be read")
             }
             body = Array(data[Int(offset)..<Int(offset + length)])
+        case let .wrappedFile(prefix, path, suffix):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ShiplaneError("the lane sent \(path), which cannot be read")
+            }
+            body = prefix + Array(data) + suffix
         }
         let sent = Request(method: request.method.rawValue, url: request.url, headers: request.headers, body: body)
         let handlers = lock.withLock {

@@ -41,7 +41,16 @@ struct ChangelogHistory {
         // links must point at the public host.
         let opened = repository
         let url = (try? git { try opened.configString("remote.origin.url") }) ?? nil
-        links = url.flatMap { RemoteLinks(remoteURL: $0) }
+        // Self-hosted forges declared in the settings get their links too.
+        let declared = try ProjectSettings.load(root: lane.workingDirectory).forge.hosts
+        let hosts = declared.mapValues { kind -> RemoteLinks.Host in
+            switch kind {
+            case .github: .github
+            case .gitlab: .gitlab
+            case .gitea: .gitea
+            }
+        }
+        links = url.flatMap { RemoteLinks(remoteURL: $0, additionalHosts: hosts) }
     }
 
     /// The releases `range` covers, newest first, titled by `title` when it is unreleased work.

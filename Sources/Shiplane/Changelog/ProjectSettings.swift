@@ -29,6 +29,8 @@ internal import Yams
 ///   links:
 ///     commit: 'https://git.example.com/app/commit/{id}'
 ///     issue: 'https://git.example.com/app/issues/{number}'
+/// forge:                             # where lane.release publishes (ForgeSettings)
+///   hosts: { git.example.com: gitlab }
 /// ```
 ///
 /// Every mistake — an unknown key, a bad regular expression, a parser naming a group that does
@@ -45,6 +47,8 @@ public struct ProjectSettings: Sendable, Equatable {
     public var packages: [ProjectPackage]
     /// Which commits release what (`versions:`).
     public var bumpRules = BumpRules()
+    /// Which forge releases go to, and self-hosted forge hosts (`forge:`).
+    public var forge = ForgeSettings()
     /// The file read, or nil when the project has none (then everything is the default).
     public var file: String?
 
@@ -75,7 +79,7 @@ public struct ProjectSettings: Sendable, Equatable {
         }
         var settings = ProjectSettings(file: file)
         guard let root else { return settings }
-        let top = try reader.mapping(root, allowed: ["changelog", "packages", "versions"], in: "the file")
+        let top = try reader.mapping(root, allowed: ["changelog", "forge", "packages", "versions"], in: "the file")
         if let versions = top["versions"] {
             settings.bumpRules = try reader.bumpRules(versions)
         }
@@ -84,6 +88,9 @@ public struct ProjectSettings: Sendable, Equatable {
         }
         if let packages = top["packages"] {
             settings.packages = try reader.packages(packages)
+        }
+        if let forge = top["forge"] {
+            settings.forge = try reader.forge(forge)
         }
         return settings
     }

@@ -1,5 +1,5 @@
-/// Web links to commits, comparisons, tags and issues of a repository hosted on GitHub or GitLab,
-/// derived from its git remote URL.
+/// Web links to commits, comparisons, tags and issues of a repository hosted on GitHub, GitLab or
+/// Gitea/Forgejo, derived from its git remote URL.
 ///
 /// Understood remote forms (with or without `.git`, with or without a trailing `/`):
 /// `https://github.com/o/r.git`, `http://…`, `git://…`, `ssh://git@github.com/o/r`,
@@ -7,10 +7,12 @@
 /// Credentials (`https://user:token@github.com/…`) and ports are dropped: links hold only the
 /// host and the repository path, so a token never reaches a changelog.
 ///
-/// Known hosts are `github.com` (also `www.` and `ssh.github.com`) and `gitlab.com` (also
-/// `www.` and `altssh.gitlab.com`); GitLab paths may have subgroups (`group/sub/repo`), GitHub
-/// paths must be exactly `owner/repo`. Self-hosted GitLab and GitHub Enterprise are not detected
-/// from the URL; pass their host names in `additionalHosts`. Any other host gives nil (no links).
+/// Known hosts are `github.com` (also `www.` and `ssh.github.com`), `gitlab.com` (also
+/// `www.` and `altssh.gitlab.com`), and `codeberg.org` and `gitea.com` (Forgejo and Gitea);
+/// GitLab paths may have subgroups (`group/sub/repo`), GitHub and Gitea paths must be exactly
+/// `owner/repo`. Self-hosted GitLab, Gitea and GitHub Enterprise are not detected from the URL;
+/// pass their host names in `additionalHosts` (`forge.hosts` in `.shiplane.yml`). Any other host
+/// gives nil (no links).
 public struct RemoteLinks: Sendable, Hashable, Codable {
     /// The kind of hosting service, which decides the shape of the links.
     public enum Host: String, Sendable, Hashable, Codable {
@@ -18,6 +20,9 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
         case github
         /// GitLab, or a self-hosted GitLab named in `additionalHosts`.
         case gitlab
+        /// Gitea or Forgejo (codeberg.org), or a self-hosted one named in `additionalHosts`:
+        /// GitHub's link shapes (`/commit/`, `/issues/`, `/compare/`, `/releases/tag/`).
+        case gitea
     }
 
     /// The hosting service.
@@ -46,13 +51,15 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
             (webHost, service) = ("github.com", .github)
         case "gitlab.com", "www.gitlab.com", "altssh.gitlab.com":
             (webHost, service) = ("gitlab.com", .gitlab)
+        case "codeberg.org", "gitea.com":
+            (webHost, service) = (location.host, .gitea)
         default:
             guard let configured = additionalHosts[location.host] else { return nil }
             (webHost, service) = (location.host, configured)
         }
         guard let components = Self.repositoryPathComponents(location.path) else { return nil }
         switch service {
-        case .github: guard components.count == 2 else { return nil }
+        case .github, .gitea: guard components.count == 2 else { return nil }
         case .gitlab: guard components.count >= 2 else { return nil }
         }
         self.init(host: service, repositoryURL: "https://\(webHost)/" + components.joined(separator: "/"))
@@ -78,7 +85,7 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
     /// The page of one tag (GitHub: its release page).
     public func tagURL(_ tag: String) -> String {
         switch host {
-        case .github: "\(repositoryURL)/releases/tag/\(Self.percentEncoded(tag))"
+        case .github, .gitea: "\(repositoryURL)/releases/tag/\(Self.percentEncoded(tag))"
         case .gitlab: "\(repositoryURL)/-/tags/\(Self.percentEncoded(tag))"
         }
     }

@@ -21,6 +21,9 @@ public enum HTTPRequestBody: Sendable {
     /// `length` bytes of a file from `offset`, streamed with Content-Length (one part of a
     /// multi-part upload); reopened on every attempt, so a part is retried on its own.
     case fileSlice(path: String, offset: Int64, length: Int64)
+    /// A file streamed between bytes sent before and after it (a `multipart/form-data` part:
+    /// its headers, the file, the closing boundary); reopened on every attempt.
+    case wrappedFile(prefix: [UInt8], path: String, suffix: [UInt8])
 }
 
 /// A request for `HTTPTransport`: method, URL, headers, body and its own timeout.

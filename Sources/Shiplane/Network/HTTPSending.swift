@@ -56,6 +56,12 @@ public struct LiveHTTPClient: HTTPSending {
             outgoing.body = .stream(
                 FileChunkSequence(path: path, offset: offset, length: length, eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(length))
+        case let .wrappedFile(prefix, path, suffix):
+            let size = try HTTPTransport.regularFileSize(path)
+            onEvent(.streamingUpload(path: path, bytes: size))
+            let file = FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator()))
+            outgoing.body = .stream(WrappedChunkSequence(prefix: prefix, file: file, suffix: suffix),
+                                    length: .known(Int64(prefix.count) + size + Int64(suffix.count)))
         }
         let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
         let response = try await client.execute(outgoing, timeout: timeout)

@@ -6,7 +6,8 @@ internal import NIOPosix
 
 /// Sends HTTP requests through an injected `HTTPClient`, retrying transient failures per a `RetryPolicy`.
 ///
-/// Retries connection errors, timeouts, 5xx, 429 and GitHub's secondary rate limits (403 with
+/// Retries connection errors, timeouts, 5xx, 429 (waiting for `Retry-After`, GitHub's
+/// `x-ratelimit-reset` or GitLab's `RateLimit-Reset`) and GitHub's secondary rate limits (403 with
 /// `retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`); never other 4xx. Other
 /// statuses come back as a response for the caller to interpret. The caller owns the client's lifecycle.
 public struct HTTPTransport: Sendable {
@@ -60,6 +61,7 @@ public struct HTTPTransport: Sendable {
             throw HTTPTransportError.invalidURL(shownURL)
         }
         if case .file(let path) = request.body { _ = try Self.regularFileSize(path) }
+        if case .wrappedFile(_, let path, _) = request.body { _ = try Self.regularFileSize(path) }
         if case .fileSlice(let path, let offset, let length) = request.body {
             let size = try Self.regularFileSize(path)
             guard offset >= 0, length >= 0, offset + length <= size else {
@@ -159,11 +161,15 @@ public struct HTTPTransport: Sendable {
             else { return nil }
             return max(0, reset - now().timeIntervalSince1970) + 1
         }()
+        // GitLab's `RateLimit-Reset` (a Unix time) says when a 429's window ends.
+        let resetWait: Double? = response.header("ratelimit-reset")
+            .flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            .map { max(0, $0 - now().timeIntervalSince1970) + 1 }
         switch status {
         case 500...599:
             return .retry(reason: "\(status)", wait: retryAfter)
         case 429:
-            return .retry(reason: "429 (rate limited)", wait: retryAfter ?? rateLimitWait)
+            return .retry(reason: "429 (rate limited)", wait: retryAfter ?? rateLimitWait ?? resetWait)
         case 403 where retryAfter != nil || rateLimitWait != nil:
             return .retry(reason: "403 (rate limited)", wait: retryAfter ?? rateLimitWait)
         default:

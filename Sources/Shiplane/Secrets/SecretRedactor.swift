@@ -5,7 +5,7 @@ import Foundation
 /// Configured values (at least `minimumSecretLength` characters) are replaced wherever they occur,
 /// longest first; a value that is a URL keeps its scheme, host and port readable and has its
 /// secret parts hidden (`SecretURL`). Token shapes are found by one pass over the UTF-8 bytes: GitHub tokens (`ghp_`,
-/// `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), Slack tokens (`xoxb-`, `xoxp-`, ...), Slack
+/// `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), GitLab tokens (`glpat-`, `glcbt-`, `gldt-`, `glptt-`), Slack tokens (`xoxb-`, `xoxp-`, ...), Slack
 /// webhook URLs, `Bearer <token>` and `user:password@` in URLs.
 public struct SecretRedactor: Sendable {
     /// Shorter values are ignored: redacting "a" or "on" would shred every message.

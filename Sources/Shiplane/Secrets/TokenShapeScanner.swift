@@ -5,6 +5,7 @@ enum TokenShapeScanner {
     private static let tokenPrefixes: [(prefix: [UInt8], minimumBody: Int, allowsDash: Bool)] = [
         ("github_pat_", 16, false), ("ghp_", 16, false), ("gho_", 16, false), ("ghs_", 16, false),
         ("ghu_", 16, false), ("ghr_", 16, false),
+        ("glpat-", 16, true), ("glcbt-", 16, true), ("gldt-", 16, true), ("glptt-", 16, true),
         ("xoxb-", 8, true), ("xoxp-", 8, true), ("xoxa-", 8, true), ("xoxr-", 8, true), ("xapp-", 8, true),
     ].map { (Array($0.0.utf8), $0.1, $0.2) }
     private static let slackHook = Array("https://hooks.slack.com/services/".utf8)

@@ -27,6 +27,11 @@ struct EveryAction: Lane {
         try await lane.push(tags: ["v\(version)"])
         try lane.copyToDirectory([archive, sums], directory: outside + "/releases/\(version)")
         try await lane.githubRelease(tag: "v\(version)", notes: notes.section, assets: [archive, sums], repository: "acme/rocket")
+        try await lane.release(tag: "v\(version)", notes: notes.section, assets: [archive, sums], forge: .github(repository: "acme/rocket"))
+        try await lane.gitlabRelease(tag: "v\(version)", notes: notes.section, assets: [archive, sums], project: "acme/rocket",
+                                     server: "https://gitlab.example.com")
+        try await lane.giteaRelease(tag: "v\(version)", notes: notes.section, assets: [archive, sums], repository: "acme/rocket",
+                                    server: "https://code.example.org")
         try await lane.upload([archive], to: "https://files.example.com/app/{version}/{name}", version: version.description)
         _ = try await lane.ensureTool("git", version: ">= 2.0")
         _ = try await lane.sh("make", "release")
@@ -77,10 +82,19 @@ struct DryRunTouchesNothingTests {
         let test = TestLaneContext(
             workingDirectory: repo,
             environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x",
+                          "GITLAB_TOKEN": "glpat-0123456789abcdefghij", "GITEA_TOKEN": "0123456789abcdef0123456789abcdef01234567",
                           "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
             dryRun: true
         )
         test.http.respondLikeGitHub(repository: "acme/rocket")
+        // GitLab and Gitea: the project and repository exist, no release or tag yet (the dry run's
+        // tag is not pushed); any other read gets the default 404.
+        test.http.respond(.get, "https://gitlab.example.com/api/v4/projects/acme%2Frocket/releases?per_page=1", json: "[]")
+        test.http.respond(.get, "https://gitlab.example.com/api/v4/projects/acme%2Frocket/packages?", json: "[]")
+        test.http.respond(.get, "https://code.example.org/api/v1/repos/acme/rocket", json: #"{"id": 1, "full_name": "acme/rocket"}"#)
+        test.http.respond(.get, "https://code.example.org/api/v1/repos/acme/rocket/releases/tags/", status: 404, json: #"{"message": "not found"}"#)
+        test.http.respond(.get, "https://code.example.org/api/v1/repos/acme/rocket/tags/", status: 404, json: #"{"message": "not found"}"#)
+        test.http.respond(.get, "https://code.example.org/api/v1/repos/acme/rocket/releases?", json: "[]")
         test.processes.script(["git", "--version"], result: ProcessResult(exitCode: 0, standardOutput: "git version 2.39.5\n"))
         let result = try await test.run(EveryAction.self, arguments: ["--origin", origin, "--outside", outside]) {
             _ = $0

@@ -99,9 +99,11 @@ public struct GitHubPublishError: ReportableError {
 public struct ReleasePreflightError: ReportableError {
     /// Every problem found, each its own error.
     public var underlyingErrors: [any Error]
+    /// The forge the release was for: GitHub, GitLab or Gitea.
+    public var forge = "GitHub"
     /// Says how many problems stop the release.
     public var message: String {
-        "the GitHub release cannot be published: \(underlyingErrors.count) problem\(underlyingErrors.count == 1 ? "" : "s") found"
+        "the \(forge) release cannot be published: \(underlyingErrors.count) problem\(underlyingErrors.count == 1 ? "" : "s") found"
     }
 }
 

@@ -1,0 +1,116 @@
+import Foundation
+internal import Git
+
+/// Publishes a Gitea or Forgejo release: preflight, a draft, the files attached, then published
+/// (or left a draft).
+///
+/// The server is the `server` option, else `GITEA_SERVER_URL`/`FORGEJO_SERVER_URL` (or
+/// `GITHUB_SERVER_URL` under Gitea/Forgejo Actions), else `https://` and the origin's host; the
+/// repository is `owner/name` from the option, the CI or the origin. The token is `GITEA_TOKEN`,
+/// else `FORGEJO_TOKEN` (else `GITHUB_TOKEN` under Gitea/Forgejo Actions), sent as
+/// `Authorization: token …`. A re-run finds the release by its tag and finishes it; rollback
+/// (before the point of no return) deletes the attachments and the draft this run made.
+public struct PublishGiteaRelease: AsyncAction {
+    /// The action's name in steps and reports.
+    public static let name = "giteaRelease"
+    /// The release's tag, which must be on the server (pushed) when the release is made.
+    public var tag: String
+    /// The release's title; nil: the tag.
+    public var name: String?
+    /// The release notes, in Markdown.
+    public var notes: String?
+    /// The files to attach, relative to the repository root unless absolute.
+    public var assets: [String]
+    /// True for a prerelease.
+    public var prerelease: Bool
+    /// True to leave the release a draft.
+    public var draft: Bool
+    /// `owner/name`; nil: the CI's or the origin's.
+    public var repository: String?
+    /// The server (`https://code.example.org`); nil: the CI's, else the origin's host.
+    public var server: String?
+
+    /// Creates the action that publishes the Gitea release for `tag`.
+    public init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false,
+                repository: String? = nil, server: String? = nil) {
+        self.tag = tag
+        self.name = name
+        self.notes = notes
+        self.assets = assets
+        self.prerelease = prerelease
+        self.draft = draft
+        self.repository = repository
+        self.server = server
+    }
+
+    /// The tag, and the assets, flags, repository and server when set.
+    public var options: [StepOption] {
+        var shown = [StepOption("tag", tag)]
+        if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
+        if prerelease { shown.append(StepOption("prerelease", "true")) }
+        if draft { shown.append(StepOption("draft", "true")) }
+        if let repository { shown.append(StepOption("repository", repository)) }
+        if let server { shown.append(StepOption("server", server)) }
+        return shown
+    }
+
+    /// Returns the release's web address (in a dry run, nil).
+    public func run(in step: StepContext) async throws -> String? {
+        let lane = step.lane
+        let variables = lane.environment.variables
+        let origin = repository == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
+        let located = try GiteaRepository.locate(repository: repository, server: server, environment: variables, originURL: origin)
+        let publisher = GiteaReleasePublisher(repository: located, token: GiteaClient.token(from: variables), transport: step.httpTransport(),
+                                              version: ShiplaneVersion.current)
+        let request = GiteaReleaseRequest(tag: tag, name: name ?? tag, notes: notes, prerelease: prerelease,
+                                          assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) }, publish: !draft)
+        if step.isDryRun {
+            try await publisher.preflight(request, dryRun: true, checkFile: step.checkSendableFile, note: { step.log($0) })
+            step.note("would publish \(tag) on Gitea \(located) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
+            if let notes { step.log("release notes:\n" + notes) }
+            return nil
+        }
+        let result = try await publisher.publish(request, recording: StepEffectRecording(step: step))
+        var parts: [String] = []
+        if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
+        if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
+        if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
+        step.note((result.htmlURL ?? "Gitea release \(tag)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
+        return result.htmlURL
+    }
+}
+
+extension LaneContext {
+    /// Publishes a Gitea or Forgejo release for `tag` with `notes` and `assets`; returns its web address.
+    @discardableResult
+    public func giteaRelease(
+        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false,
+        repository: String? = nil, server: String? = nil, file: String = #fileID, line: Int = #line
+    ) async throws -> String? {
+        try await run(
+            PublishGiteaRelease(tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, draft: draft,
+                                repository: repository, server: server),
+            file: file, line: line)
+    }
+}
+
+extension PublishGiteaRelease: DocumentedAction {
+    /// How `lane.giteaRelease` appears in the action catalog.
+    public static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Publish a Gitea or Forgejo release: preflight, draft, attachments, then published (or left a draft); a re-run finishes it",
+        signature: "try await lane.giteaRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false, repository: String? = nil, server: String? = nil) -> String?",
+        parameters: [
+            .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag (on the server)"),
+            .init(name: "name", type: "String?", defaultValue: "the tag", help: "the release's title"),
+            .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release body, e.g. from changelog()"),
+            .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+            .init(name: "prerelease", type: "Bool", defaultValue: "false", help: "mark it a prerelease"),
+            .init(name: "draft", type: "Bool", defaultValue: "false", help: "leave it a draft"),
+            .init(name: "repository", type: "String?", defaultValue: "CI or origin", help: "owner/name"),
+            .init(name: "server", type: "String?", defaultValue: "GITEA_SERVER_URL or origin's host", help: "the Gitea/Forgejo server URL"),
+        ],
+        example: #"try await lane.giteaRelease(tag: "v\(version)", notes: notes, assets: ["dist/app.tar.gz"])"#,
+        dryRun: "preflight only (token, repository, tag, files), then says what it would publish",
+        rollback: "before the point of no return: deletes the attachments and the draft this run made")
+}

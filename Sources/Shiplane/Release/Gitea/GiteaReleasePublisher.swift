@@ -1,0 +1,157 @@
+import Foundation
+
+/// What to publish on Gitea: the tag, texts, flags and files.
+struct GiteaReleaseRequest: Sendable {
+    var tag: String
+    var name: String?
+    var notes: String?
+    var prerelease = false
+    var assets: [ReleaseAssetFile] = []
+    /// Leave the release a draft when false.
+    var publish = true
+}
+
+/// What a publish did.
+struct GiteaPublishResult: Sendable, Equatable {
+    var releaseID: Int
+    var htmlURL: String?
+    var createdRelease: Bool
+    var uploaded: [String] = []
+    var skipped: [String] = []
+    var replaced: [String] = []
+    var published: Bool
+}
+
+/// Creates or finishes a Gitea/Forgejo release as `githubRelease` does on GitHub: preflight, a
+/// draft, the attachments, then published. A re-run finds the release by its tag; an attachment
+/// holding the same bytes (Gitea gives no digest: it is downloaded and hashed when the size
+/// matches) is kept, a differing one on a draft is uploaded under a temporary name, then the old
+/// one deleted and the new one renamed — never deleted first.
+struct GiteaReleasePublisher: Sendable {
+    static let temporarySuffix = GitHubReleasePublisher.temporarySuffix
+
+    var repository: GiteaRepository
+    var token: String?
+    var transport: HTTPTransport
+    var version: String = "dev"
+
+    /// Checks the token, the files, duplicate names, repository access and the tag; every problem at once.
+    @discardableResult
+    func preflight(_ request: GiteaReleaseRequest, dryRun: Bool = false, checkFile: ((String) throws -> Void)? = nil,
+                   note: (String) -> Void = { _ in }) async throws -> GiteaClient {
+        let checkFile = checkFile ?? { _ = try HTTPTransport.regularFileSize($0) }
+        var problems: [any Error] = []
+        let client = token.map { GiteaClient(repository: repository, token: $0, transport: transport, version: version) }
+        if client == nil { problems.append(GiteaError.missingToken) }
+        for asset in request.assets {
+            do { try checkFile(asset.path) } catch { problems.append(error) }
+        }
+        for (name, assets) in Dictionary(grouping: request.assets, by: \.name).sorted(by: { $0.key < $1.key }) where assets.count > 1 {
+            problems.append(ShiplaneError("\(assets.count) assets share the name \(name)", info: assets.map { ("file", $0.path) },
+                                          suggestion: "give each asset a distinct name"))
+        }
+        if let client {
+            do {
+                try await client.checkAccess()
+                if try await client.release(forTag: request.tag) == nil, try await !client.tagExists(request.tag) {
+                    if dryRun { note("the tag \(request.tag) is not on the Gitea server yet: the run must push it before the release") }
+                    else { problems.append(GiteaError.tagMissing(tag: request.tag, repository: repository.description)) }
+                }
+            } catch {
+                problems.append(error)
+            }
+        }
+        if let client, problems.isEmpty { return client }
+        throw ReleasePreflightError(underlyingErrors: problems, forge: "Gitea")
+    }
+
+    func publish(_ request: GiteaReleaseRequest, recording: some ReleaseEffectRecording) async throws -> GiteaPublishResult {
+        let client = try await preflight(request)
+        let api = repository.apiURL, repositoryName = repository.description, tag = request.tag, name = request.name ?? tag
+        var release: GiteaRelease
+        var created = false
+        if var existing = try await client.release(forTag: tag) {
+            if existing.draft, existing.name != name || (existing.body ?? "") != (request.notes ?? "") || existing.prerelease != request.prerelease {
+                existing = try await client.editRelease(id: existing.id, name: name, body: request.notes ?? "", prerelease: request.prerelease)
+            }
+            release = existing
+        } else {
+            let handle = try recording.record(GiteaReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag), "delete Gitea release \(tag)")
+            let made: (release: GiteaRelease, created: Bool)
+            do {
+                made = try await client.createRelease(tag: tag, name: name, body: request.notes, draft: true, prerelease: request.prerelease)
+            } catch let refused as GiteaError {
+                recording.didNotHappen(handle, refused.message)
+                throw refused
+            }
+            if made.created {
+                recording.done(handle, GiteaReleaseCreated(api: api, repository: repositoryName, id: made.release.id, tag: tag))
+            } else {
+                recording.didNotHappen(handle, "a release for \(tag) already existed")
+            }
+            release = made.release
+            created = made.created
+        }
+        var result = GiteaPublishResult(releaseID: release.id, htmlURL: release.htmlURL, createdRelease: created, published: !release.draft)
+        if !request.assets.isEmpty {
+            var attachments = try await client.attachments(releaseID: release.id)
+            for asset in request.assets {
+                let size = try HTTPTransport.regularFileSize(asset.path)
+                let digest = try SHA256.hex(ofFile: asset.path)
+                func holds(_ attachment: GiteaAttachment) async throws -> Bool {
+                    attachment.size == size ? try await client.digest(of: attachment) == digest : false
+                }
+                let current = attachments.first { $0.name == asset.name }
+                if let current, try await holds(current) {
+                    result.skipped.append(asset.name)
+                    continue
+                }
+                if let current, !release.draft {
+                    throw ShiplaneError(
+                        "the published Gitea release \(tag) has \(asset.name) with other bytes than the file here (sha256:\(digest))",
+                        suggestion: "build the same bytes again (Shiplane's archives are deterministic: check the inputs and SOURCE_DATE_EPOCH), or release a new version",
+                        underlying: [ShiplaneError("attachment \(current.id): \(current.size) bytes")])
+                }
+                let uploadName = current == nil ? asset.name : asset.name + Self.temporarySuffix
+                if current != nil, let stale = attachments.first(where: { $0.name == uploadName }) {
+                    try await client.deleteAttachment(releaseID: release.id, id: stale.id)
+                }
+                var effect = GiteaAttachmentUploaded(api: api, repository: repositoryName, releaseID: release.id, name: asset.name)
+                let handle = try recording.record(effect, "delete \(asset.name) from Gitea release \(tag)")
+                var stored: GiteaAttachment
+                do {
+                    stored = try await client.uploadAttachment(releaseID: release.id, name: uploadName, path: asset.path)
+                } catch HTTPTransportError.responseLost {
+                    attachments = try await client.attachments(releaseID: release.id)
+                    if let landed = attachments.last(where: { $0.name == uploadName }), try await holds(landed) {
+                        stored = landed
+                    } else {
+                        stored = try await client.uploadAttachment(releaseID: release.id, name: uploadName, path: asset.path)
+                    }
+                } catch let refused as GiteaError {
+                    recording.didNotHappen(handle, refused.message)
+                    throw refused
+                }
+                if let current {
+                    try await client.deleteAttachment(releaseID: release.id, id: current.id)
+                    try await client.renameAttachment(releaseID: release.id, id: stored.id, to: asset.name)
+                    stored.name = asset.name
+                    result.replaced.append(asset.name)
+                } else {
+                    result.uploaded.append(asset.name)
+                }
+                effect.id = stored.id
+                recording.done(handle, effect)
+                attachments.removeAll { $0.name == asset.name || $0.name == uploadName }
+                attachments.append(stored)
+            }
+        }
+        if request.publish, release.draft {
+            _ = try recording.makingPublic("published the Gitea release \(tag) on \(repositoryName)")
+            release = try await client.editRelease(id: release.id, draft: false)
+            result.published = true
+            result.htmlURL = release.htmlURL ?? result.htmlURL
+        }
+        return result
+    }
+}
