@@ -26,8 +26,9 @@ private enum KillOutcome: String, CaseIterable {
 /// dead machine would; then the same command again, on the same machine or in a fresh clone of
 /// origin. Every trial must end in exactly one release of 1.5.0: the tag on the release commit
 /// here (or in the clone) and on origin, one published release with its asset's bytes intact,
-/// one Slack message — two only when the kill landed inside the Slack call itself, counted —
-/// and `git fsck --strict` clean. `SHIPLANE_RANDOM_KILL_TRIALS` sets the number of trials (12
+/// one Slack message — never two; none only when the kill landed inside the Slack call before
+/// Slack had it and the retry said it kept the at-most-once rule, counted — and `git fsck
+/// --strict` clean. `SHIPLANE_RANDOM_KILL_TRIALS` sets the number of trials (12
 /// by default; the README's table comes from a longer run).
 @Suite("The release lane killed at random moments", .serialized)
 struct ReleaseRandomKillTests {
@@ -52,7 +53,7 @@ struct ReleaseRandomKillTests {
             asset = made
         }
         var outcomes: [KillOutcome: Int] = [:]
-        var duplicateMessages = 0
+        var skippedMessages = 0
         var inconsistent: [String] = []
         var generator = SystemRandomNumberGenerator()
         for trial in 1...trials {
@@ -67,6 +68,7 @@ struct ReleaseRandomKillTests {
             let context = "trial \(trial), killed after \(Int(delay * 1000)) ms (\(place)), first run exit \(status.map(String.init) ?? "SIGKILL")"
             let outcome: KillOutcome
             let checkout: TemporaryRepository
+            var retried = ""
             if status == 0 {
                 outcome = .completedBeforeTheKill
                 checkout = world.repo
@@ -76,6 +78,7 @@ struct ReleaseRandomKillTests {
                 let wholeBeforeTheRetry = try world.releaseIsWholeOnTheServers()
                 checkout = try world.freshClone()
                 let again = try await runProgramAsync(shiplaneBinary, ["release"], in: checkout.path, environment: world.cloneEnvironment(checkout, inCI: inCI))
+                retried = again.all
                 if again.status == 5 && wholeBeforeTheRetry {
                     outcome = .finishedBeforeTheKillRetryFoundNothing
                 } else {
@@ -86,12 +89,16 @@ struct ReleaseRandomKillTests {
                 outcome = .resumedHere
                 checkout = world.repo
                 let again = try await world.repo.shiplaneAsync(["release"], environment: world.environment)
+                retried = again.all
                 if again.status != 0 { inconsistent.append("\(context): the same command again exited \(again.status): \(again.all)") }
             }
             outcomes[outcome, default: 0] += 1
             let problems = try world.oneReleaseProblems(in: checkout)
-            if world.slack.payloads.count == 2 && messagesAtKill == 1 && outcome != .completedBeforeTheKill {
-                duplicateMessages += 1  // the kill landed inside the Slack call: sent, not yet recorded
+            if world.slack.payloads.count == 0 && outcome != .completedBeforeTheKill
+                && retried.contains("may have been sent by the earlier attempt of this step, whose answer was lost") {
+                // The kill landed inside the Slack call before Slack had the message: an incoming
+                // webhook cannot be asked, and the retry keeps the at-most-once rule (with its warning).
+                skippedMessages += 1
             } else if world.slack.payloads.count != 1 {
                 inconsistent.append("\(context): \(world.slack.payloads.count) Slack messages (\(messagesAtKill) when killed)")
             }
@@ -99,7 +106,8 @@ struct ReleaseRandomKillTests {
         }
         var table = ["| outcome | trials |", "| --- | ---: |"]
         for outcome in KillOutcome.allCases { table.append("| \(outcome.rawValue) | \(outcomes[outcome, default: 0]) |") }
-        table.append("| a second Slack message (the kill landed inside the Slack call) | \(duplicateMessages) |")
+        table.append("| no Slack message: the kill landed inside the Slack call before Slack had it, and the retry kept the at-most-once rule with its warning | \(skippedMessages) |")
+        table.append("| a second Slack message | 0 (any is counted as inconsistent) |")
         table.append("| inconsistent | \(inconsistent.count) |")
         print("Random kills of the release lane (\(trials) trials, kills spread over \(Int(duration * 900)) ms):\n" + table.joined(separator: "\n"))
         #expect(inconsistent.isEmpty, "\(inconsistent.joined(separator: "\n"))")

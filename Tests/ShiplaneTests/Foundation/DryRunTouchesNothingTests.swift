@@ -37,6 +37,11 @@ struct EveryAction: Lane {
         _ = try await lane.sh("make", "release")
         try await lane.slack("Released \(version)")
         try await lane.webhook("https://hooks.example.com/released", template: #"{"text": "{{v}}"}"#, values: ["v": version.description])
+        let announcement = Announcement(title: "Released \(version)", text: notes.section, version: version.description)
+        try await lane.discord(announcement)
+        try await lane.teams(announcement)
+        try await lane.mattermost(announcement)
+        try await lane.email(to: ["team@example.com"], subject: "Released \(version)", text: notes.section)
     }
 }
 
@@ -83,6 +88,8 @@ struct DryRunTouchesNothingTests {
             workingDirectory: repo,
             environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x",
                           "GITLAB_TOKEN": "glpat-0123456789abcdefghij", "GITEA_TOKEN": "0123456789abcdef0123456789abcdef01234567",
+                          "DISCORD_WEBHOOK_URL": "https://discord.com/api/webhooks/123/abc", "TEAMS_WEBHOOK_URL": "https://example.webhook.office.com/workflows/x",
+                          "MATTERMOST_WEBHOOK_URL": "https://chat.example.com/hooks/xyz", "SMTP_HOST": "smtp.example.com", "SMTP_FROM": "releases@example.com",
                           "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
             dryRun: true
         )
