@@ -2,13 +2,21 @@ import Foundation
 
 /// What went wrong talking to Gitea or Forgejo, with what to do about it.
 enum GiteaError: ReportableError {
+    /// No token in any of the variables; nothing was sent.
     case missingToken
+    /// Neither options, CI variables nor the origin name the server or repository.
     case repositoryUnknown(reason: String)
+    /// 401: the token is invalid, expired or revoked.
     case tokenRefused(repository: String)
+    /// 404 on the repository: it does not exist or the token cannot see it.
     case repositoryNotFound(repository: String, api: String)
+    /// 403: the token may not do this.
     case permissionDenied(operation: String, repository: String, serverMessage: String?)
+    /// The tag is not on the server (Gitea would tag the default branch instead).
     case tagMissing(tag: String, repository: String)
+    /// The server answered something that is not JSON.
     case notJSON(operation: String, status: Int, contentType: String?, bodySnippet: String)
+    /// Any other unexpected status.
     case unexpectedStatus(operation: String, status: Int, serverMessage: String?)
 
     var message: String {
