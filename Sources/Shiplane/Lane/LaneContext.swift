@@ -219,6 +219,20 @@ public final class LaneContext: @unchecked Sendable {
         }
     }
 
+    /// Past the point of no return, writes the record to the remote before a message goes out
+    /// (`deliverOnce`), with the message written down as intended: a retry in a fresh clone then
+    /// knows it may have been sent and keeps the step's delivery rule instead of sending it blind.
+    /// A failure to update it is a warning, not an error.
+    func publishRecordBeforeMessage() {
+        guard !isDryRun, let recorder = state.journal.recorder,
+              let remote = recorder.current.remoteRecord, recorder.isPastPointOfNoReturn else { return }
+        do {
+            try RemoteRunRecord.publish(recorder, in: try repository(), remote: remote, environment: environment)
+        } catch {
+            log("could not update the run record on \(remote) before the message: \(describe(error)); a retry on a fresh clone may send it again", level: .warning)
+        }
+    }
+
     /// The open repository of the working directory (opened once per run).
     func repository() throws -> Repository {
         try repositories.repository()

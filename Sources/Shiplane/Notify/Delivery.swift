@@ -76,6 +76,9 @@ extension StepContext {
             }
         }
         let handle = try record(effect, description)
+        // A fresh clone finishes a release from the record on the remote: it must know of this
+        // message before it goes, or a kill during the send would have the clone send it again.
+        lane.publishRecordBeforeMessage()
         do {
             let sent = try await send()
             done(handle, sent)

@@ -148,6 +148,48 @@ private func freshClone(of origin: TemporaryRepository) throws -> (holder: Tempo
         #expect(silent.requests.count >= 1, "the look went to origin")
     }
 
+    /// The runner dies while the Slack webhook holds the message (sent, never answered). The
+    /// record went to origin before the message did, so the retry in a fresh clone knows it may
+    /// have been sent: at most once, it is not sent again, and the warning says how to send it.
+    @Test func aMessageCutShortIsNotSentAgainByAFreshClone() async throws {
+        let (repo, origin) = try releasable(lanes: ["Lanes/Ship.swift": """
+            import Shiplane
+            struct Ship: Lane {
+                func run(_ lane: LaneContext) async throws {
+                    let version = try lane.bumpVersion(.minor)
+                    try lane.commitVersionBump()
+                    try lane.addGitTag("v\\(version)")
+                    try await lane.push(tags: ["v\\(version)"])
+                    try await lane.slack("Released \\(version)")
+                }
+            }
+            """])
+        let hanging = try SilentServer()
+        defer { hanging.stop() }
+        let run = try SupervisedRun(["ship"], in: repo.path, environment: repo.environment.merging([
+            "SLACK_WEBHOOK_URL": hanging.url + "/services/T000/B000/XXXX",
+        ]) { $1 })
+        run.wait { hanging.requests.count >= 1 }
+        #expect(hanging.requests.count == 1, "the message reached Slack")
+        let programs = try run.lanePrograms()
+        kill(run.pid, SIGKILL)
+        for pid in programs { kill(-pid, SIGKILL) }
+        _ = run.finish()
+        let remoteRecord = try origin.git("show", "refs/shiplane/run:run.json")
+        #expect(remoteRecord.contains("notify.message"), "origin's record knows of the message: \(remoteRecord)")
+
+        let slack = FakeSlack()
+        try await slack.start()
+        defer { slack.stop() }
+        let (holder, clone) = try freshClone(of: origin)
+        let again = try await runProgramAsync(shiplaneBinary, ["ship"], in: clone,
+                                              environment: holder.environment.merging(["SLACK_WEBHOOK_URL": slack.webhookURL]) { $1 })
+        #expect(again.status == 0, "\(again.all)")
+        #expect(slack.payloads.isEmpty, "no second message: \(slack.payloads)")
+        #expect(again.all.contains("may have been sent by the earlier attempt of this step, whose answer was lost"), "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+    }
+
     /// `SHIPLANE_REMOTE_RECORD=0` turns the look off: the clone then makes the second version the
     /// README warns about (documented, and seen here so the switch is known to work).
     @Test func theLookCanBeTurnedOff() throws {
