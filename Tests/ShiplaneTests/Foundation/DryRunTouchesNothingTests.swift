@@ -32,6 +32,11 @@ struct EveryAction: Lane {
         _ = try await lane.sh("make", "release")
         try await lane.slack("Released \(version)")
         try await lane.webhook("https://hooks.example.com/released", template: #"{"text": "{{v}}"}"#, values: ["v": version.description])
+        let news = Announcement(title: "Released \(version)", text: notes.section, version: version.description)
+        try await lane.discord(news)
+        try await lane.teams(news)
+        try await lane.mattermost(news, channel: "releases")
+        try await lane.email(to: ["team@example.com"], subject: "Released \(version)", text: notes.section)
     }
 }
 
@@ -77,6 +82,8 @@ struct DryRunTouchesNothingTests {
         let test = TestLaneContext(
             workingDirectory: repo,
             environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x",
+                          "DISCORD_WEBHOOK_URL": "https://discord.com/api/webhooks/1/dry", "TEAMS_WEBHOOK_URL": "https://teams.example.com/workflows/1?sig=dry",
+                          "MATTERMOST_WEBHOOK_URL": "https://chat.example.com/hooks/dry", "SMTP_HOST": "smtp.example.com", "SMTP_FROM": "release@example.com",
                           "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
             dryRun: true
         )
