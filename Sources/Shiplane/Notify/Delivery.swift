@@ -75,6 +75,15 @@ extension StepContext {
                     level: .warning)
             }
         }
+        if let find, (journal.recorder?.current.resumes ?? 0) > 0, let found = try await find(effect) {
+            // A resumed run whose record does not show this message (a fresh clone resumes from
+            // origin's record, written at the push) asks the service: the same run and step
+            // carry the same marker, so a message the first runner posted is found, not repeated.
+            done(try record(effect, description), found)
+            log("the message to \(destination) was posted by an earlier attempt of this run (found by its marker): not sent again")
+            note("found, sent earlier")
+            return .alreadySent
+        }
         let handle = try record(effect, description)
         // A fresh clone finishes a release from the record on the remote: it must know of this
         // message before it goes, or a kill during the send would have the clone send it again.

@@ -52,6 +52,9 @@ public enum NotifyError: ReportableError {
             case "channel_not_found", "channel_is_archived": return "check the webhook's channel in the Slack app settings"
             case "invalid_token", "no_service", "no_service_id", "no_team", "team_disabled": return "the webhook was revoked: create a new one and update SLACK_WEBHOOK_URL"
             case "action_prohibited", "posting_to_general_channel_denied": return "a Slack admin restricts posting to this channel"
+            case "not_in_channel": return "invite the bot to the channel (/invite @your-bot), then run again"
+            case "not_authed", "invalid_auth", "token_revoked", "account_inactive": return "check SLACK_BOT_TOKEN (a bot token, xoxb-…)"
+            case "missing_scope": return "give the Slack app the chat:write and channels:history (or groups:history) scopes, and reinstall it"
             default: return nil
             }
         case .missingToken(let variable, _): return "set \(variable) (e.g. in .env or the CI secrets)"
@@ -70,7 +73,13 @@ public enum NotifyError: ReportableError {
         case "too_many_attachments": return "too many attachments"
         case "invalid_token", "no_service", "no_service_id": return "the webhook is disabled or invalid"
         case "no_team", "team_disabled": return "the workspace is gone or disabled"
-        case "rate_limited": return "rate limited"
+        case "rate_limited", "ratelimited": return "rate limited"
+        case "not_in_channel": return "the bot is not in the channel"
+        case "not_authed": return "no token was sent"
+        case "invalid_auth", "token_revoked", "account_inactive": return "the token is not valid"
+        case "missing_scope": return "the token lacks a scope"
+        case "message_not_found": return "the message does not exist"
+        case "cant_delete_message": return "the bot may not delete this message"
         default: return "error \(code)"
         }
     }

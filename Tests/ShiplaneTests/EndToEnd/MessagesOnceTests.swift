@@ -94,6 +94,39 @@ struct MessagesOnceTests {
         #expect(!retry.all.contains(slack.token) && !all.contains(slack.token))
     }
 
+    /// The same kill, then the retry in a fresh clone (a CI re-run on another runner): origin's
+    /// record was written at the push and knows nothing of the message, but the message carries
+    /// the run's id and the step's number, so the resumed run finds it and posts nothing.
+    @Test func aFreshCloneRetryFindsTheSlackBotMessageTheFirstRunnerPosted() async throws {
+        let slack = FakeSlackAPI()
+        try await slack.start()
+        defer { slack.stop() }
+        let hook = LosingWebhook()
+        try await hook.start()
+        defer { hook.stop() }
+        slack.inject(.answerLate(seconds: 60), on: "chat.postMessage")
+        let (repo, origin) = try releasableRepository(lane: announcingLane)
+        let environment = environment(repo, slack, hook)
+        let run = try SupervisedRun(["release"], in: repo.path, environment: environment)
+        run.wait { !slack.messages.isEmpty }
+        #expect(try run.killLaneProgram())
+        let (status, all) = run.finish()
+        #expect(status == 75, "\(all)")
+
+        let fresh = try TemporaryRepository(commit: false)
+        try fresh.git("clone", "-q", origin.path, fresh.path + "/clone")
+        var cloneEnvironment = fresh.environment
+        for key in ["SLACK_API_URL", "SLACK_BOT_TOKEN", "HOOK_URL", "DELIVERY"] { cloneEnvironment[key] = environment[key] }
+        cloneEnvironment["CI"] = "true"
+        let finished = try await runProgramAsync(shiplaneBinary, ["release"], in: fresh.path + "/clone", environment: cloneEnvironment)
+        #expect(finished.status == 0, "\(finished.all)")
+        #expect(slack.messages.count == 1, "no second message: \(slack.log)")
+        #expect(slack.log.filter { $0 == "POST chat.postMessage" }.count == 1, "\(slack.log)")
+        #expect(finished.all.contains("found by its marker"), "\(finished.all)")
+        #expect(hook.received.count == 1)
+        #expect(try origin.git("tag", "--list") == "v1.4.0\nv1.4.1", "no second version")
+    }
+
     /// A webhook's answer lost: the run stops resumable; the retry does not post again by default
     /// (a warning names the message and `.atLeastOnce`), and posts again with `.atLeastOnce`.
     @Test(arguments: ["", "atLeastOnce"])

@@ -145,6 +145,17 @@ struct EmailTests {
         #expect(server.received.isEmpty)
     }
 
+    @Test func aRefusedRecipientStopsTheEmailBeforeItGoesAndEveryRefusalIsListed() async throws {
+        let server = try RealSMTPServer(mode: "starttls")
+        defer { server.stop() }
+        let (result, _) = try await run(server, security: "starttls", extra: ["TO": "dev@example.com,nobody@example.com,nobody@example.org"])
+        let text = result.failure.map { allText(of: $0) } ?? ""
+        #expect(text.contains("refused 2 recipients; nothing was sent"), "\(text)")
+        #expect(text.contains("nobody@example.com: 550") && text.contains("nobody@example.org: 550"), "\(text)")
+        #expect(server.received.isEmpty)
+        #expect(result.failure?.rollback.contains { $0.stays == true } == false, "nothing was sent, so nothing stays: \(String(describing: result.failure?.rollback))")
+    }
+
     @Test func encodingsFollowTheRFCs() {
         #expect(MIMEMessage.encodedWords("Plain subject") == "Plain subject")
         let words = MIMEMessage.encodedWords(String(repeating: "é", count: 40))

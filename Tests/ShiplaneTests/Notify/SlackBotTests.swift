@@ -96,7 +96,7 @@ struct SlackBotTests {
             #expect(name.failure.map { allText(of: $0) }?.contains("not a Slack channel id") == true)
             let (badToken, _) = try await run(slack, token: "xoxb-0000-WRONGWRONGWRONG")
             let text = badToken.failure.map { allText(of: $0) } ?? ""
-            #expect(text.contains("invalid_auth") && !text.contains("WRONGWRONGWRONG"), "\(text)")
+            #expect(text.contains("invalid_auth") && text.contains("the token is not valid") && !text.contains("WRONGWRONGWRONG"), "\(text)")
             #expect(slack.messages.isEmpty)
         }
     }

@@ -85,6 +85,8 @@ final class SMTPConnection: @unchecked Sendable {
             try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
         } catch {
             // A connection closed by a failed TLS handshake: the reader holds the real cause.
+            // Closed first, so the read ends at once whatever broke the write.
+            try? await channel.close().get()
             _ = try await readLine()
             throw EmailError.connectionFailed(server: server, reason: "the connection broke while sending (\(error))")
         }
@@ -119,6 +121,8 @@ final class SMTPConnection: @unchecked Sendable {
             do {
                 chunk = try await iterator.next()
             } catch {
+                // NIOSSL reports a refused certificate as NIOSSLError or as BoringSSLError (its
+                // type name is the only public mark of the latter).
                 if error is NIOSSLError || String(describing: type(of: error)).contains("SSL") || String(describing: error).contains("certificate") {
                     throw EmailError.tlsFailed(server: server, reason: String(describing: error))
                 }

@@ -41,6 +41,13 @@ class Handler:
         self.out = out
         self.lose_answers = lose_answers
 
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        # A mailbox that does not exist, as a real server answers for it.
+        if address.startswith("nobody@"):
+            return "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
     async def handle_DATA(self, server, session, envelope):
         raw = envelope.original_content or envelope.content
         message = message_from_bytes(raw, policy=policy.default)
