@@ -54,7 +54,11 @@ extension StepContext {
                 return .alreadySent
             }
             let recorded = (earlier.effect.value as? E) ?? effect
-            if let find {
+            if earlier.status == .intended && earlier.note != RecordedEffect.sendUnderWay {
+                // Written down, but the attempt stopped before its send began: nothing went out.
+                journal.settle(earlier.handle, undone: true, note: "never sent: the earlier attempt stopped before its send began")
+                log("the earlier attempt of this step stopped before its message to \(destination) went out: sending it now")
+            } else if let find {
                 if let found = try await find(recorded) {
                     journal.done(earlier.handle, effect: try? AnyEffect(found))
                     log("the message to \(destination) that the earlier attempt sent (its answer was lost) is there: not sent again")
@@ -88,6 +92,7 @@ extension StepContext {
         // A fresh clone finishes a release from the record on the remote: it must know of this
         // message before it goes, or a kill during the send would have the clone send it again.
         lane.publishRecordBeforeMessage()
+        if let handle { lane.state.journal.markSendUnderWay(handle.index) }
         do {
             let sent = try await send()
             done(handle, sent)

@@ -193,12 +193,23 @@ public final class Journal: @unchecked Sendable {
     /// The newest effect of `kind` that step `step` recorded in an earlier process of this run and
     /// that is not undone: what a retried step finds of its earlier attempt (a message whose
     /// answer was lost). Its handle marks it done or settles it.
-    func earlierAttempt(step: Int, kind: String) -> (handle: Int, effect: AnyEffect, status: RecordedEffect.Status)? {
+    func earlierAttempt(step: Int, kind: String) -> (handle: Int, effect: AnyEffect, status: RecordedEffect.Status, note: String?)? {
         lock.withLock {
             guard let position = entries.lastIndex(where: { $0.adopted && $0.step == step && $0.effect.kind == kind && $0.status != .undone })
             else { return nil }
-            return (position, entries[position].effect, entries[position].status)
+            return (position, entries[position].effect, entries[position].status, entries[position].note)
         }
+    }
+
+    /// Writes down that the send of a recorded message is about to begin
+    /// (`RecordedEffect.sendUnderWay`): before it, a killed attempt surely sent nothing.
+    func markSendUnderWay(_ handle: Int) {
+        let index: Int? = lock.withLock {
+            guard entries.indices.contains(handle) else { return nil }
+            entries[handle].note = RecordedEffect.sendUnderWay
+            return entries[handle].recordIndex
+        }
+        if let index { recorder?.annotate(index, RecordedEffect.sendUnderWay) }
     }
 
     /// Settles as not having happened every unsettled effect of `kind` that step `step` recorded

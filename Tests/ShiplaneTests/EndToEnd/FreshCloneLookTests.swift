@@ -190,6 +190,39 @@ private func freshClone(of origin: TemporaryRepository) throws -> (holder: Tempo
         #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
     }
 
+    /// Killed right after the message was written down and before its send began (the record
+    /// says so: no "under way" note): the retry in the same checkout knows nothing went out and
+    /// sends it — one message, not none.
+    @Test func aMessageKilledBeforeItsSendBeganIsSentByTheRetry() async throws {
+        let (repo, origin) = try releasable(lanes: ["Lanes/Ship.swift": """
+            import Shiplane
+            struct Ship: Lane {
+                func run(_ lane: LaneContext) async throws {
+                    let version = try lane.bumpVersion(.minor)
+                    try lane.commitVersionBump()
+                    try lane.addGitTag("v\\(version)")
+                    try await lane.push(tags: ["v\\(version)"])
+                    try await lane.slack("Released \\(version)")
+                }
+            }
+            """])
+        let slack = FakeSlack()
+        try await slack.start()
+        defer { slack.stop() }
+        let environment = ["SLACK_WEBHOOK_URL": slack.webhookURL]
+        // Effects: VERSION, package.json, the commit, the tag, the push, then the message (6th).
+        let killed = try repo.shiplane(["ship"], environment: environment.merging(["SHIPLANE_FAULT": "before-effect:6"]) { $1 })
+        #expect(killed.status == 75, "\(killed.all)")
+        let record = repo.read(".git/shiplane/run.json") ?? ""
+        #expect(record.contains("notify.message") && !record.contains(RecordedEffect.sendUnderWay), "\(record)")
+        #expect(slack.payloads.isEmpty)
+        let again = try repo.shiplane(["ship"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(slack.payloads.count == 1, "one message: \(slack.payloads)")
+        #expect(again.all.contains("stopped before its message to"), "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
+    }
+
     /// `SHIPLANE_REMOTE_RECORD=0` turns the look off: the clone then makes the second version the
     /// README warns about (documented, and seen here so the switch is known to work).
     @Test func theLookCanBeTurnedOff() throws {

@@ -95,8 +95,9 @@ struct MessagesOnceTests {
     }
 
     /// The same kill, then the retry in a fresh clone (a CI re-run on another runner): origin's
-    /// record was written at the push and knows nothing of the message, but the message carries
-    /// the run's id and the step's number, so the resumed run finds it and posts nothing.
+    /// record went out before the message did, so the resumed run knows it may have been sent,
+    /// finds it on Slack by the marker it carries (the run's id and the step's number) and posts
+    /// nothing.
     @Test func aFreshCloneRetryFindsTheSlackBotMessageTheFirstRunnerPosted() async throws {
         let slack = FakeSlackAPI()
         try await slack.start()
@@ -122,7 +123,7 @@ struct MessagesOnceTests {
         #expect(finished.status == 0, "\(finished.all)")
         #expect(slack.messages.count == 1, "no second message: \(slack.log)")
         #expect(slack.log.filter { $0 == "POST chat.postMessage" }.count == 1, "\(slack.log)")
-        #expect(finished.all.contains("found by its marker"), "\(finished.all)")
+        #expect(finished.all.contains("that the earlier attempt sent (its answer was lost) is there: not sent again"), "\(finished.all)")
         #expect(hook.received.count == 1)
         #expect(try origin.git("tag", "--list") == "v1.4.0\nv1.4.1", "no second version")
     }

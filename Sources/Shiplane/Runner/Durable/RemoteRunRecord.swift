@@ -88,6 +88,13 @@ public enum RemoteRunRecord {
         copy.host = ""
         copy.pid = 0
         copy.arguments = [RunRecord.argumentsDigest(record.arguments)]
+        // The remote's copy is written before a message goes: a clone cannot tell whether the
+        // send began, so every message not yet done there may have been sent.
+        copy.effects = copy.effects.map { effect in
+            var effect = effect
+            if effect.status == .intended && effect.note == nil { effect.note = RecordedEffect.sendUnderWay }
+            return effect
+        }
         copy.steps = copy.steps.map { step in
             var step = step
             // A command's output may hold anything; a result that held a secret is left out too,

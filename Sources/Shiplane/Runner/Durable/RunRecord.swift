@@ -137,6 +137,10 @@ public struct RecordedEffect: Codable, Sendable, Equatable {
     public var status: Status
     /// Why rollback left it in place, or how it was settled.
     public var note: String?
+    /// The note on a message whose send may be under way: written just before the message goes
+    /// (after the record went to the remote), and on every unsent message of the remote's copy. A
+    /// message recorded without it was never sent: the retry sends it.
+    public static let sendUnderWay = "the send may be under way"
     /// Recorded after the point of no return: others may already see it.
     public var afterPointOfNoReturn: Bool
 

@@ -121,6 +121,11 @@ public final class RunRecorder: @unchecked Sendable {
         update(index) { $0.note = why }
     }
 
+    /// Writes a note on an effect that is still unsettled (`RecordedEffect.sendUnderWay`).
+    func annotate(_ index: Int, _ note: String) {
+        update(index) { $0.note = note }
+    }
+
     /// Records that from here on the run does what others can see; `reason` says what.
     func passPointOfNoReturn(_ reason: String) throws {
         try lock.withLock {
