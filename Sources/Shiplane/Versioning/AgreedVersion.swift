@@ -50,6 +50,23 @@ public struct AgreedVersion: Sendable {
     public let sources: [Source]
     /// Set when no version file exists and the version comes from release tags.
     public let tagOrigin: TagOrigin?
+    /// Xcode targets with a version of their own that a release leaves alone, each named with
+    /// its version and why (a macOS helper app, a test bundle).
+    public var leftAlone: [String] = []
+
+    /// The version as the files write it: `1.0` when every file with a version of its own
+    /// writes the Apple marketing version `1.0`; otherwise the SemVer text.
+    public var shown: String {
+        let texts = Set(sources.compactMap { $0.reading.version.literal == nil ? nil : $0.reading.text })
+        return texts.count == 1 ? texts.first ?? version.description : version.description
+    }
+
+    /// `next` as the files will write it: in the shape of the version they hold now (`1.0`
+    /// bumped minor shows as `1.1`).
+    public func shown(_ next: SemanticVersion) -> String {
+        let shape: VersionShape = sources.contains { $0.file.format is InfoPlistVersionFormat || $0.file.format is XcodeProjectVersionFormat || $0.file.format is XcconfigVersionFormat } ? .apple : .android
+        return shape.text(for: next, replacing: shown)
+    }
 
     /// Where a tag-only project's version comes from: the highest SemVer release tag reachable
     /// from HEAD, or none (then the version is 0.0.0).
@@ -135,7 +152,7 @@ public struct AgreedVersion: Sendable {
         }
         guard let version = versions.first else {
             throw VersionFileError(
-                .notFound,
+                .missingVersion,
                 "No version file holds a version of its own: every one delegates to build settings",
                 details: sources.map { (key: $0.file.displayPath, value: describe($0.reading)) },
                 suggestion: "Add the file that defines the build setting (an .xcconfig or project.pbxproj)"

@@ -47,9 +47,12 @@ public struct BumpVersion: Action {
             }
         }
         let changed = changes.map(\.displayPath)
-        step.note("\(current.version) → \(next)" + (changed.isEmpty ? "" : " (\(changed.joined(separator: ", ")))"))
+        step.note("\(current.shown) → \(current.shown(next))" + (changed.isEmpty ? "" : " (\(changed.joined(separator: ", ")))"))
         for delegated in current.delegated {
             step.log("\(delegated.displayPath) takes its version from build settings; left as it is")
+        }
+        for target in current.leftAlone {
+            step.log(target)
         }
         return VersionBumpResult(previous: current.version, version: next, fileChanges: changes)
     }
@@ -71,7 +74,7 @@ public struct CurrentVersion: Action {
     /// - Throws: `VersionFileError` when they disagree, cannot be read, or none is found.
     public func run(in step: StepContext) throws -> SemanticVersion {
         let agreed = try step.lane.readVersion(files)
-        step.note(agreed.version.description + (agreed.build.map { " (\($0))" } ?? ""))
+        step.note(agreed.shown + (agreed.build.map { " (\($0))" } ?? ""))
         return agreed.version
     }
 }

@@ -11,7 +11,9 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
     let kind: Kind
 
     /// A file whose format follows from its name: `VERSION`, `package.json`, `Cargo.toml`,
-    /// `pyproject.toml`, `*.podspec`, `*.xcconfig`, `project.pbxproj`, `Info.plist`, `*.swift`.
+    /// `pyproject.toml`, `*.podspec`, `*.xcconfig`, `project.pbxproj`, `Info.plist`, `*.swift`,
+    /// `pubspec.yaml`, `app.json`, `app.config.js`, `build.gradle`, `build.gradle.kts`,
+    /// `gradle.properties`, `libs.versions.toml`.
     public static func file(_ path: String) -> VersionFileReference { VersionFileReference(kind: .path(path)) }
 
     /// Any file, with a regular expression whose one capture group is the version. Every match
@@ -51,6 +53,13 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
         case "pyproject.toml": return PyprojectVersionFormat()
         case "project.pbxproj": return XcodeProjectVersionFormat()
         case "Info.plist": return InfoPlistVersionFormat()
+        case "pubspec.yaml": return FlutterPubspecVersionFormat()
+        case "app.json": return ExpoAppJSONVersionFormat()
+        case "app.config.js", "app.config.ts": return ExpoAppConfigVersionFormat(name: name)
+        case "build.gradle": return GradleVersionFormat()
+        case "build.gradle.kts": return GradleVersionFormat(kotlin: true)
+        case "gradle.properties": return GradlePropertiesVersionFormat()
+        case "libs.versions.toml": return GradleVersionCatalogFormat()
         default:
             if name.hasSuffix(".podspec") { return PodspecVersionFormat() }
             if name.hasSuffix(".xcconfig") { return XcconfigVersionFormat() }
@@ -68,10 +77,11 @@ extension LaneContext {
     /// - Throws: `VersionFileError` when none is found, one cannot be read, or they disagree.
     func readVersion(_ references: [VersionFileReference]?) throws -> AgreedVersion {
         guard let references, !references.isEmpty else {
-            var found: (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)])
+            var found: VersionFileDetector.Search
             do {
                 let folder = package.map { workingDirectory + "/" + $0.path } ?? workingDirectory
-                found = try VersionFileDetector.read(in: URL(fileURLWithPath: folder), fileSystem: fileSystem)
+                let listed = (try? ProjectSettings.load(root: workingDirectory))?.bumpRules.targets ?? []
+                found = try VersionFileDetector.read(in: URL(fileURLWithPath: folder), fileSystem: fileSystem, listedTargets: listed)
                 if let package {
                     // Paths relative to the repository, as commits and messages name them.
                     found.sources = found.sources.map { source in
@@ -89,7 +99,9 @@ extension LaneContext {
                 }
                 return try versionFromTags()
             }
-            return try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
+            var agreed = try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
+            agreed.leftAlone = found.leftAlone
+            return agreed
         }
         var files: [VersionFile] = []
         var problems: [any Error] = []

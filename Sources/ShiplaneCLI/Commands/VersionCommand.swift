@@ -61,6 +61,7 @@ enum VersionCommand {
                 rows.append(("ignored tags", "\(details.ignoredTags.count - shown.count) more (see --json)"))
             }
         }
+        for target in details.leftAlone ?? [] { rows.append(("left alone", target)) }
         if let package = context.package { rows.insert(("package", "\(package.name) (\(package.path)/, tags \(package.tagPrefix)X.Y.Z)"), at: 0) }
         rows.append(("last release tag", details.lastReleaseTag.map { "\($0) (\(details.lastReleaseCommit ?? "?"))" } ?? "none"))
         let width = rows.map(\.0.count).max() ?? 0
