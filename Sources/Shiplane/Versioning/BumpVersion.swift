@@ -40,7 +40,7 @@ public struct BumpVersion: Action {
             return VersionBumpResult(previous: current.version, version: next, fileChanges: [], versionInTags: true)
         }
         var changes: [FileChange] = []
-        for source in current.sources where source.reading.version.literal != nil {
+        for source in current.sources where source.reading.holdsVersion {
             let updated = try source.rewritten(version: next, build: nil)
             if let change = try step.writeFile(updated, to: source.file.url.path, describedAs: source.file.displayPath, replacing: source.bytes) {
                 changes.append(change)
@@ -53,6 +53,9 @@ public struct BumpVersion: Action {
         }
         for target in current.leftAlone {
             step.log(target)
+        }
+        for follower in current.outOfStep {
+            step.log("\(follower) was out of step with the app; now \(current.shown(next))")
         }
         return VersionBumpResult(previous: current.version, version: next, fileChanges: changes)
     }

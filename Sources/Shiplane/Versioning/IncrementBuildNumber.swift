@@ -45,7 +45,7 @@ public struct IncrementBuildNumber: Action {
     public func run(in step: StepContext) throws -> BuildNumberResult {
         let lane = step.lane
         let current = try lane.readVersion(files)
-        let holders = current.sources.filter { $0.reading.build?.literal != nil }
+        let holders = current.sources.filter { $0.reading.holdsBuild }
         guard !holders.isEmpty else {
             throw ShiplaneError(
                 "no version file holds a build number",

@@ -35,6 +35,9 @@ public struct VersionDetails: Codable, Sendable, Equatable {
     /// Xcode targets with a version of their own that a bump leaves alone, each named with it.
     /// Absent when there is none.
     public var leftAlone: [String]?
+    /// App extensions, widgets and watch apps whose version differs from the app's (a bump
+    /// brings them in step). Absent when there is none.
+    public var outOfStep: [String]?
 
     /// A tag that was not taken as a release.
     public struct IgnoredTag: Codable, Sendable, Equatable {
@@ -53,7 +56,9 @@ extension LaneContext {
         let sources = agreed.sources.map { source in
             VersionDetails.Source(
                 path: source.file.displayPath, format: source.file.format.name,
-                version: source.reading.version.literal == nil ? Self.text(source.reading.version) : source.reading.text ?? Self.text(source.reading.version), build: source.reading.build.map(Self.text)
+                version: source.reading.version.literal == nil
+                    ? (source.reading.holdsBuildOnly ? "no version" : source.reading.followerVersions.isEmpty ? Self.text(source.reading.version) : "follows the app")
+                    : source.reading.text ?? Self.text(source.reading.version), build: source.reading.build.map(Self.text)
             )
         }
         var tag: Tag?
@@ -65,7 +70,8 @@ extension LaneContext {
             lastReleaseTag: tag?.name, lastReleaseCommit: tag?.target.short,
             origin: agreed.tagOrigin == nil ? "files" : "tags", versionTag: agreed.tagOrigin?.tag,
             ignoredTags: (agreed.tagOrigin?.ignored ?? []).map { VersionDetails.IgnoredTag(name: $0.name, reason: $0.reason) },
-            leftAlone: agreed.leftAlone.isEmpty ? nil : agreed.leftAlone
+            leftAlone: agreed.leftAlone.isEmpty ? nil : agreed.leftAlone,
+            outOfStep: agreed.outOfStep.isEmpty ? nil : agreed.outOfStep
         )
     }
 

@@ -19,6 +19,8 @@ struct VersionSourceSearch {
         let url: URL
         /// True for files that are sources by their name alone (a `VERSION` folder is an error).
         let mustBeFile: Bool
+        /// True for an app extension's Info.plist: it follows the app's version.
+        var follower = false
         let format: (Variables) -> any VersionFormat
     }
 
@@ -54,14 +56,19 @@ struct VersionSourceSearch {
             let (released, independent) = model.releaseTargets(listed: listedTargets)
             let folder = project.deletingLastPathComponent()
             let labels = model.targets.isEmpty ? nil : model.configurationLabels(of: released)
+            let followers = model.followerConfigurations(of: released)
             candidates.append(Candidate(url: pbxproj, mustBeFile: false) { variables in
-                XcodeProjectVersionFormat(versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted(), configurations: labels)
+                XcodeProjectVersionFormat(
+                    versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted(),
+                    configurations: labels, followers: followers
+                )
             })
             var files: Set<String> = [pbxproj.path]
-            for plist in model.infoPlists(of: released) {
+            let leading = model.infoPlists(of: released.filter { $0.role != .embedded })
+            for plist in model.infoPlists(of: released).sorted() {
                 let url = folder.appendingPathComponent(plist).standardizedFileURL
                 files.insert(url.path)
-                candidates.append(Candidate(url: url, mustBeFile: false) { _ in InfoPlistVersionFormat() })
+                candidates.append(Candidate(url: url, mustBeFile: false, follower: !leading.contains(plist)) { _ in InfoPlistVersionFormat() })
             }
             let others = model.targets.filter { target in !released.contains { $0.name == target.name } }
             let releasedPlists = model.infoPlists(of: released)
@@ -74,8 +81,9 @@ struct VersionSourceSearch {
             }
             for base in shared { files.insert(folder.appendingPathComponent(base).standardizedFileURL.path) }
             for target in independent {
+                guard let own = model.ownVersion(of: target).map({ "MARKETING_VERSION \($0)" }) ?? plistVersion(of: target, in: model, folder: folder) else { continue }
                 let kind = target.role == .test ? "a test target" : target.role == .app ? "an app of its own" : "not an extension of the app"
-                leftAlone.append("\(target.name) (\(display)): MARKETING_VERSION \(model.ownVersion(of: target) ?? "not set"), \(kind); left alone"
+                leftAlone.append("\(target.name) (\(display)): \(own), \(kind); left alone"
                     + (target.role == .test ? "" : " (list it under versions.targets in .shiplane.yml to move it with the app)"))
             }
             if model.targets.contains(where: { $0.role == .app }) { appProjects.append((display, files)) }
@@ -95,7 +103,7 @@ struct VersionSourceSearch {
                 GradleVersionFormat(kotlin: kotlin, versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
             })
             if let bytes = try? fileSystem.contents(of: script.path), let text = String(data: bytes, encoding: .utf8),
-               text.contains("com.android.application") || text.contains("applicationId") {
+               text.contains("applicationId") {
                 androidApps.append(VersionFile(url: script, format: GradleVersionFormat(kotlin: kotlin), displayPath: VersionFileDetector.relativePath(of: script, to: root)))
             }
         }
@@ -141,6 +149,18 @@ struct VersionSourceSearch {
             unreadable: problems,
             leftAlone: leftAlone
         )
+    }
+
+    /// "CFBundleShortVersionString 1.0 in Sources/Launcher/Info.plist" when the target's
+    /// Info.plist writes a version of its own.
+    private func plistVersion(of target: XcodeProjectModel.Target, in model: XcodeProjectModel, folder: URL) -> String? {
+        for plist in model.infoPlists(of: [target]).sorted() {
+            let url = folder.appendingPathComponent(plist)
+            guard let bytes = try? fileSystem.contents(of: url.path), let reading = try? InfoPlistVersionFormat().read(bytes),
+                  reading.version.literal != nil, let text = reading.text else { continue }
+            return "CFBundleShortVersionString \(text) in \(VersionFileDetector.relativePath(of: url, to: root))"
+        }
+        return nil
     }
 
     // MARK: - Candidates
@@ -190,7 +210,8 @@ struct VersionSourceSearch {
         var found = Found()
         for candidate in candidates {
             let url = candidate.url
-            let file = VersionFile(url: url, format: candidate.format(variables), displayPath: VersionFileDetector.relativePath(of: url, to: root))
+            var file = VersionFile(url: url, format: candidate.format(variables), displayPath: VersionFileDetector.relativePath(of: url, to: root))
+            file.followsApp = candidate.follower
             guard let kind = fileSystem.kind(of: url.path) else { continue }
             if kind == .folder {
                 if candidate.mustBeFile {

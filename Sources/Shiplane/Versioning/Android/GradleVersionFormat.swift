@@ -44,11 +44,11 @@ public struct GradleVersionFormat: TextualVersionFormat {
         for index in text.lines.indices {
             let lineText = text.text(text.lines[index])
             defer { blocks.advance(over: lineText) }
-            guard let groups = text.matches(line, inLine: index).first, let keyRange = groups[1], let restRange = groups[5] else { continue }
+            guard let groups = text.matches(line, inLine: index).first, let keyRange = groups[1], let restRange = groups[4] else { continue }
             let key = text.text(keyRange)
             let isVersion = key == "versionName" || versionVariables.contains(key)
             let place = blocks.path.isEmpty ? "" : blocks.path.joined(separator: " ") + " "
-            guard var located = Self.value(in: text, restRange, openParenthesis: groups[4] != nil) else { continue }
+            guard var located = Self.value(in: text, restRange, openParenthesis: groups[3] != nil) else { continue }
             located = LocatedValue(
                 range: located.range, value: located.value, label: "\(place)\(key) (line \(index + 1))",
                 isQuoted: located.isQuoted, key: key,
@@ -126,10 +126,12 @@ struct GradleBlocks {
         for character in line {
             if let open = quote {
                 if character == open, previous != "\\" { quote = nil }
+                pending.append(character)
             } else if character == "/", previous == "/" {
                 break
             } else if character == "\"" || character == "'" {
                 quote = character
+                pending.append(character)
             } else if character == "{" {
                 path.append(Self.blockName(pending))
                 pending = ""

@@ -14,6 +14,10 @@ struct LocatedValue {
     /// The variable a value that is not written here refers to, when the format's syntax for
     /// that is not `$(NAME)` (Gradle's `versionName = VERSION_NAME`).
     var explicitReference: String? = nil
+    /// True for a copy that must follow the others (an app extension's setting): it is
+    /// rewritten with them, but does not take part in deciding the version, and a different
+    /// value is reported as out of step instead of refused.
+    var follower = false
 
     /// The variable the value refers to (`$(MARKETING_VERSION)`, `VERSION_NAME`), or nil for a literal.
     var reference: String? { explicitReference ?? BuildSettingReference.variable(in: value) }
@@ -96,6 +100,12 @@ enum TextualVersionEditing {
     }
 
     static func read(_ fields: LocatedFields, format: some TextualVersionFormat) throws -> VersionReading {
+        if fields.versions.isEmpty, !fields.builds.isEmpty, format.buildKey != nil {
+            // Only a build number here (`VERSION_CODE=310` in gradle.properties): a source of it alone.
+            var withBuildOnly = fields
+            withBuildOnly.versions = []
+            return try readBuildOnly(withBuildOnly, format: format)
+        }
         guard !fields.versions.isEmpty else {
             throw VersionFileError(
                 .notASource,
@@ -127,10 +137,29 @@ enum TextualVersionEditing {
             }
         }
         var reading = VersionReading(version: version, build: build)
-        reading.text = fields.versions.first { $0.reference == nil }?.value
+        reading.followerVersions = Dictionary(fields.versions.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
+        reading.followerBuilds = Dictionary(fields.builds.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
+        reading.versionShape = format.versionShape
+        reading.text = fields.versions.first { $0.reference == nil && !$0.follower }?.value
         reading.versionReferences = Set(fields.versions.compactMap(\.reference))
         reading.buildReferences = Set(fields.builds.compactMap(\.reference))
         reading.definedVariables = Set((fields.versions + fields.builds).compactMap(\.key))
+        return reading
+    }
+
+    /// The reading of a file that holds a build number and no version.
+    private static func readBuildOnly(_ fields: LocatedFields, format: some TextualVersionFormat) throws -> VersionReading {
+        let build: VersionField<String>
+        switch try agreedField(fields.builds, key: format.buildKey ?? "build", format: format.name) {
+        case .delegated(let variable): build = .delegated(variable: variable)
+        case .literal(let located): build = .literal(located.value)
+        }
+        var reading = VersionReading(version: .delegated(variable: format.versionKey), build: build)
+        reading.text = nil
+        reading.buildReferences = Set(fields.builds.compactMap(\.reference))
+        reading.followerBuilds = Dictionary(fields.builds.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
+        reading.definedVariables = Set(fields.builds.compactMap(\.key))
+        reading.holdsBuildOnly = true
         return reading
     }
 
@@ -154,7 +183,7 @@ enum TextualVersionEditing {
         locate: (VersionText) throws -> LocatedFields
     ) throws -> Data {
         var edits: [(range: Range<Int>, replacement: String)] = []
-        if let version {
+        if let version, !(fields.versions.isEmpty && !fields.builds.isEmpty && format.buildKey != nil) {
             guard !fields.versions.isEmpty else {
                 throw VersionFileError(
                     .notASource,
@@ -208,16 +237,17 @@ enum TextualVersionEditing {
     /// The one value all copies hold (delegated copies aside), or the delegation when all are.
     /// - Throws: `VersionFileError.inconsistent` listing every copy when literal copies differ.
     static func agreedField(_ values: [LocatedValue], key: String, format: String) throws -> AgreedField {
-        let literals = values.filter { $0.reference == nil }
+        // Followers (an extension's copy) never decide the value; they are rewritten with it.
+        let literals = values.filter { $0.reference == nil && !$0.follower }
         guard let first = literals.first else {
-            let variable = values.first?.reference ?? key
+            let variable = values.first { !$0.follower }?.reference ?? key
             return .delegated(variable: variable)
         }
         guard literals.allSatisfy({ $0.value == first.value }) else {
             throw VersionFileError(
                 .inconsistent,
                 "The \(format) file sets \(key) to different values",
-                details: values.map { (key: $0.label, value: $0.value) },
+                details: values.filter { !$0.follower }.map { (key: $0.label, value: $0.value) },
                 suggestion: "Make every \(key) the same, then run again"
             )
         }

@@ -53,6 +53,21 @@ public struct VersionReading: Hashable, Sendable {
     /// The variables the file sets to a value (`MARKETING_VERSION`, `APP_VERSION`), for formats
     /// that name their settings.
     public var definedVariables: Set<String> = []
+    /// Copies that follow the version (an app extension's setting), by where they are:
+    /// rewritten with it, never deciding it.
+    public var followerVersions: [String: String] = [:]
+    /// Copies that follow the build number, by where they are.
+    public var followerBuilds: [String: String] = [:]
+    /// How the format writes versions, to compare the followers' copies.
+    public var versionShape: VersionShape = .semantic
+
+    /// True for a file that holds a build number and no version (`VERSION_CODE=310`).
+    public var holdsBuildOnly = false
+
+    /// True when the file holds a version of its own or copies that follow one: a bump rewrites it.
+    public var holdsVersion: Bool { version.literal != nil || !followerVersions.isEmpty }
+    /// True when the file holds a build number of its own or copies that follow one.
+    public var holdsBuild: Bool { build?.literal != nil || !followerBuilds.isEmpty }
 
     /// Creates a reading of a version and, optionally, a build number.
     public init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {

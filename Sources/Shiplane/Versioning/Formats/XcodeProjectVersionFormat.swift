@@ -24,10 +24,14 @@ public struct XcodeProjectVersionFormat: TextualVersionFormat {
     /// The build configurations read, by object identifier, each with its name for messages
     /// ("Widget Release"); nil reads every configuration.
     public let configurations: [String: String]?
+    /// The configurations of targets that follow the app (extensions, widgets, watch apps):
+    /// rewritten with it, and reported when they hold another value.
+    public let followers: Set<String>
 
     /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
-    /// settings named, in `configurations` (nil: in every one).
-    public init(versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil) {
+    /// settings named, in `configurations` (nil: in every one); `followers` follow the others.
+    public init(versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil, followers: Set<String> = []) {
+        self.followers = followers
         self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
         self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
         self.configurations = configurations
@@ -60,7 +64,8 @@ public struct XcodeProjectVersionFormat: TextualVersionFormat {
                     value: text.text(valueRange),
                     label: "\(configuration) \(key) (line \(index + 1))",
                     isQuoted: groups[2] != nil,
-                    key: key
+                    key: key,
+                    follower: object.map { followers.contains($0) } ?? false
                 )
                 if isVersion { fields.versions.append(located) } else { fields.builds.append(located) }
             }

@@ -128,16 +128,14 @@ struct XcodeProjectModel: Sendable {
         var released: [Target] = []
         var independent: [Target] = []
         for target in targets {
-            let sets = target.configurations.contains { $0.settings["MARKETING_VERSION"] != nil || $0.settings["CURRENT_PROJECT_VERSION"] != nil }
             if target.name == mainApp?.name || target.role == .embedded || listed.contains(target.name) {
                 released.append(target)
             } else if mainApp == nil, target.role != .test {
                 released.append(target)
-            } else if sets {
+            } else {
+                // Another app, a framework or a test: whatever version it sets of its own stays.
+                // One that sets none inherits the project's settings and moves with them anyway.
                 independent.append(target)
-            } else if target.role != .test {
-                // Inherits the project's settings: it moves with them, nothing of its own to leave alone.
-                released.append(target)
             }
         }
         return (released, independent)
@@ -152,6 +150,11 @@ struct XcodeProjectModel: Sendable {
             for configuration in target.configurations { labels[configuration.id] = "\(target.name) \(configuration.name)" }
         }
         return labels
+    }
+
+    /// The configurations of the embedded targets among `targets`: they follow the app.
+    func followerConfigurations(of targets: [Target]) -> Set<String> {
+        Set(targets.filter { $0.role == .embedded }.flatMap { $0.configurations.map(\.id) })
     }
 
     /// The Info.plist files of `targets` (`INFOPLIST_FILE`, relative to the project's folder).
