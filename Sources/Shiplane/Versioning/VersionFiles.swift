@@ -92,6 +92,11 @@ extension LaneContext {
                     }
                 }
             } catch let error as VersionFileError where error.kind == .notFound {
+                // A monorepo's root has no version of its own: its packages do. Reading one here
+                // would release the whole repository as `v0.1.0`.
+                if package == nil, let packages = try? ProjectSettings.load(root: workingDirectory).packages, !packages.isEmpty {
+                    throw MonorepoRootError(packages: packages.map(\.name))
+                }
                 // No version file: the version lives in tags (Go, SwiftPM, Cargo workspaces).
                 // Outside a repository, or before its first commit, there are no tags to ask.
                 guard let repository = try? repository(), (try? git { try repository.head() }).map({ if case .unborn = $0 { false } else { true } }) == true else {
@@ -123,5 +128,27 @@ extension LaneContext {
     func displayPath(_ path: String) -> String {
         let root = workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/"
         return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    }
+}
+
+/// A version asked of a monorepo's root, which has none: each declared package has its own.
+public struct MonorepoRootError: ReportableError {
+    /// The packages `.shiplane.yml` declares.
+    public let packages: [String]
+
+    /// A usage mistake: the command needs a package.
+    public var category: ErrorCategory { .usage }
+
+    /// Says that the root has no version and names the packages.
+    public var message: String {
+        "This repository declares \(packages.count) package\(packages.count == 1 ? "" : "s") (\(packages.joined(separator: ", "))) and has no version of its own at the root"
+    }
+
+    /// The packages, as facts.
+    public var info: [(key: String, value: String)] { packages.map { (key: "package", value: $0) } }
+
+    /// How to name one, or all.
+    public var suggestion: String? {
+        "Name one: `shiplane bump patch --package \(packages.first ?? "NAME")` (in lanes: `try lane.package(\"\(packages.first ?? "NAME")\")`), or bump each with --all"
     }
 }

@@ -37,7 +37,8 @@ enum VersionCommand {
         }
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
-        if options.all {
+        // At a monorepo's root, which has no version of its own, `version` lists the packages.
+        if options.all || (options.package == nil && Self.isMonorepoRootWithoutVersion(context)) {
             return try all(context, root: root, json: options.json, session: session)
         }
         if let package = options.package { context = try context.package(package) }
@@ -70,6 +71,16 @@ enum VersionCommand {
             session.out.line("  " + key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
         }
         return ShiplaneExitCode.success.rawValue
+    }
+
+    /// True when `.shiplane.yml` declares packages and the root itself holds no version.
+    private static func isMonorepoRootWithoutVersion(_ context: LaneContext) -> Bool {
+        do {
+            _ = try context.versionDetails()
+            return false
+        } catch {
+            return error is MonorepoRootError
+        }
     }
 
     /// `--all`: one line per package — name, version, where it was read, last release tag.
