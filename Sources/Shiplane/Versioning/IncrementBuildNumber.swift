@@ -68,14 +68,7 @@ public struct IncrementBuildNumber: Action {
     public func run(in step: StepContext) throws -> BuildNumberResult {
         let lane = step.lane
         let current = try lane.readVersion(files)
-        let holders = current.sources.filter { $0.reading.holdsBuild }
-        guard !holders.isEmpty else {
-            throw ShiplaneError(
-                "no version file holds a build number",
-                info: [("version files", current.sources.map(\.file.displayPath).joined(separator: ", "))],
-                suggestion: "build numbers live in Info.plist (CFBundleVersion), project.pbxproj or .xcconfig (CURRENT_PROJECT_VERSION), build.gradle (versionCode), pubspec.yaml (version: 1.2.3+45) or app.json"
-            )
-        }
+        let holders = try Self.holders(of: current)
         let next: String
         switch change {
         case .increment:
@@ -96,13 +89,19 @@ public struct IncrementBuildNumber: Action {
         case .timestamp:
             next = BuildNumberChange.timestamp(lane.state.now())
         }
+        return try Self.write(next, over: current, holders: holders, change: change.description, in: step)
+    }
+
+    /// Writes `next` into every holder of the build number, refusing a number lower than the
+    /// current one where an Android `versionCode` holds it; one change set, for `commitVersionBump`.
+    static func write(_ next: String, over current: AgreedVersion, holders: [AgreedVersion.Source], change: String, in step: StepContext) throws -> BuildNumberResult {
         // Google Play refuses a versionCode that does not grow; App Store build numbers may start
         // again with each new version, so only an Android build number is held to it.
-        let android = holders.filter { Self.holdsVersionCode($0.file.format) }
+        let android = holders.filter { holdsVersionCode($0.file.format) }
         if let previous = current.build, !android.isEmpty, BuildNumber.isLower(next, than: previous) {
             throw ShiplaneError(
                 "the new build number \(next) is lower than the current \(previous)",
-                info: [("change", change.description), ("versionCode in", android.map(\.file.displayPath).joined(separator: ", "))],
+                info: [("change", change), ("versionCode in", android.map(\.file.displayPath).joined(separator: ", "))],
                 suggestion: "Google Play refuses a versionCode that does not grow: use .next, or a higher .value(…)"
             )
         }
@@ -115,6 +114,19 @@ public struct IncrementBuildNumber: Action {
         }
         step.note("\(current.build ?? "none") → \(next)")
         return BuildNumberResult(previous: current.build, build: next, fileChanges: changes)
+    }
+
+    /// The files holding a build number, or an error naming the version files read.
+    static func holders(of current: AgreedVersion) throws -> [AgreedVersion.Source] {
+        let holders = current.sources.filter { $0.reading.holdsBuild }
+        guard !holders.isEmpty else {
+            throw ShiplaneError(
+                "no version file holds a build number",
+                info: [("version files", current.sources.map(\.file.displayPath).joined(separator: ", "))],
+                suggestion: "build numbers live in Info.plist (CFBundleVersion), project.pbxproj or .xcconfig (CURRENT_PROJECT_VERSION), build.gradle (versionCode), pubspec.yaml (version: 1.2.3+45) or app.json"
+            )
+        }
+        return holders
     }
 }
 
@@ -142,10 +154,10 @@ extension IncrementBuildNumber: DocumentedAction {
     /// How `lane.incrementBuildNumber` appears in the action catalog.
     public static let documentation = ActionDocumentation(
         domain: "Versioning",
-        summary: "Change the build number in every file that holds it (CFBundleVersion, CURRENT_PROJECT_VERSION, versionCode, pubspec +N, app.json): next, a value, from CI, the commit count or a timestamp",
+        summary: "Change the build number in every file that holds it (CFBundleVersion, CURRENT_PROJECT_VERSION, versionCode, pubspec +N, app.json): next, a value, from CI, the commit count, a timestamp or the stores' next",
         signature: "try lane.incrementBuildNumber(_ change: BuildNumberChange = .increment, files: [VersionFileReference]? = nil) -> BuildNumberResult",
         parameters: [
-            .init(name: "change", type: "BuildNumberChange", defaultValue: ".increment", help: ".next (= .increment), .value(42) (= .set(\"42\")), .fromCI (GITHUB_RUN_NUMBER, BUILD_NUMBER, CI_PIPELINE_IID, ...), .commitCount, .timestamp (UTC yyDDDHHmm)"),
+            .init(name: "change", type: "BuildNumberChange", defaultValue: ".increment", help: ".next (= .increment), .value(42) (= .set(\"42\")), .fromCI (GITHUB_RUN_NUMBER, BUILD_NUMBER, CI_PIPELINE_IID, ...), .commitCount, .timestamp (UTC yyDDDHHmm); `try await` with .fromStores (latest App Store Connect build of this version + 1, highest Play versionCode + 1)"),
             .init(name: "files", type: "[VersionFileReference]?", defaultValue: "detected", help: "the files holding the build number (Info.plist, project.pbxproj, .xcconfig, build.gradle versionCode, gradle.properties, pubspec.yaml, app.json)"),
         ],
         example: "let build = try lane.incrementBuildNumber()",
