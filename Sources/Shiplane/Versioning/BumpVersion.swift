@@ -35,10 +35,12 @@ public struct BumpVersion: Action {
             try lane.releaseLevelSinceLastTag(currentVersion: current.version)
         }
         if let origin = current.tagOrigin {
+            lane.state.bumpedVersion = next
             step.note("\(current.version) → \(next) (no version file: the version lives in tags"
                 + (origin.tag.map { ", last release \($0))" } ?? ", none yet)"))
             return VersionBumpResult(previous: current.version, version: next, fileChanges: [], versionInTags: true)
         }
+        lane.state.bumpedVersion = next
         var changes: [FileChange] = []
         for source in current.sources where source.reading.holdsVersion {
             let updated = try source.rewritten(version: next, build: nil)
