@@ -50,7 +50,11 @@ public enum VersionFileDetector {
     /// - Throws: `VersionFileError.notFound` naming everything looked for and everything skipped.
     public static func detect(in root: URL, fileSystem: any FileSystem = LiveFileSystem()) throws -> [VersionFile] {
         let found = try read(in: root, fileSystem: fileSystem)
-        return (found.sources.map(\.file) + found.unreadable.map(\.file)).sorted { $0.displayPath < $1.displayPath }
+        // A file read as a source can also carry a problem (a reference nothing sets): list it once.
+        var seen: Set<String> = []
+        return (found.sources.map(\.file) + found.unreadable.map(\.file))
+            .filter { seen.insert($0.url.standardizedFileURL.path).inserted }
+            .sorted { $0.displayPath < $1.displayPath }
     }
 
     /// Finds the version files in `root` and reads each one through `fileSystem` (in a dry
