@@ -106,6 +106,9 @@ public struct Changelog: Action {
     static func releases(
         _ range: ChangelogRange, version: String?, history: ChangelogHistory, lane: LaneContext
     ) throws -> (list: [ChangelogRelease], links: RemoteLinks?) {
+        // Before `addGitTag`, the release being made is the version this run bumped to: the
+        // notes are titled with it, in a dry run as in the real run.
+        let version = version ?? (range == .lastTag ? lane.state.bumpedVersion.map { $0.description } : nil)
         var releases = try history.releases(range, title: version)
         if let version, range != .all, var first = releases.first, first.tagName == nil {
             first.title = (try? SemanticVersion(parsing: version))?.description ?? version

@@ -48,6 +48,9 @@ public struct BumpRules: Sendable, Equatable {
     public var patchTypes: Set<String>
     /// What a breaking change does before 1.0.0: `.minor` (the default) or `.major`.
     public var breakingBeforeOne: BumpLevel
+    /// Xcode targets whose own version moves with the app's (`versions.targets`), beside the
+    /// app's extensions, widgets and watch app, which always do.
+    public var targets: Set<String> = []
 
     /// Creates rules; the defaults are commitizen's.
     public init(minorTypes: Set<String> = ["feat"], patchTypes: Set<String> = ["fix", "perf"], breakingBeforeOne: BumpLevel = .minor) {

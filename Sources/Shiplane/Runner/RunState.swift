@@ -8,6 +8,7 @@ final class RunState: @unchecked Sendable {
     private let lock = NSLock()
     private var records: [StepRecord] = []
     private var releaseChanges: [any ReleaseChanges] = []
+    private var bumped: SemanticVersion?
     private var noReturn: String?
     private var namedOutputs: [(name: String, value: String)] = []
     private var dryRunCommits = 0
@@ -60,6 +61,13 @@ final class RunState: @unchecked Sendable {
 
     /// What release steps returned in this run that no commit took yet, in order.
     var uncommittedReleaseChanges: [any ReleaseChanges] { lock.withLock { releaseChanges } }
+
+    /// The version this run's last `bumpVersion` moved to: the release being made, which notes
+    /// rendered before `addGitTag` are titled with (so a dry run shows what the real run does).
+    var bumpedVersion: SemanticVersion? {
+        get { lock.withLock { bumped } }
+        set { lock.withLock { bumped = newValue } }
+    }
 
     /// Forgets the results whose files a commit took (all of `paths`).
     func markCommitted(_ paths: Set<String>) {

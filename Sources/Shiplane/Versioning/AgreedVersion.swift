@@ -50,6 +50,26 @@ public struct AgreedVersion: Sendable {
     public let sources: [Source]
     /// Set when no version file exists and the version comes from release tags.
     public let tagOrigin: TagOrigin?
+    /// Xcode targets with a version of their own that a release leaves alone, each named with
+    /// its version and why (a macOS helper app, a test bundle).
+    public var leftAlone: [String] = []
+    /// App extensions, widgets and watch apps whose version or build differs from the app's,
+    /// each as "file where: value": a bump brings them in step.
+    public var outOfStep: [String] = []
+
+    /// The version as the files write it: `1.0` when every file with a version of its own
+    /// writes the Apple marketing version `1.0`; otherwise the SemVer text.
+    public var shown: String {
+        let texts = Set(sources.compactMap { $0.reading.version.literal == nil ? nil : $0.reading.text })
+        return texts.count == 1 ? texts.first ?? version.description : version.description
+    }
+
+    /// `next` as the files will write it: in the shape of the version they hold now (`1.0`
+    /// bumped minor shows as `1.1`).
+    public func shown(_ next: SemanticVersion) -> String {
+        let shape: VersionShape = sources.contains { $0.file.format is InfoPlistVersionFormat || $0.file.format is XcodeProjectVersionFormat || $0.file.format is XcconfigVersionFormat } ? .apple : .android
+        return shape.text(for: next, replacing: shown)
+    }
 
     /// Where a tag-only project's version comes from: the highest SemVer release tag reachable
     /// from HEAD, or none (then the version is 0.0.0).
@@ -81,7 +101,7 @@ public struct AgreedVersion: Sendable {
 
     /// Files whose version is delegated to build settings (`$(MARKETING_VERSION)`).
     public var delegated: [VersionFile] {
-        sources.filter { $0.reading.version.literal == nil }.map(\.file)
+        sources.filter { !$0.reading.holdsVersion && !$0.reading.holdsBuildOnly }.map(\.file)
     }
 
     /// Reads every file and checks that they agree on the version and on the build number.
@@ -122,30 +142,46 @@ public struct AgreedVersion: Sendable {
                 underlying: failures
             )
         }
-        let versions = Set(sources.compactMap { $0.reading.version.literal })
-        let builds = Set(sources.compactMap { $0.reading.build?.literal })
+        let leaders = sources.contains { !$0.file.followsApp } ? sources.filter { !$0.file.followsApp } : sources
+        let versions = Set(leaders.compactMap { $0.reading.version.literal })
+        let builds = Set(leaders.compactMap { $0.reading.build?.literal })
         guard versions.count <= 1, builds.count <= 1 else {
             let subject = versions.count > 1 ? "version" : "build number"
             throw VersionFileError(
                 .disagreement,
                 "The version files disagree on the \(subject)",
-                details: sources.map { (key: $0.file.displayPath, value: describe($0.reading)) },
+                details: leaders.map { (key: $0.file.displayPath, value: describe($0.reading)) },
                 suggestion: "Set the same version in every file (or delegate it to build settings), then run again"
             )
         }
         guard let version = versions.first else {
             throw VersionFileError(
-                .notFound,
+                .missingVersion,
                 "No version file holds a version of its own: every one delegates to build settings",
                 details: sources.map { (key: $0.file.displayPath, value: describe($0.reading)) },
                 suggestion: "Add the file that defines the build setting (an .xcconfig or project.pbxproj)"
             )
         }
-        return AgreedVersion(version: version, build: builds.first, sources: sources)
+        var agreed = AgreedVersion(version: version, build: builds.first, sources: sources)
+        for source in sources {
+            for (place, text) in source.reading.followerVersions.sorted(by: { $0.key < $1.key })
+            where (try? source.reading.versionShape.parse(text)) != agreed.version {
+                agreed.outOfStep.append("\(source.file.displayPath) \(place): \(text)")
+            }
+            for (place, text) in source.reading.followerBuilds.sorted(by: { $0.key < $1.key }) where text != agreed.build {
+                agreed.outOfStep.append("\(source.file.displayPath) \(place): \(text)")
+            }
+        }
+        for source in sources where source.file.followsApp {
+            let version = source.reading.version.literal.map { $0 != agreed.version } ?? false
+            let build = source.reading.build?.literal.map { $0 != agreed.build } ?? false
+            if version || build { agreed.outOfStep.append("\(source.file.displayPath): \(describe(source.reading))") }
+        }
+        return agreed
     }
 
     private static func describe(_ reading: VersionReading) -> String {
-        var text = "version \(reading.version)"
+        var text = "version " + (reading.version.literal != nil ? reading.text ?? "\(reading.version)" : "\(reading.version)")
         if let build = reading.build { text += ", build \(build)" }
         return text
     }

@@ -45,6 +45,18 @@ public enum BuildNumber {
         return groups.joined(separator: ".")
     }
 
+    /// True when `candidate` comes before `current`, comparing dot-separated groups as numbers
+    /// (`9` < `10`, `2024.5.9` < `2024.5.10`); false when either is not a build number.
+    public static func isLower(_ candidate: String, than current: String) -> Bool {
+        guard (try? validated(candidate)) != nil, (try? validated(current)) != nil else { return false }
+        let a = candidate.split(separator: ".").map { $0.drop { $0 == "0" } }
+        let b = current.split(separator: ".").map { $0.drop { $0 == "0" } }
+        for (x, y) in zip(a, b) where x != y {
+            return x.count != y.count ? x.count < y.count : x < y
+        }
+        return a.count < b.count
+    }
+
     /// The build number from the first CI variable in `ciVariables` that is set and not empty.
     ///
     /// Takes the environment as a value so callers decide where it comes from; never reads the

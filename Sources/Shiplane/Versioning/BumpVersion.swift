@@ -35,21 +35,29 @@ public struct BumpVersion: Action {
             try lane.releaseLevelSinceLastTag(currentVersion: current.version)
         }
         if let origin = current.tagOrigin {
+            lane.state.bumpedVersion = next
             step.note("\(current.version) → \(next) (no version file: the version lives in tags"
                 + (origin.tag.map { ", last release \($0))" } ?? ", none yet)"))
             return VersionBumpResult(previous: current.version, version: next, fileChanges: [], versionInTags: true)
         }
+        lane.state.bumpedVersion = next
         var changes: [FileChange] = []
-        for source in current.sources where source.reading.version.literal != nil {
+        for source in current.sources where source.reading.holdsVersion {
             let updated = try source.rewritten(version: next, build: nil)
             if let change = try step.writeFile(updated, to: source.file.url.path, describedAs: source.file.displayPath, replacing: source.bytes) {
                 changes.append(change)
             }
         }
         let changed = changes.map(\.displayPath)
-        step.note("\(current.version) → \(next)" + (changed.isEmpty ? "" : " (\(changed.joined(separator: ", ")))"))
+        step.note("\(current.shown) → \(current.shown(next))" + (changed.isEmpty ? "" : " (\(changed.joined(separator: ", ")))"))
         for delegated in current.delegated {
             step.log("\(delegated.displayPath) takes its version from build settings; left as it is")
+        }
+        for target in current.leftAlone {
+            step.log(target)
+        }
+        for follower in current.outOfStep {
+            step.log("\(follower) was out of step with the app; now \(current.shown(next))")
         }
         return VersionBumpResult(previous: current.version, version: next, fileChanges: changes)
     }
@@ -71,7 +79,7 @@ public struct CurrentVersion: Action {
     /// - Throws: `VersionFileError` when they disagree, cannot be read, or none is found.
     public func run(in step: StepContext) throws -> SemanticVersion {
         let agreed = try step.lane.readVersion(files)
-        step.note(agreed.version.description + (agreed.build.map { " (\($0))" } ?? ""))
+        step.note(agreed.shown + (agreed.build.map { " (\($0))" } ?? ""))
         return agreed.version
     }
 }

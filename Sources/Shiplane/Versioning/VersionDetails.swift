@@ -15,7 +15,7 @@ public struct VersionDetails: Codable, Sendable, Equatable {
         public var build: String?
     }
 
-    /// The version the files agree on.
+    /// The version the files agree on, as they write it (`1.0` for an Apple marketing version).
     public var version: String
     /// The build number they agree on, when any file holds one.
     public var build: String?
@@ -32,6 +32,12 @@ public struct VersionDetails: Codable, Sendable, Equatable {
     public var versionTag: String?
     /// With `origin == "tags"`: tags not taken as releases, and why.
     public var ignoredTags: [IgnoredTag]
+    /// Xcode targets with a version of their own that a bump leaves alone, each named with it.
+    /// Absent when there is none.
+    public var leftAlone: [String]?
+    /// App extensions, widgets and watch apps whose version differs from the app's (a bump
+    /// brings them in step). Absent when there is none.
+    public var outOfStep: [String]?
 
     /// A tag that was not taken as a release.
     public struct IgnoredTag: Codable, Sendable, Equatable {
@@ -50,7 +56,9 @@ extension LaneContext {
         let sources = agreed.sources.map { source in
             VersionDetails.Source(
                 path: source.file.displayPath, format: source.file.format.name,
-                version: Self.text(source.reading.version), build: source.reading.build.map(Self.text)
+                version: source.reading.version.literal == nil
+                    ? (source.reading.holdsBuildOnly ? "no version" : source.reading.followerVersions.isEmpty ? Self.text(source.reading.version) : "follows the app")
+                    : source.reading.text ?? Self.text(source.reading.version), build: source.reading.build.map(Self.text)
             )
         }
         var tag: Tag?
@@ -58,10 +66,12 @@ extension LaneContext {
             tag = try lastReleaseTag()
         }
         return VersionDetails(
-            version: agreed.version.description, build: agreed.build, sources: sources,
+            version: agreed.shown, build: agreed.build, sources: sources,
             lastReleaseTag: tag?.name, lastReleaseCommit: tag?.target.short,
             origin: agreed.tagOrigin == nil ? "files" : "tags", versionTag: agreed.tagOrigin?.tag,
-            ignoredTags: (agreed.tagOrigin?.ignored ?? []).map { VersionDetails.IgnoredTag(name: $0.name, reason: $0.reason) }
+            ignoredTags: (agreed.tagOrigin?.ignored ?? []).map { VersionDetails.IgnoredTag(name: $0.name, reason: $0.reason) },
+            leftAlone: agreed.leftAlone.isEmpty ? nil : agreed.leftAlone,
+            outOfStep: agreed.outOfStep.isEmpty ? nil : agreed.outOfStep
         )
     }
 

@@ -2,8 +2,13 @@ import Foundation
 
 /// Finds the files that hold a project's version, for use without configuration.
 public enum VersionFileDetector {
-    /// Folders never searched for Info.plist files.
-    public static let skippedFolders: Set<String> = [".build", "node_modules", "Pods", ".git", "DerivedData"]
+    /// Folders never searched: dependencies, build output, generated Flutter files.
+    public static let skippedFolders: Set<String> = [
+        ".build", "node_modules", "Pods", ".git", "DerivedData", "Carthage", "build", "vendor", "ephemeral", ".gradle", ".dart_tool",
+    ]
+
+    /// How deep the search for Xcode projects, xcconfigs and Gradle scripts goes.
+    static let maximumDepth = 8
 
     /// Every file or pattern `detect(in:)` looks for, relative to the root, for messages.
     public static let searchedLocations = [
@@ -12,87 +17,59 @@ public enum VersionFileDetector {
         "Cargo.toml",
         "pyproject.toml",
         "*.podspec",
-        "*.xcconfig",
-        "*.xcodeproj/project.pbxproj",
-        "Info.plist, */Info.plist, */*/Info.plist (skipping \(skippedFolders.sorted().joined(separator: ", ")))",
+        "pubspec.yaml (Flutter: version: 1.2.3+45)",
+        "app.json, app.config.js, app.config.ts (Expo: version, ios.buildNumber, android.versionCode)",
+        "**/*.xcodeproj/project.pbxproj (MARKETING_VERSION, CURRENT_PROJECT_VERSION in the app's targets)",
+        "**/*.xcconfig",
+        "Info.plist, */Info.plist, */*/Info.plist, and each app target's INFOPLIST_FILE",
+        "**/build.gradle, **/build.gradle.kts (versionName, versionCode), **/gradle.properties, gradle/libs.versions.toml",
         "Sources/*/Version.swift",
+        "(skipping \(skippedFolders.sorted().joined(separator: ", ")))",
     ]
+
+    /// What a search found: the version sources, the files that could not be read, and the
+    /// Xcode targets whose own version was left alone.
+    public struct Search: Sendable {
+        /// The version files read, sorted by path.
+        public var sources: [AgreedVersion.Source]
+        /// Files that should hold a version but could not be read, each with why.
+        public var unreadable: [(file: VersionFile, error: any Error)]
+        /// Targets with a version of their own that a release does not move, named with it.
+        public var leftAlone: [String]
+    }
 
     /// The version files in `root`, sorted by path.
     ///
     /// Looks at the root for `VERSION`, `package.json`, `Cargo.toml`, `pyproject.toml`,
-    /// `*.podspec`, `*.xcconfig` and `*.xcodeproj/project.pbxproj`, for `Info.plist` files at
-    /// most two folders down, and for `Sources/*/Version.swift`. A file of a known format that
-    /// holds no version of its own (an xcconfig without `MARKETING_VERSION`, a Cargo.toml with
-    /// `version.workspace = true`) is skipped; a file that cannot be read is kept so that reading
-    /// it reports the problem.
+    /// `*.podspec`, `pubspec.yaml`, `app.json` and `app.config.*`; at any depth (skipping
+    /// `skippedFolders`) for Xcode projects, `.xcconfig` files and Gradle scripts; for
+    /// `Info.plist` files at most two folders down and wherever an app target's
+    /// `INFOPLIST_FILE` says; and for `Sources/*/Version.swift`. A file of a known format that
+    /// holds no version of its own is skipped; a file that cannot be read is kept so that
+    /// reading it reports the problem.
     /// - Throws: `VersionFileError.notFound` naming everything looked for and everything skipped.
     public static func detect(in root: URL, fileSystem: any FileSystem = LiveFileSystem()) throws -> [VersionFile] {
         let found = try read(in: root, fileSystem: fileSystem)
-        return (found.sources.map(\.file) + found.unreadable.map(\.file)).sorted { $0.displayPath < $1.displayPath }
+        // A file read as a source can also carry a problem (a reference nothing sets): list it once.
+        var seen: Set<String> = []
+        return (found.sources.map(\.file) + found.unreadable.map(\.file))
+            .filter { seen.insert($0.url.standardizedFileURL.path).inserted }
+            .sorted { $0.displayPath < $1.displayPath }
     }
 
-    /// Finds the version files in `root` and reads each one once, through `fileSystem` (in a dry
-    /// run, an overlay): the sources with their bytes, and the files that could not be read.
-    /// - Throws: `VersionFileError.notFound` as `detect(in:)` does.
-    public static func read(
-        in root: URL, fileSystem: any FileSystem
-    ) throws -> (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)]) {
+    /// Finds the version files in `root` and reads each one through `fileSystem` (in a dry
+    /// run, an overlay): the sources with their bytes, the files that could not be read, and
+    /// the targets left alone. `listedTargets` are Xcode targets whose own version moves with
+    /// the app's (`versions.targets` in `.shiplane.yml`).
+    /// - Throws: `VersionFileError.notFound` as `detect(in:)` does when the project has no
+    ///   version file at all; `.missingVersion` when the project is an app (an Xcode project, an
+    ///   Android app, a Flutter or Expo app) whose version is not found, or a value refers to a
+    ///   setting that nothing sets.
+    public static func read(in root: URL, fileSystem: any FileSystem, listedTargets: Set<String> = []) throws -> Search {
         let root = root.standardizedFileURL
-        var candidates: [(URL, any VersionFormat)] = []
-        for name in list(root, fileSystem) {
-            let url = root.appendingPathComponent(name)
-            switch name {
-            case "VERSION": candidates.append((url, PlainVersionFormat()))
-            case "package.json": candidates.append((url, PackageJSONVersionFormat()))
-            case "Cargo.toml": candidates.append((url, CargoVersionFormat()))
-            case "pyproject.toml": candidates.append((url, PyprojectVersionFormat()))
-            default:
-                if name.hasSuffix(".podspec") { candidates.append((url, PodspecVersionFormat())) }
-                if name.hasSuffix(".xcconfig") { candidates.append((url, XcconfigVersionFormat())) }
-                if name.hasSuffix(".xcodeproj") {
-                    candidates.append((url.appendingPathComponent("project.pbxproj"), XcodeProjectVersionFormat()))
-                }
-            }
-        }
-        for plist in infoPlists(in: root, depth: 0, fileSystem) {
-            candidates.append((plist, InfoPlistVersionFormat()))
-        }
-        let sources = root.appendingPathComponent("Sources")
-        for name in list(sources, fileSystem) where fileSystem.isFolder(sources.appendingPathComponent(name).path) {
-            candidates.append((sources.appendingPathComponent(name).appendingPathComponent("Version.swift"), SwiftConstantVersionFormat()))
-        }
-
-        var found: [AgreedVersion.Source] = []
-        var unreadable: [(file: VersionFile, error: any Error)] = []
-        var skipped: [(key: String, value: String)] = []
-        for (url, format) in candidates where fileSystem.kind(of: url.path).map({ $0 != .folder }) ?? false {
-            let file = VersionFile(url: url, format: format, displayPath: relativePath(of: url, to: root))
-            if let target = linkLeaving(root, url) {
-                unreadable.append((file, VersionFileError(
-                    .fileSystem, "\(file.displayPath) is a symbolic link to \(target), outside the repository",
-                    suggestion: "Shiplane only writes inside the repository: replace the link with the file itself"
-                )))
-                continue
-            }
-            do {
-                guard let bytes = try fileSystem.contents(of: url.path) else { continue }
-                found.append(try AgreedVersion.Source(file: file, bytes: bytes))
-            } catch let error as VersionFileError where error.kind == .notASource {
-                skipped.append((key: "skipped \(file.displayPath)", value: error.message))
-            } catch {
-                unreadable.append((file, error))
-            }
-        }
-        guard !found.isEmpty || !unreadable.isEmpty else {
-            throw VersionFileError(
-                .notFound,
-                "No version file found in \(root.path)",
-                details: searchedLocations.map { (key: "looked for", value: $0) } + skipped,
-                suggestion: "Create a VERSION file holding the current version (for example 0.1.0), or configure a version file and pattern"
-            )
-        }
-        return (found.sorted { $0.file.displayPath < $1.file.displayPath }, unreadable)
+        let tree = ProjectTree(root: root, fileSystem: fileSystem)
+        var search = VersionSourceSearch(root: root, fileSystem: fileSystem, tree: tree, listedTargets: listedTargets)
+        return try search.run()
     }
 
     /// Where `url` leads when it is a symbolic link (or lies under one) resolving outside `root`.
@@ -107,23 +84,43 @@ public enum VersionFileDetector {
         let prefix = rootPath.hasSuffix("/") ? rootPath : rootPath + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
+}
 
-    // MARK: - File system
+/// The files of a project that can hold versions, found in one walk of its folders.
+struct ProjectTree {
+    var xcodeProjects: [URL] = []
+    var xcconfigs: [URL] = []
+    var gradleScripts: [URL] = []
+    var gradleProperties: [URL] = []
+    var versionCatalogs: [URL] = []
+    var shallowInfoPlists: [URL] = []
 
-    private static func infoPlists(in folder: URL, depth: Int, _ fileSystem: any FileSystem) -> [URL] {
-        var result: [URL] = []
-        for name in list(folder, fileSystem) {
-            let url = folder.appendingPathComponent(name)
-            if name == "Info.plist", !fileSystem.isFolder(url.path) {
-                result.append(url)
-            } else if depth < 2, !skippedFolders.contains(name), fileSystem.isFolder(url.path) {
-                result += infoPlists(in: url, depth: depth + 1, fileSystem)
-            }
-        }
-        return result
+    init(root: URL, fileSystem: any FileSystem) {
+        walk(root, depth: 0, fileSystem)
     }
 
-    private static func list(_ folder: URL, _ fileSystem: any FileSystem) -> [String] {
-        (try? fileSystem.list(folder.path)) ?? []
+    private mutating func walk(_ folder: URL, depth: Int, _ fileSystem: any FileSystem) {
+        for name in (try? fileSystem.list(folder.path)) ?? [] {
+            let url = folder.appendingPathComponent(name)
+            let isFolder = fileSystem.isFolder(url.path)
+            if isFolder {
+                if name.hasSuffix(".xcodeproj") {
+                    xcodeProjects.append(url)
+                } else if !VersionFileDetector.skippedFolders.contains(name), !name.hasSuffix(".xcassets"), !name.hasSuffix(".lproj"),
+                          depth < VersionFileDetector.maximumDepth {
+                    walk(url, depth: depth + 1, fileSystem)
+                }
+                continue
+            }
+            switch name {
+            case "Info.plist" where depth <= 2: shallowInfoPlists.append(url)
+            case "build.gradle", "build.gradle.kts": gradleScripts.append(url)
+            case "gradle.properties": gradleProperties.append(url)
+            case "libs.versions.toml": versionCatalogs.append(url)
+            default:
+                // Flutter writes Generated.xcconfig from pubspec.yaml: the value lives there.
+                if name.hasSuffix(".xcconfig"), name != "Generated.xcconfig", !name.hasPrefix("Pods-") { xcconfigs.append(url) }
+            }
+        }
     }
 }

@@ -16,6 +16,10 @@ public struct VersionFileError: ReportableError {
         case pattern
         /// No version file was found.
         case notFound
+        /// The project is an app (an Xcode project, an Android app) whose version was not
+        /// found, or a value refers to a setting that no file sets. Never a reason to read
+        /// the version from tags instead.
+        case missingVersion
         /// Version sources disagree with each other.
         case disagreement
         /// Reading or writing the file failed.

@@ -11,7 +11,9 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
     let kind: Kind
 
     /// A file whose format follows from its name: `VERSION`, `package.json`, `Cargo.toml`,
-    /// `pyproject.toml`, `*.podspec`, `*.xcconfig`, `project.pbxproj`, `Info.plist`, `*.swift`.
+    /// `pyproject.toml`, `*.podspec`, `*.xcconfig`, `project.pbxproj`, `Info.plist`, `*.swift`,
+    /// `pubspec.yaml`, `app.json`, `app.config.js`, `build.gradle`, `build.gradle.kts`,
+    /// `gradle.properties`, `libs.versions.toml`.
     public static func file(_ path: String) -> VersionFileReference { VersionFileReference(kind: .path(path)) }
 
     /// Any file, with a regular expression whose one capture group is the version. Every match
@@ -51,6 +53,13 @@ public struct VersionFileReference: Sendable, ExpressibleByStringLiteral {
         case "pyproject.toml": return PyprojectVersionFormat()
         case "project.pbxproj": return XcodeProjectVersionFormat()
         case "Info.plist": return InfoPlistVersionFormat()
+        case "pubspec.yaml": return FlutterPubspecVersionFormat()
+        case "app.json": return ExpoAppJSONVersionFormat()
+        case "app.config.js", "app.config.ts": return ExpoAppConfigVersionFormat(name: name)
+        case "build.gradle": return GradleVersionFormat()
+        case "build.gradle.kts": return GradleVersionFormat(kotlin: true)
+        case "gradle.properties": return GradlePropertiesVersionFormat()
+        case "libs.versions.toml": return GradleVersionCatalogFormat()
         default:
             if name.hasSuffix(".podspec") { return PodspecVersionFormat() }
             if name.hasSuffix(".xcconfig") { return XcconfigVersionFormat() }
@@ -68,10 +77,11 @@ extension LaneContext {
     /// - Throws: `VersionFileError` when none is found, one cannot be read, or they disagree.
     func readVersion(_ references: [VersionFileReference]?) throws -> AgreedVersion {
         guard let references, !references.isEmpty else {
-            var found: (sources: [AgreedVersion.Source], unreadable: [(file: VersionFile, error: any Error)])
+            var found: VersionFileDetector.Search
             do {
                 let folder = package.map { workingDirectory + "/" + $0.path } ?? workingDirectory
-                found = try VersionFileDetector.read(in: URL(fileURLWithPath: folder), fileSystem: fileSystem)
+                let listed = (try? ProjectSettings.load(root: workingDirectory))?.bumpRules.targets ?? []
+                found = try VersionFileDetector.read(in: URL(fileURLWithPath: folder), fileSystem: fileSystem, listedTargets: listed)
                 if let package {
                     // Paths relative to the repository, as commits and messages name them.
                     found.sources = found.sources.map { source in
@@ -82,6 +92,11 @@ extension LaneContext {
                     }
                 }
             } catch let error as VersionFileError where error.kind == .notFound {
+                // A monorepo's root has no version of its own: its packages do. Reading one here
+                // would release the whole repository as `v0.1.0`.
+                if package == nil, let packages = try? ProjectSettings.load(root: workingDirectory).packages, !packages.isEmpty {
+                    throw MonorepoRootError(packages: packages.map(\.name))
+                }
                 // No version file: the version lives in tags (Go, SwiftPM, Cargo workspaces).
                 // Outside a repository, or before its first commit, there are no tags to ask.
                 guard let repository = try? repository(), (try? git { try repository.head() }).map({ if case .unborn = $0 { false } else { true } }) == true else {
@@ -89,7 +104,9 @@ extension LaneContext {
                 }
                 return try versionFromTags()
             }
-            return try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
+            var agreed = try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
+            agreed.leftAlone = found.leftAlone
+            return agreed
         }
         var files: [VersionFile] = []
         var problems: [any Error] = []
@@ -111,5 +128,27 @@ extension LaneContext {
     func displayPath(_ path: String) -> String {
         let root = workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/"
         return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    }
+}
+
+/// A version asked of a monorepo's root, which has none: each declared package has its own.
+public struct MonorepoRootError: ReportableError {
+    /// The packages `.shiplane.yml` declares.
+    public let packages: [String]
+
+    /// A usage mistake: the command needs a package.
+    public var category: ErrorCategory { .usage }
+
+    /// Says that the root has no version and names the packages.
+    public var message: String {
+        "This repository declares \(packages.count) package\(packages.count == 1 ? "" : "s") (\(packages.joined(separator: ", "))) and has no version of its own at the root"
+    }
+
+    /// The packages, as facts.
+    public var info: [(key: String, value: String)] { packages.map { (key: "package", value: $0) } }
+
+    /// How to name one, or all.
+    public var suggestion: String? {
+        "Name one: `shiplane bump patch --package \(packages.first ?? "NAME")` (in lanes: `try lane.package(\"\(packages.first ?? "NAME")\")`), or bump each with --all"
     }
 }

@@ -51,16 +51,46 @@ struct BumpLane: Lane, BuiltInLane {
     @Option(help: "A package of the monorepo (.shiplane.yml `packages`): bump its version from the commits touching it, tag NAME-vX.Y.Z")
     var package: String?
 
+    @Flag(help: "Every package of the monorepo in turn, each with its own commit and tag; with auto, those with nothing to release are skipped")
+    var all = false
+
     func validate() throws {
         guard !level.isEmpty else { throw ValidationError("say how to bump: major, minor, patch, auto, release, pre NAME or a version") }
         _ = try VersionBump(parsing: level.joined(separator: " "))
         if branch?.isEmpty == true { throw ValidationError("--branch needs a branch name") }
         if incrementBuild && buildNumber != nil { throw ValidationError("pass --build or --build N, not both") }
+        if all && package != nil { throw ValidationError("pass --package NAME or --all, not both") }
     }
 
     func run(_ whole: LaneContext) async throws {
-        let packaged = try package.map { try whole.package($0) } ?? whole
-        let lane = branch.map { packaged.onBranch($0) } ?? packaged
+        guard all else {
+            let packaged = try package.map { try whole.package($0) } ?? whole
+            try await bump(branch.map { packaged.onBranch($0) } ?? packaged)
+            return
+        }
+        let packages = try ProjectSettings.load(root: whole.workingDirectory).packages
+        guard !packages.isEmpty else {
+            throw ValidationFailure(problems: ["--all bumps the packages of a monorepo, and \(ProjectSettings.fileName) declares none"],
+                                    suggestion: "declare them (`packages: [{ name: core, path: packages/core }]`), or run without --all")
+        }
+        var bumped: [String] = []
+        var skipped: [any Error] = []
+        for package in packages {
+            let packaged = try whole.package(package.name)
+            do {
+                try await bump(branch.map { packaged.onBranch($0) } ?? packaged)
+                bumped.append(package.name)
+            } catch where ErrorCategory.folded(error) == .nothingToDo {
+                // `auto` with no releasable commit touching this package: the others still go.
+                whole.log("\(package.name): nothing to release; skipped")
+                skipped.append(error)
+            }
+        }
+        whole.log(bumped.isEmpty ? "no package had anything to release" : "bumped " + bumped.joined(separator: ", "))
+        if bumped.isEmpty, let first = skipped.first { throw first }
+    }
+
+    private func bump(_ lane: LaneContext) async throws {
         let bump = try VersionBump(parsing: level.joined(separator: " "))
         try checkBeforeAnyEffect(lane)
         let version = try lane.bumpVersion(bump)

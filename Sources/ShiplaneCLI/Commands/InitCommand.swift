@@ -33,7 +33,9 @@ enum InitCommand {
                 suggestion: "edit the lanes there, or move the folder away to start over"
             )
         }
-        let files = ["Lanes/Check.swift": checkLane(for: ProjectKind.find(in: root))]
+        let kind = ProjectKind.find(in: root)
+        var files = ["Lanes/Check.swift": checkLane(for: kind)]
+        if case .app(let app) = kind { files["Lanes/Beta.swift"] = betaLane(for: app) }
         if session.globals.dryRun {
             for (path, text) in files { session.out.line("would write \(path):\n\(text)") }
             return ShiplaneExitCode.success.rawValue
@@ -75,16 +77,81 @@ enum InitCommand {
     /// The project kinds `init` knows, with their build and test commands.
     enum ProjectKind: Equatable {
         case known(name: String, build: [String], test: [String])
+        /// An app project: its checks and version steps run here; its build needs macOS or the Android SDK.
+        case app(AppKind)
         case unknown
 
         static func find(in root: String) -> ProjectKind {
             let exists = { FileManager.default.fileExists(atPath: root + "/" + $0) }
+            if let app = AppKind.find(in: root) { return .app(app) }
             if exists("Package.swift") { return .known(name: "SwiftPM", build: ["swift", "build"], test: ["swift", "test"]) }
             if exists("Cargo.toml") { return .known(name: "Cargo", build: ["cargo", "build"], test: ["cargo", "test"]) }
-            if exists("package.json") { return .known(name: "npm", build: ["npm", "run", "build"], test: ["npm", "test"]) }
+            if exists("package.json") {
+                // Only the scripts the package has: `npm run build` without one fails the first check.
+                let scripts = npmScripts(in: root)
+                return .known(name: "npm", build: scripts.contains("build") ? ["npm", "run", "build"] : [],
+                              test: scripts.contains("test") ? ["npm", "test"] : [])
+            }
             if exists("go.mod") { return .known(name: "Go", build: ["go", "build", "./..."], test: ["go", "test", "./..."]) }
             if exists("Makefile") { return .known(name: "make", build: ["make"], test: ["make", "test"]) }
             return .unknown
+        }
+
+        /// The scripts of `package.json`, leaving out npm's placeholder test that only fails.
+        static func npmScripts(in root: String) -> Set<String> {
+            guard let data = FileManager.default.contents(atPath: root + "/package.json"),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let scripts = object["scripts"] as? [String: Any] else { return [] }
+            return Set(scripts.compactMap { name, value in
+                guard let command = value as? String, !command.contains("no test specified") else { return nil }
+                return name
+            })
+        }
+    }
+
+    /// The app platforms `init` writes a beta lane for.
+    enum AppKind: String, Equatable {
+        case xcode = "Xcode", gradle = "Gradle", flutter = "Flutter", reactNative = "React Native"
+
+        static func find(in root: String) -> AppKind? {
+            let exists = { FileManager.default.fileExists(atPath: root + "/" + $0) }
+            if let data = FileManager.default.contents(atPath: root + "/pubspec.yaml"), String(decoding: data, as: UTF8.self).contains("flutter") {
+                return .flutter
+            }
+            if let data = FileManager.default.contents(atPath: root + "/package.json") {
+                let text = String(decoding: data, as: UTF8.self)
+                if text.contains("\"react-native\"") || text.contains("\"expo\"") { return .reactNative }
+            }
+            if exists("settings.gradle") || exists("settings.gradle.kts") || exists("gradlew") { return .gradle }
+            let search = VersionFileDetector.skippedFolders
+            func hasXcodeProject(_ folder: String, depth: Int) -> Bool {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !search.contains(name) {
+                    if name.hasSuffix(".xcodeproj") { return true }
+                    var isFolder: ObjCBool = false
+                    if depth < 3, FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), isFolder.boolValue,
+                       hasXcodeProject(folder + "/" + name, depth: depth + 1) { return true }
+                }
+                return false
+            }
+            return hasXcodeProject(root, depth: 0) ? .xcode : nil
+        }
+
+        /// Build commands, written as comments: they need macOS, Xcode or the Android SDK.
+        var buildComments: [String] {
+            let ios = [
+                "// iOS (on macOS, with Xcode): archive and export the IPA, for example",
+                "//     try await lane.sh(\"xcodebuild\", \"-scheme\", \"App\", \"-archivePath\", \"build/App.xcarchive\", \"archive\")",
+                "//     try await lane.sh(\"xcodebuild\", \"-exportArchive\", \"-archivePath\", \"build/App.xcarchive\",",
+                "//                       \"-exportOptionsPlist\", \"ExportOptions.plist\", \"-exportPath\", \"build\")",
+            ]
+            let android = ["// Android (with the Android SDK): try await lane.sh(\"./gradlew\", \"bundleRelease\")"]
+            switch self {
+            case .xcode: return ios
+            case .gradle: return android
+            case .flutter: return ["// Flutter: try await lane.sh(\"flutter\", \"build\", \"ipa\") on macOS; try await lane.sh(\"flutter\", \"build\", \"appbundle\")"]
+            case .reactNative: return ios.map { $0.replacingOccurrences(of: "\"-scheme\"", with: "\"-workspace\", \"ios/App.xcworkspace\", \"-scheme\"") }
+                + ["// Android: try await lane.sh(\"./android/gradlew\", \"-p\", \"android\", \"bundleRelease\")"]
+            }
         }
     }
 
@@ -92,11 +159,19 @@ enum InitCommand {
         let quoted = { (words: [String]) in words.map { "\"\($0)\"" }.joined(separator: ", ") }
         let body: String
         switch kind {
-        case .known(_, let build, let test):
+        case .known(let name, let build, let test):
+            var lines = [build, test].filter { !$0.isEmpty }.map { "        try await lane.sh(\(quoted($0)))" }
+            if lines.isEmpty {
+                lines = ["        // \(name): no build or test script was found; add the commands that check the project, e.g.",
+                         "        //     try await lane.sh(\"npm\", \"run\", \"lint\")"]
+            }
+            body = lines.joined(separator: "\n")
+        case .app(let app):
+            // The checks that run anywhere: the version the stores will see, read from every file.
             body = """
-                    try await lane.sh(\(quoted(build)))
-                    try await lane.sh(\(quoted(test)))
-            """
+                    let version = try lane.version()
+                    lane.log("\(app.rawValue) app at version \\(version)")
+            """ + "\n" + app.buildComments.map { "        " + $0 }.joined(separator: "\n")
         case .unknown:
             // No build system was recognised: real checks only, and comments saying what to add.
             body = """
@@ -124,6 +199,42 @@ enum InitCommand {
                     try lane.ensureGitStatusClean()
                 }
         \(body)
+            }
+        }
+
+        """
+    
+    }
+
+    /// A beta lane for an app: its version steps run as written; building and uploading need
+    /// macOS or the Android SDK and store credentials, so they are comments to fill in.
+    static func betaLane(for app: AppKind) -> String {
+        let uploads = [
+            "// let testers = try lane.storeNotes(for: .testFlight)",
+            "// _ = try await lane.uploadToTestFlight(ipa: \"build/App.ipa\", groups: [\"QA\"], localizedWhatsNew: testers)",
+            "// _ = try await lane.uploadToPlayStore(bundle: \"app/build/outputs/bundle/release/app-release.aab\",",
+            "//                                      releaseNotes: try lane.storeNotes(for: .googlePlay))",
+        ]
+        let build = app.buildComments.map { "        " + $0 }.joined(separator: "\n")
+        return """
+        import Shiplane
+
+        /// Bumps the version and build number in every file that holds them (\(app.rawValue)), commits
+        /// and tags the release; the build and the uploads are written below, to fill in.
+        struct Beta: Lane {
+            static let summary = "Bump the version and build number, commit and tag a beta"
+
+            @Option(help: "major, minor, patch, auto (from commits since the last tag) or a version like 1.6.0")
+            var bump: VersionBump = .auto
+
+            func run(_ lane: LaneContext) async throws {
+                try lane.ensureGitStatusClean()
+                let version = try lane.bumpVersion(bump)
+                let build = try lane.incrementBuildNumber(.next)
+        \(build)
+                try lane.commitVersionBump(version, build, message: "Version bump to \\(version) (\\(build))")
+                try lane.addGitTag("v\\(version)")
+        \(uploads.map { "        " + $0 }.joined(separator: "\n"))
             }
         }
 

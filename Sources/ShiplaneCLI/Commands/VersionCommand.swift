@@ -37,7 +37,8 @@ enum VersionCommand {
         }
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
-        if options.all {
+        // At a monorepo's root, which has no version of its own, `version` lists the packages.
+        if options.all || (options.package == nil && Self.isMonorepoRootWithoutVersion(context)) {
             return try all(context, root: root, json: options.json, session: session)
         }
         if let package = options.package { context = try context.package(package) }
@@ -61,6 +62,8 @@ enum VersionCommand {
                 rows.append(("ignored tags", "\(details.ignoredTags.count - shown.count) more (see --json)"))
             }
         }
+        for target in details.leftAlone ?? [] { rows.append(("left alone", target)) }
+        for follower in details.outOfStep ?? [] { rows.append(("out of step", follower + " (extensions carry the app's version: a bump brings it in step)")) }
         if let package = context.package { rows.insert(("package", "\(package.name) (\(package.path)/, tags \(package.tagPrefix)X.Y.Z)"), at: 0) }
         rows.append(("last release tag", details.lastReleaseTag.map { "\($0) (\(details.lastReleaseCommit ?? "?"))" } ?? "none"))
         let width = rows.map(\.0.count).max() ?? 0
@@ -68,6 +71,16 @@ enum VersionCommand {
             session.out.line("  " + key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
         }
         return ShiplaneExitCode.success.rawValue
+    }
+
+    /// True when `.shiplane.yml` declares packages and the root itself holds no version.
+    private static func isMonorepoRootWithoutVersion(_ context: LaneContext) -> Bool {
+        do {
+            _ = try context.versionDetails()
+            return false
+        } catch {
+            return error is MonorepoRootError
+        }
     }
 
     /// `--all`: one line per package — name, version, where it was read, last release tag.

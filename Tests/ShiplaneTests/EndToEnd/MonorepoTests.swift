@@ -43,6 +43,35 @@ struct MonorepoTests {
         #expect(packages["cli"]?["origin"] as? String == "tags" && packages["cli"]?["versionTag"] as? String == "cli@0.3.0")
     }
 
+    @Test func aBumpAtTheRootRefusesAndNamesThePackages() throws {
+        let repo = try monorepo()
+        let head = try repo.git("rev-parse", "HEAD")
+        let bump = try repo.shiplane(["bump", "auto", "--commit", "--tag"])
+        #expect(bump.status == 2, "\(bump.all)")
+        #expect(bump.all.contains("This repository declares 3 packages (core, cli, web) and has no version of its own at the root"), "\(bump.all)")
+        #expect(bump.all.contains("--package core") && bump.all.contains("--all"))
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(!(try repo.git("tag", "--list").split(separator: "\n").contains("v0.1.0")))
+        #expect(try repo.git("status", "--porcelain") == "")
+        // `shiplane version` at the root lists each package instead of 0.0.0.
+        let version = try repo.shiplane(["version"])
+        #expect(version.status == 0, "\(version.all)")
+        #expect(version.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["core", "cli", "web"], "\(version.stdout)")
+    }
+
+    @Test func bumpAllReleasesEachPackageWithItsOwnCommitAndTag() throws {
+        let repo = try monorepo()
+        let bump = try repo.shiplane(["bump", "auto", "--all", "--commit", "--tag"])
+        #expect(bump.status == 0, "\(bump.all)")
+        #expect(bump.all.contains("bumped core, cli, web"), "\(bump.all)")
+        let tags = Set(try repo.git("tag", "--list").split(separator: "\n").map(String.init))
+        #expect(tags.isSuperset(of: ["core-v1.1.0", "cli@0.3.1", "web-v2.0.1"]), "\(tags)")
+        #expect(repo.read("packages/core/VERSION") == "1.1.0\n")
+        #expect(try repo.git("log", "--format=%s", "-3").split(separator: "\n") == [
+            "chore(release): web-v2.0.1", "chore(release): core-v1.1.0", "perf: everywhere",
+        ])
+    }
+
     @Test func changelogsListOnlyTheCommitsThatTouchThePackage() throws {
         let repo = try monorepo()
         let core = try repo.shiplane(["changelog", "--package", "core"]).stdout

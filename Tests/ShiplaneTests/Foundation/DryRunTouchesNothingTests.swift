@@ -15,6 +15,7 @@ struct EveryAction: Lane {
         _ = try await lane.updateLockFiles(version)
         let build = try lane.incrementBuildNumber()
         _ = try lane.changelog()
+        _ = try lane.storeNotes(for: .googlePlay)
         let notes = try lane.writeChangelog(version: version.description)
         let archive = try lane.archive(["Sources", "VERSION"], to: "dist/app-\(version).tar.gz")
         let sums = try lane.checksums([archive], to: "dist/SHA256SUMS")

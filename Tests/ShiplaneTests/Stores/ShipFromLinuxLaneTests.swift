@@ -44,6 +44,15 @@ struct StoresShipFromLinuxLaneTests {
         #expect(build.shortVersion == "1.5.0" && build.version == "8")
         #expect(build.groups == ["group-qa"])
         #expect(build.whatsNew["en-US"]?.contains("a new feature") == true)
+        // Plain text for testers: no Markdown heading, bullets as •, no links; the dry run
+        // rendered the same notes (the release being made, not [Unreleased]).
+        let whatsNew = build.whatsNew["en-US"] ?? ""
+        #expect(!whatsNew.contains("##") && !whatsNew.contains("](") && whatsNew.contains("• "), "\(whatsNew)")
+        func notesNote(_ output: String) -> String? {
+            output.range(of: #"en-US: \d+ characters"#, options: .regularExpression).map { String(output[$0]) }
+        }
+        #expect(notesNote(dry.stdout) != nil && notesNote(dry.stdout) == notesNote(result.stdout), "\(dry.stdout)\n\(result.stdout)")
+        #expect(notesNote(result.stdout) == "en-US: \(whatsNew.count) characters")
         #expect(github.allReleases.first?.tag == "v1.5.0")
         #expect((slack.payloads.first?["text"] as? String)?.contains("1.5.0 (8)") == true)
         let remoteTags = try runProgram("/usr/bin/git", ["--git-dir", origin.path, "tag", "--list"], in: origin.root, environment: origin.environment).stdout

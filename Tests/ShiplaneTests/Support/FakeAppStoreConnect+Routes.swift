@@ -24,8 +24,12 @@ extension FakeAppStoreConnect {
             let matching = apps.filter { query["filter[bundleId]"] == nil || $0.value.bundleID == query["filter[bundleId]"] }
             return Reply.json(200, ["data": matching.sorted { $0.key < $1.key }.map { ["type": "apps", "id": $0.key, "attributes": ["bundleId": $0.value.bundleID, "name": $0.value.name]] }])
         } else if m("GET", "v1/builds") != nil {
-            if let refusal = queryAllowed(["filter[app]", "filter[version]", "filter[preReleaseVersion.version]"]) { return refusal }
-            let matching = builds.filter { $0.value.appID == query["filter[app]"] && $0.value.version == query["filter[version]"]
+            if let refusal = queryAllowed(["filter[app]", "filter[version]", "filter[preReleaseVersion.version]", "limit"]) { return refusal }
+            // The published description: limit is an integer, at most 200.
+            if let limit = query["limit"], Int(limit).map({ !(1...200).contains($0) }) ?? true {
+                return Self.error(400, "PARAMETER_ERROR.INVALID", "A parameter has an invalid value", "'\(limit)' is not a valid value for limit")
+            }
+            let matching = builds.filter { $0.value.appID == query["filter[app]"] && (query["filter[version]"] == nil || $0.value.version == query["filter[version]"])
                 && (query["filter[preReleaseVersion.version]"] == nil || $0.value.shortVersion == query["filter[preReleaseVersion.version]"]) }
             return Reply.json(200, ["data": matching.map { buildJSON($0.key, $0.value) }])
         } else if let c = m("GET", "v1/builds/*") {

@@ -61,6 +61,13 @@ final class FakeGooglePlay: @unchecked Sendable {
     var openEdits: [String: Edit] { lock.withLock { edits } }
     var tracks: [String: [String: Any]] { lock.withLock { committedTracks } }
 
+    /// Sets a committed track's one completed release, as if earlier uploads had made it.
+    func setTrack(_ name: String, versionCodes: [Int]) {
+        lock.withLock {
+            committedTracks[name] = ["track": name, "releases": [["status": "completed", "versionCodes": versionCodes.map(String.init)]]]
+        }
+    }
+
     static func error(_ status: Int, _ message: String, _ state: String) -> Response {
         Reply.json(status, ["error": ["code": status, "message": message, "status": state]])
     }

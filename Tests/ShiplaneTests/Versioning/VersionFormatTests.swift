@@ -22,8 +22,10 @@ struct VersionFormatTests {
     }
 
     @Test func versionFileErrors() throws {
+        // An empty VERSION is an error, never "no version here" (that fell back to tags).
         let empty = VersioningTestSupport.error(VersionFileError.self) { _ = try read(PlainVersionFormat(), " \n") }
-        #expect(empty?.kind == .notASource)
+        #expect(empty?.kind == .invalidValue)
+        #expect(empty?.message == "The VERSION file is empty")
         let invalid = VersioningTestSupport.error(VersionFileError.self) { _ = try read(PlainVersionFormat(), "1.2\n") }
         #expect(invalid?.kind == .invalidValue)
         #expect(invalid?.suggestion?.contains("1.2.0") == true)
@@ -59,15 +61,19 @@ struct VersionFormatTests {
             .replacingOccurrences(of: "MARKETING_VERSION = \"1.4.2\";", with: "MARKETING_VERSION = 1.5.0;")
         let error = VersioningTestSupport.error(VersionFileError.self) { _ = try read(XcodeProjectVersionFormat(), text) }
         #expect(error?.kind == .inconsistent)
-        #expect(error?.info.map(\.key) == ["Debug (line 12)", "Release (line 22)"])
+        #expect(error?.info.map(\.key) == ["Debug MARKETING_VERSION (line 12)", "Release MARKETING_VERSION (line 22)"])
         #expect(error?.info.map(\.value) == ["1.4.2", "1.5.0"])
         #expect(throws: VersionFileError.self) { _ = try rewrite(XcodeProjectVersionFormat(), text, "2.0.0") }
     }
 
-    @Test func pbxprojQuotesValuesThatNeedIt() throws {
+    @Test func pbxprojQuotesValuesThatNeedItAndRefusesWhatTheAppStoreRefuses() throws {
         let text = "\t\t\t\tMARKETING_VERSION = 1.0.0;\n"
-        #expect(try rewrite(XcodeProjectVersionFormat(), text, "1.1.0-beta.1") == "\t\t\t\tMARKETING_VERSION = \"1.1.0-beta.1\";\n")
+        // A marketing version is one to three integers: a prerelease cannot be written at all.
+        let refused = VersioningTestSupport.error(VersionFileError.self) { _ = try rewrite(XcodeProjectVersionFormat(), text, "1.1.0-beta.1") }
+        #expect(refused?.kind == .invalidValue)
         #expect(try rewrite(XcodeProjectVersionFormat(), text, "1.1.0") == "\t\t\t\tMARKETING_VERSION = 1.1.0;\n")
+        let delegated = "\t\t\t\tMARKETING_VERSION = 1.0.0;\n\t\t\t\tCURRENT_PROJECT_VERSION = 7;\n"
+        #expect(try rewrite(XcodeProjectVersionFormat(), delegated, nil, build: "2024.5.1") == "\t\t\t\tMARKETING_VERSION = 1.0.0;\n\t\t\t\tCURRENT_PROJECT_VERSION = 2024.5.1;\n")
     }
 
     @Test func xcconfigDelegationAndBuildErrors() throws {

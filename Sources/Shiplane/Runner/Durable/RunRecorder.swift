@@ -244,6 +244,7 @@ extension Bool: ReplayableOutput {}
 extension Int: ReplayableOutput {}
 extension Int64: ReplayableOutput {}
 extension Optional: ReplayableOutput where Wrapped: ReplayableOutput {}
+extension Dictionary: ReplayableOutput where Key == String, Value == String {}
 extension Array: ReplayableOutput where Element: ReplayableOutput {}
 
 /// A step's result wrapped for JSON (so `nil`, numbers and strings encode at the top level too).

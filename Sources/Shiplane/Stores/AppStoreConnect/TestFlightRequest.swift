@@ -8,6 +8,9 @@ public struct TestFlightRequest: Sendable {
     public var whatsNew: String?
     /// The language of "What to Test" (`en-US`).
     public var locale: String
+    /// "What to Test" per locale (`["en-US": …, "de-DE": …]`, as `storeNotes(for: .testFlight)`
+    /// returns it), set beside `whatsNew`.
+    public var localizedWhatsNew: [String: String] = [:]
     /// Beta group names the build is added to once processed.
     public var groups: [String]
     /// True to submit the build for external beta review once processed.

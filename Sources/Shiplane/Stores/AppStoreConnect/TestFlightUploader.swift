@@ -30,6 +30,10 @@ struct TestFlightUploader: Sendable {
         if let whatsNew = request.whatsNew, whatsNew.count > 4000 {
             problems.append(ShiplaneError("What to Test is \(whatsNew.count) characters; App Store Connect takes at most 4000"))
         }
+        for (locale, text) in request.localizedWhatsNew.sorted(by: { $0.key < $1.key }) where text.count > 4000 {
+            problems.append(ShiplaneError("What to Test for \(locale) is \(text.count) characters; App Store Connect takes at most 4000",
+                                          suggestion: "make the notes with lane.storeNotes(for: .testFlight), which cuts them with a visible …"))
+        }
         guard let app = try await client.app(bundleID: metadata.bundleID) else {
             problems.append(ShiplaneError(
                 "App Store Connect has no app with bundle ID \(metadata.bundleID) for this API key's team",
@@ -210,6 +214,10 @@ struct TestFlightUploader: Sendable {
         if let whatsNew = request.whatsNew {
             try await client.setWhatToTest(buildID: buildID, locale: request.locale, text: whatsNew)
             log("What to Test set (\(request.locale))")
+        }
+        for (locale, text) in request.localizedWhatsNew.sorted(by: { $0.key < $1.key }) where !(request.whatsNew != nil && locale == request.locale) {
+            try await client.setWhatToTest(buildID: buildID, locale: locale, text: text)
+            log("What to Test set (\(locale))")
         }
         if !plan.groupIDs.isEmpty {
             try await client.addBuild(buildID, toGroups: plan.groupIDs.map(\.id))

@@ -23,6 +23,7 @@ public struct UploadToTestFlight: AsyncAction {
     public var options: [StepOption] {
         var shown = [StepOption("ipa", request.ipa)]
         if !request.groups.isEmpty { shown.append(StepOption("groups", request.groups.joined(separator: ", "))) }
+        if !request.localizedWhatsNew.isEmpty { shown.append(StepOption("localizedWhatsNew", request.localizedWhatsNew.keys.sorted().joined(separator: ", "))) }
         if request.submitForBetaReview { shown.append(StepOption("submitForBetaReview", "true")) }
         if let encryption = request.usesNonExemptEncryption { shown.append(StepOption("usesNonExemptEncryption", String(encryption))) }
         return shown
@@ -115,16 +116,18 @@ extension LaneContext {
     @discardableResult
     public func uploadToTestFlight(
         ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = "en-US",
-        submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
+        localizedWhatsNew: [String: String] = [:], submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
         processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
         expectedVersion: String? = nil, expectedBuildNumber: String? = nil,
         file: String = #fileID, line: Int = #line
     ) async throws -> TestFlightBuild {
-        try await run(UploadToTestFlight(TestFlightRequest(
+        var request = TestFlightRequest(
             ipa: ipa, whatsNew: whatsNew, locale: locale, groups: groups, submitForBetaReview: submitForBetaReview,
             usesNonExemptEncryption: usesNonExemptEncryption, processingTimeout: processingTimeout,
             pollInterval: pollInterval, uploadConcurrency: uploadConcurrency,
-            expectedVersion: expectedVersion, expectedBuildNumber: expectedBuildNumber)), file: file, line: line)
+            expectedVersion: expectedVersion, expectedBuildNumber: expectedBuildNumber)
+        request.localizedWhatsNew = localizedWhatsNew
+        return try await run(UploadToTestFlight(request), file: file, line: line)
     }
 }
 
@@ -133,10 +136,11 @@ extension UploadToTestFlight: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an IPA to App Store Connect from any machine (no Xcode, no Transporter), wait for processing, set What to Test and add the build to beta groups. Credentials: APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID, APP_STORE_CONNECT_PRIVATE_KEY (PEM) or APP_STORE_CONNECT_PRIVATE_KEY_PATH; APP_STORE_CONNECT_API_URL overrides the API base.",
-        signature: "try await lane.uploadToTestFlight(ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = \"en-US\", submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil, processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4, expectedVersion: String? = nil, expectedBuildNumber: String? = nil) -> TestFlightBuild",
+        signature: "try await lane.uploadToTestFlight(ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = \"en-US\", localizedWhatsNew: [String: String] = [:], submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil, processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4, expectedVersion: String? = nil, expectedBuildNumber: String? = nil) -> TestFlightBuild",
         parameters: [
             .init(name: "ipa", type: "String", defaultValue: nil, help: "the IPA; bundle ID, version and build number are read from its Payload/*.app/Info.plist"),
             .init(name: "whatsNew", type: "String?", defaultValue: "nil", help: "What to Test, at most 4000 characters"),
+            .init(name: "localizedWhatsNew", type: "[String: String]", defaultValue: "[:]", help: "What to Test per locale, as lane.storeNotes(for: .testFlight, locales: [...]) returns it"),
             .init(name: "groups", type: "[String]", defaultValue: "[]", help: "beta group names to add the build to (checked in preflight)"),
             .init(name: "locale", type: "String", defaultValue: "\"en-US\"", help: "the language of What to Test"),
             .init(name: "submitForBetaReview", type: "Bool", defaultValue: "false", help: "submit the build for external beta review"),

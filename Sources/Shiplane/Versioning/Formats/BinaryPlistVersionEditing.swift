@@ -13,12 +13,12 @@ enum BinaryPlistVersionEditing {
             version = .delegated(variable: variable)
         } else {
             do {
-                version = .literal(try SemanticVersion(parsing: versionText))
+                version = .literal(try VersionShape.apple.parse(versionText))
             } catch let error as SemanticVersionParseError {
                 throw VersionFileError(
                     .invalidValue,
-                    "The \(InfoPlistVersionFormat.versionKey) in Info.plist, '\(versionText)', is not a semantic version",
-                    suggestion: error.suggestion,
+                    "The \(InfoPlistVersionFormat.versionKey) in Info.plist, '\(versionText)', is not \(VersionShape.apple.article)",
+                    suggestion: VersionShape.apple.expected,
                     underlying: [error]
                 )
             }
@@ -28,13 +28,19 @@ enum BinaryPlistVersionEditing {
             let buildText = try string(rawBuild, key: InfoPlistVersionFormat.buildKey)
             build = BuildSettingReference.variable(in: buildText).map { .delegated(variable: $0) } ?? .literal(buildText)
         }
-        return VersionReading(version: version, build: build)
+        var reading = VersionReading(version: version, build: build)
+        reading.text = version.literal == nil ? nil : versionText
+        reading.versionReferences = Set([BuildSettingReference.variable(in: versionText)].compactMap { $0 })
+        if case .delegated(let variable) = build { reading.buildReferences = [variable] }
+        return reading
     }
 
     static func rewrite(_ data: Data, version: SemanticVersion?, build: String?) throws -> Data {
         var (dictionary, _) = try InfoPlistVersionFormat.dictionary(from: data)
         if let version {
-            try set(version.description, key: InfoPlistVersionFormat.versionKey, in: &dictionary)
+            try VersionShape.apple.check(version, format: "Info.plist")
+            let current = (dictionary[InfoPlistVersionFormat.versionKey] as? String) ?? ""
+            try set(VersionShape.apple.text(for: version, replacing: current), key: InfoPlistVersionFormat.versionKey, in: &dictionary)
         }
         if let build {
             try set(try BuildNumber.validated(build), key: InfoPlistVersionFormat.buildKey, in: &dictionary)

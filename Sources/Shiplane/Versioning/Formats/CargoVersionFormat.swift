@@ -19,6 +19,9 @@ public struct CargoVersionFormat: TextualVersionFormat {
         for table in ["package", "workspace.package"] {
             fields.versions += try TOMLSections.stringValues(of: "version", in: table, sections: sections, text: text)
         }
+        if fields.versions.isEmpty {
+            try TOMLSections.refuseUnquotedVersion(in: ["package", "workspace.package"], sections: sections, text: text, format: name)
+        }
         let inherited = try NSRegularExpression.builtIn(#"^\s*version\s*(?:\.\s*workspace\s*=\s*true|=\s*\{[^}]*workspace\s*=\s*true)"#)
         if sections.lines(in: "package").contains(where: { !text.matches(inherited, inLine: $0.index).isEmpty }) {
             fields.absenceReason = "the version is inherited from the workspace (version.workspace = true)"

@@ -69,6 +69,7 @@ private struct XMLPlistFields: TextualVersionFormat {
     var name: String { "Info.plist" }
     var versionKey: String { InfoPlistVersionFormat.versionKey }
     var buildKey: String? { InfoPlistVersionFormat.buildKey }
+    var versionShape: VersionShape { .apple }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let (dictionary, format) = try InfoPlistVersionFormat.dictionary(from: Data(text.bytes))

@@ -19,7 +19,10 @@ public struct PlainVersionFormat: TextualVersionFormat {
         while start < end, isSpace(text.bytes[start]) { start += 1 }
         while end > start, isSpace(text.bytes[end - 1]) { end -= 1 }
         guard start < end else {
-            return LocatedFields(absenceReason: "the file is empty")
+            throw VersionFileError(
+                .invalidValue, "The VERSION file is empty",
+                suggestion: "Write the current version in it (for example 0.1.0), or remove it if the version lives elsewhere"
+            )
         }
         return LocatedFields(versions: [LocatedValue(range: start..<end, value: text.text(start..<end), label: "line \(text.lineNumber(at: start))")])
     }

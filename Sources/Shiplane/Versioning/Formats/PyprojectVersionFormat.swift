@@ -21,6 +21,9 @@ public struct PyprojectVersionFormat: TextualVersionFormat {
             fields.versions += try TOMLSections.stringValues(of: "version", in: "project", sections: sections, text: text)
         }
         fields.versions += try TOMLSections.stringValues(of: "version", in: "tool.poetry", sections: sections, text: text)
+        if fields.versions.isEmpty {
+            try TOMLSections.refuseUnquotedVersion(in: dynamic ? ["tool.poetry"] : ["project", "tool.poetry"], sections: sections, text: text, format: name)
+        }
         fields.absenceReason = dynamic
             ? "the version is dynamic (dynamic = [\"version\"]), computed by the build backend"
             : "there is no version in [project] or [tool.poetry]"

@@ -44,6 +44,26 @@ struct TOMLSections {
         }
     }
 
+    /// Refuses a `version = …` line in `tables` whose value is not a TOML string (`version = 1.4.0`):
+    /// the file does not parse as its tools read it, and it must not pass for "no version here".
+    /// A `version.workspace = true` or `version = { workspace = true }` line is not refused.
+    /// - Throws: `VersionFileError.malformed` naming the line.
+    static func refuseUnquotedVersion(in tables: [String], sections: TOMLSections, text: VersionText, format: String) throws {
+        let line = try NSRegularExpression.builtIn(#"^\s*version\s*=\s*([^"'{\s#][^#]*?)\s*(?:#.*)?$"#)
+        for table in tables {
+            for entry in sections.lines(in: table) {
+                guard let match = text.matches(line, inLine: entry.index).first, let value = match[1] else { continue }
+                let found = text.text(value)
+                throw VersionFileError(
+                    .malformed,
+                    "The \(format) file's [\(table)] version is `\(found)`, which is not a TOML string",
+                    details: [("where", "[\(table)] line \(entry.index + 1)")],
+                    suggestion: "Quote it: version = \"\(found)\""
+                )
+            }
+        }
+    }
+
     private static func normalised(_ name: String) -> String {
         name.split(separator: ".").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'")) }.joined(separator: ".")
     }

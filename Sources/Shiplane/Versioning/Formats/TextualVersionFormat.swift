@@ -8,6 +8,19 @@ struct LocatedValue {
     let label: String
     /// True when the value sits inside quotes the format requires for some values.
     var isQuoted = false
+    /// The setting or property the value is read from, when the format knows several
+    /// (`MARKETING_VERSION`, `APP_VERSION`); nil for the format's own key.
+    var key: String? = nil
+    /// The variable a value that is not written here refers to, when the format's syntax for
+    /// that is not `$(NAME)` (Gradle's `versionName = VERSION_NAME`).
+    var explicitReference: String? = nil
+    /// True for a copy that must follow the others (an app extension's setting): it is
+    /// rewritten with them, but does not take part in deciding the version, and a different
+    /// value is reported as out of step instead of refused.
+    var follower = false
+
+    /// The variable the value refers to (`$(MARKETING_VERSION)`, `VERSION_NAME`), or nil for a literal.
+    var reference: String? { explicitReference ?? BuildSettingReference.variable(in: value) }
 }
 
 /// The version and build values a textual format found.
@@ -28,12 +41,20 @@ protocol TextualVersionFormat: VersionFormat {
     func locate(in text: VersionText) throws -> LocatedFields
     /// The text that replaces `original` to hold `value` (adds quotes where needed).
     func encode(_ value: String, replacing original: LocatedValue) -> String
+    /// Which versions the format holds: SemVer, or an Apple marketing version (`1.0`).
+    var versionShape: VersionShape { get }
+    /// Refuses a build number the format cannot hold (Gradle's `versionCode` is an integer).
+    func checkBuild(_ build: String) throws
 }
 
 extension TextualVersionFormat {
     var buildKey: String? { nil }
 
     func encode(_ value: String, replacing original: LocatedValue) -> String { value }
+
+    var versionShape: VersionShape { .semantic }
+
+    func checkBuild(_ build: String) throws {}
 
     // The one shape every textual format fills in: it says where its values are (`locate`),
     // and reading, rewriting and the build-number question follow from that.
@@ -79,6 +100,12 @@ enum TextualVersionEditing {
     }
 
     static func read(_ fields: LocatedFields, format: some TextualVersionFormat) throws -> VersionReading {
+        if fields.versions.isEmpty, !fields.builds.isEmpty, format.buildKey != nil {
+            // Only a build number here (`VERSION_CODE=310` in gradle.properties): a source of it alone.
+            var withBuildOnly = fields
+            withBuildOnly.versions = []
+            return try readBuildOnly(withBuildOnly, format: format)
+        }
         guard !fields.versions.isEmpty else {
             throw VersionFileError(
                 .notASource,
@@ -91,13 +118,13 @@ enum TextualVersionEditing {
             version = .delegated(variable: variable)
         case .literal(let located):
             do {
-                version = .literal(try SemanticVersion(parsing: located.value))
+                version = .literal(try format.versionShape.parse(located.value))
             } catch let error as SemanticVersionParseError {
                 throw VersionFileError(
                     .invalidValue,
-                    "The \(format.versionKey) in \(format.name), '\(located.value)', is not a semantic version",
+                    "The \(format.versionKey) in \(format.name), '\(located.value)', is not \(format.versionShape.article)",
                     details: [("where", located.label)],
-                    suggestion: error.suggestion,
+                    suggestion: format.versionShape == .semantic ? error.suggestion : format.versionShape.expected,
                     underlying: [error]
                 )
             }
@@ -109,7 +136,31 @@ enum TextualVersionEditing {
             case .literal(let located): build = .literal(located.value)
             }
         }
-        return VersionReading(version: version, build: build)
+        var reading = VersionReading(version: version, build: build)
+        reading.followerVersions = Dictionary(fields.versions.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
+        reading.followerBuilds = Dictionary(fields.builds.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
+        reading.versionShape = format.versionShape
+        reading.text = fields.versions.first { $0.reference == nil && !$0.follower }?.value
+        reading.versionReferences = Set(fields.versions.compactMap(\.reference))
+        reading.buildReferences = Set(fields.builds.compactMap(\.reference))
+        reading.definedVariables = Set((fields.versions + fields.builds).compactMap(\.key))
+        return reading
+    }
+
+    /// The reading of a file that holds a build number and no version.
+    private static func readBuildOnly(_ fields: LocatedFields, format: some TextualVersionFormat) throws -> VersionReading {
+        let build: VersionField<String>
+        switch try agreedField(fields.builds, key: format.buildKey ?? "build", format: format.name) {
+        case .delegated(let variable): build = .delegated(variable: variable)
+        case .literal(let located): build = .literal(located.value)
+        }
+        var reading = VersionReading(version: .delegated(variable: format.versionKey), build: build)
+        reading.text = nil
+        reading.buildReferences = Set(fields.builds.compactMap(\.reference))
+        reading.followerBuilds = Dictionary(fields.builds.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
+        reading.definedVariables = Set(fields.builds.compactMap(\.key))
+        reading.holdsBuildOnly = true
+        return reading
     }
 
     static func rewrite(
@@ -132,7 +183,7 @@ enum TextualVersionEditing {
         locate: (VersionText) throws -> LocatedFields
     ) throws -> Data {
         var edits: [(range: Range<Int>, replacement: String)] = []
-        if let version {
+        if let version, !(fields.versions.isEmpty && !fields.builds.isEmpty && format.buildKey != nil) {
             guard !fields.versions.isEmpty else {
                 throw VersionFileError(
                     .notASource,
@@ -140,17 +191,19 @@ enum TextualVersionEditing {
                 )
             }
             _ = try agreedField(fields.versions, key: format.versionKey, format: format.name)
-            for located in fields.versions where BuildSettingReference.variable(in: located.value) == nil {
-                edits.append((located.range, format.encode(version.description, replacing: located)))
+            try format.versionShape.check(version, format: format.name)
+            for located in fields.versions where located.reference == nil {
+                edits.append((located.range, format.encode(format.versionShape.text(for: version, replacing: located.value), replacing: located)))
             }
         }
         if let build, let buildKey = format.buildKey {
             let build = try BuildNumber.validated(build)
+            try format.checkBuild(build)
             guard !fields.builds.isEmpty else {
                 throw VersionFileError(.unsupported, "Cannot set the build number in \(format.name): it holds no \(buildKey)")
             }
             _ = try agreedField(fields.builds, key: buildKey, format: format.name)
-            for located in fields.builds where BuildSettingReference.variable(in: located.value) == nil {
+            for located in fields.builds where located.reference == nil {
                 edits.append((located.range, format.encode(build, replacing: located)))
             }
         }
@@ -168,9 +221,9 @@ enum TextualVersionEditing {
         locate: (VersionText) throws -> LocatedFields
     ) throws {
         let fields = try locate(try VersionText(data, format: format.name))
-        let literalVersions = fields.versions.map(\.value).filter { BuildSettingReference.variable(in: $0) == nil }
-        let literalBuilds = fields.builds.map(\.value).filter { BuildSettingReference.variable(in: $0) == nil }
-        let versionOK = version.map { v in literalVersions.allSatisfy { $0 == v.description } } ?? true
+        let literalVersions = fields.versions.filter { $0.reference == nil }.map(\.value)
+        let literalBuilds = fields.builds.filter { $0.reference == nil }.map(\.value)
+        let versionOK = version.map { v in literalVersions.allSatisfy { (try? format.versionShape.parse($0)) == v } } ?? true
         let buildOK = build.map { b in format.buildKey == nil || literalBuilds.allSatisfy { $0 == b } } ?? true
         guard versionOK, buildOK else {
             throw VersionFileError(
@@ -184,16 +237,17 @@ enum TextualVersionEditing {
     /// The one value all copies hold (delegated copies aside), or the delegation when all are.
     /// - Throws: `VersionFileError.inconsistent` listing every copy when literal copies differ.
     static func agreedField(_ values: [LocatedValue], key: String, format: String) throws -> AgreedField {
-        let literals = values.filter { BuildSettingReference.variable(in: $0.value) == nil }
+        // Followers (an extension's copy) never decide the value; they are rewritten with it.
+        let literals = values.filter { $0.reference == nil && !$0.follower }
         guard let first = literals.first else {
-            let variable = values.first.flatMap { BuildSettingReference.variable(in: $0.value) } ?? key
+            let variable = values.first { !$0.follower }?.reference ?? key
             return .delegated(variable: variable)
         }
         guard literals.allSatisfy({ $0.value == first.value }) else {
             throw VersionFileError(
                 .inconsistent,
                 "The \(format) file sets \(key) to different values",
-                details: values.map { (key: $0.label, value: $0.value) },
+                details: values.filter { !$0.follower }.map { (key: $0.label, value: $0.value) },
                 suggestion: "Make every \(key) the same, then run again"
             )
         }

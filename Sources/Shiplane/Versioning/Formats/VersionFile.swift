@@ -8,6 +8,9 @@ public struct VersionFile: Sendable, CustomStringConvertible {
     public let format: any VersionFormat
     /// How to name the file in messages, usually its path relative to the project root.
     public let displayPath: String
+    /// True for an app extension's file: it carries the app's version, is rewritten with the
+    /// others, and is reported instead of refused when it holds another.
+    public var followsApp = false
 
     /// Creates a version file at `url` read with `format`; `displayPath` defaults to the full path.
     public init(url: URL, format: any VersionFormat, displayPath: String? = nil) {

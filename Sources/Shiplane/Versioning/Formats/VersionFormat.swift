@@ -43,11 +43,37 @@ public struct VersionReading: Hashable, Sendable {
     public var version: VersionField<SemanticVersion>
     /// The build number, when the format has one and the file sets it.
     public var build: VersionField<String>?
+    /// The version as the file writes it (`1.0` for an Apple marketing version read as 1.0.0),
+    /// when the file holds one of its own.
+    public var text: String?
+    /// The variables the file's version refers to (`$(MARKETING_VERSION)`, `VERSION_NAME`).
+    public var versionReferences: Set<String> = []
+    /// The variables the file's build number refers to.
+    public var buildReferences: Set<String> = []
+    /// The variables the file sets to a value (`MARKETING_VERSION`, `APP_VERSION`), for formats
+    /// that name their settings.
+    public var definedVariables: Set<String> = []
+    /// Copies that follow the version (an app extension's setting), by where they are:
+    /// rewritten with it, never deciding it.
+    public var followerVersions: [String: String] = [:]
+    /// Copies that follow the build number, by where they are.
+    public var followerBuilds: [String: String] = [:]
+    /// How the format writes versions, to compare the followers' copies.
+    public var versionShape: VersionShape = .semantic
+
+    /// True for a file that holds a build number and no version (`VERSION_CODE=310`).
+    public var holdsBuildOnly = false
+
+    /// True when the file holds a version of its own or copies that follow one: a bump rewrites it.
+    public var holdsVersion: Bool { version.literal != nil || !followerVersions.isEmpty }
+    /// True when the file holds a build number of its own or copies that follow one.
+    public var holdsBuild: Bool { build?.literal != nil || !followerBuilds.isEmpty }
 
     /// Creates a reading of a version and, optionally, a build number.
     public init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {
         self.version = version
         self.build = build
+        self.text = version.literal?.description
     }
 }
 

@@ -1,29 +1,46 @@
 import Foundation
 
-/// An Xcode `.xcconfig` file: `MARKETING_VERSION = X` and `CURRENT_PROJECT_VERSION = N` lines.
+/// An Xcode `.xcconfig` file: `MARKETING_VERSION = X` and `CURRENT_PROJECT_VERSION = N` lines,
+/// and the settings they refer to (`MARKETING_VERSION = $(APP_VERSION)` with `APP_VERSION = 1.2`).
 ///
 /// Conditional settings (`MARKETING_VERSION[sdk=iphoneos*] = …`) are not recognised. A trailing
 /// `//` comment and optional double quotes around the value are kept. `$(…)` values are
-/// delegated and never rewritten.
+/// delegated and never rewritten. Versions are Apple marketing versions (`1.0` stays `1.x`).
 public struct XcconfigVersionFormat: TextualVersionFormat {
     /// `xcconfig`, as messages name the format.
     public var name: String { "xcconfig" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
+    var versionShape: VersionShape { .apple }
 
-    /// Creates the format; it holds no state.
-    public init() {}
+    /// The settings that hold the version: `MARKETING_VERSION` and those it refers to.
+    public let versionVariables: [String]
+    /// The settings that hold the build number: `CURRENT_PROJECT_VERSION` and those it refers to.
+    public let buildVariables: [String]
+
+    /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
+    /// settings named (that one of those refers to elsewhere).
+    public init(versionVariables: [String] = [], buildVariables: [String] = []) {
+        self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
+        self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
+    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let regex = try NSRegularExpression.builtIn(
-            #"^\s*(MARKETING_VERSION|CURRENT_PROJECT_VERSION)\s*=\s*(?:"([^"]*)"|(.*?))\s*(?://.*)?$"#
+            #"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:"([^"]*)"|(.*?))\s*(?://.*)?$"#
         )
         var fields = LocatedFields()
         for index in text.lines.indices {
             for groups in text.matches(regex, inLine: index) {
                 guard let keyRange = groups[1], let valueRange = groups[2] ?? groups[3] else { continue }
-                let located = LocatedValue(range: valueRange, value: text.text(valueRange), label: "line \(index + 1)", isQuoted: groups[2] != nil)
-                if text.text(keyRange) == versionKey { fields.versions.append(located) } else { fields.builds.append(located) }
+                let key = text.text(keyRange)
+                let isVersion = versionVariables.contains(key)
+                guard isVersion || buildVariables.contains(key) else { continue }
+                let located = LocatedValue(
+                    range: valueRange, value: text.text(valueRange), label: "\(key) (line \(index + 1))",
+                    isQuoted: groups[2] != nil, key: key
+                )
+                if isVersion { fields.versions.append(located) } else { fields.builds.append(located) }
             }
         }
         return fields

@@ -1,40 +1,73 @@
 import Foundation
 
-/// An Xcode `project.pbxproj`: every `MARKETING_VERSION` and `CURRENT_PROJECT_VERSION` build
-/// setting in every build configuration, quoted or not.
+/// An Xcode `project.pbxproj`: `MARKETING_VERSION` and `CURRENT_PROJECT_VERSION` (and the
+/// settings they refer to) in the build configurations, quoted or not.
 ///
-/// All configurations must agree; when they do not, the error lists each one (by the name in
-/// its `/* Debug */` comment and its line). A value that needs quotes in the OpenStep format
-/// (anything beyond letters, digits, `_`, `.` and `/`) gets them on rewrite.
+/// Without a list of configurations, every configuration counts; detection passes the
+/// configurations of the targets that ship with the app (the app, its extensions, widgets and
+/// watch app, and the project's own configurations they inherit), so a helper or test target
+/// with a version of its own is left alone. The configurations read must agree; when they do
+/// not, the error lists each one (target, configuration and line). A value that needs quotes
+/// in the OpenStep format (anything beyond letters, digits, `_`, `.` and `/`) gets them on
+/// rewrite. Versions are Apple marketing versions (`1.0` stays `1.x`).
 public struct XcodeProjectVersionFormat: TextualVersionFormat {
     /// `project.pbxproj`, as messages name the format.
     public var name: String { "project.pbxproj" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
+    var versionShape: VersionShape { .apple }
 
-    /// Creates the format; it holds no state.
-    public init() {}
+    /// The settings that hold the version: `MARKETING_VERSION` and those it refers to.
+    public let versionVariables: [String]
+    /// The settings that hold the build number: `CURRENT_PROJECT_VERSION` and those it refers to.
+    public let buildVariables: [String]
+    /// The build configurations read, by object identifier, each with its name for messages
+    /// ("Widget Release"); nil reads every configuration.
+    public let configurations: [String: String]?
+    /// The configurations of targets that follow the app (extensions, widgets, watch apps):
+    /// rewritten with it, and reported when they hold another value.
+    public let followers: Set<String>
+
+    /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
+    /// settings named, in `configurations` (nil: in every one); `followers` follow the others.
+    public init(versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil, followers: Set<String> = []) {
+        self.followers = followers
+        self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
+        self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
+        self.configurations = configurations
+    }
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let setting = try NSRegularExpression.builtIn(
-            #"^\s*(MARKETING_VERSION|CURRENT_PROJECT_VERSION)\s*=\s*(?:"([^"]*)"|([^;\s"]*))\s*;"#
+            #"^\s*"?([A-Za-z_][A-Za-z0-9_]*)"?\s*=\s*(?:"([^"]*)"|([^;\s"]*))\s*;"#
         )
-        let objectHeader = try NSRegularExpression.builtIn(#"^\s*[0-9A-Fa-f]{24}\s*/\*\s*(.*?)\s*\*/\s*=\s*\{"#)
+        let objectHeader = try NSRegularExpression.builtIn(#"^\s*([0-9A-Fa-f]{24})\s*(?:/\*\s*(.*?)\s*\*/)?\s*=\s*\{"#)
         var fields = LocatedFields()
+        var object: String?
         var configuration = "build settings"
         for index in text.lines.indices {
-            if let header = text.matches(objectHeader, inLine: index).first, let nameRange = header[1] {
-                configuration = text.text(nameRange)
+            if let header = text.matches(objectHeader, inLine: index).first, let idRange = header[1] {
+                object = text.text(idRange)
+                configuration = header[2].map { text.text($0) } ?? "build settings"
+                if let configurations, let id = object, let label = configurations[id] { configuration = label }
+            }
+            if let configurations {
+                guard let id = object, configurations[id] != nil else { continue }
             }
             for groups in text.matches(setting, inLine: index) {
                 guard let keyRange = groups[1], let valueRange = groups[2] ?? groups[3] else { continue }
+                let key = text.text(keyRange)
+                let isVersion = versionVariables.contains(key)
+                guard isVersion || buildVariables.contains(key) else { continue }
                 let located = LocatedValue(
                     range: valueRange,
                     value: text.text(valueRange),
-                    label: "\(configuration) (line \(index + 1))",
-                    isQuoted: groups[2] != nil
+                    label: "\(configuration) \(key) (line \(index + 1))",
+                    isQuoted: groups[2] != nil,
+                    key: key,
+                    follower: object.map { followers.contains($0) } ?? false
                 )
-                if text.text(keyRange) == versionKey { fields.versions.append(located) } else { fields.builds.append(located) }
+                if isVersion { fields.versions.append(located) } else { fields.builds.append(located) }
             }
         }
         return fields

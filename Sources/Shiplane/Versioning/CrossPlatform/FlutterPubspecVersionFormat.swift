@@ -1,0 +1,39 @@
+import Foundation
+
+/// A Flutter or Dart `pubspec.yaml`: the top-level `version: 1.2.3+45`, the version before the
+/// `+` and the build number after it (Flutter's build name and build number, which its iOS and
+/// Android projects read as `$(FLUTTER_BUILD_NAME)` / `$(FLUTTER_BUILD_NUMBER)` and
+/// `flutter.versionName` / `flutter.versionCode`). Quotes and comments are kept.
+public struct FlutterPubspecVersionFormat: TextualVersionFormat {
+    /// `pubspec.yaml`, as messages name the format.
+    public var name: String { "pubspec.yaml" }
+    var versionKey: String { "version" }
+    var buildKey: String? { "version build number (after +)" }
+
+    /// The variable through which Flutter's native projects read the version.
+    static let nameVariable = "FLUTTER_BUILD_NAME"
+    /// The variable through which Flutter's native projects read the build number.
+    static let numberVariable = "FLUTTER_BUILD_NUMBER"
+
+    /// Creates the format; it holds no state.
+    public init() {}
+
+    func checkBuild(_ build: String) throws {
+        // The build number becomes Android's versionCode.
+        try AndroidVersionCode.check(build, format: name)
+    }
+
+    func locate(in text: VersionText) throws -> LocatedFields {
+        let regex = try NSRegularExpression.builtIn(#"^version:[ \t]*(["']?)([^\s"'#+]+)(?:\+([^\s"'#]+))?\1[ \t]*(?:#.*)?$"#)
+        var fields = LocatedFields()
+        for index in text.lines.indices {
+            guard let groups = text.matches(regex, inLine: index).first, let version = groups[2] else { continue }
+            fields.versions.append(LocatedValue(range: version, value: text.text(version), label: "version (line \(index + 1))", key: Self.nameVariable))
+            if let build = groups[3] {
+                fields.builds.append(LocatedValue(range: build, value: text.text(build), label: "build number (line \(index + 1))", key: Self.numberVariable))
+            }
+        }
+        fields.absenceReason = "there is no top-level `version:`"
+        return fields
+    }
+}

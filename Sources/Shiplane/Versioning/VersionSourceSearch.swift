@@ -1,0 +1,319 @@
+import Foundation
+
+/// One search for a project's version sources: which files, read with which formats, following
+/// references (`$(APP_VERSION)`, `versionName = VERSION_NAME`) to where each value lives.
+struct VersionSourceSearch {
+    let root: URL
+    let fileSystem: any FileSystem
+    let tree: ProjectTree
+    let listedTargets: Set<String>
+
+    /// The settings and properties a version or build number was found to refer to.
+    struct Variables: Equatable {
+        var version: Set<String> = []
+        var build: Set<String> = []
+    }
+
+    /// A file that may hold a version, and how to read it once the references are known.
+    struct Candidate {
+        let url: URL
+        /// True for files that are sources by their name alone (a `VERSION` folder is an error).
+        let mustBeFile: Bool
+        /// True for an app extension's Info.plist: it follows the app's version.
+        var follower = false
+        let format: (Variables) -> any VersionFormat
+    }
+
+    /// Variables whose value lives where the build tool puts it, not in a file Shiplane reads:
+    /// Xcode's own two settings are read under their names; Flutter's come from pubspec.yaml.
+    static let flutterVariables: Set<String> = [FlutterPubspecVersionFormat.nameVariable, FlutterPubspecVersionFormat.numberVariable]
+
+    init(root: URL, fileSystem: any FileSystem, tree: ProjectTree, listedTargets: Set<String>) {
+        self.root = root
+        self.fileSystem = fileSystem
+        self.tree = tree
+        self.listedTargets = listedTargets
+    }
+
+    mutating func run() throws -> VersionFileDetector.Search {
+        var candidates = rootCandidates()
+        var problems: [(file: VersionFile, error: any Error)] = []
+        var leftAlone: [String] = []
+        var excluded: Set<String> = []
+        var appProjects: [(display: String, files: Set<String>)] = []
+
+        for project in tree.xcodeProjects {
+            let pbxproj = project.appendingPathComponent("project.pbxproj")
+            let display = VersionFileDetector.relativePath(of: pbxproj, to: root)
+            guard let bytes = try? fileSystem.contents(of: pbxproj.path) else { continue }
+            let model: XcodeProjectModel
+            do {
+                model = try XcodeProjectModel(bytes)
+            } catch {
+                problems.append((VersionFile(url: pbxproj, format: XcodeProjectVersionFormat(), displayPath: display), (error as? VersionFileError)?.inFile(display) ?? error))
+                continue
+            }
+            let (released, independent) = model.releaseTargets(listed: listedTargets)
+            let folder = project.deletingLastPathComponent()
+            let labels = model.targets.isEmpty ? nil : model.configurationLabels(of: released)
+            let followers = model.followerConfigurations(of: released)
+            candidates.append(Candidate(url: pbxproj, mustBeFile: false) { variables in
+                XcodeProjectVersionFormat(
+                    versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted(),
+                    configurations: labels, followers: followers
+                )
+            })
+            var files: Set<String> = [pbxproj.path]
+            let leading = model.infoPlists(of: released.filter { $0.role != .embedded })
+            for plist in model.infoPlists(of: released).sorted() {
+                let url = folder.appendingPathComponent(plist).standardizedFileURL
+                files.insert(url.path)
+                candidates.append(Candidate(url: url, mustBeFile: false, follower: !leading.contains(plist)) { _ in InfoPlistVersionFormat() })
+            }
+            let others = model.targets.filter { target in !released.contains { $0.name == target.name } }
+            let releasedPlists = model.infoPlists(of: released)
+            for plist in model.infoPlists(of: others) where !releasedPlists.contains(plist) {
+                excluded.insert(folder.appendingPathComponent(plist).standardizedFileURL.path)
+            }
+            let shared = model.baseConfigurations(of: released, includingProject: true)
+            for base in model.baseConfigurations(of: independent, includingProject: false) where !shared.contains(base) {
+                excluded.insert(folder.appendingPathComponent(base).standardizedFileURL.path)
+            }
+            for base in shared { files.insert(folder.appendingPathComponent(base).standardizedFileURL.path) }
+            for target in independent {
+                guard let own = model.ownVersion(of: target).map({ "MARKETING_VERSION \($0)" }) ?? plistVersion(of: target, in: model, folder: folder) else { continue }
+                let kind = target.role == .test ? "a test target" : target.role == .app ? "an app of its own" : "not an extension of the app"
+                leftAlone.append("\(target.name) (\(display)): \(own), \(kind); left alone"
+                    + (target.role == .test ? "" : " (list it under versions.targets in .shiplane.yml to move it with the app)"))
+            }
+            if model.targets.contains(where: { $0.role == .app }) { appProjects.append((display, files)) }
+        }
+        for plist in tree.shallowInfoPlists where !excluded.contains(plist.standardizedFileURL.path) {
+            candidates.append(Candidate(url: plist, mustBeFile: false) { _ in InfoPlistVersionFormat() })
+        }
+        for xcconfig in tree.xcconfigs where !excluded.contains(xcconfig.standardizedFileURL.path) {
+            candidates.append(Candidate(url: xcconfig, mustBeFile: false) { variables in
+                XcconfigVersionFormat(versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
+            })
+        }
+        var androidApps: [VersionFile] = []
+        for script in tree.gradleScripts {
+            let kotlin = script.lastPathComponent.hasSuffix(".kts")
+            candidates.append(Candidate(url: script, mustBeFile: false) { variables in
+                GradleVersionFormat(kotlin: kotlin, versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
+            })
+            if let bytes = try? fileSystem.contents(of: script.path), let text = String(data: bytes, encoding: .utf8),
+               text.contains("applicationId") {
+                androidApps.append(VersionFile(url: script, format: GradleVersionFormat(kotlin: kotlin), displayPath: VersionFileDetector.relativePath(of: script, to: root)))
+            }
+        }
+        for properties in tree.gradleProperties {
+            candidates.append(Candidate(url: properties, mustBeFile: false) { variables in
+                GradlePropertiesVersionFormat(versionProperties: variables.version.sorted(), buildProperties: variables.build.sorted())
+            })
+        }
+        for catalog in tree.versionCatalogs {
+            candidates.append(Candidate(url: catalog, mustBeFile: false) { variables in
+                let prefix = GradleVersionCatalogFormat.catalogPrefix
+                return GradleVersionCatalogFormat(
+                    versionEntries: variables.version.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted(),
+                    buildEntries: variables.build.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted()
+                )
+            })
+        }
+        candidates = deduplicated(candidates)
+
+        // Read, then read again with the settings the values refer to, until nothing new is referred to.
+        var variables = Variables()
+        var found = readAll(candidates, variables)
+        for _ in 0..<4 {
+            let next = referred(found.sources)
+            if next == variables { break }
+            variables = next
+            found = readAll(candidates, variables)
+        }
+        problems += found.unreadable
+        problems += unresolvedReferences(found.sources)
+        problems += appsWithoutVersion(appProjects, androidApps, found.sources)
+
+        guard !found.sources.isEmpty || !problems.isEmpty else {
+            throw VersionFileError(
+                .notFound,
+                "No version file found in \(root.path)",
+                details: VersionFileDetector.searchedLocations.map { (key: "looked for", value: $0) } + found.skipped,
+                suggestion: "Create a VERSION file holding the current version (for example 0.1.0), or configure a version file and pattern"
+            )
+        }
+        return VersionFileDetector.Search(
+            sources: found.sources.sorted { $0.file.displayPath < $1.file.displayPath },
+            unreadable: problems,
+            leftAlone: leftAlone
+        )
+    }
+
+    /// "CFBundleShortVersionString 1.0 in Sources/Launcher/Info.plist" when the target's
+    /// Info.plist writes a version of its own.
+    private func plistVersion(of target: XcodeProjectModel.Target, in model: XcodeProjectModel, folder: URL) -> String? {
+        for plist in model.infoPlists(of: [target]).sorted() {
+            let url = folder.appendingPathComponent(plist)
+            guard let bytes = try? fileSystem.contents(of: url.path), let reading = try? InfoPlistVersionFormat().read(bytes),
+                  reading.version.literal != nil, let text = reading.text else { continue }
+            return "CFBundleShortVersionString \(text) in \(VersionFileDetector.relativePath(of: url, to: root))"
+        }
+        return nil
+    }
+
+    // MARK: - Candidates
+
+    private func rootCandidates() -> [Candidate] {
+        var candidates: [Candidate] = []
+        func add(_ name: String, _ format: @escaping @Sendable () -> any VersionFormat) {
+            candidates.append(Candidate(url: root.appendingPathComponent(name), mustBeFile: true) { _ in format() })
+        }
+        let names = (try? fileSystem.list(root.path)) ?? []
+        for name in names {
+            switch name {
+            case "VERSION": add(name) { PlainVersionFormat() }
+            case "package.json": add(name) { PackageJSONVersionFormat() }
+            case "Cargo.toml": add(name) { CargoVersionFormat() }
+            case "pyproject.toml": add(name) { PyprojectVersionFormat() }
+            case "pubspec.yaml": add(name) { FlutterPubspecVersionFormat() }
+            case "app.json": add(name) { ExpoAppJSONVersionFormat() }
+            case "app.config.js", "app.config.ts": add(name) { ExpoAppConfigVersionFormat(name: name) }
+            default:
+                if name.hasSuffix(".podspec") { add(name) { PodspecVersionFormat() } }
+            }
+        }
+        let sources = root.appendingPathComponent("Sources")
+        for name in (try? fileSystem.list(sources.path)) ?? [] where fileSystem.isFolder(sources.appendingPathComponent(name).path) {
+            candidates.append(Candidate(url: sources.appendingPathComponent(name).appendingPathComponent("Version.swift"), mustBeFile: false) { _ in
+                SwiftConstantVersionFormat()
+            })
+        }
+        return candidates
+    }
+
+    private func deduplicated(_ candidates: [Candidate]) -> [Candidate] {
+        var seen: Set<String> = []
+        return candidates.filter { seen.insert($0.url.standardizedFileURL.path).inserted }
+    }
+
+    // MARK: - Reading
+
+    private struct Found {
+        var sources: [AgreedVersion.Source] = []
+        var unreadable: [(file: VersionFile, error: any Error)] = []
+        var skipped: [(key: String, value: String)] = []
+    }
+
+    private func readAll(_ candidates: [Candidate], _ variables: Variables) -> Found {
+        var found = Found()
+        for candidate in candidates {
+            let url = candidate.url
+            var file = VersionFile(url: url, format: candidate.format(variables), displayPath: VersionFileDetector.relativePath(of: url, to: root))
+            file.followsApp = candidate.follower
+            guard let kind = fileSystem.kind(of: url.path) else { continue }
+            if kind == .folder {
+                if candidate.mustBeFile {
+                    found.unreadable.append((file, VersionFileError(
+                        .fileSystem, "\(file.displayPath) is a folder, not a version file",
+                        file: file.displayPath, suggestion: "Remove or rename the folder, or write the version into a file of that name"
+                    )))
+                }
+                continue
+            }
+            if let target = VersionFileDetector.linkLeaving(root, url) {
+                found.unreadable.append((file, VersionFileError(
+                    .fileSystem, "\(file.displayPath) is a symbolic link to \(target), outside the repository",
+                    file: file.displayPath, suggestion: "Shiplane only writes inside the repository: replace the link with the file itself"
+                )))
+                continue
+            }
+            do {
+                guard let bytes = try fileSystem.contents(of: url.path) else {
+                    if kind == .symbolicLink {
+                        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "a missing file"
+                        found.unreadable.append((file, VersionFileError(
+                            .fileSystem, "\(file.displayPath) is a symbolic link to \(target), which does not exist",
+                            file: file.displayPath, suggestion: "Point the link at the version file, or replace it with the file itself"
+                        )))
+                    }
+                    continue
+                }
+                found.sources.append(try AgreedVersion.Source(file: file, bytes: bytes))
+            } catch let error as VersionFileError where error.kind == .notASource {
+                found.skipped.append((key: "skipped \(file.displayPath)", value: error.message))
+            } catch {
+                found.unreadable.append((file, error))
+            }
+        }
+        return found
+    }
+
+    /// The variables the sources refer to, beyond the ones every format reads by name.
+    private func referred(_ sources: [AgreedVersion.Source]) -> Variables {
+        let known = Set(["MARKETING_VERSION", "CURRENT_PROJECT_VERSION"]).union(Self.flutterVariables)
+        var variables = Variables()
+        for source in sources {
+            variables.version.formUnion(source.reading.versionReferences.subtracting(known))
+            variables.build.formUnion(source.reading.buildReferences.subtracting(known))
+        }
+        return variables
+    }
+
+    // MARK: - Checks
+
+    /// A value that refers to a setting nothing sets: its real value cannot be found, so the
+    /// version the stores see is unknown.
+    private func unresolvedReferences(_ sources: [AgreedVersion.Source]) -> [(file: VersionFile, error: any Error)] {
+        var defined = Set(sources.flatMap(\.reading.definedVariables))
+        if sources.contains(where: { $0.file.format is FlutterPubspecVersionFormat }) { defined.formUnion(Self.flutterVariables) }
+        var problems: [(file: VersionFile, error: any Error)] = []
+        for source in sources {
+            let missing = source.reading.versionReferences.union(source.reading.buildReferences).subtracting(defined).sorted()
+            guard !missing.isEmpty else { continue }
+            let flutter = !Set(missing).isDisjoint(with: Self.flutterVariables)
+            problems.append((source.file, VersionFileError(
+                .missingVersion,
+                "\(source.file.displayPath) takes its version from \(missing.map { "`\($0)`" }.joined(separator: ", ")), which no version file sets",
+                file: source.file.displayPath,
+                details: [("looked in", "project.pbxproj build settings, .xcconfig files, gradle.properties, gradle/libs.versions.toml, build scripts, pubspec.yaml")],
+                suggestion: flutter
+                    ? "Flutter's build name and number come from `version:` in pubspec.yaml at the repository root: add it (version: 1.0.0+1)"
+                    : "Set \(missing.joined(separator: ", ")) in an .xcconfig, the project's build settings or gradle.properties, or write the value in \(source.file.displayPath)"
+            )))
+        }
+        return problems
+    }
+
+    /// Xcode projects with an app target and Android app modules whose version was not found.
+    private func appsWithoutVersion(
+        _ projects: [(display: String, files: Set<String>)], _ androidApps: [VersionFile], _ sources: [AgreedVersion.Source]
+    ) -> [(file: VersionFile, error: any Error)] {
+        let read = Set(sources.map { $0.file.url.standardizedFileURL.path })
+        let crossPlatform = sources.contains { $0.file.format is FlutterPubspecVersionFormat || $0.file.format is ExpoAppJSONVersionFormat }
+        var problems: [(file: VersionFile, error: any Error)] = []
+        for project in projects where read.isDisjoint(with: project.files) && !crossPlatform {
+            let pbxproj = root.appendingPathComponent(project.display)
+            problems.append((VersionFile(url: pbxproj, format: XcodeProjectVersionFormat(), displayPath: project.display), VersionFileError(
+                .missingVersion,
+                "The Xcode project has an app target but no version was found for it",
+                file: project.display,
+                details: [("looked for", "MARKETING_VERSION and CURRENT_PROJECT_VERSION in the app's and its extensions' build configurations and the project's"),
+                          ("looked for", "the same in the .xcconfig files they are based on and every .xcconfig in the repository"),
+                          ("looked for", "CFBundleShortVersionString in each target's INFOPLIST_FILE")],
+                suggestion: "Set the app's Version and Build in Xcode (target › General › Identity), or MARKETING_VERSION = 1.0 in an .xcconfig"
+            )))
+        }
+        for app in androidApps where !read.contains(app.url.standardizedFileURL.path) && !crossPlatform {
+            problems.append((app, VersionFileError(
+                .missingVersion,
+                "The Android app module sets no versionName",
+                file: app.displayPath,
+                details: [("looked for", "versionName and versionCode in defaultConfig and productFlavors, as `versionName \"1.0\"` or `versionName = \"1.0\"`")],
+                suggestion: "Write versionName and versionCode in defaultConfig, or refer them to gradle.properties (VERSION_NAME, VERSION_CODE) or the version catalog"
+            )))
+        }
+        return problems
+    }
+}

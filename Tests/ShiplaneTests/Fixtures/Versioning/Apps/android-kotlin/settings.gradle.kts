@@ -1,0 +1,2 @@
+rootProject.name = "Tracker"
+include(":app")
