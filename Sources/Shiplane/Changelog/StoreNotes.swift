@@ -80,24 +80,38 @@ public struct RenderStoreNotes: Action {
     public var texts: [String: String]
     /// The locales the changelog's notes are given for, when `texts` is empty.
     public var locales: [String]
+    /// Files holding the notes, one per locale: a path relative to the repository root with
+    /// `{locale}` where the locale goes (fastlane's layouts: `fastlane/metadata/{locale}/release_notes.txt`,
+    /// `fastlane/metadata/android/{locale}/changelogs/default.txt`). Every folder that has such a
+    /// file gives a locale. Used when `texts` is empty.
+    public var files: String?
 
     /// Creates the action for `store`.
-    public init(for store: NotesStore, texts: [String: String] = [:], locales: [String] = ["en-US"]) {
+    public init(for store: NotesStore, texts: [String: String] = [:], files: String? = nil, locales: [String] = ["en-US"]) {
         self.store = store
         self.texts = texts
+        self.files = files
         self.locales = locales
     }
 
     /// The store and the locales.
     public var options: [StepOption] {
-        [StepOption("store", store.rawValue), StepOption("locales", (texts.isEmpty ? locales : texts.keys.sorted()).joined(separator: ", "))]
+        var shown = [StepOption("store", store.rawValue)]
+        if texts.isEmpty, let files {
+            shown.append(StepOption("files", files))
+        } else {
+            shown.append(StepOption("locales", (texts.isEmpty ? locales : texts.keys.sorted()).joined(separator: ", ")))
+        }
+        return shown
     }
 
     /// Returns the notes per locale.
     /// - Throws: `EmptyChangelog` when the release has no commits, or what reading the history throws.
     public func run(in step: StepContext) throws -> [String: String] {
         var source = texts
-        if source.isEmpty {
+        if source.isEmpty, let files {
+            source = try Self.read(files, in: step.lane)
+        } else if source.isEmpty {
             let lane = step.lane
             let (configuration, releaseTags, merges) = try lane.changelogSettings(nil, nil, nil)
             let history = try ChangelogHistory(lane: lane, releaseTags: releaseTags, merges: merges)
@@ -116,6 +130,46 @@ public struct RenderStoreNotes: Action {
         }
         step.note(result.keys.sorted().map { "\($0): \(result[$0]?.count ?? 0) characters" }.joined(separator: ", "))
         return result
+    }
+
+    /// The notes in the files `pattern` names, by locale.
+    /// - Throws: `ValidationFailure` when the pattern has no `{locale}`, leaves the repository, or
+    ///   matches no file, and when a matched file cannot be read as UTF-8 text or is empty.
+    static func read(_ pattern: String, in lane: LaneContext) throws -> [String: String] {
+        guard let marker = pattern.range(of: "{locale}") else {
+            throw ValidationFailure(problems: ["storeNotes files: `\(pattern)` has no {locale} where the locale goes"],
+                                    suggestion: "write the path with {locale}, e.g. fastlane/metadata/{locale}/release_notes.txt")
+        }
+        let prefix = String(pattern[..<marker.lowerBound]), suffix = String(pattern[marker.upperBound...])
+        guard !pattern.hasPrefix("/"), !pattern.split(separator: "/").contains("..") else {
+            throw ValidationFailure(problems: ["storeNotes files: `\(pattern)` must be a path inside the repository"])
+        }
+        let root = lane.workingDirectory
+        let folder = root + "/" + prefix
+        let fileSystem = lane.fileSystem
+        var notes: [String: String] = [:]
+        var problems: [String] = []
+        for locale in try fileSystem.list(folder) where !locale.hasPrefix(".") {
+            let path = folder + locale + suffix
+            guard fileSystem.kind(of: path) == .file else { continue }
+            guard let data = try fileSystem.contents(of: path), let text = String(data: data, encoding: .utf8) else {
+                problems.append("\(prefix + locale + suffix) is not UTF-8 text")
+                continue
+            }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty {
+                problems.append("\(prefix + locale + suffix) is empty")
+            } else {
+                notes[locale] = trimmed
+            }
+        }
+        if notes.isEmpty && problems.isEmpty {
+            problems.append("no file matches `\(pattern)` (looked in \(prefix.isEmpty ? "the repository root" : prefix))")
+        }
+        guard problems.isEmpty else {
+            throw ValidationFailure(problems: problems, suggestion: "give every locale's notes a non-empty UTF-8 file, or pass texts:")
+        }
+        return notes
     }
 
     /// Markdown a user gave turned into plain text: headings, emphasis, code marks, links and link
@@ -142,11 +196,12 @@ extension LaneContext {
     /// The release's notes as `store` shows them, per locale: plain text within its limit (a
     /// warning names each locale cut). Without `texts`, the changelog of the release being made —
     /// before `addGitTag` too, titled with this run's bumped version — for each of `locales`.
+    /// With `files` (a path with `{locale}`), the notes of every locale that has such a file.
     public func storeNotes(
-        for store: NotesStore, texts: [String: String] = [:], locales: [String] = ["en-US"],
+        for store: NotesStore, texts: [String: String] = [:], files: String? = nil, locales: [String] = ["en-US"],
         file: String = #fileID, line: Int = #line
     ) throws -> [String: String] {
-        try run(RenderStoreNotes(for: store, texts: texts, locales: locales), file: file, line: line)
+        try run(RenderStoreNotes(for: store, texts: texts, files: files, locales: locales), file: file, line: line)
     }
 }
 
@@ -155,10 +210,11 @@ extension RenderStoreNotes: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Release notes as a store shows them, per locale: plain text with • bullets, no Markdown or links, cut to TestFlight's 4,000 or Play's 500 characters with a visible … and a warning",
-        signature: "try lane.storeNotes(for store: NotesStore, texts: [String: String] = [:], locales: [String] = [\"en-US\"]) -> [String: String]",
+        signature: "try lane.storeNotes(for store: NotesStore, texts: [String: String] = [:], files: String? = nil, locales: [String] = [\"en-US\"]) -> [String: String]",
         parameters: [
             .init(name: "for", type: "NotesStore", defaultValue: nil, help: ".testFlight (What to Test, 4,000 characters) or .googlePlay (500 characters per language)"),
             .init(name: "texts", type: "[String: String]", defaultValue: "[:]", help: "notes per locale; empty: the changelog of the release being made"),
+            .init(name: "files", type: "String?", defaultValue: "nil", help: "files with the notes, one per locale: a repository path with {locale} (fastlane/metadata/{locale}/release_notes.txt); every folder with such a file gives a locale"),
             .init(name: "locales", type: "[String]", defaultValue: "[\"en-US\"]", help: "the locales the changelog's notes are given for"),
         ],
         example: "let notes = try lane.storeNotes(for: .googlePlay, locales: [\"en-US\", \"de-DE\"])",

@@ -67,6 +67,50 @@ struct StoreNotesTests {
         #expect(!whole.contains("…") && whole.contains("Bug Fixes\n• no crash on launch"))
     }
 
+    /// Notes kept in files as fastlane's metadata folders keep them: one file per locale, each
+    /// made plain and cut by the store's rule; every folder with such a file is a locale.
+    @Test func notesFromFilesPerLocaleInFastlanesLayout() throws {
+        let long = String(repeating: "- a **long** line about [the change](https://example.com)\n", count: 20)
+        let fixture = try FixtureRepository(files: [
+            "VERSION": "1.4.0\n",
+            "fastlane/metadata/android/en-US/changelogs/default.txt": "- Faster **launch**\n- Fewer crashes\n",
+            "fastlane/metadata/android/de-DE/changelogs/default.txt": long,
+            "fastlane/metadata/android/fr-FR/title.txt": "no changelog here\n",
+        ])
+        let reporter = RecordingReporter()
+        let lane = LaneContext(.init(workingDirectory: fixture.path, environment: LaneEnvironment(variables: [:]), reporter: reporter))
+        let notes = try lane.storeNotes(for: .googlePlay, files: "fastlane/metadata/android/{locale}/changelogs/default.txt")
+        #expect(notes.keys.sorted() == ["de-DE", "en-US"], "a folder without the file is no locale: \(notes.keys)")
+        #expect(notes["en-US"] == "• Faster launch\n• Fewer crashes")
+        let german = try #require(notes["de-DE"])
+        #expect(german.count <= 500 && german.hasSuffix("\n…") && german.hasPrefix("• a long line about the change\n"), "\(german)")
+        let warnings = reporter.events.compactMap { event -> String? in
+            if case .message(let message, .warning, _) = event { return message }
+            return nil
+        }
+        #expect(warnings.contains { $0.contains("for de-DE is") }, "\(warnings)")
+    }
+
+    /// A pattern without `{locale}`, one that matches nothing, a path out of the repository and an
+    /// empty file are errors that say what is wrong; nothing falls back to the changelog.
+    @Test func notesFromFilesThatAreNotThereAreAnError() throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.4.0\n", "metadata/en-US/release_notes.txt": "\n"])
+        let lane = LaneContext(.init(workingDirectory: fixture.path, environment: LaneEnvironment(variables: [:]), reporter: RecordingReporter()))
+        func problems(_ pattern: String) -> String {
+            do {
+                _ = try lane.storeNotes(for: .testFlight, files: pattern)
+                return "no error"
+            } catch {
+                let cause = (error as? StepFailure)?.cause ?? error
+                return (cause as? ValidationFailure)?.problems.joined(separator: "\n") ?? "another error: \(cause)"
+            }
+        }
+        #expect(problems("metadata/en-US/release_notes.txt").contains("has no {locale}"))
+        #expect(problems("fastlane/metadata/{locale}/release_notes.txt").contains("no file matches"))
+        #expect(problems("../elsewhere/{locale}/notes.txt").contains("must be a path inside the repository"))
+        #expect(problems("metadata/{locale}/release_notes.txt").contains("metadata/en-US/release_notes.txt is empty"))
+    }
+
     @Test func notesBeforeTheTagAreTheReleaseBeingMadeInADryRunAsInTheRealOne() throws {
         let fixture = try repository()
         for dryRun in [true, false] {
