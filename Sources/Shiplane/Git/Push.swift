@@ -95,6 +95,11 @@ public struct Push: AsyncAction {
         let ownsPoint = earlier.map { lane.state.journal.holds(step: step.number, kind: RefsPushed.kind, description: $0) } ?? true
         let outcome = try git {
             try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
+                // Past a point of no return already (a resumed run, a release published first),
+                // the remote may hold this run's own tags from before.
+                if earlier == nil {
+                    try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: lane.state.journal.refsPushed(to: remote))
+                }
                 try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
                 // What is sent now, others may see: a run stopped from here until the remote
                 // answers is past its point of no return (`settle` narrows it to what the remote
@@ -155,6 +160,22 @@ public struct Push: AsyncAction {
             }
         }
         throw failure
+    }
+
+    /// A release tag the remote already has at the very value being pushed, which this run never
+    /// pushed: another run made the same release (two runs of one commit in the same second make
+    /// identical commits and tags) and published it first. Pushing would change nothing there, and
+    /// going on would announce that release a second time: the run stops before anything is sent.
+    static func refuseTagsAnotherRunPushed(_ updates: [Repository.RefUpdate], remote: String, pushedBefore: Set<String>) throws {
+        let taken = updates.filter { update in
+            update.remoteRef.hasPrefix("refs/tags/") && update.remote != nil && update.remote == update.local
+                && !pushedBefore.contains(update.remoteRef)
+        }
+        guard !taken.isEmpty else { return }
+        let names = taken.map { String($0.remoteRef.dropFirst("refs/tags/".count)) }
+        throw ShiplaneError(
+            "\(remote) already has \(names.joined(separator: ", ")) at this very commit, and this run did not push \(names.count == 1 ? "it" : "them"): another run released \(names.count == 1 ? "it" : "them") first",
+            suggestion: "nothing was pushed and this run rolls back; fetch (`git fetch --tags \(remote)`) and look at the release there before running again")
     }
 
     static func credentials(for url: String, environment: LaneEnvironment) -> PushCredentials {

@@ -190,6 +190,18 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
+    /// The refs this run has pushed (or was pushing when it stopped) to `remote`, by any step:
+    /// a ref the remote already has at the same value is this run's own only when named here.
+    func refsPushed(to remote: String) -> Set<String> {
+        lock.withLock {
+            var refs: Set<String> = []
+            for entry in entries where entry.status != .undone {
+                if let pushed = entry.effect.as(RefsPushed.self), pushed.remote == remote { refs.formUnion(pushed.refs) }
+            }
+            return refs
+        }
+    }
+
     /// The newest effect of `kind` that step `step` recorded in an earlier process of this run and
     /// that is not undone: what a retried step finds of its earlier attempt (a message whose
     /// answer was lost). Its handle marks it done or settles it.

@@ -156,6 +156,36 @@ struct TwoCloneRaceTests {
     }
 }
 
+/// Two runs of one commit in the same second make byte-identical release commits and tags: the
+/// later run's push would change nothing on origin, which is no proof it published anything. It
+/// stops before sending, rolls back, and announces nothing (a race seen in CI, made certain here
+/// by fixing the commit dates).
+@Suite("A release another run already published", .serialized)
+struct IdenticalReleaseTests {
+    @Test func theSecondIdenticalReleaseStopsBeforeThePushAndSendsNothing() async throws {
+        let world = try await TrialWorld()
+        defer { world.stop() }
+        let first = try world.freshClone()
+        let second = try world.freshClone()
+        var dates = ["GIT_AUTHOR_DATE": "2026-11-25T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-25T12:00:00Z"]
+        dates["SOURCE_DATE_EPOCH"] = "1764072000"
+        let won = try await runProgramAsync(shiplaneBinary, ["release"], in: first.path, environment: world.cloneEnvironment(first, inCI: true).merging(dates) { $1 })
+        #expect(won.status == 0, "\(won.all)")
+        world.asset = Array((try? Data(contentsOf: URL(fileURLWithPath: first.path + "/.build/app.tar.gz"))) ?? Data())
+        let late = try await runProgramAsync(shiplaneBinary, ["release"], in: second.path, environment: world.cloneEnvironment(second, inCI: true).merging(dates) { $1 })
+        #expect(late.status == 1, "\(late.all)")
+        #expect(late.all.contains("origin already has v1.5.0 at this very commit, and this run did not push it: another run released it first"), "\(late.all)")
+        #expect(!late.all.contains("point of no return:"), "\(late.all)")
+        #expect(world.slack.payloads.count == 1, "\(world.slack.payloads.count) Slack messages")
+        #expect(world.github.allReleases.count == 1 && world.github.allAssets.count == 1, "\(world.github.allReleases)")
+        #expect(try world.oneReleaseProblems(in: first).isEmpty)
+        #expect((try? second.git("tag", "--list")) == "v1.4.0", "the late run's tag is rolled back")
+        #expect((try? second.git("status", "--porcelain"))?.isEmpty == true, "the late run's tree is clean")
+        let head = try second.git("rev-parse", "HEAD"), before = try second.git("rev-parse", "origin/main")
+        #expect(head == before, "the late run's commit is rolled back: HEAD \(head), origin/main as cloned \(before)")
+    }
+}
+
 /// One trial's repository, its origin served by `git http-backend` over loopback HTTP with basic
 /// auth (a real remote writes its refs in its own process, as GitHub's does), and loopback
 /// GitHub and Slack.
