@@ -256,12 +256,27 @@ struct LaneCompiler {
     static func runCompiler(
         _ swiftc: String, arguments: [String], environment: [String: String], stoppingWhen interrupted: @escaping () -> Bool = { false }
     ) throws -> (status: Int32, output: String) {
+        // The compiler's driver leaves a `TemporaryDirectory.*` folder behind in TMPDIR after
+        // every compile: it gets a folder of its own, removed when it is done.
+        let scratch = makeCompilerScratch(in: environment["TMPDIR"])
+        defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+        var environment = environment
+        if let scratch { environment["TMPDIR"] = scratch }
         do {
             let result = try run(swiftc, arguments: arguments, environment: environment, workingDirectory: nil, errorsToo: true, stoppingWhen: interrupted)
             return (result.status, result.output)
         } catch {
             throw EnvironmentProblem("could not start \(swiftc): \(error)", suggestion: "check that swiftc is executable, or set SHIPLANE_SWIFTC")
         }
+    }
+
+    /// A new, empty folder for one compile's temporary files, in `parent` (else `/tmp`); nil when
+    /// none can be made (the compiler then uses the usual TMPDIR).
+    static func makeCompilerScratch(in parent: String?) -> String? {
+        let base = parent.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("shiplane-swiftc.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { return nil }
+        return String(cString: made)
     }
 
     /// Runs a program with a clean signal mask in its own process group (`SpawnedProcess`) and

@@ -128,6 +128,27 @@ struct LaneCommandTests {
         #expect(third.stdout.contains("extra"))
     }
 
+    /// The compiler's driver leaves a `TemporaryDirectory.*` folder in TMPDIR after every
+    /// compile (18,000 had built up on one machine): each compile gets a folder of its own, and it
+    /// is gone afterwards, after a compile that failed too.
+    @Test func aLaneCompileLeavesNothingInTheTemporaryFolder() throws {
+        let cache = NSTemporaryDirectory() + "shiplane-cache-\(UUID().uuidString)"
+        let temporary = NSTemporaryDirectory() + "shiplane-tmp-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(atPath: cache)
+            try? FileManager.default.removeItem(atPath: temporary)
+        }
+        let repo = try repositoryWithLanes()
+        let compiled = try repo.shiplane(["lanes"], environment: ["SHIPLANE_CACHE_DIR": cache, "TMPDIR": temporary])
+        #expect(compiled.status == 0 && compiled.stderr.contains("Compiling Lanes/"), "\(compiled.all)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+        try repo.write("Lanes/Broken.swift", "import Shiplane\nstruct Broken: Lane { func run(_ lane: LaneContext) async throws { undefined() } }\n")
+        let failed = try repo.shiplane(["lanes"], environment: ["SHIPLANE_CACHE_DIR": cache, "TMPDIR": temporary])
+        #expect(failed.status != 0 && failed.all.contains("undefined"), "\(failed.all)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+    }
+
     @Test func concurrentFirstRunsDoNotCorruptTheCache() throws {
         let cache = NSTemporaryDirectory() + "shiplane-cache-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: cache) }

@@ -18,6 +18,11 @@ let shiplaneBinary: String = {
 /// A lane cache shared by the end-to-end tests, so identical lane folders compile once; removed
 /// when the test process exits.
 let sharedLaneCache: String = {
+    // Scripts/test runs two test processes that share one cache (and removes it afterwards).
+    if let shared = ProcessInfo.processInfo.environment["SHIPLANE_TEST_LANE_CACHE"], !shared.isEmpty {
+        try? FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        return shared
+    }
     let folder = NSTemporaryDirectory() + "shiplane-test-cache-\(getpid())"
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     // A C function pointer captures nothing: the folder is named again from the pid.
@@ -44,6 +49,9 @@ func isolatedEnvironment(home: String, extra: [String: String] = [:]) -> [String
         "NO_COLOR": "1",
         "SHIPLANE_CACHE_DIR": sharedLaneCache,
         "LANG": "C.UTF-8",
+        // What a program leaves in its temporary folder when a test kills it (an archive's
+        // scratch file, the compiler's folders) goes with the test's own folder.
+        "TMPDIR": home,
     ]
     for (key, value) in extra { environment[key] = value }
     return environment
