@@ -101,6 +101,7 @@ enum CleanWorkTreeCheck {
 
     /// Set by the thread that loads the index, read after all threads are done.
     final class HeadFlag: @unchecked Sendable {
+        // @unchecked: written by one thread, read only after that thread was joined.
         var value = false
     }
 
@@ -234,6 +235,7 @@ enum CleanWorkTreeCheck {
 
     /// The folders left to read, shared by the walking threads.
     final class FolderQueue: @unchecked Sendable {
+        // @unchecked: every field is read and written with `condition` locked.
         private let condition = NSCondition()
         private var pending: [[UInt8]] = [[]]
         private var busy = 0

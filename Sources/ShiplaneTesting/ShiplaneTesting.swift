@@ -4,6 +4,7 @@ import Foundation
 /// A process runner for lane tests: records every command and answers with scripted results
 /// instead of starting processes.
 public final class RecordingProcessRunner: ProcessRunning, @unchecked Sendable {
+    // @unchecked: `recorded` and `scripted` are only touched under `lock`.
     private let lock = NSLock()
     private var recorded: [ProcessInvocation] = []
     private var scripted: [(matches: @Sendable (ProcessInvocation) -> Bool, result: ProcessResult)] = []

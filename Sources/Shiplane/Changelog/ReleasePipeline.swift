@@ -119,6 +119,7 @@ struct ReleasePipeline {
 /// Carries a value that is not `Sendable` to another thread; the caller guarantees the two never
 /// use it at the same time (see `ReleasePipeline.forEach`).
 private struct UncheckedBox<Value>: @unchecked Sendable {
+    // @unchecked: the one caller hands the value over and never touches it again meanwhile.
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -159,6 +159,7 @@ private final class ChildProcessState: @unchecked Sendable {
 
 /// Splits both streams into lines, forwards them live, and keeps a bounded copy.
 private final class OutputCollector: @unchecked Sendable {
+    // @unchecked: the `let`s are set once in `init`; `pending`, `captured` and `tail` are only touched under `lock`.
     private let lock = NSLock()
     private let tailLength: Int
     private let captureLimit: Int

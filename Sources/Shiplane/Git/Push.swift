@@ -93,7 +93,7 @@ public struct Push: AsyncAction {
         // release); a resumed push finds its earlier attempt's (a run killed while pushing).
         let earlier = lane.state.pointOfNoReturn
         let ownsPoint = earlier.map { lane.state.journal.holds(step: step.number, kind: RefsPushed.kind, description: $0) } ?? true
-        let outcome = try git {
+        let outcome = try await gitOffThePool {
             try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
                 // Past a point of no return already (a resumed run, a release published first),
                 // the remote may hold this run's own tags from before.

@@ -110,3 +110,23 @@ func git<T>(_ body: () throws -> T) throws -> T {
         throw GitFailure(error)
     }
 }
+
+/// Runs a long libgit2 operation (a push, a fetch: they wait for the network) like `git(_:)`, but
+/// on a thread of its own, so the waiting holds no thread of Swift's cooperative pool (two on a
+/// 2-core runner, shared with every HTTP call and timer of the run).
+func gitOffThePool<T>(_ body: @escaping () throws -> T) async throws -> T {
+    let work = UncheckedTransfer(body)
+    let outcome: UncheckedTransfer<Result<T, any Error>> = await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(returning: UncheckedTransfer(Result { try git(work.value) }))
+        }
+    }
+    return try outcome.value.get()
+}
+
+/// Hands a value to the one thread that runs `gitOffThePool`'s work and back.
+private struct UncheckedTransfer<Value>: @unchecked Sendable {
+    // @unchecked: the caller waits while the other thread has the value, so they never use it at once.
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -4,6 +4,9 @@ internal import Git
 /// Everything a lane and its actions reach the world through: repository, files, processes,
 /// environment, clock and reporter. Built by the CLI with live values, by tests with their own.
 public final class LaneContext: @unchecked Sendable {
+    // @unchecked: every stored property is a `let`; all are Sendable but `hooks`, values of lane
+    // code's types (`LaneHooks` asks no `Sendable` of lane authors), which the runner calls from one
+    // lane at a time, in order.
     /// What a context is built from; every side effect comes in through here.
     public struct Dependencies: Sendable {
         /// The folder lanes run in: the repository's work tree root.
@@ -340,6 +343,7 @@ public final class LaneContext: @unchecked Sendable {
 
 /// Opens the repository once, on first use, and hands out the same handle afterwards.
 final class RepositoryCache: @unchecked Sendable {
+    // @unchecked: `opened` is only touched under `lock`; `Repository` serialises libgit2 itself.
     private let path: String
     private let lock = NSLock()
     private var opened: Repository?

@@ -50,6 +50,7 @@ public protocol Reporting: Sendable {
 
 /// A reporter that keeps every event, for tests and for the JSON report.
 public final class RecordingReporter: Reporting, @unchecked Sendable {
+    // @unchecked: `storage` is only touched under `lock`.
     private let lock = NSLock()
     private var storage: [RunEvent] = []
 

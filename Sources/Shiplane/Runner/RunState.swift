@@ -2,6 +2,7 @@ import Foundation
 
 /// What every step of one run shares: the step counter and records, the journal, the reporter.
 final class RunState: @unchecked Sendable {
+    // @unchecked: the `let`s are set once in `init`; every `var` is only touched under `lock`.
     let reporter: any Reporting
     let journal: Journal
     let now: @Sendable () -> Date

@@ -6,6 +6,8 @@ import Shiplane
 /// Colour: see `usesColor(isTerminal:noColorFlag:environment:)`. Every line passes through the
 /// redactor first.
 public final class Terminal: @unchecked Sendable {
+    // @unchecked: the descriptor and colour are set once in `init`; `storedRedactor` is read and
+    // written under `lock`, and each write to the descriptor holds it too.
     public enum Style: String {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", cyan = "36"
     }
@@ -14,7 +16,12 @@ public final class Terminal: @unchecked Sendable {
     /// The file descriptor written to: 1 or 2.
     private let descriptor: Int32
     public let usesColor: Bool
-    public var redactor: SecretRedactor
+    private var storedRedactor: SecretRedactor
+    /// What every line passes through before it is written (replaced when secrets become known).
+    public var redactor: SecretRedactor {
+        get { lock.withLock { storedRedactor } }
+        set { lock.withLock { storedRedactor = newValue } }
+    }
 
     public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: SecretRedactor) {
         descriptor = standardError ? 2 : 1
@@ -22,7 +29,7 @@ public final class Terminal: @unchecked Sendable {
         let isTerminal = isatty(standardError ? 2 : 1) == 1
             || environment[standardError ? "SHIPLANE_STDERR_IS_TERMINAL" : "SHIPLANE_STDOUT_IS_TERMINAL"] == "1"
         usesColor = Self.usesColor(isTerminal: isTerminal, noColorFlag: noColor, environment: environment)
-        self.redactor = redactor
+        storedRedactor = redactor
     }
 
     /// Whether to write ANSI colour, first rule that applies: `--no-color` → no; `NO_COLOR` set
@@ -43,16 +50,16 @@ public final class Terminal: @unchecked Sendable {
 
     /// Writes one line (a newline is added), redacted.
     public func line(_ text: String) {
-        let safe = redactor.redact(text)
         lock.lock()
+        let safe = storedRedactor.redact(text)
         writeAll(safe + "\n")
         lock.unlock()
     }
 
     /// Writes text as it is (no newline added), redacted.
     public func write(_ text: String) {
-        let safe = redactor.redact(text)
         lock.lock()
+        let safe = storedRedactor.redact(text)
         writeAll(safe)
         lock.unlock()
     }

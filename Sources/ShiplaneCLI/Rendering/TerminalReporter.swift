@@ -2,7 +2,7 @@ import Foundation
 import Shiplane
 
 /// Renders a run live: a line as each step starts and ends, command output as it arrives.
-public final class TerminalReporter: Reporting, @unchecked Sendable {
+public final class TerminalReporter: Reporting, Sendable {
     private let terminal: Terminal
     private let verbose: Bool
     private let ci: CIPlatform
@@ -31,6 +31,10 @@ public final class TerminalReporter: Reporting, @unchecked Sendable {
             let time = step.duration.map(formatSeconds) ?? ""
             let prefix = indent(step.depth + 1)
             switch step.outcome {
+            case .failed where step.error?.hasSuffix(ResumingFromOrigin.ending) == true:
+                // Not a failure: the step stopped for the unfinished run on origin, which the
+                // command now resumes.
+                terminal.line(prefix + terminal.styled("↻ \(step.name) stopped", .yellow) + " (\(time)): " + (step.error ?? ""))
             case .failed:
                 terminal.line(prefix + terminal.styled("✗ \(step.name) failed", .red, .bold) + " (\(time))" + (step.error.map { ": \($0)" } ?? ""))
             default:

@@ -67,3 +67,48 @@ struct PortabilityTests {
         #expect(glibcOnlySpellings(in: source).map(\.line) == [1, 8])
     }
 }
+
+/// The declarations in `source` that opt out of the compiler's `Sendable` check without a
+/// `// @unchecked:` comment (on the line before or in the two lines after) that says why the
+/// type is safe to share.
+func uncheckedSendablesWithoutReason(in source: String) -> [Int] {
+    let lines = source.components(separatedBy: "\n")
+    return lines.indices.compactMap { index in
+        let line = lines[index].trimmingCharacters(in: .whitespaces)
+        guard !line.hasPrefix("//"), line.contains("@unchecked Sendable") else { return nil }
+        let near = lines[max(0, index - 1)...min(lines.count - 1, index + 2)]
+        return near.contains { $0.contains("// @unchecked:") } ? nil : index + 1
+    }
+}
+
+/// Every `@unchecked Sendable` in the sources says why sharing it across threads is safe, so
+/// the claim can be checked by reading (issue 21: twelve said nothing).
+@Suite("Concurrency: every @unchecked Sendable says why it is safe")
+struct UncheckedSendableTests {
+    @Test func everyUncheckedSendableSaysWhy() throws {
+        let sources = packageRoot + "/Sources"
+        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        var found = 0
+        var problems: [String] = []
+        for file in files {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            found += text.components(separatedBy: "@unchecked Sendable").count - 1
+            problems += uncheckedSendablesWithoutReason(in: text).map { "Sources/\(file):\($0)" }
+        }
+        #expect(found > 10, "the declarations were found: \(found)")
+        #expect(problems.isEmpty, "@unchecked Sendable without a `// @unchecked:` reason:\n\(problems.joined(separator: "\n"))")
+    }
+
+    @Test func theCheckerWantsAReasonNearTheDeclaration() {
+        let source = """
+        final class A: @unchecked Sendable {
+            // @unchecked: `x` is only touched under `lock`.
+            var x = 0
+        }
+        final class B: @unchecked Sendable {
+            var y = 0
+        }
+        """
+        #expect(uncheckedSendablesWithoutReason(in: source) == [5])
+    }
+}

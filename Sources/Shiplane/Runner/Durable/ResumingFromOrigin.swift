@@ -17,8 +17,11 @@ public struct ResumingFromOrigin: ReportableError {
 
     /// Says what was found and that nothing here was changed.
     public var message: String {
-        "origin holds the unfinished run of `\(record.commandLine)` (\(RemoteRunRecord.reference)): this attempt changed nothing and resumes it"
+        "origin holds the unfinished run of `\(record.commandLine)` (\(RemoteRunRecord.reference)): " + Self.ending
     }
+
+    /// How the message ends: a step stopped with it did not fail (the reporter shows it so).
+    public static let ending = "this attempt changed nothing and resumes it"
 
     /// An unfinished run decides what happens next.
     public var category: ErrorCategory { .unfinished }
