@@ -200,7 +200,7 @@ struct GitLabReleaseLaneTests {
     }
 }
 
-@Suite("The release lane on GitLab killed after every step, then run again", .serialized)
+@Suite("The release lane on GitLab killed after every step, then run again", .serialized, .tags(.slow), .enabled(if: slowSuitesRun))
 struct GitLabReleaseLaneFaultTests {
     /// DESIGN.md's release lane with `release` instead of `githubRelease`, on a gitlab.com origin:
     /// the lane program's process group gets SIGKILL after each step, `shiplane` settles the run

@@ -191,3 +191,12 @@ func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocati
     }
     #expect(actual == String(decoding: data, as: UTF8.self), sourceLocation: sourceLocation)
 }
+
+extension Tag {
+    /// A slow end-to-end suite: a release killed at every step or at random moments, signals
+    /// with their grace periods, races. `SHIPLANE_SKIP_SLOW=1` leaves them out of a run.
+    @Tag static var slow: Self
+}
+
+/// False when `SHIPLANE_SKIP_SLOW=1`: the suites tagged `.slow` are then skipped (CI runs them all).
+let slowSuitesRun = ProcessInfo.processInfo.environment["SHIPLANE_SKIP_SLOW"] != "1"
