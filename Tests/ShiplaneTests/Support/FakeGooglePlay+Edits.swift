@@ -18,7 +18,7 @@ extension FakeGooglePlay {
         }
         if m("POST", "edits") != nil {
             let id = "edit-\(nextID)"; nextID += 1
-            edits[id] = Edit()
+            edits[id] = Edit(listings: committedListings, images: committedImages)
             return answer(200, ["id": id, "expiryTimeSeconds": String(Int(Date().timeIntervalSince1970) + 7 * 86400)])
         } else if let c = m("GET", "edits/*") {
             let id = c[0];
@@ -46,6 +46,8 @@ extension FakeGooglePlay {
             edits[id] = nil
             commitQueries.append(query)
             for (name, track) in edit.tracks { committedTracks[name] = track }
+            committedListings = edit.listings
+            committedImages = edit.images
             for bundle in edit.bundles { usedVersionCodes.insert(bundle.versionCode) }
             return answer(200, ["id": id])
         } else if let c = m("GET", "edits/*/bundles") {
@@ -67,8 +69,69 @@ extension FakeGooglePlay {
             let id = c[0]; let track = c[1];
             guard let edit = edits[id] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
             return updateTrack(id, edit, track, body)
+        } else if let c = m("GET", "edits/*/listings") {
+            guard let edit = edits[c[0]] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return answer(200, ["kind": "androidpublisher#listingsListResponse",
+                                "listings": edit.listings.keys.sorted().map { language -> [String: String] in
+                                    var listing = edit.listings[language] ?? [:]
+                                    listing["language"] = language
+                                    return listing
+                                }])
+        } else if let c = m("GET", "edits/*/listings/*") {
+            guard let edit = edits[c[0]] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            guard var listing = edit.listings[c[1]] else { return Self.error(404, "Listing not found for language \(c[1]).", "NOT_FOUND") }
+            listing["language"] = c[1]
+            return answer(200, listing)
+        } else if let c = m("PATCH", "edits/*/listings/*") ?? m("PUT", "edits/*/listings/*") {
+            guard edits[c[0]] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: String] else {
+                return Self.error(400, "Invalid JSON payload", "INVALID_ARGUMENT")
+            }
+            if let language = object["language"], language != c[1] { return Self.error(400, "Language in the body does not match the URL", "INVALID_ARGUMENT") }
+            let limits = ["title": 30, "shortDescription": 80, "fullDescription": 4000]
+            for (field, limit) in limits where (object[field]?.count ?? 0) > limit {
+                return Self.error(400, "\(field) is longer than \(limit) characters", "INVALID_ARGUMENT")
+            }
+            var listing = method == "PATCH" ? edits[c[0]]?.listings[c[1]] ?? [:] : [:]
+            for (key, value) in object where key != "language" { listing[key] = value }
+            edits[c[0]]?.listings[c[1]] = listing
+            listing["language"] = c[1]
+            return answer(200, listing)
+        } else if let c = m("GET", "edits/*/listings/*/*") {
+            guard let edit = edits[c[0]] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            let images = edit.images[c[1]]?[c[2]] ?? []
+            return answer(200, images.isEmpty ? [:] : ["images": images.map { Self.imageJSON($0) }])
+        } else if let c = m("DELETE", "edits/*/listings/*/*/*") {
+            guard edits[c[0]] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            guard let index = edits[c[0]]?.images[c[1]]?[c[2]]?.firstIndex(where: { $0.id == c[3] }) else {
+                return Self.error(404, "Image not found.", "NOT_FOUND")
+            }
+            edits[c[0]]?.images[c[1]]?[c[2]]?.remove(at: index)
+            return answerEmpty(204)
         } else {
             return Self.error(404, "Not found", "NOT_FOUND")
+        }
+    }
+
+    static func imageJSON(_ image: Image) -> [String: String] {
+        ["id": image.id, "sha1": image.sha1, "sha256": image.sha256, "url": "https://play-lh.example/\(image.id)"]
+    }
+
+    /// images.upload (simple): the bytes become the last image of the type.
+    func uploadImage(_ request: Request, editID: String, language: String, type: String) async throws -> Response {
+        let (bytes, count) = try await request.readBody(keeping: 16 << 20)
+        guard String(count) == request.header("content-length") else { return Self.error(400, "Incomplete body", "INVALID_ARGUMENT") }
+        return lock.withLock {
+            guard edits[editID] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            let limits = ["icon": 1, "featureGraphic": 1, "tvBanner": 1]
+            let existing = edits[editID]?.images[language]?[type] ?? []
+            guard existing.count < (limits[type] ?? 8) else { return Self.error(400, "Too many images of type \(type).", "INVALID_ARGUMENT") }
+            let image = Image(id: "img-\(nextID)", sha1: Insecure.SHA1.hash(data: bytes).map { String(format: "%02x", $0) }.joined(),
+                              sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
+            nextID += 1
+            edits[editID]?.images[language, default: [:]][type, default: []].append(image)
+            imageUploads.append("\(language)/\(type)")
+            return answer(200, ["image": Self.imageJSON(image)])
         }
     }
 
@@ -105,6 +168,9 @@ extension FakeGooglePlay {
 
     func uploadBundle(_ request: Request, path: String, query: [String: String]) async throws -> Response {
         let rest = path.split(separator: "/").map(String.init)
+        if rest.count == 6, rest[0] == packageName, rest[1] == "edits", rest[3] == "listings", query["uploadType"] == "media" {
+            return try await uploadImage(request, editID: rest[2], language: rest[4], type: rest[5])
+        }
         guard rest.count == 4, rest[0] == packageName, rest[1] == "edits", rest[3] == "bundles", lock.withLock({ edits[rest[2]] != nil }) else {
             return Self.error(404, "Not found", "NOT_FOUND")
         }

@@ -19,7 +19,14 @@ import _CryptoExtras
 /// and every successful answer is checked against the method's response schema. `stop()` fails
 /// the running test for each problem recorded that the test did not take with `takeViolations()`.
 final class FakeGooglePlay: @unchecked Sendable {
-    struct Edit { var bundles: [(versionCode: Int64, sha256: String)] = []; var tracks: [String: [String: Any]] = [:] }
+    struct Image { var id: String; var sha1: String; var sha256: String }
+    struct Edit {
+        var bundles: [(versionCode: Int64, sha256: String)] = []
+        var tracks: [String: [String: Any]] = [:]
+        /// The store listing as this edit has it: language → Listing members; language → image type → images.
+        var listings: [String: [String: String]] = [:]
+        var images: [String: [String: [Image]]] = [:]
+    }
     struct Session { var editID: String; var total: Int64; var received: Int64; var storage: String }
     struct Fault { var method: String?; var pathContains: String; var remaining: Int; var status: Int; var body: String }
 
@@ -29,6 +36,10 @@ final class FakeGooglePlay: @unchecked Sendable {
     var edits: [String: Edit] = [:]
     var sessions: [String: Session] = [:]
     var committedTracks: [String: [String: Any]] = [:]
+    var committedListings: [String: [String: String]] = [:]
+    var committedImages: [String: [String: [Image]]] = [:]
+    /// Every image upload that arrived, as "language/type".
+    var imageUploads: [String] = []
     var usedVersionCodes: Set<Int64> = []
     var issuedTokens: Set<String> = []
     var faults: [Fault] = []

@@ -13,9 +13,12 @@ public struct PlayEditOpened: Effect, Equatable {
     /// The folder of the store state file that lets a re-run resume the edit; the undo removes
     /// the file when it names this edit (nil in records written before it was kept).
     public var stateFolder: String?
+    /// The name of that record (nil: the upload's, `play-<packageName>`).
+    public var stateName: String?
 
     /// Describes an edit opened (or resumed) by this run.
-    public init(api: String, packageName: String, editID: String, stateFolder: String? = nil) {
+    public init(api: String, packageName: String, editID: String, stateFolder: String? = nil, stateName: String? = nil) {
+        self.stateName = stateName
         self.api = api
         self.packageName = packageName
         self.editID = editID
@@ -41,7 +44,7 @@ public struct PlayEditOpened: Effect, Equatable {
         try await client.deleteEdit(editID)
         if let stateFolder {
             let state = StoreResumeState(folder: stateFolder)
-            let name = "play-\(packageName)"
+            let name = stateName ?? "play-\(packageName)"
             if state.read(PlayStorePublisher.EditRecord.self, name: name)?.editID == editID { state.remove(name: name) }
         }
     }
