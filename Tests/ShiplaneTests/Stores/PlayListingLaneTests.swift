@@ -252,3 +252,53 @@ struct PlayTrackChangeTests {
         }
     }
 }
+
+/// The one undo of a write inside an edit puts back what it replaced while the edit exists.
+@Suite("PlayEditChanged: undo puts back what a write in an edit replaced", .serialized)
+struct PlayEditChangedUndoTests {
+    @Test func listingTrackAndImageWritesAreUndoneInTheEdit() async throws {
+        let play = try FakeGooglePlay()
+        try await play.start()
+        defer { play.stop() }
+        play.setTrack("production", versionCodes: [41])
+        play.lock.withLock { play.committedListings["en-US"] = ["title": "Old Rocket"] }
+        try await withTemporaryDirectory { folder in
+            let keyPath = try writeFile(folder, "play.json", StoreFixtures.serviceAccountJSON(tokenURL: play.tokenURL))
+            let image = try writeFile(folder, "shot.png", "shot")
+            let variables = ["GOOGLE_PLAY_SERVICE_ACCOUNT_JSON": keyPath, "GOOGLE_PLAY_API_URL": play.baseURL]
+            let account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: folder.path)
+            let client = GooglePlayClient(account: account, packageName: "com.acme.rocket", environment: variables,
+                                          transport: HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(), redactor: SecretRedactor(secrets: [])))
+            let context = EffectContext(workTree: folder.path, environment: LaneEnvironment(variables: variables), fileSystem: LiveFileSystem(),
+                                        http: LiveHTTPClient(), retryPolicy: RetryPolicy(), savedCopies: MemorySavedCopies(), gitFolder: nil)
+            let edit = try await client.insertEdit()
+            let base = PlayEditChanged(api: play.baseURL, packageName: "com.acme.rocket", editID: edit, change: .listing)
+
+            try await client.patchListing(editID: edit, language: "en-US", fields: ["title": "Rocket"])
+            var listing = base
+            (listing.language, listing.before) = ("en-US", #"{"title":"Old Rocket"}"#)
+            try await listing.undo(in: context, status: .done)
+            #expect(play.openEdits[edit]?.listings["en-US"] == ["title": "Old Rocket"])
+
+            let before = try #require(try await client.trackJSON(editID: edit, track: "production")?["releases"] as? [[String: Any]])
+            try await client.putTrack(editID: edit, track: "production", releases: [["status": "completed", "versionCodes": ["41"], "inAppUpdatePriority": 4]])
+            var track = base
+            (track.change, track.track, track.before) = (.track, "production", UpdatePlayStore.json(before))
+            try await track.undo(in: context, status: .done)
+            #expect(UpdatePlayStore.json(play.openEdits[edit]?.tracks["production"]?["releases"] ?? []) == UpdatePlayStore.json(before))
+
+            let uploaded = try await client.uploadImage(editID: edit, language: "en-US", type: "phoneScreenshots", path: image)
+            var upload = base
+            (upload.change, upload.language, upload.imageType, upload.imageID) = (.imageUploaded, "en-US", "phoneScreenshots", uploaded.id)
+            try await upload.undo(in: context, status: .done)
+            #expect(play.openEdits[edit]?.images["en-US"]?["phoneScreenshots"]?.isEmpty == true)
+
+            // Once the edit is gone there is nothing to put back, and the undo succeeds without a write.
+            try await client.deleteEdit(edit)
+            let before2 = play.log.count
+            try await listing.undo(in: context, status: .done)
+            let sent = play.log.dropFirst(before2).filter { $0 != "POST /token" }
+            #expect(sent.allSatisfy { $0.hasPrefix("GET ") } && !sent.isEmpty, "\(sent)")
+        }
+    }
+}
