@@ -146,6 +146,26 @@ struct PlayListingLaneTests {
         #expect(rerun.status == 0, "\(rerun.all)")
         #expect(play.lock.withLock { play.committedImages["en-US"]?["phoneScreenshots"]?.count } == 2)
     }
+
+    @Test func aKilledRunResumedUploadsNothingTwiceAndCommitsOnce() async throws {
+        let play = try await standIn()
+        defer { play.stop() }
+        let repo = try repository(lane: #"try await lane.updatePlayStore(packageName: "com.acme.rocket")"#, play: play)
+        // Killed after the edit, both listings and the icon and first screenshot, with no supervisor to roll back.
+        let killed = try await repo.shiplaneAsync(["ship"], environment: environment(repo, play).merging(
+            ["SHIPLANE_FAULT": "after-effect:5", "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
+        #expect(killed.status != 0, "\(killed.all)")
+        #expect(play.lock.withLock { play.imageUploads.count } == 2, "\(play.log)")
+        #expect(play.openEdits.count == 1)
+        let resumed = try await repo.shiplaneAsync(["resume"], environment: environment(repo, play))
+        #expect(resumed.status == 0, "\(resumed.all)")
+        #expect(resumed.all.contains("resuming edit edit-1"), "\(resumed.all)")
+        #expect(play.lock.withLock { play.imageUploads } == ["en-US/icon", "en-US/phoneScreenshots", "en-US/phoneScreenshots"], "each image once")
+        let shots = play.lock.withLock { play.committedImages["en-US"]?["phoneScreenshots"] ?? [] }
+        #expect(shots.map(\.sha256) == [Self.sha("shot-1"), Self.sha("shot-2")])
+        #expect(play.log.filter { $0.contains(":commit") }.count == 1)
+        #expect(play.openEdits.isEmpty)
+    }
 }
 
 /// Track changes without an upload, and a re-run of a run that stopped before its commit (in process).

@@ -166,9 +166,15 @@ public struct UpdatePlayStore: AsyncAction {
             step.note("Google Play already has this listing and these releases: nothing to change")
             return 0
         }
-        if writes.isEmpty { step.log("the edit \(editID) an earlier run left already holds every change: committing it") }
+        if writes.isEmpty {
+            step.log("the edit \(editID) an earlier run left already holds every change: " + (step.isDryRun ? "a real run commits it" : "committing it"))
+        }
         if step.isDryRun {
             if created { try await client.deleteEdit(editID) }
+            if writes.isEmpty {
+                step.note("would commit the edit \(editID) an earlier run left, which holds every change")
+                return 0
+            }
             step.note("would make \(writes.count) change\(writes.count == 1 ? "" : "s") on Google Play in one edit:\n" + lines.joined(separator: "\n"))
             return writes.count
         }
