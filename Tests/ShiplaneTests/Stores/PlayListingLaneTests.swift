@@ -117,6 +117,10 @@ struct PlayListingLaneTests {
         #expect(run.all.contains("track production: (no releases) → 42 inProgress 10% priority 3 notes de-DE,en-US"), "\(run.all)")
         #expect(play.openEdits.isEmpty && play.tracks["production"] == nil)
         #expect(play.lock.withLock { play.imageUploads.isEmpty && play.committedListings["en-US"]?["title"] == "Old Rocket" })
+        // The plan as printed, line by line (the step's log; the summary note repeats it).
+        let plan = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.contains(" → ") || $0.contains(": upload ") || $0.contains(": delete ") || $0.hasPrefix("would make") }
+        try expectGolden(plan.joined(separator: "\n") + "\n", "play-listing-dry-run.txt")
     }
 
     @Test func aFailedCommitRollsBackAndNothingReachesPlay() async throws {

@@ -175,7 +175,7 @@ public struct UpdatePlayStore: AsyncAction {
                 step.note("would commit the edit \(editID) an earlier run left, which holds every change")
                 return 0
             }
-            step.note("would make \(writes.count) change\(writes.count == 1 ? "" : "s") on Google Play in one edit:\n" + lines.joined(separator: "\n"))
+            step.note("would make \(writes.count) change\(writes.count == 1 ? "" : "s") on Google Play in one edit, each listed above")
             return writes.count
         }
         var handles: [EffectHandle?] = []
