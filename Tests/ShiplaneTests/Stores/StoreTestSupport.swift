@@ -26,11 +26,14 @@ struct ShipToPlay: Lane {
     @Option var track = "internal"
     @Option var fraction: Double?
     @Flag var failAfter = false
+    @Flag var notForReview = false
+    @Flag var cancelReview = false
 
     func run(_ lane: LaneContext) async throws {
         let code = try await lane.uploadToPlayStore(bundle: bundle, packageName: packageName, track: track,
                                                     releaseNotes: ["en-US": "Faster rockets", "de-DE": "Schnellere Raketen"],
-                                                    status: fraction == nil ? .completed : .inProgress, rolloutFraction: fraction)
+                                                    status: fraction == nil ? .completed : .inProgress, rolloutFraction: fraction,
+                                                    changesNotSentForReview: notForReview, cancelChangesInReview: cancelReview)
         lane.log("version code \(code)")
         if failAfter { throw StoreLaneFailure() }
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import Testing
 import _CryptoExtras
 
 /// An in-process model of Google's token endpoint and the Android Publisher API's edits, strict like the real ones.
@@ -12,8 +13,20 @@ import _CryptoExtras
 /// against the Content-Range and stored on disk) and track releases until committed; track
 /// updates with unknown members, unknown version codes or a fraction without a staged status are
 /// refused; faults can be injected.
+///
+/// Every request is checked against Google's published description (`PlayAPIDescription`):
+/// a request it would refuse is answered 400 (404 for a path that is no method) and recorded,
+/// and every successful answer is checked against the method's response schema. `stop()` fails
+/// the running test for each problem recorded that the test did not take with `takeViolations()`.
 final class FakeGooglePlay: @unchecked Sendable {
-    struct Edit { var bundles: [(versionCode: Int64, sha256: String)] = []; var tracks: [String: [String: Any]] = [:] }
+    struct Image { var id: String; var sha1: String; var sha256: String }
+    struct Edit {
+        var bundles: [(versionCode: Int64, sha256: String)] = []
+        var tracks: [String: [String: Any]] = [:]
+        /// The store listing as this edit has it: language → Listing members; language → image type → images.
+        var listings: [String: [String: String]] = [:]
+        var images: [String: [String: [Image]]] = [:]
+    }
     struct Session { var editID: String; var total: Int64; var received: Int64; var storage: String }
     struct Fault { var method: String?; var pathContains: String; var remaining: Int; var status: Int; var body: String }
 
@@ -23,12 +36,28 @@ final class FakeGooglePlay: @unchecked Sendable {
     var edits: [String: Edit] = [:]
     var sessions: [String: Session] = [:]
     var committedTracks: [String: [String: Any]] = [:]
+    var committedListings: [String: [String: String]] = [:]
+    var committedImages: [String: [String: [Image]]] = [:]
+    /// Every image upload that arrived, as "language/type".
+    var imageUploads: [String] = []
     var usedVersionCodes: Set<Int64> = []
     var issuedTokens: Set<String> = []
     var faults: [Fault] = []
     var requestLog: [String] = []
+    let violationLock = NSLock()
+    var violationLog: [String] = []
+    /// The id of the described method being answered (task-local, so routes under `lock` can check their answers).
+    @TaskLocal static var answering: String?
+    static let uploadMethodID = "androidpublisher.edits.bundles.upload"
     var authorizationOnSession: [String?] = []
     var nextID = 1
+    /// Google asks for `changesNotSentForReview=true` (an app whose changes it will not send for review automatically).
+    var requiresChangesNotSentForReview = false
+    /// Changes are in review (a commit without ERROR_IF_IN_REVIEW cancels that review, as the description says).
+    var changesInReview = false
+    var cancelledReviews = 0
+    /// The query of every commit that went through.
+    var commitQueries: [[String: String]] = []
     /// The version code the next uploaded bundle gets.
     var nextVersionCode: Int64 = 42
     let storageFolder: String
@@ -50,6 +79,7 @@ final class FakeGooglePlay: @unchecked Sendable {
 
     func stop() {
         server?.stop()
+        for problem in takeViolations() { Issue.record("the Play stand-in saw a request or gave an answer Google's description refuses: \(problem)") }
         try? FileManager.default.removeItem(atPath: storageFolder)
     }
 
@@ -58,6 +88,34 @@ final class FakeGooglePlay: @unchecked Sendable {
     }
 
     var log: [String] { lock.withLock { requestLog } }
+
+    /// The problems recorded so far, which `stop()` then no longer reports.
+    func takeViolations() -> [String] {
+        violationLock.withLock {
+            defer { violationLog = [] }
+            return violationLog
+        }
+    }
+
+    func violation(_ problems: [String]) {
+        violationLock.withLock { violationLog += problems }
+    }
+
+    /// A JSON answer, checked against the response schema of the method being answered when it is a success.
+    func answer(_ status: Int, _ object: Any, headers: [String: String] = [:]) -> Response {
+        if (200..<300).contains(status), let id = Self.answering, let method = PlayAPIDescription.shared.method(id) {
+            violation(PlayAPIDescription.shared.problems(answer: object, for: method))
+        }
+        return Reply.json(status, object, headers: headers)
+    }
+
+    /// An empty answer, which only a method without a response schema may give.
+    func answerEmpty(_ status: Int, headers: [String: String] = [:]) -> Response {
+        if (200..<300).contains(status), let id = Self.answering, let method = PlayAPIDescription.shared.method(id) {
+            violation(PlayAPIDescription.shared.problems(answer: nil, for: method))
+        }
+        return Reply.empty(status, headers: headers)
+    }
     var openEdits: [String: Edit] { lock.withLock { edits } }
     var tracks: [String: [String: Any]] { lock.withLock { committedTracks } }
 
@@ -73,6 +131,26 @@ final class FakeGooglePlay: @unchecked Sendable {
     }
 
     func handle(_ request: Request) async throws -> Response {
+        let (path, query) = request.pathAndQuery
+        let method = request.method.rawValue
+        // The token endpoint is OAuth's; a session URI is the upload protocol's (opaque to the description).
+        if path == "/token" { return try await serve(request, body: nil) }
+        if path.hasPrefix("/upload/session/") {
+            return try await Self.$answering.withValue(Self.uploadMethodID) { try await serve(request, body: nil) }
+        }
+        let isUpload = path.hasPrefix("/upload/") || path.hasPrefix("/resumable/upload/")
+        let body = isUpload ? nil : try await request.readBody().bytes
+        let (described, problems) = PlayAPIDescription.shared.problems(method: method, path: path, query: query, body: body) { request.header($0) }
+        guard problems.isEmpty, let described else {
+            violation(problems)
+            lock.withLock { requestLog.append("\(method) \(path) (refused: not valid by the description)") }
+            if isUpload { _ = try await request.readBody(keeping: 0) }
+            return described == nil ? Self.error(404, "Not found", "NOT_FOUND") : Self.error(400, problems.joined(separator: "; "), "INVALID_ARGUMENT")
+        }
+        return try await Self.$answering.withValue(described.id) { try await serve(request, body: body) }
+    }
+
+    func serve(_ request: Request, body: [UInt8]?) async throws -> Response {
         let (path, query) = request.pathAndQuery
         let method = request.method.rawValue
         let fault: Fault? = lock.withLock {
@@ -94,8 +172,7 @@ final class FakeGooglePlay: @unchecked Sendable {
         guard path.hasPrefix(prefix) else { return Self.error(404, "Not found", "NOT_FOUND") }
         let rest = path.dropFirst(prefix.count).split(separator: "/").map(String.init)
         guard rest.first == packageName else { return Self.error(404, "Package not found: \(rest.first ?? "").", "NOT_FOUND") }
-        let body = try await request.readBody().bytes
-        return lock.withLock { route(method, Array(rest.dropFirst()), body) }
+        return lock.withLock { route(method, Array(rest.dropFirst()), body ?? [], query: query) }
     }
 
     // MARK: - Token

@@ -27,8 +27,25 @@ extension GooglePlayClient {
         _ = try await request(.delete, apiBaseURL + editsPath + "/\(editID)", operation: "delete edit \(editID)", accepting: [404])
     }
 
-    func commitEdit(_ editID: String) async throws {
-        _ = try await request(.post, apiBaseURL + editsPath + "/\(editID):commit", operation: "commit edit \(editID)")
+    /// Commits the edit. `changesInReviewBehavior` is always sent: ERROR_IF_IN_REVIEW unless
+    /// `review.cancelChangesInReview` (Google's default, CANCEL_IN_REVIEW_AND_SUBMIT, would cancel
+    /// a review in progress without a word). Google's two refusals about review get what to set.
+    func commitEdit(_ editID: String, review: PlayReviewOptions = PlayReviewOptions()) async throws {
+        var query = "?changesInReviewBehavior=" + (review.cancelChangesInReview ? "CANCEL_IN_REVIEW_AND_SUBMIT" : "ERROR_IF_IN_REVIEW")
+        if review.changesNotSentForReview { query += "&changesNotSentForReview=true" }
+        do {
+            _ = try await request(.post, apiBaseURL + editsPath + "/\(editID):commit" + query, operation: "commit edit \(editID)")
+        } catch var error as StoreAPIError where (400..<500).contains(error.status) {
+            let said = error.details.joined(separator: " ").lowercased()
+            if said.contains("changesnotsentforreview") || said.contains("cannot be sent for review automatically") {
+                error.suggestion = "Google Play will not send these changes for review automatically: set changesNotSentForReview: true "
+                    + "(the edit is committed and its changes wait in Play Console → Publishing overview until someone sends them for review)"
+            } else if !review.cancelChangesInReview && said.contains("in review") {
+                error.suggestion = "changes already in review on Google Play were left alone (changesInReviewBehavior ERROR_IF_IN_REVIEW): "
+                    + "run again once that review is done, or set cancelChangesInReview: true to cancel it and send these changes instead"
+            }
+            throw error
+        }
     }
 
     func bundles(editID: String) async throws -> [PlayBundle] {

@@ -10,18 +10,25 @@ public struct PlayEditOpened: Effect, Equatable {
     public var packageName: String
     /// The edit's id.
     public var editID: String
+    /// The folder of the store state file that lets a re-run resume the edit; the undo removes
+    /// the file when it names this edit (nil in records written before it was kept).
+    public var stateFolder: String?
+    /// The name of that record (nil: the upload's, `play-<packageName>`).
+    public var stateName: String?
 
-    /// Describes an edit opened.
-    public init(api: String, packageName: String, editID: String) {
+    /// Describes an edit opened (or resumed) by this run.
+    public init(api: String, packageName: String, editID: String, stateFolder: String? = nil, stateName: String? = nil) {
+        self.stateName = stateName
         self.api = api
         self.packageName = packageName
         self.editID = editID
+        self.stateFolder = stateFolder
     }
 
     /// On Google Play.
     public var reach: EffectReach { .service }
 
-    /// Deletes the edit.
+    /// Deletes the edit, and the state file's record of it.
     /// - Throws: when the service account is not set here, or Google refuses.
     public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let variables = context.environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
@@ -35,5 +42,10 @@ public struct PlayEditOpened: Effect, Equatable {
         }
         let client = GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: context.transport())
         try await client.deleteEdit(editID)
+        if let stateFolder {
+            let state = StoreResumeState(folder: stateFolder)
+            let name = stateName ?? "play-\(packageName)"
+            if state.read(PlayStorePublisher.EditRecord.self, name: name)?.editID == editID { state.remove(name: name) }
+        }
     }
 }

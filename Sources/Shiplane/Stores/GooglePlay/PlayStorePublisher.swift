@@ -86,7 +86,7 @@ struct PlayStorePublisher: Sendable {
         let release = PlayRelease(name: request.releaseName, versionCodes: [versionCode], status: request.status,
                                   userFraction: request.rolloutFraction, notes: request.releaseNotes)
         try await client.updateTrack(editID: plan.editID, track: request.track, release: release)
-        try await client.commitEdit(plan.editID)
+        try await client.commitEdit(plan.editID, review: request.review)
         onCommitted()
         state.remove(name: recordName)
         log("committed: version code \(versionCode) on \(request.track) (\(request.status.rawValue))")

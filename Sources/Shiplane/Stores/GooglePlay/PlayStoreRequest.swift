@@ -12,6 +12,23 @@ public enum PlayReleaseStatus: String, Sendable, CaseIterable {
     case completed
 }
 
+/// How a commit treats Google's review (the `edits.commit` query parameters).
+public struct PlayReviewOptions: Sendable, Equatable {
+    /// Sends `changesNotSentForReview=true`: the committed changes wait in Play Console until
+    /// someone sends them for review there (Google requires it for some apps, and says so).
+    public var changesNotSentForReview: Bool
+    /// Sends `changesInReviewBehavior=CANCEL_IN_REVIEW_AND_SUBMIT`: changes already in review are
+    /// cancelled and sent again with these. Off by default: the commit then fails (ERROR_IF_IN_REVIEW)
+    /// instead of cancelling a review.
+    public var cancelChangesInReview: Bool
+
+    /// Creates the options; by default changes are sent for review and a review in progress is never cancelled.
+    public init(changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) {
+        self.changesNotSentForReview = changesNotSentForReview
+        self.cancelChangesInReview = cancelChangesInReview
+    }
+}
+
 /// The release written to a track.
 struct PlayRelease: Sendable {
     var name: String?
@@ -41,11 +58,14 @@ public struct PlayStoreRequest: Sendable {
     public var resumableThreshold: Int64
     /// The size of one part of a resumable upload, in bytes.
     public var chunkSize: Int64
+    /// How the commit treats Google's review.
+    public var review: PlayReviewOptions
 
     /// Creates a request to upload `bundle` to `track`; by default a completed release on the internal track.
     public init(bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
                 status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
-                resumableThreshold: Int64 = 8 << 20, chunkSize: Int64 = 64 << 20) {
+                resumableThreshold: Int64 = 8 << 20, chunkSize: Int64 = 64 << 20, review: PlayReviewOptions = PlayReviewOptions()) {
+        self.review = review
         self.bundle = bundle
         self.packageName = packageName
         self.track = track

@@ -25,6 +25,8 @@ public struct UploadToPlayStore: AsyncAction {
         if let packageName = request.packageName { shown.append(StepOption("packageName", packageName)) }
         shown.append(StepOption("status", request.status.rawValue))
         if let fraction = request.rolloutFraction { shown.append(StepOption("rolloutFraction", String(fraction))) }
+        if request.review.changesNotSentForReview { shown.append(StepOption("changesNotSentForReview", "true")) }
+        if request.review.cancelChangesInReview { shown.append(StepOption("cancelChangesInReview", "true")) }
         if !request.releaseNotes.isEmpty { shown.append(StepOption("releaseNotes", request.releaseNotes.keys.sorted().joined(separator: ", "))) }
         return shown
     }
@@ -65,14 +67,13 @@ public struct UploadToPlayStore: AsyncAction {
             step.note("would upload \(what)")
             return plan.uploadedVersionCode ?? manifest.versionCode ?? 0
         }
-        var effect: EffectHandle?
-        if plan.createdEdit {
-            // Written down as data, so a process other than this one (the supervisor after a
-            // kill, `shiplane rollback`) can delete it too; once committed it is kept.
-            effect = try step.record(PlayEditOpened(api: client.apiBaseURL, packageName: packageName, editID: plan.editID),
+        // Written down as data, so a process other than this one (the supervisor after a kill,
+        // `shiplane rollback`) can delete it too; once committed it is kept. A resumed edit is
+        // this run's too: rolling the run back deletes it and forgets it.
+        let effect = try step.record(PlayEditOpened(api: client.apiBaseURL, packageName: packageName, editID: plan.editID,
+                                                    stateFolder: publisher.state.folder),
                                      "delete Google Play edit \(plan.editID)")
-            step.done(effect)
-        }
+        step.done(effect)
         let handle = effect
         let track = request.track
         let versionCode = try await publisher.publish(plan, request: request) {
@@ -91,11 +92,14 @@ extension LaneContext {
     public func uploadToPlayStore(
         bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
         status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
+        changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false,
         file: String = #fileID, line: Int = #line
     ) async throws -> Int64 {
         try await run(UploadToPlayStore(PlayStoreRequest(
             bundle: bundle, packageName: packageName, track: track, releaseNotes: releaseNotes, status: status,
-            rolloutFraction: rolloutFraction, releaseName: releaseName)), file: file, line: line)
+            rolloutFraction: rolloutFraction, releaseName: releaseName,
+            review: PlayReviewOptions(changesNotSentForReview: changesNotSentForReview, cancelChangesInReview: cancelChangesInReview))),
+            file: file, line: line)
     }
 }
 
@@ -104,7 +108,7 @@ extension UploadToPlayStore: DocumentedAction {
     public static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release. Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",
-        signature: "try await lane.uploadToPlayStore(bundle: String, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil) -> Int64",
+        signature: "try await lane.uploadToPlayStore(bundle: String, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil, changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) -> Int64",
         parameters: [
             .init(name: "bundle", type: "String", defaultValue: nil, help: "the .aab; package name and version code are read from its manifest"),
             .init(name: "packageName", type: "String?", defaultValue: "the bundle's", help: "the app's package name; must match the bundle's"),
@@ -113,6 +117,8 @@ extension UploadToPlayStore: DocumentedAction {
             .init(name: "status", type: "PlayReleaseStatus", defaultValue: ".completed", help: ".draft, .inProgress (staged, needs rolloutFraction), .halted, .completed"),
             .init(name: "rolloutFraction", type: "Double?", defaultValue: "nil", help: "share of users for a staged rollout, 0 < f < 1"),
             .init(name: "releaseName", type: "String?", defaultValue: "nil", help: "the release's name in Play Console"),
+            .init(name: "changesNotSentForReview", type: "Bool", defaultValue: "false", help: "commit without sending for review (the changes wait in Play Console); Google's error says when an app needs it"),
+            .init(name: "cancelChangesInReview", type: "Bool", defaultValue: "false", help: "cancel changes already in review and send these instead; by default the commit fails rather than cancel a review"),
         ],
         example: #"try await lane.uploadToPlayStore(bundle: "build/app.aab", track: "internal", releaseNotes: ["en-US": notes])"#,
         dryRun: "preflight (token, app, version code), opening a private edit that is deleted again; says what would be uploaded where",

@@ -1,0 +1,96 @@
+import Foundation
+
+/// One write inside a Google Play edit this run holds (a listing's members, an image uploaded or
+/// deleted, a track's releases), with what it replaced. Nothing reaches users before the edit is
+/// committed; the undo puts the replaced value back while the edit exists, and the edit's own
+/// undo (`PlayEditOpened`) then deletes it.
+public struct PlayEditChanged: Effect, Equatable {
+    /// The record's name for it.
+    public static let kind = "googleplay.edit-change"
+
+    /// What was written.
+    public enum Change: String, Codable, Sendable {
+        /// Members of a language's listing were set.
+        case listing
+        /// An image was uploaded.
+        case imageUploaded
+        /// An image was deleted.
+        case imageDeleted
+        /// A track's releases were written.
+        case track
+    }
+
+    /// The API base URL.
+    public var api: String
+    /// The app's package name.
+    public var packageName: String
+    /// The edit the write went into.
+    public var editID: String
+    /// What was written.
+    public var change: Change
+    /// The listing's language (listings and images).
+    public var language: String?
+    /// The image type (phoneScreenshots, icon, …).
+    public var imageType: String?
+    /// The image's id (known once uploaded).
+    public var imageID: String?
+    /// The image's SHA-256.
+    public var sha256: String?
+    /// The track written.
+    public var track: String?
+    /// What the write replaced, as JSON: the listing's members or the track's releases; nil when there was none.
+    public var before: String?
+
+    /// Describes one write inside an edit.
+    public init(api: String, packageName: String, editID: String, change: Change, language: String? = nil, imageType: String? = nil,
+                imageID: String? = nil, sha256: String? = nil, track: String? = nil, before: String? = nil) {
+        self.api = api
+        self.packageName = packageName
+        self.editID = editID
+        self.change = change
+        self.language = language
+        self.imageType = imageType
+        self.imageID = imageID
+        self.sha256 = sha256
+        self.track = track
+        self.before = before
+    }
+
+    /// In a Google Play edit.
+    public var reach: EffectReach { .service }
+
+    /// Puts back what the write replaced while the edit exists; an edit already deleted holds nothing to undo.
+    /// - Throws: when the service account is not set here, or Google refuses.
+    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        let variables = context.environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
+        let account: GooglePlayServiceAccount
+        do {
+            account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: context.workTree)
+        } catch {
+            throw ShiplaneError(
+                "the change in Google Play edit \(editID) stays: the service account is not set here (\(describe(error)))",
+                suggestion: "set GOOGLE_PLAY_SERVICE_ACCOUNT_JSON, then run `shiplane rollback`; an open edit expires on its own")
+        }
+        let client = GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: context.transport())
+        guard try await client.editExists(editID) else { return }
+        let replaced = before.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        switch change {
+        case .listing:
+            guard let language else { return }
+            if let fields = replaced as? [String: String] {
+                try await client.replaceListing(editID: editID, language: language, fields: fields)
+            } else {
+                try await client.deleteListing(editID: editID, language: language)
+            }
+        case .imageUploaded:
+            guard let language, let imageType, let imageID else { return }
+            try await client.deleteImage(editID: editID, language: language, type: imageType, imageID: imageID)
+        case .imageDeleted:
+            // Only the edit held the deletion: deleting the edit (its own undo, next) brings the image back.
+            return
+        case .track:
+            guard let track else { return }
+            try await client.putTrack(editID: editID, track: track, releases: replaced as? [[String: Any]] ?? [])
+        }
+    }
+}
