@@ -81,7 +81,7 @@ extension FakeAppStoreConnect {
                         upload.state = "COMPLETE"
                         let buildID = newID("build")
                         builds[buildID] = Build(appID: upload.appID, version: upload.build, shortVersion: upload.version,
-                                                processingState: buildProcessingPolls > 0 ? "PROCESSING" : "VALID")
+                                                processingState: buildProcessingPolls > 0 ? "PROCESSING" : "VALID", platform: upload.platform)
                         upload.buildID = buildID
                     }
                 }

@@ -17,8 +17,8 @@ extension FakeAppStoreConnect {
             guard ["IOS", "MAC_OS", "TV_OS", "VISION_OS"].contains(platform) else {
                 return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "platform \(platform)")
             }
-            let duplicate = builds.values.contains { $0.appID == appID && $0.version == build && $0.shortVersion == version }
-                || uploads.values.contains { $0.appID == appID && $0.version == version && $0.build == build && $0.state != "FAILED" }
+            let duplicate = builds.values.contains { $0.appID == appID && $0.version == build && $0.shortVersion == version && $0.platform == platform }
+                || uploads.values.contains { $0.appID == appID && $0.version == version && $0.build == build && $0.platform == platform && $0.state != "FAILED" }
             guard !duplicate else {
                 return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID.DUPLICATE", "The bundle version must be higher than the previously uploaded version.",
                                   "build \(version) (\(build)) was already uploaded")
