@@ -36,6 +36,12 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var builds: [String: Build] = [:]
     var localizations: [String: (buildID: String, locale: String, whatsNew: String)] = [:]
     var faults: [Fault] = []
+    /// App Store versions: app, version string, platform, state.
+    var storeVersions: [String: (appID: String, version: String, platform: String, state: String)] = [:]
+    /// App infos of app-1 (the one being prepared).
+    var appInfos: [String: (appID: String, state: String)] = ["info-1": ("app-1", "PREPARE_FOR_SUBMISSION")]
+    /// Listing localizations by resource type (`appStoreVersionLocalizations`, `appInfoLocalizations`): parent, locale, attributes.
+    var listing: [String: [String: (parentID: String, locale: String, attributes: [String: String])]] = [:]
     /// Requests handled as usual whose answer is held back (a response lost on the way).
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
     var requestLog: [String] = []
@@ -135,6 +141,29 @@ final class FakeAppStoreConnect: @unchecked Sendable {
             uploads[id] = BuildUpload(appID: "app-1", version: version, build: build, platform: platform, state: state)
             return id
         }
+    }
+
+    /// Adds an App Store version as if made in App Store Connect.
+    func addStoreVersion(_ version: String, platform: String = "IOS", state: String = "PREPARE_FOR_SUBMISSION") -> String {
+        lock.withLock {
+            let id = "asv-\(nextID)"; nextID += 1
+            storeVersions[id] = ("app-1", version, platform, state)
+            return id
+        }
+    }
+
+    /// Adds a listing localization (`resource`: appStoreVersionLocalizations or appInfoLocalizations).
+    func addLocalization(_ resource: String, parentID: String, locale: String, _ attributes: [String: String]) -> String {
+        lock.withLock {
+            let id = "loc-\(nextID)"; nextID += 1
+            listing[resource, default: [:]][id] = (parentID, locale, attributes)
+            return id
+        }
+    }
+
+    /// The listing's localizations of `resource`, by locale.
+    func localizations(_ resource: String) -> [String: [String: String]] {
+        lock.withLock { Dictionary(listing[resource, default: [:]].values.map { ($0.locale, $0.attributes) }, uniquingKeysWith: { a, _ in a }) }
     }
 
     func newID(_ prefix: String) -> String {

@@ -97,6 +97,12 @@ struct ASCBuild: Decodable {
     var usesNonExemptEncryption: Bool?
 }
 
+/// An App Store version: the version string, platform and state.
+struct ASCAppStoreVersion: Decodable { var versionString: String?; var platform: String?; var appVersionState: String? }
+
+/// An app info (the app's name and subtitle per locale live under it), with its state.
+struct ASCAppInfo: Decodable { var state: String? }
+
 /// A build's submission for external beta review.
 struct ASCBetaAppReviewSubmission: Decodable { var betaReviewState: String? }
 
