@@ -93,4 +93,31 @@ struct AppStoreMetadataTests {
             #expect(try AppStoreListing.read(folder: empty) == AppStoreListing(version: [:], appInfo: ["en-US": ["name": "Rocket"]]))
         }
     }
+
+    /// The undo puts the old text back, but a field someone changed on App Store Connect since the
+    /// run set it is left as it is and reported; a localization the run created is deleted.
+    @Test func theUndoRestoresUnlessTheFieldChangedSince() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        var environment = LaneEnvironment(variables: [:])
+        for (name, value) in StoreFixtures.appleEnvironment(apiURL: apple.baseURL) { environment.set(name, value) }
+        let context = EffectContext(workTree: "/", environment: environment, fileSystem: LiveFileSystem(), http: LiveHTTPClient(),
+                                    retryPolicy: RetryPolicy(), savedCopies: MemorySavedCopies(), gitFolder: nil)
+        let id = apple.addLocalization("appInfoLocalizations", parentID: "info-1", locale: "en-US", ["name": "Rocket 2", "subtitle": "New"])
+        let effect = AppStoreLocalizationUpdated(api: apple.baseURL, resource: "appInfoLocalizations", id: id, locale: "en-US",
+                                                 previous: ["name": "Rocket", "subtitle": nil], values: ["name": "Rocket 2", "subtitle": "New"])
+        try await effect.undo(in: context, status: .done)
+        #expect(apple.localizations("appInfoLocalizations")["en-US"] == ["name": "Rocket"])
+        // Someone edits the name after the run: the undo leaves it and says so.
+        let edited = AppStoreLocalizationUpdated(api: apple.baseURL, resource: "appInfoLocalizations", id: id, locale: "en-US",
+                                                 previous: ["name": "Old"], values: ["name": "Mine"])
+        await #expect { try await edited.undo(in: context, status: .done) } throws: { allText($0).contains("en-US's name changed on App Store Connect since") }
+        #expect(apple.localizations("appInfoLocalizations")["en-US"] == ["name": "Rocket"])
+        // A locale created, its answer lost: found by parent and locale, and deleted.
+        _ = apple.addLocalization("appInfoLocalizations", parentID: "info-1", locale: "de-DE", ["name": "Rakete"])
+        try await AppStoreListingCreated(api: apple.baseURL, resource: "appInfoLocalizations", id: nil, parentID: "info-1", label: "de-DE")
+            .undo(in: context, status: .intended)
+        #expect(apple.localizations("appInfoLocalizations")["de-DE"] == nil)
+    }
 }
