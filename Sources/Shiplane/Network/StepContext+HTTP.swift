@@ -2,7 +2,8 @@ import Foundation
 
 extension StepContext {
     /// An HTTP transport for this step: the context's sender and retry policy, every secret of
-    /// the run redacted, and each retry logged under the step.
+    /// the run redacted, each retry logged under the step as a warning, and a body streamed from
+    /// disk as detail (an ordinary upload is not a warning).
     func httpTransport() -> HTTPTransport {
         let step = self
         return HTTPTransport(
@@ -10,8 +11,16 @@ extension StepContext {
             retryPolicy: lane.retryPolicy,
             redactor: lane.redactor,
             now: lane.state.now,
-            onEvent: { event in step.log("\(event)", level: .warning) }
+            onEvent: { event in step.log("\(event)", level: Self.level(of: event)) }
         )
+    }
+
+    /// The level an HTTP event is shown at: a retry is a warning, a streamed body is detail.
+    static func level(of event: HTTPEvent) -> LogLevel {
+        switch event {
+        case .retrying: .warning
+        case .streamingUpload: .debug
+        }
     }
 
     /// Checks that `path` is a regular file the step can send: on disk, or — in a dry run — one

@@ -28,7 +28,7 @@ struct StoresTestFlightUploadTests {
             #expect(build.groups == ["group-qa"])
             #expect(build.whatsNew == ["en-US": "Try the new engine"])
             #expect(build.encryption == false)
-            #expect(build.submitted)
+            #expect(build.betaReview != nil)
             // Three parts, the failed one sent twice; none carried the token; each had its own headers.
             let parts = apple.parts
             let sent = apple.log.filter { $0.hasPrefix("PUT /upload/") }

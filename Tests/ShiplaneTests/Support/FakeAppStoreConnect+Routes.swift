@@ -15,23 +15,20 @@ extension FakeAppStoreConnect {
             }
             return captures
         }
-        func queryAllowed(_ names: Set<String>) -> Response? {
-            let unknown = Set(query.keys).subtracting(names)
-            return unknown.isEmpty ? nil : Self.error(400, "PARAMETER_ERROR.INVALID", "A parameter has an invalid value", "unknown parameter \(unknown.sorted().joined(separator: ", "))")
-        }
+        if let answer = listingRoute(method, segments, query, body) { return answer }
         if m("GET", "v1/apps") != nil {
-            if let refusal = queryAllowed(["filter[bundleId]", "limit"]) { return refusal }
             let matching = apps.filter { query["filter[bundleId]"] == nil || $0.value.bundleID == query["filter[bundleId]"] }
-            return Reply.json(200, ["data": matching.sorted { $0.key < $1.key }.map { ["type": "apps", "id": $0.key, "attributes": ["bundleId": $0.value.bundleID, "name": $0.value.name]] }])
+            return reply(200, ["data": matching.sorted { $0.key < $1.key }.map { ["type": "apps", "id": $0.key, "attributes": ["bundleId": $0.value.bundleID, "name": $0.value.name]] }])
         } else if m("GET", "v1/builds") != nil {
-            if let refusal = queryAllowed(["filter[app]", "filter[version]", "filter[preReleaseVersion.version]", "limit"]) { return refusal }
             // The published description: limit is an integer, at most 200.
             if let limit = query["limit"], Int(limit).map({ !(1...200).contains($0) }) ?? true {
-                return Self.error(400, "PARAMETER_ERROR.INVALID", "A parameter has an invalid value", "'\(limit)' is not a valid value for limit")
+                return error(400, "PARAMETER_ERROR.INVALID", "A parameter has an invalid value", "'\(limit)' is not a valid value for limit")
             }
-            let matching = builds.filter { $0.value.appID == query["filter[app]"] && (query["filter[version]"] == nil || $0.value.version == query["filter[version]"])
-                && (query["filter[preReleaseVersion.version]"] == nil || $0.value.shortVersion == query["filter[preReleaseVersion.version]"]) }
-            return Reply.json(200, ["data": matching.map { buildJSON($0.key, $0.value) }])
+            // Filters take comma-separated lists (style: form, explode: false).
+            func allows(_ name: String, _ value: String) -> Bool { query[name].map { $0.split(separator: ",").map(String.init).contains(value) } ?? true }
+            let matching = builds.filter { allows("filter[app]", $0.value.appID) && allows("filter[version]", $0.value.version)
+                && allows("filter[preReleaseVersion.version]", $0.value.shortVersion) && allows("filter[preReleaseVersion.platform]", $0.value.platform) }
+            return reply(200, ["data": matching.sorted { $0.key < $1.key }.map { buildJSON($0.key, $0.value) }])
         } else if let c = m("GET", "v1/builds/*") {
             let id = c[0];
             guard var build = builds[id] else { return notFound("builds", id) }
@@ -40,7 +37,7 @@ extension FakeAppStoreConnect {
                 if build.polls > buildProcessingPolls { build.processingState = "VALID" }
                 builds[id] = build
             }
-            return Reply.json(200, ["data": buildJSON(id, build)])
+            return reply(200, ["data": buildJSON(id, build)])
         } else if let c = m("PATCH", "v1/builds/*") {
             let id = c[0];
             guard builds[id] != nil else { return notFound("builds", id) }
@@ -48,18 +45,33 @@ extension FakeAppStoreConnect {
             case .refused(let refusal): return refusal
             case .ok(let parsed):
                 builds[id]?.encryption = parsed.attributes["usesNonExemptEncryption"] as? Bool
-                return Reply.json(200, ["data": buildJSON(id, builds[id] ?? Build(appID: "", version: "", shortVersion: "", processingState: ""))])
+                return reply(200, ["data": buildJSON(id, builds[id] ?? Build(appID: "", version: "", shortVersion: "", processingState: ""))])
             }
         } else if let c = m("GET", "v1/apps/*/buildUploads") {
             let appID = c[0];
-            if let refusal = queryAllowed(["limit"]) { return refusal }
             guard apps[appID] != nil else { return notFound("apps", appID) }
-            return Reply.json(200, ["data": uploads.filter { $0.value.appID == appID }.sorted { $0.key > $1.key }.map { uploadJSON($0.key, $0.value) }])
+            func allows(_ name: String, _ value: String) -> Bool { query[name].map { $0.split(separator: ",").map(String.init).contains(value) } ?? true }
+            let matching = uploads.filter {
+                $0.value.appID == appID && allows("filter[cfBundleShortVersionString]", $0.value.version) && allows("filter[cfBundleVersion]", $0.value.build)
+                    && allows("filter[platform]", $0.value.platform) && allows("filter[state]", $0.value.state)
+            }.sorted { $0.key > $1.key }
+            // Pages of `limit` (Apple's default 50; the stand-in's page size when smaller), `links.next` to the rest.
+            let size = min(Int(query["limit"] ?? "") ?? 50, buildUploadPageSize)
+            let start = Int(query["cursor"] ?? "") ?? 0
+            let page = Array(matching.dropFirst(start).prefix(size))
+            var links: [String: Any] = ["self": baseURL + path]
+            if start + size < matching.count {
+                var next = URLComponents(string: baseURL + path)
+                next?.queryItems = query.filter { $0.key != "cursor" }.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+                    + [URLQueryItem(name: "cursor", value: String(start + size))]
+                links["next"] = next?.string ?? ""
+            }
+            return reply(200, ["data": page.map { uploadJSON($0.key, $0.value) }, "links": links,
+                               "meta": ["paging": ["total": matching.count, "limit": size]]])
         } else if m("POST", "v1/buildUploads") != nil {
             return createUpload(body)
         } else if let c = m("GET", "v1/buildUploads/*") {
             let id = c[0];
-            if let refusal = queryAllowed(["include"]) { return refusal }
             guard var upload = uploads[id] else { return notFound("buildUploads", id) }
             if upload.state == "PROCESSING" {
                 upload.polls += 1
@@ -70,22 +82,22 @@ extension FakeAppStoreConnect {
                         upload.state = "COMPLETE"
                         let buildID = newID("build")
                         builds[buildID] = Build(appID: upload.appID, version: upload.build, shortVersion: upload.version,
-                                                processingState: buildProcessingPolls > 0 ? "PROCESSING" : "VALID")
+                                                processingState: buildProcessingPolls > 0 ? "PROCESSING" : "VALID", platform: upload.platform)
                         upload.buildID = buildID
                     }
                 }
                 uploads[id] = upload
             }
-            return Reply.json(200, ["data": uploadJSON(id, upload)])
+            return reply(200, ["data": uploadJSON(id, upload)])
         } else if let c = m("DELETE", "v1/buildUploads/*") {
             let id = c[0];
             guard let upload = uploads[id] else { return notFound("buildUploads", id) }
             guard upload.state != "COMPLETE" else {
-                return Self.error(409, "ENTITY_ERROR.DELETE_NOT_ALLOWED", "The build upload cannot be deleted", "a completed build upload cannot be deleted")
+                return error(409, "ENTITY_ERROR.DELETE_NOT_ALLOWED", "The build upload cannot be deleted", "a completed build upload cannot be deleted")
             }
             uploads[id] = nil
             for fileID in upload.fileIDs { files[fileID] = nil }
-            return Reply.empty(204)
+            return replyEmpty(204)
         } else if m("POST", "v1/buildUploadFiles") != nil {
             return createFile(body)
         } else if let c = m("PATCH", "v1/buildUploadFiles/*") {
@@ -93,12 +105,10 @@ extension FakeAppStoreConnect {
             return commitFile(id, body)
         } else if let c = m("GET", "v1/apps/*/betaGroups") {
             let appID = c[0];
-            if let refusal = queryAllowed(["limit"]) { return refusal }
-            return Reply.json(200, ["data": groups.filter { $0.value.appID == appID }.sorted { $0.key < $1.key }.map { ["type": "betaGroups", "id": $0.key, "attributes": ["name": $0.value.name, "isInternalGroup": false]] }])
+            return reply(200, ["data": groups.filter { $0.value.appID == appID }.sorted { $0.key < $1.key }.map { ["type": "betaGroups", "id": $0.key, "attributes": ["name": $0.value.name, "isInternalGroup": false]] }])
         } else if let c = m("GET", "v1/builds/*/betaBuildLocalizations") {
             let id = c[0];
-            if let refusal = queryAllowed(["limit"]) { return refusal }
-            return Reply.json(200, ["data": localizations.filter { $0.value.buildID == id }.map { ["type": "betaBuildLocalizations", "id": $0.key, "attributes": ["locale": $0.value.locale, "whatsNew": $0.value.whatsNew]] }])
+            return reply(200, ["data": localizations.filter { $0.value.buildID == id }.map { ["type": "betaBuildLocalizations", "id": $0.key, "attributes": ["locale": $0.value.locale, "whatsNew": $0.value.whatsNew]] }])
         } else if m("POST", "v1/betaBuildLocalizations") != nil {
             switch jsonAPI(body, type: "betaBuildLocalizations", id: nil, attributes: ["locale", "whatsNew"], optional: [], relationships: ["build"]) {
             case .refused(let refusal): return refusal
@@ -108,7 +118,7 @@ extension FakeAppStoreConnect {
                 let locale = parsed.attributes["locale"] as? String ?? "", text = parsed.attributes["whatsNew"] as? String ?? ""
                 localizations[id] = (buildID, locale, text)
                 builds[buildID]?.whatsNew[locale] = text
-                return Reply.json(201, ["data": ["type": "betaBuildLocalizations", "id": id, "attributes": ["locale": locale, "whatsNew": text]]])
+                return reply(201, ["data": ["type": "betaBuildLocalizations", "id": id, "attributes": ["locale": locale, "whatsNew": text]]])
             }
         } else if let c = m("PATCH", "v1/betaBuildLocalizations/*") {
             let id = c[0];
@@ -119,44 +129,58 @@ extension FakeAppStoreConnect {
                 let text = parsed.attributes["whatsNew"] as? String ?? ""
                 localizations[id] = (current.buildID, current.locale, text)
                 builds[current.buildID]?.whatsNew[current.locale] = text
-                return Reply.json(200, ["data": ["type": "betaBuildLocalizations", "id": id, "attributes": ["locale": current.locale, "whatsNew": text]]])
+                return reply(200, ["data": ["type": "betaBuildLocalizations", "id": id, "attributes": ["locale": current.locale, "whatsNew": text]]])
             }
         } else if let c = m("POST", "v1/builds/*/relationships/betaGroups") {
             let id = c[0];
-            guard builds[id]?.processingState == "VALID" else { return Self.error(409, "ENTITY_ERROR.RELATIONSHIP.INVALID", "The build is not ready", "the build is still processing") }
+            guard builds[id]?.processingState == "VALID" else { return error(409, "ENTITY_ERROR.RELATIONSHIP.INVALID", "The build is not ready", "the build is still processing") }
             guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], Set(object.keys) == ["data"],
                   let linkages = object["data"] as? [[String: Any]], !linkages.isEmpty,
                   linkages.allSatisfy({ Set($0.keys) == ["type", "id"] && $0["type"] as? String == "betaGroups" && groups[$0["id"] as? String ?? ""] != nil }) else {
-                return Self.error(409, "ENTITY_ERROR", "The request entity is invalid", "data must list betaGroups linkages")
+                return error(409, "ENTITY_ERROR", "The request entity is invalid", "data must list betaGroups linkages")
             }
             builds[id]?.groups += linkages.compactMap { $0["id"] as? String }
-            return Reply.empty(204)
+            return replyEmpty(204)
         } else if m("POST", "v1/betaAppReviewSubmissions") != nil {
             switch jsonAPI(body, type: "betaAppReviewSubmissions", id: nil, attributes: [], optional: [], relationships: ["build"]) {
             case .refused(let refusal): return refusal
             case .ok(let parsed):
-                guard let buildID = parsed.related["build"], builds[buildID] != nil else { return notFound("builds", "") }
-                builds[buildID]?.submitted = true
-                return Reply.json(201, ["data": ["type": "betaAppReviewSubmissions", "id": newID("review"), "attributes": ["betaReviewState": "WAITING_FOR_REVIEW"]]])
+                guard let buildID = parsed.related["build"], let build = builds[buildID] else { return notFound("builds", "") }
+                if let refusal = betaReviewRefusal {
+                    return error(409, refusal.code, "The request entity is invalid", refusal.detail)
+                }
+                if build.betaReview != nil {
+                    return error(409, "ENTITY_ERROR.RELATIONSHIP.INVALID", "The request entity is invalid", "the build already has a beta app review submission")
+                }
+                let id = newID("review")
+                builds[buildID]?.betaReview = (id, "WAITING_FOR_REVIEW")
+                return reply(201, ["data": ["type": "betaAppReviewSubmissions", "id": id, "attributes": ["betaReviewState": "WAITING_FOR_REVIEW"]]])
             }
+        } else if let c = m("GET", "v1/builds/*/betaAppReviewSubmission") {
+            let id = c[0];
+            guard let build = builds[id] else { return notFound("builds", id) }
+            guard let review = build.betaReview else { return notFound("betaAppReviewSubmissions", "") }
+            return reply(200, ["data": ["type": "betaAppReviewSubmissions", "id": review.id, "attributes": ["betaReviewState": review.state]]])
         } else {
-            return Self.error(404, "NOT_FOUND", "The specified resource does not exist", "no route for \(method) \(path)")
+            return error(404, "NOT_FOUND", "The specified resource does not exist", "no route for \(method) \(path)")
         }
     }
 
     func notFound(_ type: String, _ id: String) -> Response {
-        Self.error(404, "NOT_FOUND", "The specified resource does not exist", "There is no resource of type '\(type)' with id '\(id)'")
+        error(404, "NOT_FOUND", "The specified resource does not exist", "There is no resource of type '\(type)' with id '\(id)'")
     }
 
     func buildJSON(_ id: String, _ build: Build) -> [String: Any] {
-        ["type": "builds", "id": id, "attributes": ["version": build.version, "processingState": build.processingState, "expired": false]]
+        var attributes: [String: Any] = ["version": build.version, "processingState": build.processingState, "expired": false]
+        if let encryption = build.encryption { attributes["usesNonExemptEncryption"] = encryption }
+        return ["type": "builds", "id": id, "attributes": attributes]
     }
 
     func uploadJSON(_ id: String, _ upload: BuildUpload) -> [String: Any] {
         var state: [String: Any] = ["state": upload.state]
         if upload.state == "FAILED" {
-            state["errors"] = (processingErrors ?? []).map { ["code": $0.0, "message": $0.1] }
-            state["warnings"] = [["code": "ITMS-90725", "message": "SDK version issue"]]
+            state["errors"] = (processingErrors ?? []).map { ["code": $0.0, "description": $0.1] }
+            state["warnings"] = [["code": "ITMS-90725", "description": "SDK version issue"]]
         }
         var resource: [String: Any] = ["type": "buildUploads", "id": id, "attributes": [
             "cfBundleShortVersionString": upload.version, "cfBundleVersion": upload.build, "platform": upload.platform, "state": state,
@@ -172,7 +196,7 @@ extension FakeAppStoreConnect {
     func jsonAPI(_ body: [UInt8], type: String, id: String?, attributes required: Set<String>, optional: Set<String>,
                  relationships: Set<String>) -> Parsed {
         func refuse(_ detail: String) -> Parsed {
-            .refused(Self.error(409, "ENTITY_ERROR", "The request entity is invalid", detail))
+            .refused(error(409, "ENTITY_ERROR", "The request entity is invalid", detail))
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], Set(object.keys) == ["data"],
               let data = object["data"] as? [String: Any] else { return refuse("the body must be a document with only data") }

@@ -15,17 +15,17 @@ extension FakeAppStoreConnect {
             let build = parsed.attributes["cfBundleVersion"] as? String ?? ""
             let platform = parsed.attributes["platform"] as? String ?? ""
             guard ["IOS", "MAC_OS", "TV_OS", "VISION_OS"].contains(platform) else {
-                return Self.error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "platform \(platform)")
+                return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "platform \(platform)")
             }
-            let duplicate = builds.values.contains { $0.appID == appID && $0.version == build && $0.shortVersion == version }
-                || uploads.values.contains { $0.appID == appID && $0.version == version && $0.build == build && $0.state != "FAILED" }
+            let duplicate = builds.values.contains { $0.appID == appID && $0.version == build && $0.shortVersion == version && $0.platform == platform }
+                || uploads.values.contains { $0.appID == appID && $0.version == version && $0.build == build && $0.platform == platform && $0.state != "FAILED" }
             guard !duplicate else {
-                return Self.error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID.DUPLICATE", "The bundle version must be higher than the previously uploaded version.",
+                return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID.DUPLICATE", "The bundle version must be higher than the previously uploaded version.",
                                   "build \(version) (\(build)) was already uploaded")
             }
             let id = newID("upload")
             uploads[id] = BuildUpload(appID: appID, version: version, build: build, platform: platform, state: "AWAITING_UPLOAD")
-            return Reply.json(201, ["data": uploadJSON(id, uploads[id] ?? BuildUpload(appID: "", version: "", build: "", platform: "", state: ""))])
+            return reply(201, ["data": uploadJSON(id, uploads[id] ?? BuildUpload(appID: "", version: "", build: "", platform: "", state: ""))])
         }
     }
 
@@ -35,11 +35,11 @@ extension FakeAppStoreConnect {
         case .refused(let refusal): return refusal
         case .ok(let parsed):
             guard let uploadID = parsed.related["buildUpload"], var upload = uploads[uploadID] else { return notFound("buildUploads", "") }
-            guard upload.state == "AWAITING_UPLOAD" else { return Self.error(409, "ENTITY_ERROR.STATE", "Invalid state", "the build upload is \(upload.state)") }
+            guard upload.state == "AWAITING_UPLOAD" else { return error(409, "ENTITY_ERROR.STATE", "Invalid state", "the build upload is \(upload.state)") }
             guard parsed.attributes["uti"] as? String == "com.apple.ipa", parsed.attributes["assetType"] as? String == "ASSET",
                   let size = (parsed.attributes["fileSize"] as? NSNumber)?.int64Value, size > 0,
                   let name = parsed.attributes["fileName"] as? String, name.hasSuffix(".ipa") else {
-                return Self.error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "fileName, fileSize, uti or assetType")
+                return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "fileName, fileSize, uti or assetType")
             }
             let id = newID("file")
             let storage = storageFolder + "/\(id)"
@@ -68,7 +68,7 @@ extension FakeAppStoreConnect {
             files[id] = UploadFile(uploadID: uploadID, name: name, size: size, parts: parts, storage: storage)
             upload.fileIDs.append(id)
             uploads[uploadID] = upload
-            return Reply.json(201, ["data": ["type": "buildUploadFiles", "id": id, "attributes": [
+            return reply(201, ["data": ["type": "buildUploadFiles", "id": id, "attributes": [
                 "fileName": name, "fileSize": size, "uti": "com.apple.ipa", "assetType": "ASSET",
                 "uploadOperations": operations, "assetDeliveryState": ["state": "AWAITING_UPLOAD"],
             ]]])
@@ -84,17 +84,17 @@ extension FakeAppStoreConnect {
                   let sums = parsed.attributes["sourceFileChecksums"] as? [String: Any], Set(sums.keys) == ["file"],
                   let sum = sums["file"] as? [String: Any], Set(sum.keys) == ["hash", "algorithm"],
                   sum["algorithm"] as? String == "SHA_256", let hash = sum["hash"] as? String else {
-                return Self.error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "uploaded: true and sourceFileChecksums.file {hash, algorithm} are required")
+                return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "uploaded: true and sourceFileChecksums.file {hash, algorithm} are required")
             }
             guard file.received.count == file.parts.count else {
-                return Self.error(409, "ENTITY_ERROR.UPLOAD_INCOMPLETE", "The upload is incomplete", "\(file.parts.count - file.received.count) part(s) were not uploaded")
+                return error(409, "ENTITY_ERROR.UPLOAD_INCOMPLETE", "The upload is incomplete", "\(file.parts.count - file.received.count) part(s) were not uploaded")
             }
             guard Self.sha256(ofFile: file.storage) == hash.lowercased() else {
-                return Self.error(409, "ENTITY_ERROR.CHECKSUM_MISMATCH", "Checksum mismatch", "the checksum does not match the bytes received")
+                return error(409, "ENTITY_ERROR.CHECKSUM_MISMATCH", "Checksum mismatch", "the checksum does not match the bytes received")
             }
             files[id]?.committed = true
             uploads[file.uploadID]?.state = "PROCESSING"
-            return Reply.json(200, ["data": ["type": "buildUploadFiles", "id": id, "attributes": [
+            return reply(200, ["data": ["type": "buildUploadFiles", "id": id, "attributes": [
                 "fileName": file.name, "fileSize": file.size, "assetDeliveryState": ["state": "UPLOAD_COMPLETE"],
             ]]])
         }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import Testing
 
 /// An in-process model of App Store Connect's build-upload and TestFlight API, strict like the real one.
 ///
@@ -25,7 +26,7 @@ final class FakeAppStoreConnect: @unchecked Sendable {
 
     struct BuildUpload { var appID: String; var version: String; var build: String; var platform: String; var state: String; var polls = 0; var buildID: String?; var fileIDs: [String] = [] }
     struct UploadFile { var uploadID: String; var name: String; var size: Int64; var parts: [(offset: Int64, length: Int64, token: String)]; var received: Set<Int> = []; var storage: String; var committed = false }
-    struct Build { var appID: String; var version: String; var shortVersion: String; var processingState: String; var polls = 0; var encryption: Bool?; var groups: [String] = []; var whatsNew: [String: String] = [:]; var submitted = false }
+    struct Build { var appID: String; var version: String; var shortVersion: String; var processingState: String; var polls = 0; var encryption: Bool?; var groups: [String] = []; var whatsNew: [String: String] = [:]; var platform = "IOS"; var betaReview: (id: String, state: String)? }
 
     let lock = NSLock()
     var apps: [String: (bundleID: String, name: String)] = ["app-1": ("com.acme.rocket", "Rocket")]
@@ -35,6 +36,12 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var builds: [String: Build] = [:]
     var localizations: [String: (buildID: String, locale: String, whatsNew: String)] = [:]
     var faults: [Fault] = []
+    /// App Store versions: app, version string, platform, state.
+    var storeVersions: [String: (appID: String, version: String, platform: String, state: String)] = [:]
+    /// App infos of app-1 (the one being prepared).
+    var appInfos: [String: (appID: String, state: String)] = ["info-1": ("app-1", "PREPARE_FOR_SUBMISSION")]
+    /// Listing localizations by resource type (`appStoreVersionLocalizations`, `appInfoLocalizations`): parent, locale, attributes.
+    var listing: [String: [String: (parentID: String, locale: String, attributes: [String: String])]] = [:]
     /// Requests handled as usual whose answer is held back (a response lost on the way).
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
     var requestLog: [String] = []
@@ -50,6 +57,20 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var buildProcessingPolls = 1
     /// When set, processing ends FAILED with these (code, message) errors.
     var processingErrors: [(String, String)]?
+    /// When set, every beta review submission is refused with this 409 (an entity error that is not "already submitted").
+    var betaReviewRefusal: (code: String, detail: String)?
+    /// Build uploads per page, at most (Apple's `limit`, with `links.next` to the rest).
+    var buildUploadPageSize = 200
+    /// Apple's published description, which every request and answer is checked against.
+    let description = OpenAPIDescription.appStoreConnect
+    /// Every way a request or an answer broke the description; a test fails when `stop()` finds any.
+    var violationLog: [String] = []
+    /// The `links.next` URLs handed out (their `cursor` is Apple's, not a declared parameter).
+    var nextLinks: Set<String> = []
+    /// The answer `route` made last: its status and JSON body (nil: none), for the description check.
+    var lastReply: (status: Int, body: Any?)?
+    /// The path of the request being answered (for `links.self`).
+    var currentPath = ""
     /// Seconds until upload URLs expire (negative: already expired).
     var uploadURLLifetime: Double = 3600
     /// When true, the operations handed out miss the file's last byte.
@@ -76,8 +97,10 @@ final class FakeAppStoreConnect: @unchecked Sendable {
         server = try await TestServer.start { [self] request, _ in try await self.handle(request) }
     }
 
-    func stop() {
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) {
         server?.stop()
+        if description == nil { Issue.record("the App Store Connect API description fixture cannot be read", sourceLocation: sourceLocation) }
+        for violation in violations { Issue.record("App Store Connect stand-in: \(violation)", sourceLocation: sourceLocation) }
         try? FileManager.default.removeItem(atPath: storageFolder)
     }
 
@@ -94,25 +117,53 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     }
 
     var log: [String] { lock.withLock { requestLog } }
+    var violations: [String] { lock.withLock { violationLog } }
+    /// The violations so far, forgotten (for a test that sends a request the description refuses on purpose).
+    func takeViolations() -> [String] { lock.withLock { defer { violationLog = [] }; return violationLog } }
     var allUploads: [String: BuildUpload] { lock.withLock { uploads } }
     var allBuilds: [String: Build] { lock.withLock { builds } }
     var parts: [(path: String, headers: [String: String])] { lock.withLock { partRequests } }
 
     /// Adds a build as if an earlier upload had completed.
-    func addBuild(version: String, build: String, state: String = "VALID") -> String {
+    func addBuild(version: String, build: String, state: String = "VALID", platform: String = "IOS", encryption: Bool? = nil,
+                  betaReviewState: String? = nil) -> String {
         lock.withLock {
             let id = "build-\(nextID)"; nextID += 1
-            builds[id] = Build(appID: "app-1", version: build, shortVersion: version, processingState: state)
+            builds[id] = Build(appID: "app-1", version: build, shortVersion: version, processingState: state, encryption: encryption, platform: platform,
+                               betaReview: betaReviewState.map { ("review-\(id)", $0) })
             return id
         }
     }
 
-    func addUpload(version: String, build: String, state: String) -> String {
+    func addUpload(version: String, build: String, state: String, platform: String = "IOS") -> String {
         lock.withLock {
             let id = "upload-\(nextID)"; nextID += 1
-            uploads[id] = BuildUpload(appID: "app-1", version: version, build: build, platform: "IOS", state: state)
+            uploads[id] = BuildUpload(appID: "app-1", version: version, build: build, platform: platform, state: state)
             return id
         }
+    }
+
+    /// Adds an App Store version as if made in App Store Connect.
+    func addStoreVersion(_ version: String, platform: String = "IOS", state: String = "PREPARE_FOR_SUBMISSION") -> String {
+        lock.withLock {
+            let id = "asv-\(nextID)"; nextID += 1
+            storeVersions[id] = ("app-1", version, platform, state)
+            return id
+        }
+    }
+
+    /// Adds a listing localization (`resource`: appStoreVersionLocalizations or appInfoLocalizations).
+    func addLocalization(_ resource: String, parentID: String, locale: String, _ attributes: [String: String]) -> String {
+        lock.withLock {
+            let id = "loc-\(nextID)"; nextID += 1
+            listing[resource, default: [:]][id] = (parentID, locale, attributes)
+            return id
+        }
+    }
+
+    /// The listing's localizations of `resource`, by locale.
+    func localizations(_ resource: String) -> [String: [String: String]] {
+        lock.withLock { Dictionary(listing[resource, default: [:]].values.map { ($0.locale, $0.attributes) }, uniquingKeysWith: { a, _ in a }) }
     }
 
     func newID(_ prefix: String) -> String {
@@ -133,10 +184,30 @@ final class FakeAppStoreConnect: @unchecked Sendable {
         }
         if let fault { return Reply.text(fault.status, fault.body, contentType: "application/json", headers: fault.headers) }
         if path.hasPrefix("/upload/") { return try await receivePart(request, path: path, query: query) }
-        if let refusal = checkToken(request.header("authorization")) { return refusal }
         let body = try await request.readBody(keeping: 1 << 20).bytes
         let (response, delay): (Response, Double?) = lock.withLock {
-            let response = route(method, path, query, body)
+            // The description's check: a request it would refuse is recorded (the test fails) and refused as Apple does.
+            var checked = query
+            if checked["cursor"] != nil, nextLinks.contains(request.uri.description) || nextLinks.contains(baseURL + request.uri.description) {
+                checked["cursor"] = nil
+            }
+            let (operation, problems) = description?.check(method: method, path: path, query: checked, body: body) ?? (nil, [])
+            violationLog += problems
+            lastReply = nil
+            currentPath = path
+            let response: Response
+            if let refusal = checkToken(request.header("authorization")) {
+                response = refusal
+            } else if operation != nil, let problem = problems.first {
+                response = problem.hasPrefix("\(operation?.method ?? "") \(operation?.template ?? ""): query")
+                    ? error(400, "PARAMETER_ERROR.INVALID", "A parameter has an invalid value", problem)
+                    : error(409, "ENTITY_ERROR", "The request entity is invalid", problem)
+            } else {
+                response = route(method, path, query, body)
+            }
+            if let operation, let answer = lastReply {
+                violationLog += description?.check(answer: answer.status, body: answer.body, to: operation) ?? []
+            }
             guard let index = lateAnswers.firstIndex(where: { $0.method == method && path.contains($0.pathContains) && $0.remaining > 0 }) else {
                 return (response, nil)
             }
@@ -148,14 +219,29 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     }
 
     /// Apple's error document.
-    static func error(_ status: Int, _ code: String, _ title: String, _ detail: String) -> Response {
-        Reply.json(status, ["errors": [["status": String(status), "code": code, "title": title, "detail": detail]]])
+    func error(_ status: Int, _ code: String, _ title: String, _ detail: String) -> Response {
+        reply(status, ["errors": [["status": String(status), "code": code, "title": title, "detail": detail]]])
+    }
+
+    /// A JSON answer, kept for the description's check; a document with `data` gets Apple's `links.self`.
+    func reply(_ status: Int, _ object: [String: Any]) -> Response {
+        var object = object
+        if object["data"] != nil, object["links"] == nil { object["links"] = ["self": baseURL + currentPath] }
+        if let next = (object["links"] as? [String: Any])?["next"] as? String { nextLinks.insert(next) }
+        lastReply = (status, object)
+        return Reply.json(status, object)
+    }
+
+    /// An answer without a body, kept for the description's check.
+    func replyEmpty(_ status: Int) -> Response {
+        lastReply = (status, nil)
+        return Reply.empty(status)
     }
 
     // MARK: - Token
 
     func checkToken(_ authorization: String?) -> Response? {
-        let unauthorized = Self.error(401, "NOT_AUTHORIZED", "Authentication credentials are missing or invalid.",
+        let unauthorized = error(401, "NOT_AUTHORIZED", "Authentication credentials are missing or invalid.",
                                       "Provide a properly configured and signed bearer token, and make sure that it has not expired.")
         guard !revoked, let authorization, authorization.hasPrefix("Bearer ") else { return unauthorized }
         let token = String(authorization.dropFirst("Bearer ".count))

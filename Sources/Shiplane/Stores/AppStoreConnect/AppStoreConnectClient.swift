@@ -37,6 +37,30 @@ public struct AppStoreConnectClient: Sendable {
         return try decode(type, response, operation: operation)
     }
 
+    /// GETs every page of a list: `path` with `query`, then each `links.next` Apple hands back
+    /// (on the same API base; the token never goes elsewhere), at most `maxPages` pages.
+    /// - Throws: `StoreAPIError` for an error answer, or a `links.next` off the API base.
+    func getAll<Item: Decodable>(_ path: String, query: [(String, String)] = [], as type: Item.Type, operation: String,
+                                 maxPages: Int = 100) async throws -> [Item] {
+        var items: [Item] = []
+        var response = try await send(.get, path, query: query, body: nil, operation: operation)
+        for _ in 0..<maxPages {
+            let page = try decode(ASCPage<Item>.self, response, operation: operation)
+            items += page.data
+            guard let next = page.links?.next, !next.isEmpty else { return items }
+            // Apple's next links are absolute on the API base, or relative to it.
+            let url = next.hasPrefix("/") ? apiBaseURL + next : next
+            guard url.hasPrefix(apiBaseURL + "/") else {
+                throw StoreAPIError(service: Self.service, operation: operation, status: response.status,
+                                    details: ["the next page is at \(redactor.redact(next)), not on \(apiBaseURL)"],
+                                    suggestion: "check APP_STORE_CONNECT_API_URL")
+            }
+            response = try await send(.get, url: url, body: nil, operation: operation)
+        }
+        throw StoreAPIError(service: Self.service, operation: operation, status: response.status,
+                            details: ["the list runs past \(maxPages) pages"], suggestion: "narrow it down in App Store Connect, then run again")
+    }
+
     /// Sends a JSON:API body and decodes the answer.
     func send<Value: Decodable>(_ method: HTTPRequestMethod, _ path: String, body: [String: Any], as type: Value.Type, operation: String) async throws -> Value {
         let response = try await send(method, path, query: [], body: body, operation: operation)
@@ -55,6 +79,11 @@ public struct AppStoreConnectClient: Sendable {
         if !query.isEmpty {
             url += "?" + query.map { Self.encodeQuery($0.0) + "=" + Self.encodeQuery($0.1) }.joined(separator: "&")
         }
+        return try await send(method, url: url, body: body, operation: operation, accepting: extra)
+    }
+
+    private func send(_ method: HTTPRequestMethod, url: String, body: [String: Any]?,
+                      operation: String, accepting extra: Set<Int> = []) async throws -> HTTPResponse {
         var headers: [(name: String, value: String)] = [
             ("Authorization", "Bearer \(try tokens.token())"), ("Accept", "application/json"), ("User-Agent", userAgent),
         ]

@@ -5,6 +5,13 @@ struct ASCDocument<Data: Decodable>: Decodable {
     var data: Data
 }
 
+/// One page of a JSON:API list, with the link to the next page when there is one.
+struct ASCPage<Item: Decodable>: Decodable {
+    struct Links: Decodable { var next: String? }
+    var data: [Item]
+    var links: Links?
+}
+
 /// A JSON:API resource: type, id, attributes and the relationships this client reads.
 struct ASCResource<Attributes: Decodable>: Decodable {
     var type: String
@@ -87,7 +94,17 @@ struct ASCBuild: Decodable {
     var version: String?
     var processingState: String?
     var expired: Bool?
+    var usesNonExemptEncryption: Bool?
 }
+
+/// An App Store version: the version string, platform and state.
+struct ASCAppStoreVersion: Decodable { var versionString: String?; var platform: String?; var appVersionState: String? }
+
+/// An app info (the app's name and subtitle per locale live under it), with its state.
+struct ASCAppInfo: Decodable { var state: String? }
+
+/// A build's submission for external beta review.
+struct ASCBetaAppReviewSubmission: Decodable { var betaReviewState: String? }
 
 struct ASCBetaGroup: Decodable { var name: String?; var isInternalGroup: Bool? }
 

@@ -18,11 +18,13 @@ extension AppStoreConnectClient {
         return apps.first { $0.attributes?.bundleId == bundleID }
     }
 
-    /// The build of `appID` with this version and build number, or nil.
-    func build(appID: String, version: String, buildNumber: String) async throws -> Build? {
-        let builds = try await get("/v1/builds", query: [
+    /// The build of `appID` for `platform` (IOS, MAC_OS, TV_OS, VISION_OS) with this version and
+    /// build number, or nil: a tvOS build of the same numbers is another build.
+    func build(appID: String, version: String, buildNumber: String, platform: String) async throws -> Build? {
+        let builds = try await getAll("/v1/builds", query: [
             ("filter[app]", appID), ("filter[version]", buildNumber), ("filter[preReleaseVersion.version]", version),
-        ], as: ASCDocument<[Build]>.self, operation: "look for build \(version) (\(buildNumber))").data
+            ("filter[preReleaseVersion.platform]", platform), ("limit", "200"),
+        ], as: Build.self, operation: "look for build \(version) (\(buildNumber))")
         return builds.first { $0.attributes?.version == buildNumber }
     }
 
@@ -32,10 +34,19 @@ extension AppStoreConnectClient {
 
     // MARK: - Build uploads
 
-    /// The app's build uploads (at most 200, newest first as Apple lists them).
-    func buildUploads(appID: String) async throws -> [BuildUpload] {
-        try await get("/v1/apps/\(appID)/buildUploads", query: [("limit", "200")], as: ASCDocument<[BuildUpload]>.self,
-                      operation: "list the app's build uploads").data
+    /// The app's build uploads of `version` (`buildNumber`) for `platform` (nil: any), every page,
+    /// filtered by App Store Connect with the filters its description declares.
+    func buildUploads(appID: String, version: String, buildNumber: String, platform: String?) async throws -> [BuildUpload] {
+        var query = [("filter[cfBundleShortVersionString]", version), ("filter[cfBundleVersion]", buildNumber)]
+        if let platform { query.append(("filter[platform]", platform)) }
+        query.append(("limit", "200"))
+        let uploads = try await getAll("/v1/apps/\(appID)/buildUploads", query: query, as: BuildUpload.self,
+                                       operation: "list the app's build uploads of \(version) (\(buildNumber))")
+        // Checked here too: what is not this version's is never acted on.
+        return uploads.filter {
+            $0.attributes?.cfBundleShortVersionString == version && $0.attributes?.cfBundleVersion == buildNumber
+                && (platform == nil || $0.attributes?.platform == nil || $0.attributes?.platform == platform)
+        }
     }
 
     func createBuildUpload(appID: String, version: String, buildNumber: String, platform: String) async throws -> BuildUpload {
@@ -53,15 +64,16 @@ extension AppStoreConnectClient {
                       operation: "read build upload \(id)").data
     }
 
-    /// Deletes the app's build uploads of `version` (`buildNumber`) that still await their file:
-    /// what a create call whose answer was lost left. Returns their ids.
-    func deleteUnfinishedUploads(appID: String, version: String, buildNumber: String) async throws -> [String] {
-        let unfinished = try await buildUploads(appID: appID).filter {
-            $0.attributes?.cfBundleShortVersionString == version && $0.attributes?.cfBundleVersion == buildNumber
-                && $0.attributes?.state?.state == "AWAITING_UPLOAD"
-        }
+    /// Deletes the app's build uploads of `version` (`buildNumber`, `platform`) that still await
+    /// their file: what a create call whose answer was lost left. Returns the ids deleted and the
+    /// uploads of that version Apple is processing or has accepted (those cannot be deleted).
+    func deleteUnfinishedUploads(appID: String, version: String, buildNumber: String,
+                                 platform: String?) async throws -> (deleted: [String], accepted: [String]) {
+        let uploads = try await buildUploads(appID: appID, version: version, buildNumber: buildNumber, platform: platform)
+        let unfinished = uploads.filter { $0.attributes?.state?.state == "AWAITING_UPLOAD" }
         for upload in unfinished { try await deleteBuildUpload(id: upload.id) }
-        return unfinished.map(\.id)
+        let accepted = uploads.filter { ["PROCESSING", "COMPLETE"].contains($0.attributes?.state?.state ?? "") }
+        return (unfinished.map(\.id), accepted.map(\.id))
     }
 
     /// Deletes a build upload; one that is already gone counts as deleted.
@@ -124,11 +136,27 @@ extension AppStoreConnectClient {
         _ = try await send(.patch, "/v1/builds/\(buildID)", body: body, as: ASCDocument<Build>.self, operation: "set export compliance")
     }
 
-    /// Submits the build for external beta review; an existing submission (409) counts as done.
-    func submitForBetaReview(buildID: String) async throws {
+    /// Submits the build for external beta review. Returns nil when submitted now, or the state of
+    /// the submission the build already has: Apple answers 409 for any entity error, so a 409 is
+    /// "already submitted" only when the build's beta review submission says so; otherwise it is
+    /// the error it is.
+    /// - Throws: `StoreAPIError` with Apple's errors.
+    func submitForBetaReview(buildID: String) async throws -> String? {
         let body: [String: Any] = ["data": [
             "type": "betaAppReviewSubmissions", "relationships": ["build": ["data": ["type": "builds", "id": buildID]]],
         ]]
-        _ = try await perform(.post, "/v1/betaAppReviewSubmissions", body: body, operation: "submit the build for beta review", accepting: [409])
+        do {
+            _ = try await perform(.post, "/v1/betaAppReviewSubmissions", body: body, operation: "submit the build for beta review")
+            return nil
+        } catch let refusal as StoreAPIError where refusal.status == 409 {
+            let existing = try? await get("/v1/builds/\(buildID)/betaAppReviewSubmission", as: ASCDocument<ASCResource<ASCBetaAppReviewSubmission>>.self,
+                                          operation: "read the build's beta review submission").data
+            if let state = existing?.attributes?.betaReviewState, ["WAITING_FOR_REVIEW", "IN_REVIEW", "APPROVED"].contains(state) {
+                return state
+            }
+            var refusal = refusal
+            if let state = existing?.attributes?.betaReviewState { refusal.details.append("the build's beta review submission is \(state)") }
+            throw refusal
+        }
     }
 }

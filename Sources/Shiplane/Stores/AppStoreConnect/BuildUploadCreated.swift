@@ -18,23 +18,29 @@ public struct BuildUploadCreated: Effect, Equatable {
     public var version: String?
     /// The build number.
     public var buildNumber: String?
+    /// The platform (IOS, MAC_OS, TV_OS, VISION_OS); nil in records written before it was kept.
+    public var platform: String?
 
     /// Describes a build upload.
-    public init(api: String, uploadID: String?, label: String, appID: String?, version: String?, buildNumber: String?) {
+    public init(api: String, uploadID: String?, label: String, appID: String?, version: String?, buildNumber: String?, platform: String? = nil) {
         self.api = api
         self.uploadID = uploadID
         self.label = label
         self.appID = appID
         self.version = version
         self.buildNumber = buildNumber
+        self.platform = platform
     }
 
     /// On App Store Connect.
     public var reach: EffectReach { .service }
 
     /// Deletes the upload, unless Apple has accepted the build (a build cannot be deleted); with
-    /// no id, the upload of that app, version and build number that still awaits its file.
-    /// - Throws: `EffectStays` for an accepted build; an error when the key is not set or Apple refuses.
+    /// no id, the upload of that app, version, build number and platform that still awaits its
+    /// file (every page of the list, filtered as the API allows). When no such upload exists the
+    /// create call never landed and nothing is deleted.
+    /// - Throws: `EffectStays` for an accepted build, or one Apple is processing; an error when
+    ///   the key is not set or Apple refuses.
     public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let variables = context.environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
         let credentials: AppStoreConnectCredentials
@@ -49,7 +55,10 @@ public struct BuildUploadCreated: Effect, Equatable {
         guard let uploadID else {
             // Asked for, but the answer was lost: only an upload still awaiting its file is this run's.
             if let appID, let version, let buildNumber {
-                _ = try await client.deleteUnfinishedUploads(appID: appID, version: version, buildNumber: buildNumber)
+                let found = try await client.deleteUnfinishedUploads(appID: appID, version: version, buildNumber: buildNumber, platform: platform)
+                if found.deleted.isEmpty, !found.accepted.isEmpty {
+                    throw EffectStays("App Store Connect has build upload \(found.accepted.joined(separator: ", ")) for \(label), which it is processing or has accepted; a build cannot be deleted, so it stays (expire it in TestFlight if testers must not get it; the next upload needs a new build number)")
+                }
             }
             return
         }

@@ -60,12 +60,11 @@ struct TestFlightUploader: Sendable {
 
     /// Where this run starts, given what earlier runs left: the build, an upload in processing, an unfinished one.
     func startingPoint(appID: String, metadata: IPAMetadata) async throws -> TestFlightPlan.Start {
-        if let build = try await client.build(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber) {
+        if let build = try await client.build(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform) {
             return .buildExists(buildID: build.id)
         }
-        let uploads = try await client.buildUploads(appID: appID).filter {
-            $0.attributes?.cfBundleShortVersionString == metadata.version && $0.attributes?.cfBundleVersion == metadata.buildNumber
-        }
+        let uploads = try await client.buildUploads(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber,
+                                                    platform: metadata.platform)
         for upload in uploads {
             switch upload.attributes?.state?.state {
             case "COMPLETE":
@@ -113,7 +112,7 @@ struct TestFlightUploader: Sendable {
             buildID = try await awaitProcessing(uploadID: uploadID, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
         }
         let build = try await awaitValidBuild(buildID, polls: &polls, request: request)
-        try await readyForTesters(buildID: buildID, plan: plan, request: request)
+        try await readyForTesters(buildID: buildID, plan: plan, request: request, answered: build.attributes?.usesNonExemptEncryption)
         return TestFlightBuild(id: buildID, appID: plan.appID, bundleID: metadata.bundleID, version: metadata.version,
                                buildNumber: metadata.buildNumber, processingState: build.attributes?.processingState ?? "VALID")
     }
@@ -163,7 +162,8 @@ struct TestFlightUploader: Sendable {
             case "COMPLETE":
                 var buildID = upload.relatedID("build")
                 if buildID == nil {
-                    buildID = try await client.build(appID: plan.appID, version: plan.metadata.version, buildNumber: plan.metadata.buildNumber)?.id
+                    buildID = try await client.build(appID: plan.appID, version: plan.metadata.version, buildNumber: plan.metadata.buildNumber,
+                                                     platform: plan.metadata.platform)?.id
                 }
                 if let buildID {
                     onAccepted(buildID)
@@ -206,10 +206,15 @@ struct TestFlightUploader: Sendable {
         }
     }
 
-    private func readyForTesters(buildID: String, plan: TestFlightPlan, request: TestFlightRequest) async throws {
+    /// Export compliance (only when the build has no answer yet, as fastlane does), What to Test, groups, beta review.
+    private func readyForTesters(buildID: String, plan: TestFlightPlan, request: TestFlightRequest, answered: Bool?) async throws {
         if let encryption = request.usesNonExemptEncryption {
-            try await client.setUsesNonExemptEncryption(buildID: buildID, encryption)
-            log("export compliance: usesNonExemptEncryption = \(encryption)")
+            if let answered {
+                log("export compliance already answered for this build (usesNonExemptEncryption = \(answered)): left as it is")
+            } else {
+                try await client.setUsesNonExemptEncryption(buildID: buildID, encryption)
+                log("export compliance: usesNonExemptEncryption = \(encryption)")
+            }
         }
         if let whatsNew = request.whatsNew {
             try await client.setWhatToTest(buildID: buildID, locale: request.locale, text: whatsNew)
@@ -224,8 +229,11 @@ struct TestFlightUploader: Sendable {
             log("added to \(plan.groupIDs.map(\.name).joined(separator: ", "))")
         }
         if request.submitForBetaReview {
-            try await client.submitForBetaReview(buildID: buildID)
-            log("submitted for beta app review")
+            if let state = try await client.submitForBetaReview(buildID: buildID) {
+                log("already submitted for beta app review (\(state))")
+            } else {
+                log("submitted for beta app review")
+            }
         }
     }
 

@@ -80,7 +80,7 @@ public struct UploadToTestFlight: AsyncAction {
         let api = client.apiBaseURL
         let effect: @Sendable (String?) -> BuildUploadCreated = { uploadID in
             BuildUploadCreated(api: api, uploadID: uploadID, label: label, appID: plan.appID,
-                               version: metadata.version, buildNumber: metadata.buildNumber)
+                               version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform)
         }
         let build = try await uploader.upload(plan, request: request, beforeCreatingUpload: {
             // Written down as data before the create call, so any process (this one, the

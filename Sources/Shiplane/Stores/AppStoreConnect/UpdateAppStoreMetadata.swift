@@ -1,0 +1,180 @@
+import Foundation
+
+/// Brings the App Store listing of a version in line with fastlane `deliver`'s metadata folder:
+/// finds (or creates) the App Store version for the platform, then sets each locale's version
+/// localization (description, keywords, What's New, promotional text, marketing and support URLs)
+/// and app info localization (name, subtitle, privacy policy URL), sending only what differs.
+///
+/// Preflight reads only and reports every problem at once. A dry run prints the difference field
+/// by field and changes nothing. Every write is an effect in the run's record keeping the value it
+/// replaced; rollback puts those back (a field changed on App Store Connect since is left and
+/// reported), deletes a locale or version this run created. A re-run with nothing changed sends no write.
+public struct UpdateAppStoreMetadata: AsyncAction {
+    /// The action's name in steps and reports.
+    public static let name = "updateAppStoreMetadata"
+    /// The app's bundle ID.
+    public var bundleID: String
+    /// The version being released (`CFBundleShortVersionString`).
+    public var version: String
+    /// IOS, MAC_OS, TV_OS or VISION_OS.
+    public var platform: String
+    /// deliver's metadata folder, relative to the repository.
+    public var metadataPath: String
+
+    /// Creates the action.
+    public init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata") {
+        self.bundleID = bundleID
+        self.version = version
+        self.platform = platform
+        self.metadataPath = metadataPath
+    }
+
+    /// Bundle ID, version, platform and folder.
+    public var options: [StepOption] {
+        [StepOption("bundleID", bundleID), StepOption("version", version), StepOption("platform", platform), StepOption("metadataPath", metadataPath)]
+    }
+
+    /// One field to change.
+    struct Change { var resource: String; var id: String?; var parentID: String?; var locale: String; var attribute: String; var old: String?; var new: String }
+
+    /// Updates the listing; returns the number of fields changed (in a dry run, that would change).
+    /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
+    public func run(in step: StepContext) async throws -> Int {
+        let lane = step.lane
+        let variables = lane.environment.variables
+        var problems: [any Error] = []
+        if !["IOS", "MAC_OS", "TV_OS", "VISION_OS"].contains(platform) {
+            problems.append(ShiplaneError("platform \(platform) is not one of IOS, MAC_OS, TV_OS, VISION_OS"))
+        }
+        var listing: AppStoreListing?
+        do { listing = try AppStoreListing.read(folder: step.resolve(metadataPath)) } catch { problems.append(error) }
+        var credentials: AppStoreConnectCredentials?
+        do {
+            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
+        } catch let failure as ValidationFailure {
+            problems += failure.problems.map { StoreCredentialsError($0, suggestion: failure.suggestion) }
+        }
+        guard let credentials, let listing, problems.isEmpty else { throw StorePreflightError(target: "the App Store listing", problems: problems) }
+        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
+                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let listings = AppStoreListingClient(client: client)
+        guard let app = try await client.app(bundleID: bundleID) else {
+            throw StorePreflightError(target: "the App Store listing", problems: [ShiplaneError(
+                "App Store Connect has no app with bundle ID \(bundleID) for this API key's team",
+                suggestion: "create the app in App Store Connect (My Apps → +), or check the bundle ID")])
+        }
+        let versions = try await client.getAll("/v1/apps/\(app.id)/appStoreVersions", query: [
+            ("filter[versionString]", version), ("filter[platform]", platform), ("limit", "200"),
+        ], as: ASCResource<ASCAppStoreVersion>.self, operation: "look for App Store version \(version)")
+        let existingVersion = versions.first { $0.attributes?.versionString == version }
+        let appInfos = try await client.getAll("/v1/apps/\(app.id)/appInfos", query: [("limit", "200")], as: ASCResource<ASCAppInfo>.self,
+                                               operation: "read the app's app infos")
+        // The app info being prepared; the live one is read-only once a version is on sale.
+        let appInfo = appInfos.first { ["PREPARE_FOR_SUBMISSION", "DEVELOPER_REJECTED", "REJECTED", "METADATA_REJECTED"].contains($0.attributes?.state ?? "") }
+            ?? appInfos.first
+        var changes: [Change] = []
+        func diff(resource: String, parentID: String?, current: [AppStoreListingClient.Localization], wanted: [String: [String: String]]) {
+            for (locale, fields) in wanted.sorted(by: { $0.key < $1.key }) {
+                let existing = current.first { ($0.attributes?["locale"] ?? nil) == locale }
+                for (attribute, value) in fields.sorted(by: { $0.key < $1.key }) {
+                    let old = existing?.attributes?[attribute] ?? nil
+                    if old != value {
+                        changes.append(Change(resource: resource, id: existing?.id, parentID: parentID, locale: locale, attribute: attribute, old: old, new: value))
+                    }
+                }
+            }
+        }
+        var versionLocalizations: [AppStoreListingClient.Localization] = []
+        if let existingVersion { versionLocalizations = try await listings.localizations(resource: "appStoreVersionLocalizations", parentID: existingVersion.id) }
+        diff(resource: "appStoreVersionLocalizations", parentID: existingVersion?.id, current: versionLocalizations, wanted: listing.version)
+        if !listing.appInfo.isEmpty {
+            guard let appInfo else {
+                throw StorePreflightError(target: "the App Store listing", problems: [ShiplaneError("the app has no app info to set name, subtitle or privacy policy URL on")])
+            }
+            diff(resource: "appInfoLocalizations", parentID: appInfo.id,
+                 current: try await listings.localizations(resource: "appInfoLocalizations", parentID: appInfo.id), wanted: listing.appInfo)
+        }
+        if existingVersion == nil { step.log("App Store version \(version) (\(platform)) does not exist yet: it will be created") }
+        for change in changes {
+            step.log("\(change.locale) \(change.attribute): \(Self.quote(change.old)) → \(Self.quote(change.new))")
+        }
+        if changes.isEmpty && existingVersion != nil {
+            step.note("the listing of \(version) is up to date")
+            return 0
+        }
+        if step.isDryRun {
+            step.note("would change \(changes.count) field\(changes.count == 1 ? "" : "s") of the listing of \(version)")
+            return changes.count
+        }
+        let api = client.apiBaseURL
+        var versionID = existingVersion?.id
+        if versionID == nil {
+            let effect = AppStoreListingCreated(api: api, resource: "appStoreVersions", id: nil, parentID: nil, label: "App Store version \(version)")
+            let handle = try step.record(effect, "delete App Store version \(version)")
+            let body: [String: Any] = ["data": ["type": "appStoreVersions", "attributes": ["versionString": version, "platform": platform],
+                                                "relationships": ["app": ["data": ["type": "apps", "id": app.id]]]]]
+            let created = try await client.send(.post, "/v1/appStoreVersions", body: body, as: ASCDocument<ASCResource<ASCAppStoreVersion>>.self,
+                                                operation: "create App Store version \(version)").data
+            var done = effect
+            done.id = created.id
+            step.done(handle, done)
+            versionID = created.id
+        }
+        // One write per localization: its changed fields together.
+        let grouped = Dictionary(grouping: changes) { "\($0.resource)|\($0.locale)" }
+        for key in grouped.keys.sorted() {
+            guard let fields = grouped[key], let first = fields.first else { continue }
+            let parentID = first.resource == "appStoreVersionLocalizations" ? versionID : first.parentID
+            let values = Dictionary(uniqueKeysWithValues: fields.map { ($0.attribute, $0.new) })
+            if let id = first.id {
+                let effect = AppStoreLocalizationUpdated(api: api, resource: first.resource, id: id, locale: first.locale,
+                                                         previous: Dictionary(uniqueKeysWithValues: fields.map { ($0.attribute, $0.old) }), values: values)
+                let handle = try step.record(effect, "put back \(first.locale)'s \(fields.map(\.attribute).joined(separator: ", "))")
+                try await listings.updateLocalization(resource: first.resource, id: id, attributes: values)
+                step.done(handle)
+            } else if let parentID {
+                let effect = AppStoreListingCreated(api: api, resource: first.resource, id: nil, parentID: parentID, label: first.locale)
+                let handle = try step.record(effect, "delete the \(first.locale) \(first.resource == "appInfoLocalizations" ? "app info" : "version") localization")
+                var done = effect
+                done.id = try await listings.createLocalization(resource: first.resource, parentID: parentID, locale: first.locale, attributes: values)
+                step.done(handle, done)
+            }
+        }
+        step.note("changed \(changes.count) field\(changes.count == 1 ? "" : "s") of the listing of \(version)")
+        return changes.count
+    }
+
+    static func quote(_ text: String?) -> String {
+        guard let text else { return "(none)" }
+        let flat = text.replacingOccurrences(of: "\n", with: "⏎")
+        return "\"" + (flat.count > 60 ? String(flat.prefix(59)) + "…" : flat) + "\""
+    }
+}
+
+extension LaneContext {
+    /// Sets the App Store listing of `version` from deliver's metadata folder (only what differs);
+    /// returns the number of fields changed.
+    @discardableResult
+    public func updateAppStoreMetadata(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata",
+                                       file: String = #fileID, line: Int = #line) async throws -> Int {
+        try await run(UpdateAppStoreMetadata(bundleID: bundleID, version: version, platform: platform, metadataPath: metadataPath), file: file, line: line)
+    }
+}
+
+extension UpdateAppStoreMetadata: DocumentedAction {
+    /// How `lane.updateAppStoreMetadata` appears in the action catalog.
+    public static let documentation = ActionDocumentation(
+        domain: "Stores",
+        summary: "Set the App Store listing of a version from fastlane deliver's folder (fastlane/metadata/<locale>/description.txt, keywords.txt, release_notes.txt, promotional_text.txt, marketing_url.txt, support_url.txt, name.txt, subtitle.txt, privacy_url.txt): finds or creates the App Store version for the platform and sends only the fields that differ. Credentials as for uploadToTestFlight.",
+        signature: "try await lane.updateAppStoreMetadata(bundleID: String, version: String, platform: String = \"IOS\", metadataPath: String = \"fastlane/metadata\") -> Int",
+        parameters: [
+            .init(name: "bundleID", type: "String", defaultValue: nil, help: "the app's bundle ID"),
+            .init(name: "version", type: "String", defaultValue: nil, help: "the App Store version being released"),
+            .init(name: "platform", type: "String", defaultValue: "\"IOS\"", help: "IOS, MAC_OS, TV_OS or VISION_OS"),
+            .init(name: "metadataPath", type: "String", defaultValue: "\"fastlane/metadata\"", help: "deliver's metadata folder, one folder per locale"),
+        ],
+        example: #"try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0")"#,
+        dryRun: "reads only, and prints each field that would change with its old and new text",
+        rollback: "puts back each field's previous text (a field changed on App Store Connect since is left and reported); deletes a locale or App Store version this run created"
+    )
+}
