@@ -179,11 +179,14 @@ extension Repository {
         }
     }
 
-    /// The refs `remote` has now (a fresh look; tags peeled to the commit they name).
+    /// The refs `remote` has now (a fresh look; tags peeled to the commit they name, unless
+    /// `peeled` is false: then each ref's own value, an annotated tag's object for a tag).
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
-    public func remoteReferences(remote name: String, credentials: PushCredentials) throws -> [String: ObjectID] {
+    public func remoteReferences(remote name: String, credentials: PushCredentials, peeled: Bool = true) throws -> [String: ObjectID] {
         let operation = "list the refs of \(redactingCredentials(in: name, secrets: credentials.secrets))"
-        return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, _ in Self.peeled(heads) }
+        return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, _ in
+            peeled ? Self.peeled(heads) : heads.filter { !$0.key.hasSuffix("^{}") }
+        }
     }
 
     /// `heads` with each tag's entry replaced by the commit it names (`refs/tags/v1^{}`), when listed.

@@ -93,12 +93,16 @@ public struct Push: AsyncAction {
         // release); a resumed push finds its earlier attempt's (a run killed while pushing).
         let earlier = lane.state.pointOfNoReturn
         let ownsPoint = earlier.map { lane.state.journal.holds(step: step.number, kind: RefsPushed.kind, description: $0) } ?? true
+        var sent: [Repository.RefUpdate] = []
+        var pushedBefore: Set<String> = []
         let outcome = try await gitOffThePool {
             try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
                 // Past a point of no return already (a resumed run, a release published first),
                 // the remote may hold this run's own tags from before.
+                sent = updates
+                pushedBefore = lane.state.journal.refsPushed(to: remote)
                 if earlier == nil {
-                    try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: lane.state.journal.refsPushed(to: remote))
+                    try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: pushedBefore)
                 }
                 try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
                 // What is sent now, others may see: a run stopped from here until the remote
@@ -108,7 +112,9 @@ public struct Push: AsyncAction {
                 effect = try step.record(RefsPushed(remote: remote, refs: refs), reason)
             }
         }
-        try settle(outcome, effect: effect, ownsPoint: ownsPoint, in: step, repository: repository, credentials: credentials)
+        let (settled, takenTags) = try Self.sameValueRefusals(
+            in: outcome, sent: sent, pushedBefore: pushedBefore, ownsPoint: ownsPoint, repository: repository, remote: remote, credentials: credentials)
+        try settle(settled, effect: effect, ownsPoint: ownsPoint, takenTags: takenTags, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
     }
 
@@ -119,7 +125,8 @@ public struct Push: AsyncAction {
     /// is rewritten to say so, and the error names each ref (the run stops for `shiplane resume`).
     /// - Throws: `PushRefused` when the remote refused any of the release's refs.
     private func settle(
-        _ outcome: PushOutcome, effect: EffectHandle?, ownsPoint: Bool, in step: StepContext, repository: Repository, credentials: PushCredentials
+        _ outcome: PushOutcome, effect: EffectHandle?, ownsPoint: Bool, takenTags: [String] = [], in step: StepContext, repository: Repository,
+        credentials: PushCredentials
     ) throws {
         let record = RemoteRunRecord.reference
         let refused = outcome.refused.filter { $0.ref != record }
@@ -148,6 +155,7 @@ public struct Push: AsyncAction {
             } else {
                 try? git { try repository.deleteReference(record) }
             }
+            if !takenTags.isEmpty { throw Self.anotherRunReleased(takenTags, remote: remote) }
             throw failure
         }
         step.done(effect, RefsPushed(remote: remote, refs: accepted, refused: refused.map(\.ref)), description: failure.pointOfNoReturn)
@@ -162,6 +170,38 @@ public struct Push: AsyncAction {
         throw failure
     }
 
+    /// Two runs of one commit in the same second push identical refs, and the remote can take
+    /// some refs of each (`cannot lock ref … reference already exists`). A ref refused while the
+    /// remote now holds it at the very value this run sent is there as this run would have left
+    /// it: accepted. But a release tag refused so, which this run never pushed before, was made by
+    /// the other run: that run published the release, and this one stops before anything of its
+    /// own counts (`AnotherRunReleased`; what it moved on the remote is identical to the other's).
+    static func sameValueRefusals(
+        in outcome: PushOutcome, sent: [Repository.RefUpdate], pushedBefore: Set<String>, ownsPoint: Bool,
+        repository: Repository, remote: String, credentials: PushCredentials
+    ) throws -> (outcome: PushOutcome, takenTags: [String]) {
+        let record = RemoteRunRecord.reference
+        let refused = outcome.refused.filter { $0.ref != record }
+        guard !refused.isEmpty, let has = try? git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false) })
+        else { return (outcome, []) }
+        let same = Set(refused.map(\.ref).filter { ref in
+            guard let value = sent.first(where: { $0.remoteRef == ref })?.local else { return false }
+            return has[ref] == value
+        })
+        guard !same.isEmpty else { return (outcome, []) }
+        let takenTags = same.filter { $0.hasPrefix("refs/tags/") && !pushedBefore.contains($0) }
+        if ownsPoint, !takenTags.isEmpty {
+            // Nothing of this run's own is on the remote: what it moved there is the other run's too.
+            var lost = outcome
+            lost.accepted = outcome.accepted.filter { $0 == record }
+            return (lost, takenTags.sorted().map { String($0.dropFirst("refs/tags/".count)) })
+        }
+        var settled = outcome
+        settled.refused = outcome.refused.filter { !same.contains($0.ref) }
+        settled.accepted = outcome.accepted + same.sorted()
+        return (settled, [])
+    }
+
     /// A release tag the remote already has at the very value being pushed, which this run never
     /// pushed: another run made the same release (two runs of one commit in the same second make
     /// identical commits and tags) and published it first. Pushing would change nothing there, and
@@ -172,10 +212,14 @@ public struct Push: AsyncAction {
                 && !pushedBefore.contains(update.remoteRef)
         }
         guard !taken.isEmpty else { return }
-        let names = taken.map { String($0.remoteRef.dropFirst("refs/tags/".count)) }
-        throw ShiplaneError(
+        throw anotherRunReleased(taken.map { String($0.remoteRef.dropFirst("refs/tags/".count)) }, remote: remote)
+    }
+
+    /// The stop for release tags another run published: nothing of this run's own is on the remote.
+    static func anotherRunReleased(_ names: [String], remote: String) -> ShiplaneError {
+        ShiplaneError(
             "\(remote) already has \(names.joined(separator: ", ")) at this very commit, and this run did not push \(names.count == 1 ? "it" : "them"): another run released \(names.count == 1 ? "it" : "them") first",
-            suggestion: "nothing was pushed and this run rolls back; fetch (`git fetch --tags \(remote)`) and look at the release there before running again")
+            suggestion: "nothing of this run's own is on \(remote) (anything it sent is identical to what the other run pushed) and this run rolls back; fetch (`git fetch --tags \(remote)`) and look at the release there before running again")
     }
 
     static func credentials(for url: String, environment: LaneEnvironment) -> PushCredentials {

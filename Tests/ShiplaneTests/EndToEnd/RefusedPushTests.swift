@@ -279,4 +279,55 @@ struct RefusedPushTests {
         #expect(origin.git("rev-parse", "v1.3.0") == other)
         #expect(origin.git("rev-parse", "refs/heads/main") == origin.start)
     }
+
+    /// Two runs of one commit in the same second push identical refs, and origin's receive-pack
+    /// takes some refs of each (`cannot lock ref … reference already exists`), as a race in CI
+    /// showed. Made certain here: origin's pre-receive hook holds this run's push while the same
+    /// refs are pushed by another hand. A refused ref origin holds at the very value sent is there
+    /// as this run would have left it; but a release tag refused so was published by the other run.
+    private func raceWithIdenticalPush(of refs: [String]) async throws -> (Origin, CommandOutput, String) {
+        let origin = try await Origin()
+        let held = origin.repo.root + "/held", go = origin.repo.root + "/go"
+        try origin.hook("pre-receive", """
+            if [ ! -e '\(held)' ]; then
+              touch '\(held)'
+              for i in $(seq 1 300); do [ -e '\(go)' ] && exit 0; sleep 0.1; done
+            fi
+            exit 0
+            """)
+        async let run = origin.shiplane(Self.release)
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: held) { try await Task.sleep(nanoseconds: 50_000_000) }
+        // The other run: the very commit and tag, pushed while this run's push waits in the hook.
+        let release = try origin.repo.git("rev-parse", "HEAD")
+        let pushed = try runProgram("/usr/bin/git", ["push", "-q", origin.bare] + refs, in: origin.repo.path, environment: origin.repo.environment)
+        #expect(pushed.status == 0, "\(pushed.all)")
+        _ = FileManager.default.createFile(atPath: go, contents: Data())
+        let result = try await run
+        return (origin, result, release)
+    }
+
+    @Test func aReleaseTagTheOtherRunGotFirstStopsThisRunAndRollsItBack() async throws {
+        let (origin, lost, release) = try await raceWithIdenticalPush(of: ["main", "v1.3.0"])
+        defer { origin.server.stop() }
+        #expect(lost.status == 1, "\(lost.all)")
+        #expect(lost.stderr.contains("origin already has v1.3.0 at this very commit, and this run did not push it: another run released it first"), "\(lost.all)")
+        #expect(!lost.all.contains("point of no return:"), "\(lost.all)")
+        #expect(try origin.repo.git("rev-parse", "HEAD") == origin.start, "rolled back here")
+        #expect(try origin.repo.git("tag", "--list") == "v1.2.3")
+        #expect(origin.repo.read("VERSION") == "1.2.3\n")
+        #expect(!origin.hasLocalRecord)
+        #expect(origin.git("rev-parse", "refs/heads/main") == release, "origin keeps the other run's release")
+        #expect(origin.git("rev-parse", "v1.3.0^{commit}") == release)
+        #expect(origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run") == nil, "no record of this run on origin")
+    }
+
+    @Test func aBranchTheOtherRunMovedToTheSameCommitCountsAsPushed() async throws {
+        let (origin, won, release) = try await raceWithIdenticalPush(of: ["main"])
+        defer { origin.server.stop() }
+        #expect(won.status == 0, "\(won.all)")
+        #expect(origin.git("rev-parse", "refs/heads/main") == release)
+        #expect(origin.git("rev-parse", "v1.3.0^{commit}") == release)
+        #expect(origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run") == nil, "a finished run leaves no record on origin")
+        #expect(!origin.hasLocalRecord)
+    }
 }
