@@ -10,7 +10,7 @@ public enum ShiplaneCommandLine {
             currentDirectory: FileManager.default.currentDirectoryPath,
             executable: executablePath()
         )
-        exit(code)
+        LaneHost.endProcess(code)
     }
 
     static func run(arguments: [String], environment: [String: String], currentDirectory: String, executable: String) async -> Int32 {
