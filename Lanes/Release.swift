@@ -1,15 +1,20 @@
+import Foundation
 import Shiplane
 
 /// Shiplane releases itself with its own lane: the version lives in the `ShiplaneVersion.current`
-/// constant (what `shiplane --version` prints), the notes in CHANGELOG.md, the release in a tag.
+/// constant (what `shiplane --version` prints), the notes in CHANGELOG.md, the release in a tag,
+/// and the prebuilt bundle (`Scripts/bundle`) with its SHA256SUMS on the GitHub release.
 struct Release: Lane {
-    static let summary = "Bump ShiplaneVersion.current from the commits, write CHANGELOG.md, commit, tag v<version>, push"
+    static let summary = "Bump ShiplaneVersion.current, write CHANGELOG.md, build and check the bundle, commit, tag v<version>, push, publish the GitHub release with the bundle"
 
     @Option(help: "major, minor, patch, auto (from the commits since the last release tag) or a version")
     var bump: VersionBump = .auto
 
-    @Flag(help: "Push the release commit and its tag to origin")
+    @Flag(help: "Push the release commit and its tag to origin, then publish the GitHub release with the bundle")
     var push = false
+
+    @Flag(inversion: .prefixedNo, help: "Build the bundle (Scripts/bundle, a release build: 15-25 minutes on 2 cores) and compile a lane from its interfaces alone (Scripts/bundle --check) before tagging")
+    var bundle = true
 
     func run(_ lane: LaneContext) async throws {
         try lane.ensureGitBranch(matching: "main")
@@ -18,10 +23,22 @@ struct Release: Lane {
             .pattern("Sources/Shiplane/Shiplane.swift", #"static let current = "(.+)""#),
         ])
         let notes = try lane.writeChangelog(version: version.description)
+        // Built from the bumped sources, so the bundle is named and reports the new version; a
+        // failed build or check stops the run before anything is committed or tagged.
+        if bundle {
+            try await lane.sh(["Scripts/bundle", "--output", ".build-bundle/dist"], timeout: 3600)
+            try await lane.sh("Scripts/bundle", "--check", "--output", ".build-bundle/dist")
+        }
         try lane.commitVersionBump(version, notes)
         try lane.addGitTag("v\(version)", message: "Shiplane \(version)")
         if push {
             try await lane.push(tags: ["v\(version)"])
+            var assets: [String] = []
+            if bundle {
+                let name = try await lane.sh(["Scripts/bundle", "--name"], readOnly: true).trimmingCharacters(in: .whitespacesAndNewlines)
+                assets = [".build-bundle/dist/\(name)", ".build-bundle/dist/SHA256SUMS"]
+            }
+            try await lane.githubRelease(tag: "v\(version)", notes: notes.section, assets: assets)
         }
     }
 }

@@ -80,7 +80,7 @@ struct LaneCompiler {
         fingerprint.add("shiplane-lanes-v1")
         fingerprint.add(ShiplaneVersion.current)
         fingerprint.add(try compilerVersion())
-        for path in [toolchain.libraryFolder + "/" + Toolchain.libraryFileName, toolchain.moduleFolder + "/Shiplane.swiftmodule"] {
+        for path in [toolchain.libraryFolder + "/" + Toolchain.libraryFileName] + toolchain.moduleFiles {
             fingerprint.add(path)
             fingerprint.add(Self.stamp(path))
         }

@@ -6,8 +6,16 @@ struct Toolchain {
     var swiftc: String
     /// The folder holding `libShiplaneKit.so` (or `.dylib`).
     var libraryFolder: String
-    /// The folder holding `Shiplane.swiftmodule` and the modules it depends on.
+    /// The folder holding `Shiplane.swiftmodule` and the modules it depends on; in a bundle
+    /// (`Scripts/bundle`), `Shiplane.swiftinterface` and the interfaces it imports, with or without
+    /// their `.swiftmodule` (a compiler that cannot read those builds the modules from the interfaces).
     var moduleFolder: String
+
+    /// The files in `moduleFolder` that name the lane API's build: a lane compiled against other
+    /// ones is compiled again.
+    var moduleFiles: [String] {
+        ["Shiplane.swiftmodule", "Shiplane.swiftinterface"].map { moduleFolder + "/" + $0 }
+    }
     /// Extra compiler flags: one `-fmodule-map-file` per C module beneath Shiplane. Its Swift
     /// modules are built without library evolution (SwiftPM accepts no such flag from a
     /// dependency), so a lane compile loads every module they import, C modules included.
@@ -26,7 +34,8 @@ struct Toolchain {
     }
 
     /// Finds `swiftc` (`SHIPLANE_SWIFTC`, else `PATH`) and the library next to the running
-    /// executable: `.build/<config>/` when built with SwiftPM, `<prefix>/lib/shiplane/` when installed.
+    /// executable: `.build/<config>/` when built with SwiftPM, `<prefix>/lib/shiplane/` when installed
+    /// or unpacked from a bundle (`Shiplane.swiftmodule` or `Shiplane.swiftinterface` in `Modules/`).
     static func locate(environment: [String: String], executable: String) throws -> Toolchain {
         let swiftcName = environment["SHIPLANE_SWIFTC"] ?? "swiftc"
         guard let swiftc = findExecutable(swiftcName, path: environment["PATH"], workingDirectory: nil) else {
@@ -44,13 +53,14 @@ struct Toolchain {
         let manager = FileManager.default
         for candidate in candidates
         where manager.fileExists(atPath: candidate.library + "/" + libraryFileName)
-            && manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftmodule") {
+            && (manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftmodule")
+                || manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftinterface")) {
             let library = standardized(candidate.library)
             return Toolchain(swiftc: swiftc, libraryFolder: library, moduleFolder: standardized(candidate.modules))
         }
         throw EnvironmentProblem(
-            "the Shiplane library (\(libraryFileName) and Modules/Shiplane.swiftmodule) was not found next to \(executable)",
-            suggestion: "build with `swift build` in the Shiplane checkout (it builds the library beside the executable), or install with Scripts/install",
+            "the Shiplane library (\(libraryFileName) and Modules/Shiplane.swiftmodule or .swiftinterface) was not found next to \(executable)",
+            suggestion: "build with `swift build` in the Shiplane checkout (it builds the library beside the executable), install with Scripts/install, or unpack a release bundle whole (bin/ and lib/ side by side)",
             info: [("looked in", candidates.map(\.library).map(standardized).joined(separator: ", "))]
         )
     }

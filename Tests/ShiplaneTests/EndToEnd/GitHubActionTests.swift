@@ -14,7 +14,7 @@ struct GitHubActionTests {
     @Test func itDeclaresItsInputsOutputsAndACompositeRun() throws {
         let action = try Self.action()
         let inputs = try #require(action["inputs"] as? [String: Any])
-        #expect(Set(inputs.keys) == ["lane", "arguments", "working-directory", "dry-run"])
+        #expect(Set(inputs.keys) == ["lane", "arguments", "working-directory", "dry-run", "version", "install"])
         let outputs = try #require(action["outputs"] as? [String: [String: Any]])
         #expect(outputs["version"]?["value"] as? String == "${{ steps.run.outputs.version }}")
         #expect(Set(outputs.keys) == ["version", "tag", "release_url"])

@@ -148,11 +148,16 @@ struct SelfReleaseTests {
                            environment: isolatedEnvironment(home: repo.root + "/home"))
         let clone = repo.path + "/clone"
         let environment = isolatedEnvironment(home: repo.root + "/home")
+        // The lane releases from main: the clone is on main whatever branch this checkout is on.
+        _ = try runProgram("/usr/bin/git", ["checkout", "-q", "-B", "main"], in: clone, environment: environment)
         let before = try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: environment).stdout
         let dry = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment)
         #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
         #expect(dry.stdout.contains("Sources/Shiplane/Shiplane.swift"), "the version constant is the version file: \(dry.stdout)")
-        let real = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
+        #expect(dry.stdout.contains("would run: Scripts/bundle --output .build-bundle/dist"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("would run: Scripts/bundle --check --output .build-bundle/dist"), "\(dry.stdout)")
+        // --no-bundle: the bundle's release build takes 15-25 minutes (see bundleFailureStopsTheRelease).
+        let real = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--no-bundle"], in: clone, environment: environment)
         #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
         let show = try runProgram("/usr/bin/git", ["show", "--name-only", "--format=%s", "HEAD"], in: clone, environment: environment).stdout
         #expect(show.hasPrefix("chore(release): ") && show.contains("CHANGELOG.md") && show.contains("Sources/Shiplane/Shiplane.swift"), "\(show)")
@@ -160,6 +165,42 @@ struct SelfReleaseTests {
         #expect(parent == before)
         let tags = try runProgram("/usr/bin/git", ["tag", "--points-at", "HEAD"], in: clone, environment: environment).stdout
         #expect(tags.hasPrefix("v"), "\(tags)")
+    }
+
+    /// The lane builds and checks the bundle after the bump and before it commits: a failing
+    /// `Scripts/bundle` (here a stand-in committed in the clone) rolls the bump back, and nothing is
+    /// committed or tagged; a bundle that builds lets the release go on.
+    @Test func aBundleThatFailsStopsTheReleaseBeforeItsCommit() throws {
+        let repo = try TemporaryRepository(commit: false)
+        _ = try runProgram("/usr/bin/git", ["clone", "-q", "--no-hardlinks", packageRoot, repo.path + "/clone"], in: repo.root,
+                           environment: isolatedEnvironment(home: repo.root + "/home"))
+        let clone = repo.path + "/clone"
+        let environment = isolatedEnvironment(home: repo.root + "/home")
+        // The lane releases from main: the clone is on main whatever branch this checkout is on.
+        _ = try runProgram("/usr/bin/git", ["checkout", "-q", "-B", "main"], in: clone, environment: environment)
+        func git(_ arguments: String...) throws -> String {
+            try runProgram("/usr/bin/git", arguments, in: clone, environment: environment).stdout
+        }
+        func standIn(_ body: String) throws {
+            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: clone + "/Scripts/bundle"))
+            chmod(clone + "/Scripts/bundle", 0o755)
+            _ = try git("commit", "-q", "-am", "test: a stand-in for Scripts/bundle")
+        }
+        try standIn("echo \"bundle $*\"; [ \"$1\" = --check ] && { echo 'the lane did not compile from the interfaces' >&2; exit 1; }; exit 0")
+        let before = try git("rev-parse", "HEAD")
+        let version = try String(contentsOfFile: clone + "/Sources/Shiplane/Shiplane.swift", encoding: .utf8)
+        let failed = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
+        #expect(failed.status != 0, "\(failed.all)")
+        #expect(failed.all.contains("Scripts/bundle --check --output .build-bundle/dist"), "\(failed.all)")
+        #expect(try git("rev-parse", "HEAD") == before, "nothing committed")
+        #expect(try git("tag", "--points-at", "HEAD").isEmpty, "nothing tagged")
+        #expect(try String(contentsOfFile: clone + "/Sources/Shiplane/Shiplane.swift", encoding: .utf8) == version, "the bump is rolled back")
+        #expect(try git("status", "--porcelain").isEmpty)
+
+        try standIn("echo \"bundle $*\"; exit 0")
+        let built = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
+        #expect(built.status == 0, "\(built.all)")
+        #expect(try git("tag", "--points-at", "HEAD").hasPrefix("v"))
     }
 }
 

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import Shiplane
+@testable import ShiplaneCLI
+
+/// An unpacked bundle (`Scripts/bundle`): `bin/shiplane` finds `lib/shiplane` beside it, with the
+/// lane API as `.swiftinterface` files whether or not their `.swiftmodule` is there.
+@Suite("Scripts/bundle: the bundle's layout is found, the script's inputs are checked")
+struct BundleTests {
+    /// `ROOT/bin/shiplane`, `ROOT/lib/shiplane/libShiplaneKit.*` and `Modules/` holding `files`.
+    static func unpacked(in root: String, modules files: [String]) throws -> String {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
+        try manager.createDirectory(atPath: root + "/lib/shiplane/Modules", withIntermediateDirectories: true)
+        try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: root + "/bin/shiplane"))
+        try Data().write(to: URL(fileURLWithPath: root + "/lib/shiplane/" + Toolchain.libraryFileName))
+        for file in files {
+            try Data("// swift-interface-format-version: 1.0\n".utf8).write(to: URL(fileURLWithPath: root + "/lib/shiplane/Modules/" + file))
+        }
+        return root + "/bin/shiplane"
+    }
+
+    @Test func anUnpackedBundleWithInterfacesOnlyIsFoundThroughALinkToo() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let executable = try Self.unpacked(in: folder.root + "/opt/shiplane-1.0.0", modules: ["Shiplane.swiftinterface", "ShiplaneCLI.swiftinterface"])
+        let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+        let found = try Toolchain.locate(environment: environment, executable: executable)
+        #expect(found.moduleFolder == folder.root + "/opt/shiplane-1.0.0/lib/shiplane/Modules")
+        #expect(found.libraryFolder == folder.root + "/opt/shiplane-1.0.0/lib/shiplane")
+        #expect(found.extraFlags.isEmpty, "a bundle's interfaces import no C module")
+        #expect(found.moduleFiles == [found.moduleFolder + "/Shiplane.swiftmodule", found.moduleFolder + "/Shiplane.swiftinterface"])
+        // `~/.local/bin/shiplane -> /opt/shiplane-1.0.0/bin/shiplane`, as the README installs it.
+        try FileManager.default.createDirectory(atPath: folder.root + "/local/bin", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.root + "/local/bin/shiplane", withDestinationPath: executable)
+        let linked = try Toolchain.locate(environment: environment, executable: folder.root + "/local/bin/shiplane")
+        #expect(linked.moduleFolder == found.moduleFolder)
+    }
+
+    @Test func aBundleWithoutTheLaneAPIIsAClearError() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let executable = try Self.unpacked(in: folder.root + "/opt", modules: ["ArgumentParser.swiftinterface"])
+        let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+        #expect {
+            try Toolchain.locate(environment: environment, executable: executable)
+        } throws: { error in
+            let problem = error as? EnvironmentProblem
+            return problem?.message.contains("Modules/Shiplane.swiftmodule or .swiftinterface) was not found next to") == true
+                && problem?.suggestion?.contains("unpack a release bundle whole") == true
+        }
+    }
+
+    @Test func theScriptNamesTheBundleAndRefusesBadInput() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let name = try runProgram(packageRoot + "/Scripts/bundle", ["--name"], in: packageRoot, environment: environment)
+        #expect(name.status == 0, "\(name.all)")
+        #expect(name.stdout == "shiplane-\(ShiplaneVersion.current)-linux-\(Self.machine()).tar.gz\n")
+
+        let unknown = try runProgram(packageRoot + "/Scripts/bundle", ["--fast"], in: packageRoot, environment: environment)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "Scripts/bundle: unknown option --fast (see --help)\n")
+
+        let folder = try TemporaryRepository(commit: false)
+        let missing = try runProgram(packageRoot + "/Scripts/bundle", ["--check", folder.root + "/none.tar.gz"], in: packageRoot, environment: environment)
+        #expect(missing.status == 4)
+        #expect(missing.stderr.contains("none.tar.gz does not exist: build it first (Scripts/bundle)"), "\(missing.all)")
+    }
+
+    /// A tarball whose digest differs from its line in SHA256SUMS is refused before it is unpacked.
+    @Test func theCheckRefusesATarballThatDoesNotMatchItsSum() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let name = "shiplane-1.0.0-linux-x86_64"
+        _ = try Self.unpacked(in: folder.root + "/tree/" + name, modules: ["Shiplane.swiftinterface"])
+        let environment = ProcessInfo.processInfo.environment
+        let tar = try runProgram("/usr/bin/env", ["tar", "-czf", folder.root + "/\(name).tar.gz", "-C", folder.root + "/tree", name], in: folder.root, environment: environment)
+        #expect(tar.status == 0, "\(tar.all)")
+        try Data("\(String(repeating: "0", count: 64))  \(name).tar.gz\n".utf8).write(to: URL(fileURLWithPath: folder.root + "/SHA256SUMS"))
+        let check = try runProgram(packageRoot + "/Scripts/bundle", ["--check", folder.root + "/\(name).tar.gz"], in: packageRoot, environment: environment)
+        #expect(check.status == 1)
+        #expect(check.stderr.contains("\(name).tar.gz does not match \(folder.root)/SHA256SUMS"), "\(check.all)")
+    }
+
+    static func machine() -> String {
+        var info = utsname()
+        uname(&info)
+        return withUnsafeBytes(of: &info.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
