@@ -85,7 +85,8 @@ struct ReadmeCodeTests {
         for map in CModuleMaps.find(libraryFolder: build) { arguments += ["-Xcc", "-fmodule-map-file=" + map] }
         arguments += files.keys.sorted().map { folder + "/" + $0 }
         let swiftc = findExecutable("swiftc", path: ProcessInfo.processInfo.environment["PATH"], workingDirectory: nil) ?? "/usr/bin/swiftc"
-        let result = try runProgram(swiftc, arguments, in: folder, environment: ProcessInfo.processInfo.environment)
+        // The compiler's driver leaves a folder in TMPDIR: it goes with the test's folder.
+        let result = try runProgram(swiftc, arguments, in: folder, environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": folder]) { $1 })
         #expect(result.status == 0, "\(block) does not compile:\n\(result.stderr)\n--- as compiled:\n\(files["Block.swift"] ?? "")")
     }
 }
