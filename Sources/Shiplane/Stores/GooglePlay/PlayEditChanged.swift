@@ -62,16 +62,7 @@ public struct PlayEditChanged: Effect, Equatable {
     /// Puts back what the write replaced while the edit exists; an edit already deleted holds nothing to undo.
     /// - Throws: when the service account is not set here, or Google refuses.
     public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        let variables = context.environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
-        let account: GooglePlayServiceAccount
-        do {
-            account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: context.workTree)
-        } catch {
-            throw ShiplaneError(
-                "the change in Google Play edit \(editID) stays: the service account is not set here (\(describe(error)))",
-                suggestion: "set GOOGLE_PLAY_SERVICE_ACCOUNT_JSON, then run `shiplane rollback`; an open edit expires on its own")
-        }
-        let client = GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: context.transport())
+        let client = try GooglePlayClient.forUndo(api: api, packageName: packageName, in: context, staying: "the change in Google Play edit \(editID)")
         guard try await client.editExists(editID) else { return }
         let replaced = before.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
         switch change {

@@ -31,21 +31,30 @@ public struct PlayEditOpened: Effect, Equatable {
     /// Deletes the edit, and the state file's record of it.
     /// - Throws: when the service account is not set here, or Google refuses.
     public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        let variables = context.environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
-        let account: GooglePlayServiceAccount
-        do {
-            account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: context.workTree)
-        } catch {
-            throw ShiplaneError(
-                "the Google Play edit \(editID) stays: the service account is not set here (\(describe(error)))",
-                suggestion: "set GOOGLE_PLAY_SERVICE_ACCOUNT_JSON, then run `shiplane rollback`; an open edit expires on its own")
-        }
-        let client = GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: context.transport())
+        let client = try GooglePlayClient.forUndo(api: api, packageName: packageName, in: context, staying: "the Google Play edit \(editID)")
         try await client.deleteEdit(editID)
         if let stateFolder {
             let state = StoreResumeState(folder: stateFolder)
             let name = stateName ?? "play-\(packageName)"
             if state.read(PlayStorePublisher.EditRecord.self, name: name)?.editID == editID { state.remove(name: name) }
         }
+    }
+}
+
+extension GooglePlayClient {
+    /// The client an undo of a Play effect uses: the API the run used, the service account of the
+    /// process undoing it (the run itself, the supervisor, or `shiplane rollback`).
+    /// - Throws: when the service account is not set here: `what` stays, and the error says how to undo it.
+    static func forUndo(api: String, packageName: String, in context: EffectContext, staying what: String) throws -> GooglePlayClient {
+        let variables = context.environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
+        let account: GooglePlayServiceAccount
+        do {
+            account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: context.workTree)
+        } catch {
+            throw ShiplaneError(
+                "\(what) stays: the service account is not set here (\(describe(error)))",
+                suggestion: "set GOOGLE_PLAY_SERVICE_ACCOUNT_JSON, then run `shiplane rollback`; an open edit expires on its own")
+        }
+        return GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: context.transport())
     }
 }
