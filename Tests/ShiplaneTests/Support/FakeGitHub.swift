@@ -54,7 +54,7 @@ final class FakeGitHub: @unchecked Sendable {
     private var releases: [Int: Release] = [:]
     private var assets: [Int: Asset] = [:]
     private var nextID = 1
-    private var faults: [Fault] = []
+    private let faults = StandInFaults()
     private var requestLog: [String] = []
     private var uploadByteCounts: [String: Int] = [:]
     /// Largest page the server returns, whatever `per_page` asks (small values exercise pagination).
@@ -90,7 +90,7 @@ final class FakeGitHub: @unchecked Sendable {
     var allAssets: [Asset] { lock.withLock { assets.values.sorted { $0.id < $1.id } } }
     func uploadedByteCount(_ name: String) -> Int? { lock.withLock { uploadByteCounts[name] } }
 
-    func inject(_ fault: Fault) { lock.withLock { faults.append(fault) } }
+    func inject(_ fault: Fault) { faults.inject(fault) }
 
     func failNext(_ count: Int, method: String? = nil, path: String, status: Int = 502, headers: [String: String] = [:],
                   body: String = "<html><body>502 Bad Gateway</body></html>", contentType: String = "text/html") {
@@ -121,50 +121,14 @@ final class FakeGitHub: @unchecked Sendable {
 
     // MARK: - Handling
 
-    private func takeFault(method: String, path: String) -> Fault.Action? {
-        lock.withLock {
-            guard let index = faults.firstIndex(where: { ($0.method == nil || $0.method == method) && path.contains($0.pathContains) && $0.remaining > 0 })
-            else { return nil }
-            faults[index].remaining -= 1
-            return faults[index].action
-        }
-    }
-
     private func handle(_ request: Request, _ context: FakeContext) async throws -> Response {
         let method = request.method.rawValue
         let (path, query) = request.pathAndQuery
         let target = path + (query["name"].map { "?name=\($0)" } ?? "")
         lock.withLock { requestLog.append("\(method) \(target)") }
-        var dropResponse = false
-        var answerDelay = 0.0
-        if let fault = takeFault(method: method, path: target) {
-            switch fault {
-            case let .status(status, headers, body, contentType):
-                _ = try await request.readBody(keeping: 0)
-                return Reply.text(status, body, contentType: contentType, headers: headers)
-            case .delay(let seconds):
-                try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            case .dropResponse:
-                dropResponse = true
-            case .answerLate(let seconds):
-                answerDelay = seconds
-            case .reset:
-                var seen = 0
-                for try await chunk in request.body {
-                    seen += chunk.readableBytes
-                    if seen > 0 { break }
-                }
-                try await context.channel.close()
-                throw CancellationError()
-            }
+        return try await faults.apply(request, context, method: method, target: target) {
+            try await route(request, method: method, path: path, query: query)
         }
-        let response = try await route(request, method: method, path: path, query: query)
-        if answerDelay > 0 { try await Task.sleep(nanoseconds: UInt64(answerDelay * 1_000_000_000)) }
-        if dropResponse {
-            try await context.channel.close()
-            throw CancellationError()
-        }
-        return response
     }
 
     private func route(_ request: Request, method: String, path: String, query: [String: String]) async throws -> Response {

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Faults a stand-in server applies to the next matching requests (the shape `FakeGitHub` uses):
+/// Faults a stand-in server (`FakeGitHub` and the others) applies to the next matching requests:
 /// an error status with headers (a 5xx, a 429 with rate-limit headers), a delay, a reset
 /// connection, an answer lost after the server stored the object, or a late answer.
 final class StandInFaults: @unchecked Sendable {
