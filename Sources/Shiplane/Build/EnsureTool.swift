@@ -6,28 +6,28 @@ import Foundation
 /// Shiplane runs `TOOL --version` (or the given arguments), takes the first `N.N[.N]` in the
 /// output, and checks it against every comma-separated clause: `>=`, `>`, `<=`, `<`, `=`/`==`,
 /// `!=`, and `~>` (pessimistic: `~> 5.9` means `>= 5.9, < 6.0`).
-public struct EnsureTool: AsyncAction {
+package struct EnsureTool: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "ensureTool"
+    package static let name = "ensureTool"
     /// The command to run (`swift`, `git`).
-    public var tool: String
+    package var tool: String
     /// The requirement the version must satisfy (`>= 6.0`, `~> 5.9`).
-    public var constraint: String
+    package var constraint: String
     /// The arguments that make the tool print its version.
-    public var versionArguments: [String]
+    package var versionArguments: [String]
 
     /// Creates the check of `tool` against `constraint`, read from the output of `tool versionArguments`.
-    public init(_ tool: String, version constraint: String, versionArguments: [String] = ["--version"]) {
+    package init(_ tool: String, version constraint: String, versionArguments: [String] = ["--version"]) {
         self.tool = tool
         self.constraint = constraint
         self.versionArguments = versionArguments
     }
 
     /// The tool and the requirement.
-    public var options: [StepOption] { [StepOption("tool", tool), StepOption("version", constraint)] }
+    package var options: [StepOption] { [StepOption("tool", tool), StepOption("version", constraint)] }
 
     /// Returns the version found.
-    public func run(in step: StepContext) async throws -> String {
+    package func run(in step: StepContext) async throws -> String {
         let requirement = try VersionConstraint(parsing: constraint)
         let invocation = ProcessInvocation(
             executable: tool, arguments: versionArguments, workingDirectory: step.lane.workingDirectory,
@@ -54,12 +54,12 @@ public struct EnsureTool: AsyncAction {
 }
 
 /// A tool's dotted version number, compared numerically part by part (missing parts are 0).
-public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
+package struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
     /// The numbers between the dots, most significant first.
-    public var parts: [Int]
+    package var parts: [Int]
 
     /// Reads a version such as `6.3.1`; nil unless every part is a non-negative number.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
         var parts: [Int] = []
         for piece in pieces {
@@ -71,7 +71,7 @@ public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
     }
 
     /// The first `N.N` or `N.N.N` in free text (`Swift version 6.3.1 (swift-6.3.1-RELEASE)` → 6.3.1).
-    public static func first(in text: String) -> ToolVersion? {
+    package static func first(in text: String) -> ToolVersion? {
         let pattern = #"(?<![\d.])(\d+\.\d+(?:\.\d+)?)"#
         guard let regex = try? NSRegularExpression(pattern: pattern),
               let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
@@ -81,7 +81,7 @@ public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
     }
 
     /// Compares part by part; a missing part counts as 0.
-    public static func < (lhs: ToolVersion, rhs: ToolVersion) -> Bool {
+    package static func < (lhs: ToolVersion, rhs: ToolVersion) -> Bool {
         let count = max(lhs.parts.count, rhs.parts.count)
         for index in 0..<count {
             let left = index < lhs.parts.count ? lhs.parts[index] : 0
@@ -92,14 +92,14 @@ public struct ToolVersion: Comparable, CustomStringConvertible, Sendable {
     }
 
     /// Equal when neither is lower, so `6.0` equals `6.0.0`.
-    public static func == (lhs: ToolVersion, rhs: ToolVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
+    package static func == (lhs: ToolVersion, rhs: ToolVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
 
     /// The parts joined with dots.
-    public var description: String { parts.map(String.init).joined(separator: ".") }
+    package var description: String { parts.map(String.init).joined(separator: ".") }
 }
 
 /// A version requirement such as `>= 6.0, < 7` or `~> 5.9`.
-public struct VersionConstraint: Sendable {
+package struct VersionConstraint: Sendable {
     enum Operator: String, CaseIterable {
         case greaterOrEqual = ">=", lessOrEqual = "<=", pessimistic = "~>", notEqual = "!="
         case equalEqual = "==", greater = ">", less = "<", equal = "="
@@ -114,7 +114,7 @@ public struct VersionConstraint: Sendable {
 
     /// Reads a requirement of comma-separated clauses; a clause without an operator means `=`.
     /// - Throws: `ValidationFailure` naming each clause that cannot be read.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         var clauses: [Clause] = []
         var problems: [String] = []
         for raw in text.split(separator: ",") {
@@ -135,7 +135,7 @@ public struct VersionConstraint: Sendable {
     }
 
     /// True when `version` satisfies every clause.
-    public func isSatisfied(by version: ToolVersion) -> Bool {
+    package func isSatisfied(by version: ToolVersion) -> Bool {
         clauses.allSatisfy { clause in
             switch clause.op {
             case .greaterOrEqual: version >= clause.version
@@ -171,7 +171,7 @@ extension LaneContext {
 
 extension EnsureTool: DocumentedAction {
     /// How `lane.ensureTool` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Build",
         summary: "Fail unless a command-line tool's version satisfies a requirement",
         signature: "try await lane.ensureTool(_ tool: String, version constraint: String) -> String",

@@ -6,24 +6,24 @@ import Foundation
 /// `;` stays one argument. For a shell line (pipes, `&&`), use `lane.shell("...")`, which runs
 /// `/bin/sh -c` and says so. In a dry run the command is printed instead of run, unless the
 /// call is marked `readOnly: true` (it only reads, so running it keeps the dry run exact).
-public struct Sh: AsyncAction {
+package struct Sh: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "sh"
+    package static let name = "sh"
     /// The command: the first element of the argument list.
-    public var executable: String
+    package var executable: String
     /// The arguments after the command, passed as they are.
-    public var arguments: [String]
+    package var arguments: [String]
     /// Variables added to (or replacing) the lane's environment for this command.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// A folder relative to the repository root (or absolute) to run in.
-    public var directory: String?
+    package var directory: String?
     /// Seconds before the command is stopped; nil: no limit.
-    public var timeout: TimeInterval?
+    package var timeout: TimeInterval?
     /// True when the command only reads, so it runs in a dry run too.
-    public var readOnly: Bool
+    package var readOnly: Bool
 
     /// Creates the action for an argument list: the executable first, then its arguments.
-    public init(
+    package init(
         _ command: [String], environment: [String: String] = [:], directory: String? = nil,
         timeout: TimeInterval? = nil, readOnly: Bool = false
     ) {
@@ -36,10 +36,10 @@ public struct Sh: AsyncAction {
     }
 
     /// The command with its arguments, quoted as a shell would need them, for display.
-    public var commandLine: String { ([executable] + arguments).map(shellQuoted).joined(separator: " ") }
+    package var commandLine: String { ([executable] + arguments).map(shellQuoted).joined(separator: " ") }
 
     /// The command line and, when set, the environment's names (never its values), folder and timeout.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("command", commandLine)]
         if !environment.isEmpty {
             shown.append(StepOption("environment", environment.keys.sorted().joined(separator: ", ")))
@@ -50,7 +50,7 @@ public struct Sh: AsyncAction {
     }
 
     /// Returns the command's standard output with the final newline removed.
-    public func run(in step: StepContext) async throws -> String {
+    package func run(in step: StepContext) async throws -> String {
         guard !executable.isEmpty else {
             throw ValidationFailure(problems: ["sh was called with no command"], suggestion: "pass the command and its arguments: lane.sh(\"swift\", \"build\")")
         }
@@ -87,26 +87,26 @@ public struct Sh: AsyncAction {
 }
 
 /// A command that exited non-zero, was killed, or ran out of time.
-public struct CommandFailed: ReportableError {
+package struct CommandFailed: ReportableError {
     /// The command line as shown.
-    public var commandLine: String
+    package var commandLine: String
     /// How the command ended, with its captured output.
-    public var result: ProcessResult
+    package var result: ProcessResult
     /// The time limit it had, if any.
-    public var timeout: TimeInterval?
+    package var timeout: TimeInterval?
 
     /// The exit code (the signal number when it was killed).
-    public var exitCode: Int32 { result.exitCode }
+    package var exitCode: Int32 { result.exitCode }
 
     /// Says whether the command timed out, was killed or exited non-zero.
-    public var message: String {
+    package var message: String {
         if result.timedOut, let timeout { return "`\(commandLine)` timed out after \(formatSeconds(timeout)) and was stopped" }
         if result.terminatedBySignal { return "`\(commandLine)` was killed by signal \(result.exitCode)" }
         return "`\(commandLine)` exited with code \(result.exitCode)"
     }
 
     /// The exit code and the last lines of output.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         var facts: [(key: String, value: String)] = [("exit code", "\(result.exitCode)")]
         if !result.lastLines.isEmpty {
             facts.append(("last output", result.lastLines.joined(separator: "\n")))
@@ -116,7 +116,7 @@ public struct CommandFailed: ReportableError {
 }
 
 /// Seconds as a person reads them: `0.42 s`, `12 s`, `2 min 5 s`.
-public func formatSeconds(_ seconds: TimeInterval) -> String {
+package func formatSeconds(_ seconds: TimeInterval) -> String {
     if seconds < 10 { return String(format: "%.2f s", seconds) }
     if seconds < 60 { return String(format: "%.0f s", seconds) }
     let whole = Int(seconds.rounded())
@@ -161,7 +161,7 @@ extension LaneContext {
 
 extension Sh: DocumentedAction {
     /// How `lane.sh` and `lane.shell` appear in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Build",
         summary: "Run a command (an argument list, no shell) from the repository root; output streams live and is returned",
         signature: "try await lane.sh(_ command: String...) -> String; lane.sh(_ command: [String], environment:, directory:, timeout:, readOnly:); lane.shell(_ line: String) for /bin/sh -c",

@@ -12,24 +12,24 @@ public enum ChangelogFormat: Sendable, Equatable {
 }
 
 /// Renders release notes from the history: the conventional commits of a range, grouped.
-public struct Changelog: Action {
+package struct Changelog: Action {
     /// The action's name in steps and reports.
-    public static let name = "changelog"
+    package static let name = "changelog"
     /// Which commits the notes cover; by default the release being made.
-    public var range: ChangelogRange
+    package var range: ChangelogRange
     /// The heading of unreleased work, usually the version being released (`1.6.0`).
-    public var version: String?
+    package var version: String?
     /// Markdown, JSON or a Mustache template.
-    public var format: ChangelogFormat
+    package var format: ChangelogFormat
     /// Groups, parsers and links; nil: the project's `.shiplane.yml`, else the defaults.
-    public var configuration: ChangelogConfiguration?
+    package var configuration: ChangelogConfiguration?
     /// Which tags are releases; nil: the project's `.shiplane.yml`, else SemVer names.
-    public var releaseTags: ReleaseTags?
+    package var releaseTags: ReleaseTags?
     /// Merge commits; nil: `include_merges` of `.shiplane.yml`, else left out.
-    public var merges: MergeCommits?
+    package var merges: MergeCommits?
 
     /// Creates the action that renders the notes for `range`.
-    public init(
+    package init(
         since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown,
         configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil
     ) {
@@ -42,13 +42,13 @@ public struct Changelog: Action {
     }
 
     /// The range and, when given, the version.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         [StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
     }
 
     /// Returns the rendered notes.
     /// - Throws: `EmptyChangelog` when the range holds no commit.
-    public func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> String {
         let (configuration, releaseTags, merges) = try step.lane.changelogSettings(configuration, releaseTags, merges)
         let history = try ChangelogHistory(lane: step.lane, releaseTags: releaseTags, merges: merges, wholeHistory: range == .all)
         if range == .all, format == .markdown || format == .json {
@@ -143,25 +143,25 @@ public struct Changelog: Action {
 
 /// Keeps CHANGELOG.md: inserts the release's section in the right place (replacing an
 /// `Unreleased` section), never adds a version that is already there, keeps every other byte.
-public struct WriteChangelog: Action {
+package struct WriteChangelog: Action {
     /// The action's name in steps and reports.
-    public static let name = "writeChangelog"
+    package static let name = "writeChangelog"
     /// The changelog file, relative to the repository root unless absolute.
-    public var path: String
+    package var path: String
     /// Which commits the section covers; `.all` is refused.
-    public var range: ChangelogRange
+    package var range: ChangelogRange
     /// The heading of unreleased work, usually the version being released; nil: `Unreleased`.
     /// A release already tagged keeps its tag's version.
-    public var version: String?
+    package var version: String?
     /// Groups, parsers and links; nil: the project's `.shiplane.yml`, else the defaults.
-    public var configuration: ChangelogConfiguration?
+    package var configuration: ChangelogConfiguration?
     /// Which tags are releases; nil: the project's `.shiplane.yml`, else SemVer names.
-    public var releaseTags: ReleaseTags?
+    package var releaseTags: ReleaseTags?
     /// Merge commits; nil: `include_merges` of `.shiplane.yml`, else left out.
-    public var merges: MergeCommits?
+    package var merges: MergeCommits?
 
     /// Creates the action that adds the section for `range` to the file at `path`.
-    public init(
+    package init(
         path: String = "CHANGELOG.md", since range: ChangelogRange = .lastTag, version: String? = nil,
         configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil
     ) {
@@ -174,12 +174,12 @@ public struct WriteChangelog: Action {
     }
 
     /// The file, the range and, when given, the version.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         [StepOption("path", path), StepOption("since", "\(range)")] + (version.map { [StepOption("version", $0)] } ?? [])
     }
 
     /// Returns the section it wrote (or in a dry run, would write) and the file it changed.
-    public func run(in step: StepContext) throws -> ChangelogWriteResult {
+    package func run(in step: StepContext) throws -> ChangelogWriteResult {
         guard range != .all else {
             throw ValidationFailure(problems: ["writeChangelog keeps a file one release at a time; `.all` would rewrite it"], suggestion: "render the whole history with changelog(since: .all)")
         }
@@ -207,14 +207,14 @@ public struct WriteChangelog: Action {
 }
 
 /// The range holds no commit: there is nothing to write.
-public struct EmptyChangelog: ReportableError {
+package struct EmptyChangelog: ReportableError {
     /// The range that held no commit.
-    public var range: ChangelogRange
+    package var range: ChangelogRange
     /// The release tag the range started after, when there was one.
-    public var previousTag: String?
+    package var previousTag: String?
 
     /// Says which range was empty.
-    public var message: String {
+    package var message: String {
         switch range {
         case .range(let from, let to): "no commits in \(from.map { "\($0).." } ?? "")\(to): nothing to write"
         default: "no commits since \(previousTag ?? "the start of history"): nothing to write"
@@ -222,7 +222,7 @@ public struct EmptyChangelog: ReportableError {
     }
 
     /// Commit something, or name another range.
-    public var suggestion: String? { "commit something first, or name another range (--from, --to)" }
+    package var suggestion: String? { "commit something first, or name another range (--from, --to)" }
 }
 
 extension LaneContext {
@@ -281,7 +281,7 @@ extension LaneContext {
 
 extension Changelog: DocumentedAction {
     /// How `lane.changelog` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Release notes from the conventional commits of a range, grouped (breaking changes first), Markdown, JSON or a Mustache template",
         signature: "try lane.changelog(since range: ChangelogRange = .lastTag, version: String? = nil, format: ChangelogFormat = .markdown, configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil) -> String",
@@ -300,7 +300,7 @@ extension Changelog: DocumentedAction {
 
 extension WriteChangelog: DocumentedAction {
     /// How `lane.writeChangelog` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Insert the release's section into CHANGELOG.md (replacing Unreleased), never twice, keeping every other byte; the file joins the release commit",
         signature: "try lane.writeChangelog(_ path: String = \"CHANGELOG.md\", since range: ChangelogRange = .lastTag, version: String? = nil, configuration: ChangelogConfiguration? = nil, releaseTags: ReleaseTags? = nil, merges: MergeCommits? = nil) -> ChangelogWriteResult",

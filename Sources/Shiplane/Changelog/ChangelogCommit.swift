@@ -3,29 +3,29 @@ import Foundation
 /// One commit as the changelog sees it: identity, author, message and its conventional parse.
 ///
 /// The git layer builds these from history; the message is parsed once, here.
-public struct ChangelogCommit: Sendable, Hashable, Codable {
+package struct ChangelogCommit: Sendable, Hashable, Codable {
     /// The full commit hash.
-    public var id: String
+    package var id: String
     /// The abbreviated hash shown in changelogs (the first 7 characters unless the git layer
     /// passes its own, unambiguous abbreviation).
-    public var shortId: String
+    package var shortId: String
     /// The first non-blank line of the message, without its line ending.
-    public var summary: String
+    package var summary: String
     /// The full commit message as given.
-    public var message: String
+    package var message: String
     /// The author's name.
-    public var authorName: String
+    package var authorName: String
     /// The author's email address.
-    public var authorEmail: String
+    package var authorEmail: String
     /// The author date.
-    public var date: Date
+    package var date: Date
     /// The conventional-commit parse of ``message``, or nil when it is not conventional.
-    public var conventional: ConventionalCommit?
+    package var conventional: ConventionalCommit?
     /// True when the commit has more than one parent.
-    public var isMerge: Bool
+    package var isMerge: Bool
 
     /// Creates a commit and parses its message.
-    public init(
+    package init(
         id: String,
         shortId: String? = nil,
         message: String,

@@ -1,5 +1,5 @@
 /// A failure while rendering a changelog or updating CHANGELOG.md.
-public enum ChangelogError: ReportableError, Sendable {
+package enum ChangelogError: ReportableError, Sendable {
     /// The user's Mustache template does not parse.
     case templateSyntax(reason: String, line: Int?, column: Int?, lineText: String?)
     /// CHANGELOG.md already has a section for the version being released.
@@ -8,7 +8,7 @@ public enum ChangelogError: ReportableError, Sendable {
     case jsonEncodingFailed(underlying: any Error)
 
     /// Says what failed: the template, the duplicate version, or the JSON encoding.
-    public var message: String {
+    package var message: String {
         switch self {
         case .templateSyntax(let reason, let line, _, _):
             if let line { return "The changelog template has a syntax error on line \(line): \(reason)" }
@@ -21,7 +21,7 @@ public enum ChangelogError: ReportableError, Sendable {
     }
 
     /// The template's line, column and text, or the duplicate heading and its line.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         switch self {
         case .templateSyntax(_, let line, let column, let lineText):
             var info: [(key: String, value: String)] = []
@@ -37,7 +37,7 @@ public enum ChangelogError: ReportableError, Sendable {
     }
 
     /// How to fix the template or the duplicate section; nil for the encoding defect.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch self {
         case .templateSyntax:
             return "Check that every {{#section}} has a matching {{/section}} and every tag is closed with }}."
@@ -49,13 +49,13 @@ public enum ChangelogError: ReportableError, Sendable {
     }
 
     /// The encoding error, for the JSON defect.
-    public var underlyingErrors: [any Error] {
+    package var underlyingErrors: [any Error] {
         if case .jsonEncodingFailed(let underlying) = self { return [underlying] }
         return []
     }
 
     /// A defect for the JSON encoding; a plain failure otherwise.
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         if case .jsonEncodingFailed = self { return .defect }
         return .failure
     }

@@ -14,9 +14,9 @@
 /// A link reference definition (`[1.2.0]: https://…`) is added to the definitions at the bottom,
 /// after any `[Unreleased]:` ones, unless that label is already defined (existing definitions are
 /// never changed).
-public struct ChangelogFileEditor: Sendable {
+package struct ChangelogFileEditor: Sendable {
     /// The header of a new CHANGELOG.md: a `# Changelog` title and a short line.
-    public static let defaultHeader = """
+    package static let defaultHeader = """
         # Changelog
 
         All notable changes to this project are documented in this file. The format follows \
@@ -25,10 +25,10 @@ public struct ChangelogFileEditor: Sendable {
         """
 
     /// The header written when there is no file yet; it should end with a newline.
-    public var header: String
+    package var header: String
 
     /// Creates an editor.
-    public init(header: String = ChangelogFileEditor.defaultHeader) {
+    package init(header: String = ChangelogFileEditor.defaultHeader) {
         self.header = header
     }
 
@@ -41,7 +41,7 @@ public struct ChangelogFileEditor: Sendable {
     ///   - linkReferenceDefinition: `[1.2.0]: https://…` to add at the bottom, when links exist.
     /// - Throws: ``ChangelogError/versionAlreadyPresent(version:line:heading:)`` when the file
     ///   already has a section for `version`; nothing should be written then.
-    public func updatedChangelog(
+    package func updatedChangelog(
         existing: String?,
         newSection: String,
         version: String,

@@ -1,8 +1,8 @@
 import Foundation
 /// A titled list of commits in a release, such as "Features" or "⚠ BREAKING CHANGES".
-public struct ChangelogGroup: Sendable, Hashable, Codable {
+package struct ChangelogGroup: Sendable, Hashable, Codable {
     /// Which rule put the commits here; renderers show breaking descriptions for `.breaking`.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// Breaking changes, always first.
         case breaking
         /// One of the configured groups.
@@ -14,14 +14,14 @@ public struct ChangelogGroup: Sendable, Hashable, Codable {
     }
 
     /// The heading.
-    public var title: String
+    package var title: String
     /// Which rule filled this group.
-    public var kind: Kind
+    package var kind: Kind
     /// The commits, in release order.
-    public var commits: [ChangelogCommit]
+    package var commits: [ChangelogCommit]
 
     /// Creates a group.
-    public init(title: String, kind: Kind, commits: [ChangelogCommit]) {
+    package init(title: String, kind: Kind, commits: [ChangelogCommit]) {
         self.title = title
         self.kind = kind
         self.commits = commits
@@ -31,7 +31,7 @@ public struct ChangelogGroup: Sendable, Hashable, Codable {
 extension ChangelogRelease {
     /// The release's commits sorted into groups, in rendering order, empty groups left out; see
     /// ``ChangelogConfiguration`` for the rules.
-    public func groups(configuration: ChangelogConfiguration) -> [ChangelogGroup] {
+    package func groups(configuration: ChangelogConfiguration) -> [ChangelogGroup] {
         var groupIndexByType: [String: Int] = [:]
         for (index, group) in configuration.groups.enumerated() {
             for type in group.types where groupIndexByType[type] == nil {

@@ -7,28 +7,28 @@ import Foundation
 /// `commits` holds every commit of the release's range (newest first, as `git log` lists them);
 /// `groups` only those the configuration shows, grouped exactly as in the Markdown output. `nil`
 /// values are left out.
-public struct ChangelogJSONEncoder: Sendable {
+package struct ChangelogJSONEncoder: Sendable {
     /// How commits are grouped and which are shown.
-    public var configuration: ChangelogConfiguration
+    package var configuration: ChangelogConfiguration
     /// Where compare links point; nil leaves `compareURL` out.
-    public var links: RemoteLinks?
+    package var links: RemoteLinks?
 
     /// Creates an encoder.
-    public init(configuration: ChangelogConfiguration = .init(), links: RemoteLinks? = nil) {
+    package init(configuration: ChangelogConfiguration = .init(), links: RemoteLinks? = nil) {
         self.configuration = configuration
         self.links = links
     }
 
     /// The JSON document for the releases, pretty-printed and ending without a newline.
     /// - Throws: ``ChangelogError/jsonEncodingFailed(underlying:)``, which would be a defect.
-    public func encode(_ releases: [ChangelogRelease]) throws -> Data {
+    package func encode(_ releases: [ChangelogRelease]) throws -> Data {
         try encoded(Document(releases: releases.map(value(of:))))
     }
 
     /// One release's JSON as it stands inside the document of `encode(_:)`, for building that
     /// document one release at a time (`document(_:)` joins the pieces): a whole history is then
     /// never held as values at once, only as text.
-    public func encodedRelease(_ release: ChangelogRelease) throws -> String {
+    package func encodedRelease(_ release: ChangelogRelease) throws -> String {
         let text = String(decoding: try encoded(value(of: release)), as: UTF8.self)
         // Nested two levels deeper; the blank line inside an empty array stays blank.
         return text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -36,7 +36,7 @@ public struct ChangelogJSONEncoder: Sendable {
     }
 
     /// The document `encode(_:)` makes, byte for byte, from pieces of `encodedRelease(_:)`.
-    public static func document(_ pieces: [String]) -> String {
+    package static func document(_ pieces: [String]) -> String {
         documentStart + pieces.joined(separator: ",\n") + documentEnd
     }
 

@@ -1,23 +1,23 @@
 import Foundation
 
 /// The commits of one release (or of the unreleased work), with what identifies the release.
-public struct ChangelogRelease: Sendable, Hashable, Codable {
+package struct ChangelogRelease: Sendable, Hashable, Codable {
     /// The title shown in the heading: a version such as `1.2.0`, or `Unreleased`.
-    public var title: String
+    package var title: String
     /// The tag the release points to (`v1.2.0`); nil for unreleased work.
-    public var tagName: String?
+    package var tagName: String?
     /// The release date; nil for unreleased work.
-    public var date: Date?
+    package var date: Date?
     /// The tag of the release before this one, for the compare link; nil for the first release.
-    public var previousTagName: String?
+    package var previousTagName: String?
     /// The commits in the release, in the order the git layer gives them (newest first).
-    public var commits: [ChangelogCommit]
+    package var commits: [ChangelogCommit]
 
     /// The title used for work that has no release yet.
-    public static let unreleasedTitle = "Unreleased"
+    package static let unreleasedTitle = "Unreleased"
 
     /// Creates a release.
-    public init(
+    package init(
         title: String,
         tagName: String? = nil,
         date: Date? = nil,
@@ -32,11 +32,11 @@ public struct ChangelogRelease: Sendable, Hashable, Codable {
     }
 
     /// True when this release has no tag yet.
-    public var isUnreleased: Bool { tagName == nil }
+    package var isUnreleased: Bool { tagName == nil }
 
     /// The link for the heading: the compare view from the previous tag (to `HEAD` when
     /// unreleased), or the tag itself for a first release; nil without links.
-    public func compareURL(links: RemoteLinks?) -> String? {
+    package func compareURL(links: RemoteLinks?) -> String? {
         guard let links else { return nil }
         switch (previousTagName, tagName) {
         case let (previous?, tag?): return links.compareURL(from: previous, to: tag)

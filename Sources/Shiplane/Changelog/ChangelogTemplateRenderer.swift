@@ -21,14 +21,14 @@ internal import Mustache
 ///   the Markdown renderer writes after `- ` (escaped, with links).
 ///
 /// Absent values (no scope, no links, no date) are missing keys, so `{{#scope}}…{{/scope}}` works.
-public struct ChangelogTemplateRenderer: Sendable {
+package struct ChangelogTemplateRenderer: Sendable {
     private let template: MustacheTemplate
     private let markdown: MarkdownChangelogRenderer
 
     /// Parses the template.
     /// - Throws: ``ChangelogError/templateSyntax(reason:line:column:lineText:)`` with the line of
     ///   the template where parsing failed.
-    public init(
+    package init(
         template text: String,
         configuration: ChangelogConfiguration = .init(),
         links: RemoteLinks? = nil,
@@ -54,12 +54,12 @@ public struct ChangelogTemplateRenderer: Sendable {
     }
 
     /// Renders one release (`release` and a one-element `releases` in the context).
-    public func render(_ release: ChangelogRelease) -> String {
+    package func render(_ release: ChangelogRelease) -> String {
         render([release])
     }
 
     /// Renders a list of releases, newest first as given.
-    public func render(_ releases: [ChangelogRelease]) -> String {
+    package func render(_ releases: [ChangelogRelease]) -> String {
         let releaseContexts = releases.map(context(for:))
         var root: [String: Any] = ["releases": releaseContexts]
         if let first = releaseContexts.first { root["release"] = first }

@@ -12,7 +12,7 @@ extension ConventionalCommit {
     /// change bumps `rules.breakingBeforeOne` — `.minor` by default (0.3.1 → 0.4.0); `feat` stays `.minor` and
     /// `fix`/`perf` stay `.patch`. The highest level over all messages wins; the scan stops early
     /// once the highest possible level is reached.
-    public static func bumpLevel(for messages: some Sequence<String>, currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
+    package static func bumpLevel(for messages: some Sequence<String>, currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
         let ceiling: BumpLevel = currentMajorIsZero ? rules.breakingBeforeOne : .major
         var result: BumpLevel?
         for message in messages {
@@ -29,7 +29,7 @@ extension ConventionalCommit {
 
     /// The version bump this one commit calls for, or nil when it is not releasable; see
     /// ``bumpLevel(for:currentMajorIsZero:rules:)`` for the rules.
-    public func bumpLevel(currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
+    package func bumpLevel(currentMajorIsZero: Bool, rules: BumpRules = BumpRules()) -> BumpLevel? {
         if isBreaking { return currentMajorIsZero ? rules.breakingBeforeOne : .major }
         if rules.minorTypes.contains(type) { return .minor }
         if rules.patchTypes.contains(type) { return .patch }
@@ -41,26 +41,26 @@ extension ConventionalCommit {
 /// commitizen's: `feat` → minor, `fix` and `perf` → patch, a breaking change → major, and before
 /// 1.0.0 a breaking change → minor (commitizen's `major_version_zero`; semantic-release would make
 /// it 1.0.0 — set `breaking_before_1: major`).
-public struct BumpRules: Sendable, Equatable {
+package struct BumpRules: Sendable, Equatable {
     /// Commit types, in lowercase, that release a minor version (`feat`).
-    public var minorTypes: Set<String>
+    package var minorTypes: Set<String>
     /// Commit types, in lowercase, that release a patch version (`fix`, `perf`).
-    public var patchTypes: Set<String>
+    package var patchTypes: Set<String>
     /// What a breaking change does before 1.0.0: `.minor` (the default) or `.major`.
-    public var breakingBeforeOne: BumpLevel
+    package var breakingBeforeOne: BumpLevel
     /// Xcode targets whose own version moves with the app's (`versions.targets`), beside the
     /// app's extensions, widgets and watch app, which always do.
-    public var targets: Set<String> = []
+    package var targets: Set<String> = []
 
     /// Creates rules; the defaults are commitizen's.
-    public init(minorTypes: Set<String> = ["feat"], patchTypes: Set<String> = ["fix", "perf"], breakingBeforeOne: BumpLevel = .minor) {
+    package init(minorTypes: Set<String> = ["feat"], patchTypes: Set<String> = ["fix", "perf"], breakingBeforeOne: BumpLevel = .minor) {
         self.minorTypes = minorTypes
         self.patchTypes = patchTypes
         self.breakingBeforeOne = breakingBeforeOne
     }
 
     /// `feat`, `fix, perf or refactor`: the releasing types, for messages.
-    public var releasingTypes: String {
+    package var releasingTypes: String {
         let types = minorTypes.sorted() + patchTypes.sorted()
         return types.count <= 1 ? types.joined() : types.dropLast().joined(separator: ", ") + " or " + (types.last ?? "")
     }

@@ -2,33 +2,33 @@
 ///
 /// `type(scope)!: description`, an optional body and optional footers in git-trailer syntax.
 /// Build one with ``init(parsing:)``; a message that does not follow the format gives `nil`.
-public struct ConventionalCommit: Sendable, Hashable, Codable {
+package struct ConventionalCommit: Sendable, Hashable, Codable {
     /// The types of the Conventional Commits convention (Angular's list): a subject with another
     /// word before the colon (`branch: add --dry-run`) is not taken as a typed commit in a changelog.
-    public static let standardTypes: Set<String> = [
+    package static let standardTypes: Set<String> = [
         "feat", "fix", "perf", "revert", "docs", "refactor", "chore", "ci", "test", "build", "style",
     ]
 
     /// The commit type, lowercased (`feat`, `fix`, ...); types are case-insensitive.
-    public var type: String
+    package var type: String
     /// The scope between parentheses, or nil when there is none (or it is empty).
-    public var scope: String?
+    package var scope: String?
     /// The description after `: `, trimmed.
-    public var description: String
+    package var description: String
     /// The free-form body between the header and the footers, trimmed, with `\n` line endings.
-    public var body: String?
+    package var body: String?
     /// The footers in message order.
-    public var footers: [ConventionalCommitFooter]
+    package var footers: [ConventionalCommitFooter]
     /// True when the header has `!` before the colon or a `BREAKING CHANGE` footer exists.
-    public var isBreaking: Bool
+    package var isBreaking: Bool
     /// What breaks: the first breaking footer's text, else the description; nil when not breaking.
-    public var breakingDescription: String?
+    package var breakingDescription: String?
     /// Issue numbers from `Refs`/`Closes`/`Fixes` footers and `#123` in the description, in order
     /// of appearance, without duplicates.
-    public var issueReferences: [Int]
+    package var issueReferences: [Int]
 
     /// Creates a parsed commit from its parts; ``init(parsing:)`` is the usual way to get one.
-    public init(
+    package init(
         type: String,
         scope: String? = nil,
         description: String,
@@ -52,16 +52,16 @@ public struct ConventionalCommit: Sendable, Hashable, Codable {
     ///
     /// Never traps, whatever the input. Leading blank lines are skipped; `\r\n` and `\n` line
     /// endings are both accepted. The rules are those of Conventional Commits 1.0.0.
-    public init?(parsing message: String) {
+    package init?(parsing message: String) {
         guard let parsed = ConventionalCommitParser.parse(message) else { return nil }
         self = parsed
     }
 }
 
 /// One footer of a conventional commit: `Token: value` or `Token #value`.
-public struct ConventionalCommitFooter: Sendable, Hashable, Codable {
+package struct ConventionalCommitFooter: Sendable, Hashable, Codable {
     /// How the token and the value are separated.
-    public enum Separator: String, Sendable, Hashable, Codable {
+    package enum Separator: String, Sendable, Hashable, Codable {
         /// `Token: value`
         case colon
         /// `Token #value` (the `#` is not part of the value)
@@ -69,27 +69,27 @@ public struct ConventionalCommitFooter: Sendable, Hashable, Codable {
     }
 
     /// The token as written (`Reviewed-by`, `BREAKING CHANGE`).
-    public var token: String
+    package var token: String
     /// The separator used.
-    public var separator: Separator
+    package var separator: Separator
     /// The value; continuation lines are joined with `\n`, trailing blank lines dropped.
-    public var value: String
+    package var value: String
 
     /// Creates a footer.
-    public init(token: String, separator: Separator = .colon, value: String) {
+    package init(token: String, separator: Separator = .colon, value: String) {
         self.token = token
         self.separator = separator
         self.value = value
     }
 
     /// True for `BREAKING CHANGE` and its synonym `BREAKING-CHANGE` (upper case, as the spec requires).
-    public var isBreakingChange: Bool {
+    package var isBreakingChange: Bool {
         token == "BREAKING CHANGE" || token == "BREAKING-CHANGE"
     }
 
     /// True for footers whose value names issues: `Refs`, `Closes`, `Fixes` and their common
     /// variants (`Ref`, `References`, `Close`, `Closed`, `Fix`, `Fixed`, `Resolve(s|d)`), any case.
-    public var isIssueReference: Bool {
+    package var isIssueReference: Bool {
         Self.issueTokens.contains(token.lowercased())
     }
 

@@ -14,16 +14,16 @@ import Foundation
 /// Commit text is escaped for Markdown and cut at the configured character limit.
 /// Dates are written `yyyy-MM-dd` in ``timeZone`` (UTC by default). A release with no visible
 /// commits gets the line `No notable changes.` under its heading.
-public struct MarkdownChangelogRenderer: Sendable {
+package struct MarkdownChangelogRenderer: Sendable {
     /// How commits are grouped and which are shown.
-    public var configuration: ChangelogConfiguration
+    package var configuration: ChangelogConfiguration
     /// Where commit, issue and compare links point; nil for plain text.
-    public var links: RemoteLinks?
+    package var links: RemoteLinks?
     /// The time zone release dates are written in.
-    public var timeZone: TimeZone
+    package var timeZone: TimeZone
 
     /// Creates a renderer.
-    public init(configuration: ChangelogConfiguration = .init(), links: RemoteLinks? = nil, timeZone: TimeZone = .gmt) {
+    package init(configuration: ChangelogConfiguration = .init(), links: RemoteLinks? = nil, timeZone: TimeZone = .gmt) {
         self.configuration = configuration
         self.links = links
         self.timeZone = timeZone
@@ -33,7 +33,7 @@ public struct MarkdownChangelogRenderer: Sendable {
 
     /// A whole CHANGELOG.md: the standard header, the sections (newest first, as given) and the
     /// link reference definitions.
-    public func renderDocument(_ releases: [ChangelogRelease]) -> String {
+    package func renderDocument(_ releases: [ChangelogRelease]) -> String {
         var output = ChangelogFileEditor.defaultHeader
         for release in releases {
             output += "\n"
@@ -47,7 +47,7 @@ public struct MarkdownChangelogRenderer: Sendable {
     }
 
     /// One release: its `## ` heading and its groups, ending with a single newline.
-    public func renderSection(_ release: ChangelogRelease) -> String {
+    package func renderSection(_ release: ChangelogRelease) -> String {
         var output = heading(for: release) + "\n"
         let groups = release.groups(configuration: configuration)
         if groups.isEmpty {
@@ -63,7 +63,7 @@ public struct MarkdownChangelogRenderer: Sendable {
     }
 
     /// `## [1.2.0] - 2026-11-22`, or `## [Unreleased]`.
-    public func heading(for release: ChangelogRelease) -> String {
+    package func heading(for release: ChangelogRelease) -> String {
         var heading = "## [" + release.title + "]"
         if let date = release.date {
             heading += " - " + formattedDate(date)
@@ -72,7 +72,7 @@ public struct MarkdownChangelogRenderer: Sendable {
     }
 
     /// `[1.2.0]: https://github.com/o/r/compare/v1.1.0...v1.2.0`; nil without links.
-    public func linkReferenceDefinition(for release: ChangelogRelease) -> String? {
+    package func linkReferenceDefinition(for release: ChangelogRelease) -> String? {
         guard let url = release.compareURL(links: links) else { return nil }
         return "[" + release.title + "]: " + url
     }
@@ -83,7 +83,7 @@ public struct MarkdownChangelogRenderer: Sendable {
     ///
     /// In the breaking group the text is the breaking description; elsewhere the description
     /// (or, for a non-conventional commit, its summary line).
-    public func entry(for commit: ChangelogCommit, in kind: ChangelogGroup.Kind) -> String {
+    package func entry(for commit: ChangelogCommit, in kind: ChangelogGroup.Kind) -> String {
         let text: String
         var issues: [Int]
         var output = ""

@@ -35,25 +35,25 @@ internal import Yams
 ///
 /// Every mistake — an unknown key, a bad regular expression, a parser naming a group that does
 /// not exist, a value of the wrong kind — is a `SettingsError` (exit 2) naming `.shiplane.yml:LINE` and the fix.
-public struct ProjectSettings: Sendable, Equatable {
+package struct ProjectSettings: Sendable, Equatable {
     /// The settings file's name, at the repository root.
-    public static let fileName = ".shiplane.yml"
+    package static let fileName = ".shiplane.yml"
 
     /// How changelogs group and filter commits (`changelog:`).
-    public var changelog: ChangelogConfiguration
+    package var changelog: ChangelogConfiguration
     /// Which tags are releases (`changelog.tags`).
-    public var releaseTags: ReleaseTags
+    package var releaseTags: ReleaseTags
     /// The packages of a monorepo, each released on its own.
-    public var packages: [ProjectPackage]
+    package var packages: [ProjectPackage]
     /// Which commits release what (`versions:`).
-    public var bumpRules = BumpRules()
+    package var bumpRules = BumpRules()
     /// Which forge releases go to, and self-hosted forge hosts (`forge:`).
-    public var forge = ForgeSettings()
+    package var forge = ForgeSettings()
     /// The file read, or nil when the project has none (then everything is the default).
-    public var file: String?
+    package var file: String?
 
     /// Creates settings; with no arguments, the defaults a project without a file gets.
-    public init(changelog: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), packages: [ProjectPackage] = [], file: String? = nil) {
+    package init(changelog: ChangelogConfiguration = .init(), releaseTags: ReleaseTags = .init(), packages: [ProjectPackage] = [], file: String? = nil) {
         self.changelog = changelog
         self.releaseTags = releaseTags
         self.packages = packages
@@ -62,14 +62,14 @@ public struct ProjectSettings: Sendable, Equatable {
 
     /// Reads `root/.shiplane.yml`, or returns the defaults when there is none.
     /// - Throws: `SettingsError` naming the file, the line and the fix.
-    public static func load(root: String) throws -> ProjectSettings {
+    package static func load(root: String) throws -> ProjectSettings {
         let path = root + "/" + fileName
         guard let data = FileManager.default.contents(atPath: path) else { return ProjectSettings() }
         return try parse(String(decoding: data, as: UTF8.self), file: fileName)
     }
 
     /// Parses the text of a settings file; `file` names it in errors.
-    public static func parse(_ text: String, file: String) throws -> ProjectSettings {
+    package static func parse(_ text: String, file: String) throws -> ProjectSettings {
         let reader = Reader(file: file)
         let root: Node?
         do {
@@ -317,16 +317,16 @@ public struct ProjectPackage: Sendable, Equatable {
 }
 
 /// A mistake in `.shiplane.yml`: a usage error (exit 2) naming the file and line.
-public struct SettingsError: ReportableError {
+package struct SettingsError: ReportableError {
     /// What is wrong, naming the file and line.
-    public var message: String
+    package var message: String
     /// How to fix it.
-    public var suggestion: String?
+    package var suggestion: String?
     /// A usage mistake.
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 
     /// Creates the error with its message and fix.
-    public init(_ message: String, suggestion: String?) {
+    package init(_ message: String, suggestion: String?) {
         self.message = message
         self.suggestion = suggestion
     }

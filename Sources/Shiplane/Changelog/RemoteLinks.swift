@@ -13,9 +13,9 @@
 /// `owner/repo`. Self-hosted GitLab, Gitea and GitHub Enterprise are not detected from the URL;
 /// pass their host names in `additionalHosts` (`forge.hosts` in `.shiplane.yml`). Any other host
 /// gives nil (no links).
-public struct RemoteLinks: Sendable, Hashable, Codable {
+package struct RemoteLinks: Sendable, Hashable, Codable {
     /// The kind of hosting service, which decides the shape of the links.
-    public enum Host: String, Sendable, Hashable, Codable {
+    package enum Host: String, Sendable, Hashable, Codable {
         /// GitHub, or GitHub Enterprise named in `additionalHosts`.
         case github
         /// GitLab, or a self-hosted GitLab named in `additionalHosts`.
@@ -26,12 +26,12 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
     }
 
     /// The hosting service.
-    public var host: Host
+    package var host: Host
     /// The repository's web address without a trailing slash (`https://github.com/o/r`).
-    public var repositoryURL: String
+    package var repositoryURL: String
 
     /// Creates links for a repository web address; prefer ``init(remoteURL:additionalHosts:)``.
-    public init(host: Host, repositoryURL: String) {
+    package init(host: Host, repositoryURL: String) {
         self.host = host
         self.repositoryURL = repositoryURL
     }
@@ -42,7 +42,7 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
     ///   - remoteURL: the remote as written in the git config (https, ssh or scp form).
     ///   - additionalHosts: extra host names (lowercase, e.g. `git.example.com`) and the
     ///     service they run, for self-hosted instances.
-    public init?(remoteURL: String, additionalHosts: [String: Host] = [:]) {
+    package init?(remoteURL: String, additionalHosts: [String: Host] = [:]) {
         guard let location = Self.hostAndPath(of: remoteURL) else { return nil }
         let webHost: String
         let service: Host
@@ -68,22 +68,22 @@ public struct RemoteLinks: Sendable, Hashable, Codable {
     // MARK: - Links
 
     /// The page of one commit.
-    public func commitURL(_ id: String) -> String {
+    package func commitURL(_ id: String) -> String {
         "\(repositoryURL)\(sectionPrefix)/commit/\(Self.percentEncoded(id))"
     }
 
     /// The comparison between two refs (`/compare/v1.1.0...v1.2.0`).
-    public func compareURL(from base: String, to head: String) -> String {
+    package func compareURL(from base: String, to head: String) -> String {
         "\(repositoryURL)\(sectionPrefix)/compare/\(Self.percentEncoded(base))...\(Self.percentEncoded(head))"
     }
 
     /// The page of one issue (GitHub redirects to the pull request when the number is one).
-    public func issueURL(_ number: Int) -> String {
+    package func issueURL(_ number: Int) -> String {
         "\(repositoryURL)\(sectionPrefix)/issues/\(number)"
     }
 
     /// The page of one tag (GitHub: its release page).
-    public func tagURL(_ tag: String) -> String {
+    package func tagURL(_ tag: String) -> String {
         switch host {
         case .github, .gitea: "\(repositoryURL)/releases/tag/\(Self.percentEncoded(tag))"
         case .gitlab: "\(repositoryURL)/-/tags/\(Self.percentEncoded(tag))"

@@ -26,10 +26,10 @@ public enum NotesStore: String, Sendable, Equatable, CustomStringConvertible {
 
 /// Release notes as a store shows them: plain text (no Markdown syntax, no links, `•` bullets),
 /// within the store's limit.
-public enum StoreNotes {
+package enum StoreNotes {
     /// The releases as plain text: each group's title on its own line, then one `• ` line per
     /// change (`scope: description`); no headings, emphasis, links or link definitions.
-    public static func plainText(_ releases: [ChangelogRelease], configuration: ChangelogConfiguration) -> String {
+    package static func plainText(_ releases: [ChangelogRelease], configuration: ChangelogConfiguration) -> String {
         var blocks: [String] = []
         for release in releases {
             for group in release.groups(configuration: configuration) {
@@ -52,7 +52,7 @@ public enum StoreNotes {
 
     /// `text` within `limit` characters: whole lines while they fit, then as much of the next
     /// as fits, ending in a visible "…". Returns whether anything was cut.
-    public static func fitted(_ text: String, limit: Int) -> (text: String, truncated: Bool) {
+    package static func fitted(_ text: String, limit: Int) -> (text: String, truncated: Bool) {
         guard text.count > limit else { return (text, false) }
         guard limit > 1 else { return (String(text.prefix(max(limit, 0))), true) }
         var kept = ""
@@ -71,23 +71,23 @@ public enum StoreNotes {
 /// Renders the release's notes for a store, per locale: plain text within the store's limit, with
 /// a warning for each locale it had to cut. From the history (the release being made, titled with
 /// this run's bumped version when it is not tagged yet), or from texts given per locale.
-public struct RenderStoreNotes: Action {
+package struct RenderStoreNotes: Action {
     /// The action's name in steps and reports.
-    public static let name = "storeNotes"
+    package static let name = "storeNotes"
     /// The store whose rules apply.
-    public var store: NotesStore
+    package var store: NotesStore
     /// The texts per locale (`en-US`); empty: the changelog of the release being made, for `locales`.
-    public var texts: [String: String]
+    package var texts: [String: String]
     /// The locales the changelog's notes are given for, when `texts` is empty.
-    public var locales: [String]
+    package var locales: [String]
     /// Files holding the notes, one per locale: a path relative to the repository root with
     /// `{locale}` where the locale goes (fastlane's layouts: `fastlane/metadata/{locale}/release_notes.txt`,
     /// `fastlane/metadata/android/{locale}/changelogs/default.txt`). Every folder that has such a
     /// file gives a locale. Used when `texts` is empty.
-    public var files: String?
+    package var files: String?
 
     /// Creates the action for `store`.
-    public init(for store: NotesStore, texts: [String: String] = [:], files: String? = nil, locales: [String] = ["en-US"]) {
+    package init(for store: NotesStore, texts: [String: String] = [:], files: String? = nil, locales: [String] = ["en-US"]) {
         self.store = store
         self.texts = texts
         self.files = files
@@ -95,7 +95,7 @@ public struct RenderStoreNotes: Action {
     }
 
     /// The store and the locales.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("store", store.rawValue)]
         if texts.isEmpty, let files {
             shown.append(StepOption("files", files))
@@ -107,7 +107,7 @@ public struct RenderStoreNotes: Action {
 
     /// Returns the notes per locale.
     /// - Throws: `EmptyChangelog` when the release has no commits, or what reading the history throws.
-    public func run(in step: StepContext) throws -> [String: String] {
+    package func run(in step: StepContext) throws -> [String: String] {
         var source = texts
         if source.isEmpty, let files {
             source = try Self.read(files, in: step.lane)
@@ -207,7 +207,7 @@ extension LaneContext {
 
 extension RenderStoreNotes: DocumentedAction {
     /// How `lane.storeNotes` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Changelog",
         summary: "Release notes as a store shows them, per locale: plain text with • bullets, no Markdown or links, cut to TestFlight's 4,000 or Play's 500 characters with a visible … and a warning",
         signature: "try lane.storeNotes(for store: NotesStore, texts: [String: String] = [:], files: String? = nil, locales: [String] = [\"en-US\"]) -> [String: String]",

@@ -2,34 +2,34 @@ import Foundation
 
 /// A file's bytes were replaced (or the file was made): the old bytes are saved under `saved`
 /// (nil: there was no file), `afterHash` is the SHA-256 of what the run wrote.
-public struct FileWritten: Effect, Equatable {
+package struct FileWritten: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "file.written"
+    package static let kind = "file.written"
     /// The `afterHash` of a file a tool is writing (cargo, npm): its bytes are not known until the
     /// tool ends, so the undo restores the saved copy whatever the file holds.
-    public static let writtenByATool = "*"
+    package static let writtenByATool = "*"
 
     /// The file's absolute path.
-    public var path: String
+    package var path: String
     /// The name of the saved copy of the old bytes; nil when the file did not exist.
-    public var saved: String?
+    package var saved: String?
     /// The SHA-256 of the bytes written, or `writtenByATool`.
-    public var afterHash: String
+    package var afterHash: String
 
     /// Describes a file write.
-    public init(path: String, saved: String?, afterHash: String) {
+    package init(path: String, saved: String?, afterHash: String) {
         self.path = path
         self.saved = saved
         self.afterHash = afterHash
     }
 
     /// In the work tree.
-    public var reach: EffectReach { .local }
+    package var reach: EffectReach { .local }
 
     /// Puts the old bytes back (or removes a file the run made) while the file still holds what
     /// the run wrote.
     /// - Throws: when the file changed or was deleted since, or its saved copy is gone.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let fileSystem = context.fileSystem
         removeTemporaryCopies(fileSystem)
         let current = try fileSystem.contents(of: path)
@@ -59,27 +59,27 @@ public struct FileWritten: Effect, Equatable {
     }
 
     /// Moved with the work tree.
-    public func rebased(_ move: (String) -> String) -> FileWritten {
+    package func rebased(_ move: (String) -> String) -> FileWritten {
         FileWritten(path: move(path), saved: saved, afterHash: afterHash)
     }
 }
 
 /// Folders a step created, outermost first.
-public struct FoldersCreated: Effect, Equatable {
+package struct FoldersCreated: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "file.folders"
+    package static let kind = "file.folders"
     /// The folders made, outermost first.
-    public var paths: [String]
+    package var paths: [String]
 
     /// Describes the folders a step made.
-    public init(paths: [String]) { self.paths = paths }
+    package init(paths: [String]) { self.paths = paths }
 
     /// In the work tree.
-    public var reach: EffectReach { .local }
+    package var reach: EffectReach { .local }
 
     /// Removes the folders, innermost first, while they are empty.
     /// - Throws: when one holds files Shiplane did not write.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let fileSystem = context.fileSystem
         for folder in paths.reversed() where fileSystem.isFolder(folder) {
             guard try fileSystem.list(folder).isEmpty else {
@@ -90,5 +90,5 @@ public struct FoldersCreated: Effect, Equatable {
     }
 
     /// Moved with the work tree.
-    public func rebased(_ move: (String) -> String) -> FoldersCreated { FoldersCreated(paths: paths.map(move)) }
+    package func rebased(_ move: (String) -> String) -> FoldersCreated { FoldersCreated(paths: paths.map(move)) }
 }

@@ -36,23 +36,23 @@ extension FileSystem {
 }
 
 /// The real file system; writes go to a temporary file in the same folder, then a rename.
-public struct LiveFileSystem: FileSystem {
+package struct LiveFileSystem: FileSystem {
     /// Creates the real file system.
-    public init() {}
+    package init() {}
 
     /// The file's bytes read from disk, or nil when nothing exists at `path`.
-    public func contents(of path: String) throws -> Data? {
+    package func contents(of path: String) throws -> Data? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
     /// Writes through `writeAtomically`: a temporary file in the same folder, then a rename.
-    public func write(_ data: Data, to path: String) throws {
+    package func write(_ data: Data, to path: String) throws {
         try writeAtomically(data, to: path)
     }
 
     /// Unlinks a file or link; removes a folder only when it is empty.
-    public func remove(_ path: String) throws {
+    package func remove(_ path: String) throws {
         switch kind(of: path) {
         case nil:
             return
@@ -69,7 +69,7 @@ public struct LiveFileSystem: FileSystem {
     }
 
     /// What `lstat` finds at `path`, or nil when nothing is there.
-    public func kind(of path: String) -> FileKind? {
+    package func kind(of path: String) -> FileKind? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
@@ -81,14 +81,14 @@ public struct LiveFileSystem: FileSystem {
     }
 
     /// The folder's entries, sorted; empty when `folder` is not a folder.
-    public func list(_ folder: String) throws -> [String] {
+    package func list(_ folder: String) throws -> [String] {
         guard kind(of: folder) == .folder else { return [] }
         return try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
     }
 
     /// Creates the missing folders and returns them, outermost first; empty when the folder exists.
     @discardableResult
-    public func createFolder(_ path: String) throws -> [String] {
+    package func createFolder(_ path: String) throws -> [String] {
         let missing = Self.missingFolders(path) { kind(of: $0) }
         guard !missing.isEmpty else { return [] }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -96,7 +96,7 @@ public struct LiveFileSystem: FileSystem {
     }
 
     /// Copies the bytes through an atomic write.
-    public func copy(_ source: String, to destination: String) throws {
+    package func copy(_ source: String, to destination: String) throws {
         guard let data = try contents(of: source) else {
             throw ShiplaneError("cannot copy \(source): there is no such file")
         }
@@ -118,7 +118,7 @@ public struct LiveFileSystem: FileSystem {
 /// Writes `data` to `path` through a temporary file in the same folder (`.NAME.shiplane-PID-N`,
 /// which rollback and resume remove if a kill leaves one), fsync and a rename, keeping the old
 /// file's permissions; a symbolic link is followed (its target is replaced), not replaced.
-public func writeAtomically(_ data: Data, to path: String) throws {
+package func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
     let path = url.path
     let folder = url.deletingLastPathComponent().path
@@ -145,7 +145,7 @@ public func writeAtomically(_ data: Data, to path: String) throws {
 /// Writes every byte to a file descriptor, retrying short writes and interrupts.
 /// - Returns: false on an error (then `errno` says which).
 @discardableResult
-public func writeAll<Bytes: ContiguousBytes>(_ bytes: Bytes, to descriptor: Int32) -> Bool {
+package func writeAll<Bytes: ContiguousBytes>(_ bytes: Bytes, to descriptor: Int32) -> Bool {
     bytes.withUnsafeBytes { buffer in
         guard let base = buffer.baseAddress else { return true }
         var offset = 0
@@ -162,7 +162,7 @@ public func writeAll<Bytes: ContiguousBytes>(_ bytes: Bytes, to descriptor: Int3
 }
 
 /// A dry run's file system: reads fall through to the base, writes are kept in memory.
-public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
+package final class OverlayFileSystem: FileSystem, @unchecked Sendable {
     // @unchecked: every stored property is either immutable or guarded by `lock`.
     private let base: any FileSystem
     private let lock = NSLock()
@@ -171,29 +171,29 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
     private var order: [String] = []
 
     /// Creates an overlay over `base`, which it reads but never writes.
-    public init(base: any FileSystem) {
+    package init(base: any FileSystem) {
         self.base = base
     }
 
     /// The overlay's bytes for `path`, if a write or removal is pending there, else the base's.
-    public func contents(of path: String) throws -> Data? {
+    package func contents(of path: String) throws -> Data? {
         let entry = lock.withLock { overlay[path] }
         if let entry { return entry }
         return try base.contents(of: path)
     }
 
     /// Keeps the bytes in memory; the base is not touched.
-    public func write(_ data: Data, to path: String) throws {
+    package func write(_ data: Data, to path: String) throws {
         record(path, data)
     }
 
     /// Records the removal in memory; later reads see no file.
-    public func remove(_ path: String) throws {
+    package func remove(_ path: String) throws {
         record(path, nil)
     }
 
     /// What the overlay has at `path` (a pending file or folder), else what the base has.
-    public func kind(of path: String) -> FileKind? {
+    package func kind(of path: String) -> FileKind? {
         let (entry, folder) = lock.withLock { (overlay[path], folders.contains(path)) }
         if let entry { return entry == nil ? nil : .file }
         if folder { return .folder }
@@ -201,7 +201,7 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
     }
 
     /// The base's entries with the overlay's writes, removals and folders applied, sorted.
-    public func list(_ folder: String) throws -> [String] {
+    package func list(_ folder: String) throws -> [String] {
         var names = Set(try base.list(folder))
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         lock.withLock {
@@ -218,14 +218,14 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
 
     /// Records the folders that are missing, in memory, and returns them outermost first.
     @discardableResult
-    public func createFolder(_ path: String) throws -> [String] {
+    package func createFolder(_ path: String) throws -> [String] {
         let missing = LiveFileSystem.missingFolders(path) { kind(of: $0) }
         lock.withLock { folders.formUnion(missing) }
         return missing
     }
 
     /// Records a copy of the source's bytes (as the overlay sees them) in memory.
-    public func copy(_ source: String, to destination: String) throws {
+    package func copy(_ source: String, to destination: String) throws {
         guard let data = try contents(of: source) else {
             throw ShiplaneError("cannot copy \(source): there is no such file")
         }
@@ -240,12 +240,12 @@ public final class OverlayFileSystem: FileSystem, @unchecked Sendable {
     }
 
     /// The files a real run would have written (nil data: removed), in first-write order.
-    public var plannedWrites: [(path: String, data: Data?)] {
+    package var plannedWrites: [(path: String, data: Data?)] {
         lock.withLock { order.map { ($0, overlay[$0] ?? nil) } }
     }
 
     /// The folders a real run would have created, sorted.
-    public var plannedFolders: [String] {
+    package var plannedFolders: [String] {
         lock.withLock { folders.sorted() }
     }
 }

@@ -3,14 +3,14 @@ import Foundation
 /// Keeps Shiplane's writes inside the repository: a path below the work tree that is (or lies
 /// under) a symbolic link leading out of it is refused, so a committed link cannot make a
 /// release write over a file elsewhere on the machine.
-public enum LinkGuard {
+package enum LinkGuard {
     /// Where `path` really leads when it lies below `root` as written but resolves outside it
     /// (through a symbolic link, itself or one of its folders); nil when it stays inside, or
     /// when it was outside `root` to begin with (an absolute path the user chose).
     ///
     /// A file that does not exist yet is judged by its nearest existing folder; a dangling link
     /// by where it points.
-    public static func destinationOutside(_ root: String, of path: String) -> String? {
+    package static func destinationOutside(_ root: String, of path: String) -> String? {
         let lexicalRoot = lexical(root)
         let lexicalPath = lexical(path)
         guard lexicalPath.hasPrefix(lexicalRoot == "/" ? "/" : lexicalRoot + "/"),
@@ -66,22 +66,22 @@ public enum LinkGuard {
 
 /// A file Shiplane was to write is a symbolic link (or lies under one) that leads out of the
 /// repository: nothing was written there.
-public struct LinkLeavesRepository: ReportableError {
+package struct LinkLeavesRepository: ReportableError {
     /// The path as the user or the lane named it.
-    public var path: String
+    package var path: String
     /// Where the link leads.
-    public var destination: String
+    package var destination: String
 
     /// Creates the error for `path`, which leads to `destination`.
-    public init(path: String, destination: String) {
+    package init(path: String, destination: String) {
         self.path = path
         self.destination = destination
     }
 
     /// Names the link and where it leads.
-    public var message: String { "\(path) is a symbolic link to \(destination), outside the repository" }
+    package var message: String { "\(path) is a symbolic link to \(destination), outside the repository" }
     /// Replace the link.
-    public var suggestion: String? {
+    package var suggestion: String? {
         "Shiplane only writes inside the repository: replace the link with the file itself; nothing was written"
     }
 }

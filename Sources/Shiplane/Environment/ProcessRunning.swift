@@ -32,7 +32,7 @@ public struct ProcessInvocation: Sendable, Equatable {
 }
 
 /// Quotes a word for display the way a POSIX shell would need it.
-public func shellQuoted(_ word: String) -> String {
+package func shellQuoted(_ word: String) -> String {
     if word.isEmpty { return "''" }
     let safe = word.unicodeScalars.allSatisfy {
         CharacterSet.alphanumerics.contains($0) || "-_./=:,+@%^".unicodeScalars.contains($0)
@@ -81,24 +81,24 @@ public protocol ProcessRunning: Sendable {
 }
 
 /// The executable of a command could not be found.
-public struct CommandNotFound: ReportableError {
+package struct CommandNotFound: ReportableError {
     /// The executable as it was asked for.
-    public var command: String
+    package var command: String
     /// The `PATH` that was searched, or the path that could not be started and why.
-    public var searched: String
+    package var searched: String
 
     /// Names the command that was not found.
-    public var message: String { "command not found: \(command)" }
+    package var message: String { "command not found: \(command)" }
     /// An environment problem: a missing tool.
-    public var category: ErrorCategory { .environment }
+    package var category: ErrorCategory { .environment }
     /// What was searched.
-    public var info: [(key: String, value: String)] { [("searched PATH", searched)] }
+    package var info: [(key: String, value: String)] { [("searched PATH", searched)] }
     /// Install the command or put it on `PATH`.
-    public var suggestion: String? { "install \(command) or put it on PATH" }
+    package var suggestion: String? { "install \(command) or put it on PATH" }
 }
 
 /// Finds an executable on a `PATH`-style search list.
-public func findExecutable(_ name: String, path: String?, workingDirectory: String?) -> String? {
+package func findExecutable(_ name: String, path: String?, workingDirectory: String?) -> String? {
     let manager = FileManager.default
     if name.contains("/") {
         let full = name.hasPrefix("/") ? name : ((workingDirectory ?? manager.currentDirectoryPath) + "/" + name)

@@ -8,7 +8,7 @@ public struct StepFailure: ReportableError {
     public var cause: any Error
 
     /// Creates the failure of `step`, called at `callSite`, caused by `cause`.
-    public init(step: String, callSite: CallSite?, cause: any Error) {
+    package init(step: String, callSite: CallSite?, cause: any Error) {
         self.step = step
         self.callSite = callSite
         self.cause = cause
@@ -39,7 +39,7 @@ public struct LaneFailure: ReportableError {
     public var pointOfNoReturn: String?
 
     /// Creates the failure of `lane` with its causes and, optionally, what rollback did.
-    public init(
+    package init(
         lane: String, causes: [any Error], rollback: [RollbackEntry] = [], interrupted: Bool = false,
         pointOfNoReturn: String? = nil
     ) {
@@ -97,20 +97,20 @@ public struct LaneFailure: ReportableError {
 }
 
 /// A plain Swift error thrown by lane code: wrapped so its text and type are not lost.
-public struct ThrownError: ReportableError {
+package struct ThrownError: ReportableError {
     /// The error the lane threw.
-    public var error: any Error
+    package var error: any Error
     /// Where the lane file threw it, when known.
-    public var callSite: CallSite?
+    package var callSite: CallSite?
 
     /// Wraps `error`, thrown at `callSite`.
-    public init(_ error: any Error, callSite: CallSite? = nil) {
+    package init(_ error: any Error, callSite: CallSite? = nil) {
         self.error = error
         self.callSite = callSite
     }
 
     /// Names the thrown error's type and describes it.
-    public var message: String { "the lane threw \(type(of: error)): \(describe(error))" }
+    package var message: String { "the lane threw \(type(of: error)): \(describe(error))" }
 }
 
 /// Options that did not pass a lane's or an action's checks; every problem is listed at once.

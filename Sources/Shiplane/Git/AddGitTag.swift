@@ -5,20 +5,20 @@ internal import Git
 ///
 /// An existing tag is refused unless `force`; rollback deletes the tag if it still points where
 /// this step put it (and puts back the tag it replaced, with `force`).
-public struct AddGitTag: Action {
+package struct AddGitTag: Action {
     /// The action's name in steps and reports.
-    public static let name = "addGitTag"
+    package static let name = "addGitTag"
     /// The tag's name (`v1.2.0`).
-    public var tag: String
+    package var tag: String
     /// The annotated tag's message; nil: `Release TAG`.
-    public var message: String?
+    package var message: String?
     /// True for a lightweight tag: no tagger, no message.
-    public var lightweight: Bool
+    package var lightweight: Bool
     /// True to move a tag that exists.
-    public var force: Bool
+    package var force: Bool
 
     /// Creates the action that tags HEAD as `tag`.
-    public init(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false) {
+    package init(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false) {
         self.tag = tag
         self.message = message
         self.lightweight = lightweight
@@ -26,7 +26,7 @@ public struct AddGitTag: Action {
     }
 
     /// The tag, and `lightweight` and `force` when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if lightweight { shown.append(StepOption("lightweight", "true")) }
         if force { shown.append(StepOption("force", "true")) }
@@ -35,7 +35,7 @@ public struct AddGitTag: Action {
 
     /// Tags HEAD and registers the undo; in a dry run only checks and notes what it would tag.
     /// - Throws: when the tag exists and `force` is false, or HEAD or git cannot be read or written.
-    public func run(in step: StepContext) throws {
+    package func run(in step: StepContext) throws {
         let lane = step.lane
         let repository = try lane.repository()
         let head = try lane.headCommit(of: repository)
@@ -68,18 +68,18 @@ public struct AddGitTag: Action {
 }
 
 /// Whether a tag exists.
-public struct GitTagExists: Action {
+package struct GitTagExists: Action {
     /// The action's name in steps and reports.
-    public static let name = "gitTagExists"
+    package static let name = "gitTagExists"
     /// The tag's name.
-    public var tag: String
+    package var tag: String
 
     /// The tag's name.
-    public var options: [StepOption] { [StepOption("tag", tag)] }
+    package var options: [StepOption] { [StepOption("tag", tag)] }
 
     /// Returns true when a local tag has that name.
     /// - Throws: `GitFailure` when the repository cannot be read.
-    public func run(in step: StepContext) throws -> Bool {
+    package func run(in step: StepContext) throws -> Bool {
         let repository = try step.lane.repository()
         let exists = try git { try repository.tag(named: tag) } != nil
         step.note(exists ? "exists" : "absent")
@@ -104,7 +104,7 @@ extension LaneContext {
 
 extension AddGitTag: DocumentedAction {
     /// How `lane.addGitTag` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Tag HEAD, annotated by default; an existing tag is refused unless force",
         signature: "try lane.addGitTag(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false)",
@@ -121,7 +121,7 @@ extension AddGitTag: DocumentedAction {
 
 extension GitTagExists: DocumentedAction {
     /// How `lane.gitTagExists` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git", summary: "Whether a tag exists locally",
         signature: "try lane.gitTagExists(_ tag: String) -> Bool", parameters: [.init(name: "tag", type: "String", defaultValue: nil, help: "the tag name")],
         example: #"if try lane.gitTagExists("v2.0.0") { ... }"#, dryRun: "runs", rollback: "nothing to undo"

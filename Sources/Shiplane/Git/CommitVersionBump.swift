@@ -9,30 +9,30 @@ internal import Git
 /// are then left uncommitted. Author and committer come from git config (`user.name`,
 /// `user.email`), overridden by `GIT_AUTHOR_*` and `GIT_COMMITTER_*` as git does. Rollback moves
 /// the branch back, if HEAD is still this commit.
-public struct CommitVersionBump: Action {
+package struct CommitVersionBump: Action {
     /// The action's name in steps and reports.
-    public static let name = "commitVersionBump"
+    package static let name = "commitVersionBump"
     /// The release steps' results whose files are committed; empty: what this run's release steps changed and no commit has taken.
-    public var changes: [any ReleaseChanges]
+    package var changes: [any ReleaseChanges]
     /// The commit message; nil: `chore(release): VERSION`.
-    public var message: String?
+    package var message: String?
     /// True to commit even when other files are dirty; they stay uncommitted.
-    public var allowOtherChanges: Bool
+    package var allowOtherChanges: Bool
 
     /// Creates the action that commits the files of `changes`.
-    public init(_ changes: [any ReleaseChanges] = [], message: String? = nil, allowOtherChanges: Bool = false) {
+    package init(_ changes: [any ReleaseChanges] = [], message: String? = nil, allowOtherChanges: Bool = false) {
         self.changes = changes
         self.message = message
         self.allowOtherChanges = allowOtherChanges
     }
 
     /// The message and `allowOtherChanges`, when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         (message.map { [StepOption("message", $0)] } ?? []) + (allowOtherChanges ? [StepOption("allowOtherChanges", "true")] : [])
     }
 
     /// Returns the new commit's id (in a dry run, `nil`).
-    public func run(in step: StepContext) throws -> String? {
+    package func run(in step: StepContext) throws -> String? {
         let lane = step.lane
         let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes
         let fileChanges = taken.flatMap(\.fileChanges)
@@ -102,7 +102,7 @@ extension LaneContext {
 
 extension CommitVersionBump: DocumentedAction {
     /// How `lane.commitVersionBump` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Commit exactly the files of the release steps' results it is given (bumpVersion, incrementBuildNumber, writeChangelog), or of this run's; refuses when other files are dirty",
         signature: "try lane.commitVersionBump(_ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false) -> String?",

@@ -7,22 +7,22 @@ internal import Git
 /// `main-old`; write `main|release/.+` for alternatives. On a detached HEAD (as CI checks out),
 /// the branch is the one the release goes to: `lane.onBranch(_:)` (`--branch`), else the CI's
 /// variables (see `LaneEnvironment.ciBranch`).
-public struct EnsureGitBranch: Action {
+package struct EnsureGitBranch: Action {
     /// The action's name in steps and reports.
-    public static let name = "ensureGitBranch"
+    package static let name = "ensureGitBranch"
     /// An ICU regular expression matched against the whole branch name.
-    public var pattern: String
+    package var pattern: String
 
     /// Creates the check that the current branch's whole name matches `pattern`.
-    public init(matching pattern: String) {
+    package init(matching pattern: String) {
         self.pattern = pattern
     }
 
     /// The pattern.
-    public var options: [StepOption] { [StepOption("matching", pattern)] }
+    package var options: [StepOption] { [StepOption("matching", pattern)] }
 
     /// Returns the branch name that matched.
-    public func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> String {
         let regex: NSRegularExpression
         do {
             regex = try NSRegularExpression(pattern: "^(?:\(pattern))$")
@@ -61,7 +61,7 @@ extension LaneContext {
 
 extension EnsureGitBranch: DocumentedAction {
     /// How `lane.ensureGitBranch` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Fail unless the current branch's whole name matches a regular expression",
         signature: "try lane.ensureGitBranch(matching pattern: String) -> String",

@@ -2,29 +2,29 @@ import Foundation
 internal import Git
 
 /// Fails when the work tree has staged, unstaged, untracked or conflicted files.
-public struct EnsureGitStatusClean: Action {
+package struct EnsureGitStatusClean: Action {
     /// The action's name in steps and reports.
-    public static let name = "ensureGitStatusClean"
+    package static let name = "ensureGitStatusClean"
     /// Glob patterns (`fnmatch`, `*` does not cross `/`; a trailing `/` matches a folder) of
     /// paths that do not count.
-    public var ignoring: [String]
+    package var ignoring: [String]
     /// How many paths the error lists before it says "and N more".
-    public var listLimit: Int
+    package var listLimit: Int
 
     /// Creates the check; paths matching `ignoring` may differ.
-    public init(ignoring: [String] = [], listLimit: Int = 20) {
+    package init(ignoring: [String] = [], listLimit: Int = 20) {
         self.ignoring = ignoring
         self.listLimit = listLimit
     }
 
     /// The ignored patterns, when there are any.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         ignoring.isEmpty ? [] : [StepOption("ignoring", ignoring.joined(separator: ", "))]
     }
 
     /// Returns when nothing but ignored paths differ from HEAD.
     /// - Throws: an error listing the files that differ, up to `listLimit`.
-    public func run(in step: StepContext) throws {
+    package func run(in step: StepContext) throws {
         let repository = try step.lane.repository()
         let entries = try git { try repository.status() }.filter { !isIgnored($0.path) }
         guard !entries.isEmpty else { return }
@@ -76,7 +76,7 @@ extension LaneContext {
 
 extension EnsureGitStatusClean: DocumentedAction {
     /// How `lane.ensureGitStatusClean` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Fail when files are staged, modified, untracked or conflicted; the error lists them",
         signature: "try lane.ensureGitStatusClean(ignoring: [String] = [])",

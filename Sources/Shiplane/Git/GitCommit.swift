@@ -3,25 +3,25 @@ internal import Git
 
 /// Commits exactly the given paths (files, or folders: every changed file under them), like
 /// `git commit --only PATHS`: other changes, staged or not, stay out of the commit.
-public struct GitCommit: Action {
+package struct GitCommit: Action {
     /// The action's name in steps and reports.
-    public static let name = "gitCommit"
+    package static let name = "gitCommit"
     /// Files, or folders for every changed file under them, relative to the repository root.
-    public var paths: [String]
+    package var paths: [String]
     /// The commit message.
-    public var message: String
+    package var message: String
 
     /// Creates the action that commits exactly `paths` with `message`.
-    public init(paths: [String], message: String) {
+    package init(paths: [String], message: String) {
         self.paths = paths
         self.message = message
     }
 
     /// The paths and the message.
-    public var options: [StepOption] { [StepOption("paths", paths.joined(separator: ", ")), StepOption("message", message)] }
+    package var options: [StepOption] { [StepOption("paths", paths.joined(separator: ", ")), StepOption("message", message)] }
 
     /// Returns the new commit's id, or nil in a dry run.
-    public func run(in step: StepContext) throws -> String? {
+    package func run(in step: StepContext) throws -> String? {
         let lane = step.lane
         let repository = try lane.repository()
         // Untracked folders come as `folder/`: each stands for the files in it.
@@ -68,7 +68,7 @@ extension LaneContext {
 
 extension GitCommit: DocumentedAction {
     /// How `lane.gitCommit` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Commit exactly the given files or folders (every changed file under a folder), leaving other changes out, like git commit --only",
         signature: "try lane.gitCommit(paths: [String], message: String) -> String?",

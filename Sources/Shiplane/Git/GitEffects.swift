@@ -3,20 +3,20 @@ internal import Git
 
 /// A commit on `branch` (nil: on a detached HEAD) on top of `parent`; `commit` is filled in once
 /// it exists. Records written before detached commits existed always name a branch, and decode.
-public struct CommitMade: Effect, Equatable {
+package struct CommitMade: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "git.commit"
+    package static let kind = "git.commit"
     /// The branch the commit went on; nil when HEAD was detached and moved to the commit.
-    public var branch: String?
+    package var branch: String?
     /// The commit it sits on (empty on an unborn branch).
-    public var parent: String
+    package var parent: String
     /// Its message.
-    public var message: String
+    package var message: String
     /// The commit's id, once made.
-    public var commit: String?
+    package var commit: String?
 
     /// Describes a commit.
-    public init(branch: String?, parent: String, message: String, commit: String?) {
+    package init(branch: String?, parent: String, message: String, commit: String?) {
         self.branch = branch
         self.parent = parent
         self.message = message
@@ -24,11 +24,11 @@ public struct CommitMade: Effect, Equatable {
     }
 
     /// In the repository.
-    public var reach: EffectReach { .local }
+    package var reach: EffectReach { .local }
 
     /// Moves the branch (or the detached HEAD) back to `parent` while HEAD is still the run's commit.
     /// - Throws: when HEAD left the branch (or, detached, moved elsewhere) or the branch moved on.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let place = branch ?? "the detached HEAD"
         if status == .intended { context.removeStaleGitLocks([branch.map { "refs/heads/\($0).lock" }, "index.lock", "HEAD.lock"].compactMap { $0 }) }
         let repository = try context.repository()
@@ -59,20 +59,20 @@ public struct CommitMade: Effect, Equatable {
 
 /// A tag pointing at `target`: `object` is the tag object (or the commit, for a lightweight tag)
 /// once it exists; `replaced` is the object the tag pointed at before, when the run moved it.
-public struct TagWritten: Effect, Equatable {
+package struct TagWritten: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "git.tag"
+    package static let kind = "git.tag"
     /// The tag's name.
-    public var name: String
+    package var name: String
     /// The commit it names.
-    public var target: String
+    package var target: String
     /// The tag object (or commit) it points at, once made.
-    public var object: String?
+    package var object: String?
     /// What it pointed at before a forced move; nil for a new tag.
-    public var replaced: String?
+    package var replaced: String?
 
     /// Describes a tag written.
-    public init(name: String, target: String, object: String?, replaced: String?) {
+    package init(name: String, target: String, object: String?, replaced: String?) {
         self.name = name
         self.target = target
         self.object = object
@@ -80,12 +80,12 @@ public struct TagWritten: Effect, Equatable {
     }
 
     /// In the repository.
-    public var reach: EffectReach { .local }
+    package var reach: EffectReach { .local }
 
     /// Deletes the tag, or puts a moved tag back where it was, while it still points where the
     /// run put it.
     /// - Throws: when the tag was moved since.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         if status == .intended { context.removeStaleGitLocks(["refs/tags/\(name).lock"]) }
         let repository = try context.repository()
         guard let tag = try git({ try repository.tag(named: name) }) else { return }
@@ -103,30 +103,30 @@ public struct TagWritten: Effect, Equatable {
 }
 
 /// Refs pushed to a remote: others may have them from here on.
-public struct RefsPushed: Effect, Equatable {
+package struct RefsPushed: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "git.push"
+    package static let kind = "git.push"
     /// The remote's name.
-    public var remote: String
+    package var remote: String
     /// The refs pushed (`refs/heads/main`, `refs/tags/v1.2.0`): before the remote answers, every
     /// ref sent; once it answered, the ones it accepted.
-    public var refs: [String]
+    package var refs: [String]
     /// The refs the remote refused, once it answered (nil when it refused none).
-    public var refused: [String]?
+    package var refused: [String]?
 
     /// Describes a push.
-    public init(remote: String, refs: [String], refused: [String]? = nil) {
+    package init(remote: String, refs: [String], refused: [String]? = nil) {
         self.remote = remote
         self.refs = refs
         self.refused = refused
     }
 
     /// On a remote.
-    public var reach: EffectReach { .remote }
+    package var reach: EffectReach { .remote }
 
     /// Never undone: others may already have fetched the refs.
     /// - Throws: `EffectStays`, always.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let refusedNote = refused.map { " (\(remote) refused \($0.joined(separator: ", ")): push it once \(remote) accepts it)" } ?? ""
         throw EffectStays("pushed \(refs.joined(separator: ", ")) to \(remote): others may have it, so it stays" + refusedNote)
     }

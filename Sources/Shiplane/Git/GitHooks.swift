@@ -128,28 +128,28 @@ private final class HookOutput: @unchecked Sendable {
 }
 
 /// A git hook refused the commit or push.
-public struct GitHookFailed: ReportableError {
+package struct GitHookFailed: ReportableError {
     /// The hook's name (`pre-commit`, `commit-msg`, `pre-push`).
-    public var hook: String
+    package var hook: String
     /// The hook file that ran.
-    public var path: String
+    package var path: String
     /// The exit code (or signal), nil when it could not start.
-    public var status: Int32?
+    package var status: Int32?
     /// The lines the hook printed, standard output and error together.
-    public var output: [String]
+    package var output: [String]
 
     /// Names the hook and its exit code.
-    public var message: String {
+    package var message: String {
         "the \(hook) hook refused" + (status.map { " (exit code \($0))" } ?? "")
     }
 
     /// The hook file and the last 20 lines it printed.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         var facts: [(key: String, value: String)] = [("hook", path)]
         if !output.isEmpty { facts.append(("its output", output.suffix(20).joined(separator: "\n"))) }
         return facts
     }
 
     /// Fix what the hook reports, or skip the hooks with `--no-verify`.
-    public var suggestion: String? { "fix what the hook reports, or pass --no-verify to skip the git hooks" }
+    package var suggestion: String? { "fix what the hook reports, or pass --no-verify to skip the git hooks" }
 }

@@ -2,28 +2,28 @@ import Foundation
 internal import Git
 
 /// Process-wide git settings the CLI applies before a run.
-public enum GitSettings {
+package enum GitSettings {
     /// The git folder all worktrees of the repository at `workTree` share (`.git`, or the main
     /// worktree's for a linked one).
-    public static func commonGitDirectory(workTree: String) throws -> String {
+    package static func commonGitDirectory(workTree: String) throws -> String {
         try RunStore.commonGitDirectory(ofWorkTree: workTree)
     }
 
     /// Accepts repositories owned by another user (`SHIPLANE_TRUST_REPOSITORY_OWNER=1`).
-    public static func trustRepositoryOwners() throws {
+    package static func trustRepositoryOwners() throws {
         try git { try Libgit2.setOwnerValidation(false) }
     }
 
     /// The libgit2 version Shiplane is linked with.
-    public static var libgit2Version: String { Libgit2.version }
+    package static var libgit2Version: String { Libgit2.version }
 
     /// Starts libgit2 (its certificate-bundle parse) on another thread, for a command that finds
     /// its work tree with `workTreeRoot(from:environment:)` and needs git a little later.
-    public static func prepareInBackground() { Libgit2.initialiseInBackground() }
+    package static func prepareInBackground() { Libgit2.initialiseInBackground() }
 
     /// The root of the work tree enclosing `path`.
     /// - Throws: `RepositoryProblem` when there is none, or it is bare or owned by another user.
-    public static func workTreeRoot(from path: String) throws -> String {
+    package static func workTreeRoot(from path: String) throws -> String {
         let repository = try RepositoryAccess.open(at: path)
         return repository.workingDirectory ?? path
     }
@@ -34,7 +34,7 @@ public enum GitSettings {
     /// `GIT_CEILING_DIRECTORIES` set, no `.git` found, a `.git` that is neither a folder with a
     /// `HEAD` nor a `gitdir:` file — is left to libgit2, which also gives the errors.
     /// - Throws: `RepositoryProblem`, as `workTreeRoot(from:)`.
-    public static func workTreeRoot(from path: String, environment: [String: String]) throws -> String {
+    package static func workTreeRoot(from path: String, environment: [String: String]) throws -> String {
         let overrides = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"]
         guard !overrides.contains(where: { environment[$0] != nil }) else { return try workTreeRoot(from: path) }
         var folder = URL(fileURLWithPath: path).standardizedFileURL.path

@@ -2,13 +2,13 @@ import Foundation
 internal import Git
 
 /// Counts the commits reachable from HEAD.
-public struct NumberOfCommits: Action {
+package struct NumberOfCommits: Action {
     /// The action's name in steps and reports.
-    public static let name = "numberOfCommits"
+    package static let name = "numberOfCommits"
 
     /// Returns the number of commits reachable from HEAD.
     /// - Throws: `RepositoryProblem` for a shallow clone or no commits; `GitFailure`.
-    public func run(in step: StepContext) throws -> Int {
+    package func run(in step: StepContext) throws -> Int {
         let count = try step.lane.commitCount()
         step.note("\(count)")
         return count
@@ -24,7 +24,7 @@ extension LaneContext {
 
 extension NumberOfCommits: DocumentedAction {
     /// How `lane.numberOfCommits` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git", summary: "The number of commits reachable from HEAD",
         signature: "try lane.numberOfCommits() -> Int", parameters: [],
         example: "let count = try lane.numberOfCommits()", dryRun: "runs", rollback: "nothing to undo"

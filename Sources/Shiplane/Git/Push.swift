@@ -13,25 +13,25 @@ internal import Git
 /// one push. What the remote accepts is the run's point of no return, ref by ref: a run that stops
 /// after it is finished by `shiplane resume`, never undone (others may already have fetched what
 /// was pushed); a push the remote refused whole published nothing, so the run rolls back.
-public struct Push: AsyncAction {
+package struct Push: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "push"
+    package static let name = "push"
     /// The remote's name.
-    public var remote: String
+    package var remote: String
     /// Whether the current branch (on a detached HEAD: HEAD, to the release branch) is pushed.
-    public var branch: Bool
+    package var branch: Bool
     /// The tags pushed; each must exist.
-    public var tags: [String]
+    package var tags: [String]
 
     /// Creates the action that pushes the current branch (unless `branch` is false) and `tags` to `remote`.
-    public init(remote: String = "origin", branch: Bool = true, tags: [String] = []) {
+    package init(remote: String = "origin", branch: Bool = true, tags: [String] = []) {
         self.remote = remote
         self.branch = branch
         self.tags = tags
     }
 
     /// The remote, and the branch and tags when they differ from the default.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("remote", remote)]
         if !branch { shown.append(StepOption("branch", "false")) }
         if !tags.isEmpty { shown.append(StepOption("tags", tags.joined(separator: ", "))) }
@@ -43,7 +43,7 @@ public struct Push: AsyncAction {
     /// Pushes in one go and passes the run's point of no return; in a dry run only notes what it would push.
     /// - Throws: when the remote or a tag is missing, HEAD is not on a branch, a git hook refuses, or the remote
     ///   refuses the credentials or a ref.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         let lane = step.lane
         let repository = try lane.repository()
         guard let url = try git({ try repository.remoteURL(named: remote) }) else {
@@ -250,7 +250,7 @@ extension LaneContext {
 
 extension Push: DocumentedAction {
     /// How `lane.push` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Push the current branch and only the named tags (never every local tag); https with a token, ssh through the agent",
         signature: "try await lane.push(remote: String = \"origin\", branch: Bool = true, tags: [String] = [])",

@@ -3,18 +3,18 @@ internal import Git
 
 /// The remote refused refs of a release push (a hook, a protected branch, a ref another run
 /// pushed first): which it refused and why, which it accepted, and what it has instead.
-public struct PushRefused: ReportableError {
+package struct PushRefused: ReportableError {
     /// The remote's name.
-    public var remote: String
+    package var remote: String
     /// The refs it accepted (full names).
-    public var accepted: [String]
+    package var accepted: [String]
     /// The refs it refused (full names), with the reason it gave.
-    public var refused: [(ref: String, reason: String)]
+    package var refused: [(ref: String, reason: String)]
     /// The commit each refused ref names on the remote now, when it has it; nil when the remote
     /// could not be asked.
-    public var remoteHas: [String: String]?
+    package var remoteHas: [String: String]?
     /// What the remote's hooks said (`remote: …` lines in git's output).
-    public var remoteSaid: [String]
+    package var remoteSaid: [String]
 
     init(remote: String, accepted: [String], refused: [(String, String)], remoteHas: [String: ObjectID]?, remoteSaid: [String]) {
         self.remote = remote
@@ -36,13 +36,13 @@ public struct PushRefused: ReportableError {
             + "\(remote) refused \(refused.map { Self.shortName($0.ref) }.joined(separator: ", "))"
     }
 
-    public var message: String {
+    package var message: String {
         let names = refused.map { "\(Self.shortName($0.ref)) (\($0.reason))" }.joined(separator: ", ")
         guard !accepted.isEmpty else { return "\(remote) refused the push: \(names); nothing was published" }
         return "\(remote) accepted \(accepted.map(Self.shortName).joined(separator: ", ")) but refused \(names)"
     }
 
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         var facts = refused.map { refusal in
             guard let remoteHas else { return (key: "refused", value: "\(refusal.ref): \(refusal.reason)") }
             let now = remoteHas[refusal.ref].map { "\(remote) has it at \($0)" } ?? "\(remote) does not have it"
@@ -53,7 +53,7 @@ public struct PushRefused: ReportableError {
         return facts
     }
 
-    public var suggestion: String? {
+    package var suggestion: String? {
         guard accepted.isEmpty else {
             return "\(remote) has what it accepted, so the release is past its point of no return: once \(remote) accepts the rest "
                 + "(branch protection, hooks), `shiplane resume` pushes it and finishes the release; `shiplane rollback` keeps what \(remote) has"

@@ -18,28 +18,28 @@ public struct TagRelease: ReplayableOutput, Equatable {
 
 /// Reads the release a pushed tag asks for, checking that this checkout is that release: no bump,
 /// no commit, only reads (and tags fetched from origin when a CI checkout has none).
-public struct ReleaseFromTag: Action {
+package struct ReleaseFromTag: Action {
     /// The action's name in steps and reports.
-    public static let name = "releaseFromTag"
+    package static let name = "releaseFromTag"
     /// The tag; nil: the one the CI's variables name, else the release tag at HEAD.
-    public var tag: String?
+    package var tag: String?
     /// The remote to fetch tags from when the tag is not here.
-    public var remote: String
+    package var remote: String
 
     /// Creates the action for `tag`, or for the tag the CI names.
-    public init(tag: String? = nil, remote: String = "origin") {
+    package init(tag: String? = nil, remote: String = "origin") {
         self.tag = tag
         self.remote = remote
     }
 
     /// The tag when one is given.
-    public var options: [StepOption] { tag.map { [StepOption("tag", $0)] } ?? [] }
+    package var options: [StepOption] { tag.map { [StepOption("tag", $0)] } ?? [] }
 
     /// Finds the tag, checks it names HEAD and matches the version files, and finds the release
     /// tag before it.
     /// - Throws: `ReleaseTagProblem`; `RepositoryProblem.shallowClone`; `VersionFileError` when
     ///   the version files disagree among themselves; `GitFailure`.
-    public func run(in step: StepContext) throws -> TagRelease {
+    package func run(in step: StepContext) throws -> TagRelease {
         let lane = step.lane
         let repository = try lane.historyRepository()
         let head = try lane.headCommit(of: repository)
@@ -136,7 +136,7 @@ extension LaneContext {
 
 extension ReleaseFromTag: DocumentedAction {
     /// How `lane.releaseFromTag` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "In a tag pipeline: the pushed tag (from the CI's variables, else the release tag at HEAD), its version and its notes' range; refuses a tag not at HEAD, not a release, or that the version files disagree with",
         signature: "try lane.releaseFromTag(_ tag: String? = nil, remote: String = \"origin\") -> TagRelease",

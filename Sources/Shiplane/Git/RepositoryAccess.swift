@@ -25,7 +25,7 @@ enum RepositoryAccess {
 }
 
 /// Why a folder cannot be used as the repository of a run.
-public enum RepositoryProblem: ReportableError, Equatable {
+package enum RepositoryProblem: ReportableError, Equatable {
     /// No repository encloses the folder.
     case notARepository(path: String)
     /// The repository has no work tree.
@@ -40,7 +40,7 @@ public enum RepositoryProblem: ReportableError, Equatable {
     case shallowClone(path: String)
 
     /// Says what is wrong with the repository.
-    public var message: String {
+    package var message: String {
         switch self {
         case .notARepository(let path): "not a git repository: \(path) (nor any parent folder)"
         case .bare(let path): "\(path) is a bare repository: there is no work tree to release from"
@@ -54,16 +54,16 @@ public enum RepositoryProblem: ReportableError, Equatable {
     }
 
     /// An environment problem: the repository is not usable as it is.
-    public var category: ErrorCategory { .environment }
+    package var category: ErrorCategory { .environment }
 
     /// libgit2's own words for an ownership refusal.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         if case .notOwner(_, let detail) = self { return [("libgit2", detail)] }
         return []
     }
 
     /// What to do to make the repository usable.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch self {
         case .notARepository: "run shiplane inside a git work tree, or create one with `git init`"
         case .bare: "run shiplane in a clone with a work tree (`git clone <bare> <folder>`)"
@@ -81,11 +81,11 @@ public enum RepositoryProblem: ReportableError, Equatable {
 }
 
 /// A libgit2 failure, as a person reads it.
-public struct GitFailure: ReportableError {
+package struct GitFailure: ReportableError {
     /// What libgit2 was asked to do.
-    public var operation: String
+    package var operation: String
     /// libgit2's message.
-    public var detail: String
+    package var detail: String
     var code: GitError.Code
 
     init(_ error: GitError) {
@@ -95,9 +95,9 @@ public struct GitFailure: ReportableError {
     }
 
     /// Names the git operation that failed.
-    public var message: String { "git: could not \(operation)" }
+    package var message: String { "git: could not \(operation)" }
     /// libgit2's message.
-    public var info: [(key: String, value: String)] { [("libgit2", detail)] }
+    package var info: [(key: String, value: String)] { [("libgit2", detail)] }
 }
 
 /// Runs a libgit2 operation under the Git module's handle lock (`Libgit2.serialized`: lane code

@@ -3,11 +3,11 @@ internal import Git
 
 /// Keeps files Shiplane writes for the user (`--report-json`, `--junit`) from overwriting the
 /// repository itself: its git folder, or a file git tracks.
-public enum RepositoryFileGuard {
+package enum RepositoryFileGuard {
     /// Why writing `path` (absolute; links are followed, as the write would) would damage the
     /// repository, in words that follow the path ("is a file git tracks (VERSION)"); nil when
     /// nothing would be damaged, or no repository encloses it.
-    public static func damage(writing path: String) -> String? {
+    package static func damage(writing path: String) -> String? {
         let lexical = LinkGuard.lexical(path)
         if lexical.split(separator: "/").contains(".git") {
             return "is inside .git, the repository's own folder"

@@ -8,30 +8,30 @@ public final class LaneContext: @unchecked Sendable {
     // code's types (`LaneHooks` asks no `Sendable` of lane authors), which the runner calls from one
     // lane at a time, in order.
     /// What a context is built from; every side effect comes in through here.
-    public struct Dependencies: Sendable {
+    package struct Dependencies: Sendable {
         /// The folder lanes run in: the repository's work tree root.
-        public var workingDirectory: String
+        package var workingDirectory: String
         /// The environment variables the run sees, and the secrets among them.
-        public var environment: LaneEnvironment
+        package var environment: LaneEnvironment
         /// Reads and writes files (the context wraps it in an overlay for a dry run).
-        public var fileSystem: any FileSystem
+        package var fileSystem: any FileSystem
         /// Runs commands.
-        public var processRunner: any ProcessRunning
+        package var processRunner: any ProcessRunning
         /// Sends HTTP requests, once each; retries come from `retryPolicy`.
-        public var http: any HTTPSending
+        package var http: any HTTPSending
         /// How HTTP requests are retried, and how the waits between them are spent.
-        public var retryPolicy: RetryPolicy
+        package var retryPolicy: RetryPolicy
         /// Receives the run's events: steps, output, messages.
-        public var reporter: any Reporting
+        package var reporter: any Reporting
         /// The current time.
-        public var now: @Sendable () -> Date
+        package var now: @Sendable () -> Date
         /// True for a dry run: steps read for real and write nothing outside the overlay.
-        public var isDryRun: Bool
+        package var isDryRun: Bool
         /// Whether git's pre-commit, commit-msg and pre-push hooks run (`--no-verify` turns them off).
-        public var runsGitHooks: Bool
+        package var runsGitHooks: Bool
 
         /// Creates the dependencies; everything but the folder, environment and reporter has a live default.
-        public init(
+        package init(
             workingDirectory: String, environment: LaneEnvironment,
             fileSystem: any FileSystem = LiveFileSystem(), processRunner: any ProcessRunning = LiveProcessRunner(),
             http: any HTTPSending = LiveHTTPClient(), retryPolicy: RetryPolicy = RetryPolicy(),
@@ -62,13 +62,13 @@ public final class LaneContext: @unchecked Sendable {
     /// Sends HTTP requests (AsyncHTTPClient in a live run).
     public let http: any HTTPSending
     /// How HTTP requests are retried.
-    public let retryPolicy: RetryPolicy
+    package let retryPolicy: RetryPolicy
     /// True for a dry run: steps read for real and write nothing outside the overlay.
     public let isDryRun: Bool
     /// Whether git's hooks run for the commits and pushes of this run.
-    public let runsGitHooks: Bool
+    package let runsGitHooks: Bool
     /// The hooks found in `Lanes/`, run around every lane.
-    public let hooks: [any LaneHooks]
+    package let hooks: [any LaneHooks]
     /// The monorepo package this context works on (`lane.package("core")`): its folder holds the
     /// version files, its tags (`core-v1.2.0`) are the releases, and only commits touching it
     /// count. Nil: the whole repository.
@@ -81,7 +81,7 @@ public final class LaneContext: @unchecked Sendable {
     private let repositories: RepositoryCache
 
     /// Creates the context for a run from its dependencies and the hooks found in `Lanes/`.
-    public init(_ dependencies: Dependencies, hooks: [any LaneHooks] = []) {
+    package init(_ dependencies: Dependencies, hooks: [any LaneHooks] = []) {
         workingDirectory = dependencies.workingDirectory
         environment = dependencies.environment
         isDryRun = dependencies.isDryRun
@@ -149,7 +149,7 @@ public final class LaneContext: @unchecked Sendable {
     }
 
     /// The undo log of this run.
-    public var journal: Journal { state.journal }
+    package var journal: Journal { state.journal }
 
     /// Every step recorded so far, in start order.
     public var steps: [StepRecord] { state.steps }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every item runs even when some fail; all failures are thrown together as one `AggregateError`.
 /// - Throws: `AggregateError` naming how many of the items failed, holding every failure.
-public func performConcurrently<Item: Sendable, Output: Sendable>(
+package func performConcurrently<Item: Sendable, Output: Sendable>(
     _ items: [Item],
     limit: Int,
     what: String = "tasks",

@@ -10,22 +10,22 @@ internal import NIOPosix
 /// `x-ratelimit-reset` or GitLab's `RateLimit-Reset`) and GitHub's secondary rate limits (403 with
 /// `retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`); never other 4xx. Other
 /// statuses come back as a response for the caller to interpret. The caller owns the client's lifecycle.
-public struct HTTPTransport: Sendable {
+package struct HTTPTransport: Sendable {
     /// What sends each attempt: AsyncHTTPClient in a live run, a recorder in a lane test.
-    public let sender: any HTTPSending
+    package let sender: any HTTPSending
     /// How often, how long and after what pauses a failed request is sent again.
-    public var retryPolicy: RetryPolicy
+    package var retryPolicy: RetryPolicy
     /// Receives retries and streamed uploads, for the caller to show.
-    public var onEvent: HTTPEventHandler
+    package var onEvent: HTTPEventHandler
     /// The current time, for `Retry-After` dates and `x-ratelimit-reset` epochs.
-    public var now: @Sendable () -> Date
+    package var now: @Sendable () -> Date
     /// Hides secrets in URLs shown in events and errors.
-    public var redactor: SecretRedactor
+    package var redactor: SecretRedactor
     /// Largest response body collected, in bytes.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
 
     /// Creates a transport over a sender (the live one is `LiveHTTPClient`).
-    public init(
+    package init(
         sender: any HTTPSending,
         retryPolicy: RetryPolicy = RetryPolicy(),
         redactor: SecretRedactor = SecretRedactor(),
@@ -53,7 +53,7 @@ public struct HTTPTransport: Sendable {
 
     /// Sends `request`, retrying per the policy, and returns the first non-retryable response.
     /// - Throws: `HTTPTransportError` when the attempts run out, the server asks to wait too long, or the URL is invalid.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let shownURL = redactor.redact(request.url)
         guard let components = URLComponents(string: request.url),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A request that could not be completed: connection failures, exhausted retries, rate limits.
-public enum HTTPTransportError: ReportableError {
+package enum HTTPTransportError: ReportableError {
     /// The server could not be reached or dropped the connection on every attempt; `reason` is
     /// the last attempt's, as one sentence ("connection refused by 127.0.0.1:9").
     case connectionFailed(method: String, url: String, attempts: Int, reason: String)
@@ -20,7 +20,7 @@ public enum HTTPTransportError: ReportableError {
     case fileUnreadable(path: String, reason: String)
 
     /// Names the request and what happened to it.
-    public var message: String {
+    package var message: String {
         switch self {
         case let .connectionFailed(method, url, attempts, reason):
             return "\(method) \(url) failed: \(reason) (\(attempts) attempt\(attempts == 1 ? "" : "s"))"
@@ -40,7 +40,7 @@ public enum HTTPTransportError: ReportableError {
     }
 
     /// The cause, the last status and body, the waits, or why a file was unreadable.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         switch self {
         case let .retriesExhausted(_, _, _, status, contentType, snippet):
             return [("status", String(status)), ("content-type", contentType ?? "none"), ("body", snippet)]
@@ -54,7 +54,7 @@ public enum HTTPTransportError: ReportableError {
     }
 
     /// What to do next; nil for an unreadable file, whose reason says it.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch self {
         case .connectionFailed: return "check that the server is up and the URL (host and port) is right, then run again"
         case .retriesExhausted: return "the service is failing; try again later"

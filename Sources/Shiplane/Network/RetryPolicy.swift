@@ -3,34 +3,34 @@ import Foundation
 /// How often and how long to retry a failed request: bounded attempts, exponential backoff with full jitter.
 ///
 /// Randomness and sleeping are injected so tests can record the waits instead of spending them.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Total attempts including the first one; at least 1.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// Backoff base in seconds: attempt n waits a random time in `0...min(maxDelay, baseDelay * 2^(n-1))`.
-    public var baseDelay: Double
+    package var baseDelay: Double
     /// Upper bound of one computed backoff, in seconds.
-    public var maxDelay: Double
+    package var maxDelay: Double
     /// Longest wait the server may ask for (Retry-After, x-ratelimit-reset); beyond it the request fails.
-    public var maxServerWait: Double
+    package var maxServerWait: Double
     /// Seconds to wait for a connection (`SHIPLANE_HTTP_CONNECT_TIMEOUT`).
-    public var connectTimeout: Double
+    package var connectTimeout: Double
     /// Seconds a server may stay silent once the request is sent (`SHIPLANE_HTTP_READ_TIMEOUT`).
-    public var readTimeout: Double
+    package var readTimeout: Double
     /// How often a request that got no response in time is sent again (idempotent ones only);
     /// also how often a connection that timed out is tried again.
-    public var timeoutRetries: Int
+    package var timeoutRetries: Int
     /// The most a request waits in all between attempts that could not connect at all (refused,
     /// unknown host, unreachable), in seconds. Those waits start at a quarter of `baseDelay` and
     /// double: such failures come back at once, and a server that is down now is rarely up a
     /// second later, so they are retried quickly and give up within a few seconds.
-    public var connectRetryBudget: Double
+    package var connectRetryBudget: Double
     /// Returns a number in the given range; the live value is uniform random.
-    public var random: @Sendable (ClosedRange<Double>) -> Double
+    package var random: @Sendable (ClosedRange<Double>) -> Double
     /// Waits the given seconds; the live value is `Task.sleep`.
-    public var sleep: @Sendable (Double) async throws -> Void
+    package var sleep: @Sendable (Double) async throws -> Void
 
     /// Creates a policy; the defaults suit GitHub and Slack.
-    public init(
+    package init(
         maxAttempts: Int = 5,
         baseDelay: Double = 1,
         maxDelay: Double = 30,
@@ -57,7 +57,7 @@ public struct RetryPolicy: Sendable {
     /// The default policy with `SHIPLANE_HTTP_ATTEMPTS`, `SHIPLANE_HTTP_RETRY_DELAY`,
     /// `SHIPLANE_HTTP_CONNECT_TIMEOUT` and `SHIPLANE_HTTP_READ_TIMEOUT` (seconds) applied, as the
     /// command line reads them once per run.
-    public init(environment: LaneEnvironment) {
+    package init(environment: LaneEnvironment) {
         self.init(
             maxAttempts: Int(environment["SHIPLANE_HTTP_ATTEMPTS"] ?? "") ?? 5,
             baseDelay: Double(environment["SHIPLANE_HTTP_RETRY_DELAY"] ?? "") ?? 1,
@@ -67,24 +67,24 @@ public struct RetryPolicy: Sendable {
     }
 
     /// A policy that sends each request once.
-    public static var noRetries: RetryPolicy { RetryPolicy(maxAttempts: 1) }
+    package static var noRetries: RetryPolicy { RetryPolicy(maxAttempts: 1) }
 
     /// Sleeps for real, honouring task cancellation.
-    public static let liveSleep: @Sendable (Double) async throws -> Void = { seconds in
+    package static let liveSleep: @Sendable (Double) async throws -> Void = { seconds in
         guard seconds > 0 else { return }
         try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
     }
 
     /// The longest wait after the `failure`-th attempt in a row that could not connect: a
     /// quarter of `baseDelay`, doubling (0.25, 0.5, 1, 2 s by default).
-    public func connectBackoffCeiling(afterFailure failure: Int) -> Double {
+    package func connectBackoffCeiling(afterFailure failure: Int) -> Double {
         min(maxDelay, baseDelay / 4 * pow(2, Double(max(0, min(failure - 1, 30)))))
     }
 
     /// The wait after the `failure`-th attempt that could not connect (full jitter below the
     /// ceiling), or nil when waiting it would take the waits for connecting past
     /// `connectRetryBudget`: then the request fails.
-    public func connectBackoff(afterFailure failure: Int) -> Double? {
+    package func connectBackoff(afterFailure failure: Int) -> Double? {
         let spent = (1...max(1, failure)).map(connectBackoffCeiling(afterFailure:)).reduce(0, +)
         guard spent <= connectRetryBudget else { return nil }
         let ceiling = connectBackoffCeiling(afterFailure: failure)
@@ -93,7 +93,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The backoff before attempt `attempt + 1`, after `attempt` failed attempts (full jitter).
-    public func backoff(afterAttempt attempt: Int) -> Double {
+    package func backoff(afterAttempt attempt: Int) -> Double {
         let exponent = Double(max(0, min(attempt - 1, 30)))
         let ceiling = min(maxDelay, baseDelay * pow(2, exponent))
         guard ceiling > 0 else { return 0 }

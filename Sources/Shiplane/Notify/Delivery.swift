@@ -15,7 +15,7 @@ public enum Delivery: String, Sendable, Codable, CaseIterable {
 }
 
 /// What became of a message a step was asked to send.
-public enum DeliveryOutcome: Sendable, Equatable {
+package enum DeliveryOutcome: Sendable, Equatable {
     /// Sent by this step.
     case sent
     /// The earlier attempt sent it: this step's service showed it (`found`) or the record said so.

@@ -38,7 +38,7 @@ public struct FailureNotification: Sendable {
     }
 
     /// The summary as plain text, redacted.
-    public func text(redactor: SecretRedactor) -> String {
+    package func text(redactor: SecretRedactor) -> String {
         var lines = [title]
         lines += facts.map { "\($0.key): \($0.value)" }
         if !details.isEmpty { lines.append(details) }
@@ -46,7 +46,7 @@ public struct FailureNotification: Sendable {
     }
 
     /// The summary as a Slack message with the details in a code block, redacted and within limits.
-    public func slackMessage(redactor: SecretRedactor) -> SlackMessage {
+    package func slackMessage(redactor: SecretRedactor) -> SlackMessage {
         var blocks: [SlackMessage.Block] = [.header(":x: " + title)]
         if !facts.isEmpty { blocks.append(.fields(facts.map { "*\($0.key)*\n\($0.value)" })) }
         if !details.isEmpty {
@@ -59,7 +59,7 @@ public struct FailureNotification: Sendable {
     }
 
     /// Values for a `JSONTemplate`: `title`, `details`, `text`, and each fact by its key.
-    public func templateValues(redactor: SecretRedactor) -> [String: String] {
+    package func templateValues(redactor: SecretRedactor) -> [String: String] {
         var values: [String: String] = ["title": title, "details": details, "text": text(redactor: redactor)]
         for fact in facts { values[fact.key] = fact.value }
         return values.mapValues { redactor.redact($0) }

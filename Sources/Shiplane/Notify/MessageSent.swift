@@ -1,21 +1,21 @@
 import Foundation
 
 /// A message sent (Slack, a webhook): written down before it goes, it cannot be taken back.
-public struct MessageSent: Effect, Equatable {
+package struct MessageSent: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "notify.message"
+    package static let kind = "notify.message"
     /// Where it went, as people can read it (secrets redacted).
-    public var destination: String
+    package var destination: String
 
     /// Describes a message sent to `destination`.
-    public init(destination: String) { self.destination = destination }
+    package init(destination: String) { self.destination = destination }
 
     /// Sent is sent.
-    public var reach: EffectReach { .permanent }
+    package var reach: EffectReach { .permanent }
 
     /// A message cannot be taken back.
     /// - Throws: `EffectStays`, always: sent, or maybe sent when the call broke off.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         if status == .done { throw EffectStays("a message was sent to \(destination): it cannot be taken back") }
         throw EffectStays("a message to \(destination) may have been sent (the call broke off): it cannot be taken back")
     }

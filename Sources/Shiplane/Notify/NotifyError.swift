@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a notification was not delivered.
-public enum NotifyError: ReportableError {
+package enum NotifyError: ReportableError {
     /// No webhook URL was given and the variable that should hold it is unset or empty.
     case missingWebhookURL(variable: String)
     /// The URL is not an absolute http or https URL with a host; `reason` says what is wrong.
@@ -20,7 +20,7 @@ public enum NotifyError: ReportableError {
     case serviceRejected(service: String, status: Int, message: String)
 
     /// Says what was not delivered and why.
-    public var message: String {
+    package var message: String {
         switch self {
         case .missingWebhookURL(let variable): return "no webhook URL: \(variable) is not set"
         case let .invalidURL(url, reason): return "invalid webhook URL \(url): \(reason)"
@@ -34,7 +34,7 @@ public enum NotifyError: ReportableError {
     }
 
     /// A rejecting webhook's body, or each unknown placeholder of a template.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         switch self {
         case let .webhookRejected(_, _, snippet): return [("body", snippet)]
         case let .invalidTemplate(_, details): return details.map { ("detail", $0) }
@@ -43,7 +43,7 @@ public enum NotifyError: ReportableError {
     }
 
     /// What to do next, where the cause is one the user can fix.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch self {
         case .missingWebhookURL(let variable): return "set \(variable) to the incoming webhook URL (e.g. in .env or the CI secrets)"
         case .invalidURL: return "use an absolute https:// URL"

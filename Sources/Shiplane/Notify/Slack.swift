@@ -8,22 +8,22 @@ import Foundation
 /// marker in its metadata and its `ts` is recorded: a retry whose answer was lost finds it instead
 /// of posting it twice, and rollback deletes it. An incoming webhook's message cannot be taken back,
 /// and one whose answer was lost is not sent again unless `delivery` is `.atLeastOnce`.
-public struct Slack: AsyncAction {
+package struct Slack: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "slack"
+    package static let name = "slack"
     /// The message, redacted before it is sent.
-    public var text: String
+    package var text: String
     /// The incoming webhook URL; nil: `SLACK_WEBHOOK_URL` (unless `channel` is given).
-    public var webhookURL: String?
+    package var webhookURL: String?
     /// The channel id (`C…`) to post to with the bot token `SLACK_BOT_TOKEN`; nil: the webhook.
-    public var channel: String?
+    package var channel: String?
     /// What a retry does with a webhook message whose answer was lost (a bot message is looked for).
-    public var delivery: Delivery
+    package var delivery: Delivery
     /// Block Kit blocks shown instead of `text` alone (which stays the notification fallback).
-    public var blocks: [SlackMessage.Block] = []
+    package var blocks: [SlackMessage.Block] = []
 
     /// Creates the action that posts `text`, to `channel` with the bot token, or to `webhookURL` or `SLACK_WEBHOOK_URL`.
-    public init(_ text: String, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce) {
+    package init(_ text: String, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce) {
         self.text = text
         self.webhookURL = webhookURL
         self.channel = channel
@@ -31,7 +31,7 @@ public struct Slack: AsyncAction {
     }
 
     /// Creates the action that posts `message` (its blocks, with its text as the fallback).
-    public init(message: SlackMessage, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce) {
+    package init(message: SlackMessage, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce) {
         self.init(message.text, webhookURL: webhookURL, channel: channel, delivery: delivery)
         blocks = message.blocks
     }
@@ -40,7 +40,7 @@ public struct Slack: AsyncAction {
     var message: SlackMessage { blocks.isEmpty ? SlackMessage.plain(text) : SlackMessage(text: text, blocks: blocks) }
 
     /// The text, the channel and the delivery rule (the webhook URL is a secret and not shown).
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("text", text)]
         if let channel { shown.append(StepOption("channel", channel)) }
         if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
@@ -50,7 +50,7 @@ public struct Slack: AsyncAction {
     /// Posts the message; in a dry run only notes what it would post.
     /// - Throws: `NotifyError` when the URL or token is missing or invalid or Slack rejects the message;
     ///   `HTTPTransportError` when it cannot be delivered.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         if let channel {
             try await postWithBot(to: channel, in: step)
             return
@@ -140,7 +140,7 @@ extension LaneContext {
 
 extension Slack: DocumentedAction {
     /// How `lane.slack` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "Post to Slack through an incoming webhook (SLACK_WEBHOOK_URL) or with a bot token (SLACK_BOT_TOKEN) to a channel: Block Kit with a text fallback, within Slack's limits, redacted, sent once",
         signature: "try await lane.slack(_ text: String, webhookURL: String? = nil, channel: String? = nil, delivery: Delivery = .atMostOnce)",

@@ -5,18 +5,18 @@ import Foundation
 /// The token goes in `Authorization: Bearer xoxb-…` (never in a URL or a body) and is added to
 /// the transport's redactor. Slack answers HTTP 200 with `{"ok": false, "error": "…"}` for its
 /// errors, and 429 with `Retry-After` when rate limited (the transport waits and retries).
-public struct SlackBotClient: Sendable {
+package struct SlackBotClient: Sendable {
     /// The API base URL (`https://slack.com/api`, or `SLACK_API_URL`).
-    public let apiURL: String
+    package let apiURL: String
     private let token: String
     let transport: HTTPTransport
 
     /// The Web API's address unless `SLACK_API_URL` says otherwise.
-    public static let defaultAPIURL = "https://slack.com/api"
+    package static let defaultAPIURL = "https://slack.com/api"
 
     /// Creates a client for `token` (from `SLACK_BOT_TOKEN` by the caller).
     /// - Throws: `NotifyError.missingToken` when the token is nil or empty, `.invalidURL` for a bad `apiURL`.
-    public init(token: String?, apiURL: String?, transport: HTTPTransport) throws {
+    package init(token: String?, apiURL: String?, transport: HTTPTransport) throws {
         guard let token = token?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
             throw NotifyError.missingToken(variable: "SLACK_BOT_TOKEN", service: "Slack")
         }
@@ -31,11 +31,11 @@ public struct SlackBotClient: Sendable {
     }
 
     /// Where a posted message is: the channel's id and the message's `ts`.
-    public struct Posted: Sendable, Equatable {
+    package struct Posted: Sendable, Equatable {
         /// The channel id Slack answered with (`C0123…`).
-        public var channel: String
+        package var channel: String
         /// The message's timestamp, its id within the channel.
-        public var ts: String
+        package var ts: String
     }
 
     // MARK: - Calls
@@ -43,7 +43,7 @@ public struct SlackBotClient: Sendable {
     /// Posts `message` to `channel` (an id or `#name`) with `marker` in its metadata
     /// (`event_type` `shiplane_message`, `event_payload.marker`), so it can be found again.
     /// - Throws: `NotifyError.slackRejected` with Slack's error code, `HTTPTransportError`.
-    public func post(_ message: SlackMessage, channel: String, marker: String) async throws -> Posted {
+    package func post(_ message: SlackMessage, channel: String, marker: String) async throws -> Posted {
         var payload = message.redacted(by: transport.redactor).payload()
         payload["channel"] = channel
         payload["metadata"] = ["event_type": Self.eventType, "event_payload": ["marker": marker]]
@@ -55,7 +55,7 @@ public struct SlackBotClient: Sendable {
     /// Looks for the message carrying `marker` in `channel`, posted at or after `oldest` (Unix
     /// seconds); returns where it is, or nil when it is not there.
     /// - Throws: `NotifyError.slackRejected`, `HTTPTransportError`.
-    public func find(marker: String, channel: String, oldest: Double) async throws -> Posted? {
+    package func find(marker: String, channel: String, oldest: Double) async throws -> Posted? {
         var cursor: String?
         repeat {
             var query = [("channel", channel), ("oldest", String(format: "%.6f", oldest)), ("inclusive", "true"),
@@ -77,7 +77,7 @@ public struct SlackBotClient: Sendable {
 
     /// Deletes the message; a message already gone counts as deleted.
     /// - Throws: `NotifyError.slackRejected` (e.g. `cant_delete_message`), `HTTPTransportError`.
-    public func delete(_ posted: Posted) async throws {
+    package func delete(_ posted: Posted) async throws {
         do {
             _ = try await call("chat.delete", json: ["channel": posted.channel, "ts": posted.ts])
         } catch NotifyError.slackRejected(_, "message_not_found") {

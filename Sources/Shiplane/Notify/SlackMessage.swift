@@ -51,7 +51,7 @@ public struct SlackMessage: Sendable, Equatable {
     }
 
     /// The message with secrets redacted from every text.
-    public func redacted(by redactor: SecretRedactor) -> SlackMessage {
+    package func redacted(by redactor: SecretRedactor) -> SlackMessage {
         SlackMessage(text: redactor.redact(text), blocks: blocks.map { block in
             switch block {
             case .header(let value): return .header(redactor.redact(value))

@@ -3,13 +3,13 @@ import Foundation
 /// Posts messages to a Slack incoming webhook.
 ///
 /// The webhook URL is itself a secret: it is added to the transport's redactor and never shown.
-public struct SlackNotifier: Sendable {
+package struct SlackNotifier: Sendable {
     private let webhookURL: String
     let transport: HTTPTransport
 
     /// Creates a notifier for the URL taken from `SLACK_WEBHOOK_URL` by the caller.
     /// - Throws: `NotifyError.missingWebhookURL` when nil or empty, `.invalidURL` when malformed.
-    public init(webhookURL: String?, transport: HTTPTransport) throws {
+    package init(webhookURL: String?, transport: HTTPTransport) throws {
         guard let url = webhookURL?.trimmingCharacters(in: .whitespacesAndNewlines), !url.isEmpty else {
             throw NotifyError.missingWebhookURL(variable: "SLACK_WEBHOOK_URL")
         }
@@ -21,13 +21,13 @@ public struct SlackNotifier: Sendable {
     }
 
     /// Sends a plain message.
-    public func send(_ text: String) async throws {
+    package func send(_ text: String) async throws {
         try await send(SlackMessage.plain(text))
     }
 
     /// Sends a message (secrets redacted, limits applied).
     /// - Throws: `NotifyError.slackRejected` with Slack's error code, or `HTTPTransportError`.
-    public func send(_ message: SlackMessage) async throws {
+    package func send(_ message: SlackMessage) async throws {
         let body = try message.redacted(by: transport.redactor).jsonBytes()
         let request = HTTPRequest(method: .post, url: webhookURL, headers: [("Content-Type", "application/json")], body: .bytes(body))
         let response = try await transport.send(request)

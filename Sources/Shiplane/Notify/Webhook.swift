@@ -1,20 +1,20 @@
 import Foundation
 
 /// Posts JSON to a webhook: a `{{placeholder}}` template filled with values (JSON-escaped).
-public struct Webhook: AsyncAction {
+package struct Webhook: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "webhook"
+    package static let name = "webhook"
     /// The http or https URL posted to (a secret: redacted everywhere).
-    public var url: String
+    package var url: String
     /// JSON with `{{name}}` placeholders.
-    public var template: String
+    package var template: String
     /// The placeholders' values, JSON-escaped and redacted before they are filled in.
-    public var values: [String: String]
+    package var values: [String: String]
     /// What a retry does with a post whose answer was lost: by default it is not sent again.
-    public var delivery: Delivery
+    package var delivery: Delivery
 
     /// Creates the action that posts `template`, filled with `values`, to `url`.
-    public init(url: String, template: String, values: [String: String] = [:], delivery: Delivery = .atMostOnce) {
+    package init(url: String, template: String, values: [String: String] = [:], delivery: Delivery = .atMostOnce) {
         self.url = url
         self.template = template
         self.values = values
@@ -22,7 +22,7 @@ public struct Webhook: AsyncAction {
     }
 
     /// The URL with its host and its secret parts hidden (`http://127.0.0.1:9/***`), and the delivery rule.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("url", SecretRedactor(secrets: [url]).redact(url))]
         if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
         return shown
@@ -31,7 +31,7 @@ public struct Webhook: AsyncAction {
     /// Posts the rendered template; in a dry run only notes what it would post.
     /// - Throws: `NotifyError` for an invalid URL or template or a non-2xx answer;
     ///   `HTTPTransportError` when it cannot be delivered.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         // The URL is a secret (webhooks keep their token in it): shown with its host, its path hidden.
         var transport = step.httpTransport()
         transport.redactor = transport.redactor.adding([url])
@@ -65,7 +65,7 @@ extension LaneContext {
 
 extension Webhook: DocumentedAction {
     /// How `lane.webhook` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "POST JSON made from a {{placeholder}} template (values JSON-escaped and redacted) to a URL",
         signature: "try await lane.webhook(_ url: String, template: String, values: [String: String] = [:], delivery: Delivery = .atMostOnce)",

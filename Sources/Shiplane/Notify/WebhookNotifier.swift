@@ -1,15 +1,15 @@
 import Foundation
 
 /// Posts JSON to a generic webhook, from a `{{placeholder}}` template or an `Encodable` value.
-public struct WebhookNotifier: Sendable {
+package struct WebhookNotifier: Sendable {
     private let url: String
     /// Headers sent with every post, besides `Content-Type: application/json`.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     let transport: HTTPTransport
 
     /// Creates a notifier that posts to `url`; the URL is added to the redactor, as it often holds a token.
     /// - Throws: `NotifyError.invalidURL` when the URL is not http(s) with a host.
-    public init(url: String, headers: [(name: String, value: String)] = [], transport: HTTPTransport) throws {
+    package init(url: String, headers: [(name: String, value: String)] = [], transport: HTTPTransport) throws {
         var transport = transport
         // Webhook URLs often embed a token in the path or query.
         transport.redactor = transport.redactor.adding([url])
@@ -21,14 +21,14 @@ public struct WebhookNotifier: Sendable {
 
     /// Renders `template` with `values` (JSON-escaped, secrets redacted) and posts it.
     /// - Throws: `NotifyError.invalidTemplate` (unknown placeholders, invalid JSON), `.webhookRejected`, `HTTPTransportError`.
-    public func send(template: String, values: [String: String]) async throws {
+    package func send(template: String, values: [String: String]) async throws {
         let redacted = values.mapValues { transport.redactor.redact($0) }
         let body = try JSONTemplate.render(template, values: redacted)
         try await post(Array(body.utf8))
     }
 
     /// Posts `value` encoded as JSON.
-    public func send<Value: Encodable>(_ value: Value) async throws {
+    package func send<Value: Encodable>(_ value: Value) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
@@ -48,10 +48,10 @@ public struct WebhookNotifier: Sendable {
 /// Fills `{{name}}` placeholders in a JSON template with JSON-string-escaped values.
 ///
 /// Placeholders are meant to sit inside JSON strings: `{"text": "Released {{version}}"}`.
-public enum JSONTemplate {
+package enum JSONTemplate {
     /// The rendered text.
     /// - Throws: `NotifyError.invalidTemplate` listing every unknown placeholder, or when the result is not JSON.
-    public static func render(_ template: String, values: [String: String]) throws -> String {
+    package static func render(_ template: String, values: [String: String]) throws -> String {
         var output = ""
         var missing: [String] = []
         var rest = Substring(template)

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Checks webhook and upload URLs before anything is sent.
-public enum WebhookURL {
+package enum WebhookURL {
     /// Accepts absolute http/https URLs with a host.
     /// - Throws: `NotifyError.invalidURL` saying what is wrong (the URL shown redacted).
-    public static func validate(_ url: String, redactor: SecretRedactor = SecretRedactor()) throws {
+    package static func validate(_ url: String, redactor: SecretRedactor = SecretRedactor()) throws {
         let shown = redactor.redact(url)
         guard let components = URLComponents(string: url.trimmingCharacters(in: .whitespaces)) else {
             throw NotifyError.invalidURL(shown, reason: "it is not a valid URL")

@@ -1,16 +1,16 @@
 import Foundation
 
 /// Writes `SHA256SUMS` files: one `<hex>  <name>` line per file, sorted by name.
-public enum Checksums {
+package enum Checksums {
     /// The text of a SHA256SUMS file for the given files (name in the file → path on disk).
     /// - Throws: when a file cannot be read, or two files share a name.
-    public static func sha256Sums(for files: [(name: String, path: String)]) throws -> String {
+    package static func sha256Sums(for files: [(name: String, path: String)]) throws -> String {
         try sha256Sums(for: files) { try SHA256.hex(ofFile: $0) }
     }
 
     /// The same, hashing each file through `digest` (a lane's file system, so a dry run hashes
     /// what earlier steps would have written).
-    public static func sha256Sums(for files: [(name: String, path: String)], digest: (String) throws -> String) throws -> String {
+    package static func sha256Sums(for files: [(name: String, path: String)], digest: (String) throws -> String) throws -> String {
         var seen = Set<String>()
         var lines: [(String, String)] = []
         for file in files {
@@ -25,7 +25,7 @@ public enum Checksums {
     /// Writes a SHA256SUMS file for the given paths (named by their last path component) and returns its URL.
     /// - Throws: when a file cannot be read or the output cannot be written.
     @discardableResult
-    public static func writeSHA256Sums(for paths: [String], to output: URL) throws -> URL {
+    package static func writeSHA256Sums(for paths: [String], to output: URL) throws -> URL {
         let text = try sha256Sums(for: paths.map { (URL(fileURLWithPath: $0).lastPathComponent, $0) })
         try Data(text.utf8).write(to: output, options: .atomic)
         return output

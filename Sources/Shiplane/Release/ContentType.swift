@@ -1,7 +1,7 @@
 import Foundation
 
 /// Media types for release assets, chosen by file extension.
-public enum ContentType {
+package enum ContentType {
     private static let byExtension: [(suffix: String, type: String)] = [
         (".tar.gz", "application/gzip"), (".tgz", "application/gzip"), (".gz", "application/gzip"),
         (".zip", "application/zip"), (".json", "application/json"), (".txt", "text/plain"),
@@ -11,7 +11,7 @@ public enum ContentType {
     ]
 
     /// The media type for a file name, `application/octet-stream` when the extension is unknown.
-    public static func forFileName(_ name: String) -> String {
+    package static func forFileName(_ name: String) -> String {
         let lowered = name.lowercased()
         if lowered.hasSuffix("sha256sums") { return "text/plain" }
         return byExtension.first { lowered.hasSuffix($0.suffix) }?.type ?? "application/octet-stream"

@@ -2,22 +2,22 @@ import Foundation
 
 /// Copies files into a folder (a local release target): atomically, never overwriting a
 /// different file unless `replace`; rollback removes what it added.
-public struct CopyToDirectory: Action {
+package struct CopyToDirectory: Action {
     /// The action's name in steps and reports.
-    public static let name = "copyToDirectory"
+    package static let name = "copyToDirectory"
     /// The files to copy, relative to the repository root unless absolute; folders are refused.
-    public var files: [String]
+    package var files: [String]
     /// The folder they go to, created when missing.
-    public var directory: String
+    package var directory: String
     /// True to overwrite a file there that holds other content.
-    public var replace: Bool
+    package var replace: Bool
 
     /// The files and the folder.
-    public var options: [StepOption] { [StepOption("files", files.joined(separator: ", ")), StepOption("directory", directory)] }
+    package var options: [StepOption] { [StepOption("files", files.joined(separator: ", ")), StepOption("directory", directory)] }
 
     /// Copies each file and returns the copies' paths; each write has its undo.
     /// - Throws: when a file is missing or a folder, or the target holds other content and `replace` is false.
-    public func run(in step: StepContext) throws -> [String] {
+    package func run(in step: StepContext) throws -> [String] {
         let folder = step.resolve(directory)
         var copied: [String] = []
         for file in files {
@@ -55,7 +55,7 @@ extension LaneContext {
 
 extension CopyToDirectory: DocumentedAction {
     /// How `lane.copyToDirectory` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Copy files into a folder (a local release target), atomically, never overwriting a different file unless replace",
         signature: "try lane.copyToDirectory(_ files: [String], directory: String, replace: Bool = false) -> [String]",

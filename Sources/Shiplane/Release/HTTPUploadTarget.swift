@@ -3,20 +3,20 @@ import Foundation
 /// Uploads a file to any HTTP endpoint with PUT or POST, streaming it from disk.
 ///
 /// The URL may hold `{name}` and `{version}` placeholders, replaced percent-encoded.
-public struct HTTPUploadTarget: Sendable {
+package struct HTTPUploadTarget: Sendable {
     /// The URL, with `{name}` and `{version}` placeholders.
-    public var urlTemplate: String
+    package var urlTemplate: String
     /// PUT or POST.
-    public var method: HTTPRequestMethod
+    package var method: HTTPRequestMethod
     /// Headers sent with every upload; `Content-Type` is added from the file name unless given.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// Seconds one upload may take.
-    public var timeout: Double
+    package var timeout: Double
     /// Sends the requests, with retries and redaction.
-    public var transport: HTTPTransport
+    package var transport: HTTPTransport
 
     /// Creates a target for `urlTemplate`, sent through `transport`.
-    public init(urlTemplate: String, method: HTTPRequestMethod = .put, headers: [(name: String, value: String)] = [],
+    package init(urlTemplate: String, method: HTTPRequestMethod = .put, headers: [(name: String, value: String)] = [],
                 timeout: Double = 600, transport: HTTPTransport) {
         self.urlTemplate = urlTemplate
         self.method = method
@@ -27,7 +27,7 @@ public struct HTTPUploadTarget: Sendable {
 
     /// The URL for one file, placeholders filled in.
     /// - Throws: `HTTPTransportError.invalidURL` when the result is not an http(s) URL with a host.
-    public func url(name: String, version: String?) throws -> String {
+    package func url(name: String, version: String?) throws -> String {
         var url = urlTemplate.replacingOccurrences(of: "{name}", with: URITemplate.percentEncode(name, allowReserved: false))
         if let version {
             url = url.replacingOccurrences(of: "{version}", with: URITemplate.percentEncode(version, allowReserved: false))
@@ -39,7 +39,7 @@ public struct HTTPUploadTarget: Sendable {
     /// Uploads `file` (named `name`, default its last path component) and returns the server's response.
     /// - Throws: `HTTPTransportError` from the transport, or `UploadError` for a non-2xx answer.
     @discardableResult
-    public func upload(file: String, name: String? = nil, version: String? = nil, contentType: String? = nil) async throws -> HTTPResponse {
+    package func upload(file: String, name: String? = nil, version: String? = nil, contentType: String? = nil) async throws -> HTTPResponse {
         let assetName = name ?? URL(fileURLWithPath: file).lastPathComponent
         let target = try url(name: assetName, version: version)
         var allHeaders = headers
@@ -56,22 +56,22 @@ public struct HTTPUploadTarget: Sendable {
 }
 
 /// An upload the server refused.
-public struct UploadError: ReportableError {
+package struct UploadError: ReportableError {
     /// The file's name, as uploaded.
-    public var name: String
+    package var name: String
     /// The URL it was sent to, redacted.
-    public var url: String
+    package var url: String
     /// The server's status code.
-    public var status: Int
+    package var status: Int
     /// The start of the server's answer, redacted.
-    public var bodySnippet: String
+    package var bodySnippet: String
 
     /// Names the file, the URL and the status.
-    public var message: String { "uploading \(name) to \(url) failed with HTTP \(status)" }
+    package var message: String { "uploading \(name) to \(url) failed with HTTP \(status)" }
     /// The status and the start of the answer.
-    public var info: [(key: String, value: String)] { [("status", String(status)), ("body", bodySnippet)] }
+    package var info: [(key: String, value: String)] { [("status", String(status)), ("body", bodySnippet)] }
     /// What to check for 401, 403, 404 and 413; nil for other statuses.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch status {
         case 401, 403: return "check the credentials in the upload headers"
         case 404: return "check the upload URL"

@@ -8,14 +8,14 @@ internal import Crypto
 /// where there are some), so the public API does not expose the crypto package. It replaced a
 /// hand-written Swift implementation once swift-crypto became a dependency for the store uploads:
 /// two implementations of one digest, the slower one on every checksum.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var hasher = Crypto.SHA256()
 
     /// Starts an empty digest.
-    public init() {}
+    package init() {}
 
     /// Adds bytes to the digest.
-    public mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         if let done = bytes.withContiguousStorageIfAvailable({ hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }) {
             return done
         }
@@ -24,12 +24,12 @@ public struct SHA256: Sendable {
     }
 
     /// The 32-byte digest of everything added.
-    public func finalize() -> [UInt8] {
+    package func finalize() -> [UInt8] {
         Array(hasher.finalize())
     }
 
     /// The digest as lowercase hex.
-    public func hexDigest() -> String {
+    package func hexDigest() -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
@@ -41,7 +41,7 @@ public struct SHA256: Sendable {
     }
 
     /// The hex digest of some bytes.
-    public static func hex<Bytes: Collection>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hex<Bytes: Collection>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.hexDigest()
@@ -49,7 +49,7 @@ public struct SHA256: Sendable {
 
     /// The hex digest of a file, read in chunks.
     /// - Throws: when the file cannot be opened or read.
-    public static func hex(ofFile path: String, chunkSize: Int = 1 << 20) throws -> String {
+    package static func hex(ofFile path: String, chunkSize: Int = 1 << 20) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ShiplaneError("cannot open \(path) to compute its checksum")
         }

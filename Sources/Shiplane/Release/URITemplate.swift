@@ -1,9 +1,9 @@
 import Foundation
 
 /// Expands RFC 6570 URI templates (levels 1–3), such as GitHub's `…/assets{?name,label}`.
-public enum URITemplate {
+package enum URITemplate {
     /// `template` with every expression replaced; undefined variables are left out.
-    public static func expand(_ template: String, with variables: [String: String]) -> String {
+    package static func expand(_ template: String, with variables: [String: String]) -> String {
         var result = ""
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{") {

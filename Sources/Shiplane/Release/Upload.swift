@@ -5,30 +5,30 @@ import Foundation
 /// The URL may hold `{name}` (each file's name) and `{version}`. Files go up `concurrency` at a
 /// time; every failure is reported, not only the first. An upload cannot be taken back by
 /// Shiplane (the server owns it): rollback reports it as kept.
-public struct Upload: AsyncAction {
+package struct Upload: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "upload"
+    package static let name = "upload"
     /// The files to upload, relative to the repository root unless absolute.
-    public var files: [String]
+    package var files: [String]
     /// The URL, with `{name}` (each file's name) and `{version}` placeholders.
-    public var url: String
+    package var url: String
     /// PUT or POST.
-    public var method: HTTPRequestMethod
+    package var method: HTTPRequestMethod
     /// Extra headers; secret values are redacted from output.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// What fills `{version}`.
-    public var version: String?
+    package var version: String?
     /// How many files upload at once.
-    public var concurrency: Int
+    package var concurrency: Int
 
     /// The files, the URL and the method.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         [StepOption("files", files.joined(separator: ", ")), StepOption("url", url), StepOption("method", method.rawValue)]
     }
 
     /// Checks every file and URL first, then uploads; in a dry run only checks and notes what it would upload.
     /// - Throws: every problem found before uploading, or every failed upload together (`AggregateError`).
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         let transport = step.httpTransport()
         let target = HTTPUploadTarget(
             urlTemplate: url, method: method, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
@@ -75,7 +75,7 @@ extension LaneContext {
 
 extension Upload: DocumentedAction {
     /// How `lane.upload` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Upload files to any HTTP endpoint with PUT or POST, streamed from disk, concurrently, with retries",
         signature: "try await lane.upload(_ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:], version: String? = nil, concurrency: Int = 4)",

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Writes a `SHA256SUMS` file for the given files (`<hex>  <name>` lines, sorted by name).
-public struct WriteChecksums: Action {
+package struct WriteChecksums: Action {
     /// The action's name in steps and reports.
-    public static let name = "checksums"
+    package static let name = "checksums"
     /// The files to hash, relative to the repository root unless absolute.
-    public var files: [String]
+    package var files: [String]
     /// The checksum file to write.
-    public var output: String
+    package var output: String
 
     /// The files and the output file.
-    public var options: [StepOption] { [StepOption("files", files.joined(separator: ", ")), StepOption("output", output)] }
+    package var options: [StepOption] { [StepOption("files", files.joined(separator: ", ")), StepOption("output", output)] }
 
     /// Writes the checksum file (with its undo) and returns `output`.
     /// - Throws: when a file is missing or the output cannot be written.
-    public func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> String {
         let fileSystem = step.lane.fileSystem
         let entries = files.map { (name: URL(fileURLWithPath: step.resolve($0)).lastPathComponent, path: step.resolve($0)) }
         let text = try Checksums.sha256Sums(for: entries) { path in
@@ -39,7 +39,7 @@ extension LaneContext {
 
 extension WriteChecksums: DocumentedAction {
     /// How `lane.checksums` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Write a SHA256SUMS file for files",
         signature: "try lane.checksums(_ files: [String], to output: String) -> String",

@@ -1,19 +1,19 @@
 /// What an action tells about itself, declared beside its code. `shiplane actions`,
 /// `shiplane action NAME`, their JSON and the README's actions table are made from it.
-public struct ActionDocumentation: Sendable, Equatable {
+package struct ActionDocumentation: Sendable, Equatable {
     /// One parameter of the lane method that calls the action.
-    public struct Parameter: Codable, Sendable, Equatable {
+    package struct Parameter: Codable, Sendable, Equatable {
         /// The parameter's label, or its name when it has no label.
-        public var name: String
+        package var name: String
         /// Its Swift type, as written in the signature.
-        public var type: String
+        package var type: String
         /// Its default as shown to people; nil when it must be given.
-        public var defaultValue: String?
+        package var defaultValue: String?
         /// What it does, in a few words.
-        public var help: String
+        package var help: String
 
         /// Creates the description of one parameter.
-        public init(name: String, type: String, defaultValue: String?, help: String) {
+        package init(name: String, type: String, defaultValue: String?, help: String) {
             self.name = name
             self.type = type
             self.defaultValue = defaultValue
@@ -22,22 +22,22 @@ public struct ActionDocumentation: Sendable, Equatable {
     }
 
     /// The feature it belongs to: Git, Versioning, Build, Changelog, Release, Notify.
-    public var domain: String
+    package var domain: String
     /// What the action does, in one line.
-    public var summary: String
+    package var summary: String
     /// How a lane calls it.
-    public var signature: String
+    package var signature: String
     /// Every parameter of the lane method, in order.
-    public var parameters: [Parameter]
+    package var parameters: [Parameter]
     /// A line of lane code that calls it.
-    public var example: String
+    package var example: String
     /// What a dry run does with this action.
-    public var dryRun: String
+    package var dryRun: String
     /// What rollback undoes.
-    public var rollback: String
+    package var rollback: String
 
     /// Creates the documentation an action declares beside its code.
-    public init(
+    package init(
         domain: String, summary: String, signature: String, parameters: [Parameter], example: String,
         dryRun: String, rollback: String
     ) {
@@ -52,7 +52,7 @@ public struct ActionDocumentation: Sendable, Equatable {
 }
 
 /// An action that documents itself; every built-in action is one.
-public protocol DocumentedAction {
+package protocol DocumentedAction {
     /// The action's name, as in `Action.name`.
     static var name: String { get }
     /// What the catalog, `shiplane action NAME` and the README say about the action.
@@ -60,29 +60,29 @@ public protocol DocumentedAction {
 }
 
 /// An action as `shiplane actions` and `shiplane action NAME` describe it (and as their JSON reads).
-public struct ActionDescription: Codable, Sendable, Equatable {
+package struct ActionDescription: Codable, Sendable, Equatable {
     /// One parameter of the lane method.
-    public typealias Parameter = ActionDocumentation.Parameter
+    package typealias Parameter = ActionDocumentation.Parameter
 
     /// The action's name (`bumpVersion`).
-    public var name: String
+    package var name: String
     /// The feature it belongs to: Git, Versioning, Build, Changelog, Release, Notify.
-    public var domain: String
+    package var domain: String
     /// What it does, in one line.
-    public var summary: String
+    package var summary: String
     /// How a lane calls it.
-    public var signature: String
+    package var signature: String
     /// Every parameter of the lane method, in order.
-    public var parameters: [Parameter]
+    package var parameters: [Parameter]
     /// A line of lane code that calls it.
-    public var example: String
+    package var example: String
     /// What a dry run does with it.
-    public var dryRun: String
+    package var dryRun: String
     /// What rollback undoes.
-    public var rollback: String
+    package var rollback: String
 
     /// The description of `action`, from its name and its documentation.
-    public init(_ action: any DocumentedAction.Type) {
+    package init(_ action: any DocumentedAction.Type) {
         let documentation = action.documentation
         name = action.name
         domain = documentation.domain
@@ -96,20 +96,20 @@ public struct ActionDescription: Codable, Sendable, Equatable {
 }
 
 /// The built-in actions, in the order a release lane uses them: the one list of them.
-public enum ActionCatalog {
+package enum ActionCatalog {
     /// The built-in action types, in release order.
-    public static var actions: [any DocumentedAction.Type] { Features.actions }
+    package static var actions: [any DocumentedAction.Type] { Features.actions }
 
     /// The descriptions of the built-in actions, in release order.
-    public static let all: [ActionDescription] = actions.map(ActionDescription.init)
+    package static let all: [ActionDescription] = actions.map(ActionDescription.init)
 
     /// The built-in action with that name, compared case-insensitively; nil when there is none.
-    public static func named(_ name: String) -> ActionDescription? {
+    package static func named(_ name: String) -> ActionDescription? {
         all.first { $0.name.lowercased() == name.lowercased() }
     }
 
     /// The README's actions table, made from the actions' own documentation.
-    public static var markdownTable: String {
+    package static var markdownTable: String {
         var lines = ["| action | what it does | dry run | rollback |", "| --- | --- | --- | --- |"]
         for action in all {
             let labels = action.signatureParameters.map { "\($0.label):" }.joined()
@@ -123,13 +123,13 @@ public enum ActionCatalog {
 extension ActionDescription {
     /// The argument labels and parameter names of the first lane call in `signature`
     /// (`bumpVersion(_ bump: VersionBump, files: …)` gives `_ bump` and `files files`).
-    public var signatureParameters: [(label: String, name: String)] {
+    package var signatureParameters: [(label: String, name: String)] {
         guard let call = signature.range(of: "lane.\(name)(") else { return [] }
         return Self.parse(parameterList: String(signature[call.upperBound...]))
     }
 
     /// The label and name of each parameter in a Swift parameter list, up to its closing `)`.
-    public static func parse(parameterList: String) -> [(label: String, name: String)] {
+    package static func parse(parameterList: String) -> [(label: String, name: String)] {
         var depth = 0
         var inString = false
         var current = ""

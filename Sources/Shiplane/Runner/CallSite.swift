@@ -20,7 +20,7 @@ extension CallSite {
     /// The call site to show for an action called at `file:line`, or nil when the caller is
     /// Shiplane itself (a built-in command such as `shiplane bump` runs its steps as a lane):
     /// users are pointed at their lane files, never at Shiplane's sources.
-    public static func inLane(file: String, line: Int) -> CallSite? {
+    package static func inLane(file: String, line: Int) -> CallSite? {
         file.hasPrefix("ShiplaneCLI/") || file.hasPrefix("Shiplane/") ? nil : CallSite(file: file, line: line)
     }
 }

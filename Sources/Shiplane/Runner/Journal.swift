@@ -13,7 +13,7 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
     public var stays: Bool?
 
     /// Creates the outcome of one undo.
-    public init(description: String, undone: Bool, error: String?, stays: Bool = false) {
+    package init(description: String, undone: Bool, error: String?, stays: Bool = false) {
         self.description = description
         self.undone = undone
         self.error = error
@@ -32,7 +32,7 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
 /// `shiplane rollback` (`RecordedRollback` fills one from the record): one path for every process.
 /// An undo checks that the world is still as the action left it and refuses otherwise, so a
 /// rollback never destroys someone else's work.
-public final class Journal: @unchecked Sendable {
+package final class Journal: @unchecked Sendable {
     // @unchecked: `entries`, `context` and `attachedRecorder` are only touched under `lock`.
     struct Entry {
         /// The number of the step that made it.
@@ -65,7 +65,7 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// The run's on-disk record, when it has one.
-    public var recorder: RunRecorder? { lock.withLock { attachedRecorder } }
+    package var recorder: RunRecorder? { lock.withLock { attachedRecorder } }
 
     /// What undos reach the world through.
     var effectContext: EffectContext { lock.withLock { context } }
@@ -74,7 +74,7 @@ public final class Journal: @unchecked Sendable {
     /// is a resumed run's, what its earlier process's cut-short steps left is undone first, and
     /// the effects it left unsettled join the journal.
     /// - Throws: when what a step cut short left behind cannot be undone (the run must not resume).
-    public func record(with recorder: RunRecorder, environment: LaneEnvironment) async throws {
+    package func record(with recorder: RunRecorder, environment: LaneEnvironment) async throws {
         let recorded: EffectContext = lock.withLock {
             attachedRecorder = recorder
             let earlier = context
@@ -122,7 +122,7 @@ public final class Journal: @unchecked Sendable {
     /// Makes the run's first effect (and its first command: see `Sh`) wait for `check`, which may
     /// throw to stop the run before it changes anything — the look at origin for an unfinished
     /// release (`ResumingFromOrigin`). A lane that only reads never runs it.
-    public func holdFirstEffect(until check: @escaping @Sendable () throws -> Void) {
+    package func holdFirstEffect(until check: @escaping @Sendable () throws -> Void) {
         gateLock.withLock {
             gate = check
             gateVerdict = nil
@@ -131,7 +131,7 @@ public final class Journal: @unchecked Sendable {
 
     /// Runs the check set with `holdFirstEffect(until:)` once, if it has not run, and throws what
     /// it threw (every later call throws the same). Nothing to do when there is none.
-    public func checkBeforeFirstEffect() throws {
+    package func checkBeforeFirstEffect() throws {
         try gateLock.withLock {
             if let check = gate {
                 gate = nil
@@ -177,10 +177,10 @@ public final class Journal: @unchecked Sendable {
 
     /// The number of effects a rollback would still undo or report (one settled as staying during
     /// the run, such as a build Apple accepted, is reported).
-    public var count: Int { lock.withLock { pending.count + entries.filter { $0.status == .kept && $0.note != nil }.count } }
+    package var count: Int { lock.withLock { pending.count + entries.filter { $0.status == .kept && $0.note != nil }.count } }
 
     /// What each unsettled effect's undo does, oldest first.
-    public var descriptions: [String] { lock.withLock { pending.map(\.description) } }
+    package var descriptions: [String] { lock.withLock { pending.map(\.description) } }
 
     /// True when step `step` recorded an effect of `kind` described as `description` that is not
     /// undone: a resumed step finds what its earlier attempt wrote down (a push cut short).
@@ -241,14 +241,14 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// Forgets every entry: the run completed and its effects stay.
-    public func commit() {
+    package func commit() {
         lock.withLock { entries.removeAll() }
     }
 
     // MARK: - Rolling back
 
     /// Undoes every unsettled effect, newest first; keeps going past failures and reports each.
-    public func rollback() async -> [RollbackEntry] {
+    package func rollback() async -> [RollbackEntry] {
         await rollback(pointOfNoReturn: nil).map(\.entry)
     }
 
@@ -313,7 +313,7 @@ public final class Journal: @unchecked Sendable {
 }
 
 /// The one-line text of any error: a `ReportableError`'s message, else its description.
-public func describe(_ error: any Error) -> String {
+package func describe(_ error: any Error) -> String {
     if let reportable = error as? any ReportableError { return reportable.message }
     if let localized = error as? LocalizedError, let text = localized.errorDescription { return text }
     return String(describing: error)

@@ -20,7 +20,7 @@ public struct LaneRunResult: Sendable {
     public var outputs: [(name: String, value: String)] = []
 
     /// Creates a result; `outputs` starts empty.
-    public init(
+    package init(
         lane: String, dryRun: Bool, startedAt: Date, duration: TimeInterval, steps: [StepRecord],
         failure: LaneFailure?, plannedWrites: [String]
     ) {
@@ -40,12 +40,12 @@ public struct LaneRunResult: Sendable {
 }
 
 /// Runs a top lane: hooks around it, rollback when it fails, and the record of what happened.
-public struct LaneRunner {
+package struct LaneRunner {
     /// Whether a failed run undoes its side effects (`--no-rollback` turns it off).
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
 
     /// Creates a runner; rollback on failure is on unless turned off.
-    public init(rollbackOnFailure: Bool = true) {
+    package init(rollbackOnFailure: Bool = true) {
         self.rollbackOnFailure = rollbackOnFailure
     }
 
@@ -54,7 +54,7 @@ public struct LaneRunner {
     ///
     /// Never throws: a failure, and what rollback did, are in the result, and the run's record on disk
     /// is settled (finished, or left for `shiplane resume` or `shiplane rollback`).
-    public func run<L: Lane>(_ lane: L, in context: LaneContext) async -> LaneRunResult {
+    package func run<L: Lane>(_ lane: L, in context: LaneContext) async -> LaneRunResult {
         let info = LaneInfo(name: L.name, depth: 0)
         let state = context.state
         let started = state.now()

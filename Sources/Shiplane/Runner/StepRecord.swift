@@ -48,7 +48,7 @@ public struct StepRecord: Codable, Sendable, Equatable {
     public var note: String?
 
     /// Creates a record; the runner makes one per step.
-    public init(
+    package init(
         number: Int, name: String, callSite: CallSite?, options: [StepOption], depth: Int,
         startedAt: Date, duration: TimeInterval? = nil, outcome: StepOutcome = .running,
         error: String? = nil, note: String? = nil

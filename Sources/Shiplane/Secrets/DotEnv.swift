@@ -4,19 +4,19 @@ import Foundation
 ///
 /// Single-quoted values are literal; double-quoted values understand `\n`, `\t`, `\r`, `\"`, `\\`
 /// and `\$`. Nothing is expanded or executed: `$(cmd)` and `${VAR}` stay as written.
-public struct DotEnv: Sendable {
+package struct DotEnv: Sendable {
     /// The variables in file order (later duplicates replace earlier values in `values`).
-    public private(set) var entries: [(key: String, value: String)] = []
+    package private(set) var entries: [(key: String, value: String)] = []
 
     /// The variables as a dictionary.
-    public var values: [String: String] {
+    package var values: [String: String] {
         var result: [String: String] = [:]
         for entry in entries { result[entry.key] = entry.value }
         return result
     }
 
     /// Creates a set of variables from key-value pairs in file order.
-    public init(entries: [(key: String, value: String)] = []) {
+    package init(entries: [(key: String, value: String)] = []) {
         self.entries = entries
     }
 
@@ -24,7 +24,7 @@ public struct DotEnv: Sendable {
 
     /// Parses the text of one file; `file` names it in errors.
     /// - Throws: `DotEnvError` listing every malformed line with file:line.
-    public static func parse(_ text: String, file: String = ".env") throws -> DotEnv {
+    package static func parse(_ text: String, file: String = ".env") throws -> DotEnv {
         var result = DotEnv()
         var problems: [DotEnvError.Problem] = []
         let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
@@ -44,7 +44,7 @@ public struct DotEnv: Sendable {
     /// later files override earlier ones.
     /// - Throws: `DotEnvError` with every malformed line of every file; `DotEnvFileUnreadable`
     ///   for a file that is a folder, cannot be read or is not UTF-8 text.
-    public static func load(directory: URL, environment: String? = nil) throws -> DotEnv {
+    package static func load(directory: URL, environment: String? = nil) throws -> DotEnv {
         var names = [".env"]
         if let environment, !environment.isEmpty { names.append(".env.\(environment)") }
         var merged = DotEnv()
@@ -151,51 +151,51 @@ public struct DotEnv: Sendable {
 }
 
 /// Malformed lines in dotenv files, all of them, each with file and line.
-public struct DotEnvError: ReportableError {
+package struct DotEnvError: ReportableError {
     /// One malformed line.
-    public struct Problem: Sendable, Equatable {
+    package struct Problem: Sendable, Equatable {
         /// The file as named to `DotEnv.parse`, or the path `DotEnv.load` read.
-        public let file: String
+        package let file: String
         /// The line number, from 1.
-        public let line: Int
+        package let line: Int
         /// Why the line could not be read.
-        public let reason: String
+        package let reason: String
     }
 
     /// Every malformed line found.
-    public let problems: [Problem]
+    package let problems: [Problem]
 
     /// Says one or how many malformed lines were found.
-    public var message: String {
+    package var message: String {
         problems.count == 1 ? "malformed line in a dotenv file" : "\(problems.count) malformed lines in dotenv files"
     }
     /// Each problem as `file:line` and its reason.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         problems.map { ("\($0.file):\($0.line)", $0.reason) }
     }
     /// How to write a line that parses.
-    public var suggestion: String? { "write each line as KEY=value (quotes optional, # for comments)" }
+    package var suggestion: String? { "write each line as KEY=value (quotes optional, # for comments)" }
     /// A usage mistake: the file is the user's to fix.
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }
 
 /// A dotenv file that is there but cannot be read as one: a folder, unreadable, not UTF-8.
-public struct DotEnvFileUnreadable: ReportableError {
+package struct DotEnvFileUnreadable: ReportableError {
     /// The path that was read.
-    public let file: String
+    package let file: String
     /// The file's name (`.env`, `.env.NAME`).
-    public let name: String
+    package let name: String
     /// Why it cannot be read.
-    public let reason: String
+    package let reason: String
 
     /// Names the file and why it cannot be read.
-    public var message: String { "\(name) cannot be loaded: \(reason)" }
+    package var message: String { "\(name) cannot be loaded: \(reason)" }
     /// The full path.
-    public var info: [(key: String, value: String)] { [("path", file)] }
+    package var info: [(key: String, value: String)] { [("path", file)] }
     /// Make it a file of KEY=value lines, or move it away.
-    public var suggestion: String? {
+    package var suggestion: String? {
         "make \(name) a UTF-8 text file of KEY=value lines, or move it out of the way; nothing was run"
     }
     /// A usage mistake: the file is the user's to fix (README: exit 2 for a malformed .env).
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }

@@ -7,26 +7,26 @@ import Foundation
 /// secret parts hidden (`SecretURL`). Token shapes are found by one pass over the UTF-8 bytes: GitHub tokens (`ghp_`,
 /// `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), GitLab tokens (`glpat-`, `glcbt-`, `gldt-`, `glptt-`), Slack tokens (`xoxb-`, `xoxp-`, ...), Slack
 /// webhook URLs, `Bearer <token>` and `user:password@` in URLs.
-public struct SecretRedactor: Sendable {
+package struct SecretRedactor: Sendable {
     /// Shorter values are ignored: redacting "a" or "on" would shred every message.
-    public static let minimumSecretLength = 4
+    package static let minimumSecretLength = 4
     /// What a redacted secret is replaced with.
-    public static let mask = "***"
+    package static let mask = "***"
 
     /// The configured secret values, longest first (for a URL, the tokens in it).
-    public private(set) var secrets: [String]
+    package private(set) var secrets: [String]
     /// The configured values that are URLs, longest first, each with the form it is shown in.
     private(set) var urls: [SecretURL] = []
 
     /// Creates a redactor for the given secret values (short and empty values are ignored).
-    public init(secrets: [String] = []) {
+    package init(secrets: [String] = []) {
         self.secrets = []
         add(secrets)
     }
 
     /// Adds more secret values. A value of several lines also adds each line (a key printed line
     /// by line must not show any of them).
-    public mutating func add(_ values: [String]) {
+    package mutating func add(_ values: [String]) {
         var plain: [String] = []
         for value in Self.withLines(values) {
             if let url = SecretURL(value) {
@@ -42,7 +42,7 @@ public struct SecretRedactor: Sendable {
     }
 
     /// A copy that also redacts `values`.
-    public func adding(_ values: [String]) -> SecretRedactor {
+    package func adding(_ values: [String]) -> SecretRedactor {
         var copy = self
         copy.add(values)
         return copy
@@ -50,7 +50,7 @@ public struct SecretRedactor: Sendable {
 
     /// `text` with every secret (these, and those registered while the run goes, see
     /// `RuntimeSecrets`) and every token shape replaced by `***`.
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         var result = text
         for url in urls where result.contains(url.value) {
             result = result.replacingOccurrences(of: url.value, with: url.shown)
@@ -74,7 +74,7 @@ public struct SecretRedactor: Sendable {
     }
 
     /// An error whose message, facts, suggestion and causes have been redacted, keeping its tree.
-    public func redact(_ error: any Error) -> RedactedError {
+    package func redact(_ error: any Error) -> RedactedError {
         if let already = error as? RedactedError { return RedactedError(wrapping: already, redactor: self) }
         return RedactedError(wrapping: error, redactor: self)
     }
@@ -115,14 +115,14 @@ public struct RedactedError: ReportableError {
 /// them from then on. In a lane program under a supervisor, each is also written to the
 /// supervisor's secret channel before `register` returns, so what the lane prints next is redacted
 /// there too (the supervisor reads the channel before it redacts the output that follows).
-public enum RuntimeSecrets {
+package enum RuntimeSecrets {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var registered: [String] = []
     /// The write end of the supervisor's secret channel, when there is one (under `lock`).
     nonisolated(unsafe) private static var channel: Int32 = -1
 
     /// Registers values as secrets (short ones are ignored, as in `SecretRedactor`).
-    public static func register(_ values: [String]) {
+    package static func register(_ values: [String]) {
         let usable = SecretRedactor.withLines(values).filter { $0.count >= SecretRedactor.minimumSecretLength }
         guard !usable.isEmpty else { return }
         lock.withLock {
@@ -138,7 +138,7 @@ public enum RuntimeSecrets {
 
     /// Sends every value registered from now on (and those registered so far) to `descriptor`,
     /// the supervisor's secret channel.
-    public static func forward(to descriptor: Int32) {
+    package static func forward(to descriptor: Int32) {
         lock.withLock {
             channel = descriptor
             let lines = registered.map { Data($0.utf8).base64EncodedString() + "\n" }.joined()
@@ -148,7 +148,7 @@ public enum RuntimeSecrets {
 
     /// Registers the values in complete base64 lines read from a secret channel; returns the
     /// bytes of an incomplete last line, to be completed by the next read.
-    public static func registerChannelLines(_ bytes: [UInt8]) -> [UInt8] {
+    package static func registerChannelLines(_ bytes: [UInt8]) -> [UInt8] {
         guard let end = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return bytes }
         let values = bytes[..<end].split(separator: UInt8(ascii: "\n")).compactMap {
             Data(base64Encoded: Data($0)).map { String(decoding: $0, as: UTF8.self) }

@@ -2,22 +2,22 @@ import Foundation
 
 /// What Google Play needs to know about an Android App Bundle, read from its
 /// `base/manifest/AndroidManifest.xml` (aapt2's protocol-buffer XML, not text).
-public struct AndroidBundleManifest: Sendable, Equatable {
+package struct AndroidBundleManifest: Sendable, Equatable {
     /// The app's package name (`com.example.app`).
-    public var packageName: String
+    package var packageName: String
     /// `android:versionCode`, when the manifest has one.
-    public var versionCode: Int64?
+    package var versionCode: Int64?
     /// `android:versionName`, when the manifest has one.
-    public var versionName: String?
+    package var versionName: String?
     /// The bundle's size in bytes.
-    public var fileSize: Int64
+    package var fileSize: Int64
 
     static let manifestPath = "base/manifest/AndroidManifest.xml"
 
     /// Reads the manifest of the AAB at `path`.
     /// - Throws: `StorePackageError` for a missing file, a non-zip, no base manifest, or one
     ///   without a package name.
-    public static func read(bundle path: String) throws -> AndroidBundleManifest {
+    package static func read(bundle path: String) throws -> AndroidBundleManifest {
         let data = try ZipEntries.contents(of: manifestPath, in: path)
         let manifest: (package: String?, versionCode: String?, versionName: String?)
         do {

@@ -2,24 +2,24 @@ import Foundation
 
 /// What App Store Connect needs to know about an IPA, read from its `Payload/*.app/Info.plist`
 /// (XML or binary property list).
-public struct IPAMetadata: Sendable, Equatable {
+package struct IPAMetadata: Sendable, Equatable {
     /// `CFBundleIdentifier` (`com.example.app`).
-    public var bundleID: String
+    package var bundleID: String
     /// `CFBundleShortVersionString`: one to three integers separated by periods ("1.4.0").
-    public var version: String
+    package var version: String
     /// `CFBundleVersion`: the build number ("42", "1.4.0.7" is refused: at most three integers).
-    public var buildNumber: String
+    package var buildNumber: String
     /// App Store Connect's platform: IOS, TV_OS or VISION_OS.
-    public var platform: String
+    package var platform: String
     /// The `.app` folder's name inside `Payload/`.
-    public var appName: String
+    package var appName: String
     /// The IPA's size in bytes.
-    public var fileSize: Int64
+    package var fileSize: Int64
 
     /// Reads and checks the metadata of the IPA at `path`.
     /// - Throws: `StorePackageError` for a missing file, a non-zip, no or several apps, an
     ///   unreadable plist, or a missing or malformed bundle ID, version or build number.
-    public static func read(ipa path: String) throws -> IPAMetadata {
+    package static func read(ipa path: String) throws -> IPAMetadata {
         let entries = try ZipEntries.paths(in: path)
         let plists = entries.filter { entry in
             let parts = entry.split(separator: "/", omittingEmptySubsequences: false)

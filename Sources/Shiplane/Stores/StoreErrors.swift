@@ -2,34 +2,34 @@ import Foundation
 
 /// An app package (IPA or AAB) that cannot be uploaded as it is: missing, not a zip, or without
 /// the metadata the store needs.
-public struct StorePackageError: ReportableError {
+package struct StorePackageError: ReportableError {
     /// The package's path.
-    public var path: String
+    package var path: String
     /// What is wrong with it.
-    public var problem: String
+    package var problem: String
     /// How to make a package that can be uploaded, when known.
-    public var suggestion: String?
+    package var suggestion: String?
 
     /// Creates the error for the package at `path`.
-    public init(path: String, problem: String, suggestion: String? = nil) {
+    package init(path: String, problem: String, suggestion: String? = nil) {
         self.path = path
         self.problem = problem
         self.suggestion = suggestion
     }
 
     /// The path and the problem.
-    public var message: String { "\(path): \(problem)" }
+    package var message: String { "\(path): \(problem)" }
 }
 
 /// Store credentials that are missing or unusable. Never carries the secret itself.
-public struct StoreCredentialsError: ReportableError {
+package struct StoreCredentialsError: ReportableError {
     /// What is missing or unusable; never the secret.
-    public var message: String
+    package var message: String
     /// Where to get or how to fix the credentials.
-    public var suggestion: String?
+    package var suggestion: String?
 
     /// Creates the error; the message must not contain the secret.
-    public init(_ message: String, suggestion: String? = nil) {
+    package init(_ message: String, suggestion: String? = nil) {
         self.message = message
         self.suggestion = suggestion
     }
@@ -37,20 +37,20 @@ public struct StoreCredentialsError: ReportableError {
 
 /// A store API answered with an error: the operation, the status and the store's own error
 /// list (Apple's `errors[]` with code, title and detail; Google's `error.message`), redacted.
-public struct StoreAPIError: ReportableError {
+package struct StoreAPIError: ReportableError {
     /// The store: `App Store Connect` or `Google Play`.
-    public var service: String
+    package var service: String
     /// What was asked of it (`create the build upload`).
-    public var operation: String
+    package var operation: String
     /// The HTTP status of the answer.
-    public var status: Int
+    package var status: Int
     /// The store's errors, one line each.
-    public var details: [String]
+    package var details: [String]
     /// What to do about it, when the status or the store's code says.
-    public var suggestion: String?
+    package var suggestion: String?
 
     /// Creates the error from a store's answer; `details` must already be redacted.
-    public init(service: String, operation: String, status: Int, details: [String], suggestion: String? = nil) {
+    package init(service: String, operation: String, status: Int, details: [String], suggestion: String? = nil) {
         self.service = service
         self.operation = operation
         self.status = status
@@ -59,12 +59,12 @@ public struct StoreAPIError: ReportableError {
     }
 
     /// The store, the operation, the status and the store's first error.
-    public var message: String {
+    package var message: String {
         "\(service) refused to \(operation) (HTTP \(status))" + (details.isEmpty ? "" : ": " + details[0])
     }
 
     /// The status and each of the store's errors.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         var facts: [(key: String, value: String)] = [("status", String(status))]
         for (index, detail) in details.enumerated() where index > 0 || details.count > 1 {
             facts.append(("error \(index + 1)", detail))
@@ -74,37 +74,37 @@ public struct StoreAPIError: ReportableError {
 }
 
 /// Every problem preflight found before any upload, reported together.
-public struct StorePreflightError: ReportableError {
+package struct StorePreflightError: ReportableError {
     /// Where the upload was going: `TestFlight` or `Google Play`.
-    public var target: String
+    package var target: String
     /// Every problem found.
-    public var underlyingErrors: [any Error]
+    package var underlyingErrors: [any Error]
 
     /// Creates the error holding every problem preflight found for `target`.
-    public init(target: String, problems: [any Error]) {
+    package init(target: String, problems: [any Error]) {
         self.target = target
         self.underlyingErrors = problems
     }
 
     /// Says how many problems stopped the upload before anything was sent.
-    public var message: String {
+    package var message: String {
         "cannot upload to \(target): \(underlyingErrors.count) problem\(underlyingErrors.count == 1 ? "" : "s") found before anything was sent"
     }
 }
 
 /// Processing at the store ended in failure, with the store's own errors and warnings.
-public struct StoreProcessingError: ReportableError {
+package struct StoreProcessingError: ReportableError {
     /// What failed, in one line.
-    public var message: String
+    package var message: String
     /// The store's errors, one line each.
-    public var errors: [String]
+    package var errors: [String]
     /// The store's warnings, one line each.
-    public var warnings: [String]
+    package var warnings: [String]
     /// What to do about it, when known.
-    public var suggestion: String?
+    package var suggestion: String?
 
     /// Creates the error with the store's errors and warnings.
-    public init(_ message: String, errors: [String], warnings: [String] = [], suggestion: String? = nil) {
+    package init(_ message: String, errors: [String], warnings: [String] = [], suggestion: String? = nil) {
         self.message = message
         self.errors = errors
         self.warnings = warnings
@@ -112,7 +112,7 @@ public struct StoreProcessingError: ReportableError {
     }
 
     /// Each error, then each warning.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         errors.map { ("error", $0) } + warnings.map { ("warning", $0) }
     }
 }

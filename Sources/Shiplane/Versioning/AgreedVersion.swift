@@ -1,22 +1,22 @@
 import Foundation
 
 /// The version a project's version files agree on, with what each file holds.
-public struct AgreedVersion: Sendable {
+package struct AgreedVersion: Sendable {
     /// What one file holds.
-    public struct Source: Sendable {
+    package struct Source: Sendable {
         /// The file.
-        public let file: VersionFile
+        package let file: VersionFile
         /// The file's bytes as they were read, so a rewrite starts from exactly what was agreed on.
-        public let bytes: Data
+        package let bytes: Data
         /// The version and build number read from the bytes.
-        public let reading: VersionReading
+        package let reading: VersionReading
 
         /// What reading `bytes` found, kept so that rewriting them does not parse them again;
         /// nil for a format that keeps nothing (it parses again).
         let parsed: ParsedVersionFile?
 
         /// Creates the record of what one file holds.
-        public init(file: VersionFile, bytes: Data, reading: VersionReading) {
+        package init(file: VersionFile, bytes: Data, reading: VersionReading) {
             self.file = file
             self.bytes = bytes
             self.reading = reading
@@ -36,63 +36,63 @@ public struct AgreedVersion: Sendable {
         /// The bytes with a new version and build number (`nil` leaves a value alone), from the
         /// parse made when they were read.
         /// - Throws: `VersionFileError` naming the file.
-        public func rewritten(version: SemanticVersion?, build: String?) throws -> Data {
+        package func rewritten(version: SemanticVersion?, build: String?) throws -> Data {
             guard let parsed else { return try file.rewritten(bytes, version: version, build: build) }
             return try file.naming { try parsed.rewrite(version, build) }
         }
     }
 
     /// The version every file with a literal version holds.
-    public let version: SemanticVersion
+    package let version: SemanticVersion
     /// The build number every file with a literal build number holds, if any does.
-    public let build: String?
+    package let build: String?
     /// Every file read, in the order given.
-    public let sources: [Source]
+    package let sources: [Source]
     /// Set when no version file exists and the version comes from release tags.
-    public let tagOrigin: TagOrigin?
+    package let tagOrigin: TagOrigin?
     /// Xcode targets with a version of their own that a release leaves alone, each named with
     /// its version and why (a macOS helper app, a test bundle).
-    public var leftAlone: [String] = []
+    package var leftAlone: [String] = []
     /// App extensions, widgets and watch apps whose version or build differs from the app's,
     /// each as "file where: value": a bump brings them in step.
-    public var outOfStep: [String] = []
+    package var outOfStep: [String] = []
 
     /// The version as the files write it: `1.0` when every file with a version of its own
     /// writes the Apple marketing version `1.0`; otherwise the SemVer text.
-    public var shown: String {
+    package var shown: String {
         let texts = Set(sources.compactMap { $0.reading.version.literal == nil ? nil : $0.reading.text })
         return texts.count == 1 ? texts.first ?? version.description : version.description
     }
 
     /// `next` as the files will write it: in the shape of the version they hold now (`1.0`
     /// bumped minor shows as `1.1`).
-    public func shown(_ next: SemanticVersion) -> String {
+    package func shown(_ next: SemanticVersion) -> String {
         let shape: VersionShape = sources.contains { $0.file.format is InfoPlistVersionFormat || $0.file.format is XcodeProjectVersionFormat || $0.file.format is XcconfigVersionFormat } ? .apple : .android
         return shape.text(for: next, replacing: shown)
     }
 
     /// Where a tag-only project's version comes from: the highest SemVer release tag reachable
     /// from HEAD, or none (then the version is 0.0.0).
-    public struct TagOrigin: Sendable, Equatable {
+    package struct TagOrigin: Sendable, Equatable {
         /// The tag the version was read from; nil before the first release tag.
-        public let tag: String?
+        package let tag: String?
         /// Tags that were not taken as releases, each with the reason.
-        public let ignored: [(name: String, reason: String)]
+        package let ignored: [(name: String, reason: String)]
 
         /// Creates the origin: the tag read, and the tags passed over with why.
-        public init(tag: String?, ignored: [(name: String, reason: String)]) {
+        package init(tag: String?, ignored: [(name: String, reason: String)]) {
             self.tag = tag
             self.ignored = ignored
         }
 
         /// Equal when the tags and every ignored tag's name and reason are.
-        public static func == (lhs: TagOrigin, rhs: TagOrigin) -> Bool {
+        package static func == (lhs: TagOrigin, rhs: TagOrigin) -> Bool {
             lhs.tag == rhs.tag && lhs.ignored.map(\.name) == rhs.ignored.map(\.name) && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
         }
     }
 
     /// Creates an agreed version; `tagOrigin` is set for a project whose version lives in tags.
-    public init(version: SemanticVersion, build: String?, sources: [Source], tagOrigin: TagOrigin? = nil) {
+    package init(version: SemanticVersion, build: String?, sources: [Source], tagOrigin: TagOrigin? = nil) {
         self.version = version
         self.build = build
         self.sources = sources
@@ -100,7 +100,7 @@ public struct AgreedVersion: Sendable {
     }
 
     /// Files whose version is delegated to build settings (`$(MARKETING_VERSION)`).
-    public var delegated: [VersionFile] {
+    package var delegated: [VersionFile] {
         sources.filter { !$0.reading.holdsVersion && !$0.reading.holdsBuildOnly }.map(\.file)
     }
 
@@ -112,13 +112,13 @@ public struct AgreedVersion: Sendable {
     ///   `VersionFileDetector.detect(in:)` makes them.
     /// - Throws: `VersionFileError` of kind `.disagreement` listing each file and its values,
     ///   or one wrapping every read error.
-    public static func read(_ files: [VersionFile]) throws -> AgreedVersion {
+    package static func read(_ files: [VersionFile]) throws -> AgreedVersion {
         try read(files) { try $0.contents() }
     }
 
     /// Reads every file's bytes through `contents` (a lane's file system, so a dry run reads
     /// what earlier steps would have written), then agrees as `read(_:)` does.
-    public static func read(_ files: [VersionFile], contents: (VersionFile) throws -> Data) throws -> AgreedVersion {
+    package static func read(_ files: [VersionFile], contents: (VersionFile) throws -> Data) throws -> AgreedVersion {
         var sources: [Source] = []
         var failures: [any Error] = []
         for file in files {
@@ -134,7 +134,7 @@ public struct AgreedVersion: Sendable {
 
     /// Checks that files already read agree on the version and the build number.
     /// - Throws: as `read(_:)`; `failures` are the files that could not be read.
-    public static func agree(_ sources: [Source], failures: [any Error] = []) throws -> AgreedVersion {
+    package static func agree(_ sources: [Source], failures: [any Error] = []) throws -> AgreedVersion {
         guard failures.isEmpty else {
             throw VersionFileError(
                 .disagreement,

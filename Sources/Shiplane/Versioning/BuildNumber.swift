@@ -2,24 +2,24 @@
 ///
 /// A build number is digits, optionally in dot-separated groups (`42`, `2024.5.1`), as
 /// `CFBundleVersion` and `CURRENT_PROJECT_VERSION` allow.
-public enum BuildNumber {
+package enum BuildNumber {
     /// The CI variables that carry a build number, in the order they are tried.
-    public static let ciVariables = [
+    package static let ciVariables = [
         "GITHUB_RUN_NUMBER", "BUILD_NUMBER", "CI_PIPELINE_IID", "CIRCLE_BUILD_NUM", "BITRISE_BUILD_NUMBER",
     ]
 
     /// A build number taken from a CI variable.
-    public struct FromCI: Hashable, Sendable {
+    package struct FromCI: Hashable, Sendable {
         /// The variable it came from, such as `GITHUB_RUN_NUMBER`.
-        public let variable: String
+        package let variable: String
         /// The validated build number.
-        public let value: String
+        package let value: String
     }
 
     /// Checks that `value` is digits in dot-separated groups and returns it unchanged.
     /// - Throws: `BuildNumberError` naming the first invalid character or the empty group.
     @discardableResult
-    public static func validated(_ value: String) throws -> String {
+    package static func validated(_ value: String) throws -> String {
         guard !value.isEmpty else { throw BuildNumberError(value: value, problem: "it is empty") }
         for (offset, character) in value.enumerated() where !(character.isASCIIDigit || character == ".") {
             throw BuildNumberError(value: value, problem: "it contains '\(character)' at position \(offset + 1); only digits and dots are allowed")
@@ -33,7 +33,7 @@ public enum BuildNumber {
     /// The next build number: the last group plus one, at any length (`41` → `42`,
     /// `2024.5.9` → `2024.5.10`, `0099` → `0100`).
     /// - Throws: `BuildNumberError` when `current` is not a build number.
-    public static func incremented(_ current: String) throws -> String {
+    package static func incremented(_ current: String) throws -> String {
         do {
             try validated(current)
         } catch let error as BuildNumberError {
@@ -47,7 +47,7 @@ public enum BuildNumber {
 
     /// True when `candidate` comes before `current`, comparing dot-separated groups as numbers
     /// (`9` < `10`, `2024.5.9` < `2024.5.10`); false when either is not a build number.
-    public static func isLower(_ candidate: String, than current: String) -> Bool {
+    package static func isLower(_ candidate: String, than current: String) -> Bool {
         guard (try? validated(candidate)) != nil, (try? validated(current)) != nil else { return false }
         let a = candidate.split(separator: ".").map { $0.drop { $0 == "0" } }
         let b = current.split(separator: ".").map { $0.drop { $0 == "0" } }
@@ -63,7 +63,7 @@ public enum BuildNumber {
     /// process environment.
     /// - Returns: `nil` when none of the variables is set.
     /// - Throws: `BuildNumberError` when the first set variable does not hold a build number.
-    public static func fromCI(environment: [String: String]) throws -> FromCI? {
+    package static func fromCI(environment: [String: String]) throws -> FromCI? {
         for variable in ciVariables {
             guard let raw = environment[variable] else { continue }
             let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -79,15 +79,15 @@ public enum BuildNumber {
 }
 
 /// A text that is not a build number.
-public struct BuildNumberError: ReportableError, Equatable {
+package struct BuildNumberError: ReportableError, Equatable {
     /// The text that was refused.
-    public let value: String
+    package let value: String
     /// What is wrong with it.
-    public let problem: String
+    package let problem: String
     /// What was being done: "use" or "increment".
-    public let action: String
+    package let action: String
     /// The CI variable the value came from, if any.
-    public let variable: String?
+    package let variable: String?
 
     init(value: String, problem: String, action: String = "use", variable: String? = nil) {
         self.value = value
@@ -97,17 +97,17 @@ public struct BuildNumberError: ReportableError, Equatable {
     }
 
     /// Says what could not be done with which value, and why.
-    public var message: String {
+    package var message: String {
         "Cannot \(action) '\(value)' as a build number: \(problem)"
     }
 
     /// The CI variable it came from, when it came from one.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         variable.map { [(key: "variable", value: $0)] } ?? []
     }
 
     /// What a build number looks like.
-    public var suggestion: String? {
+    package var suggestion: String? {
         "A build number is digits, optionally in groups separated by dots, such as 42 or 2024.5.1"
     }
 }

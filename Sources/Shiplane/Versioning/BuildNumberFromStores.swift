@@ -33,27 +33,27 @@ public struct StoreBuildNumberSource: Sendable, Equatable, CustomStringConvertib
 /// larger where the project has both — through the same APIs and credentials as the uploads
 /// (`APP_STORE_CONNECT_*`, `GOOGLE_PLAY_SERVICE_ACCOUNT_JSON`). The Play edit it opens to read
 /// the tracks is deleted, never committed. Never lower than the current build number + 1.
-public struct IncrementBuildNumberFromStores: AsyncAction {
+package struct IncrementBuildNumberFromStores: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "incrementBuildNumber"
+    package static let name = "incrementBuildNumber"
     /// Which stores to ask.
-    public var source: StoreBuildNumberSource
+    package var source: StoreBuildNumberSource
     /// The version files to rewrite; nil: those detected in the project.
-    public var files: [VersionFileReference]?
+    package var files: [VersionFileReference]?
 
     /// Creates the action asking `source`.
-    public init(_ source: StoreBuildNumberSource, files: [VersionFileReference]? = nil) {
+    package init(_ source: StoreBuildNumberSource, files: [VersionFileReference]? = nil) {
         self.source = source
         self.files = files
     }
 
     /// The change.
-    public var options: [StepOption] { [StepOption("change", source.description)] }
+    package var options: [StepOption] { [StepOption("change", source.description)] }
 
     /// Asks the stores, then writes the build number as `incrementBuildNumber` does (also in a
     /// dry run: the stores are only read).
     /// - Throws: when no store can be identified, credentials are missing, or a store refuses.
-    public func run(in step: StepContext) async throws -> BuildNumberResult {
+    package func run(in step: StepContext) async throws -> BuildNumberResult {
         let lane = step.lane
         let current = try lane.readVersion(files)
         let holders = try IncrementBuildNumber.holders(of: current)

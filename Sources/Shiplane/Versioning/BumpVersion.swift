@@ -10,25 +10,25 @@ extension VersionBump: ExpressibleByArgument {
 ///
 /// Every file is rewritten in place with every other byte kept, atomically, with its undo in the
 /// journal. The files must agree before the bump; if not, the error lists each file and version.
-public struct BumpVersion: Action {
+package struct BumpVersion: Action {
     /// The action's name in steps and reports.
-    public static let name = "bumpVersion"
+    package static let name = "bumpVersion"
     /// How the version moves.
-    public var bump: VersionBump
+    package var bump: VersionBump
     /// The version files to rewrite; nil: those detected in the project.
-    public var files: [VersionFileReference]?
+    package var files: [VersionFileReference]?
 
     /// Creates the action that applies `bump` to `files`, or to the detected version files.
-    public init(_ bump: VersionBump, files: [VersionFileReference]? = nil) {
+    package init(_ bump: VersionBump, files: [VersionFileReference]? = nil) {
         self.bump = bump
         self.files = files
     }
 
     /// The bump.
-    public var options: [StepOption] { [StepOption("bump", bump.description)] }
+    package var options: [StepOption] { [StepOption("bump", bump.description)] }
 
     /// Returns the new version and every file it rewrote (each read once, from the bytes agreed on).
-    public func run(in step: StepContext) throws -> VersionBumpResult {
+    package func run(in step: StepContext) throws -> VersionBumpResult {
         let lane = step.lane
         let current = try lane.readVersion(files)
         let next = try bump.apply(to: current.version) {
@@ -64,20 +64,20 @@ public struct BumpVersion: Action {
 }
 
 /// Reads the version the version files agree on.
-public struct CurrentVersion: Action {
+package struct CurrentVersion: Action {
     /// The action's name in steps and reports.
-    public static let name = "version"
+    package static let name = "version"
     /// The version files to read; nil: those detected in the project.
-    public var files: [VersionFileReference]?
+    package var files: [VersionFileReference]?
 
     /// Creates the action that reads `files`, or the detected version files.
-    public init(files: [VersionFileReference]? = nil) {
+    package init(files: [VersionFileReference]? = nil) {
         self.files = files
     }
 
     /// Returns the version the files agree on.
     /// - Throws: `VersionFileError` when they disagree, cannot be read, or none is found.
-    public func run(in step: StepContext) throws -> SemanticVersion {
+    package func run(in step: StepContext) throws -> SemanticVersion {
         let agreed = try step.lane.readVersion(files)
         step.note(agreed.shown + (agreed.build.map { " (\($0))" } ?? ""))
         return agreed.version
@@ -108,7 +108,7 @@ extension LaneContext {
 
 extension CurrentVersion: DocumentedAction {
     /// How `lane.version` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "The version the version files agree on (after any bump earlier in the run)",
         signature: "try lane.version(files: [VersionFileReference]? = nil) -> SemanticVersion",
@@ -120,7 +120,7 @@ extension CurrentVersion: DocumentedAction {
 
 extension BumpVersion: DocumentedAction {
     /// How `lane.bumpVersion` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Bump the version in every version file: major, minor, patch, auto (conventional commits since the last release tag), release, pre:NAME or an exact version",
         signature: "try lane.bumpVersion(_ bump: VersionBump, files: [VersionFileReference]? = nil) -> VersionBumpResult",

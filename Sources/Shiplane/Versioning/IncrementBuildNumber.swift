@@ -47,25 +47,25 @@ public enum BuildNumberChange: Sendable, Equatable, CustomStringConvertible {
 /// pbxproj and xcconfig `CURRENT_PROJECT_VERSION`, Gradle `versionCode`, `gradle.properties`,
 /// the `+N` of a Flutter `pubspec.yaml`, Expo's `ios.buildNumber` and `android.versionCode`),
 /// all in one change set. A new number lower than the current one is refused.
-public struct IncrementBuildNumber: Action {
+package struct IncrementBuildNumber: Action {
     /// The action's name in steps and reports.
-    public static let name = "incrementBuildNumber"
+    package static let name = "incrementBuildNumber"
     /// How the build number changes.
-    public var change: BuildNumberChange
+    package var change: BuildNumberChange
     /// The version files to rewrite; nil: those detected in the project.
-    public var files: [VersionFileReference]?
+    package var files: [VersionFileReference]?
 
     /// Creates the action that applies `change` to every file with a build number.
-    public init(_ change: BuildNumberChange = .increment, files: [VersionFileReference]? = nil) {
+    package init(_ change: BuildNumberChange = .increment, files: [VersionFileReference]? = nil) {
         self.change = change
         self.files = files
     }
 
     /// The change.
-    public var options: [StepOption] { [StepOption("change", change.description)] }
+    package var options: [StepOption] { [StepOption("change", change.description)] }
 
     /// Returns the new build number and every file it rewrote.
-    public func run(in step: StepContext) throws -> BuildNumberResult {
+    package func run(in step: StepContext) throws -> BuildNumberResult {
         let lane = step.lane
         let current = try lane.readVersion(files)
         let holders = try Self.holders(of: current)
@@ -152,7 +152,7 @@ extension LaneContext {
 
 extension IncrementBuildNumber: DocumentedAction {
     /// How `lane.incrementBuildNumber` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Change the build number in every file that holds it (CFBundleVersion, CURRENT_PROJECT_VERSION, versionCode, pubspec +N, app.json): next, a value, from CI, the commit count, a timestamp or the stores' next",
         signature: "try lane.incrementBuildNumber(_ change: BuildNumberChange = .increment, files: [VersionFileReference]? = nil) -> BuildNumberResult",

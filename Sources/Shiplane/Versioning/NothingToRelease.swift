@@ -1,31 +1,31 @@
 import Foundation
 
 /// No commit since the last release would change the version.
-public struct NothingToRelease: ReportableError {
+package struct NothingToRelease: ReportableError {
     /// The last release tag, or nil when there is none.
-    public var lastTag: String?
+    package var lastTag: String?
     /// How many commits were looked at.
-    public var commitCount: Int
+    package var commitCount: Int
     /// The commit types that release (`feat, fix or perf` by default).
-    public var releasingTypes: String
+    package var releasingTypes: String
 
     /// Creates the error for the commits since `lastTag`.
-    public init(lastTag: String?, commitCount: Int, releasingTypes: String = "feat, fix or perf") {
+    package init(lastTag: String?, commitCount: Int, releasingTypes: String = "feat, fix or perf") {
         self.lastTag = lastTag
         self.commitCount = commitCount
         self.releasingTypes = releasingTypes
     }
 
     /// Says that no commit, or none of the commits, calls for a release.
-    public var message: String {
+    package var message: String {
         let since = lastTag.map { "since \($0)" } ?? "in the history"
         if commitCount == 0 { return "no commits \(since): nothing to release" }
         return "no releasable commits \(since): none of the \(commitCount) commit\(commitCount == 1 ? " is" : "s is") a \(releasingTypes) commit or a breaking change"
     }
 
     /// Nothing to do: nothing was changed.
-    public var category: ErrorCategory { .nothingToDo }
+    package var category: ErrorCategory { .nothingToDo }
 
     /// Pass a level, or commit a releasable change first.
-    public var suggestion: String? { "pass a level (major, minor, patch) to release anyway, or commit a conventional feat/fix first" }
+    package var suggestion: String? { "pass a level (major, minor, patch) to release anyway, or commit a conventional feat/fix first" }
 }

@@ -25,19 +25,19 @@ public struct LockFileResult: ReleaseChanges, Equatable, Codable {
 /// A lock file whose tool is not on `PATH` is left as it is and named (the step says so); one that
 /// does not exist is not created. Each refreshed file is journaled before the tool runs (its old
 /// bytes saved), so a rollback — in this process or after a kill — puts it back.
-public struct UpdateLockFiles: AsyncAction {
+package struct UpdateLockFiles: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "updateLockFiles"
+    package static let name = "updateLockFiles"
     /// The changes whose manifests are looked at; empty: this run's release steps'.
-    public var changes: [any ReleaseChanges]
+    package var changes: [any ReleaseChanges]
 
     /// Creates the action for the manifests of `changes`, or of this run's release steps when empty.
-    public init(_ changes: [any ReleaseChanges] = []) {
+    package init(_ changes: [any ReleaseChanges] = []) {
         self.changes = changes
     }
 
     /// No options shown.
-    public var options: [StepOption] { [] }
+    package var options: [StepOption] { [] }
 
     struct Ecosystem {
         var manifest: String
@@ -56,7 +56,7 @@ public struct UpdateLockFiles: AsyncAction {
     /// in a dry run only says which tool it would run.
     /// - Throws: when a tool cannot be started or fails (the lock file is put back first), or the run's
     ///   record cannot be written.
-    public func run(in step: StepContext) async throws -> LockFileResult {
+    package func run(in step: StepContext) async throws -> LockFileResult {
         let lane = step.lane
         let taken = changes.isEmpty ? lane.state.uncommittedReleaseChanges : changes
         let locks = Self.locks(for: taken, root: lane.workingDirectory)
@@ -111,7 +111,7 @@ public struct UpdateLockFiles: AsyncAction {
 
     /// The lock files next to (or above) the manifests `changes` rewrote: what this action would
     /// refresh. Empty: there is nothing for it to do.
-    public static func lockFiles(for changes: [any ReleaseChanges], root: String) -> [String] {
+    package static func lockFiles(for changes: [any ReleaseChanges], root: String) -> [String] {
         locks(for: changes, root: root).map(\.path)
     }
 
@@ -152,7 +152,7 @@ extension LaneContext {
 
 extension UpdateLockFiles: DocumentedAction {
     /// How `lane.updateLockFiles` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Versioning",
         summary: "Refresh Cargo.lock or package-lock.json after a bump, with cargo or npm (offline), so the release commit has no stale lock file",
         signature: "try await lane.updateLockFiles(_ changes: any ReleaseChanges...) -> LockFileResult",

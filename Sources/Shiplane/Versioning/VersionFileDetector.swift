@@ -1,9 +1,9 @@
 import Foundation
 
 /// Finds the files that hold a project's version, for use without configuration.
-public enum VersionFileDetector {
+package enum VersionFileDetector {
     /// Folders never searched: dependencies, build output, generated Flutter files.
-    public static let skippedFolders: Set<String> = [
+    package static let skippedFolders: Set<String> = [
         ".build", "node_modules", "Pods", ".git", "DerivedData", "Carthage", "build", "vendor", "ephemeral", ".gradle", ".dart_tool",
     ]
 
@@ -11,7 +11,7 @@ public enum VersionFileDetector {
     static let maximumDepth = 8
 
     /// Every file or pattern `detect(in:)` looks for, relative to the root, for messages.
-    public static let searchedLocations = [
+    package static let searchedLocations = [
         "VERSION",
         "package.json",
         "Cargo.toml",
@@ -29,13 +29,13 @@ public enum VersionFileDetector {
 
     /// What a search found: the version sources, the files that could not be read, and the
     /// Xcode targets whose own version was left alone.
-    public struct Search: Sendable {
+    package struct Search: Sendable {
         /// The version files read, sorted by path.
-        public var sources: [AgreedVersion.Source]
+        package var sources: [AgreedVersion.Source]
         /// Files that should hold a version but could not be read, each with why.
-        public var unreadable: [(file: VersionFile, error: any Error)]
+        package var unreadable: [(file: VersionFile, error: any Error)]
         /// Targets with a version of their own that a release does not move, named with it.
-        public var leftAlone: [String]
+        package var leftAlone: [String]
     }
 
     /// The version files in `root`, sorted by path.
@@ -48,7 +48,7 @@ public enum VersionFileDetector {
     /// holds no version of its own is skipped; a file that cannot be read is kept so that
     /// reading it reports the problem.
     /// - Throws: `VersionFileError.notFound` naming everything looked for and everything skipped.
-    public static func detect(in root: URL, fileSystem: any FileSystem = LiveFileSystem()) throws -> [VersionFile] {
+    package static func detect(in root: URL, fileSystem: any FileSystem = LiveFileSystem()) throws -> [VersionFile] {
         let found = try read(in: root, fileSystem: fileSystem)
         // A file read as a source can also carry a problem (a reference nothing sets): list it once.
         var seen: Set<String> = []
@@ -65,7 +65,7 @@ public enum VersionFileDetector {
     ///   version file at all; `.missingVersion` when the project is an app (an Xcode project, an
     ///   Android app, a Flutter or Expo app) whose version is not found, or a value refers to a
     ///   setting that nothing sets.
-    public static func read(in root: URL, fileSystem: any FileSystem, listedTargets: Set<String> = []) throws -> Search {
+    package static func read(in root: URL, fileSystem: any FileSystem, listedTargets: Set<String> = []) throws -> Search {
         let root = root.standardizedFileURL
         let tree = ProjectTree(root: root, fileSystem: fileSystem)
         var search = VersionSourceSearch(root: root, fileSystem: fileSystem, tree: tree, listedTargets: listedTargets)
@@ -78,7 +78,7 @@ public enum VersionFileDetector {
     }
 
     /// `url`'s path below `root`, or its full path when it is elsewhere.
-    public static func relativePath(of url: URL, to root: URL) -> String {
+    package static func relativePath(of url: URL, to root: URL) -> String {
         let rootPath = root.standardizedFileURL.resolvingSymlinksInPath().path
         let path = url.standardizedFileURL.resolvingSymlinksInPath().path
         let prefix = rootPath.hasSuffix("/") ? rootPath : rootPath + "/"

@@ -1,7 +1,7 @@
 /// A problem reading, rewriting, detecting or reconciling version files.
-public struct VersionFileError: ReportableError {
+package struct VersionFileError: ReportableError {
     /// The kind of problem, for callers that handle some kinds (detection skips `.notASource`).
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The file is of a known format but holds no version of its own (`version.workspace = true`).
         case notASource
         /// The file cannot be parsed as its format (invalid JSON, plist or UTF-8).
@@ -29,20 +29,20 @@ public struct VersionFileError: ReportableError {
     }
 
     /// The kind of problem.
-    public let kind: Kind
+    package let kind: Kind
     /// What is wrong, in one line.
-    public let message: String
+    package let message: String
     /// The file the problem is in, relative to the project root where known.
-    public var file: String?
+    package var file: String?
     /// Facts after the file: the values found, where they are.
-    public var details: [(key: String, value: String)]
+    package var details: [(key: String, value: String)]
     /// What to do about it, when known.
-    public var suggestion: String?
+    package var suggestion: String?
     /// The errors behind this one (for a disagreement, each file that could not be read).
-    public var underlyingErrors: [any Error]
+    package var underlyingErrors: [any Error]
 
     /// Creates the error of `kind` with `message`, and optionally the file, facts, a fix and causes.
-    public init(
+    package init(
         _ kind: Kind,
         _ message: String,
         file: String? = nil,
@@ -59,12 +59,12 @@ public struct VersionFileError: ReportableError {
     }
 
     /// The file, then the details.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         (file.map { [(key: "file", value: $0)] } ?? []) + details
     }
 
     /// A defect for `.bug`; a plain failure otherwise.
-    public var category: ErrorCategory { kind == .bug ? .defect : .failure }
+    package var category: ErrorCategory { kind == .bug ? .defect : .failure }
 
     /// This error with `file` set, unless it already names one.
     func inFile(_ path: String) -> VersionFileError {

@@ -132,23 +132,23 @@ extension LaneContext {
 }
 
 /// A version asked of a monorepo's root, which has none: each declared package has its own.
-public struct MonorepoRootError: ReportableError {
+package struct MonorepoRootError: ReportableError {
     /// The packages `.shiplane.yml` declares.
-    public let packages: [String]
+    package let packages: [String]
 
     /// A usage mistake: the command needs a package.
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 
     /// Says that the root has no version and names the packages.
-    public var message: String {
+    package var message: String {
         "This repository declares \(packages.count) package\(packages.count == 1 ? "" : "s") (\(packages.joined(separator: ", "))) and has no version of its own at the root"
     }
 
     /// The packages, as facts.
-    public var info: [(key: String, value: String)] { packages.map { (key: "package", value: $0) } }
+    package var info: [(key: String, value: String)] { packages.map { (key: "package", value: $0) } }
 
     /// How to name one, or all.
-    public var suggestion: String? {
+    package var suggestion: String? {
         "Name one: `shiplane bump patch --package \(packages.first ?? "NAME")` (in lanes: `try lane.package(\"\(packages.first ?? "NAME")\")`), or bump each with --all"
     }
 }

@@ -1,7 +1,7 @@
 /// Why a version cannot be bumped, moved to a prerelease or released as asked.
-public struct VersionOperationError: ReportableError, Equatable {
+package struct VersionOperationError: ReportableError, Equatable {
     /// What went wrong.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// A number would exceed `Int.max`.
         case overflow(SemanticVersion, BumpLevel)
         /// `released()` on a version that is not a prerelease.
@@ -15,13 +15,13 @@ public struct VersionOperationError: ReportableError, Equatable {
     }
 
     /// What went wrong.
-    public let reason: Reason
+    package let reason: Reason
 
     /// Creates the error for `reason`.
-    public init(_ reason: Reason) { self.reason = reason }
+    package init(_ reason: Reason) { self.reason = reason }
 
     /// Says what cannot be done to which version, and why.
-    public var message: String {
+    package var message: String {
         switch reason {
         case .overflow(let version, let level):
             return "Cannot bump the \(level.name) number of \(version): it would exceed \(Int.max)"
@@ -37,7 +37,7 @@ public struct VersionOperationError: ReportableError, Equatable {
     }
 
     /// What to do instead; nil for an overflow.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch reason {
         case .overflow:
             return nil

@@ -1,7 +1,7 @@
 import Shiplane
 
 /// Shiplane's documented exit codes (README, "Exit codes"): one per error category.
-public enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
+package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
     case success = 0
     /// A lane or a command failed while running; whatever it changed was rolled back.
     case failure = 1

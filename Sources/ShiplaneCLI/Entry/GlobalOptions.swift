@@ -3,27 +3,27 @@ import Foundation
 /// The options every command takes, wherever they stand on the command line (before `--`).
 ///
 /// Lanes cannot declare options with these names.
-public struct GlobalOptions: Equatable, Sendable {
-    public var dryRun = false
-    public var verbose = false
-    public var reportJSON: String?
-    public var junit: String?
-    public var noRollback = false
-    public var environmentName: String?
-    public var noColor = false
+package struct GlobalOptions: Equatable, Sendable {
+    package var dryRun = false
+    package var verbose = false
+    package var reportJSON: String?
+    package var junit: String?
+    package var noRollback = false
+    package var environmentName: String?
+    package var noColor = false
     /// Skip git's pre-commit, commit-msg and pre-push hooks.
-    public var noVerify = false
+    package var noVerify = false
     /// `--ci github|gitlab|none`: CI-native output forced or turned off (else detected).
-    public var ci: String?
+    package var ci: String?
 
-    public init() {}
+    package init() {}
 
     static let flagNames: Set<String> = ["--dry-run", "--verbose", "--no-rollback", "--no-color", "--no-verify"]
     static let valueNames: Set<String> = ["--report-json", "--junit", "--env", "--ci"]
 
     /// Splits the command line into global options and the rest, in order.
     /// - Throws: `UsageError` when a global option that takes a value has none.
-    public static func extract(from arguments: [String]) throws -> (GlobalOptions, [String]) {
+    package static func extract(from arguments: [String]) throws -> (GlobalOptions, [String]) {
         var options = GlobalOptions()
         var rest: [String] = []
         var index = 0

@@ -2,8 +2,8 @@ import Foundation
 import Shiplane
 
 /// The `shiplane` command: built-in commands, or a lane compiled from `Lanes/` and run.
-public enum ShiplaneCommandLine {
-    public static func main() async -> Never {
+package enum ShiplaneCommandLine {
+    package static func main() async -> Never {
         let code = await run(
             arguments: Array(CommandLine.arguments.dropFirst()),
             environment: ProcessInfo.processInfo.environment,

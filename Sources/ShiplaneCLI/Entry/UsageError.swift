@@ -1,13 +1,13 @@
 import Shiplane
 
 /// The command line is wrong: an unknown lane or command, a missing or ill-typed option.
-public struct UsageError: ReportableError {
-    public var message: String
-    public var suggestion: String?
-    public var info: [(key: String, value: String)]
-    public var category: ErrorCategory { .usage }
+package struct UsageError: ReportableError {
+    package var message: String
+    package var suggestion: String?
+    package var info: [(key: String, value: String)]
+    package var category: ErrorCategory { .usage }
 
-    public init(_ message: String, suggestion: String? = nil, info: [(key: String, value: String)] = []) {
+    package init(_ message: String, suggestion: String? = nil, info: [(key: String, value: String)] = []) {
         self.message = message
         self.suggestion = suggestion
         self.info = info

@@ -2,23 +2,23 @@ import Foundation
 import Shiplane
 
 /// What `shiplane lanes` shows of one lane: name, summary and options.
-public struct LaneDescription: Codable, Equatable, Sendable {
-    public struct OptionDescription: Codable, Equatable, Sendable {
+package struct LaneDescription: Codable, Equatable, Sendable {
+    package struct OptionDescription: Codable, Equatable, Sendable {
         /// `--bump`, or the value name of a positional argument.
-        public var name: String
+        package var name: String
         /// `option`, `flag` or `positional`.
-        public var kind: String
-        public var valueName: String?
-        public var defaultValue: String?
-        public var help: String?
-        public var values: [String]?
-        public var isOptional: Bool
+        package var kind: String
+        package var valueName: String?
+        package var defaultValue: String?
+        package var help: String?
+        package var values: [String]?
+        package var isOptional: Bool
     }
 
-    public var name: String
-    public var summary: String
-    public var isPrivate: Bool
-    public var options: [OptionDescription]
+    package var name: String
+    package var summary: String
+    package var isPrivate: Bool
+    package var options: [OptionDescription]
 }
 
 /// What `shiplane lanes` shows and shell completion offers, asked of the lanes program once when

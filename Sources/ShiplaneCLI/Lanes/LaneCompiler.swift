@@ -333,23 +333,23 @@ struct LaneCompiler {
 }
 
 /// The lanes did not compile; the compiler's messages point at the user's own files.
-public struct CompileFailure: ReportableError {
-    public var diagnostics: [String]
-    public var command: String
+package struct CompileFailure: ReportableError {
+    package var diagnostics: [String]
+    package var command: String
 
-    public var message: String {
+    package var message: String {
         let errors = diagnostics.filter { $0.contains(": error:") }
         let first = errors.first ?? diagnostics.first ?? "no compiler output"
         let more = errors.count > 1 ? " (and \(errors.count - 1) more error\(errors.count == 2 ? "" : "s"))" : ""
         return "the lanes do not compile: \(first)\(more)"
     }
 
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         [("compiler output", diagnostics.prefix(60).joined(separator: "\n"))]
     }
 
-    public var suggestion: String? { "fix the lane file at the line shown, then run again" }
-    public var category: ErrorCategory { .compile }
+    package var suggestion: String? { "fix the lane file at the line shown, then run again" }
+    package var category: ErrorCategory { .compile }
 }
 
 /// `text` as a Swift string literal for generated code.

@@ -9,22 +9,22 @@ import Foundation
 /// A `private`/`fileprivate` or generic lane is a mistake the compile step reports with its
 /// file and line (the generated entry could not see or name it), never a lane that silently
 /// disappears.
-public enum LaneDiscovery {
-    public struct Found: Equatable {
-        public var lanes: [String]
-        public var hooks: [String]
+package enum LaneDiscovery {
+    package struct Found: Equatable {
+        package var lanes: [String]
+        package var hooks: [String]
         /// Where each lane is declared (`Lanes/Release.swift:12`), in the order of `lanes`.
-        public var locations: [String] = []
+        package var locations: [String] = []
         /// Declaration mistakes, as compiler diagnostics: `Lanes/X.swift:3:1: error: …`.
-        public var problems: [String] = []
+        package var problems: [String] = []
     }
 
-    public static func scan(_ sources: [String]) -> Found {
+    package static func scan(_ sources: [String]) -> Found {
         scan(sources.map { (path: "", text: $0) })
     }
 
     /// The lanes and hooks of sources given with their paths relative to the repository root.
-    public static func scan(_ sources: [(path: String, text: String)]) -> Found {
+    package static func scan(_ sources: [(path: String, text: String)]) -> Found {
         var found = Found(lanes: [], hooks: [])
         for source in sources {
             for declaration in declarations(in: source.text) {

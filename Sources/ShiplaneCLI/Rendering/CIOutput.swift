@@ -4,10 +4,10 @@ import Shiplane
 /// Output for the CI a run is in: GitHub Actions (groups, annotations, the step summary, outputs)
 /// or GitLab CI (collapsible sections). Detected from `GITHUB_ACTIONS` / `GITLAB_CI`, or chosen
 /// with `--ci github|gitlab|none`.
-public enum CIPlatform: String, Sendable {
+package enum CIPlatform: String, Sendable {
     case githubActions = "github", gitlab, none
 
-    public static func detect(flag: String?, environment: [String: String]) -> CIPlatform {
+    package static func detect(flag: String?, environment: [String: String]) -> CIPlatform {
         if let flag, let chosen = CIPlatform(rawValue: flag) { return chosen }
         if environment["GITHUB_ACTIONS"] == "true" { return .githubActions }
         if environment["GITLAB_CI"] == "true" { return .gitlab }
@@ -148,7 +148,7 @@ public enum CIPlatform: String, Sendable {
 }
 
 /// The escaping of GitHub's workflow commands, for tests and for lanes that print their own.
-public enum CIPlatformEscaping {
-    public static func data(_ text: String) -> String { CIPlatform.escapeData(text) }
-    public static func property(_ text: String) -> String { CIPlatform.escapeProperty(text) }
+package enum CIPlatformEscaping {
+    package static func data(_ text: String) -> String { CIPlatform.escapeData(text) }
+    package static func property(_ text: String) -> String { CIPlatform.escapeProperty(text) }
 }

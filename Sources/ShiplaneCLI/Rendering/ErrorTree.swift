@@ -8,8 +8,8 @@ import Shiplane
 ///        └─ `swift build -c release` exited with code 1
 ///             exit code: 1
 ///     hint: ...
-public enum ErrorTree {
-    public static func lines(for error: any Error) -> [String] {
+package enum ErrorTree {
+    package static func lines(for error: any Error) -> [String] {
         var output: [String] = []
         let root = node(error)
         output.append("error: \(root.message)")

@@ -5,8 +5,8 @@ import Shiplane
 ///
 ///     #  step             called at                time     result
 ///     1  ensureGitBranch  Lanes/Release.swift:12   0.01 s   ok  main
-public enum SummaryTable {
-    public static func lines(for result: LaneRunResult) -> [String] {
+package enum SummaryTable {
+    package static func lines(for result: LaneRunResult) -> [String] {
         var rows: [[String]] = [["#", "step", "called at", "time", "result"]]
         for step in result.steps {
             let indent = String(repeating: "  ", count: step.depth)

@@ -5,25 +5,25 @@ import Shiplane
 ///
 /// Colour: see `usesColor(isTerminal:noColorFlag:environment:)`. Every line passes through the
 /// redactor first.
-public final class Terminal: @unchecked Sendable {
+package final class Terminal: @unchecked Sendable {
     // @unchecked: the descriptor and colour are set once in `init`; `storedRedactor` is read and
     // written under `lock`, and each write to the descriptor holds it too.
-    public enum Style: String {
+    package enum Style: String {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", cyan = "36"
     }
 
     private let lock = NSLock()
     /// The file descriptor written to: 1 or 2.
     private let descriptor: Int32
-    public let usesColor: Bool
+    package let usesColor: Bool
     private var storedRedactor: SecretRedactor
     /// What every line passes through before it is written (replaced when secrets become known).
-    public var redactor: SecretRedactor {
+    package var redactor: SecretRedactor {
         get { lock.withLock { storedRedactor } }
         set { lock.withLock { storedRedactor = newValue } }
     }
 
-    public init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: SecretRedactor) {
+    package init(standardError: Bool = false, environment: [String: String], noColor: Bool, redactor: SecretRedactor) {
         descriptor = standardError ? 2 : 1
         // Under the supervisor the streams are pipes to it; it says whether they end in a terminal.
         let isTerminal = isatty(standardError ? 2 : 1) == 1
@@ -49,7 +49,7 @@ public final class Terminal: @unchecked Sendable {
     }
 
     /// Writes one line (a newline is added), redacted.
-    public func line(_ text: String) {
+    package func line(_ text: String) {
         lock.lock()
         let safe = storedRedactor.redact(text)
         writeAll(safe + "\n")
@@ -57,7 +57,7 @@ public final class Terminal: @unchecked Sendable {
     }
 
     /// Writes text as it is (no newline added), redacted.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         lock.lock()
         let safe = storedRedactor.redact(text)
         writeAll(safe)
@@ -65,7 +65,7 @@ public final class Terminal: @unchecked Sendable {
     }
 
     /// Wraps text in an ANSI style when colour is on.
-    public func styled(_ text: String, _ styles: Style...) -> String {
+    package func styled(_ text: String, _ styles: Style...) -> String {
         guard usesColor, !styles.isEmpty else { return text }
         return "\u{1B}[" + styles.map(\.rawValue).joined(separator: ";") + "m" + text + "\u{1B}[0m"
     }

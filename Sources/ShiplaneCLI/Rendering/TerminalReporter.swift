@@ -2,18 +2,18 @@ import Foundation
 import Shiplane
 
 /// Renders a run live: a line as each step starts and ends, command output as it arrives.
-public final class TerminalReporter: Reporting, Sendable {
+package final class TerminalReporter: Reporting, Sendable {
     private let terminal: Terminal
     private let verbose: Bool
     private let ci: CIPlatform
 
-    public init(terminal: Terminal, verbose: Bool, ci: CIPlatform = .none) {
+    package init(terminal: Terminal, verbose: Bool, ci: CIPlatform = .none) {
         self.terminal = terminal
         self.verbose = verbose
         self.ci = ci
     }
 
-    public func report(_ event: RunEvent) {
+    package func report(_ event: RunEvent) {
         switch event {
         case .laneStarted(let name, let depth, let dryRun):
             // A called lane already shows as its step (`▸ lane package`).

@@ -2,8 +2,8 @@ import Foundation
 import Shiplane
 
 /// The run as JUnit XML for CI test reporters (`--junit FILE`): one test case per step.
-public enum JUnitReport {
-    public static func xml(for result: LaneRunResult, redactor: SecretRedactor) -> String {
+package enum JUnitReport {
+    package static func xml(for result: LaneRunResult, redactor: SecretRedactor) -> String {
         let failures = result.steps.filter { $0.outcome == .failed }.count
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
@@ -39,7 +39,7 @@ public enum JUnitReport {
 
     /// A command that ended before any step ran (a usage or compile error): one failed test case
     /// named by the command, so CI shows the failure instead of an empty or missing report.
-    public static func xml(forError error: any Error, command: String, redactor: SecretRedactor) -> String {
+    package static func xml(forError error: any Error, command: String, redactor: SecretRedactor) -> String {
         let tree = ErrorTree.lines(for: error).joined(separator: "\n")
         let message = ErrorTree.node(error).message
         let lines = [

@@ -4,34 +4,34 @@ import Shiplane
 /// The whole run as JSON for tools (`--report-json FILE`): steps, timings, outcome, error tree.
 ///
 /// Every string passes through the redactor before it is written.
-public struct RunReport: Codable, Equatable {
-    public struct ErrorNode: Codable, Equatable {
-        public var message: String
-        public var type: String
-        public var info: [Fact]
-        public var suggestion: String?
-        public var callSite: CallSite?
-        public var underlying: [ErrorNode]
+package struct RunReport: Codable, Equatable {
+    package struct ErrorNode: Codable, Equatable {
+        package var message: String
+        package var type: String
+        package var info: [Fact]
+        package var suggestion: String?
+        package var callSite: CallSite?
+        package var underlying: [ErrorNode]
     }
 
-    public struct Fact: Codable, Equatable {
-        public var key: String
-        public var value: String
+    package struct Fact: Codable, Equatable {
+        package var key: String
+        package var value: String
     }
 
-    public var shiplaneVersion: String
-    public var lane: String
-    public var dryRun: Bool
-    public var outcome: String
-    public var exitCode: Int32
-    public var startedAt: Date
-    public var duration: TimeInterval
-    public var steps: [StepRecord]
-    public var error: ErrorNode?
-    public var rollback: [RollbackEntry]
-    public var plannedWrites: [String]
+    package var shiplaneVersion: String
+    package var lane: String
+    package var dryRun: Bool
+    package var outcome: String
+    package var exitCode: Int32
+    package var startedAt: Date
+    package var duration: TimeInterval
+    package var steps: [StepRecord]
+    package var error: ErrorNode?
+    package var rollback: [RollbackEntry]
+    package var plannedWrites: [String]
 
-    public init(result: LaneRunResult, exitCode: Int32) {
+    package init(result: LaneRunResult, exitCode: Int32) {
         shiplaneVersion = ShiplaneVersion.current
         lane = result.lane
         dryRun = result.dryRun
@@ -47,7 +47,7 @@ public struct RunReport: Codable, Equatable {
 
     /// The report of a command that ended before or instead of a lane run: a usage error (exit
     /// 2), lanes that do not compile (3), a missing repository or tool (4), and the like.
-    public init(error: any Error, exitCode: Int32, command: String) {
+    package init(error: any Error, exitCode: Int32, command: String) {
         shiplaneVersion = ShiplaneVersion.current
         lane = command
         dryRun = false
@@ -78,7 +78,7 @@ public struct RunReport: Codable, Equatable {
     }
 
     /// Encodes the report with sorted keys and ISO-8601 dates, redacted.
-    public func encoded(redactor: SecretRedactor) throws -> Data {
+    package func encoded(redactor: SecretRedactor) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

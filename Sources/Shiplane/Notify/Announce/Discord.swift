@@ -7,40 +7,40 @@ import Foundation
 /// limits (content 2,000 characters; an embed's title 256, description 4,096, 25 fields of 256 and
 /// 1,024; all embeds 6,000) are kept by cutting visibly with "…" and a warning, never by a refusal.
 /// Mentions in the text do not ping anyone (`allowed_mentions` is empty).
-public struct Discord: AsyncAction {
+package struct Discord: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "discord"
+    package static let name = "discord"
     /// What is announced.
-    public var announcement: Announcement
+    package var announcement: Announcement
     /// The webhook URL; nil: `DISCORD_WEBHOOK_URL`.
-    public var webhookURL: String?
+    package var webhookURL: String?
     /// The name the message is posted under; nil: the webhook's own.
-    public var username: String?
+    package var username: String?
     /// What a retry does with a message whose answer was lost (Discord cannot be searched by a webhook).
-    public var delivery: Delivery
+    package var delivery: Delivery
 
     /// Discord's documented limits.
-    public enum Limits {
+    package enum Limits {
         /// Characters of `content`.
-        public static let content = 2_000
+        package static let content = 2_000
         /// Characters of an embed's title.
-        public static let embedTitle = 256
+        package static let embedTitle = 256
         /// Characters of an embed's description.
-        public static let embedDescription = 4_096
+        package static let embedDescription = 4_096
         /// Fields in an embed.
-        public static let fields = 25
+        package static let fields = 25
         /// Characters of a field's name.
-        public static let fieldName = 256
+        package static let fieldName = 256
         /// Characters of a field's value.
-        public static let fieldValue = 1_024
+        package static let fieldValue = 1_024
         /// Characters of every embed's title, description, field names and values, footer and author together.
-        public static let embedsTotal = 6_000
+        package static let embedsTotal = 6_000
         /// Characters of `username`.
-        public static let username = 80
+        package static let username = 80
     }
 
     /// Creates the action that posts `announcement`.
-    public init(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce) {
+    package init(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce) {
         self.announcement = announcement
         self.webhookURL = webhookURL
         self.username = username
@@ -48,7 +48,7 @@ public struct Discord: AsyncAction {
     }
 
     /// The title (the webhook URL is a secret and not shown).
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("title", announcement.title)]
         if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
         return shown
@@ -94,7 +94,7 @@ public struct Discord: AsyncAction {
 
     /// Posts the message and records its id; in a dry run only says what it would post.
     /// - Throws: `NotifyError` for a missing or invalid URL or Discord's refusal; `HTTPTransportError`.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         let hook = try ServiceWebhook(service: "Discord", given: webhookURL, variable: "DISCORD_WEBHOOK_URL",
                                       environment: step.lane.environment, transport: step.httpTransport())
         let (json, cuts) = Self.payload(announcement.redacted(by: hook.transport.redactor), username: username)
@@ -125,30 +125,30 @@ public struct Discord: AsyncAction {
 }
 
 /// A message posted to a Discord webhook: deleted by rollback through the same webhook.
-public struct DiscordMessagePosted: Effect, Equatable {
+package struct DiscordMessagePosted: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "notify.discord-message"
+    package static let kind = "notify.discord-message"
     /// The webhook URL's SHA-256 (the URL is a secret: an undo finds it again in the environment).
-    public var webhookDigest: String
+    package var webhookDigest: String
     /// The webhook URL as people may see it (secret parts hidden).
-    public var shownURL: String
+    package var shownURL: String
     /// The message's id; nil until Discord answered.
-    public var messageID: String?
+    package var messageID: String?
 
     /// Describes a message about to be posted.
-    public init(webhookDigest: String, shownURL: String, messageID: String? = nil) {
+    package init(webhookDigest: String, shownURL: String, messageID: String? = nil) {
         self.webhookDigest = webhookDigest
         self.shownURL = shownURL
         self.messageID = messageID
     }
 
     /// A service object: deleted through the API by a rollback.
-    public var reach: EffectReach { .service }
+    package var reach: EffectReach { .service }
 
     /// Deletes the message (`DELETE /webhooks/{id}/{token}/messages/{message_id}`); one already gone counts as deleted.
     /// - Throws: `EffectStays` when the id never came back (the answer was lost) or the URL is no
     ///   longer in the environment; `NotifyError`, `HTTPTransportError` when Discord refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         guard let messageID else {
             throw EffectStays("a Discord message to \(shownURL) may have been sent (the answer was lost, so its id is unknown): delete it by hand if it is there")
         }
@@ -179,7 +179,7 @@ extension LaneContext {
 
 extension Discord: DocumentedAction {
     /// How `lane.discord` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "Post an announcement to a Discord webhook (DISCORD_WEBHOOK_URL) with ?wait=true: the title as content, an embed with the version, text, facts and release URL, within Discord's limits (cut with …), no pings, redacted",
         signature: "try await lane.discord(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce)",

@@ -7,27 +7,27 @@ import Foundation
 /// Mattermost takes at most 16,383 characters of text: longer text is cut visibly with "…" and a
 /// warning. An incoming webhook answers `ok` with no post id, so a post cannot be deleted:
 /// rollback reports it as staying.
-public struct Mattermost: AsyncAction {
+package struct Mattermost: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "mattermost"
+    package static let name = "mattermost"
     /// What is announced.
-    public var announcement: Announcement
+    package var announcement: Announcement
     /// The incoming webhook URL; nil: `MATTERMOST_WEBHOOK_URL`.
-    public var webhookURL: String?
+    package var webhookURL: String?
     /// The channel's name (`town-square`) to post to instead of the webhook's.
-    public var channel: String?
+    package var channel: String?
     /// The name to post under.
-    public var username: String?
+    package var username: String?
     /// The picture to post with.
-    public var iconURL: String?
+    package var iconURL: String?
     /// What a retry does with a post whose answer was lost.
-    public var delivery: Delivery
+    package var delivery: Delivery
 
     /// Characters of a post's text (Mattermost's limit).
-    public static let textLimit = 16_383
+    package static let textLimit = 16_383
 
     /// Creates the action that posts `announcement`.
-    public init(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil,
+    package init(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil,
                 iconURL: String? = nil, delivery: Delivery = .atMostOnce) {
         self.announcement = announcement
         self.webhookURL = webhookURL
@@ -38,7 +38,7 @@ public struct Mattermost: AsyncAction {
     }
 
     /// The title and the channel (the webhook URL is a secret and not shown).
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("title", announcement.title)]
         if let channel { shown.append(StepOption("channel", channel)) }
         if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
@@ -57,7 +57,7 @@ public struct Mattermost: AsyncAction {
 
     /// Posts the message; in a dry run only says what it would post.
     /// - Throws: `NotifyError` for a missing or invalid URL or Mattermost's refusal; `HTTPTransportError`.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         let hook = try ServiceWebhook(service: "Mattermost", given: webhookURL, variable: "MATTERMOST_WEBHOOK_URL",
                                       environment: step.lane.environment, transport: step.httpTransport())
         if let iconURL { try WebhookURL.validate(iconURL) }
@@ -98,7 +98,7 @@ extension LaneContext {
 
 extension Mattermost: DocumentedAction {
     /// How `lane.mattermost` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "Post an announcement to a Mattermost incoming webhook (MATTERMOST_WEBHOOK_URL) as Markdown, optionally to another channel or under another name, cut with … past 16,383 characters, redacted",
         signature: "try await lane.mattermost(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil, iconURL: String? = nil, delivery: Delivery = .atMostOnce)",

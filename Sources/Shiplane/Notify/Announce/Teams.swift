@@ -7,28 +7,28 @@ import Foundation
 /// release URL. Teams takes a card of at most about 28 KB: the text is cut visibly with "…" and a
 /// warning past 20,000 characters. Teams answers 202 with no message id, so a posted card cannot
 /// be deleted: rollback reports it as staying.
-public struct Teams: AsyncAction {
+package struct Teams: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "teams"
+    package static let name = "teams"
     /// What is announced.
-    public var announcement: Announcement
+    package var announcement: Announcement
     /// The Workflows webhook URL; nil: `TEAMS_WEBHOOK_URL`.
-    public var webhookURL: String?
+    package var webhookURL: String?
     /// What a retry does with a card whose answer was lost.
-    public var delivery: Delivery
+    package var delivery: Delivery
 
     /// Characters of the text shown on the card (Teams refuses messages over about 28 KB).
-    public static let textLimit = 20_000
+    package static let textLimit = 20_000
 
     /// Creates the action that posts `announcement`.
-    public init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
+    package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
         self.announcement = announcement
         self.webhookURL = webhookURL
         self.delivery = delivery
     }
 
     /// The title (the webhook URL is a secret and not shown).
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("title", announcement.title)]
         if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
         return shown
@@ -49,7 +49,7 @@ public struct Teams: AsyncAction {
 
     /// Posts the card; in a dry run only says what it would post.
     /// - Throws: `NotifyError` for a missing or invalid URL or Teams' refusal; `HTTPTransportError`.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         let hook = try ServiceWebhook(service: "Teams", given: webhookURL, variable: "TEAMS_WEBHOOK_URL",
                                       environment: step.lane.environment, transport: step.httpTransport())
         let (json, cut) = Self.payload(announcement.redacted(by: hook.transport.redactor))
@@ -86,7 +86,7 @@ extension LaneContext {
 
 extension Teams: DocumentedAction {
     /// How `lane.teams` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "Post an announcement to Microsoft Teams through a Workflows webhook (TEAMS_WEBHOOK_URL) as an Adaptive Card 1.4: title, facts, text (cut with … past 20,000 characters), a button to the release, redacted",
         signature: "try await lane.teams(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce)",

@@ -6,26 +6,26 @@ import Foundation
 /// The text, HTML and subject are redacted before they go; the password never appears anywhere.
 /// An email cannot be taken back: rollback reports it as staying. One whose answer was lost is
 /// not sent again by a retry unless `delivery` is `.atLeastOnce`.
-public struct Email: AsyncAction {
+package struct Email: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "email"
+    package static let name = "email"
     /// The recipients (`To`), `local@domain` or `Name <local@domain>`.
-    public var to: [String]
+    package var to: [String]
     /// The subject line.
-    public var subject: String
+    package var subject: String
     /// The plain-text body.
-    public var text: String
+    package var text: String
     /// The HTML body; nil: made from `text`.
-    public var html: String?
+    package var html: String?
     /// The sender; nil: `SMTP_FROM`.
-    public var from: String?
+    package var from: String?
     /// Copies (`Cc`).
-    public var cc: [String]
+    package var cc: [String]
     /// What a retry does with an email whose answer was lost.
-    public var delivery: Delivery
+    package var delivery: Delivery
 
     /// Creates the action that emails `text` (and `html`) to `to`.
-    public init(to: [String], subject: String, text: String, html: String? = nil, from: String? = nil, cc: [String] = [],
+    package init(to: [String], subject: String, text: String, html: String? = nil, from: String? = nil, cc: [String] = [],
                 delivery: Delivery = .atMostOnce) {
         self.to = to
         self.subject = subject
@@ -37,7 +37,7 @@ public struct Email: AsyncAction {
     }
 
     /// The recipients and the subject (the server's password is not an option).
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("to", to.joined(separator: ", ")), StepOption("subject", subject)]
         if !cc.isEmpty { shown.append(StepOption("cc", cc.joined(separator: ", "))) }
         if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
@@ -46,7 +46,7 @@ public struct Email: AsyncAction {
 
     /// Sends the email; in a dry run only says what it would send, to whom, through which server.
     /// - Throws: `EmailError` for bad addresses or settings, a refusing or unreachable server, a lost answer.
-    public func run(in step: StepContext) async throws {
+    package func run(in step: StepContext) async throws {
         var problems: [String] = []
         func parse(_ texts: [String]) -> [EmailAddress] {
             texts.compactMap { text in
@@ -101,7 +101,7 @@ extension LaneContext {
 
 extension Email: DocumentedAction {
     /// How `lane.email` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Notify",
         summary: "Send an email over SMTP (SMTP_HOST, SMTP_PORT, SMTP_SECURITY starttls|tls, SMTP_USERNAME, SMTP_PASSWORD, SMTP_FROM, SMTP_CA_FILE): a plain-text and an HTML part, several recipients, redacted, sent once",
         signature: "try await lane.email(to: [String], subject: String, text: String, html: String? = nil, from: String? = nil, cc: [String] = [], delivery: Delivery = .atMostOnce)",

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why an email was not sent.
-public enum EmailError: ReportableError {
+package enum EmailError: ReportableError {
     /// An address that is not `local@domain` (or `Name <local@domain>`); `reason` says what is wrong.
     case invalidAddress(String, reason: String)
     /// The email as asked for cannot be sent: every problem found (addresses, sender, subject).
@@ -22,7 +22,7 @@ public enum EmailError: ReportableError {
     case answerLost(server: String, reason: String)
 
     /// Says what was not sent and why.
-    public var message: String {
+    package var message: String {
         switch self {
         case let .invalidAddress(address, reason): return "invalid email address \(address): \(reason)"
         case .invalidMessage(let problems): return "the email cannot be sent: \(problems.count) problem\(problems.count == 1 ? "" : "s")"
@@ -37,14 +37,14 @@ public enum EmailError: ReportableError {
     }
 
     /// Each refused recipient with the server's reply.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         if case .recipientsRefused(let refusals) = self { return refusals.map { ("recipient", $0) } }
         if case .invalidMessage(let problems) = self { return problems.map { ("problem", $0) } }
         return []
     }
 
     /// What to do next.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch self {
         case .invalidAddress, .invalidMessage: return "write each address as local@domain or \"Name <local@domain>\""
         case .invalidSettings(_, let suggestion): return suggestion

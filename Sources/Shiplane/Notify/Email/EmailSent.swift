@@ -1,20 +1,20 @@
 import Foundation
 
 /// An email handed to an SMTP server: written down before it goes; it cannot be taken back.
-public struct EmailSent: Effect, Equatable {
+package struct EmailSent: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "notify.email"
+    package static let kind = "notify.email"
     /// The server (`host:port`).
-    public var server: String
+    package var server: String
     /// How many recipients it was addressed to.
-    public var recipients: Int
+    package var recipients: Int
     /// The subject, as people read it (redacted).
-    public var subject: String
+    package var subject: String
     /// The server's answer once it took the message (its queue id, often).
-    public var reply: String?
+    package var reply: String?
 
     /// Describes an email about to be sent.
-    public init(server: String, recipients: Int, subject: String, reply: String? = nil) {
+    package init(server: String, recipients: Int, subject: String, reply: String? = nil) {
         self.server = server
         self.recipients = recipients
         self.subject = subject
@@ -22,11 +22,11 @@ public struct EmailSent: Effect, Equatable {
     }
 
     /// Sent is sent.
-    public var reach: EffectReach { .permanent }
+    package var reach: EffectReach { .permanent }
 
     /// An email cannot be taken back.
     /// - Throws: `EffectStays`, always.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         if status == .done { throw EffectStays("the email \"\(subject)\" was sent through \(server): it cannot be taken back") }
         throw EffectStays("the email \"\(subject)\" may have been sent through \(server) (the call broke off): it cannot be taken back")
     }

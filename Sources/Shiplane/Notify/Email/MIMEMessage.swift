@@ -3,22 +3,22 @@ import Foundation
 /// An email as RFC 5322 and MIME want it: `Date`, `Message-ID`, `From`, `To`, `Cc`, `Subject`
 /// (RFC 2047 encoded-words when not ASCII), and a `multipart/alternative` body with a
 /// `text/plain` and a `text/html` part, both UTF-8 in quoted-printable, lines at most 76 characters.
-public struct MIMEMessage: Sendable, Equatable {
+package struct MIMEMessage: Sendable, Equatable {
     /// The sender, `address` or `Name <address>`.
-    public var from: EmailAddress
+    package var from: EmailAddress
     /// The recipients shown in `To`.
-    public var to: [EmailAddress]
+    package var to: [EmailAddress]
     /// The recipients shown in `Cc`.
-    public var cc: [EmailAddress]
+    package var cc: [EmailAddress]
     /// The subject line, any Unicode.
-    public var subject: String
+    package var subject: String
     /// The plain-text body.
-    public var text: String
+    package var text: String
     /// The HTML body.
-    public var html: String
+    package var html: String
 
     /// Creates a message; nothing is checked here (the addresses were parsed already).
-    public init(from: EmailAddress, to: [EmailAddress], cc: [EmailAddress] = [], subject: String, text: String, html: String) {
+    package init(from: EmailAddress, to: [EmailAddress], cc: [EmailAddress] = [], subject: String, text: String, html: String) {
         self.from = from
         self.to = to
         self.cc = cc
@@ -28,7 +28,7 @@ public struct MIMEMessage: Sendable, Equatable {
     }
 
     /// The HTML part made from plain text: escaped, paragraphs kept, lines broken as written.
-    public static func html(fromText text: String) -> String {
+    package static func html(fromText text: String) -> String {
         let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         let paragraphs = escaped.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n")
@@ -42,7 +42,7 @@ public struct MIMEMessage: Sendable, Equatable {
     ///   - messageID: the `Message-ID`'s inside, `unique@domain`.
     ///   - boundary: the multipart boundary (must not occur in the parts; quoted-printable never makes `--shiplane-`).
     ///   - extraHeaders: more headers, by name and value, put after `MIME-Version`.
-    public func rendered(date: Date, messageID: String, boundary: String, extraHeaders: [(String, String)] = []) -> String {
+    package func rendered(date: Date, messageID: String, boundary: String, extraHeaders: [(String, String)] = []) -> String {
         var headers: [(String, String)] = [
             ("Date", Self.rfc5322Date(date)),
             ("From", from.header),
@@ -144,15 +144,15 @@ public struct MIMEMessage: Sendable, Equatable {
 }
 
 /// One email address, with an optional display name.
-public struct EmailAddress: Sendable, Equatable {
+package struct EmailAddress: Sendable, Equatable {
     /// `local@domain`.
-    public var address: String
+    package var address: String
     /// The display name, when given.
-    public var name: String?
+    package var name: String?
 
     /// Parses `local@domain` or `Name <local@domain>`.
     /// - Throws: `EmailError.invalidAddress` saying what is wrong (line breaks, no `@`, spaces).
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) { throw EmailError.invalidAddress(text, reason: "it holds a line break") }
         var address = trimmed

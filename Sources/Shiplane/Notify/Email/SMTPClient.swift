@@ -2,7 +2,7 @@ import Foundation
 internal import NIOSSL
 
 /// How the SMTP connection is protected.
-public enum SMTPSecurity: String, Sendable, Codable, CaseIterable {
+package enum SMTPSecurity: String, Sendable, Codable, CaseIterable {
     /// Plain TCP, then `STARTTLS` before anything else (port 587); a server without it is refused.
     case starttls
     /// TLS from the first byte (port 465).
@@ -13,26 +13,26 @@ public enum SMTPSecurity: String, Sendable, Codable, CaseIterable {
 
 /// Where and how email is sent: read from `SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURITY`,
 /// `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_CA_FILE`.
-public struct SMTPSettings: Sendable {
+package struct SMTPSettings: Sendable {
     /// The server's name or address.
-    public var host: String
+    package var host: String
     /// The port: 587 for STARTTLS, 465 for TLS by default.
-    public var port: Int
+    package var port: Int
     /// STARTTLS, TLS or none.
-    public var security: SMTPSecurity
+    package var security: SMTPSecurity
     /// The login, when the server wants one.
-    public var username: String?
+    package var username: String?
     /// The password (a secret: redacted everywhere).
-    public var password: String?
+    package var password: String?
     /// A PEM file of certificates to trust instead of the system's (a private CA, a test server).
-    public var caFile: String?
+    package var caFile: String?
     /// AUTH PLAIN or LOGIN; nil: PLAIN when offered, else LOGIN.
-    public var authMethod: String?
+    package var authMethod: String?
     /// Seconds to connect, and to wait for each reply.
-    public var connectTimeout = 10.0, replyTimeout = 30.0
+    package var connectTimeout = 10.0, replyTimeout = 30.0
 
     /// Creates settings.
-    public init(host: String, port: Int, security: SMTPSecurity, username: String? = nil, password: String? = nil,
+    package init(host: String, port: Int, security: SMTPSecurity, username: String? = nil, password: String? = nil,
                 caFile: String? = nil, authMethod: String? = nil) {
         self.host = host
         self.port = port
@@ -45,7 +45,7 @@ public struct SMTPSettings: Sendable {
 
     /// Reads the settings from the environment, every problem at once.
     /// - Throws: `EmailError.invalidSettings` naming each missing or wrong variable.
-    public init(environment: LaneEnvironment) throws {
+    package init(environment: LaneEnvironment) throws {
         var problems: [String] = []
         let host = environment["SMTP_HOST"]?.trimmingCharacters(in: .whitespaces) ?? ""
         if host.isEmpty { problems.append("SMTP_HOST is not set") }
@@ -76,19 +76,19 @@ public struct SMTPSettings: Sendable {
     static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host.lowercased()) }
 
     /// `host:port`, as messages show the server.
-    public var server: String { "\(host):\(port)" }
+    package var server: String { "\(host):\(port)" }
 }
 
 /// Sends email over SMTP (RFC 5321): `EHLO`, `STARTTLS` or implicit TLS, `AUTH PLAIN` or `LOGIN`,
 /// `MAIL FROM`, one `RCPT TO` per recipient, `DATA` with dot-stuffing, `QUIT`.
-public struct SMTPClient: Sendable {
+package struct SMTPClient: Sendable {
     /// Where and how.
-    public let settings: SMTPSettings
+    package let settings: SMTPSettings
     /// Removes the password (and every other secret) from what errors quote of the server.
     let redactor: SecretRedactor
 
     /// Creates a client; the password joins the redactor.
-    public init(settings: SMTPSettings, redactor: SecretRedactor) {
+    package init(settings: SMTPSettings, redactor: SecretRedactor) {
         self.settings = settings
         self.redactor = redactor.adding([settings.password].compactMap { $0 })
     }
@@ -97,7 +97,7 @@ public struct SMTPClient: Sendable {
     /// server's reply to the message (its queue id, often).
     /// - Throws: `EmailError`: `.answerLost` only when the message was handed over and the answer
     ///   never came; every other error means nothing was sent.
-    public func send(_ data: String, from: String, to recipients: [String]) async throws -> String {
+    package func send(_ data: String, from: String, to recipients: [String]) async throws -> String {
         let tlsContext = try makeTLSContext()
         let connection = try await SMTPConnection.open(
             host: settings.host, port: settings.port, tls: settings.security == .tls ? tlsContext : nil,

@@ -15,33 +15,33 @@ public enum ArchiveFormat: String, Sendable {
 /// each as a file or folder would. An input that does not exist, a glob that matches nothing,
 /// an empty folder or two inputs with one name are errors (all listed at once); an archive with
 /// no file in it is never written.
-public struct Archive: Action {
+package struct Archive: Action {
     /// The action's name in steps and reports.
-    public static let name = "archive"
+    package static let name = "archive"
     /// The files, folders and globs to pack, relative to the repository root unless absolute.
-    public var inputs: [String]
+    package var inputs: [String]
     /// The archive to write; missing folders are created.
-    public var output: String
+    package var output: String
     /// The archive's format.
-    public var format: ArchiveFormat
+    package var format: ArchiveFormat
 
     /// Creates the action that packs `inputs` into `output`; without `format`, `.zip` for a `.zip` name
     /// and `.tarGz` otherwise.
-    public init(_ inputs: [String], to output: String, format: ArchiveFormat? = nil) {
+    package init(_ inputs: [String], to output: String, format: ArchiveFormat? = nil) {
         self.inputs = inputs
         self.output = output
         self.format = format ?? ArchiveFormat(fileName: output) ?? .tarGz
     }
 
     /// The inputs, the output and the format.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         [StepOption("inputs", inputs.joined(separator: ", ")), StepOption("output", output), StepOption("format", format.rawValue)]
     }
 
     /// Writes the archive (with its undo) and returns `output`; the time of every entry is
     /// `SOURCE_DATE_EPOCH`, else 0.
     /// - Throws: when the name asks for another format, or every problem with the inputs at once.
-    public func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> String {
         if let named = ArchiveFormat(fileName: output), named != format {
             throw ValidationFailure(
                 problems: ["\(output) would hold a .\(format.rawValue) archive under a .\(named.rawValue) name"],
@@ -91,7 +91,7 @@ extension LaneContext {
 
 extension Archive: DocumentedAction {
     /// How `lane.archive` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Pack files, folders and globs into a deterministic .tar.gz or .zip (sorted entries, fixed times, owner 0); empty or missing input is an error, never an empty archive",
         signature: "try lane.archive(_ input: String, to output: String, format: ArchiveFormat? = nil) -> String; lane.archive(_ inputs: [String], to:, format:)",

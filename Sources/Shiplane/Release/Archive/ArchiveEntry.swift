@@ -1,9 +1,9 @@
 import Foundation
 
 /// One file or folder to put in an archive: its name inside the archive and where its bytes are.
-public struct ArchiveEntry: Sendable, Equatable {
+package struct ArchiveEntry: Sendable, Equatable {
     /// A file with its bytes, or a folder.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A regular file: where its bytes are read from, and how many there are.
         case file(path: String, size: Int64)
         /// A folder.
@@ -11,21 +11,21 @@ public struct ArchiveEntry: Sendable, Equatable {
     }
 
     /// The path inside the archive, `/`-separated, without a trailing slash.
-    public var name: String
+    package var name: String
     /// A file or a folder.
-    public var kind: Kind
+    package var kind: Kind
     /// Stored as mode 0755 when true, else 0644 (folders are always 0755).
-    public var executable: Bool
+    package var executable: Bool
 
     /// Creates an entry named `name` inside the archive.
-    public init(name: String, kind: Kind, executable: Bool = false) {
+    package init(name: String, kind: Kind, executable: Bool = false) {
         self.name = name
         self.kind = kind
         self.executable = executable
     }
 
     /// The Unix permission bits written for this entry.
-    public var mode: UInt32 {
+    package var mode: UInt32 {
         if case .directory = kind { return 0o755 }
         return executable ? 0o755 : 0o644
     }
@@ -33,7 +33,7 @@ public struct ArchiveEntry: Sendable, Equatable {
     /// The entries of a folder tree, sorted by name, folders included; `prefix` is put in front of every name.
     /// - Throws: when the folder cannot be read or holds symbolic links or special files (which would not
     ///   archive reproducibly).
-    public static func collect(directory: URL, prefix: String? = nil) throws -> [ArchiveEntry] {
+    package static func collect(directory: URL, prefix: String? = nil) throws -> [ArchiveEntry] {
         let fileManager = FileManager.default
         let root = directory.standardizedFileURL.path
         var entries: [ArchiveEntry] = []
@@ -65,7 +65,7 @@ public struct ArchiveEntry: Sendable, Equatable {
     }
 
     /// Entries sorted by the bytes of their names, so the order never depends on the file system.
-    public static func sorted(_ entries: [ArchiveEntry]) -> [ArchiveEntry] {
+    package static func sorted(_ entries: [ArchiveEntry]) -> [ArchiveEntry] {
         entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 }

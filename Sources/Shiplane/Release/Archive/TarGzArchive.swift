@@ -5,10 +5,10 @@ import Foundation
 /// Every entry gets uid/gid 0, empty owner names, the given modification time (0 or a
 /// `SOURCE_DATE_EPOCH`) and mode 0644 or 0755. The gzip header carries mtime 0 and no file name, so
 /// the same input always gives the same bytes.
-public enum TarGzArchive {
+package enum TarGzArchive {
     /// Writes `entries` (sorted here) to `destination`, atomically.
     /// - Throws: when a name does not fit ustar, a file changed size while archiving, or I/O fails.
-    public static func write(entries: [ArchiveEntry], to destination: URL, modificationTime: Int = 0, compressionLevel: Int32 = 9) throws {
+    package static func write(entries: [ArchiveEntry], to destination: URL, modificationTime: Int = 0, compressionLevel: Int32 = 9) throws {
         let output = try ArchiveOutput(destination: destination)
         let gzip = try GzipWriter(output: output, level: compressionLevel)
         for entry in ArchiveEntry.sorted(entries) {
@@ -32,7 +32,7 @@ public enum TarGzArchive {
     }
 
     /// Archives a folder tree (see `ArchiveEntry.collect`).
-    public static func write(directory: URL, prefix: String? = nil, to destination: URL, modificationTime: Int = 0) throws {
+    package static func write(directory: URL, prefix: String? = nil, to destination: URL, modificationTime: Int = 0) throws {
         try write(entries: try ArchiveEntry.collect(directory: directory, prefix: prefix), to: destination, modificationTime: modificationTime)
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Writes reproducible `.zip` archives: sorted entries, one fixed DOS timestamp, Unix modes 0644/0755.
-public enum ZipArchive {
+package enum ZipArchive {
     /// How file contents are stored.
-    public enum Compression: Sendable { /** `stored`: the bytes as they are; `deflated`: compressed with deflate. */ case stored, deflated }
+    package enum Compression: Sendable { /** `stored`: the bytes as they are; `deflated`: compressed with deflate. */ case stored, deflated }
 
     /// Writes `entries` (sorted here) to `destination`, atomically.
     /// - Parameters:
@@ -13,7 +13,7 @@ public enum ZipArchive {
     ///   - modificationTime: seconds since 1970 (UTC) for every entry; clamped to 1980, zip's epoch.
     ///   - compressionLevel: zlib's level for deflated entries, 0–9.
     /// - Throws: when an entry exceeds zip's 4 GiB limits, a file changed size, or I/O fails.
-    public static func write(entries: [ArchiveEntry], to destination: URL, compression: Compression = .deflated,
+    package static func write(entries: [ArchiveEntry], to destination: URL, compression: Compression = .deflated,
                              modificationTime: Int = 0, compressionLevel: Int32 = 9) throws {
         let output = try ArchiveOutput(destination: destination)
         let (dosTime, dosDate) = dosTimestamp(modificationTime)
@@ -102,7 +102,7 @@ public enum ZipArchive {
     }
 
     /// Archives a folder tree (see `ArchiveEntry.collect`).
-    public static func write(directory: URL, prefix: String? = nil, to destination: URL, compression: Compression = .deflated,
+    package static func write(directory: URL, prefix: String? = nil, to destination: URL, compression: Compression = .deflated,
                              modificationTime: Int = 0) throws {
         try write(entries: try ArchiveEntry.collect(directory: directory, prefix: prefix), to: destination,
                   compression: compression, modificationTime: modificationTime)

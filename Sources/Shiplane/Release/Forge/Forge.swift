@@ -53,17 +53,17 @@ public enum Forge: Sendable, Equatable {
 ///     git.example.com: gitlab
 ///     code.example.org: gitea
 /// ```
-public struct ForgeSettings: Sendable, Equatable {
+package struct ForgeSettings: Sendable, Equatable {
     /// The forge every release goes to (`forge.type`); nil: chosen from the origin or the CI.
-    public var kind: ForgeKind?
+    package var kind: ForgeKind?
     /// The GitLab or Gitea server's URL (`forge.url`), when its API is not at the origin's host
     /// (GitHub Enterprise takes `GITHUB_API_URL` instead).
-    public var url: String?
+    package var url: String?
     /// Self-hosted host names (lowercase) and the forge each runs (`forge.hosts`).
-    public var hosts: [String: ForgeKind]
+    package var hosts: [String: ForgeKind]
 
     /// Creates forge settings; with no arguments, those of a project that declares none.
-    public init(kind: ForgeKind? = nil, url: String? = nil, hosts: [String: ForgeKind] = [:]) {
+    package init(kind: ForgeKind? = nil, url: String? = nil, hosts: [String: ForgeKind] = [:]) {
         self.kind = kind
         self.url = url
         self.hosts = hosts

@@ -10,24 +10,24 @@ internal import Git
 /// these recognise is an error that says how to declare it. The work is that forge's own
 /// action's (`githubRelease`, `gitlabRelease`, `giteaRelease`), with its guarantees: preflight,
 /// a re-run finishes a half-made release, rollback removes what the run made.
-public struct PublishRelease: AsyncAction {
+package struct PublishRelease: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "release"
+    package static let name = "release"
     /// The release's tag.
-    public var tag: String
+    package var tag: String
     /// The release's title; nil: the tag.
-    public var name: String?
+    package var name: String?
     /// The release notes, in Markdown.
-    public var notes: String?
+    package var notes: String?
     /// The files to attach, relative to the repository root unless absolute.
-    public var assets: [String]
+    package var assets: [String]
     /// True for a prerelease (GitHub, Gitea; GitLab has no such flag and says so in the log).
-    public var prerelease: Bool
+    package var prerelease: Bool
     /// The forge, explicitly; nil: chosen from the settings, the origin or the CI.
-    public var forge: Forge?
+    package var forge: Forge?
 
     /// Creates the action that publishes the release for `tag` on the project's forge.
-    public init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, forge: Forge? = nil) {
+    package init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, forge: Forge? = nil) {
         self.tag = tag
         self.name = name
         self.notes = notes
@@ -37,7 +37,7 @@ public struct PublishRelease: AsyncAction {
     }
 
     /// The tag, and the assets, prerelease flag and forge when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
         if prerelease { shown.append(StepOption("prerelease", "true")) }
@@ -46,7 +46,7 @@ public struct PublishRelease: AsyncAction {
     }
 
     /// Returns the release's web address (in a dry run, nil).
-    public func run(in step: StepContext) async throws -> String? {
+    package func run(in step: StepContext) async throws -> String? {
         let lane = step.lane
         let settings = try ProjectSettings.load(root: lane.workingDirectory)
         let origin = try git { try lane.repository().configString("remote.origin.url") }
@@ -87,7 +87,7 @@ extension LaneContext {
 
 extension PublishRelease: DocumentedAction {
     /// How `lane.release` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a release on the project's forge (GitHub, GitLab or Gitea/Forgejo, from settings, origin or CI): the same lane on every forge",
         signature: "try await lane.release(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, forge: Forge? = nil) -> String?",

@@ -6,26 +6,26 @@ import Foundation
 /// `X-GitHub-Api-Version: 2022-11-28` and `User-Agent: shiplane/<version>`. The API base comes from
 /// `GITHUB_API_URL` in the given environment, else `https://api.github.com`. The token is added to
 /// the transport's redactor so it never appears in errors or events.
-public struct GitHubClient: Sendable {
+package struct GitHubClient: Sendable {
     /// The API base used when `GITHUB_API_URL` is not set.
-    public static let defaultAPIURL = "https://api.github.com"
+    package static let defaultAPIURL = "https://api.github.com"
     /// The REST API version sent in `X-GitHub-Api-Version`.
-    public static let apiVersion = "2022-11-28"
+    package static let apiVersion = "2022-11-28"
 
     /// The repository the client works on.
-    public let repository: GitHubRepository
+    package let repository: GitHubRepository
     /// The API base, without a trailing slash.
-    public let apiBaseURL: String
+    package let apiBaseURL: String
     /// The `User-Agent` sent: `shiplane/<version>`.
-    public let userAgent: String
+    package let userAgent: String
     /// Seconds allowed for an asset upload to get its response.
-    public var uploadTimeout: Double = 600
+    package var uploadTimeout: Double = 600
     let transport: HTTPTransport
     private let token: String
 
     /// Creates a client; `environment` is consulted only for `GITHUB_API_URL`.
     /// - Throws: `GitHubError.missingToken` when the token is empty.
-    public init(
+    package init(
         repository: GitHubRepository, token: String, environment: [String: String] = [:],
         transport: HTTPTransport, version: String = "dev"
     ) throws {
@@ -45,7 +45,7 @@ public struct GitHubClient: Sendable {
     }
 
     /// Hides this client's token and other secrets in text.
-    public var redactor: SecretRedactor { transport.redactor }
+    package var redactor: SecretRedactor { transport.redactor }
 
     private var repoPath: String {
         "/repos/\(URITemplate.percentEncode(repository.owner, allowReserved: false))/\(URITemplate.percentEncode(repository.name, allowReserved: false))"
@@ -55,7 +55,7 @@ public struct GitHubClient: Sendable {
 
     /// Checks that the repository exists and the token can see it.
     /// - Throws: `GitHubError.tokenRefused` (401), `.repositoryNotFound` (404), `.permissionDenied` (403).
-    public func checkAccess() async throws {
+    package func checkAccess() async throws {
         let response = try await send(.get, repoPath)
         guard response.isSuccess else { throw failure(response, operation: "read the repository") }
     }
@@ -63,7 +63,7 @@ public struct GitHubClient: Sendable {
     // MARK: - Releases
 
     /// The release for `tag`, including a draft with that tag, or nil when there is none.
-    public func release(forTag tag: String) async throws -> GitHubRelease? {
+    package func release(forTag tag: String) async throws -> GitHubRelease? {
         let response = try await send(.get, "\(repoPath)/releases/tags/\(URITemplate.percentEncode(tag, allowReserved: false))")
         if response.isSuccess { return try decode(GitHubRelease.self, response, operation: "get the release for \(tag)") }
         guard response.status == 404 else { throw failure(response, operation: "get the release for \(tag)") }
@@ -72,13 +72,13 @@ public struct GitHubClient: Sendable {
     }
 
     /// Every release, following `Link: rel="next"` (at most `maxPages` pages of 100).
-    public func listReleases(maxPages: Int = 50) async throws -> [GitHubRelease] {
+    package func listReleases(maxPages: Int = 50) async throws -> [GitHubRelease] {
         try await paginate(GitHubRelease.self, firstURL: apiBaseURL + "\(repoPath)/releases?per_page=100", operation: "list releases", maxPages: maxPages)
     }
 
     /// Creates a release; when one with the tag already exists (422 `already_exists`) returns that one instead.
     /// - Returns: the release and whether this call created it.
-    public func createRelease(
+    package func createRelease(
         tag: String, name: String?, body: String?, draft: Bool, prerelease: Bool, makeLatest: GitHubMakeLatest? = nil,
         targetCommitish: String? = nil
     ) async throws -> (release: GitHubRelease, created: Bool) {
@@ -114,7 +114,7 @@ public struct GitHubClient: Sendable {
     }
 
     /// Gives a draft new texts and flags (a draft left by an earlier run gets this run's).
-    public func updateDraft(releaseID: Int, name: String, body: String?, prerelease: Bool) async throws -> GitHubRelease {
+    package func updateDraft(releaseID: Int, name: String, body: String?, prerelease: Bool) async throws -> GitHubRelease {
         struct Payload: Encodable { var name: String; var body: String?; var prerelease: Bool }
         let request = try HTTPRequest.json(.patch, url: apiBaseURL + "\(repoPath)/releases/\(releaseID)", headers: headers,
                                            value: Payload(name: name, body: body, prerelease: prerelease))
@@ -124,7 +124,7 @@ public struct GitHubClient: Sendable {
     }
 
     /// Publishes a draft (`draft: false`), optionally making it the latest release.
-    public func publish(releaseID: Int, makeLatest: GitHubMakeLatest? = nil) async throws -> GitHubRelease {
+    package func publish(releaseID: Int, makeLatest: GitHubMakeLatest? = nil) async throws -> GitHubRelease {
         struct Payload: Encodable { var draft: Bool; var make_latest: String? }
         let request = try HTTPRequest.json(.patch, url: apiBaseURL + "\(repoPath)/releases/\(releaseID)", headers: headers,
                                            value: Payload(draft: false, make_latest: makeLatest?.rawValue))
@@ -134,7 +134,7 @@ public struct GitHubClient: Sendable {
     }
 
     /// Deletes a release (not its tag). A release that is already gone counts as deleted.
-    public func deleteRelease(id: Int) async throws {
+    package func deleteRelease(id: Int) async throws {
         let response = try await send(.delete, "\(repoPath)/releases/\(id)")
         guard response.isSuccess || response.status == 404 else { throw failure(response, operation: "delete release \(id)") }
     }
@@ -142,13 +142,13 @@ public struct GitHubClient: Sendable {
     // MARK: - Assets
 
     /// Every asset of a release, following pagination.
-    public func listAssets(releaseID: Int, maxPages: Int = 50) async throws -> [GitHubAsset] {
+    package func listAssets(releaseID: Int, maxPages: Int = 50) async throws -> [GitHubAsset] {
         try await paginate(GitHubAsset.self, firstURL: apiBaseURL + "\(repoPath)/releases/\(releaseID)/assets?per_page=100",
                            operation: "list assets of release \(releaseID)", maxPages: maxPages)
     }
 
     /// Streams a file to the release's `upload_url` template (e.g. `…/assets{?name,label}`).
-    public func uploadAsset(uploadURL: String, file: String, name: String, label: String? = nil, contentType: String? = nil) async throws -> GitHubAsset {
+    package func uploadAsset(uploadURL: String, file: String, name: String, label: String? = nil, contentType: String? = nil) async throws -> GitHubAsset {
         var variables = ["name": name]
         if let label { variables["label"] = label }
         let url = URITemplate.expand(uploadURL, with: variables)
@@ -166,13 +166,13 @@ public struct GitHubClient: Sendable {
     }
 
     /// Deletes an asset; one that is already gone counts as deleted.
-    public func deleteAsset(id: Int) async throws {
+    package func deleteAsset(id: Int) async throws {
         let response = try await send(.delete, "\(repoPath)/releases/assets/\(id)")
         guard response.isSuccess || response.status == 404 else { throw failure(response, operation: "delete asset \(id)") }
     }
 
     /// Renames an asset.
-    public func updateAsset(id: Int, name: String, label: String? = nil) async throws -> GitHubAsset {
+    package func updateAsset(id: Int, name: String, label: String? = nil) async throws -> GitHubAsset {
         struct Payload: Encodable { var name: String; var label: String? }
         let request = try HTTPRequest.json(.patch, url: apiBaseURL + "\(repoPath)/releases/assets/\(id)", headers: headers,
                                            value: Payload(name: name, label: label))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What went wrong talking to GitHub, with what to do about it.
-public enum GitHubError: ReportableError {
+package enum GitHubError: ReportableError {
     /// No token was given; nothing was sent.
     case missingToken(variable: String)
     /// 401: the token is invalid, expired or revoked.
@@ -20,7 +20,7 @@ public enum GitHubError: ReportableError {
     case invalidUploadURL(String)
 
     /// Says what GitHub refused or answered, for which repository or operation.
-    public var message: String {
+    package var message: String {
         switch self {
         case .missingToken(let variable):
             return "no GitHub token: \(variable) is not set"
@@ -45,7 +45,7 @@ public enum GitHubError: ReportableError {
     }
 
     /// The permissions GitHub asked for and its message, or the status, content type and body details.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         switch self {
         case let .permissionDenied(_, _, accepted, serverMessage):
             var facts: [(key: String, value: String)] = []
@@ -62,7 +62,7 @@ public enum GitHubError: ReportableError {
     }
 
     /// What to do next, where the cause is known.
-    public var suggestion: String? {
+    package var suggestion: String? {
         switch self {
         case .missingToken(let variable):
             return "set \(variable) to a token with contents:write permission (e.g. in .env or the CI secrets)"

@@ -27,7 +27,7 @@ public struct GitHubRelease: Codable, Sendable, Equatable {
     }
 
     /// Creates a release value, as a test double or a recorded response would.
-    public init(id: Int, tagName: String, name: String? = nil, body: String? = nil, draft: Bool, prerelease: Bool = false,
+    package init(id: Int, tagName: String, name: String? = nil, body: String? = nil, draft: Bool, prerelease: Bool = false,
                 htmlURL: String? = nil, uploadURL: String, assets: [GitHubAsset]? = nil) {
         self.id = id
         self.tagName = tagName
@@ -64,7 +64,7 @@ public struct GitHubAsset: Codable, Sendable, Equatable {
     }
 
     /// Creates an asset value, as a test double or a recorded response would.
-    public init(id: Int, name: String, size: Int64, state: String? = "uploaded", contentType: String? = nil, browserDownloadURL: String? = nil) {
+    package init(id: Int, name: String, size: Int64, state: String? = "uploaded", contentType: String? = nil, browserDownloadURL: String? = nil) {
         self.id = id
         self.name = name
         self.size = size
@@ -75,7 +75,7 @@ public struct GitHubAsset: Codable, Sendable, Equatable {
 }
 
 /// Whether a published release becomes the repository's latest (`make_latest`).
-public enum GitHubMakeLatest: String, Sendable, Codable {
+package enum GitHubMakeLatest: String, Sendable, Codable {
     /// `true`: the release becomes the latest; `false`: it does not; `legacy`: GitHub decides by date
     /// and version.
     case yes = "true", no = "false", legacy

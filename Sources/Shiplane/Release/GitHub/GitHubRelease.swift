@@ -11,26 +11,26 @@ internal import Git
 /// name and size is skipped, a different one is uploaded under a temporary name first, then the
 /// old one is deleted and the new one renamed — never deleted first. Rollback deletes a release
 /// this run created (a re-used one is left as it is).
-public struct PublishGitHubRelease: AsyncAction {
+package struct PublishGitHubRelease: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "githubRelease"
+    package static let name = "githubRelease"
     /// The release's tag; the release is made for it, or found by it on a re-run.
-    public var tag: String
+    package var tag: String
     /// The release's title; nil: the tag.
-    public var name: String?
+    package var name: String?
     /// The release notes, in Markdown (e.g. from `lane.changelog()`).
-    public var notes: String?
+    package var notes: String?
     /// The files to attach, relative to the repository root unless absolute.
-    public var assets: [String]
+    package var assets: [String]
     /// True for a prerelease, which is then not made the latest release.
-    public var prerelease: Bool
+    package var prerelease: Bool
     /// `owner/name` or a remote URL; nil: the `origin` remote.
-    public var repository: String?
+    package var repository: String?
     /// How many assets upload at once.
-    public var uploadConcurrency: Int
+    package var uploadConcurrency: Int
 
     /// Creates the action that publishes the release for `tag`.
-    public init(
+    package init(
         tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
         repository: String? = nil, uploadConcurrency: Int = 4
     ) {
@@ -44,7 +44,7 @@ public struct PublishGitHubRelease: AsyncAction {
     }
 
     /// The tag, and the assets, prerelease flag and repository when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
         if prerelease { shown.append(StepOption("prerelease", "true")) }
@@ -53,7 +53,7 @@ public struct PublishGitHubRelease: AsyncAction {
     }
 
     /// Returns the release's web address (in a dry run, nil).
-    public func run(in step: StepContext) async throws -> String? {
+    package func run(in step: StepContext) async throws -> String? {
         let lane = step.lane
         let target = try gitHubRepository(lane)
         let variables = lane.environment.variables
@@ -135,7 +135,7 @@ extension LaneContext {
 
 extension PublishGitHubRelease: DocumentedAction {
     /// How `lane.githubRelease` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a GitHub release: preflight, draft, assets uploaded concurrently with retries, then published; a re-run finishes it",
         signature: "try await lane.githubRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, repository: String? = nil, uploadConcurrency: Int = 4) -> String?",

@@ -3,20 +3,20 @@ import Foundation
 /// A GitHub release this run created (`api`: the API base, `repository`: owner/name). Written down
 /// before the create call with `id` nil: a run killed before the answer came leaves a draft that is
 /// found again by its tag.
-public struct GitHubReleaseCreated: Effect, Equatable {
+package struct GitHubReleaseCreated: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "github.release"
+    package static let kind = "github.release"
     /// The API base URL.
-    public var api: String
+    package var api: String
     /// The repository, `owner/name`.
-    public var repository: String
+    package var repository: String
     /// The release's id, once GitHub answered.
-    public var id: Int?
+    package var id: Int?
     /// The release's tag.
-    public var tag: String
+    package var tag: String
 
     /// Describes a release created.
-    public init(api: String, repository: String, id: Int?, tag: String) {
+    package init(api: String, repository: String, id: Int?, tag: String) {
         self.api = api
         self.repository = repository
         self.id = id
@@ -24,11 +24,11 @@ public struct GitHubReleaseCreated: Effect, Equatable {
     }
 
     /// Public once the run is past its point of no return.
-    public var reach: EffectReach { .publication }
+    package var reach: EffectReach { .publication }
 
     /// Deletes the release; with no id (the answer never came), the draft found for the tag.
     /// - Throws: when no token is set, or GitHub refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let variables = context.environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
         guard let token = GitHubReleasePublisher.token(from: variables) else {
             throw ShiplaneError("the GitHub release \(tag) stays: set GITHUB_TOKEN (or GH_TOKEN) so rollback can delete it, or delete it by hand")

@@ -1,16 +1,16 @@
 import Foundation
 
 /// A file to attach to a release, and the name it gets there.
-public struct ReleaseAssetFile: Sendable, Equatable {
+package struct ReleaseAssetFile: Sendable, Equatable {
     /// The file on disk.
-    public var path: String
+    package var path: String
     /// The asset's name on the release.
-    public var name: String
+    package var name: String
     /// The media type to upload it with; nil: guessed from the name.
-    public var contentType: String?
+    package var contentType: String?
 
     /// Creates an asset; the name defaults to the file's last path component.
-    public init(path: String, name: String? = nil, contentType: String? = nil) {
+    package init(path: String, name: String? = nil, contentType: String? = nil) {
         self.path = path
         self.name = name ?? URL(fileURLWithPath: path).lastPathComponent
         self.contentType = contentType
@@ -18,28 +18,28 @@ public struct ReleaseAssetFile: Sendable, Equatable {
 }
 
 /// What to publish: the tag, texts, flags and assets of a GitHub release.
-public struct GitHubReleaseRequest: Sendable {
+package struct GitHubReleaseRequest: Sendable {
     /// The release's tag.
-    public var tag: String
+    package var tag: String
     /// The release's title; nil: the tag.
-    public var name: String?
+    package var name: String?
     /// The release notes, in Markdown.
-    public var notes: String?
+    package var notes: String?
     /// True for a prerelease.
-    public var prerelease: Bool
+    package var prerelease: Bool
     /// Whether it becomes the latest release; nil: GitHub's default.
-    public var makeLatest: GitHubMakeLatest?
+    package var makeLatest: GitHubMakeLatest?
     /// The branch or commit a new tag is created at; nil: GitHub's default (the default branch).
-    public var targetCommitish: String?
+    package var targetCommitish: String?
     /// The files to attach.
-    public var assets: [ReleaseAssetFile]
+    package var assets: [ReleaseAssetFile]
     /// Leave the release a draft when false.
-    public var publish: Bool
+    package var publish: Bool
     /// How many assets upload at once.
-    public var uploadConcurrency: Int
+    package var uploadConcurrency: Int
 
     /// Creates a request for the release of `tag`.
-    public init(
+    package init(
         tag: String, name: String? = nil, notes: String? = nil, prerelease: Bool = false,
         makeLatest: GitHubMakeLatest? = nil, targetCommitish: String? = nil, assets: [ReleaseAssetFile] = [],
         publish: Bool = true, uploadConcurrency: Int = 4
@@ -57,52 +57,52 @@ public struct GitHubReleaseRequest: Sendable {
 }
 
 /// What a publish did, so the caller can report it and register a rollback.
-public struct GitHubPublishResult: Sendable, Equatable {
+package struct GitHubPublishResult: Sendable, Equatable {
     /// The release's id.
-    public var releaseID: Int
+    package var releaseID: Int
     /// The release's page, when GitHub gave it.
-    public var htmlURL: String?
+    package var htmlURL: String?
     /// True when this run created the release (a rollback should delete it); false when it reused one.
-    public var createdRelease: Bool
+    package var createdRelease: Bool
     /// The assets uploaded under a name the release did not have.
-    public var uploaded: [String]
+    package var uploaded: [String]
     /// The assets left as they were: the release already held the same bytes.
-    public var skipped: [String]
+    package var skipped: [String]
     /// The assets whose bytes changed, replaced by upload, delete and rename.
-    public var replaced: [String]
+    package var replaced: [String]
     /// True when the release is public (published now or before).
-    public var published: Bool
+    package var published: Bool
 }
 
 /// A publish that failed after a release was found or created; says which, for rollback.
-public struct GitHubPublishError: ReportableError {
+package struct GitHubPublishError: ReportableError {
     /// The release's tag.
-    public var tag: String
+    package var tag: String
     /// The id of the release that was found or created.
-    public var releaseID: Int
+    package var releaseID: Int
     /// True when this run created the release, so undoing the run means deleting it.
-    public var createdRelease: Bool
+    package var createdRelease: Bool
     /// The error that stopped the publish.
-    public var underlyingErrors: [any Error]
+    package var underlyingErrors: [any Error]
 
     /// Names the tag whose release failed.
-    public var message: String { "publishing the GitHub release \(tag) failed" }
+    package var message: String { "publishing the GitHub release \(tag) failed" }
     /// The release's id and whether this run created it.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         [("release id", String(releaseID)), ("release created by this run", createdRelease ? "yes" : "no")]
     }
     /// Run again: the release is found and finished.
-    public var suggestion: String? { "run again: the release is found and finished, uploaded assets are kept" }
+    package var suggestion: String? { "run again: the release is found and finished, uploaded assets are kept" }
 }
 
 /// Every problem found before publishing, reported together.
-public struct ReleasePreflightError: ReportableError {
+package struct ReleasePreflightError: ReportableError {
     /// Every problem found, each its own error.
-    public var underlyingErrors: [any Error]
+    package var underlyingErrors: [any Error]
     /// The forge the release was for: GitHub, GitLab or Gitea.
-    public var forge = "GitHub"
+    package var forge = "GitHub"
     /// Says how many problems stop the release.
-    public var message: String {
+    package var message: String {
         "the \(forge) release cannot be published: \(underlyingErrors.count) problem\(underlyingErrors.count == 1 ? "" : "s") found"
     }
 }
@@ -112,23 +112,23 @@ public struct ReleasePreflightError: ReportableError {
 /// Re-running is safe: an existing release is reused, an asset with the same name and size is
 /// skipped, and a differing asset is replaced by uploading the new bytes under a temporary name,
 /// then deleting the old asset, then renaming — never deleting first.
-public struct GitHubReleasePublisher: Sendable {
+package struct GitHubReleasePublisher: Sendable {
     /// Appended to an asset's name while its new bytes upload, before the old asset is deleted.
-    public static let temporarySuffix = ".shiplane-upload"
+    package static let temporarySuffix = ".shiplane-upload"
 
     /// The repository the release is for.
-    public var repository: GitHubRepository
+    package var repository: GitHubRepository
     /// The API token; nil or empty fails the preflight.
-    public var token: String?
+    package var token: String?
     /// The environment; only `GITHUB_API_URL` is read.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Sends the requests, with retries and redaction.
-    public var transport: HTTPTransport
+    package var transport: HTTPTransport
     /// Shiplane's version, for the `User-Agent`.
-    public var version: String
+    package var version: String
 
     /// Creates a publisher for `repository` with `token`.
-    public init(repository: GitHubRepository, token: String?, environment: [String: String] = [:],
+    package init(repository: GitHubRepository, token: String?, environment: [String: String] = [:],
                 transport: HTTPTransport, version: String = "dev") {
         self.repository = repository
         self.token = token
@@ -138,7 +138,7 @@ public struct GitHubReleasePublisher: Sendable {
     }
 
     /// The token from `GITHUB_TOKEN`, else `GH_TOKEN`, in the given environment.
-    public static func token(from environment: [String: String]) -> String? {
+    package static func token(from environment: [String: String]) -> String? {
         for key in ["GITHUB_TOKEN", "GH_TOKEN"] {
             if let value = environment[key]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return value }
         }
@@ -151,7 +151,7 @@ public struct GitHubReleasePublisher: Sendable {
     /// Sends no request when the token is missing.
     /// - Throws: `ReleasePreflightError` holding all problems.
     @discardableResult
-    public func preflight(
+    package func preflight(
         _ request: GitHubReleaseRequest,
         checkFile: ((String) throws -> Void)? = nil
     ) async throws -> GitHubClient {
@@ -189,7 +189,7 @@ public struct GitHubReleasePublisher: Sendable {
     /// throwing stops the run before anything is sent), and `created` once GitHub has answered
     /// with the release's id and whether this call made it. `beforeMakingPublic` runs just before
     /// a draft is published (the first change others see).
-    public func publish(
+    package func publish(
         _ request: GitHubReleaseRequest,
         beforeCreating: @Sendable () throws -> Void = {},
         created: @Sendable (_ releaseID: Int, _ createdByThisCall: Bool) -> Void = { _, _ in },

@@ -1,28 +1,28 @@
 import Foundation
 
 /// An owner/name pair on a GitHub host, parsed from a git remote URL.
-public struct GitHubRepository: Sendable, Equatable, CustomStringConvertible {
+package struct GitHubRepository: Sendable, Equatable, CustomStringConvertible {
     /// The host, lowercased (`github.com`, or a GitHub Enterprise host).
-    public var host: String
+    package var host: String
     /// The owner: a user or an organisation.
-    public var owner: String
+    package var owner: String
     /// The repository's name, without `.git`.
-    public var name: String
+    package var name: String
 
     /// Creates the repository `owner/name` on `host`.
-    public init(owner: String, name: String, host: String = "github.com") {
+    package init(owner: String, name: String, host: String = "github.com") {
         self.owner = owner
         self.name = name
         self.host = host
     }
 
     /// "owner/name".
-    public var description: String { "\(owner)/\(name)" }
+    package var description: String { "\(owner)/\(name)" }
 
     /// Parses https, http, git, ssh (`ssh://git@host[:port]/o/r.git`) and scp-like (`git@host:o/r.git`)
     /// remotes, and plain `owner/name`; credentials in the URL are dropped.
     /// - Throws: `GitHubError.invalidRemoteURL` when no owner/name can be found (the URL is shown redacted).
-    public init(remoteURL: String) throws {
+    package init(remoteURL: String) throws {
         let trimmed = remoteURL.trimmingCharacters(in: .whitespacesAndNewlines)
         let invalid = GitHubError.invalidRemoteURL(SecretRedactor().redact(trimmed))
         var host = "github.com"

@@ -12,30 +12,30 @@ internal import Git
 /// before any change. A re-run finds the release by its tag and the files by their SHA-256 and
 /// finishes what is missing. Rollback (before the point of no return) removes the links, the
 /// package files and the release this run made.
-public struct PublishGitLabRelease: AsyncAction {
+package struct PublishGitLabRelease: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "gitlabRelease"
+    package static let name = "gitlabRelease"
     /// The release's tag, which must be on GitLab (pushed) when the release is made.
-    public var tag: String
+    package var tag: String
     /// The release's title; nil: the tag.
-    public var name: String?
+    package var name: String?
     /// The release notes, in Markdown (the release's `description`).
-    public var notes: String?
+    package var notes: String?
     /// The files to upload and link, relative to the repository root unless absolute.
-    public var assets: [String]
+    package var assets: [String]
     /// Titles of milestones to associate with the release.
-    public var milestones: [String]
+    package var milestones: [String]
     /// The project's path (`group/project`) or id; nil: `CI_PROJECT_ID`, else the origin remote.
-    public var project: String?
+    package var project: String?
     /// The GitLab server (`https://gitlab.example.com`); nil: `CI_API_V4_URL`/`CI_SERVER_URL`, else the origin's host.
-    public var server: String?
+    package var server: String?
     /// The generic package the files go to; nil: the project's name.
-    public var packageName: String?
+    package var packageName: String?
     /// The `link_type` of each asset link: other, runbook, image or package.
-    public var linkType: String
+    package var linkType: String
 
     /// Creates the action that publishes the GitLab release for `tag`.
-    public init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], milestones: [String] = [],
+    package init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], milestones: [String] = [],
                 project: String? = nil, server: String? = nil, packageName: String? = nil, linkType: String = "package") {
         self.tag = tag
         self.name = name
@@ -49,7 +49,7 @@ public struct PublishGitLabRelease: AsyncAction {
     }
 
     /// The tag, and the assets, milestones and project when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
         if !milestones.isEmpty { shown.append(StepOption("milestones", milestones.joined(separator: ", "))) }
@@ -59,7 +59,7 @@ public struct PublishGitLabRelease: AsyncAction {
     }
 
     /// Returns the release's web address (in a dry run, nil).
-    public func run(in step: StepContext) async throws -> String? {
+    package func run(in step: StepContext) async throws -> String? {
         let lane = step.lane
         let variables = lane.environment.variables
         let origin = project == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
@@ -112,7 +112,7 @@ extension LaneContext {
 
 extension PublishGitLabRelease: DocumentedAction {
     /// How `lane.gitlabRelease` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a GitLab release: preflight, files to the generic package registry, the release with a link to each; a re-run finishes it",
         signature: "try await lane.gitlabRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], milestones: [String] = [], project: String? = nil, server: String? = nil, packageName: String? = nil, linkType: String = \"package\") -> String?",

@@ -10,28 +10,28 @@ internal import Git
 /// else `FORGEJO_TOKEN` (else `GITHUB_TOKEN` under Gitea/Forgejo Actions), sent as
 /// `Authorization: token …`. A re-run finds the release by its tag and finishes it; rollback
 /// (before the point of no return) deletes the attachments and the draft this run made.
-public struct PublishGiteaRelease: AsyncAction {
+package struct PublishGiteaRelease: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "giteaRelease"
+    package static let name = "giteaRelease"
     /// The release's tag, which must be on the server (pushed) when the release is made.
-    public var tag: String
+    package var tag: String
     /// The release's title; nil: the tag.
-    public var name: String?
+    package var name: String?
     /// The release notes, in Markdown.
-    public var notes: String?
+    package var notes: String?
     /// The files to attach, relative to the repository root unless absolute.
-    public var assets: [String]
+    package var assets: [String]
     /// True for a prerelease.
-    public var prerelease: Bool
+    package var prerelease: Bool
     /// True to leave the release a draft.
-    public var draft: Bool
+    package var draft: Bool
     /// `owner/name`; nil: the CI's or the origin's.
-    public var repository: String?
+    package var repository: String?
     /// The server (`https://code.example.org`); nil: the CI's, else the origin's host.
-    public var server: String?
+    package var server: String?
 
     /// Creates the action that publishes the Gitea release for `tag`.
-    public init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false,
+    package init(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false,
                 repository: String? = nil, server: String? = nil) {
         self.tag = tag
         self.name = name
@@ -44,7 +44,7 @@ public struct PublishGiteaRelease: AsyncAction {
     }
 
     /// The tag, and the assets, flags, repository and server when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if !assets.isEmpty { shown.append(StepOption("assets", assets.joined(separator: ", "))) }
         if prerelease { shown.append(StepOption("prerelease", "true")) }
@@ -55,7 +55,7 @@ public struct PublishGiteaRelease: AsyncAction {
     }
 
     /// Returns the release's web address (in a dry run, nil).
-    public func run(in step: StepContext) async throws -> String? {
+    package func run(in step: StepContext) async throws -> String? {
         let lane = step.lane
         let variables = lane.environment.variables
         let origin = repository == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
@@ -96,7 +96,7 @@ extension LaneContext {
 
 extension PublishGiteaRelease: DocumentedAction {
     /// How `lane.giteaRelease` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a Gitea or Forgejo release: preflight, draft, attachments, then published (or left a draft); a re-run finishes it",
         signature: "try await lane.giteaRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false, repository: String? = nil, server: String? = nil) -> String?",

@@ -5,14 +5,14 @@ import Foundation
 /// Before the point of no return everything goes. Past it, what was there when the run passed
 /// it stays (others may have it: the pushed commit and tag, the files in them), and what came
 /// after is undone where it is local (a file written after the push).
-public struct RecordedRollback: Sendable {
+package struct RecordedRollback: Sendable {
     let store: RunStore
     let workTree: String
     let environment: LaneEnvironment
 
     /// Creates a rollback over the run folder `store` of the work tree `workTree`; `environment` gives
     /// a network undo its token.
-    public init(store: RunStore, workTree: String, environment: LaneEnvironment = LaneEnvironment(variables: [:])) {
+    package init(store: RunStore, workTree: String, environment: LaneEnvironment = LaneEnvironment(variables: [:])) {
         self.store = store
         self.workTree = workTree
         self.environment = environment
@@ -20,24 +20,24 @@ public struct RecordedRollback: Sendable {
 
     /// What a rollback did: the record as it left it, and what became of each unsettled effect,
     /// newest first (undone; staying, by design; or kept because its undo failed).
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The record with each effect's new status (`undone` or `kept`).
-        public var record: RunRecord
+        package var record: RunRecord
         /// Each effect's result, and whether it stays by design (published, or undoable only by
         /// the process that made it) rather than because its undo failed.
         var results: [(entry: RollbackEntry, staysByDesign: Bool)] = []
 
         /// What became of each unsettled effect, newest first.
-        public var entries: [RollbackEntry] { results.map(\.entry) }
+        package var entries: [RollbackEntry] { results.map(\.entry) }
         /// The effects that stay by design.
-        public var stays: [String] { results.filter(\.staysByDesign).map(\.entry.description) }
+        package var stays: [String] { results.filter(\.staysByDesign).map(\.entry.description) }
         /// The effects whose undo failed, with why: the record keeps them for another try.
-        public var failed: [String] {
+        package var failed: [String] {
             results.filter { !$0.entry.undone && !$0.staysByDesign }.map { "\($0.entry.description): \($0.entry.error ?? "unknown")" }
         }
 
         /// One line per effect, for the terminal.
-        public var lines: [String] {
+        package var lines: [String] {
             results.map { result in
                 if result.entry.undone { return "undone: \(result.entry.description)" }
                 if result.staysByDesign { return "stays: \(result.entry.error ?? result.entry.description)" }
@@ -50,7 +50,7 @@ public struct RecordedRollback: Sendable {
     /// through the same journal, and each effect's same undo, as a rollback in the run.
     ///
     /// An undo that fails is reported in the outcome, not thrown.
-    public func run(_ record: RunRecord) async throws -> Outcome {
+    package func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
         let journal = Journal(context: .live(store: store, workTree: workTree, environment: environment))
         journal.adopt(record.effects.enumerated().filter { $0.element.status != .undone }.map { ($0.offset, $0.element) })

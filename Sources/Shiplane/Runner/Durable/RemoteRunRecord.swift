@@ -7,14 +7,14 @@ internal import Git
 /// a commit of its own holding the run's record as `run.json`, in the same push. A completed run deletes it. A run that
 /// starts with no local record, in CI or not, looks for it on `origin` before its first effect
 /// and, when it is the record of the same command at the same commit, resumes it.
-public enum RemoteRunRecord {
+package enum RemoteRunRecord {
     /// The ref that holds the record, here and on the remote.
-    public static let reference = "refs/shiplane/run"
+    package static let reference = "refs/shiplane/run"
     /// Where a fetched record lands locally.
     static let fetched = "refs/shiplane/fetched-run"
 
     /// When a run with no local record looks at the remote's record.
-    public enum Look: Sendable, Equatable {
+    package enum Look: Sendable, Equatable {
         /// At the start, before the lane runs (`SHIPLANE_REMOTE_RECORD=1`).
         case now
         /// In the background from the start, waited for before the run's first effect (and its
@@ -26,7 +26,7 @@ public enum RemoteRunRecord {
 
     /// When this run looks at the remote's record: `SHIPLANE_REMOTE_RECORD=1` at once, `=0` never,
     /// otherwise before its first effect.
-    public static func look(environment: [String: String]) -> Look {
+    package static func look(environment: [String: String]) -> Look {
         switch environment["SHIPLANE_REMOTE_RECORD"] {
         case "0": .never
         case "1": .now
@@ -39,7 +39,7 @@ public enum RemoteRunRecord {
     /// - Throws: when the remote cannot be reached or the record cannot be read.
     /// `ownHandle`: the caller runs this in a thread of its own, on a handle no one else uses, so
     /// it does not hold the handle lock (`git { }`) while it waits for the network.
-    public static func fetch(workTree: String, remote: String, environment: LaneEnvironment, ownHandle: Bool = false) throws -> (record: RunRecord, head: String)? {
+    package static func fetch(workTree: String, remote: String, environment: LaneEnvironment, ownHandle: Bool = false) throws -> (record: RunRecord, head: String)? {
         func use<T>(_ body: () throws -> T) throws -> T {
             guard ownHandle else { return try git(body) }
             do {
@@ -122,7 +122,7 @@ public enum RemoteRunRecord {
     /// it. Such a local record is stale (a fresh clone finished the release); resuming it would
     /// send its messages again.
     /// - Throws: when the remote cannot be reached (the caller resumes as before).
-    public static func finishedElsewhere(_ record: RunRecord, workTree: String, environment: LaneEnvironment) throws -> String? {
+    package static func finishedElsewhere(_ record: RunRecord, workTree: String, environment: LaneEnvironment) throws -> String? {
         guard let remote = record.remoteRecord, let release = record.releaseCommit, let releaseID = ObjectID(hex: release) else { return nil }
         let repository = try RepositoryAccess.open(at: workTree)
         guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
@@ -146,7 +146,7 @@ public enum RemoteRunRecord {
 
     /// Deletes this checkout's copy of the record (`refs/shiplane/run`), when there is one: after a
     /// stale local record was retired.
-    public static func deleteLocalCopy(workTree: String) {
+    package static func deleteLocalCopy(workTree: String) {
         guard let repository = try? RepositoryAccess.open(at: workTree) else { return }
         try? git { try repository.deleteReference(reference) }
     }
@@ -165,7 +165,7 @@ public enum RemoteRunRecord {
 
     /// Deletes the record on `remote` and here (after a completed run, or a rollback); a failure
     /// is returned as text for a warning, never thrown: the release itself is done.
-    public static func remove(workTree: String, remote: String, environment: LaneEnvironment) -> String? {
+    package static func remove(workTree: String, remote: String, environment: LaneEnvironment) -> String? {
         do {
             let repository = try RepositoryAccess.open(at: workTree)
             guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
@@ -181,7 +181,7 @@ public enum RemoteRunRecord {
 
 extension RunRecord {
     /// The record with its paths moved from its work tree to `root` (a fresh clone elsewhere).
-    public func rebased(to root: String) -> RunRecord {
+    package func rebased(to root: String) -> RunRecord {
         guard root != workTree, !workTree.isEmpty else { return self }
         let old = workTree + "/", new = root + "/"
         func move(_ path: String) -> String { path.hasPrefix(old) ? new + path.dropFirst(old.count) : path }
@@ -207,7 +207,7 @@ extension RunRecord {
 
     /// True when this is the record of `lane` run with `arguments` (by their digest, for a record
     /// fetched from the remote).
-    public func isRun(of lane: String, arguments: [String]) -> Bool {
+    package func isRun(of lane: String, arguments: [String]) -> Bool {
         guard self.lane == lane else { return false }
         if self.arguments.count == 1, self.arguments[0].hasPrefix("sha256:"), fetchedFromRemote == true {
             return self.arguments[0] == Self.argumentsDigest(arguments)
@@ -216,7 +216,7 @@ extension RunRecord {
     }
 
     /// The release commit the record made, when it made one.
-    public var releaseCommit: String? {
+    package var releaseCommit: String? {
         for entry in effects.reversed() {
             if let commit = entry.effect.as(CommitMade.self)?.commit, entry.status != .undone { return commit }
         }

@@ -6,30 +6,30 @@ import Foundation
 ///
 /// Thrown by the check the command sets with `Journal.holdFirstEffect(until:)`; `LaneRunner`
 /// settles such a run quietly (no rollback, no `onError` hooks) for the command to restart.
-public struct ResumingFromOrigin: ReportableError {
+package struct ResumingFromOrigin: ReportableError {
     /// The record found on origin, rebased onto this checkout.
-    public var record: RunRecord
+    package var record: RunRecord
 
     /// Creates the stop for `record`.
-    public init(record: RunRecord) {
+    package init(record: RunRecord) {
         self.record = record
     }
 
     /// Says what was found and that nothing here was changed.
-    public var message: String {
+    package var message: String {
         "origin holds the unfinished run of `\(record.commandLine)` (\(RemoteRunRecord.reference)): " + Self.ending
     }
 
     /// How the message ends: a step stopped with it did not fail (the reporter shows it so).
-    public static let ending = "this attempt changed nothing and resumes it"
+    package static let ending = "this attempt changed nothing and resumes it"
 
     /// An unfinished run decides what happens next.
-    public var category: ErrorCategory { .unfinished }
+    package var category: ErrorCategory { .unfinished }
 }
 
 extension LaneFailure {
     /// The unfinished run on origin this run stopped for, to be resumed, when that is why it stopped.
-    public var resumingFromOrigin: ResumingFromOrigin? {
+    package var resumingFromOrigin: ResumingFromOrigin? {
         causes.lazy.compactMap { $0 as? ResumingFromOrigin }.first
     }
 }

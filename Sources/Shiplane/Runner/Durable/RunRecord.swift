@@ -5,9 +5,9 @@ import Foundation
 /// Written atomically (and fsynced) under the repository's git folder before and after each
 /// effect, so whatever process comes next — the supervisor after a crash, `shiplane rollback`,
 /// `shiplane resume`, a re-run of the same lane — knows exactly what the run did.
-public struct RunRecord: Codable, Sendable, Equatable {
+package struct RunRecord: Codable, Sendable, Equatable {
     /// What the run is doing now.
-    public enum State: String, Codable, Sendable {
+    package enum State: String, Codable, Sendable {
         /// A process is (or was, when its lock is free) running the lane.
         case running
         /// The run stopped before it finished: a failure or interrupt past the point of no return,
@@ -16,37 +16,37 @@ public struct RunRecord: Codable, Sendable, Equatable {
     }
 
     /// A unique id for the run, kept when it resumes.
-    public var id: String
+    package var id: String
     /// The lane's name as the command line gives it (`release`, `bump`).
-    public var lane: String
+    package var lane: String
     /// The lane's arguments as given (after the lane name): a re-run with the same ones resumes.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The process id of the process that runs (or ran) the lane.
-    public var pid: Int32
+    package var pid: Int32
     /// The machine it runs on (`currentHost`).
-    public var host: String
+    package var host: String
     /// When the run started; a resume keeps the first start.
-    public var startedAt: Date
+    package var startedAt: Date
     /// The work tree root the record's paths are under.
-    public var workTree: String
+    package var workTree: String
     /// Whether the run is going or stopped unfinished.
-    public var state: State
+    package var state: State
     /// Why the run passed its point of no return (`pushed main, v1.5.0 to origin`); nil before.
-    public var pointOfNoReturn: String?
+    package var pointOfNoReturn: String?
     /// Every finished step, with its result when it could be saved.
-    public var steps: [RecordedStep]
+    package var steps: [RecordedStep]
     /// Every side effect, in the order it was recorded.
-    public var effects: [RecordedEffect]
+    package var effects: [RecordedEffect]
     /// How many times this run was resumed.
-    public var resumes: Int
+    package var resumes: Int
     /// The remote the record was pushed to (`refs/shiplane/run`) at the point of no return.
-    public var remoteRecord: String?
+    package var remoteRecord: String?
     /// True for a record fetched from the remote into a fresh clone: its commands run again
     /// there (the artifacts they made are not in the clone); the other steps replay.
-    public var fetchedFromRemote: Bool?
+    package var fetchedFromRemote: Bool?
 
     /// Creates the record of a fresh run: running, with no steps or effects yet.
-    public init(
+    package init(
         id: String = UUID().uuidString, lane: String, arguments: [String], pid: Int32, host: String,
         startedAt: Date, workTree: String
     ) {
@@ -65,14 +65,14 @@ public struct RunRecord: Codable, Sendable, Equatable {
     }
 
     /// This machine's name, from `gethostname` (no name lookup: that can stall without a network).
-    public static var currentHost: String {
+    package static var currentHost: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown host" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The command that re-runs this lane with its options (`shiplane bump patch --commit`).
-    public var commandLine: String {
+    package var commandLine: String {
         if fetchedFromRemote == true, arguments.first?.hasPrefix("sha256:") == true {
             // The remote keeps only the digest of the options: name the lane, not values it never had.
             return "shiplane \(Self.shellQuoted(lane)) (with the options it was started with)"
@@ -87,23 +87,23 @@ public struct RunRecord: Codable, Sendable, Equatable {
 }
 
 /// A step as the record keeps it: enough to recognise it on replay and hand back its result.
-public struct RecordedStep: Codable, Sendable, Equatable {
+package struct RecordedStep: Codable, Sendable, Equatable {
     /// The step's number in the run.
-    public var number: Int
+    package var number: Int
     /// The action's name; replay hands the result back only to a step of the same name.
-    public var name: String
+    package var name: String
     /// Where the lane file called the action.
-    public var callSite: CallSite?
+    package var callSite: CallSite?
     /// How the step ended.
-    public var outcome: StepOutcome
+    package var outcome: StepOutcome
     /// The step's result as JSON text, when its type is `ReplayableOutput`; replay returns it.
     /// Text, not bytes: every secret the run knows is redacted from it before it leaves the machine.
-    public var output: String?
+    package var output: String?
     /// True when the step returns nothing (so replay returns `()` without a saved result).
-    public var returnsNothing: Bool
+    package var returnsNothing: Bool
 
     /// Creates the record of a finished step.
-    public init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: String? = nil, returnsNothing: Bool = false) {
+    package init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: String? = nil, returnsNothing: Bool = false) {
         self.number = number
         self.name = name
         self.callSite = callSite
@@ -128,24 +128,24 @@ public struct RecordedEffect: Codable, Sendable, Equatable {
     }
 
     /// The number of the step that made it.
-    public var step: Int
+    package var step: Int
     /// The effect in words, as rollback reports it (`delete tag v1.2.0`, `pushed main to origin`).
-    public var description: String
+    package var description: String
     /// What it changed, as data.
-    public var effect: AnyEffect
+    package var effect: AnyEffect
     /// Where it stands.
-    public var status: Status
+    package var status: Status
     /// Why rollback left it in place, or how it was settled.
-    public var note: String?
+    package var note: String?
     /// The note on a message whose send may be under way: written just before the message goes
     /// (after the record went to the remote), and on every unsent message of the remote's copy. A
     /// message recorded without it was never sent: the retry sends it.
-    public static let sendUnderWay = "the send may be under way"
+    package static let sendUnderWay = "the send may be under way"
     /// Recorded after the point of no return: others may already see it.
-    public var afterPointOfNoReturn: Bool
+    package var afterPointOfNoReturn: Bool
 
     /// Creates the record of an effect.
-    public init(step: Int, description: String, effect: AnyEffect, status: Status, afterPointOfNoReturn: Bool) {
+    package init(step: Int, description: String, effect: AnyEffect, status: Status, afterPointOfNoReturn: Bool) {
         self.step = step
         self.description = description
         self.effect = effect

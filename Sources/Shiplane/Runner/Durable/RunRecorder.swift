@@ -2,10 +2,10 @@ import Foundation
 
 /// Keeps the on-disk record of a live run up to date: steps and their results, effects before
 /// and after they happen, the point of no return. One per run; every write is durable.
-public final class RunRecorder: @unchecked Sendable {
+package final class RunRecorder: @unchecked Sendable {
     // @unchecked: `record` and `replaySteps` are only touched under `lock`.
     /// The run folder the record is written to.
-    public let store: RunStore
+    package let store: RunStore
     private let lock = NSLock()
     private var record: RunRecord
     /// The steps of the run being resumed, by number; empty for a fresh run.
@@ -18,7 +18,7 @@ public final class RunRecorder: @unchecked Sendable {
     private var writeFailure: (any Error)?
 
     /// Starts recording a run: a fresh one, or `resuming` an unfinished one (its steps replay).
-    public init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil) throws {
+    package init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil) throws {
         self.store = store
         rerunsLocalArtifacts = previous?.fetchedFromRemote == true
         var record = record
@@ -46,10 +46,10 @@ public final class RunRecorder: @unchecked Sendable {
     private var written = false
 
     /// The record as it stands.
-    public var current: RunRecord { lock.withLock { record } }
+    package var current: RunRecord { lock.withLock { record } }
 
     /// True once the run has done something others can see.
-    public var isPastPointOfNoReturn: Bool { lock.withLock { record.pointOfNoReturn != nil } }
+    package var isPastPointOfNoReturn: Bool { lock.withLock { record.pointOfNoReturn != nil } }
 
     // MARK: - Steps
 
@@ -172,12 +172,12 @@ public final class RunRecorder: @unchecked Sendable {
     // MARK: - The end of the run
 
     /// The run completed: the record goes.
-    public func finishedCompletely() {
+    package func finishedCompletely() {
         lock.withLock { if written { store.clear() } }
     }
 
     /// The run stopped and was not (or not wholly) undone: the record stays for resume or rollback.
-    public func stoppedUnfinished() {
+    package func stoppedUnfinished() {
         lock.withLock {
             record.state = .unfinished
             persist()

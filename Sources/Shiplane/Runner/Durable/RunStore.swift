@@ -2,20 +2,20 @@ import Foundation
 
 /// The run folder of a repository (`.git/shiplane/`, shared by all its worktrees): the lock that
 /// keeps runs one at a time, the record of the current run, and saved copies of replaced files.
-public final class RunStore: @unchecked Sendable {
+package final class RunStore: @unchecked Sendable {
     // @unchecked: `lockDescriptor` is set while holding the lock only, by the one owning process.
     /// The run folder.
-    public let folder: String
+    package let folder: String
     private var lockDescriptor: Int32 = -1
 
     /// Creates the store of a run folder; nothing is created on disk until it is needed.
-    public init(folder: String) {
+    package init(folder: String) {
         self.folder = folder
     }
 
     /// The run folder of the repository whose work tree is `root`: `shiplane/` in the git folder
     /// all worktrees share (the common dir).
-    public static func forWorkTree(_ root: String) throws -> RunStore {
+    package static func forWorkTree(_ root: String) throws -> RunStore {
         RunStore(folder: try commonGitDirectory(ofWorkTree: root) + "/shiplane")
     }
 
@@ -31,7 +31,7 @@ public final class RunStore: @unchecked Sendable {
     /// process dies any way at all, so a lock is never stale; a record whose process is gone is an
     /// interrupted run.
     /// - Throws: `RunLocked` when another process holds it.
-    public func lock(holder: RunRecord? = nil) throws {
+    package func lock(holder: RunRecord? = nil) throws {
         guard lockDescriptor < 0 else { return }
         try createFolder(folder)
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -58,7 +58,7 @@ public final class RunStore: @unchecked Sendable {
     }
 
     /// Lets go of the lock (also done by the kernel when the process ends).
-    public func unlock() {
+    package func unlock() {
         guard lockDescriptor >= 0 else { return }
         flock(lockDescriptor, LOCK_UN)
         close(lockDescriptor)
@@ -66,7 +66,7 @@ public final class RunStore: @unchecked Sendable {
     }
 
     /// True when some process holds the lock now (this one included).
-    public var isLocked: Bool {
+    package var isLocked: Bool {
         if lockDescriptor >= 0 { return true }
         let descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
@@ -81,7 +81,7 @@ public final class RunStore: @unchecked Sendable {
     // MARK: - The record
 
     /// The record of the current or last unfinished run, or nil when there is none.
-    public func load() throws -> RunRecord? {
+    package func load() throws -> RunRecord? {
         guard let data = FileManager.default.contents(atPath: recordPath) else { return nil }
         do {
             return try Self.decoder.decode(RunRecord.self, from: data)
@@ -94,13 +94,13 @@ public final class RunStore: @unchecked Sendable {
     }
 
     /// Writes the record durably: temporary file, fsync, rename, fsync of the folder.
-    public func save(_ record: RunRecord) throws {
+    package func save(_ record: RunRecord) throws {
         try createFolder(folder)
         try Self.writeDurably(try Self.encoder.encode(record), to: recordPath)
     }
 
     /// Forgets the run: the record and the saved copies go.
-    public func clear() {
+    package func clear() {
         unlink(recordPath)
         try? FileManager.default.removeItem(atPath: savedFolder)
         Self.syncFolder(folder)
@@ -188,26 +188,26 @@ public final class RunStore: @unchecked Sendable {
 }
 
 /// Another process is running a lane in this repository.
-public struct RunLocked: ReportableError {
+package struct RunLocked: ReportableError {
     /// The run that holds the lock, when the lock file or the record says.
-    public var holder: RunRecord?
+    package var holder: RunRecord?
     /// The lock file.
-    public var lockPath: String
+    package var lockPath: String
 
     /// Creates the error for the lock at `lockPath`, held by `holder` when known.
-    public init(holder: RunRecord?, lockPath: String) {
+    package init(holder: RunRecord?, lockPath: String) {
         self.holder = holder
         self.lockPath = lockPath
     }
 
     /// Names the command that holds the lock, when known.
-    public var message: String {
+    package var message: String {
         guard let holder else { return "another Shiplane run holds this repository's lock" }
         return "another Shiplane run is in progress in this repository: `\(holder.commandLine)`"
     }
 
     /// The holder's process, host, start and work tree; else the lock file.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         guard let holder else { return [("lock", lockPath)] }
         return [
             ("pid", "\(holder.pid) on \(holder.host)"),
@@ -217,7 +217,7 @@ public struct RunLocked: ReportableError {
     }
 
     /// Wait for the other run.
-    public var suggestion: String? { "wait for it to finish; two releases never run at once in one repository" }
+    package var suggestion: String? { "wait for it to finish; two releases never run at once in one repository" }
     /// Locked: another run holds the repository.
-    public var category: ErrorCategory { .locked }
+    package var category: ErrorCategory { .locked }
 }

@@ -2,18 +2,18 @@ import Foundation
 
 /// An effect as the run's record keeps it: its kind and its fields, whether or not this process
 /// knows the type (a lane's own effect read by the supervisor stays readable and is reported).
-public struct AnyEffect: Codable, Sendable, Equatable {
+package struct AnyEffect: Codable, Sendable, Equatable {
     /// The effect's kind (`git.tag`).
-    public let kind: String
+    package let kind: String
     /// The effect's fields as JSON.
     let payload: JSONValue
     /// The decoded effect, when this process knows its kind (a built-in one, or one this process
     /// recorded itself).
-    public let value: (any Effect)?
+    package let value: (any Effect)?
 
     /// Wraps an effect for the record.
     /// - Throws: `EncodingError` when the effect cannot be encoded.
-    public init<E: Effect>(_ effect: E) throws {
+    package init<E: Effect>(_ effect: E) throws {
         kind = E.kind
         payload = try JSONValue(encoding: effect)
         value = effect
@@ -39,7 +39,7 @@ public struct AnyEffect: Codable, Sendable, Equatable {
 
     /// Reads a recorded effect; a kind this process does not know keeps its fields for reporting.
     /// - Throws: `DecodingError` when the entry is not an effect.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try container.decode(String.self, forKey: .kind)
         let payload = try container.decode(JSONValue.self, forKey: .effect)
@@ -55,19 +55,19 @@ public struct AnyEffect: Codable, Sendable, Equatable {
 
     /// Writes the kind and the fields.
     /// - Throws: `EncodingError` from the encoder.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
         try container.encode(payload, forKey: .effect)
     }
 
     /// Equal when of one kind with equal fields.
-    public static func == (lhs: AnyEffect, rhs: AnyEffect) -> Bool {
+    package static func == (lhs: AnyEffect, rhs: AnyEffect) -> Bool {
         lhs.kind == rhs.kind && lhs.payload == rhs.payload
     }
 
     /// The effect as `E`, when it is one.
-    public func `as`<E: Effect>(_ type: E.Type) -> E? { value as? E }
+    package func `as`<E: Effect>(_ type: E.Type) -> E? { value as? E }
 }
 
 /// Any JSON value, kept as it was read.

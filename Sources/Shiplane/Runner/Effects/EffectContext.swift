@@ -14,7 +14,7 @@ public struct EffectContext: Sendable {
     /// Sends HTTP requests, once each; `transport` adds retries and redaction.
     public let http: any HTTPSending
     /// How HTTP requests of an undo are retried.
-    public let retryPolicy: RetryPolicy
+    package let retryPolicy: RetryPolicy
     /// Where the bytes a file write replaced were saved.
     let savedCopies: any SavedCopies
     /// The repository's git folder (for the lock files a killed git write leaves), when known.
@@ -35,7 +35,7 @@ public struct EffectContext: Sendable {
 
     /// The context of an undo made from the record in a process other than the run's: the live
     /// file system and HTTP client, `environment` for tokens.
-    public static func live(store: RunStore, workTree: String, environment: LaneEnvironment) -> EffectContext {
+    package static func live(store: RunStore, workTree: String, environment: LaneEnvironment) -> EffectContext {
         EffectContext(
             workTree: workTree, environment: environment, fileSystem: LiveFileSystem(), http: LiveHTTPClient(),
             retryPolicy: RetryPolicy(environment: environment), savedCopies: store,

@@ -3,21 +3,21 @@ import Foundation
 /// An effect whose undo is a closure registered with `StepContext.registerUndo` in lane code: the
 /// run that made it undoes it; any other process only reports it, since a closure cannot be
 /// written down. An action that declares its own `Effect` type is undone everywhere instead.
-public struct InProcessUndo: Effect, Equatable {
+package struct InProcessUndo: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "lane.inProcessUndo"
+    package static let kind = "lane.inProcessUndo"
     /// What the undo does, as registered.
-    public var description: String
+    package var description: String
 
     /// Describes a registered undo.
-    public init(description: String) { self.description = description }
+    package init(description: String) { self.description = description }
 
     /// Whatever lane code did.
-    public var reach: EffectReach { .permanent }
+    package var reach: EffectReach { .permanent }
 
     /// Called only outside the process that registered the closure: nothing can be done here.
     /// - Throws: `EffectStays`, always.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         throw EffectStays("not undone (\(description)): only the run that registered it could undo it; do it by hand if it should go")
     }
 }

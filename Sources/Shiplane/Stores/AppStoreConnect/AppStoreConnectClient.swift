@@ -5,16 +5,16 @@ import Foundation
 /// Every request carries a fresh-enough ES256 token (`Authorization: Bearer`); tokens are added to
 /// the transport's redactor. Upload operations are not sent through here: they go to Apple's
 /// storage URLs with only the headers Apple lists, never the token.
-public struct AppStoreConnectClient: Sendable {
+package struct AppStoreConnectClient: Sendable {
     static let service = "App Store Connect"
     /// The API base, without a trailing slash.
-    public let apiBaseURL: String
+    package let apiBaseURL: String
     let transport: HTTPTransport
     let tokens: AppStoreConnectTokenSource
     let userAgent: String
 
     /// Creates a client; the API base comes from `APP_STORE_CONNECT_API_URL` when set.
-    public init(credentials: AppStoreConnectCredentials, environment: [String: String], transport: HTTPTransport,
+    package init(credentials: AppStoreConnectCredentials, environment: [String: String], transport: HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() }, version: String = "dev") {
         var base = environment[AppStoreConnectCredentials.apiURLVariable]?.trimmingCharacters(in: .whitespaces) ?? ""
         if base.isEmpty { base = AppStoreConnectCredentials.defaultAPIURL }

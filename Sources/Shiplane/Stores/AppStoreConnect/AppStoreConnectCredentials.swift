@@ -6,31 +6,31 @@ internal import Crypto
 /// Read from `APP_STORE_CONNECT_KEY_ID`, `APP_STORE_CONNECT_ISSUER_ID` and
 /// `APP_STORE_CONNECT_PRIVATE_KEY` (the PEM text) or `APP_STORE_CONNECT_PRIVATE_KEY_PATH`.
 /// Without an issuer ID the key is taken as an individual key (`sub: user`).
-public struct AppStoreConnectCredentials: Sendable {
+package struct AppStoreConnectCredentials: Sendable {
     /// The variable holding the key ID.
-    public static let keyIDVariable = "APP_STORE_CONNECT_KEY_ID"
+    package static let keyIDVariable = "APP_STORE_CONNECT_KEY_ID"
     /// The variable holding the issuer ID (unset for an individual key).
-    public static let issuerIDVariable = "APP_STORE_CONNECT_ISSUER_ID"
+    package static let issuerIDVariable = "APP_STORE_CONNECT_ISSUER_ID"
     /// The variable holding the `.p8` private key as PEM text.
-    public static let privateKeyVariable = "APP_STORE_CONNECT_PRIVATE_KEY"
+    package static let privateKeyVariable = "APP_STORE_CONNECT_PRIVATE_KEY"
     /// The variable holding the path to the `.p8` file, used when the PEM text is not given.
-    public static let privateKeyPathVariable = "APP_STORE_CONNECT_PRIVATE_KEY_PATH"
+    package static let privateKeyPathVariable = "APP_STORE_CONNECT_PRIVATE_KEY_PATH"
     /// The variable that overrides the API base.
-    public static let apiURLVariable = "APP_STORE_CONNECT_API_URL"
+    package static let apiURLVariable = "APP_STORE_CONNECT_API_URL"
     /// The API base used when the variable is unset.
-    public static let defaultAPIURL = "https://api.appstoreconnect.apple.com"
+    package static let defaultAPIURL = "https://api.appstoreconnect.apple.com"
 
     /// The key's ID, as App Store Connect shows it.
-    public let keyID: String
+    package let keyID: String
     /// The issuer ID of a team key; nil for an individual key.
-    public let issuerID: String?
+    package let issuerID: String?
     let privateKey: P256.Signing.PrivateKey
     /// The PEM text, kept only so it can be registered for redaction.
     let secretTexts: [String]
 
     /// Reads the credentials from the environment.
     /// - Throws: `ValidationFailure` listing every missing or unusable part at once.
-    public static func fromEnvironment(_ variables: [String: String], workingDirectory: String) throws -> AppStoreConnectCredentials {
+    package static func fromEnvironment(_ variables: [String: String], workingDirectory: String) throws -> AppStoreConnectCredentials {
         var problems: [String] = []
         func value(_ name: String) -> String? {
             let text = variables[name]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""

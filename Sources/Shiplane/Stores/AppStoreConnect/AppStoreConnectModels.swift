@@ -64,23 +64,23 @@ struct ASCBuildUpload: Decodable {
 }
 
 /// An HTTP request Apple asks for to upload one part of a file, performed exactly as given.
-public struct ASCUploadOperation: Decodable, Sendable, Equatable {
+package struct ASCUploadOperation: Decodable, Sendable, Equatable {
     /// A header Apple asks to be sent with the part.
-    public struct Header: Decodable, Sendable, Equatable { /** The header's name. */ public var name: String; /** Its value. */ public var value: String }
+    package struct Header: Decodable, Sendable, Equatable { /** The header's name. */ public var name: String; /** Its value. */ public var value: String }
     /// The HTTP method Apple asks for.
-    public var method: String
+    package var method: String
     /// Where the part goes.
-    public var url: String
+    package var url: String
     /// Where the part starts in the file, in bytes.
-    public var offset: Int64
+    package var offset: Int64
     /// The part's length in bytes.
-    public var length: Int64
+    package var length: Int64
     /// The headers to send, when Apple lists any.
-    public var requestHeaders: [Header]?
+    package var requestHeaders: [Header]?
     /// Until when the URL can be used, as Apple gives it.
-    public var expiration: String?
+    package var expiration: String?
     /// The part's number, when Apple gives one.
-    public var partNumber: Int?
+    package var partNumber: Int?
 }
 
 struct ASCBuildUploadFile: Decodable {

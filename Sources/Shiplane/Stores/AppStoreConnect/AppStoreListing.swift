@@ -6,7 +6,7 @@ import Foundation
 /// New), `promotional_text`, `marketing_url`, `support_url`. App info fields: `name`, `subtitle`,
 /// `privacy_url`. A file that is absent leaves its field as it is on App Store Connect; the text
 /// is taken without its trailing line breaks, as `deliver` does.
-public struct AppStoreListing: Sendable, Equatable {
+package struct AppStoreListing: Sendable, Equatable {
     /// deliver's file name → App Store Connect's attribute, on the version's localization.
     static let versionFields: [(file: String, attribute: String)] = [
         ("description", "description"), ("keywords", "keywords"), ("release_notes", "whatsNew"),
@@ -18,13 +18,13 @@ public struct AppStoreListing: Sendable, Equatable {
     ]
 
     /// Per locale, the version localization's attributes to set.
-    public var version: [String: [String: String]]
+    package var version: [String: [String: String]]
     /// Per locale, the app info localization's attributes to set.
-    public var appInfo: [String: [String: String]]
+    package var appInfo: [String: [String: String]]
 
     /// Reads `folder` (absolute). A locale is a sub-folder holding at least one known file.
     /// - Throws: `ShiplaneError` when the folder is missing, holds no locale, or a file is not UTF-8.
-    public static func read(folder: String) throws -> AppStoreListing {
+    package static func read(folder: String) throws -> AppStoreListing {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw ShiplaneError("the metadata folder \(folder) does not exist",

@@ -3,24 +3,24 @@ import Foundation
 /// A localization of the App Store listing this run changed: `resource` is
 /// `appStoreVersionLocalizations` or `appInfoLocalizations`; `previous` keeps each attribute's
 /// value before the change (nil: it had none), `values` what the run set.
-public struct AppStoreLocalizationUpdated: Effect, Equatable {
+package struct AppStoreLocalizationUpdated: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "appstoreconnect.localizationUpdated"
+    package static let kind = "appstoreconnect.localizationUpdated"
     /// The API base URL.
-    public var api: String
+    package var api: String
     /// The resource type.
-    public var resource: String
+    package var resource: String
     /// The localization's id.
-    public var id: String
+    package var id: String
     /// Its locale, for messages.
-    public var locale: String
+    package var locale: String
     /// Each changed attribute's value before the run.
-    public var previous: [String: String?]
+    package var previous: [String: String?]
     /// Each changed attribute's value the run set.
-    public var values: [String: String]
+    package var values: [String: String]
 
     /// Describes a change.
-    public init(api: String, resource: String, id: String, locale: String, previous: [String: String?], values: [String: String]) {
+    package init(api: String, resource: String, id: String, locale: String, previous: [String: String?], values: [String: String]) {
         self.api = api
         self.resource = resource
         self.id = id
@@ -30,11 +30,11 @@ public struct AppStoreLocalizationUpdated: Effect, Equatable {
     }
 
     /// On App Store Connect.
-    public var reach: EffectReach { .service }
+    package var reach: EffectReach { .service }
 
     /// Puts the previous values back, unless someone changed a field since (then it is kept and reported).
     /// - Throws: an error naming the field changed since, or when the key is not set or Apple refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try AppStoreListingClient.client(context: context, api: api, what: "\(locale)'s listing")
         let current = try await client.localization(resource: resource, id: id)
         let changedSince = values.keys.sorted().filter { key in
@@ -52,22 +52,22 @@ public struct AppStoreLocalizationUpdated: Effect, Equatable {
 /// A localization of the App Store listing this run created (a new locale), or the App Store
 /// version itself (`resource` `appStoreVersions`). With no id (the answer never came), the
 /// localization is found by its parent and locale.
-public struct AppStoreListingCreated: Effect, Equatable {
+package struct AppStoreListingCreated: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "appstoreconnect.listingCreated"
+    package static let kind = "appstoreconnect.listingCreated"
     /// The API base URL.
-    public var api: String
+    package var api: String
     /// `appStoreVersions`, `appStoreVersionLocalizations` or `appInfoLocalizations`.
-    public var resource: String
+    package var resource: String
     /// The id, once Apple answered.
-    public var id: String?
+    package var id: String?
     /// The version or app info the localization belongs to (nil for a version).
-    public var parentID: String?
+    package var parentID: String?
     /// The locale, or the version string for a version.
-    public var label: String
+    package var label: String
 
     /// Describes a creation.
-    public init(api: String, resource: String, id: String?, parentID: String?, label: String) {
+    package init(api: String, resource: String, id: String?, parentID: String?, label: String) {
         self.api = api
         self.resource = resource
         self.id = id
@@ -76,11 +76,11 @@ public struct AppStoreListingCreated: Effect, Equatable {
     }
 
     /// On App Store Connect.
-    public var reach: EffectReach { .service }
+    package var reach: EffectReach { .service }
 
     /// Deletes it; one already gone counts as deleted.
     /// - Throws: when the key is not set or Apple refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try AppStoreListingClient.client(context: context, api: api, what: label)
         var target = id
         if target == nil, let parentID, resource != "appStoreVersions" {

@@ -3,26 +3,26 @@ import Foundation
 /// A build upload this run created on App Store Connect (`api`: the API base; `label`: the version
 /// and build). Written down before the create call with `uploadID` nil: a run killed before the
 /// answer came leaves an upload still awaiting its file, found again by app, version and build.
-public struct BuildUploadCreated: Effect, Equatable {
+package struct BuildUploadCreated: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "appstoreconnect.buildUpload"
+    package static let kind = "appstoreconnect.buildUpload"
     /// The API base URL.
-    public var api: String
+    package var api: String
     /// The upload's id, once Apple answered.
-    public var uploadID: String?
+    package var uploadID: String?
     /// The version and build number, for messages.
-    public var label: String
+    package var label: String
     /// The app's id.
-    public var appID: String?
+    package var appID: String?
     /// The marketing version.
-    public var version: String?
+    package var version: String?
     /// The build number.
-    public var buildNumber: String?
+    package var buildNumber: String?
     /// The platform (IOS, MAC_OS, TV_OS, VISION_OS); nil in records written before it was kept.
-    public var platform: String?
+    package var platform: String?
 
     /// Describes a build upload.
-    public init(api: String, uploadID: String?, label: String, appID: String?, version: String?, buildNumber: String?, platform: String? = nil) {
+    package init(api: String, uploadID: String?, label: String, appID: String?, version: String?, buildNumber: String?, platform: String? = nil) {
         self.api = api
         self.uploadID = uploadID
         self.label = label
@@ -33,7 +33,7 @@ public struct BuildUploadCreated: Effect, Equatable {
     }
 
     /// On App Store Connect.
-    public var reach: EffectReach { .service }
+    package var reach: EffectReach { .service }
 
     /// Deletes the upload, unless Apple has accepted the build (a build cannot be deleted); with
     /// no id, the upload of that app, version, build number and platform that still awaits its
@@ -41,7 +41,7 @@ public struct BuildUploadCreated: Effect, Equatable {
     /// create call never landed and nothing is deleted.
     /// - Throws: `EffectStays` for an accepted build, or one Apple is processing; an error when
     ///   the key is not set or Apple refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let variables = context.environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
         let credentials: AppStoreConnectCredentials
         do {

@@ -1,35 +1,35 @@
 import Foundation
 
 /// What to upload to TestFlight and what to do with the build once Apple has processed it.
-public struct TestFlightRequest: Sendable {
+package struct TestFlightRequest: Sendable {
     /// The IPA to upload.
-    public var ipa: String
+    package var ipa: String
     /// "What to Test", shown to testers; nil leaves it as it is.
-    public var whatsNew: String?
+    package var whatsNew: String?
     /// The language of "What to Test" (`en-US`).
-    public var locale: String
+    package var locale: String
     /// "What to Test" per locale (`["en-US": …, "de-DE": …]`, as `storeNotes(for: .testFlight)`
     /// returns it), set beside `whatsNew`.
-    public var localizedWhatsNew: [String: String] = [:]
+    package var localizedWhatsNew: [String: String] = [:]
     /// Beta group names the build is added to once processed.
-    public var groups: [String]
+    package var groups: [String]
     /// True to submit the build for external beta review once processed.
-    public var submitForBetaReview: Bool
+    package var submitForBetaReview: Bool
     /// Export compliance (`usesNonExemptEncryption`); nil leaves it to the Info.plist or App Store Connect.
-    public var usesNonExemptEncryption: Bool?
+    package var usesNonExemptEncryption: Bool?
     /// Longest wait for Apple's processing, in seconds.
-    public var processingTimeout: Double
+    package var processingTimeout: Double
     /// Seconds between two looks at the processing state.
-    public var pollInterval: Double
+    package var pollInterval: Double
     /// How many upload parts are sent at once.
-    public var uploadConcurrency: Int
+    package var uploadConcurrency: Int
     /// When set, preflight refuses an IPA with another version or build number (a stale artifact).
-    public var expectedVersion: String?
+    package var expectedVersion: String?
     /// The build number the IPA must have, when set; see `expectedVersion`.
-    public var expectedBuildNumber: String?
+    package var expectedBuildNumber: String?
 
     /// Creates a request to upload `ipa`; the defaults wait up to an hour for processing.
-    public init(ipa: String, whatsNew: String? = nil, locale: String = "en-US", groups: [String] = [],
+    package init(ipa: String, whatsNew: String? = nil, locale: String = "en-US", groups: [String] = [],
                 submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
                 processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
                 expectedVersion: String? = nil, expectedBuildNumber: String? = nil) {
@@ -51,9 +51,9 @@ public struct TestFlightRequest: Sendable {
 }
 
 /// What preflight found: the IPA's metadata, the app, the groups, and what an earlier run left.
-public struct TestFlightPlan: Sendable {
+package struct TestFlightPlan: Sendable {
     /// Where the upload starts, given what an earlier run left.
-    public enum Start: Sendable, Equatable {
+    package enum Start: Sendable, Equatable {
         /// Nothing on App Store Connect yet: upload.
         case fresh
         /// An earlier run's upload never finished sending: delete it, then upload anew.
@@ -65,18 +65,18 @@ public struct TestFlightPlan: Sendable {
     }
 
     /// What the IPA says about itself: bundle ID, version, build number, platform.
-    public var metadata: IPAMetadata
+    package var metadata: IPAMetadata
     /// The app's App Store Connect id.
-    public var appID: String
+    package var appID: String
     /// The app's name, when App Store Connect gave it.
-    public var appName: String?
+    package var appName: String?
     /// Group name → id, for the groups asked for.
-    public var groupIDs: [(name: String, id: String)]
+    package var groupIDs: [(name: String, id: String)]
     /// Where the upload starts.
-    public var start: Start
+    package var start: Start
 
     /// What a dry run says would happen.
-    public var summary: String {
+    package var summary: String {
         let what = "\(metadata.bundleID) \(metadata.version) (\(metadata.buildNumber)), \(ByteCountFormatter.string(fromByteCount: metadata.fileSize, countStyle: .file))"
         let groups = groupIDs.isEmpty ? "" : ", then add it to \(groupIDs.map(\.name).joined(separator: ", "))"
         switch start {

@@ -9,20 +9,20 @@ import Foundation
 /// by field and changes nothing. Every write is an effect in the run's record keeping the value it
 /// replaced; rollback puts those back (a field changed on App Store Connect since is left and
 /// reported), deletes a locale or version this run created. A re-run with nothing changed sends no write.
-public struct UpdateAppStoreMetadata: AsyncAction {
+package struct UpdateAppStoreMetadata: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "updateAppStoreMetadata"
+    package static let name = "updateAppStoreMetadata"
     /// The app's bundle ID.
-    public var bundleID: String
+    package var bundleID: String
     /// The version being released (`CFBundleShortVersionString`).
-    public var version: String
+    package var version: String
     /// IOS, MAC_OS, TV_OS or VISION_OS.
-    public var platform: String
+    package var platform: String
     /// deliver's metadata folder, relative to the repository.
-    public var metadataPath: String
+    package var metadataPath: String
 
     /// Creates the action.
-    public init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata") {
+    package init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata") {
         self.bundleID = bundleID
         self.version = version
         self.platform = platform
@@ -30,7 +30,7 @@ public struct UpdateAppStoreMetadata: AsyncAction {
     }
 
     /// Bundle ID, version, platform and folder.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         [StepOption("bundleID", bundleID), StepOption("version", version), StepOption("platform", platform), StepOption("metadataPath", metadataPath)]
     }
 
@@ -39,7 +39,7 @@ public struct UpdateAppStoreMetadata: AsyncAction {
 
     /// Updates the listing; returns the number of fields changed (in a dry run, that would change).
     /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
-    public func run(in step: StepContext) async throws -> Int {
+    package func run(in step: StepContext) async throws -> Int {
         let lane = step.lane
         let variables = lane.environment.variables
         var problems: [any Error] = []
@@ -163,7 +163,7 @@ extension LaneContext {
 
 extension UpdateAppStoreMetadata: DocumentedAction {
     /// How `lane.updateAppStoreMetadata` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Set the App Store listing of a version from fastlane deliver's folder (fastlane/metadata/<locale>/description.txt, keywords.txt, release_notes.txt, promotional_text.txt, marketing_url.txt, support_url.txt, name.txt, subtitle.txt, privacy_url.txt): finds or creates the App Store version for the platform and sends only the fields that differ. Credentials as for uploadToTestFlight.",
         signature: "try await lane.updateAppStoreMetadata(bundleID: String, version: String, platform: String = \"IOS\", metadataPath: String = \"fastlane/metadata\") -> Int",

@@ -8,19 +8,19 @@ import Foundation
 /// says what would be uploaded where. A re-run finds the build or the build upload an earlier
 /// run made and carries on without a duplicate. Rollback deletes a build upload this run made
 /// while Apple has not accepted it; an accepted build cannot be deleted, and rollback says so.
-public struct UploadToTestFlight: AsyncAction {
+package struct UploadToTestFlight: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "uploadToTestFlight"
+    package static let name = "uploadToTestFlight"
     /// What to upload and what to do with the build.
-    public var request: TestFlightRequest
+    package var request: TestFlightRequest
 
     /// Creates the action for `request`.
-    public init(_ request: TestFlightRequest) {
+    package init(_ request: TestFlightRequest) {
         self.request = request
     }
 
     /// The IPA, and the groups, beta review and encryption answer when set.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("ipa", request.ipa)]
         if !request.groups.isEmpty { shown.append(StepOption("groups", request.groups.joined(separator: ", "))) }
         if !request.localizedWhatsNew.isEmpty { shown.append(StepOption("localizedWhatsNew", request.localizedWhatsNew.keys.sorted().joined(separator: ", "))) }
@@ -32,7 +32,7 @@ public struct UploadToTestFlight: AsyncAction {
     /// Uploads the IPA (or carries on an earlier run's upload), waits for processing and readies the build;
     /// in a dry run stops after preflight and returns the build it would make.
     /// - Throws: `StorePreflightError` with every problem before anything is sent; store and transport errors after.
-    public func run(in step: StepContext) async throws -> TestFlightBuild {
+    package func run(in step: StepContext) async throws -> TestFlightBuild {
         let lane = step.lane
         var request = self.request
         request.ipa = step.resolve(request.ipa)
@@ -133,7 +133,7 @@ extension LaneContext {
 
 extension UploadToTestFlight: DocumentedAction {
     /// How `lane.uploadToTestFlight` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an IPA to App Store Connect from any machine (no Xcode, no Transporter), wait for processing, set What to Test and add the build to beta groups. Credentials: APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID, APP_STORE_CONNECT_PRIVATE_KEY (PEM) or APP_STORE_CONNECT_PRIVATE_KEY_PATH; APP_STORE_CONNECT_API_URL overrides the API base.",
         signature: "try await lane.uploadToTestFlight(ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = \"en-US\", localizedWhatsNew: [String: String] = [:], submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil, processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4, expectedVersion: String? = nil, expectedBuildNumber: String? = nil) -> TestFlightBuild",

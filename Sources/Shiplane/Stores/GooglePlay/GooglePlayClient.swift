@@ -4,19 +4,19 @@ import Foundation
 ///
 /// The access token comes from exchanging a signed assertion at the key's `token_uri`; it is
 /// added to the redactor and sent only to the API's own host.
-public struct GooglePlayClient: Sendable {
+package struct GooglePlayClient: Sendable {
     static let service = "Google Play"
     /// The API base, without a trailing slash.
-    public let apiBaseURL: String
+    package let apiBaseURL: String
     /// The app's package name.
-    public let packageName: String
+    package let packageName: String
     let account: GooglePlayServiceAccount
     let transport: HTTPTransport
     let tokens: TokenCache
     let now: @Sendable () -> Date
 
     /// Creates a client for `packageName`; the API base comes from `GOOGLE_PLAY_API_URL` when set.
-    public init(account: GooglePlayServiceAccount, packageName: String, environment: [String: String], transport: HTTPTransport,
+    package init(account: GooglePlayServiceAccount, packageName: String, environment: [String: String], transport: HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         var base = environment[GooglePlayServiceAccount.apiURLVariable]?.trimmingCharacters(in: .whitespaces) ?? ""
         if base.isEmpty { base = GooglePlayServiceAccount.defaultAPIURL }

@@ -6,20 +6,20 @@ internal import _CryptoExtras
 /// that Google exchanges for an access token.
 ///
 /// Read from `GOOGLE_PLAY_SERVICE_ACCOUNT_JSON`: a path to the file, or the JSON itself.
-public struct GooglePlayServiceAccount: Sendable {
+package struct GooglePlayServiceAccount: Sendable {
     /// The variable holding the key: a path to the JSON file, or the JSON itself.
-    public static let variable = "GOOGLE_PLAY_SERVICE_ACCOUNT_JSON"
+    package static let variable = "GOOGLE_PLAY_SERVICE_ACCOUNT_JSON"
     /// The variable that overrides the API base.
-    public static let apiURLVariable = "GOOGLE_PLAY_API_URL"
+    package static let apiURLVariable = "GOOGLE_PLAY_API_URL"
     /// The API base used when the variable is unset.
-    public static let defaultAPIURL = "https://androidpublisher.googleapis.com"
+    package static let defaultAPIURL = "https://androidpublisher.googleapis.com"
     /// The OAuth scope asked for.
-    public static let scope = "https://www.googleapis.com/auth/androidpublisher"
+    package static let scope = "https://www.googleapis.com/auth/androidpublisher"
 
     /// The service account's email (`client_email`), which Play Console grants access to.
-    public let clientEmail: String
+    package let clientEmail: String
     /// Where the signed assertion is exchanged for an access token (`token_uri`).
-    public let tokenURI: String
+    package let tokenURI: String
     let privateKeyID: String?
     let privateKey: _RSA.Signing.PrivateKey
     /// The JSON text and the key's PEM lines, for redaction.
@@ -27,7 +27,7 @@ public struct GooglePlayServiceAccount: Sendable {
 
     /// Reads the service account from the environment.
     /// - Throws: `StoreCredentialsError` naming what is missing or malformed (never the key).
-    public static func fromEnvironment(_ variables: [String: String], workingDirectory: String) throws -> GooglePlayServiceAccount {
+    package static func fromEnvironment(_ variables: [String: String], workingDirectory: String) throws -> GooglePlayServiceAccount {
         let value = variables[variable]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !value.isEmpty else {
             throw StoreCredentialsError("\(variable) is not set",

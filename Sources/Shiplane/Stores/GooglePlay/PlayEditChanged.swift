@@ -4,12 +4,12 @@ import Foundation
 /// deleted, a track's releases), with what it replaced. Nothing reaches users before the edit is
 /// committed; the undo puts the replaced value back while the edit exists, and the edit's own
 /// undo (`PlayEditOpened`) then deletes it.
-public struct PlayEditChanged: Effect, Equatable {
+package struct PlayEditChanged: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "googleplay.edit-change"
+    package static let kind = "googleplay.edit-change"
 
     /// What was written.
-    public enum Change: String, Codable, Sendable {
+    package enum Change: String, Codable, Sendable {
         /// Members of a language's listing were set.
         case listing
         /// An image was uploaded.
@@ -21,28 +21,28 @@ public struct PlayEditChanged: Effect, Equatable {
     }
 
     /// The API base URL.
-    public var api: String
+    package var api: String
     /// The app's package name.
-    public var packageName: String
+    package var packageName: String
     /// The edit the write went into.
-    public var editID: String
+    package var editID: String
     /// What was written.
-    public var change: Change
+    package var change: Change
     /// The listing's language (listings and images).
-    public var language: String?
+    package var language: String?
     /// The image type (phoneScreenshots, icon, …).
-    public var imageType: String?
+    package var imageType: String?
     /// The image's id (known once uploaded).
-    public var imageID: String?
+    package var imageID: String?
     /// The image's SHA-256.
-    public var sha256: String?
+    package var sha256: String?
     /// The track written.
-    public var track: String?
+    package var track: String?
     /// What the write replaced, as JSON: the listing's members or the track's releases; nil when there was none.
-    public var before: String?
+    package var before: String?
 
     /// Describes one write inside an edit.
-    public init(api: String, packageName: String, editID: String, change: Change, language: String? = nil, imageType: String? = nil,
+    package init(api: String, packageName: String, editID: String, change: Change, language: String? = nil, imageType: String? = nil,
                 imageID: String? = nil, sha256: String? = nil, track: String? = nil, before: String? = nil) {
         self.api = api
         self.packageName = packageName
@@ -57,11 +57,11 @@ public struct PlayEditChanged: Effect, Equatable {
     }
 
     /// In a Google Play edit.
-    public var reach: EffectReach { .service }
+    package var reach: EffectReach { .service }
 
     /// Puts back what the write replaced while the edit exists; an edit already deleted holds nothing to undo.
     /// - Throws: when the service account is not set here, or Google refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try GooglePlayClient.forUndo(api: api, packageName: packageName, in: context, staying: "the change in Google Play edit \(editID)")
         guard try await client.editExists(editID) else { return }
         let replaced = before.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }

@@ -1,23 +1,23 @@
 import Foundation
 
 /// A Google Play edit this run opened (`api`: the API base): deleted unless committed.
-public struct PlayEditOpened: Effect, Equatable {
+package struct PlayEditOpened: Effect, Equatable {
     /// The record's name for it.
-    public static let kind = "googleplay.edit"
+    package static let kind = "googleplay.edit"
     /// The API base URL.
-    public var api: String
+    package var api: String
     /// The app's package name.
-    public var packageName: String
+    package var packageName: String
     /// The edit's id.
-    public var editID: String
+    package var editID: String
     /// The folder of the store state file that lets a re-run resume the edit; the undo removes
     /// the file when it names this edit (nil in records written before it was kept).
-    public var stateFolder: String?
+    package var stateFolder: String?
     /// The name of that record (nil: the upload's, `play-<packageName>`).
-    public var stateName: String?
+    package var stateName: String?
 
     /// Describes an edit opened (or resumed) by this run.
-    public init(api: String, packageName: String, editID: String, stateFolder: String? = nil, stateName: String? = nil) {
+    package init(api: String, packageName: String, editID: String, stateFolder: String? = nil, stateName: String? = nil) {
         self.stateName = stateName
         self.api = api
         self.packageName = packageName
@@ -26,11 +26,11 @@ public struct PlayEditOpened: Effect, Equatable {
     }
 
     /// On Google Play.
-    public var reach: EffectReach { .service }
+    package var reach: EffectReach { .service }
 
     /// Deletes the edit, and the state file's record of it.
     /// - Throws: when the service account is not set here, or Google refuses.
-    public func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try GooglePlayClient.forUndo(api: api, packageName: packageName, in: context, staying: "the Google Play edit \(editID)")
         try await client.deleteEdit(editID)
         if let stateFolder {

@@ -13,17 +13,17 @@ public enum PlayReleaseStatus: String, Sendable, CaseIterable {
 }
 
 /// How a commit treats Google's review (the `edits.commit` query parameters).
-public struct PlayReviewOptions: Sendable, Equatable {
+package struct PlayReviewOptions: Sendable, Equatable {
     /// Sends `changesNotSentForReview=true`: the committed changes wait in Play Console until
     /// someone sends them for review there (Google requires it for some apps, and says so).
-    public var changesNotSentForReview: Bool
+    package var changesNotSentForReview: Bool
     /// Sends `changesInReviewBehavior=CANCEL_IN_REVIEW_AND_SUBMIT`: changes already in review are
     /// cancelled and sent again with these. Off by default: the commit then fails (ERROR_IF_IN_REVIEW)
     /// instead of cancelling a review.
-    public var cancelChangesInReview: Bool
+    package var cancelChangesInReview: Bool
 
     /// Creates the options; by default changes are sent for review and a review in progress is never cancelled.
-    public init(changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) {
+    package init(changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) {
         self.changesNotSentForReview = changesNotSentForReview
         self.cancelChangesInReview = cancelChangesInReview
     }
@@ -39,30 +39,30 @@ struct PlayRelease: Sendable {
 }
 
 /// What to upload to Google Play and which track's release it becomes.
-public struct PlayStoreRequest: Sendable {
+package struct PlayStoreRequest: Sendable {
     /// The `.aab` file to upload.
-    public var bundle: String
+    package var bundle: String
     /// Read from the bundle's manifest when nil.
-    public var packageName: String?
+    package var packageName: String?
     /// The track the release goes to: internal, alpha, beta, production or a custom track.
-    public var track: String
+    package var track: String
     /// Release notes per language ("en-US": "...").
-    public var releaseNotes: [String: String]
+    package var releaseNotes: [String: String]
     /// The release's status on the track.
-    public var status: PlayReleaseStatus
+    package var status: PlayReleaseStatus
     /// The share of users for a staged rollout (0 < fraction < 1), with status inProgress or halted.
-    public var rolloutFraction: Double?
+    package var rolloutFraction: Double?
     /// The release's name in Play Console; Google uses the version name when nil.
-    public var releaseName: String?
+    package var releaseName: String?
     /// Bundles larger than this go up as a resumable upload in `chunkSize` parts.
-    public var resumableThreshold: Int64
+    package var resumableThreshold: Int64
     /// The size of one part of a resumable upload, in bytes.
-    public var chunkSize: Int64
+    package var chunkSize: Int64
     /// How the commit treats Google's review.
-    public var review: PlayReviewOptions
+    package var review: PlayReviewOptions
 
     /// Creates a request to upload `bundle` to `track`; by default a completed release on the internal track.
-    public init(bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
+    package init(bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
                 status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
                 resumableThreshold: Int64 = 8 << 20, chunkSize: Int64 = 64 << 20, review: PlayReviewOptions = PlayReviewOptions()) {
         self.review = review
@@ -100,17 +100,17 @@ public struct PlayStoreRequest: Sendable {
 }
 
 /// What preflight found: the bundle, the package, the edit to use and whether the bundle is already in it.
-public struct PlayStorePlan: Sendable {
+package struct PlayStorePlan: Sendable {
     /// What the bundle's manifest says: package name, version code and name.
-    public var manifest: AndroidBundleManifest
+    package var manifest: AndroidBundleManifest
     /// The package name used.
-    public var packageName: String
+    package var packageName: String
     /// The id of the edit the upload goes into.
-    public var editID: String
+    package var editID: String
     /// True when the edit was opened by this run (rollback deletes it); false when an earlier run's edit is resumed.
-    public var createdEdit: Bool
+    package var createdEdit: Bool
     /// The version code of this very bundle when an earlier run already uploaded it to the edit.
-    public var uploadedVersionCode: Int64?
+    package var uploadedVersionCode: Int64?
     /// The bundle's SHA-256, in hex.
-    public var sha256: String
+    package var sha256: String
 }

@@ -13,28 +13,28 @@ public enum PlayRolloutChange: Sendable, Equatable {
 }
 
 /// What `updatePlayStore` changes on Google Play: the listing from supply's folder and a track's releases.
-public struct PlayStoreUpdate: Sendable {
+package struct PlayStoreUpdate: Sendable {
     /// The app's package name.
-    public var packageName: String
+    package var packageName: String
     /// supply's metadata folder; nil leaves the listing, images and release notes alone.
-    public var metadata: String?
+    package var metadata: String?
     /// The track whose releases change; nil leaves the tracks alone.
-    public var track: String?
+    package var track: String?
     /// Promote this track's release (completed, else staged) to `track`.
-    public var promoteFrom: String?
+    package var promoteFrom: String?
     /// The release on `track` to change (its notes come from `changelogs/<versionCode>.txt`); by default the staged one, else the completed one.
-    public var versionCode: Int64?
+    package var versionCode: Int64?
     /// A staged rollout change.
-    public var rollout: PlayRolloutChange?
+    package var rollout: PlayRolloutChange?
     /// The in-app update priority (0–5) of the release written.
-    public var inAppUpdatePriority: Int?
+    package var inAppUpdatePriority: Int?
     /// Older version codes kept in the release written (Google serves them beside the new one).
-    public var retainVersionCodes: [Int64]
+    package var retainVersionCodes: [Int64]
     /// How the commit treats Google's review.
-    public var review: PlayReviewOptions
+    package var review: PlayReviewOptions
 
     /// Creates the update.
-    public init(packageName: String, metadata: String? = "fastlane/metadata/android", track: String? = nil, promoteFrom: String? = nil,
+    package init(packageName: String, metadata: String? = "fastlane/metadata/android", track: String? = nil, promoteFrom: String? = nil,
                 versionCode: Int64? = nil, rollout: PlayRolloutChange? = nil, inAppUpdatePriority: Int? = nil,
                 retainVersionCodes: [Int64] = [], review: PlayReviewOptions = PlayReviewOptions()) {
         self.packageName = packageName
@@ -75,19 +75,19 @@ public struct PlayStoreUpdate: Sendable {
 /// write is a recorded effect with the value it replaced; rollback before the commit deletes the
 /// edit (nothing reaches Play). A re-run after a kill resumes the edit, so nothing is uploaded
 /// twice; with nothing to change no edit is committed.
-public struct UpdatePlayStore: AsyncAction {
+package struct UpdatePlayStore: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "updatePlayStore"
+    package static let name = "updatePlayStore"
     /// What to change.
-    public var update: PlayStoreUpdate
+    package var update: PlayStoreUpdate
 
     /// Creates the action for `update`.
-    public init(_ update: PlayStoreUpdate) {
+    package init(_ update: PlayStoreUpdate) {
         self.update = update
     }
 
     /// The package, the folder, the track and its changes.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("packageName", update.packageName)]
         if let metadata = update.metadata { shown.append(StepOption("metadata", metadata)) }
         if let track = update.track { shown.append(StepOption("track", track)) }
@@ -119,7 +119,7 @@ public struct UpdatePlayStore: AsyncAction {
     }
 
     /// Returns the number of writes made (in a dry run, that would be made).
-    public func run(in step: StepContext) async throws -> Int {
+    package func run(in step: StepContext) async throws -> Int {
         let lane = step.lane
         var problems: [any Error] = update.problems().map { ShiplaneError($0) }
         var folder: PlayMetadataFolder?
@@ -423,7 +423,7 @@ extension LaneContext {
 
 extension UpdatePlayStore: DocumentedAction {
     /// How `lane.updatePlayStore` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Update a Google Play listing from fastlane supply's folder (texts, images by SHA-256, changelogs) and change a track's releases without uploading (promote, rollout fraction, halt, resume, complete, in-app update priority, kept version codes), in one edit committed once. Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON.",
         signature: "try await lane.updatePlayStore(packageName: String, metadata: String? = \"fastlane/metadata/android\", track: String? = nil, promoteFrom: String? = nil, versionCode: Int64? = nil, rollout: PlayRolloutChange? = nil, inAppUpdatePriority: Int? = nil, retainVersionCodes: [Int64] = [], changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) -> Int",

@@ -8,19 +8,19 @@ import Foundation
 /// A dry run deletes that edit again and says what would be uploaded where. A re-run after a
 /// kill finds the edit the last run left open and does not upload the same bundle twice.
 /// Rollback before the commit deletes the edit this run opened; a committed release stays.
-public struct UploadToPlayStore: AsyncAction {
+package struct UploadToPlayStore: AsyncAction {
     /// The action's name in steps and reports.
-    public static let name = "uploadToPlayStore"
+    package static let name = "uploadToPlayStore"
     /// What to upload and where it goes.
-    public var request: PlayStoreRequest
+    package var request: PlayStoreRequest
 
     /// Creates the action for `request`.
-    public init(_ request: PlayStoreRequest) {
+    package init(_ request: PlayStoreRequest) {
         self.request = request
     }
 
     /// The bundle and track, the package, status and rollout when set, and the languages of the notes.
-    public var options: [StepOption] {
+    package var options: [StepOption] {
         var shown = [StepOption("bundle", request.bundle), StepOption("track", request.track)]
         if let packageName = request.packageName { shown.append(StepOption("packageName", packageName)) }
         shown.append(StepOption("status", request.status.rawValue))
@@ -32,7 +32,7 @@ public struct UploadToPlayStore: AsyncAction {
     }
 
     /// Returns the version code Google gave the bundle (in a dry run, the manifest's).
-    public func run(in step: StepContext) async throws -> Int64 {
+    package func run(in step: StepContext) async throws -> Int64 {
         let lane = step.lane
         var request = self.request
         request.bundle = step.resolve(request.bundle)
@@ -105,7 +105,7 @@ extension LaneContext {
 
 extension UploadToPlayStore: DocumentedAction {
     /// How `lane.uploadToPlayStore` appears in the action catalog.
-    public static let documentation = ActionDocumentation(
+    package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release. Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",
         signature: "try await lane.uploadToPlayStore(bundle: String, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil, changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) -> Int64",

@@ -5,25 +5,25 @@ import Foundation
 /// `APP_VERSION_NAME` and the `…CODE` forms), and any property a script's `versionName` or
 /// `versionCode` refers to. `key = value` and `key: value` are read; comments (`#`, `!`) and
 /// every other line stay as they are.
-public struct GradlePropertiesVersionFormat: TextualVersionFormat {
+package struct GradlePropertiesVersionFormat: TextualVersionFormat {
     /// `gradle.properties`, as messages name the format.
-    public var name: String { "gradle.properties" }
+    package var name: String { "gradle.properties" }
     var versionKey: String { "VERSION_NAME" }
     var buildKey: String? { "VERSION_CODE" }
     var versionShape: VersionShape { .android }
 
     /// The property names read as the version.
-    public let versionProperties: [String]
+    package let versionProperties: [String]
     /// The property names read as the build number.
-    public let buildProperties: [String]
+    package let buildProperties: [String]
 
     /// The names read without being referred to.
-    public static let conventionalVersionProperties = ["VERSION_NAME", "versionName", "APP_VERSION_NAME", "appVersionName"]
+    package static let conventionalVersionProperties = ["VERSION_NAME", "versionName", "APP_VERSION_NAME", "appVersionName"]
     /// The build-number names read without being referred to.
-    public static let conventionalBuildProperties = ["VERSION_CODE", "versionCode", "APP_VERSION_CODE", "appVersionCode"]
+    package static let conventionalBuildProperties = ["VERSION_CODE", "versionCode", "APP_VERSION_CODE", "appVersionCode"]
 
     /// Creates the format reading the conventional names and those named.
-    public init(versionProperties: [String] = [], buildProperties: [String] = []) {
+    package init(versionProperties: [String] = [], buildProperties: [String] = []) {
         self.versionProperties = Self.conventionalVersionProperties + versionProperties.filter { !Self.conventionalVersionProperties.contains($0) }
         self.buildProperties = Self.conventionalBuildProperties + buildProperties.filter { !Self.conventionalBuildProperties.contains($0) }
     }
@@ -49,9 +49,9 @@ public struct GradlePropertiesVersionFormat: TextualVersionFormat {
 /// A Gradle version catalog (`gradle/libs.versions.toml`): the `[versions]` entries a build
 /// script's `versionName = libs.versions.NAME.get()` refers to (and `versionName`/`versionCode`,
 /// `app-version-name`/`app-version-code` without a reference).
-public struct GradleVersionCatalogFormat: TextualVersionFormat {
+package struct GradleVersionCatalogFormat: TextualVersionFormat {
     /// `libs.versions.toml`, as messages name the format.
-    public var name: String { "libs.versions.toml" }
+    package var name: String { "libs.versions.toml" }
     var versionKey: String { "[versions] versionName" }
     var buildKey: String? { "[versions] versionCode" }
     var versionShape: VersionShape { .android }
@@ -60,12 +60,12 @@ public struct GradleVersionCatalogFormat: TextualVersionFormat {
     static let catalogPrefix = "libs.versions."
 
     /// Accessors (`app.version`) read as the version.
-    public let versionEntries: [String]
+    package let versionEntries: [String]
     /// Accessors read as the build number.
-    public let buildEntries: [String]
+    package let buildEntries: [String]
 
     /// Creates the format reading the conventional entries and the accessors named.
-    public init(versionEntries: [String] = [], buildEntries: [String] = []) {
+    package init(versionEntries: [String] = [], buildEntries: [String] = []) {
         self.versionEntries = ["versionName", "app.version.name"] + versionEntries
         self.buildEntries = ["versionCode", "app.version.code"] + buildEntries
     }

@@ -10,23 +10,23 @@ import Foundation
 /// `flutter.versionName`) refers to where the value lives: a version catalog, `gradle.properties`,
 /// Flutter's `pubspec.yaml`; it is followed there and never rewritten here. `versionNameSuffix`
 /// is not a version. Only the values' bytes change.
-public struct GradleVersionFormat: TextualVersionFormat {
+package struct GradleVersionFormat: TextualVersionFormat {
     /// `build.gradle` or `build.gradle.kts`, as messages name the format.
-    public var name: String { kotlin ? "build.gradle.kts" : "build.gradle" }
+    package var name: String { kotlin ? "build.gradle.kts" : "build.gradle" }
     var versionKey: String { "versionName" }
     var buildKey: String? { "versionCode" }
     var versionShape: VersionShape { .android }
 
     /// True for the Kotlin DSL.
-    public let kotlin: Bool
+    package let kotlin: Bool
     /// Variables defined in the script that hold the version (referred to by `versionName`).
-    public let versionVariables: [String]
+    package let versionVariables: [String]
     /// Variables defined in the script that hold the build number.
-    public let buildVariables: [String]
+    package let buildVariables: [String]
 
     /// Creates the format for a Groovy or Kotlin script; the variables are those a
     /// `versionName` or `versionCode` refers to.
-    public init(kotlin: Bool = false, versionVariables: [String] = [], buildVariables: [String] = []) {
+    package init(kotlin: Bool = false, versionVariables: [String] = [], buildVariables: [String] = []) {
         self.kotlin = kotlin
         self.versionVariables = versionVariables
         self.buildVariables = buildVariables

@@ -4,15 +4,15 @@ import Foundation
 /// (or the same keys at the top level when there is no `expo` object). A React Native
 /// `app.json` with only a name holds no version and is not a source. Edited as text: only the
 /// values' bytes change; the file must be valid JSON.
-public struct ExpoAppJSONVersionFormat: TextualVersionFormat {
+package struct ExpoAppJSONVersionFormat: TextualVersionFormat {
     /// `app.json`, as messages name the format.
-    public var name: String { "app.json" }
+    package var name: String { "app.json" }
     var versionKey: String { "expo.version" }
     var buildKey: String? { "expo.ios.buildNumber / expo.android.versionCode" }
     var versionShape: VersionShape { .android }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func checkBuild(_ build: String) throws { try AndroidVersionCode.check(build, format: name) }
 
@@ -52,15 +52,15 @@ public struct ExpoAppJSONVersionFormat: TextualVersionFormat {
 /// An Expo `app.config.js` / `app.config.ts`: the literal `version: "1.2.0"`,
 /// `buildNumber: "45"` and `versionCode: 45` it writes. A config that computes them (or reads
 /// `app.json`) holds no version of its own and is not a source.
-public struct ExpoAppConfigVersionFormat: TextualVersionFormat {
+package struct ExpoAppConfigVersionFormat: TextualVersionFormat {
     /// The file's name, as messages name the format.
-    public let name: String
+    package let name: String
     var versionKey: String { "version" }
     var buildKey: String? { "buildNumber / versionCode" }
     var versionShape: VersionShape { .android }
 
     /// Creates the format for `app.config.js`, `app.config.ts` or another name.
-    public init(name: String = "app.config.js") { self.name = name }
+    package init(name: String = "app.config.js") { self.name = name }
 
     func checkBuild(_ build: String) throws { try AndroidVersionCode.check(build, format: name) }
 

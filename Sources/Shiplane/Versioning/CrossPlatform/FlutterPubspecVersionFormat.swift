@@ -4,9 +4,9 @@ import Foundation
 /// `+` and the build number after it (Flutter's build name and build number, which its iOS and
 /// Android projects read as `$(FLUTTER_BUILD_NAME)` / `$(FLUTTER_BUILD_NUMBER)` and
 /// `flutter.versionName` / `flutter.versionCode`). Quotes and comments are kept.
-public struct FlutterPubspecVersionFormat: TextualVersionFormat {
+package struct FlutterPubspecVersionFormat: TextualVersionFormat {
     /// `pubspec.yaml`, as messages name the format.
-    public var name: String { "pubspec.yaml" }
+    package var name: String { "pubspec.yaml" }
     var versionKey: String { "version" }
     var buildKey: String? { "version build number (after +)" }
 
@@ -16,7 +16,7 @@ public struct FlutterPubspecVersionFormat: TextualVersionFormat {
     static let numberVariable = "FLUTTER_BUILD_NUMBER"
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func checkBuild(_ build: String) throws {
         // The build number becomes Android's versionCode.

@@ -5,13 +5,13 @@ import Foundation
 /// A package whose version is inherited (`version.workspace = true` or
 /// `version = { workspace = true }`) is not a version source unless the same file also sets
 /// `[workspace.package] version`. The format has no build number.
-public struct CargoVersionFormat: TextualVersionFormat {
+package struct CargoVersionFormat: TextualVersionFormat {
     /// `Cargo.toml`, as messages name the format.
-    public var name: String { "Cargo.toml" }
+    package var name: String { "Cargo.toml" }
     var versionKey: String { "package version" }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let sections = try TOMLSections(text)

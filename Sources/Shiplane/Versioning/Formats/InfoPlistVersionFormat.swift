@@ -7,23 +7,23 @@ import Foundation
 /// (`bplist00`) are read and rewritten through `PropertyListSerialization`, which preserves
 /// their content but not their byte layout. A value such as `$(MARKETING_VERSION)` is delegated
 /// to build settings: it is reported as `.delegated` and never rewritten.
-public struct InfoPlistVersionFormat: VersionFormat {
+package struct InfoPlistVersionFormat: VersionFormat {
     /// `Info.plist`, as messages name the format.
-    public var name: String { "Info.plist" }
+    package var name: String { "Info.plist" }
 
     static let versionKey = "CFBundleShortVersionString"
     static let buildKey = "CFBundleVersion"
 
     /// True: `CFBundleVersion` is the build number.
-    public var hasBuildNumber: Bool { true }
+    package var hasBuildNumber: Bool { true }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     /// Reads `CFBundleShortVersionString` and `CFBundleVersion` from an XML or binary plist.
     /// - Throws: `VersionFileError` for a plist that does not parse, an old text plist, or a value that is
     ///   not a valid version or build number.
-    public func read(_ data: Data) throws -> VersionReading {
+    package func read(_ data: Data) throws -> VersionReading {
         if Self.isBinary(data) {
             return try BinaryPlistVersionEditing.read(data)
         }
@@ -32,7 +32,7 @@ public struct InfoPlistVersionFormat: VersionFormat {
 
     /// Replaces the values: in the text of an XML plist, through `PropertyListSerialization` for a binary one.
     /// - Throws: `VersionFileError` when the plist does not parse or lacks a value to replace.
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+    package func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
         if Self.isBinary(original) {
             return try BinaryPlistVersionEditing.rewrite(original, version: version, build: build)
         }

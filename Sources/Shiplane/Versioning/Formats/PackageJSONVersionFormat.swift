@@ -6,13 +6,13 @@ import Foundation
 /// or any nested object or array is never read or changed (the scan tracks object and array
 /// depth and skips string contents). The file must be valid JSON; the value found by the scan
 /// is checked against Foundation's JSON parser. The format has no build number.
-public struct PackageJSONVersionFormat: TextualVersionFormat {
+package struct PackageJSONVersionFormat: TextualVersionFormat {
     /// `package.json`, as messages name the format.
-    public var name: String { "package.json" }
+    package var name: String { "package.json" }
     var versionKey: String { "top-level \"version\"" }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let parsed: Any

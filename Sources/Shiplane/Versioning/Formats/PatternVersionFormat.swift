@@ -5,21 +5,21 @@ import Foundation
 /// The pattern (ICU syntax, as `NSRegularExpression`; `^` and `$` match at line breaks) must
 /// have exactly one capture group: the version. Every match is read and rewritten (they must
 /// agree); `maxMatches` limits it to the first ones. The format has no build number.
-public struct PatternVersionFormat: TextualVersionFormat {
+package struct PatternVersionFormat: TextualVersionFormat {
     /// `file matched by pattern`, as messages name the format.
-    public var name: String { "file matched by pattern" }
+    package var name: String { "file matched by pattern" }
     var versionKey: String { "version matching \(pattern)" }
 
     /// The regular expression as the user gave it.
-    public let pattern: String
+    package let pattern: String
     /// How many matches, from the top, are the version; nil for every one.
-    public let maxMatches: Int?
+    package let maxMatches: Int?
     private let regex: NSRegularExpression
 
     /// Compiles `pattern`.
     /// - Throws: `VersionFileError.pattern` when it does not compile or does not have exactly
     ///   one capture group.
-    public init(pattern: String, maxMatches: Int? = nil) throws {
+    package init(pattern: String, maxMatches: Int? = nil) throws {
         guard maxMatches.map({ $0 >= 1 }) ?? true else {
             throw VersionFileError(.pattern, "maxMatches must be at least 1", details: [("pattern", pattern)])
         }

@@ -4,13 +4,13 @@ import Foundation
 ///
 /// Whitespace (ASCII spaces, tabs and line breaks) around the version, including a trailing
 /// newline or its absence, is kept exactly on rewrite. The format has no build number.
-public struct PlainVersionFormat: TextualVersionFormat {
+package struct PlainVersionFormat: TextualVersionFormat {
     /// `VERSION`, as messages name the format.
-    public var name: String { "VERSION" }
+    package var name: String { "VERSION" }
     var versionKey: String { "version" }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let isSpace: (UInt8) -> Bool = { [9, 10, 11, 12, 13, 32].contains($0) }

@@ -3,13 +3,13 @@ import Foundation
 /// A CocoaPods `.podspec`: `spec.version = "X"` or `s.version = 'X'`, with any receiver name.
 ///
 /// Quotes are kept as they were. The format has no build number.
-public struct PodspecVersionFormat: TextualVersionFormat {
+package struct PodspecVersionFormat: TextualVersionFormat {
     /// `podspec`, as messages name the format.
-    public var name: String { "podspec" }
+    package var name: String { "podspec" }
     var versionKey: String { "version" }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let regex = try NSRegularExpression.builtIn(#"^\s*([A-Za-z_]\w*)\.version\s*=\s*(["'])(.*?)\2"#)

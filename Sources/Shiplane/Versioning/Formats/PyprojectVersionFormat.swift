@@ -5,13 +5,13 @@ import Foundation
 /// `dynamic = ["version"]` in `[project]` means a build backend computes the version, so that
 /// table is not a source (a `[tool.poetry]` version still is). The version must be SemVer; PEP
 /// 440 forms such as `1.0rc1` are reported as invalid. The format has no build number.
-public struct PyprojectVersionFormat: TextualVersionFormat {
+package struct PyprojectVersionFormat: TextualVersionFormat {
     /// `pyproject.toml`, as messages name the format.
-    public var name: String { "pyproject.toml" }
+    package var name: String { "pyproject.toml" }
     var versionKey: String { "project version" }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let sections = try TOMLSections(text)

@@ -13,13 +13,13 @@ import Foundation
 /// When a constant is named exactly `version`, only such constants count (so
 /// `minimumOSVersion = "13.0"` beside it is ignored); otherwise every match counts and they
 /// must agree. Lines inside block comments are not recognised as comments.
-public struct SwiftConstantVersionFormat: TextualVersionFormat {
+package struct SwiftConstantVersionFormat: TextualVersionFormat {
     /// `Swift source`, as messages name the format.
-    public var name: String { "Swift source" }
+    package var name: String { "Swift source" }
     var versionKey: String { "version constant" }
 
     /// Creates the format; it holds no state.
-    public init() {}
+    package init() {}
 
     private static let modifiers = "public|internal|package|private|fileprivate|open|static|class|final|nonisolated|nonisolated\\(unsafe\\)"
 

@@ -60,17 +60,17 @@ extension TextualVersionFormat {
     // and reading, rewriting and the build-number question follow from that.
 
     /// True when the format names a build-number key.
-    public var hasBuildNumber: Bool { buildKey != nil }
+    package var hasBuildNumber: Bool { buildKey != nil }
 
     /// Finds the values in the text and reads them.
     /// - Throws: `VersionFileError`; `.notASource` when the file holds no version of its own.
-    public func read(_ data: Data) throws -> VersionReading {
+    package func read(_ data: Data) throws -> VersionReading {
         try TextualVersionEditing.read(data, format: self)
     }
 
     /// Replaces the bytes of each value found; every other byte stays as it was.
     /// - Throws: `VersionFileError` when a value to replace is missing or its copies disagree.
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+    package func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
         try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
     }
 }

@@ -1,36 +1,36 @@
 import Foundation
 
 /// A file on disk that holds the project's version, paired with the format that reads it.
-public struct VersionFile: Sendable, CustomStringConvertible {
+package struct VersionFile: Sendable, CustomStringConvertible {
     /// Where the file is.
-    public let url: URL
+    package let url: URL
     /// How to read and rewrite it.
-    public let format: any VersionFormat
+    package let format: any VersionFormat
     /// How to name the file in messages, usually its path relative to the project root.
-    public let displayPath: String
+    package let displayPath: String
     /// True for an app extension's file: it carries the app's version, is rewritten with the
     /// others, and is reported instead of refused when it holds another.
-    public var followsApp = false
+    package var followsApp = false
 
     /// Creates a version file at `url` read with `format`; `displayPath` defaults to the full path.
-    public init(url: URL, format: any VersionFormat, displayPath: String? = nil) {
+    package init(url: URL, format: any VersionFormat, displayPath: String? = nil) {
         self.url = url
         self.format = format
         self.displayPath = displayPath ?? url.path
     }
 
     /// The display path and the format's name.
-    public var description: String { "\(displayPath) (\(format.name))" }
+    package var description: String { "\(displayPath) (\(format.name))" }
 
     /// Reads the file's version and build number.
     /// - Throws: `VersionFileError` naming the file.
-    public func read() throws -> VersionReading {
+    package func read() throws -> VersionReading {
         try read(try contents())
     }
 
     /// Reads the version and build number from `data`, this file's bytes.
     /// - Throws: `VersionFileError` naming the file.
-    public func read(_ data: Data) throws -> VersionReading {
+    package func read(_ data: Data) throws -> VersionReading {
         try naming { try format.read(data) }
     }
 
@@ -48,14 +48,14 @@ public struct VersionFile: Sendable, CustomStringConvertible {
 
     /// The file's bytes with a new version and build number; `nil` leaves a value alone. Pure.
     /// - Throws: `VersionFileError` naming the file.
-    public func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
+    package func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
         try naming { try format.rewritten(original, version: version, build: build) }
     }
 
     /// Rewrites the file on disk atomically and returns its previous bytes, for undo.
     /// - Throws: `VersionFileError` naming the file.
     @discardableResult
-    public func write(version: SemanticVersion?, build: String?) throws -> Data {
+    package func write(version: SemanticVersion?, build: String?) throws -> Data {
         let original = try contents()
         let updated = try rewritten(original, version: version, build: build)
         if updated != original {
@@ -66,7 +66,7 @@ public struct VersionFile: Sendable, CustomStringConvertible {
 
     /// The file's bytes.
     /// - Throws: `VersionFileError.fileSystem` naming the file.
-    public func contents() throws -> Data {
+    package func contents() throws -> Data {
         do {
             return try Data(contentsOf: url)
         } catch {
@@ -77,7 +77,7 @@ public struct VersionFile: Sendable, CustomStringConvertible {
     /// Replaces the file at `url` with `data` through a temporary file in the same folder and a
     /// rename, keeping the file's permissions; a symbolic link is followed, not replaced.
     /// - Throws: `VersionFileError.fileSystem`.
-    public static func writeAtomically(_ data: Data, to url: URL) throws {
+    package static func writeAtomically(_ data: Data, to url: URL) throws {
         do {
             try Shiplane.writeAtomically(data, to: url.path)
         } catch {

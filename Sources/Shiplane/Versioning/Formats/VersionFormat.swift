@@ -5,7 +5,7 @@ import Foundation
 /// Implementations are pure: they turn bytes into a reading and bytes into new bytes. Rewriting
 /// changes only the bytes of the values; everything else (line endings, indentation, quotes,
 /// comments, a trailing newline or its absence) stays byte-for-byte as it was.
-public protocol VersionFormat: Sendable {
+package protocol VersionFormat: Sendable {
     /// A short name for messages: "package.json", "Info.plist".
     var name: String { get }
     /// True when the format has a build number (`CFBundleVersion`, `CURRENT_PROJECT_VERSION`).
@@ -24,53 +24,53 @@ public protocol VersionFormat: Sendable {
 }
 
 /// A value in a version file: written there, or taken from a build setting resolved elsewhere.
-public enum VersionField<Value: Hashable & Sendable>: Hashable, Sendable {
+package enum VersionField<Value: Hashable & Sendable>: Hashable, Sendable {
     /// The value written in the file.
     case literal(Value)
     /// A reference such as `$(MARKETING_VERSION)`; the build system supplies the value.
     case delegated(variable: String)
 
     /// The literal value, or `nil` when delegated.
-    public var literal: Value? {
+    package var literal: Value? {
         if case .literal(let value) = self { return value }
         return nil
     }
 }
 
 /// What a version file holds.
-public struct VersionReading: Hashable, Sendable {
+package struct VersionReading: Hashable, Sendable {
     /// The version, or the build setting it is delegated to.
-    public var version: VersionField<SemanticVersion>
+    package var version: VersionField<SemanticVersion>
     /// The build number, when the format has one and the file sets it.
-    public var build: VersionField<String>?
+    package var build: VersionField<String>?
     /// The version as the file writes it (`1.0` for an Apple marketing version read as 1.0.0),
     /// when the file holds one of its own.
-    public var text: String?
+    package var text: String?
     /// The variables the file's version refers to (`$(MARKETING_VERSION)`, `VERSION_NAME`).
-    public var versionReferences: Set<String> = []
+    package var versionReferences: Set<String> = []
     /// The variables the file's build number refers to.
-    public var buildReferences: Set<String> = []
+    package var buildReferences: Set<String> = []
     /// The variables the file sets to a value (`MARKETING_VERSION`, `APP_VERSION`), for formats
     /// that name their settings.
-    public var definedVariables: Set<String> = []
+    package var definedVariables: Set<String> = []
     /// Copies that follow the version (an app extension's setting), by where they are:
     /// rewritten with it, never deciding it.
-    public var followerVersions: [String: String] = [:]
+    package var followerVersions: [String: String] = [:]
     /// Copies that follow the build number, by where they are.
-    public var followerBuilds: [String: String] = [:]
+    package var followerBuilds: [String: String] = [:]
     /// How the format writes versions, to compare the followers' copies.
-    public var versionShape: VersionShape = .semantic
+    package var versionShape: VersionShape = .semantic
 
     /// True for a file that holds a build number and no version (`VERSION_CODE=310`).
-    public var holdsBuildOnly = false
+    package var holdsBuildOnly = false
 
     /// True when the file holds a version of its own or copies that follow one: a bump rewrites it.
-    public var holdsVersion: Bool { version.literal != nil || !followerVersions.isEmpty }
+    package var holdsVersion: Bool { version.literal != nil || !followerVersions.isEmpty }
     /// True when the file holds a build number of its own or copies that follow one.
-    public var holdsBuild: Bool { build?.literal != nil || !followerBuilds.isEmpty }
+    package var holdsBuild: Bool { build?.literal != nil || !followerBuilds.isEmpty }
 
     /// Creates a reading of a version and, optionally, a build number.
-    public init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {
+    package init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {
         self.version = version
         self.build = build
         self.text = version.literal?.description
@@ -79,7 +79,7 @@ public struct VersionReading: Hashable, Sendable {
 
 extension VersionField: CustomStringConvertible {
     /// The literal's text, or "delegated to $(VARIABLE)".
-    public var description: String {
+    package var description: String {
         switch self {
         case .literal(let value): "\(value)"
         case .delegated(let variable): "delegated to build settings ($(\(variable)))"

@@ -5,7 +5,7 @@
 /// `1.2.3`. Such a version is read as its SemVer equivalent (`1.0` as 1.0.0) so that files
 /// agree and bumps work, and written back in the shape it had: `1.0` bumped minor is `1.1`,
 /// bumped patch `1.0.1`.
-public enum VersionShape: Sendable, Equatable {
+package enum VersionShape: Sendable, Equatable {
     /// SemVer 2.0.0, strictly.
     case semantic
     /// One to three integers, no prerelease (App Store marketing versions).

@@ -6,21 +6,21 @@ import Foundation
 /// Conditional settings (`MARKETING_VERSION[sdk=iphoneos*] = …`) are not recognised. A trailing
 /// `//` comment and optional double quotes around the value are kept. `$(…)` values are
 /// delegated and never rewritten. Versions are Apple marketing versions (`1.0` stays `1.x`).
-public struct XcconfigVersionFormat: TextualVersionFormat {
+package struct XcconfigVersionFormat: TextualVersionFormat {
     /// `xcconfig`, as messages name the format.
-    public var name: String { "xcconfig" }
+    package var name: String { "xcconfig" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
     var versionShape: VersionShape { .apple }
 
     /// The settings that hold the version: `MARKETING_VERSION` and those it refers to.
-    public let versionVariables: [String]
+    package let versionVariables: [String]
     /// The settings that hold the build number: `CURRENT_PROJECT_VERSION` and those it refers to.
-    public let buildVariables: [String]
+    package let buildVariables: [String]
 
     /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
     /// settings named (that one of those refers to elsewhere).
-    public init(versionVariables: [String] = [], buildVariables: [String] = []) {
+    package init(versionVariables: [String] = [], buildVariables: [String] = []) {
         self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
         self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
     }

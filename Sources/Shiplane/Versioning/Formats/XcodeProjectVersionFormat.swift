@@ -10,27 +10,27 @@ import Foundation
 /// not, the error lists each one (target, configuration and line). A value that needs quotes
 /// in the OpenStep format (anything beyond letters, digits, `_`, `.` and `/`) gets them on
 /// rewrite. Versions are Apple marketing versions (`1.0` stays `1.x`).
-public struct XcodeProjectVersionFormat: TextualVersionFormat {
+package struct XcodeProjectVersionFormat: TextualVersionFormat {
     /// `project.pbxproj`, as messages name the format.
-    public var name: String { "project.pbxproj" }
+    package var name: String { "project.pbxproj" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
     var versionShape: VersionShape { .apple }
 
     /// The settings that hold the version: `MARKETING_VERSION` and those it refers to.
-    public let versionVariables: [String]
+    package let versionVariables: [String]
     /// The settings that hold the build number: `CURRENT_PROJECT_VERSION` and those it refers to.
-    public let buildVariables: [String]
+    package let buildVariables: [String]
     /// The build configurations read, by object identifier, each with its name for messages
     /// ("Widget Release"); nil reads every configuration.
-    public let configurations: [String: String]?
+    package let configurations: [String: String]?
     /// The configurations of targets that follow the app (extensions, widgets, watch apps):
     /// rewritten with it, and reported when they hold another value.
-    public let followers: Set<String>
+    package let followers: Set<String>
 
     /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
     /// settings named, in `configurations` (nil: in every one); `followers` follow the others.
-    public init(versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil, followers: Set<String> = []) {
+    package init(versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil, followers: Set<String> = []) {
         self.followers = followers
         self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
         self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }

@@ -1,7 +1,7 @@
 /// Why a text is not a semantic version, with the position of the problem and a fix where known.
-public struct SemanticVersionParseError: ReportableError, Equatable {
+package struct SemanticVersionParseError: ReportableError, Equatable {
     /// The part of a version a problem was found in.
-    public enum Part: String, Sendable, Equatable {
+    package enum Part: String, Sendable, Equatable {
         /// MAJOR.
         case major = "major number"
         /// MINOR.
@@ -15,7 +15,7 @@ public struct SemanticVersionParseError: ReportableError, Equatable {
     }
 
     /// What is wrong with the text.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The text is empty.
         case empty
         /// Fewer than three numbers before any `-` or `+` (`1.2`).
@@ -35,21 +35,21 @@ public struct SemanticVersionParseError: ReportableError, Equatable {
     }
 
     /// The text that failed to parse, as given.
-    public let input: String
+    package let input: String
     /// What is wrong with it.
-    public let reason: Reason
+    package let reason: Reason
     /// The nearest valid version, when there is an obvious one (`1.2.0` for `1.2`).
-    public let correction: String?
+    package let correction: String?
 
     /// Creates the error for `input`, with the nearest valid version when there is one.
-    public init(input: String, reason: Reason, correction: String? = nil) {
+    package init(input: String, reason: Reason, correction: String? = nil) {
         self.input = input
         self.reason = reason
         self.correction = correction
     }
 
     /// Says what is wrong and where.
-    public var message: String {
+    package var message: String {
         let subject = "'\(input)' is not a semantic version"
         switch reason {
         case .empty:
@@ -74,12 +74,12 @@ public struct SemanticVersionParseError: ReportableError, Equatable {
     }
 
     /// The input.
-    public var info: [(key: String, value: String)] {
+    package var info: [(key: String, value: String)] {
         [("input", input)]
     }
 
     /// The correction when there is one, else how to fix this kind of mistake (nil when there is no fix to offer).
-    public var suggestion: String? {
+    package var suggestion: String? {
         if let correction {
             return "Did you mean \(correction)?"
         }
