@@ -28,7 +28,7 @@ final class FakeGooglePlay: @unchecked Sendable {
         var images: [String: [String: [Image]]] = [:]
     }
     struct Session { var editID: String; var total: Int64; var received: Int64; var storage: String }
-    struct Fault { var method: String?; var pathContains: String; var remaining: Int; var status: Int; var body: String }
+    struct Fault { var method: String?; var pathContains: String; var remaining: Int; var status: Int; var body: String; var delay: Double? = nil }
 
     let lock = NSLock()
     let packageName: String
@@ -85,6 +85,11 @@ final class FakeGooglePlay: @unchecked Sendable {
 
     func fail(_ count: Int, method: String? = nil, path: String, status: Int = 503, body: String = "") {
         lock.withLock { faults.append(Fault(method: method, pathContains: path, remaining: count, status: status, body: body)) }
+    }
+
+    /// The next `count` matching requests hang for `seconds`, then get `status` (a call that never lands).
+    func hang(_ count: Int, method: String? = nil, path: String, seconds: Double, status: Int = 503) {
+        lock.withLock { faults.append(Fault(method: method, pathContains: path, remaining: count, status: status, body: "", delay: seconds)) }
     }
 
     var log: [String] { lock.withLock { requestLog } }
@@ -159,7 +164,10 @@ final class FakeGooglePlay: @unchecked Sendable {
             faults[index].remaining -= 1
             return faults[index]
         }
-        if let fault { return Reply.text(fault.status, fault.body, contentType: "application/json") }
+        if let fault {
+            if let delay = fault.delay { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+            return Reply.text(fault.status, fault.body, contentType: "application/json")
+        }
         if path == "/token" { return try await token(request) }
         if path.hasPrefix("/upload/session/") { return try await resumableChunk(request, id: String(path.dropFirst("/upload/session/".count))) }
         guard let authorization = request.header("authorization"), authorization.hasPrefix("Bearer "),
