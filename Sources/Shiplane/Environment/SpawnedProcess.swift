@@ -60,7 +60,6 @@ package struct SpawnedProcess: Sendable {
         for number in signalsReset { sigaddset(&defaults, number) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -69,6 +68,19 @@ package struct SpawnedProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         posix_spawn_file_actions_adddup2(&actions, standardError, 2)
         for descriptor in inherited { posix_spawn_file_actions_adddup2(&actions, descriptor.source, descriptor.target) }
+        // Nothing else this process has open reaches the child: a descriptor it inherited without
+        // close-on-exec (a CI runner's pipe) or one opened by another thread a moment ago would
+        // otherwise outlive it in every command, holding pipes open after the lane ends.
+        let closeFrom = (inherited.map(\.target) + [2]).max().map { $0 + 1 } ?? 3
+        let closesOthers = SpawnDescriptors.closeAll(from: closeFrom, in: &actions)
+
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+        #if canImport(Darwin)
+        if !closesOthers { flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT) }
+        #else
+        _ = closesOthers
+        #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var program = path
         var words = [path] + arguments
@@ -186,6 +198,21 @@ private enum SpawnDirectory {
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return false }
         let addChdir = unsafeBitCast(symbol, to: AddChdir.self)
         return addChdir(&actions, folder) == 0
+        #endif
+    }
+}
+
+private enum SpawnDescriptors {
+    /// Closes every descriptor from `lowest` up in the child; false when the C library cannot
+    /// (macOS then uses `POSIX_SPAWN_CLOEXEC_DEFAULT`; glibc before 2.34 leaves them).
+    static func closeAll(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Bool {
+        #if canImport(Darwin)
+        return false
+        #else
+        // A GNU extension (glibc 2.34) that Swift's Glibc module does not export: found by its symbol.
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return false }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest) == 0
         #endif
     }
 }

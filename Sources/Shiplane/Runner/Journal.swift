@@ -300,6 +300,8 @@ package final class Journal: @unchecked Sendable {
                 try await closure()
             } else if let effect {
                 try await effect.undo(in: context, status: entry.status)
+            } else if let elsewhere = context.undoElsewhere {
+                try await elsewhere(entry.effect, entry.status)
             } else {
                 throw ShiplaneError("\(entry.description): an effect of kind \(entry.effect.kind), which only the lane program that declared it can undo; left as it is")
             }

@@ -253,7 +253,14 @@ enum RunCommands {
             session.out.line("Forgot the unfinished run of `\(record.commandLine)`; nothing was changed.")
             return ShiplaneExitCode.success.rawValue
         }
-        let outcome = try await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment).run(record)
+        // Lane code's own effect kinds are undone by the lane program, compiled (or found in the
+        // cache) only when the record holds one.
+        let elsewhere = LaneEffectUndo.elsewhere(workTree: root, store: store, environment: session.laneEnvironment.variables) {
+            try ShiplaneCommandLine.compileLanes(
+                root: root, session: session, environment: session.laneEnvironment.variables, executable: ShiplaneCommandLine.executablePath()
+            ).lanes.executable
+        }
+        let outcome = try await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment, undoElsewhere: elsewhere).run(record)
         session.out.line("Rolling back the unfinished run of `\(record.commandLine)`:")
         for line in outcome.lines { session.out.line("  " + line) }
         if outcome.failed.isEmpty {

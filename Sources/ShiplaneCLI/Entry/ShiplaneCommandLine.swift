@@ -168,7 +168,9 @@ package enum ShiplaneCommandLine {
         case .exited(let code):
             // A run record of this child still marked running means the program ended in the middle
             // of its run (`exit()` in lane code): settle it as for a death by signal.
-            guard !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, session: session) else { return code }
+            // A clean end leaves what lane code started in the background alone; an end in the
+            // middle of the run (`exit()` in lane code) stops the commands it left.
+            guard !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, program: compiled.executable, session: session) else { return code }
             let lane = session.rest.first ?? "lanes"
             let cause = ShiplaneError(
                 "the lane program exited with code \(code) in the middle of its run",
@@ -180,19 +182,19 @@ package enum ShiplaneCommandLine {
                 plannedWrites: []
             ), summary: false)
         case .signaled(let signal):
-            return await settleDeath(LaneProgramDied(signal: signal), root: root, child: child, session: session)
+            return await settleDeath(LaneProgramDied(signal: signal), root: root, child: child, program: compiled.executable, session: session)
         case .killedAfterGrace(let interrupt):
-            return await settleDeath(LaneProgramDied(signal: SIGKILL, ignoredInterrupt: interrupt), root: root, child: child, session: session)
+            return await settleDeath(LaneProgramDied(signal: SIGKILL, ignoredInterrupt: interrupt), root: root, child: child, program: compiled.executable, session: session)
         }
     }
 
     /// The lane program died of a signal: its run is settled from the record and reported.
-    static func settleDeath(_ death: LaneProgramDied, root: String, child: pid_t, session: CommandSession) async -> Int32 {
+    static func settleDeath(_ death: LaneProgramDied, root: String, child: pid_t, program: String, session: CommandSession) async -> Int32 {
         var died = death
         let lane = session.rest.first ?? "lanes"
         var rollback: [RollbackEntry] = []
         var noReturn: String?
-        if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, session: session) {
+        if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, program: program, session: session, orDeadRun: true) {
             (rollback, noReturn) = settled
             died.settled = true
         }
@@ -208,17 +210,31 @@ package enum ShiplaneCommandLine {
     /// record of `child`'s run (or another process holds the lock): a record another process left
     /// (a run killed with its supervisor, which this child refused to start over) is not this
     /// supervisor's to settle — refusing must not destroy it.
-    static func settleAfterDeath(root: String, child: pid_t, session: CommandSession) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
+    /// Lane code's own effects are undone by `program`, the lane program that died (started anew).
+    ///
+    /// With `orDeadRun` (the child died of a signal), a record of a run whose process is gone is
+    /// settled too: the child was killed before it took that run over (a Ctrl-C in the first
+    /// moments of the same command again), which it would have resumed and then rolled back. A
+    /// child that exited — refusing to start, say — never settles another run's record.
+    static func settleAfterDeath(
+        root: String, child: pid_t, program: String, session: CommandSession, orDeadRun: Bool = false
+    ) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
         guard let store = try? RunStore.forWorkTree(root), (try? store.lock()) != nil else { return nil }
         defer { store.unlock() }
-        guard let record = try? store.load(), record.state == .running, record.pid == child else { return nil }
+        guard let record = try? store.load(), record.state == .running else { return nil }
+        let deadRun = orDeadRun && record.pid != child && record.pid > 1 && record.host == RunRecord.currentHost
+            && processIsGone(record.pid)
+        guard record.pid == child || deadRun else { return nil }
+        OrphanedCommands.stop()
         if let noReturn = record.pointOfNoReturn {
             var unfinished = record
             unfinished.state = .unfinished
             try? store.save(unfinished)
             return ([], noReturn)
         }
-        guard let outcome = try? await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment).run(record) else { return nil }
+        let elsewhere = LaneEffectUndo.elsewhere(workTree: root, store: store, environment: session.laneEnvironment.variables) { program }
+        guard let outcome = try? await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment, undoElsewhere: elsewhere)
+            .run(record) else { return nil }
         if outcome.failed.isEmpty {
             store.clear()
         } else {
@@ -227,6 +243,18 @@ package enum ShiplaneCommandLine {
             try? store.save(unfinished)
         }
         return (outcome.entries, nil)
+    }
+
+    /// True when `pid` has ended: no such process, or one that died and waits to be reaped.
+    static func processIsGone(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 { return errno == ESRCH }
+        #if os(Linux)
+        // "pid (name) state …": a zombie's state is Z.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+        #else
+        return false
+        #endif
     }
 
     /// This executable's own path, so the library and modules can be found beside it.

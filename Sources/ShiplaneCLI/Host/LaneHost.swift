@@ -7,7 +7,13 @@ import Shiplane
 /// `shiplane` compiles `Lanes/*.swift` with a generated entry that calls `LaneHost.main`, then
 /// hands over the command line (`--shiplane-root ROOT [global options] LANE [lane options]`).
 public enum LaneHost {
-    public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = []) async -> Never {
+    public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = [], effects: [any Effect.Type] = []) async -> Never {
+        LaneEffectTypes.register(effects)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.count == 2, arguments[0] == LaneEffectUndo.argument {
+            // Asked by the supervisor or `shiplane rollback` to undo one of lane code's own effects.
+            endProcess(await LaneEffectUndo.undo(requestFile: arguments[1], environment: ProcessInfo.processInfo.environment))
+        }
         let supervisor = SupervisorLifeline.hold()
         lineBufferStandardOutput()
         var environment = ProcessInfo.processInfo.environment
@@ -21,7 +27,7 @@ public enum LaneHost {
         }
         environment.removeValue(forKey: SessionChannel.sessionVariable)
         let code = await run(
-            arguments: Array(CommandLine.arguments.dropFirst()), lanes: lanes, hooks: hooks, locations: locations,
+            arguments: arguments, lanes: lanes, hooks: hooks, locations: locations,
             environment: environment, currentDirectory: FileManager.default.currentDirectoryPath, supervisor: supervisor,
             shared: shared
         )

@@ -199,7 +199,8 @@ struct LaneCompiler {
                 await LaneHost.main(
                     lanes: [\(found.lanes.map { "\($0).self" }.joined(separator: ", "))],
                     hooks: [\(found.hooks.map { "\($0).self" }.joined(separator: ", "))],
-                    locations: [\(found.locations.map(swiftStringLiteral).joined(separator: ", "))]
+                    locations: [\(found.locations.map(swiftStringLiteral).joined(separator: ", "))],
+                    effects: [\(found.effects.map { "\($0).self" }.joined(separator: ", "))]
                 )
             }
         }

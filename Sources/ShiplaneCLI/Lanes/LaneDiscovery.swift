@@ -17,6 +17,9 @@ package enum LaneDiscovery {
         package var locations: [String] = []
         /// Declaration mistakes, as compiler diagnostics: `Lanes/X.swift:3:1: error: …`.
         package var problems: [String] = []
+        /// Lane code's own effect types (`struct StampWritten: Effect`), so the lane program can
+        /// decode them from the record and undo them for the supervisor and `shiplane rollback`.
+        package var effects: [String] = []
     }
 
     package static func scan(_ sources: [String]) -> Found {
@@ -28,6 +31,10 @@ package enum LaneDiscovery {
         var found = Found(lanes: [], hooks: [])
         for source in sources {
             for declaration in declarations(in: source.text) {
+                if declaration.conformances.contains("Effect"), !declaration.isPrivate, !declaration.isGeneric,
+                   !found.effects.contains(declaration.name) {
+                    found.effects.append(declaration.name)
+                }
                 let isLane = declaration.conformances.contains("Lane")
                 let isHooks = !isLane && declaration.conformances.contains("LaneHooks")
                 guard isLane || isHooks else { continue }

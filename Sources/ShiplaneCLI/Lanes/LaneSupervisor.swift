@@ -71,6 +71,10 @@ struct LaneSupervisor {
         }
         environment.merge(channel.environment) { $1 }
 
+        OrphanedCommands.adopt()
+        // A lane program that dies before it reads the session must not take this process with
+        // it: writing to its pipe then fails with EPIPE instead of raising SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         fflush(nil)
         // Started and waited for on this one thread: on Linux the lane program's parent-death
         // signal (`SupervisorLifeline`) fires when the thread that started it ends. The child
@@ -117,6 +121,9 @@ struct LaneSupervisor {
 
         let ending = child.wait()
         let interrupt = stopping.childEnded()
+        // Killed, the lane program could not stop the commands it had started: they are stopped
+        // here, before the run is settled (and before their output ends the relays).
+        if case .signaled = ending { OrphanedCommands.stop() }
         relays.forEach { $0.finish() }
         if ending == .signaled(SIGKILL), let interrupt { return (.killedAfterGrace(interrupt), child.pid) }
         switch ending {

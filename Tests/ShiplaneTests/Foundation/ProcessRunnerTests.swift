@@ -25,6 +25,21 @@ struct ProcessRunnerTests {
         #expect(Set(result.lastLines) == ["one", "two", "three"])
     }
 
+    /// A command sees its standard streams and nothing else this process has open: a descriptor
+    /// inherited or opened without close-on-exec (a CI runner's pipe) would otherwise reach every
+    /// command, and a command left running would hold it open.
+    @Test func aCommandInheritsOnlyItsStandardStreams() async throws {
+        let leaked = open("/dev/null", O_RDONLY)  // deliberately without O_CLOEXEC
+        #expect(leaked > 2)
+        defer { close(leaked) }
+        let result = try await LiveProcessRunner().run(
+            ProcessInvocation(executable: "ls", arguments: ["/proc/self/fd"], environment: environment)
+        ) { _, _ in }
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        // `ls` itself opens the folder it lists as descriptor 3.
+        #expect(result.standardOutput.split(whereSeparator: \.isNewline) == ["0", "1", "2", "3"], "\(result.standardOutput)")
+    }
+
     @Test func argumentsAreNeverInterpretedByAShell() async throws {
         let result = try await LiveProcessRunner().run(
             ProcessInvocation(executable: "echo", arguments: ["a; rm -rf /tmp/nothing", "$HOME"], environment: environment)

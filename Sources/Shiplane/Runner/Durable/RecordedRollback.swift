@@ -9,13 +9,16 @@ package struct RecordedRollback: Sendable {
     let store: RunStore
     let workTree: String
     let environment: LaneEnvironment
+    /// Undoes lane code's own effect kinds in the lane program that declares them.
+    let undoElsewhere: UndoElsewhere?
 
     /// Creates a rollback over the run folder `store` of the work tree `workTree`; `environment` gives
-    /// a network undo its token.
-    package init(store: RunStore, workTree: String, environment: LaneEnvironment = LaneEnvironment(variables: [:])) {
+    /// a network undo its token; `undoElsewhere` undoes the effects of kinds this process does not know.
+    package init(store: RunStore, workTree: String, environment: LaneEnvironment = LaneEnvironment(variables: [:]), undoElsewhere: UndoElsewhere? = nil) {
         self.store = store
         self.workTree = workTree
         self.environment = environment
+        self.undoElsewhere = undoElsewhere
     }
 
     /// What a rollback did: the record as it left it, and what became of each unsettled effect,
@@ -52,7 +55,9 @@ package struct RecordedRollback: Sendable {
     /// An undo that fails is reported in the outcome, not thrown.
     package func run(_ record: RunRecord) async throws -> Outcome {
         var outcome = Outcome(record: record)
-        let journal = Journal(context: .live(store: store, workTree: workTree, environment: environment))
+        var context = EffectContext.live(store: store, workTree: workTree, environment: environment)
+        context.undoElsewhere = undoElsewhere
+        let journal = Journal(context: context)
         journal.adopt(record.effects.enumerated().filter { $0.element.status != .undone }.map { ($0.offset, $0.element) })
         for (index, entry) in await journal.rollback(pointOfNoReturn: record.pointOfNoReturn) {
             outcome.results.append((entry, entry.stays == true))

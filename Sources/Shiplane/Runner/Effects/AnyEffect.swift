@@ -49,7 +49,9 @@ package struct AnyEffect: Codable, Sendable, Equatable {
     }
 
     private static func decodeBuiltIn(kind: String, payload: JSONValue) -> (any Effect)? {
-        guard let type = Features.effects.first(where: { $0.kind == kind }) else { return nil }
+        guard let type = Features.effects.first(where: { $0.kind == kind }) ?? LaneEffectTypes.all.first(where: { $0.kind == kind }) else {
+            return nil
+        }
         return try? payload.decode(type)
     }
 

@@ -19,6 +19,8 @@ public struct EffectContext: Sendable {
     let savedCopies: any SavedCopies
     /// The repository's git folder (for the lock files a killed git write leaves), when known.
     let gitFolder: String?
+    /// Undoes an effect of a kind this process does not know (a lane's own) in its lane program.
+    package var undoElsewhere: UndoElsewhere?
 
     init(
         workTree: String, environment: LaneEnvironment, fileSystem: any FileSystem, http: any HTTPSending,
