@@ -61,21 +61,21 @@ public enum ShiplaneCommandLine {
                 break
             }
             if let type = ShiplaneCommand.command(named: command) {
-                let ownArguments = Array(rest.prefix { $0 != "--" })
-                if ownArguments.contains("--help") || ownArguments.contains("-h") {
+                // The whole line, parsed once by the tree: the command with its own options and
+                // the global ones, wherever they stood.
+                let parsed: any ParsableCommand
+                do {
+                    parsed = try CommandTree.parseAsRoot(type.prepared(arguments))
+                } catch {
+                    throw UsageError("\(command): \(CommandTree.message(for: error))", suggestion: "run `shiplane \(command) --help`")
+                }
+                guard let builtIn = parsed as? any BuiltInCommand else {
+                    // The parser answers `--help` (or `-h`) with its help command.
                     session.out.line(ShiplaneCommand.help(for: type))
                     return ShiplaneExitCode.success.rawValue
                 }
-                if !type.parsesItsOwnOptions {
-                    // The command's own node of the tree: the root need not be built for it.
-                    do {
-                        _ = try type.parse(rest)
-                    } catch {
-                        throw UsageError("\(command): \(type.message(for: error))", suggestion: "run `shiplane \(command) --help`")
-                    }
-                }
                 let invocation = Invocation(session: session, environment: environment, executable: executable, arguments: arguments)
-                return try await type.run(rest, invocation)
+                return try await builtIn.run(invocation)
             }
             // A mistyped built-in command in a repository without lanes: say which was meant,
             // rather than that there are no lanes.
