@@ -2,9 +2,9 @@ import Foundation
 import Shiplane
 
 /// The options every command takes, wherever they stand on the command line (before `--`),
-/// declared once: the root of the command tree, every built-in command (`@OptionGroup`) and
-/// the command line's first reading (`CommandLineWords`) share this group, and the lane program
-/// reads the same group from the arguments its supervisor hands it.
+/// declared once: the command line's first reading (`CommandLineWords`) parses them, the root of
+/// the command tree shows them in its help and completions (`@OptionGroup`), and the lane
+/// program reads the same group from the arguments its supervisor hands it.
 ///
 /// Lanes cannot declare options with these names.
 struct GlobalOptions: ParsableArguments, Equatable {
@@ -34,6 +34,22 @@ struct GlobalOptions: ParsableArguments, Equatable {
     var noColor = false
 
     init() {}
+
+    /// No global option given: what the parser reads from a line without options. (`init()` is
+    /// the parser's, whose values exist only once it parsed.)
+    static var none: GlobalOptions {
+        var options = GlobalOptions()
+        options.dryRun = false
+        options.verbose = false
+        options.reportJSON = nil
+        options.junit = nil
+        options.noRollback = false
+        options.noVerify = false
+        options.ci = nil
+        options.environmentName = nil
+        options.noColor = false
+        return options
+    }
 
     static func == (lhs: GlobalOptions, rhs: GlobalOptions) -> Bool {
         lhs.asArguments == rhs.asArguments
@@ -111,6 +127,12 @@ struct CommandLineWords: ParsableCommand {
     /// The global options and the other words of `arguments`, in order.
     /// - Throws: `UsageError` for a global option without its value or with a value it refuses.
     static func split(_ arguments: [String]) throws -> (globals: GlobalOptions, words: [String]) {
+        // A line without a word that starts with `-` holds no option: the parser would give the
+        // default options and the words as they are (a test holds it to that). Building the
+        // parser's view of the options costs more than the rest of a cached `shiplane lanes` in a
+        // debug build, so the commonest lines (`shiplane lanes`, `shiplane release`, and every
+        // lane program started without options) skip it.
+        if !arguments.contains(where: { $0.hasPrefix("-") }) { return (GlobalOptions.none, arguments) }
         let parsed: CommandLineWords
         do {
             parsed = try parse(arguments)

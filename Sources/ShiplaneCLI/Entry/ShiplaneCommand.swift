@@ -5,13 +5,15 @@ import Shiplane
 /// root help, each command's help and usage line, the typo suggestions for commands, the names
 /// lanes may not take and the shell completions all come from it.
 ///
-/// The command line is parsed by swift-argument-parser, as in tuist: `CommandLineWords` reads
-/// the global options (wherever they stand before `--`) and the first other word; when that word
-/// names a built-in command, the tree parses the whole line (`CommandTree.parseAsRoot`) and the parsed
-/// command runs from its parsed values (`BuiltInCommand.run`). A first word that names none of
-/// its commands is a lane: the lanes program compiled from `Lanes/` runs it and parses the lane's
-/// options. Every command takes the global options (`GlobalOptions`, one `@OptionGroup`, hidden
-/// in the commands' help and shown in the root's).
+/// The command line is parsed by swift-argument-parser, as in tuist, each word once:
+/// `CommandLineWords` reads the global options (wherever they stand before `--`) and the other
+/// words in order; when the first names a built-in command, that command's node parses the rest
+/// (`ShiplaneCommandLine.parseCommand`) and the parsed command runs from its parsed values
+/// (`BuiltInCommand.run`). A first word that names none of its commands is a lane: the lanes
+/// program compiled from `Lanes/` runs it and parses the lane's options. The global options are
+/// declared once (`GlobalOptions`: an `@OptionGroup` of `CommandLineWords`, and of the root for its
+/// help; the commands' nodes do not declare them again: the words they parse never
+/// hold one).
 struct ShiplaneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shiplane",
@@ -80,17 +82,6 @@ struct ShiplaneCommand: ParsableCommand {
     }
 }
 
-/// The tree that parses a built-in command's line: `ShiplaneCommand`'s commands under a root
-/// with the global options only. `ShiplaneCommand`'s own `--version` flag (the word is handled
-/// before any parsing) stays out of it: a parent's options are options of its commands too, and
-/// `changelog --version 1.3.0` is the changelog's.
-struct CommandTree: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "shiplane", subcommands: ShiplaneCommand.commands.map { $0 as any ParsableCommand.Type }
-    )
-    @OptionGroup var globals: GlobalOptions
-}
-
 /// What a built-in command runs with besides its parsed options.
 struct Invocation {
     var session: CommandSession
@@ -100,11 +91,10 @@ struct Invocation {
     var arguments: [String]
 }
 
-/// A built-in command of the tree. The tree parses the whole command line into it (its own
-/// options and the global ones), and it runs from those parsed values.
+/// A built-in command of the tree. Its node parses the command's words into it (the global
+/// options are the session's, read once by `CommandLineWords`), and it runs from those parsed
+/// values.
 protocol BuiltInCommand: ParsableCommand {
-    /// The global options, wherever they stood on the command line.
-    var globals: GlobalOptions { get }
     /// Runs the command; returns its exit code.
     func run(_ invocation: Invocation) async throws -> Int32
     /// The command line as the parser is to read it (the lanes behind `bump` and `changelog`
@@ -127,7 +117,6 @@ func keyValueConverted<L: Lane>(_ arguments: [String], for lane: L.Type) -> [Str
 extension ShiplaneCommand {
     struct ListLanes: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "lanes", abstract: "List the lanes with their summaries and options")
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @Flag(help: "As JSON") var json = false
 
         func run(_ invocation: Invocation) async throws -> Int32 {
@@ -137,7 +126,6 @@ extension ShiplaneCommand {
 
     struct ListActions: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "actions", abstract: "List the built-in actions")
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @Flag(help: "As JSON") var json = false
         @Flag(help: "As a Markdown table") var markdown = false
 
@@ -149,7 +137,6 @@ extension ShiplaneCommand {
 
     struct ShowAction: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "action", abstract: "Show one action's options")
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         /// Optional for the parser, so a missing name gets Shiplane's own error (which says how to list them).
         @Argument(help: "The action", completion: .list(ActionCatalog.all.map { $0.name }.sorted())) var name: String?
 
@@ -161,7 +148,6 @@ extension ShiplaneCommand {
 
     struct Init: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "init", abstract: InitOptions.summary)
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @OptionGroup var options: InitOptions
 
         func run(_ invocation: Invocation) async throws -> Int32 {
@@ -172,7 +158,6 @@ extension ShiplaneCommand {
     struct Edit: BuiltInCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit", abstract: "Let SourceKit-LSP editors (VS Code, Xcode, …) complete and check Lanes/*.swift")
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
 
         func run(_ invocation: Invocation) async throws -> Int32 {
             let session = invocation.session
@@ -187,7 +172,6 @@ extension ShiplaneCommand {
 
     struct Version: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "version", abstract: VersionOptions.summary)
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @OptionGroup var options: VersionOptions
 
         func run(_ invocation: Invocation) async throws -> Int32 {
@@ -198,7 +182,6 @@ extension ShiplaneCommand {
     struct Resume: BuiltInCommand {
         static let configuration = CommandConfiguration(
             commandName: "resume", abstract: "Finish the unfinished run of this repository (the same command again)")
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
 
         func run(_ invocation: Invocation) async throws -> Int32 {
             let session = invocation.session
@@ -208,7 +191,7 @@ extension ShiplaneCommand {
             }
             // The recorded command again, with this command line's global options.
             return await ShiplaneCommandLine.run(
-                arguments: globals.asArguments + again, environment: invocation.environment, currentDirectory: session.currentDirectory,
+                arguments: session.globals.asArguments + again, environment: invocation.environment, currentDirectory: session.currentDirectory,
                 executable: invocation.executable
             )
         }
@@ -217,7 +200,6 @@ extension ShiplaneCommand {
     struct Rollback: BuiltInCommand {
         static let configuration = CommandConfiguration(
             commandName: "rollback", abstract: "Undo the unfinished run as far as it safely can; say what stays")
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @Flag(help: "Drop the record after undoing, even when something could not be undone") var forget = false
 
         func run(_ invocation: Invocation) async throws -> Int32 {
@@ -227,7 +209,6 @@ extension ShiplaneCommand {
 
     struct Bump: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "bump", abstract: BumpLane.summary)
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @OptionGroup var options: BumpLane
 
         static func prepared(_ arguments: [String]) -> [String] {
@@ -247,7 +228,6 @@ extension ShiplaneCommand {
 
     struct Changelog: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "changelog", abstract: ChangelogLane.summary)
-        @OptionGroup(visibility: .hidden) var globals: GlobalOptions
         @OptionGroup var options: ChangelogLane
 
         static func prepared(_ arguments: [String]) -> [String] {

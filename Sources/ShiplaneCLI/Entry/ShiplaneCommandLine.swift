@@ -61,16 +61,7 @@ public enum ShiplaneCommandLine {
                 break
             }
             if let type = ShiplaneCommand.command(named: command) {
-                // The whole line, parsed once by the tree: the command with its own options and
-                // the global ones, wherever they stood.
-                let parsed: any ParsableCommand
-                do {
-                    parsed = try CommandTree.parseAsRoot(type.prepared(arguments))
-                } catch {
-                    throw UsageError("\(command): \(CommandTree.message(for: error))", suggestion: "run `shiplane \(command) --help`")
-                }
-                guard let builtIn = parsed as? any BuiltInCommand else {
-                    // The parser answers `--help` (or `-h`) with its help command.
+                guard let builtIn = try parseCommand(type, words: rest) else {
                     session.out.line(ShiplaneCommand.help(for: type))
                     return ShiplaneExitCode.success.rawValue
                 }
@@ -90,6 +81,21 @@ public enum ShiplaneCommandLine {
             return try await runLanes(session: session, environment: environment, executable: executable)
         } catch {
             return session.failWithoutRun(error, command: "shiplane" + (session.rest.first.map { " " + $0 } ?? ""))
+        }
+    }
+
+    /// The built-in command `type` parsed from its words (what follows its name; the global
+    /// options were read from the line by `CommandLineWords`): each word is parsed once, by the
+    /// command's own node of the tree (building the whole tree, or the global options again, for
+    /// every start would cost more than the rest of a cached start). Nil when the words ask for
+    /// the command's help.
+    /// - Throws: `UsageError` with the parser's message.
+    static func parseCommand(_ type: any BuiltInCommand.Type, words: [String]) throws -> (any BuiltInCommand)? {
+        do {
+            return try type.parse(type.prepared(words))
+        } catch {
+            if type.exitCode(for: error) == .success { return nil }
+            throw UsageError("\(type._commandName): \(type.message(for: error))", suggestion: "run `shiplane \(type._commandName) --help`")
         }
     }
 

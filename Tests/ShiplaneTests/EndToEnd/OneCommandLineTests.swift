@@ -11,6 +11,19 @@ struct OneCommandLineTests {
     /// The words a command needs to parse at all (bump needs a level).
     private static let required: [String: [String]] = ["bump": ["patch"]]
 
+    /// The line read as `shiplane` reads it: the global options and the words, then the command's
+    /// words by its node.
+    private static func parse(_ line: [String]) throws -> any BuiltInCommand {
+        try parseWithGlobals(line).command
+    }
+
+    private static func parseWithGlobals(_ line: [String]) throws -> (globals: GlobalOptions, command: any BuiltInCommand) {
+        let (globals, words) = try CommandLineWords.split(line)
+        let name = try #require(words.first)
+        let type = try #require(ShiplaneCommand.command(named: name), "\(name) is not a built-in command")
+        return (globals, try #require(try ShiplaneCommandLine.parseCommand(type, words: Array(words.dropFirst()))))
+    }
+
     @Test func everyBuiltInCommandTakesTheGlobalOptionsBeforeOrAfterItsName() throws {
         for commandType in ShiplaneCommand.commands {
             let name = commandType._commandName
@@ -21,16 +34,21 @@ struct OneCommandLineTests {
                 ["--env=ci", name, "--dry-run"] + own + ["--report-json=r.json"],
             ]
             for line in lines {
-                let parsed = try CommandTree.parseAsRoot(line)
-                let command = try #require(parsed as? any BuiltInCommand, "\(line) is not a built-in command")
+                let (globals, command) = try Self.parseWithGlobals(line)
                 #expect(ObjectIdentifier(type(of: command)) == ObjectIdentifier(commandType), "\(line)")
-                #expect(command.globals.dryRun && command.globals.reportJSON == "r.json" && command.globals.environmentName == "ci", "\(line)")
-                // The first reading agrees with the tree on the global options and the command.
-                let (globals, words) = try CommandLineWords.split(line)
-                #expect(globals == command.globals, "\(line)")
-                #expect(words.first == name, "\(line)")
+                #expect(globals.dryRun && globals.reportJSON == "r.json" && globals.environmentName == "ci", "\(line)")
             }
         }
+    }
+
+    /// `CommandLineWords.split` skips the parser for a line with no word starting with `-`: the
+    /// parser's own reading of such lines is the same.
+    @Test(arguments: [[], ["lanes"], ["release", "key:value", "x"], ["bump", "patch"], ["noop"]])
+    func aLineWithoutOptionsReadsAsTheParserReadsIt(_ line: [String]) throws {
+        let (globals, words) = try CommandLineWords.split(line)
+        let parsed = try CommandLineWords.parse(line)
+        #expect(globals == parsed.globals && globals == GlobalOptions.none)
+        #expect(words == parsed.words && words == line)
     }
 
     @Test func anOptionWrittenWithEqualsOrApartParsesTheSame() throws {
@@ -40,8 +58,8 @@ struct OneCommandLineTests {
             (["bump", "minor", "--tag-prefix=rel-", "--message=m {version}"], ["bump", "--tag-prefix", "rel-", "minor", "--message", "m {version}"]),
         ]
         for (one, other) in pairs {
-            let first = try CommandTree.parseAsRoot(one)
-            let second = try CommandTree.parseAsRoot(other)
+            let first = try Self.parse(one)
+            let second = try Self.parse(other)
             switch (first, second) {
             case let (a as ShiplaneCommand.Changelog, b as ShiplaneCommand.Changelog):
                 #expect(a.options.from == "v1.0.0" && b.options.from == "v1.0.0" && a.options.to == b.options.to)
