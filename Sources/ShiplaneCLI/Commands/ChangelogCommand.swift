@@ -90,20 +90,11 @@ struct ChangelogLane: Lane, BuiltInLane {
 }
 
 enum ChangelogCommand {
-    static func run(session: CommandSession, arguments: [String]) async throws -> Int32 {
-        let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
-        let options: ChangelogLane
-        do {
-            options = try ChangelogLane.parse(arguments)
-        } catch {
-            if ChangelogLane.exitCode(for: error) == .success {
-                session.out.line(commandHelp(ChangelogLane.helpMessage(), commandLine: "shiplane changelog"))
-                return ShiplaneExitCode.success.rawValue
-            }
-            throw UsageError("changelog: \(ChangelogLane.message(for: error))", suggestion: "run `shiplane changelog --help`")
-        }
+    /// Prints the changelog `options` ask for, or with `--write` runs the changelog lane (a step,
+    /// dry run and rollback like any lane); `arguments` are the command's words, for its record.
+    static func run(_ options: ChangelogLane, arguments: [String], root: String, session: CommandSession) async throws -> Int32 {
         if options.write != nil {
-            return await LaneHost.runLane(ChangelogLane.self, arguments: arguments, hooks: [], root: root, session: session)
+            return await LaneHost.runLane(options, arguments: arguments, hooks: [], root: root, session: session)
         }
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
         if let package = options.package { context = try context.package(package) }

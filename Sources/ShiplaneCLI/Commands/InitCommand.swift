@@ -12,19 +12,7 @@ struct InitOptions: ParsableArguments {
 /// `shiplane init [--commit | --no-commit]`: creates `Lanes/` with a lane that fits the project
 /// it finds, and commits it when asked, so that lane passes on the repository as it is.
 enum InitCommand {
-    static func run(session: CommandSession, arguments: [String]) async throws -> Int32 {
-        let options: InitOptions
-        do {
-            options = try InitOptions.parse(arguments)
-        } catch {
-            if InitOptions.exitCode(for: error) == .success {
-                session.out.line("shiplane init — \(InitOptions.summary)")
-                session.out.line("")
-                session.out.line(commandHelp(InitOptions.helpMessage(), commandLine: "shiplane init"))
-                return ShiplaneExitCode.success.rawValue
-            }
-            throw UsageError("init: \(InitOptions.message(for: error))", suggestion: "run `shiplane init --help`")
-        }
+    static func run(session: CommandSession, options: InitOptions) async throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
         let folder = root + "/Lanes"
         if FileManager.default.fileExists(atPath: folder) {

@@ -234,11 +234,8 @@ extension DurableRun {
 /// `shiplane rollback [--forget]` and `shiplane resume`: settle a run that did not finish.
 enum RunCommands {
     /// Undoes an unfinished run as far as it safely can, from its record, and says what stays.
-    static func rollback(session: CommandSession, arguments: [String]) async throws -> Int32 {
-        let forget = arguments.contains("--forget")
-        if let unknown = arguments.first(where: { $0 != "--forget" }) {
-            throw UsageError("rollback: unknown option \(unknown)", suggestion: "run `shiplane rollback` or `shiplane rollback --forget`")
-        }
+    /// `forget`: drop the record without undoing anything.
+    static func rollback(session: CommandSession, forget: Bool) async throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
         let store = try RunStore.forWorkTree(root)
         try store.lock()

@@ -22,19 +22,7 @@ struct VersionOptions: ParsableArguments {
 /// `shiplane version [--json]`: the current version, each file it was read from (or the release
 /// tag, when no version file exists), the last release tag.
 enum VersionCommand {
-    static func run(session: CommandSession, arguments: [String]) throws -> Int32 {
-        let options: VersionOptions
-        do {
-            options = try VersionOptions.parse(arguments)
-        } catch {
-            if VersionOptions.exitCode(for: error) == .success {
-                session.out.line("shiplane version — \(VersionOptions.summary)")
-                session.out.line("")
-                session.out.line(commandHelp(VersionOptions.helpMessage(), commandLine: "shiplane version"))
-                return ShiplaneExitCode.success.rawValue
-            }
-            throw UsageError("version: \(VersionOptions.message(for: error))", suggestion: "run `shiplane version --help`")
-        }
+    static func run(session: CommandSession, options: VersionOptions) throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
         // At a monorepo's root, which has no version of its own, `version` lists the packages.

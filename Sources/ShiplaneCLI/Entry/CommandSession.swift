@@ -20,7 +20,7 @@ struct CommandSession {
     var hintTranslations: [(lane: String, command: String)] = []
 
     init(arguments: [String], environment: [String: String], currentDirectory: String) throws {
-        let (globals, rest) = try GlobalOptions.extract(from: arguments)
+        let (globals, rest) = try CommandLineWords.split(arguments)
         try Self.checkReportPaths(globals, currentDirectory: currentDirectory)
         self.globals = globals
         self.rest = rest

@@ -113,7 +113,7 @@ extension ShiplaneCommand {
     /// words name no lane (the shell then completes the built-in commands). Completing never
     /// compiles or runs a lane.
     static func laneCompletions(words: [String], environment: [String: String], executable: String) -> [String]? {
-        guard let (_, rest) = try? GlobalOptions.extract(from: words), let name = rest.first,
+        guard let (_, rest) = try? CommandLineWords.split(words), let name = rest.first,
               !commandNames.contains(name), laneNames().contains(name) else { return nil }
         guard let root = try? GitSettings.workTreeRoot(from: FileManager.default.currentDirectoryPath, environment: environment),
               let toolchain = try? Toolchain.locate(environment: environment, executable: executable) else { return [] }

@@ -1,86 +1,91 @@
 import Foundation
+import Shiplane
 
-/// The options every command takes, wherever they stand on the command line (before `--`).
+/// The options every command takes, wherever they stand on the command line (before `--`),
+/// declared once: the command line's first reading (`CommandLineWords`) parses them, the root of
+/// the command tree shows them in its help and completions (`@OptionGroup`), and the lane
+/// program reads the same group from the arguments its supervisor hands it.
 ///
 /// Lanes cannot declare options with these names.
-package struct GlobalOptions: Equatable, Sendable {
-    package var dryRun = false
-    package var verbose = false
-    package var reportJSON: String?
-    package var junit: String?
-    package var noRollback = false
-    package var environmentName: String?
-    package var noColor = false
-    /// Skip git's pre-commit, commit-msg and pre-push hooks.
-    package var noVerify = false
+struct GlobalOptions: ParsableArguments, Equatable {
+    @Flag(help: "Do everything that only reads; print what would be written, run, pushed or sent")
+    var dryRun = false
+    @Flag(help: "Show debug messages")
+    var verbose = false
+    // `.unconditional`: `--report-json --no-color` takes `--no-color` as the value, which
+    // `check()` then refuses by name, rather than a parser message about a missing value.
+    @Option(name: .customLong("report-json"), parsing: .unconditional,
+            help: ArgumentHelp("Write the run (steps, timings, errors) as JSON", valueName: "FILE"), completion: .file())
+    var reportJSON: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write the run as JUnit XML, one test case per step", valueName: "FILE"), completion: .file())
+    var junit: String?
+    @Flag(help: "On failure, keep what the lane changed instead of undoing it")
+    var noRollback = false
+    @Flag(help: "Skip git's pre-commit, commit-msg and pre-push hooks")
+    var noVerify = false
     /// `--ci github|gitlab|none`: CI-native output forced or turned off (else detected).
-    package var ci: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("CI-native output (detected from GITHUB_ACTIONS / GITLAB_CI)", valueName: "github|gitlab|none"),
+            completion: .list(["github", "gitlab", "none"]))
+    var ci: String?
+    @Option(name: .customLong("env"), parsing: .unconditional,
+            help: ArgumentHelp("Also load .env.NAME (after .env; the process environment wins over both)", valueName: "NAME"))
+    var environmentName: String?
+    @Flag(help: "No colour (also NO_COLOR=1, or when output is not a terminal; FORCE_COLOR=1 or CLICOLOR_FORCE=1 force it into a pipe or CI log)")
+    var noColor = false
 
-    package init() {}
+    init() {}
 
-    static let flagNames: Set<String> = ["--dry-run", "--verbose", "--no-rollback", "--no-color", "--no-verify"]
-    static let valueNames: Set<String> = ["--report-json", "--junit", "--env", "--ci"]
-
-    /// Splits the command line into global options and the rest, in order.
-    /// - Throws: `UsageError` when a global option that takes a value has none.
-    package static func extract(from arguments: [String]) throws -> (GlobalOptions, [String]) {
+    /// No global option given: what the parser reads from a line without options. (`init()` is
+    /// the parser's, whose values exist only once it parsed.)
+    static var none: GlobalOptions {
         var options = GlobalOptions()
-        var rest: [String] = []
-        var index = 0
-        var passThrough = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if passThrough { rest.append(argument); continue }
-            if argument == "--" { passThrough = true; rest.append(argument); continue }
-            var name = argument
-            var inlineValue: String?
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            if flagNames.contains(name) && inlineValue == nil {
-                switch name {
-                case "--dry-run": options.dryRun = true
-                case "--verbose": options.verbose = true
-                case "--no-rollback": options.noRollback = true
-                case "--no-verify": options.noVerify = true
-                default: options.noColor = true
-                }
-            } else if valueNames.contains(name) {
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else if index < arguments.count {
-                    value = arguments[index]
-                    index += 1
-                } else {
-                    throw UsageError("\(name) needs a value", suggestion: usageHint(for: name))
-                }
-                guard !value.isEmpty else { throw UsageError("\(name) needs a value", suggestion: usageHint(for: name)) }
-                if value.hasPrefix("-") {
-                    // `--report-json --no-color` would write a file named `--no-color`.
-                    throw UsageError(
-                        "\(name) needs a value, and \(value) looks like an option", suggestion: usageHint(for: name)
-                            + (name == "--report-json" || name == "--junit" ? " (a file whose name starts with - is written ./\(value))" : "")
-                            + "; nothing was run"
-                    )
-                }
-                switch name {
-                case "--report-json": options.reportJSON = value
-                case "--junit": options.junit = value
-                case "--ci":
-                    guard ["github", "gitlab", "none"].contains(value) else {
-                        throw UsageError("--ci takes github, gitlab or none, not \(value)", suggestion: "write --ci github, --ci gitlab or --ci none")
-                    }
-                    options.ci = value
-                default: options.environmentName = value
-                }
-            } else {
-                rest.append(argument)
+        options.dryRun = false
+        options.verbose = false
+        options.reportJSON = nil
+        options.junit = nil
+        options.noRollback = false
+        options.noVerify = false
+        options.ci = nil
+        options.environmentName = nil
+        options.noColor = false
+        return options
+    }
+
+    static func == (lhs: GlobalOptions, rhs: GlobalOptions) -> Bool {
+        lhs.asArguments == rhs.asArguments
+    }
+
+    /// The long names of the options that take a value, for the parser's missing-value message.
+    private static let valueNames = ["--report-json", "--junit", "--ci", "--env"]
+
+    /// Refuses values the parser accepts but a run must not: an empty value, a value that looks
+    /// like an option (`--report-json --no-color` would write a file named `--no-color`), a CI
+    /// that is not known.
+    /// - Throws: `UsageError`.
+    func check() throws {
+        for (name, value) in [("--report-json", reportJSON), ("--junit", junit), ("--ci", ci), ("--env", environmentName)] {
+            guard let value else { continue }
+            guard !value.isEmpty else { throw UsageError("\(name) needs a value", suggestion: Self.usageHint(for: name)) }
+            if value.hasPrefix("-") {
+                throw UsageError(
+                    "\(name) needs a value, and \(value) looks like an option", suggestion: Self.usageHint(for: name)
+                        + (name == "--report-json" || name == "--junit" ? " (a file whose name starts with - is written ./\(value))" : "")
+                        + "; nothing was run"
+                )
             }
         }
-        return (options, rest)
+        if let ci, !["github", "gitlab", "none"].contains(ci) {
+            throw UsageError("--ci takes github, gitlab or none, not \(ci)", suggestion: "write --ci github, --ci gitlab or --ci none")
+        }
+    }
+
+    /// The parser's error about these options as a `UsageError` in Shiplane's words.
+    static func usageError(for error: any Error) -> UsageError {
+        let message = CommandLineWords.message(for: error)
+        if message.hasPrefix("Missing value for"), let name = valueNames.first(where: { message.contains("'\($0) ") || message.contains("'\($0)'") }) {
+            return UsageError("\(name) needs a value", suggestion: usageHint(for: name))
+        }
+        return UsageError(message, suggestion: "run `shiplane help` for the global options")
     }
 
     private static func usageHint(for name: String) -> String {
@@ -104,5 +109,37 @@ package struct GlobalOptions: Equatable, Sendable {
         if let environmentName { arguments += ["--env", environmentName] }
         if let ci { arguments += ["--ci", ci] }
         return arguments
+    }
+}
+
+/// The command line's first reading, by the parser: the global options wherever they stand
+/// (before `--`), and every other word in its order. The first of those words chooses a
+/// built-in command (which the command tree then parses, `ShiplaneCommand`) or a lane (whose
+/// program parses the words as its options).
+///
+/// `--help` is not an option here: it belongs to the command or lane it follows.
+struct CommandLineWords: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "shiplane", helpNames: [])
+
+    @OptionGroup var globals: GlobalOptions
+    @Argument(parsing: .allUnrecognized) var words: [String] = []
+
+    /// The global options and the other words of `arguments`, in order.
+    /// - Throws: `UsageError` for a global option without its value or with a value it refuses.
+    static func split(_ arguments: [String]) throws -> (globals: GlobalOptions, words: [String]) {
+        // A line without a word that starts with `-` holds no option: the parser would give the
+        // default options and the words as they are (a test holds it to that). Building the
+        // parser's view of the options costs more than the rest of a cached `shiplane lanes` in a
+        // debug build, so the commonest lines (`shiplane lanes`, `shiplane release`, and every
+        // lane program started without options) skip it.
+        if !arguments.contains(where: { $0.hasPrefix("-") }) { return (GlobalOptions.none, arguments) }
+        let parsed: CommandLineWords
+        do {
+            parsed = try parse(arguments)
+        } catch {
+            throw GlobalOptions.usageError(for: error)
+        }
+        try parsed.globals.check()
+        return (parsed.globals, parsed.words)
     }
 }

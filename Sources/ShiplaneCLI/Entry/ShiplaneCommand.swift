@@ -5,10 +5,15 @@ import Shiplane
 /// root help, each command's help and usage line, the typo suggestions for commands, the names
 /// lanes may not take and the shell completions all come from it.
 ///
-/// A first word that names none of its commands is a lane (as in tuist): the lanes program
-/// compiled from `Lanes/` runs it. Global options may stand anywhere before `--`, so they are
-/// taken off the command line first (`GlobalOptions.extract`); the tree declares them for help
-/// and completion.
+/// The command line is parsed by swift-argument-parser, as in tuist, each word once:
+/// `CommandLineWords` reads the global options (wherever they stand before `--`) and the other
+/// words in order; when the first names a built-in command, that command's node parses the rest
+/// (`ShiplaneCommandLine.parseCommand`) and the parsed command runs from its parsed values
+/// (`BuiltInCommand.run`). A first word that names none of its commands is a lane: the lanes
+/// program compiled from `Lanes/` runs it and parses the lane's options. The global options are
+/// declared once (`GlobalOptions`: an `@OptionGroup` of `CommandLineWords`, and of the root for its
+/// help; the commands' nodes do not declare them again: the words they parse never
+/// hold one).
 struct ShiplaneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shiplane",
@@ -54,25 +59,7 @@ struct ShiplaneCommand: ParsableCommand {
         """
     }
 
-    @Flag(help: "Do everything that only reads; print what would be written, run, pushed or sent")
-    var dryRun = false
-    @Flag(help: "Show debug messages")
-    var verbose = false
-    @Option(help: ArgumentHelp("Write the run (steps, timings, errors) as JSON", valueName: "FILE"), completion: .file())
-    var reportJson: String?
-    @Option(help: ArgumentHelp("Write the run as JUnit XML, one test case per step", valueName: "FILE"), completion: .file())
-    var junit: String?
-    @Flag(help: "On failure, keep what the lane changed instead of undoing it")
-    var noRollback = false
-    @Flag(help: "Skip git's pre-commit, commit-msg and pre-push hooks")
-    var noVerify = false
-    @Option(help: ArgumentHelp("CI-native output (detected from GITHUB_ACTIONS / GITLAB_CI)", valueName: "github|gitlab|none"),
-            completion: .list(["github", "gitlab", "none"]))
-    var ci: String?
-    @Option(help: ArgumentHelp("Also load .env.NAME (after .env; the process environment wins over both)", valueName: "NAME"))
-    var env: String?
-    @Flag(help: "No colour (also NO_COLOR=1, or when output is not a terminal; FORCE_COLOR=1 or CLICOLOR_FORCE=1 force it into a pipe or CI log)")
-    var noColor = false
+    @OptionGroup var globals: GlobalOptions
     @Flag(help: "Print Shiplane's version")
     var version = false
 
@@ -95,26 +82,36 @@ struct ShiplaneCommand: ParsableCommand {
     }
 }
 
-/// What a built-in command runs with.
+/// What a built-in command runs with besides its parsed options.
 struct Invocation {
     var session: CommandSession
     var environment: [String: String]
     var executable: String
-    /// The whole command line, global options included (`resume` runs it again).
+    /// The whole command line, global options included.
     var arguments: [String]
 }
 
-/// A built-in command of the tree. The tree parses its options for help, usage errors and
-/// completion; `run` gets the words after the command's name as they were given.
+/// A built-in command of the tree. Its node parses the command's words into it (the global
+/// options are the session's, read once by `CommandLineWords`), and it runs from those parsed
+/// values.
 protocol BuiltInCommand: ParsableCommand {
-    /// True when the command's options are checked by the command itself (the lanes behind
-    /// `bump` and `changelog` parse them as any lane does).
-    static var parsesItsOwnOptions: Bool { get }
-    static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32
+    /// Runs the command; returns its exit code.
+    func run(_ invocation: Invocation) async throws -> Int32
+    /// The command line as the parser is to read it (the lanes behind `bump` and `changelog`
+    /// take `key:value` words, as every lane does); unchanged by default.
+    static func prepared(_ arguments: [String]) -> [String]
 }
 
 extension BuiltInCommand {
-    static var parsesItsOwnOptions: Bool { false }
+    static func prepared(_ arguments: [String]) -> [String] { arguments }
+}
+
+/// A command line with `key:value` words for the options of `lane` turned into `--key value`.
+/// Learning a lane's options means rendering its whole help (a sixth of a cached start): only
+/// done when a word looks like `key:value`.
+func keyValueConverted<L: Lane>(_ arguments: [String], for lane: L.Type) -> [String] {
+    guard arguments.contains(where: { !$0.hasPrefix("-") && $0.contains(":") }) else { return arguments }
+    return convertKeyValueArguments(arguments, options: OptionInfo.options(of: lane))
 }
 
 extension ShiplaneCommand {
@@ -122,8 +119,8 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(commandName: "lanes", abstract: "List the lanes with their summaries and options")
         @Flag(help: "As JSON") var json = false
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            try await ShiplaneCommandLine.listLanes(json: arguments.contains("--json"), invocation)
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            try await ShiplaneCommandLine.listLanes(json: json, invocation)
         }
     }
 
@@ -132,20 +129,19 @@ extension ShiplaneCommand {
         @Flag(help: "As JSON") var json = false
         @Flag(help: "As a Markdown table") var markdown = false
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            invocation.session.out.line(ActionsCommand.list(json: arguments.contains("--json"), markdown: arguments.contains("--markdown")))
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            invocation.session.out.line(ActionsCommand.list(json: json, markdown: markdown))
             return ShiplaneExitCode.success.rawValue
         }
     }
 
     struct ShowAction: BuiltInCommand {
         static let configuration = CommandConfiguration(commandName: "action", abstract: "Show one action's options")
-        @Argument(help: "The action", completion: .list(ActionCatalog.all.map { $0.name }.sorted())) var name: String
+        /// Optional for the parser, so a missing name gets Shiplane's own error (which says how to list them).
+        @Argument(help: "The action", completion: .list(ActionCatalog.all.map { $0.name }.sorted())) var name: String?
 
-        static var parsesItsOwnOptions: Bool { true }
-
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            invocation.session.out.line(try ActionsCommand.show(arguments.first))
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            invocation.session.out.line(try ActionsCommand.show(name))
             return ShiplaneExitCode.success.rawValue
         }
     }
@@ -154,8 +150,8 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(commandName: "init", abstract: InitOptions.summary)
         @OptionGroup var options: InitOptions
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            try await InitCommand.run(session: invocation.session, arguments: arguments)
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            try await InitCommand.run(session: invocation.session, options: options)
         }
     }
 
@@ -163,7 +159,7 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit", abstract: "Let SourceKit-LSP editors (VS Code, Xcode, …) complete and check Lanes/*.swift")
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
+        func run(_ invocation: Invocation) async throws -> Int32 {
             let session = invocation.session
             let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
             let toolchain = try Toolchain.locate(environment: invocation.environment, executable: invocation.executable)
@@ -178,8 +174,8 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(commandName: "version", abstract: VersionOptions.summary)
         @OptionGroup var options: VersionOptions
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            try VersionCommand.run(session: invocation.session, arguments: arguments)
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            try VersionCommand.run(session: invocation.session, options: options)
         }
     }
 
@@ -187,16 +183,15 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(
             commandName: "resume", abstract: "Finish the unfinished run of this repository (the same command again)")
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
+        func run(_ invocation: Invocation) async throws -> Int32 {
             let session = invocation.session
             guard let again = try RunCommands.resumeArguments(session: session) else {
                 session.out.line("No unfinished run in this repository: nothing to resume.")
                 return ShiplaneExitCode.success.rawValue
             }
-            var commandLine = Array(invocation.arguments.prefix(invocation.arguments.count - session.rest.count))
-            commandLine.append(contentsOf: again)
+            // The recorded command again, with this command line's global options.
             return await ShiplaneCommandLine.run(
-                arguments: commandLine, environment: invocation.environment, currentDirectory: session.currentDirectory,
+                arguments: session.globals.asArguments + again, environment: invocation.environment, currentDirectory: session.currentDirectory,
                 executable: invocation.executable
             )
         }
@@ -207,8 +202,8 @@ extension ShiplaneCommand {
             commandName: "rollback", abstract: "Undo the unfinished run as far as it safely can; say what stays")
         @Flag(help: "Drop the record after undoing, even when something could not be undone") var forget = false
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            try await RunCommands.rollback(session: invocation.session, arguments: arguments)
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            try await RunCommands.rollback(session: invocation.session, forget: forget)
         }
     }
 
@@ -216,16 +211,18 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(commandName: "bump", abstract: BumpLane.summary)
         @OptionGroup var options: BumpLane
 
-        static var parsesItsOwnOptions: Bool { true }
+        static func prepared(_ arguments: [String]) -> [String] {
+            BumpCommand.normalized(keyValueConverted(arguments, for: BumpLane.self))
+        }
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
-            // libgit2's start overlaps with everything before the first git call (the options,
-            // .env, the run record, the version files): the work tree is found without it.
+        func run(_ invocation: Invocation) async throws -> Int32 {
+            // libgit2's start overlaps with everything before the first git call (.env, the run
+            // record, the version files): the work tree is found without it.
             GitSettings.prepareInBackground()
             let root = try GitSettings.workTreeRoot(from: invocation.session.currentDirectory, environment: invocation.environment)
             var session = invocation.session
             try session.loadDotEnv(root: root)
-            return await LaneHost.runLane(BumpLane.self, arguments: BumpCommand.normalized(arguments), hooks: [], root: root, session: session)
+            return await LaneHost.runLane(options, arguments: Self.prepared(invocation.commandWords), hooks: [], root: root, session: session)
         }
     }
 
@@ -233,13 +230,21 @@ extension ShiplaneCommand {
         static let configuration = CommandConfiguration(commandName: "changelog", abstract: ChangelogLane.summary)
         @OptionGroup var options: ChangelogLane
 
-        static var parsesItsOwnOptions: Bool { true }
+        static func prepared(_ arguments: [String]) -> [String] {
+            keyValueConverted(arguments, for: ChangelogLane.self)
+        }
 
-        static func run(_ arguments: [String], _ invocation: Invocation) async throws -> Int32 {
+        func run(_ invocation: Invocation) async throws -> Int32 {
             let root = try GitSettings.workTreeRoot(from: invocation.session.currentDirectory)
             var session = invocation.session
             try session.loadDotEnv(root: root)
-            return try await ChangelogCommand.run(session: session, arguments: arguments)
+            return try await ChangelogCommand.run(options, arguments: Self.prepared(invocation.commandWords), root: root, session: session)
         }
     }
+}
+
+extension Invocation {
+    /// The command's own words (after its name, global options left out), as the parser gave
+    /// them: what the run record keeps to know the same command when it runs again.
+    var commandWords: [String] { Array(session.rest.dropFirst()) }
 }

@@ -61,21 +61,12 @@ package enum ShiplaneCommandLine {
                 break
             }
             if let type = ShiplaneCommand.command(named: command) {
-                let ownArguments = Array(rest.prefix { $0 != "--" })
-                if ownArguments.contains("--help") || ownArguments.contains("-h") {
+                guard let builtIn = try parseCommand(type, words: rest) else {
                     session.out.line(ShiplaneCommand.help(for: type))
                     return ShiplaneExitCode.success.rawValue
                 }
-                if !type.parsesItsOwnOptions {
-                    // The command's own node of the tree: the root need not be built for it.
-                    do {
-                        _ = try type.parse(rest)
-                    } catch {
-                        throw UsageError("\(command): \(type.message(for: error))", suggestion: "run `shiplane \(command) --help`")
-                    }
-                }
                 let invocation = Invocation(session: session, environment: environment, executable: executable, arguments: arguments)
-                return try await type.run(rest, invocation)
+                return try await builtIn.run(invocation)
             }
             // A mistyped built-in command in a repository without lanes: say which was meant,
             // rather than that there are no lanes.
@@ -90,6 +81,21 @@ package enum ShiplaneCommandLine {
             return try await runLanes(session: session, environment: environment, executable: executable)
         } catch {
             return session.failWithoutRun(error, command: "shiplane" + (session.rest.first.map { " " + $0 } ?? ""))
+        }
+    }
+
+    /// The built-in command `type` parsed from its words (what follows its name; the global
+    /// options were read from the line by `CommandLineWords`): each word is parsed once, by the
+    /// command's own node of the tree (building the whole tree, or the global options again, for
+    /// every start would cost more than the rest of a cached start). Nil when the words ask for
+    /// the command's help.
+    /// - Throws: `UsageError` with the parser's message.
+    static func parseCommand(_ type: any BuiltInCommand.Type, words: [String]) throws -> (any BuiltInCommand)? {
+        do {
+            return try type.parse(type.prepared(words))
+        } catch {
+            if type.exitCode(for: error) == .success { return nil }
+            throw UsageError("\(type._commandName): \(type.message(for: error))", suggestion: "run `shiplane \(type._commandName) --help`")
         }
     }
 

@@ -109,7 +109,8 @@ public enum LaneHost {
                 return ShiplaneExitCode.success.rawValue
             }
             if command == "lanes" {
-                if session.rest.dropFirst().contains("--json") {
+                let options = try ShiplaneCommand.ListLanes.parse(Array(session.rest.dropFirst()))
+                if options.json {
                     session.out.line(try LaneCatalogFile.json(catalog.lanes.map(LaneCatalog.describe)))
                 } else {
                     session.out.line(listing(catalog, root: root, environment: environment))
@@ -143,17 +144,14 @@ public enum LaneHost {
         _ type: L.Type, arguments: [String], hooks: [any LaneHooks.Type], root: String, session given: CommandSession,
         supervisor: pid_t? = nil, fromOrigin: RunRecord? = nil
     ) async -> Int32 {
-        var translated = given
-        translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
-        let session = translated
-        // Learning a lane's options means rendering its whole help (a sixth of a cached start):
-        // only done when a `key:value` argument needs them.
-        let hasKeyValue = arguments.contains { !$0.hasPrefix("-") && $0.contains(":") }
-        let converted = hasKeyValue ? convertKeyValueArguments(arguments, options: OptionInfo.options(of: type)) : arguments
+        let converted = keyValueConverted(arguments, for: type)
         let lane: L
         do {
             lane = try type.parse(converted)
         } catch {
+            var translated = given
+            translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
+            let session = translated
             if type.exitCode(for: error) == .success {
                 session.out.line("shiplane \(type.name)" + (type.summary.isEmpty ? "" : " — \(type.summary)"))
                 session.out.line("")
@@ -166,6 +164,19 @@ public enum LaneHost {
                 suggestion: "run `shiplane \(type.name) --help` to see its options"
             ), command: "shiplane \(type.name)")
         }
+        return await runLane(lane, arguments: arguments, hooks: hooks, root: root, session: given, supervisor: supervisor, fromOrigin: fromOrigin)
+    }
+
+    /// Runs `lane`, parsed from `arguments` (its words on the command line, which the run record
+    /// keeps), with its run record, rollback and report.
+    static func runLane<L: Lane>(
+        _ lane: sending L, arguments: [String], hooks: [any LaneHooks.Type], root: String, session given: CommandSession,
+        supervisor: pid_t? = nil, fromOrigin: RunRecord? = nil
+    ) async -> Int32 {
+        let type = L.self
+        var translated = given
+        translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
+        let session = translated
         let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose, ci: session.ci)
         let context = LaneContext(
             .init(
@@ -215,7 +226,8 @@ public enum LaneHost {
                 "Found the unfinished run of `\(found.record.commandLine)` recorded on origin (\(RemoteRunRecord.reference)); "
                     + "this attempt changed nothing and stops here (what it said above is not the outcome): resuming that run."
             )
-            return await runLane(type, arguments: arguments, hooks: hooks, root: root, session: session, supervisor: supervisor, fromOrigin: found.record)
+            // The command starts again from its words (the lane value went to the run that stopped).
+            return await runLane(L.self, arguments: arguments, hooks: hooks, root: root, session: given, supervisor: supervisor, fromOrigin: found.record)
         }
         return session.finish(result)
     }

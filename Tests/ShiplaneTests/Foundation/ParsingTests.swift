@@ -14,7 +14,7 @@ struct ParsingTests {
     }
 
     @Test func globalOptionsAreTakenFromAnywhereBeforeTheSeparator() throws {
-        let (options, rest) = try GlobalOptions.extract(from: [
+        let (options, rest) = try CommandLineWords.split([
             "--dry-run", "release", "--bump", "minor", "--report-json", "r.json", "--junit=j.xml", "--", "--verbose",
         ])
         #expect(options.dryRun)
@@ -25,7 +25,7 @@ struct ParsingTests {
     }
 
     @Test func aGlobalOptionWithoutItsValueIsAUsageError() {
-        #expect(throws: UsageError.self) { try GlobalOptions.extract(from: ["release", "--report-json"]) }
+        #expect(throws: UsageError.self) { try CommandLineWords.split(["release", "--report-json"]) }
     }
 
     @Test func keyValueArgumentsBecomeOptions() {
