@@ -63,7 +63,9 @@ extension FakeAppStoreConnect {
             let id = newID(kind.item == "appScreenshots" ? "shot" : "preview")
             let storage = storageFolder + "/\(id)"
             _ = FileManager.default.createFile(atPath: storage, contents: nil)
-            let (parts, operations) = uploadOperations(fileID: id, size: size)
+            // Apple's `UploadOperation` for media has no part number or expiration (the build upload's has).
+            let (parts, full) = uploadOperations(fileID: id, size: size)
+            let operations = full.map { $0.filter { $0.key != "partNumber" && $0.key != "expiration" } }
             files[id] = UploadFile(uploadID: "", name: name, size: size, parts: parts, storage: storage)
             mediaItems[id] = MediaItem(resource: kind.item, setID: setID, fileName: name, size: size, checksum: nil, state: "AWAITING_UPLOAD")
             mediaSets[setID]?.items.append(id)

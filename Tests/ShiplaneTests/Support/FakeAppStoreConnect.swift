@@ -215,7 +215,11 @@ final class FakeAppStoreConnect: @unchecked Sendable {
             if let operation, let answer = lastReply {
                 violationLog += description?.check(answer: answer.status, body: answer.body, to: operation) ?? []
             }
-            guard let index = lateAnswers.firstIndex(where: { $0.method == method && path.contains($0.pathContains) && $0.remaining > 0 }) else {
+            // A path ending in "$" matches only itself ("/v1/appScreenshots$" is not "/v1/appScreenshotSets").
+            guard let index = lateAnswers.firstIndex(where: { late in
+                late.method == method && late.remaining > 0
+                    && (late.pathContains.hasSuffix("$") ? path == String(late.pathContains.dropLast()) : path.contains(late.pathContains))
+            }) else {
                 return (response, nil)
             }
             lateAnswers[index].remaining -= 1
