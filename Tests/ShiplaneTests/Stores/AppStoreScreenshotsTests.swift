@@ -153,6 +153,31 @@ struct AppStoreScreenshotsTests {
         #expect(apple.lock.withLock { apple.mediaItems.count } == 6, "no duplicates: \(apple.lock.withLock { apple.mediaItems })")
     }
 
+    /// The lane program killed with no supervisor after a few effects (sets made, images going up):
+    /// the record stays, `shiplane rollback` undoes it from the record in another process, and the
+    /// sets are exactly as before; a run then leaves them exactly as one run would.
+    @Test(arguments: [2, 4, 6])
+    func killedWithoutASupervisorShiplaneRollbackPutsTheSetsBack(afterEffects: Int) async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository()
+        let before = apple.mediaSetContents()
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let killed = try await repo.shiplaneAsync(["listing"], environment: environment.merging([
+            "SHIPLANE_FAULT": "after-effect:\(afterEffects)", "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
+        #expect(killed.status != 0, "\(killed.all)")
+        #expect(FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "killed with no supervisor: the record stays")
+        #expect(apple.log.contains { $0.hasPrefix("POST /v1/app") }, "something was made before the kill: \(apple.log)")
+        let rollback = try await repo.shiplaneAsync(["rollback"], environment: environment)
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(apple.mediaSetContents() == before, "\(rollback.all)")
+        #expect(apple.mediaSetContents("appPreviewSets").isEmpty, "\(rollback.all)")
+        #expect(apple.lock.withLock { apple.mediaItems.count } == 4, "\(apple.lock.withLock { apple.mediaItems })")
+        let run = try await repo.shiplaneAsync(["listing"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(apple.mediaSetContents() == Self.wanted, "\(run.all)")
+    }
+
     @Test func anImageOfNoDisplayTypeIsReportedWithItsSizeBeforeAnythingIsSent() async throws {
         let (apple, _) = try await standIn()
         defer { apple.stop() }
@@ -166,6 +191,41 @@ struct AppStoreScreenshotsTests {
         #expect(run.all.contains("fastlane/screenshots/en-US/03.png is 1000×1000 pixels, a size no App Store display type takes"), "\(run.all)")
         #expect(run.all.contains("04.jpg is not a PNG or JPEG image"), "every problem at once: \(run.all)")
         #expect(apple.log.isEmpty, "preflight reads the folder before asking App Store Connect: \(apple.log)")
+    }
+
+    /// The stand-in checks the committed MD5 against the bytes it got, as Apple does: a wrong
+    /// checksum is refused; the effect's undo finds an image whose answer never came by name.
+    @Test func theCommitIsCheckedAgainstTheBytesAndALostImageIsFoundByName() async throws {
+        let (apple, english) = try await standIn()
+        defer { apple.stop() }
+        var environment = LaneEnvironment(variables: [:])
+        for (name, value) in StoreFixtures.appleEnvironment(apiURL: apple.baseURL) { environment.set(name, value) }
+        let context = EffectContext(workTree: "/", environment: environment, fileSystem: LiveFileSystem(), http: LiveHTTPClient(),
+                                    retryPolicy: RetryPolicy(), savedCopies: MemorySavedCopies(), gitFolder: nil)
+        let media = try AppStoreMediaClient.client(context: context, api: apple.baseURL, what: "test")
+        try await withTemporaryDirectory { folder in
+            let path = folder.path + "/03.png"
+            try Self.png(1290, 2796, seed: "three", padding: 3000).write(to: URL(fileURLWithPath: path))
+            let file = try AppStoreMediaFolder.mediaFile(path)
+            let setID = try await media.createSet(.screenshots, localizationID: english, type: "APP_IPHONE_61")
+            let item = try await media.reserve(.screenshots, setID: setID, fileName: file.fileName, fileSize: file.size)
+            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: path, fileSize: file.size, now: Date())
+            #expect(operations.operations.count == 3, "the stand-in hands out several parts")
+            try await operations.perform(with: context.transport(), concurrency: 2, timeout: 60) { _ in }
+            await #expect { _ = try await media.commit(.screenshots, id: item.id, checksum: String(repeating: "0", count: 32), fileName: file.fileName) }
+                throws: { allText($0).contains("CHECKSUM_MISMATCH") }
+            let committed = try await media.commit(.screenshots, id: item.id, checksum: file.checksum, fileName: file.fileName)
+            #expect(committed.attributes?.sourceFileChecksum == file.checksum)
+            // An upload whose id never came back: found in its set by name and checksum, not among the earlier items.
+            try await AppStoreMediaUploaded(api: apple.baseURL, resource: "appScreenshots", setID: setID, id: nil, fileName: "03.png",
+                                            checksum: file.checksum, existingIDs: [], label: "en-US APP_IPHONE_61").undo(in: context, status: .intended)
+            #expect(apple.mediaSetContents()["en-US APP_IPHONE_61"] == [])
+            try await AppStoreMediaSetCreated(api: apple.baseURL, resource: "appScreenshotSets", id: nil, localizationID: english,
+                                              type: "APP_IPHONE_61", label: "en-US APP_IPHONE_61").undo(in: context, status: .intended)
+            #expect(apple.mediaSetContents()["en-US APP_IPHONE_61"] == nil)
+            await #expect { try await AppStoreMediaDeleted(api: apple.baseURL, resource: "appScreenshots", id: "x", fileName: "old.png", label: "en-US")
+                .undo(in: context, status: .done) } throws: { $0 is EffectStays }
+        }
     }
 
     // MARK: - Units
