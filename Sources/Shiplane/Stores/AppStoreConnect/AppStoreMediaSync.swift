@@ -125,7 +125,8 @@ struct AppStoreMediaSync: Sendable {
             var done = effect
             done.id = item.id
             step.done(handle, done)
-            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now())
+            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                  what: "the \(upload.kind.noun) \(file.fileName)")
             try await operations.perform(with: transport, concurrency: 1, timeout: 600) { _ in }
             let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName)
             if committed.attributes?.state?.state == "FAILED" {
@@ -163,7 +164,12 @@ struct AppStoreMediaSync: Sendable {
             }
             let wanted = plan.files.map { file in file.keptID ?? mine.first { $0.fileName == file.file.fileName }?.id ?? "" }
             let current = try await media.items(plan.kind, setID: setID).map(\.id)
-            if current != wanted, Set(current) == Set(wanted) {
+            guard Set(current) == Set(wanted) else {
+                throw ShiplaneError("the \(plan.label) \(plan.kind.noun) set changed on App Store Connect while this run worked on it",
+                                    info: [("expected", String(wanted.count)), ("found", String(current.count))],
+                                    suggestion: "run again: the run compares the set anew")
+            }
+            if current != wanted {
                 let effect = AppStoreMediaReordered(api: api, resource: plan.kind.setResource, setID: setID, previous: current, label: plan.label)
                 let handle = try step.record(effect, "put the \(plan.label) \(plan.kind.noun)s back in their earlier order")
                 try await media.reorder(plan.kind, setID: setID, ids: wanted)
