@@ -116,7 +116,10 @@ struct AppStoreMediaSync: Sendable {
                                               existing: plans[index].existing) }
         }
         let media = self.media, transport = partTransport, now = self.now
-        let results = try await performConcurrently(uploads, limit: concurrency, what: "screenshot and app preview uploads") { upload in
+        // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
+        // run beside them, so the API's round trips do not leave an upload slot idle.
+        let slots = UploadSlots(concurrency)
+        let results = try await performConcurrently(uploads, limit: 2 * concurrency, what: "screenshot and app preview uploads") { upload in
             let file = upload.file
             let effect = AppStoreMediaUploaded(api: api, resource: upload.kind.resource, setID: upload.setID, id: nil, fileName: file.fileName,
                                                checksum: file.checksum, existingIDs: upload.existing, label: upload.label)
@@ -127,7 +130,14 @@ struct AppStoreMediaSync: Sendable {
             step.done(handle, done)
             let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
                                                   what: "the \(upload.kind.noun) \(file.fileName)")
-            try await operations.perform(with: transport, concurrency: 1, timeout: 600) { _ in }
+            await slots.acquire()
+            do {
+                try await operations.perform(with: transport, concurrency: 1, timeout: 600) { _ in }
+            } catch {
+                await slots.release()
+                throw error
+            }
+            await slots.release()
             let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName)
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
@@ -183,5 +193,27 @@ struct AppStoreMediaSync: Sendable {
         StoreProcessingError("App Store Connect did not take the \(kind.noun) \(fileName) (\(label)): \(state?.state ?? "no state")",
                              errors: (state?.errors ?? []).map(\.text), warnings: (state?.warnings ?? []).map(\.text),
                              suggestion: "fix what Apple lists (size, format, color space) and run again")
+    }
+}
+
+/// At most `width` uploads sending bytes at once (a counting semaphore for tasks).
+actor UploadSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ width: Int) { free = max(1, width) }
+
+    /// Waits for a free slot and takes it.
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Gives the slot to the next waiting upload, or frees it.
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
 }
