@@ -16,6 +16,7 @@ extension FakeAppStoreConnect {
             return captures
         }
         if let answer = listingRoute(method, segments, query, body) { return answer }
+        if let answer = mediaRoute(method, segments, query, body) { return answer }
         if m("GET", "v1/apps") != nil {
             let matching = apps.filter { query["filter[bundleId]"] == nil || $0.value.bundleID == query["filter[bundleId]"] }
             return reply(200, ["data": matching.sorted { $0.key < $1.key }.map { ["type": "apps", "id": $0.key, "attributes": ["bundleId": $0.value.bundleID, "name": $0.value.name]] }])

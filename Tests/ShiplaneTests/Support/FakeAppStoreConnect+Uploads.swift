@@ -44,27 +44,7 @@ extension FakeAppStoreConnect {
             let id = newID("file")
             let storage = storageFolder + "/\(id)"
             _ = FileManager.default.createFile(atPath: storage, contents: nil)
-            let count = Int64(max(1, partCount))
-            let partSize = (size + count - 1) / count
-            var parts: [(offset: Int64, length: Int64, token: String)] = []
-            var offset: Int64 = 0
-            while offset < size {
-                let length = min(partSize, size - offset)
-                parts.append((offset, length, UUID().uuidString))
-                offset += length
-            }
-            let expires = Date().addingTimeInterval(uploadURLLifetime)
-            let operations: [[String: Any]] = parts.enumerated().map { index, part in
-                let length = leaveGap && index == parts.count - 1 ? part.length - 1 : part.length
-                return [
-                    "method": "PUT", "offset": part.offset, "length": length, "partNumber": index + 1,
-                    "url": "\(baseURL)/upload/\(id)/\(index + 1)?token=\(part.token)&expires=\(Int(expires.timeIntervalSince1970))",
-                    "requestHeaders": [["name": "Content-Type", "value": "application/octet-stream"],
-                                       ["name": "X-Apple-Upload-Part", "value": String(index + 1)],
-                                       ["name": "X-Apple-Upload-Token", "value": String(part.token.reversed())]],
-                    "expiration": ISO8601DateFormatter().string(from: expires),
-                ]
-            }
+            let (parts, operations) = uploadOperations(fileID: id, size: size)
             files[id] = UploadFile(uploadID: uploadID, name: name, size: size, parts: parts, storage: storage)
             upload.fileIDs.append(id)
             uploads[uploadID] = upload
@@ -98,6 +78,33 @@ extension FakeAppStoreConnect {
                 "fileName": file.name, "fileSize": file.size, "assetDeliveryState": ["state": "UPLOAD_COMPLETE"],
             ]]])
         }
+    }
+
+    /// Splits a file of `size` bytes into parts (at most `partCount`), each with its own URL,
+    /// token and required headers, and the operations Apple's answer lists for them.
+    func uploadOperations(fileID id: String, size: Int64) -> (parts: [(offset: Int64, length: Int64, token: String)], operations: [[String: Any]]) {
+        let count = Int64(max(1, partCount))
+        let partSize = (size + count - 1) / count
+        var parts: [(offset: Int64, length: Int64, token: String)] = []
+        var offset: Int64 = 0
+        while offset < size {
+            let length = min(partSize, size - offset)
+            parts.append((offset, length, UUID().uuidString))
+            offset += length
+        }
+        let expires = Date().addingTimeInterval(uploadURLLifetime)
+        let operations: [[String: Any]] = parts.enumerated().map { index, part in
+            let length = leaveGap && index == parts.count - 1 ? part.length - 1 : part.length
+            return [
+                "method": "PUT", "offset": part.offset, "length": length, "partNumber": index + 1,
+                "url": "\(baseURL)/upload/\(id)/\(index + 1)?token=\(part.token)&expires=\(Int(expires.timeIntervalSince1970))",
+                "requestHeaders": [["name": "Content-Type", "value": "application/octet-stream"],
+                                   ["name": "X-Apple-Upload-Part", "value": String(index + 1)],
+                                   ["name": "X-Apple-Upload-Token", "value": String(part.token.reversed())]],
+                "expiration": ISO8601DateFormatter().string(from: expires),
+            ]
+        }
+        return (parts, operations)
     }
 
     /// One upload operation: right token, unexpired, no Authorization, the headers asked for, exactly its bytes.

@@ -28,6 +28,9 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     struct UploadFile { var uploadID: String; var name: String; var size: Int64; var parts: [(offset: Int64, length: Int64, token: String)]; var received: Set<Int> = []; var storage: String; var committed = false }
     struct Build { var appID: String; var version: String; var shortVersion: String; var processingState: String; var polls = 0; var encryption: Bool?; var groups: [String] = []; var whatsNew: [String: String] = [:]; var platform = "IOS"; var betaReview: (id: String, state: String)? }
 
+    struct MediaSet { var resource: String; var localizationID: String; var type: String; var items: [String] = [] }
+    struct MediaItem { var resource: String; var setID: String; var fileName: String; var size: Int64; var checksum: String?; var state: String }
+
     let lock = NSLock()
     var apps: [String: (bundleID: String, name: String)] = ["app-1": ("com.acme.rocket", "Rocket")]
     var groups: [String: (appID: String, name: String)] = ["group-qa": ("app-1", "QA"), "group-ext": ("app-1", "Friends")]
@@ -42,6 +45,10 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var appInfos: [String: (appID: String, state: String)] = ["info-1": ("app-1", "PREPARE_FOR_SUBMISSION")]
     /// Listing localizations by resource type (`appStoreVersionLocalizations`, `appInfoLocalizations`): parent, locale, attributes.
     var listing: [String: [String: (parentID: String, locale: String, attributes: [String: String])]] = [:]
+    /// Screenshot and app preview sets (`resource`: appScreenshotSets or appPreviewSets), their items in order.
+    var mediaSets: [String: MediaSet] = [:]
+    /// Screenshots and app previews by id.
+    var mediaItems: [String: MediaItem] = [:]
     /// Requests handled as usual whose answer is held back (a response lost on the way).
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
     var requestLog: [String] = []
@@ -208,7 +215,11 @@ final class FakeAppStoreConnect: @unchecked Sendable {
             if let operation, let answer = lastReply {
                 violationLog += description?.check(answer: answer.status, body: answer.body, to: operation) ?? []
             }
-            guard let index = lateAnswers.firstIndex(where: { $0.method == method && path.contains($0.pathContains) && $0.remaining > 0 }) else {
+            // A path ending in "$" matches only itself ("/v1/appScreenshots$" is not "/v1/appScreenshotSets").
+            guard let index = lateAnswers.firstIndex(where: { late in
+                late.method == method && late.remaining > 0
+                    && (late.pathContains.hasSuffix("$") ? path == String(late.pathContains.dropLast()) : path.contains(late.pathContains))
+            }) else {
                 return (response, nil)
             }
             lateAnswers[index].remaining -= 1

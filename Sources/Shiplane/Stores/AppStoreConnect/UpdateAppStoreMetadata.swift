@@ -20,18 +20,58 @@ package struct UpdateAppStoreMetadata: AsyncAction {
     package var platform: String
     /// deliver's metadata folder, relative to the repository.
     package var metadataPath: String
+    /// deliver's screenshots folder (`<locale>/*.png`), relative to the repository; nil leaves screenshots alone.
+    package var screenshotsPath: String?
+    /// deliver's app previews folder (`<locale>/*_IPHONE_67.mp4`, …); nil leaves app previews alone.
+    package var appPreviewsPath: String?
+    /// Screenshots and previews uploaded at once.
+    package var uploadConcurrency: Int
+
+    /// The default screenshots folder; when it does not exist, screenshots are left alone.
+    static let defaultScreenshotsPath = "fastlane/screenshots"
+    /// The default app previews folder; when it does not exist, app previews are left alone.
+    static let defaultAppPreviewsPath = "fastlane/app_previews"
 
     /// Creates the action.
-    package init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata") {
+    package init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata",
+                screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews", uploadConcurrency: Int = 4) {
         self.bundleID = bundleID
         self.version = version
         self.platform = platform
         self.metadataPath = metadataPath
+        self.screenshotsPath = screenshotsPath
+        self.appPreviewsPath = appPreviewsPath
+        self.uploadConcurrency = uploadConcurrency
     }
 
-    /// Bundle ID, version, platform and folder.
+    /// Bundle ID, version, platform and folders.
     package var options: [StepOption] {
-        [StepOption("bundleID", bundleID), StepOption("version", version), StepOption("platform", platform), StepOption("metadataPath", metadataPath)]
+        [StepOption("bundleID", bundleID), StepOption("version", version), StepOption("platform", platform), StepOption("metadataPath", metadataPath),
+         StepOption("screenshotsPath", screenshotsPath ?? "nil"), StepOption("appPreviewsPath", appPreviewsPath ?? "nil"),
+         StepOption("uploadConcurrency", String(uploadConcurrency))]
+    }
+
+    /// Reads the screenshot and app preview folders that are asked for; a default folder that does not exist is skipped.
+    func mediaFolders(in step: StepContext, problems: inout [any Error]) -> [AppStoreMediaFolder] {
+        var folders: [AppStoreMediaFolder] = []
+        for (path, fallback, kind) in [(screenshotsPath, Self.defaultScreenshotsPath, AppStoreMediaKind.screenshots),
+                                       (appPreviewsPath, Self.defaultAppPreviewsPath, AppStoreMediaKind.previews)] {
+            guard let path else { continue }
+            let folder = step.resolve(path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                if path == fallback {
+                    step.log("no \(path) folder: \(kind.noun)s are left as they are")
+                } else {
+                    problems.append(ShiplaneError("the \(kind.noun)s folder \(folder) does not exist",
+                                                  suggestion: "pass the folder holding one folder per locale, or nil to leave \(kind.noun)s alone"))
+                }
+                continue
+            }
+            folders.append(kind == .screenshots ? AppStoreMediaFolder.screenshots(folder: folder, problems: &problems)
+                                                : AppStoreMediaFolder.previews(folder: folder, problems: &problems))
+        }
+        return folders
     }
 
     /// One field to change.
@@ -48,6 +88,8 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         }
         var listing: AppStoreListing?
         do { listing = try AppStoreListing.read(folder: step.resolve(metadataPath)) } catch { problems.append(error) }
+        if uploadConcurrency < 1 { problems.append(ShiplaneError("uploadConcurrency is \(uploadConcurrency); it must be 1 or more")) }
+        let mediaFolders = mediaFolders(in: step, problems: &problems)
         var credentials: AppStoreConnectCredentials?
         do {
             credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
@@ -98,12 +140,20 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         for change in changes {
             step.log("\(change.locale) \(change.attribute): \(Self.quote(change.old)) → \(Self.quote(change.new))")
         }
-        if changes.isEmpty && existingVersion != nil {
+        let sync = AppStoreMediaSync(media: AppStoreMediaClient(client: client), partTransport: step.httpTransport(),
+                                     concurrency: uploadConcurrency, now: lane.state.now)
+        func localizationIDs(_ localizations: [AppStoreListingClient.Localization]) -> [String: String] {
+            Dictionary(localizations.compactMap { item in (item.attributes?["locale"] ?? nil).map { ($0, item.id) } }, uniquingKeysWith: { a, _ in a })
+        }
+        let mediaPlans = try await sync.plan(mediaFolders, localizationIDs: localizationIDs(versionLocalizations))
+        for line in mediaPlans.flatMap(\.lines) { step.log(line) }
+        let mediaChanges = mediaPlans.filter(\.changes).count
+        if changes.isEmpty && existingVersion != nil && mediaChanges == 0 {
             step.note("the listing of \(version) is up to date")
             return 0
         }
         if step.isDryRun {
-            step.note("would change \(changes.count) field\(changes.count == 1 ? "" : "s") of the listing of \(version)")
+            step.note("would change \(changes.count) field\(changes.count == 1 ? "" : "s") and \(mediaChanges) screenshot or preview set\(mediaChanges == 1 ? "" : "s") of the listing of \(version)")
             return changes.count
         }
         let api = client.apiBaseURL
@@ -140,7 +190,21 @@ package struct UpdateAppStoreMetadata: AsyncAction {
                 step.done(handle, done)
             }
         }
-        step.note("changed \(changes.count) field\(changes.count == 1 ? "" : "s") of the listing of \(version)")
+        if mediaChanges > 0, let versionID {
+            // Media go to the version's localizations; a locale that has only screenshots gets one, as deliver does.
+            var ids = localizationIDs(try await listings.localizations(resource: "appStoreVersionLocalizations", parentID: versionID))
+            let needed = Set(mediaPlans.filter(\.changes).map(\.locale)).subtracting(ids.keys).sorted()
+            for locale in needed {
+                let effect = AppStoreListingCreated(api: api, resource: "appStoreVersionLocalizations", id: nil, parentID: versionID, label: locale)
+                let handle = try step.record(effect, "delete the \(locale) version localization")
+                var done = effect
+                done.id = try await listings.createLocalization(resource: "appStoreVersionLocalizations", parentID: versionID, locale: locale, attributes: [:])
+                step.done(handle, done)
+                ids[locale] = done.id
+            }
+            try await sync.apply(mediaPlans, localizationIDs: ids, in: step)
+        }
+        step.note("changed \(changes.count) field\(changes.count == 1 ? "" : "s") and \(mediaChanges) screenshot or preview set\(mediaChanges == 1 ? "" : "s") of the listing of \(version)")
         return changes.count
     }
 
@@ -156,8 +220,11 @@ extension LaneContext {
     /// returns the number of fields changed.
     @discardableResult
     public func updateAppStoreMetadata(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata",
-                                       file: String = #fileID, line: Int = #line) async throws -> Int {
-        try await run(UpdateAppStoreMetadata(bundleID: bundleID, version: version, platform: platform, metadataPath: metadataPath), file: file, line: line)
+                                       screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews",
+                                       uploadConcurrency: Int = 4, file: String = #fileID, line: Int = #line) async throws -> Int {
+        try await run(UpdateAppStoreMetadata(bundleID: bundleID, version: version, platform: platform, metadataPath: metadataPath,
+                                             screenshotsPath: screenshotsPath, appPreviewsPath: appPreviewsPath, uploadConcurrency: uploadConcurrency),
+                      file: file, line: line)
     }
 }
 
@@ -165,16 +232,19 @@ extension UpdateAppStoreMetadata: DocumentedAction {
     /// How `lane.updateAppStoreMetadata` appears in the action catalog.
     package static let documentation = ActionDocumentation(
         domain: "Stores",
-        summary: "Set the App Store listing of a version from fastlane deliver's folder (fastlane/metadata/<locale>/description.txt, keywords.txt, release_notes.txt, promotional_text.txt, marketing_url.txt, support_url.txt, name.txt, subtitle.txt, privacy_url.txt): finds or creates the App Store version for the platform and sends only the fields that differ. Credentials as for uploadToTestFlight.",
-        signature: "try await lane.updateAppStoreMetadata(bundleID: String, version: String, platform: String = \"IOS\", metadataPath: String = \"fastlane/metadata\") -> Int",
+        summary: "Set the App Store listing of a version from fastlane deliver's folder (fastlane/metadata/<locale>/description.txt, keywords.txt, release_notes.txt, promotional_text.txt, marketing_url.txt, support_url.txt, name.txt, subtitle.txt, privacy_url.txt) and its screenshots and app previews (fastlane/screenshots/<locale>/*.png|jpg, the display type from the pixel size as deliver reads it; fastlane/app_previews/<locale>/*_IPHONE_67.mp4, …): finds or creates the App Store version for the platform, sends only the fields that differ, uploads only images whose MD5 is not in the set yet, deletes the ones the folder replaced or dropped once the new ones are in, and puts each set in file-name order. Credentials as for uploadToTestFlight.",
+        signature: "try await lane.updateAppStoreMetadata(bundleID: String, version: String, platform: String = \"IOS\", metadataPath: String = \"fastlane/metadata\", screenshotsPath: String? = \"fastlane/screenshots\", appPreviewsPath: String? = \"fastlane/app_previews\", uploadConcurrency: Int = 4) -> Int",
         parameters: [
             .init(name: "bundleID", type: "String", defaultValue: nil, help: "the app's bundle ID"),
             .init(name: "version", type: "String", defaultValue: nil, help: "the App Store version being released"),
             .init(name: "platform", type: "String", defaultValue: "\"IOS\"", help: "IOS, MAC_OS, TV_OS or VISION_OS"),
             .init(name: "metadataPath", type: "String", defaultValue: "\"fastlane/metadata\"", help: "deliver's metadata folder, one folder per locale"),
+            .init(name: "screenshotsPath", type: "String?", defaultValue: "\"fastlane/screenshots\"", help: "deliver's screenshots folder (<locale>/, iMessage/<locale>/, appleTV/<locale>/); nil leaves screenshots alone; the default folder missing leaves them alone too"),
+            .init(name: "appPreviewsPath", type: "String?", defaultValue: "\"fastlane/app_previews\"", help: "deliver's app previews folder (<locale>/<name with the preview type>.mp4|mov|m4v); nil leaves previews alone"),
+            .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "screenshots and previews uploaded at once"),
         ],
         example: #"try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0")"#,
-        dryRun: "reads only, and prints each field that would change with its old and new text",
-        rollback: "puts back each field's previous text (a field changed on App Store Connect since is left and reported); deletes a locale or App Store version this run created"
+        dryRun: "reads only, and prints each field that would change with its old and new text, and per locale and display type each image that would be uploaded, kept or deleted and the order that would be set",
+        rollback: "puts back each field's previous text (a field changed on App Store Connect since is left and reported); deletes a locale, App Store version, screenshot set or uploaded screenshot this run created and puts a set's order back; a screenshot replaced and deleted once its set was complete cannot come back, so that set keeps the new images and rollback says so"
     )
 }

@@ -8,11 +8,12 @@ struct UploadOperations: Sendable {
     let file: String
     let fileSize: Int64
 
-    /// Checks that the operations cover the file exactly once, in order, with usable URLs.
+    /// Checks that the operations cover the file exactly once, in order, with usable URLs;
+    /// `what` names the file in errors ("the IPA", "the screenshot 01.png").
     /// - Throws: `StoreAPIError` describing the gap, overlap or bad operation.
-    init(_ operations: [ASCUploadOperation], file: String, fileSize: Int64, now: Date) throws {
+    init(_ operations: [ASCUploadOperation], file: String, fileSize: Int64, now: Date, what: String = "the IPA") throws {
         func refuse(_ problem: String) -> StoreAPIError {
-            StoreAPIError(service: AppStoreConnectClient.service, operation: "hand out upload operations for the IPA", status: 200,
+            StoreAPIError(service: AppStoreConnectClient.service, operation: "hand out upload operations for \(what)", status: 200,
                           details: [problem], suggestion: "run again; if it persists, App Store Connect's upload service is misbehaving")
         }
         guard !operations.isEmpty else { throw refuse("no upload operations were given for a file of \(fileSize) bytes") }

@@ -1,0 +1,219 @@
+import Foundation
+
+/// What one set (locale × display type) needs: items kept (same checksum and file name, or same
+/// checksum), files to upload, items to delete once the new ones are in, and the order to set.
+struct AppStoreMediaSetPlan: Sendable {
+    var kind: AppStoreMediaKind
+    var locale: String
+    var type: String
+    var setID: String?
+    /// Wanted files, in order, each with the id of the item kept for it (nil: to upload).
+    var files: [(file: AppStoreMediaFile, keptID: String?)]
+    /// Items in the set that the folder no longer has (or replaced), and leftovers of unfinished uploads.
+    var delete: [(id: String, fileName: String)]
+    /// The set's item ids before this run, in order.
+    var existing: [String]
+
+    var label: String { "\(locale) \(type)" }
+    var uploads: [AppStoreMediaFile] { files.filter { $0.keptID == nil }.map(\.file) }
+
+    /// Whether the order needs setting once the uploads (added last, in file order) are in and the deletions done.
+    var needsReorder: Bool {
+        let kept = Set(files.compactMap(\.keptID))
+        let after = existing.filter(kept.contains) + files.filter { $0.keptID == nil }.map { "new:" + $0.file.fileName }
+        let wanted = files.map { $0.keptID ?? "new:" + $0.file.fileName }
+        return after != wanted
+    }
+
+    /// Compares the folder's files for a set with the set's items.
+    static func make(kind: AppStoreMediaKind, locale: String, type: String, setID: String?, files: [AppStoreMediaFile],
+                     items: [AppStoreMediaClient.Item]) -> AppStoreMediaSetPlan {
+        var unmatched = items.filter { $0.attributes?.sourceFileChecksum != nil && ($0.attributes?.state?.state ?? "COMPLETE") != "FAILED" }
+        var planned: [(file: AppStoreMediaFile, keptID: String?)] = []
+        for file in files {
+            let index = unmatched.firstIndex { $0.attributes?.sourceFileChecksum == file.checksum && $0.attributes?.fileName == file.fileName }
+                ?? unmatched.firstIndex { $0.attributes?.sourceFileChecksum == file.checksum }
+            if let index {
+                planned.append((file, unmatched[index].id))
+                unmatched.remove(at: index)
+            } else {
+                planned.append((file, nil))
+            }
+        }
+        let kept = Set(planned.compactMap(\.keptID))
+        let delete = items.filter { !kept.contains($0.id) }.map { ($0.id, $0.attributes?.fileName ?? $0.id) }
+        return AppStoreMediaSetPlan(kind: kind, locale: locale, type: type, setID: setID, files: planned, delete: delete, existing: items.map(\.id))
+    }
+
+    /// The plan's lines: what is uploaded, kept, deleted and reordered.
+    var lines: [String] {
+        var lines: [String] = []
+        let deletedNames = Set(delete.map(\.fileName))
+        for (file, keptID) in files {
+            if keptID != nil {
+                lines.append("\(kind.noun)s \(label): keep \(file.fileName)")
+            } else {
+                lines.append("\(kind.noun)s \(label): upload \(file.fileName) (\(ByteCountFormatter.string(fromByteCount: file.size, countStyle: .file)), \(deletedNames.contains(file.fileName) ? "replaces the one on App Store Connect" : "new"))")
+            }
+        }
+        for item in delete { lines.append("\(kind.noun)s \(label): delete \(item.fileName) once the new ones are in") }
+        if needsReorder { lines.append("\(kind.noun)s \(label): order \(files.map(\.file.fileName).joined(separator: ", "))") }
+        return lines
+    }
+
+    var changes: Bool { !uploads.isEmpty || !delete.isEmpty || needsReorder }
+}
+
+/// Brings the screenshot and app preview sets of a version's localizations in line with the folders.
+struct AppStoreMediaSync: Sendable {
+    let media: AppStoreMediaClient
+    let partTransport: HTTPTransport
+    let concurrency: Int
+    let now: @Sendable () -> Date
+
+    /// Plans every set the folder has, for the localizations that exist (`localizationIDs`; a
+    /// locale with none yet gets a set made from nothing).
+    func plan(_ folders: [AppStoreMediaFolder], localizationIDs: [String: String]) async throws -> [AppStoreMediaSetPlan] {
+        var plans: [AppStoreMediaSetPlan] = []
+        for folder in folders {
+            for (locale, types) in folder.sets.sorted(by: { $0.key < $1.key }) {
+                var sets: [AppStoreMediaClient.MediaSet] = []
+                if let id = localizationIDs[locale] { sets = try await media.sets(folder.kind, localizationID: id) }
+                for (type, files) in types.sorted(by: { $0.key < $1.key }) {
+                    let set = sets.first { ($0.attributes?.screenshotDisplayType ?? $0.attributes?.previewType) == type }
+                    var items: [AppStoreMediaClient.Item] = []
+                    if let set { items = try await media.items(folder.kind, setID: set.id) }
+                    plans.append(.make(kind: folder.kind, locale: locale, type: type, setID: set?.id, files: files, items: items))
+                }
+            }
+        }
+        return plans
+    }
+
+    /// Carries the plans out: sets created, new items uploaded (concurrently), checked, then the
+    /// replaced ones deleted and the order set. Every change is an effect in the step's record.
+    /// - Throws: store and transport errors; all failed uploads together.
+    func apply(_ plans: [AppStoreMediaSetPlan], localizationIDs: [String: String], in step: StepContext) async throws {
+        let api = media.client.apiBaseURL
+        var plans = plans
+        // Sets first, so uploads know where they go.
+        for index in plans.indices where plans[index].setID == nil && plans[index].changes {
+            let plan = plans[index]
+            guard let localizationID = localizationIDs[plan.locale] else {
+                throw ShiplaneError("the \(plan.locale) localization of the version is missing", suggestion: "run again")
+            }
+            let effect = AppStoreMediaSetCreated(api: api, resource: plan.kind.setResource, id: nil, localizationID: localizationID,
+                                                 type: plan.type, label: plan.label)
+            let handle = try step.record(effect, "delete the \(plan.label) \(plan.kind.noun) set")
+            var done = effect
+            done.id = try await media.createSet(plan.kind, localizationID: localizationID, type: plan.type)
+            step.done(handle, done)
+            plans[index].setID = done.id
+        }
+        struct Upload: Sendable { var plan: Int; var setID: String; var file: AppStoreMediaFile; var kind: AppStoreMediaKind; var label: String; var existing: [String] }
+        let uploads = plans.indices.flatMap { index in
+            plans[index].uploads.map { Upload(plan: index, setID: plans[index].setID ?? "", file: $0, kind: plans[index].kind, label: plans[index].label,
+                                              existing: plans[index].existing) }
+        }
+        let media = self.media, transport = partTransport, now = self.now
+        // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
+        // run beside them, so the API's round trips do not leave an upload slot idle.
+        let slots = UploadSlots(concurrency)
+        let results = try await performConcurrently(uploads, limit: 2 * concurrency, what: "screenshot and app preview uploads") { upload in
+            let file = upload.file
+            let effect = AppStoreMediaUploaded(api: api, resource: upload.kind.resource, setID: upload.setID, id: nil, fileName: file.fileName,
+                                               checksum: file.checksum, existingIDs: upload.existing, label: upload.label)
+            let handle = try step.record(effect, "delete the \(upload.kind.noun) \(file.fileName) (\(upload.label))")
+            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size)
+            var done = effect
+            done.id = item.id
+            step.done(handle, done)
+            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                  what: "the \(upload.kind.noun) \(file.fileName)")
+            await slots.acquire()
+            do {
+                try await operations.perform(with: transport, concurrency: 1, timeout: 600) { _ in }
+            } catch {
+                await slots.release()
+                throw error
+            }
+            await slots.release()
+            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName)
+            if committed.attributes?.state?.state == "FAILED" {
+                throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
+            }
+            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(file.fileName)")
+            return (plan: upload.plan, fileName: file.fileName, id: item.id, handle: handle)
+        }
+        for index in plans.indices where plans[index].changes {
+            let plan = plans[index]
+            guard let setID = plan.setID else { continue }
+            let mine = results.filter { $0.plan == index }
+            // Apple's word on the new ones: FAILED or never committed stops here (rollback deletes them).
+            if !mine.isEmpty {
+                let items = try await media.items(plan.kind, setID: setID)
+                for result in mine {
+                    let state = items.first { $0.id == result.id }?.attributes?.state
+                    if state?.state == "FAILED" || state?.state == "AWAITING_UPLOAD" {
+                        throw Self.failed(plan.kind, result.fileName, plan.label, state)
+                    }
+                }
+            }
+            if !plan.delete.isEmpty {
+                // The new set is complete: what it replaces goes, and the new images are what the listing has from here on.
+                for result in mine {
+                    step.keep(result.handle, "the \(plan.kind.noun)s it replaced are deleted: it stays as the set's image")
+                }
+                for item in plan.delete {
+                    let effect = AppStoreMediaDeleted(api: api, resource: plan.kind.resource, id: item.id, fileName: item.fileName, label: plan.label)
+                    let handle = try step.record(effect, "the \(plan.kind.noun) \(item.fileName) (\(plan.label)) stays deleted")
+                    try await media.delete(plan.kind.resource, id: item.id, what: "the \(plan.kind.noun) \(item.fileName) (\(plan.label))")
+                    step.done(handle)
+                    step.log("\(plan.kind.noun)s \(plan.label): deleted \(item.fileName)")
+                }
+            }
+            let wanted = plan.files.map { file in file.keptID ?? mine.first { $0.fileName == file.file.fileName }?.id ?? "" }
+            let current = try await media.items(plan.kind, setID: setID).map(\.id)
+            guard Set(current) == Set(wanted) else {
+                throw ShiplaneError("the \(plan.label) \(plan.kind.noun) set changed on App Store Connect while this run worked on it",
+                                    info: [("expected", String(wanted.count)), ("found", String(current.count))],
+                                    suggestion: "run again: the run compares the set anew")
+            }
+            if current != wanted {
+                let effect = AppStoreMediaReordered(api: api, resource: plan.kind.setResource, setID: setID, previous: current, label: plan.label)
+                let handle = try step.record(effect, "put the \(plan.label) \(plan.kind.noun)s back in their earlier order")
+                try await media.reorder(plan.kind, setID: setID, ids: wanted)
+                step.done(handle)
+                step.log("\(plan.kind.noun)s \(plan.label): ordered \(plan.files.map(\.file.fileName).joined(separator: ", "))")
+            }
+        }
+    }
+
+    static func failed(_ kind: AppStoreMediaKind, _ fileName: String, _ label: String, _ state: ASCDeliveryState?) -> StoreProcessingError {
+        StoreProcessingError("App Store Connect did not take the \(kind.noun) \(fileName) (\(label)): \(state?.state ?? "no state")",
+                             errors: (state?.errors ?? []).map(\.text), warnings: (state?.warnings ?? []).map(\.text),
+                             suggestion: "fix what Apple lists (size, format, color space) and run again")
+    }
+}
+
+/// At most `width` uploads sending bytes at once (a counting semaphore for tasks).
+actor UploadSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ width: Int) { free = max(1, width) }
+
+    /// Waits for a free slot and takes it.
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Gives the slot to the next waiting upload, or frees it.
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
