@@ -15,6 +15,7 @@ extension FakeAppStoreConnect {
             }
             return captures
         }
+        if let answer = reviewRoute(method, segments, query, body) { return answer }
         if let answer = listingRoute(method, segments, query, body) { return answer }
         if m("GET", "v1/apps") != nil {
             let matching = apps.filter { query["filter[bundleId]"] == nil || $0.value.bundleID == query["filter[bundleId]"] }

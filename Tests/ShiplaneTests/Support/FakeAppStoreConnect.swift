@@ -44,6 +44,8 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var listing: [String: [String: (parentID: String, locale: String, attributes: [String: String])]] = [:]
     /// Requests handled as usual whose answer is held back (a response lost on the way).
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
+    /// App Review's state (see `FakeAppStoreConnect+Review.swift`).
+    var review = FakeReviewState()
     var requestLog: [String] = []
     var partRequests: [(path: String, headers: [String: String])] = []
     var nextID = 1
