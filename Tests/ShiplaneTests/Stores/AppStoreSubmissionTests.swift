@@ -9,14 +9,17 @@ import Testing
 struct AppStoreSubmissionTests {
     static let password = "demo-Pa55word-xyz"
 
-    private func repository(submit: Bool = true, extra: String = "") throws -> TemporaryRepository {
+    private func repository(submit: Bool = true, extra: String = "", call: String? = nil) throws -> TemporaryRepository {
         let repo = try TemporaryRepository()
+        let submitCall = call ?? """
+        try await lane.submitToAppStore(bundleID: "com.acme.rocket", version: "1.4.0", build: "42", releaseType: "AFTER_APPROVAL",
+                                                phasedRelease: true, submit: \(submit))
+        """
         try repo.write("Lanes/Review.swift", """
         import Shiplane
         struct Review: Lane {
             func run(_ lane: LaneContext) async throws {
-                try await lane.submitToAppStore(bundleID: "com.acme.rocket", version: "1.4.0", build: "42", releaseType: "AFTER_APPROVAL",
-                                                phasedRelease: true, submit: \(submit))
+                \(submitCall)
                 \(extra)
             }
         }
@@ -143,6 +146,8 @@ struct AppStoreSubmissionTests {
         let (status, all) = run.finish()
         #expect(status != 0, "\(all)")
         #expect(!all.contains(Self.password))
+        #expect(FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "the run is left resumable: \(all)")
+        #expect(!everythingPrinted(repo).contains(Self.password), "the record holds no demo password")
         #expect(apple.reviewState.submissions.values.map(\.state) == ["WAITING_FOR_REVIEW"], "not rolled back: \(all)")
         #expect(apple.reviewState.phased.count == 1, "nothing before the point of no return is undone: \(all)")
         let again = try await repo.shiplaneAsync(["review"], environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL))
@@ -205,6 +210,56 @@ struct AppStoreSubmissionTests {
         let dated = SubmitToAppStore(bundleID: "b", version: "1", platform: "IOS", build: nil, metadataPath: "m", releaseType: "MANUAL",
                                      earliestReleaseDate: "2026-12-01T08:00:00Z", phasedRelease: nil, submit: false).optionProblems().map(allText)
         #expect(dated.count == 1 && dated[0].contains("earliestReleaseDate is only for releaseType SCHEDULED"), "\(dated)")
+    }
+
+    /// A scheduled release with the phased release turned off and no review_information folder
+    /// (the review details are left alone); a failure puts the release type and the phased release back.
+    @Test func aScheduledReleaseWithoutPhasesIsSetAndPutBack() async throws {
+        let (apple, version, _, oldBuild) = try await apple()
+        defer { apple.stop() }
+        apple.lock.withLock { apple.review.phased["phased-0"] = (version, "INACTIVE") }
+        let repo = try repository(extra: #"try await lane.sh("false")"#, call: """
+        try await lane.submitToAppStore(bundleID: "com.acme.rocket", version: "1.4.0", metadataPath: "elsewhere", releaseType: "SCHEDULED",
+                                                earliestReleaseDate: "2026-12-01T08:00:00Z", phasedRelease: false)
+        """)
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let dry = try await repo.shiplaneAsync(["review", "--dry-run"], environment: environment)
+        #expect(dry.all.contains("releaseType: MANUAL → SCHEDULED 2026-12-01T08:00:00Z") && dry.all.contains("phasedRelease: on → off"), "\(dry.all)")
+        #expect(dry.all.contains("would not submit for review (submit: false)"), "\(dry.all)")
+        let failed = try await repo.shiplaneAsync(["review"], environment: environment)
+        #expect(failed.status != 0, "\(failed.all)")
+        #expect(apple.log.contains("PATCH /v1/appStoreVersions/\(version)") && apple.log.contains("DELETE /v1/appStoreVersionPhasedReleases/phased-0"), "\(apple.log)")
+        #expect(!apple.log.contains { $0.contains("appStoreReviewDetail") || $0.contains("relationships/build") }, "no review folder, no build: left alone \(apple.log)")
+        let state = apple.reviewState
+        #expect(state.releaseType[version] == "MANUAL" && state.earliestReleaseDate[version] == nil, "\(failed.all)")
+        #expect(state.phased.values.map(\.versionID) == [version], "the phased release is turned on again: \(failed.all)")
+        #expect(state.attachedBuild[version] == oldBuild)
+    }
+
+    /// What App Store Connect cannot take back is reported as staying, not as an undo that failed.
+    @Test func undosThatCannotPutEverythingBackSayWhatStays() async throws {
+        let (apple, version, build, _) = try await apple()
+        defer { apple.stop() }
+        var environment = LaneEnvironment(variables: [:])
+        for (name, value) in StoreFixtures.appleEnvironment(apiURL: apple.baseURL) { environment.set(name, value) }
+        let context = EffectContext(workTree: "/", environment: environment, fileSystem: LiveFileSystem(), http: LiveHTTPClient(),
+                                    retryPolicy: RetryPolicy(), savedCopies: MemorySavedCopies(), gitFolder: nil)
+        apple.lock.withLock { apple.review.details["ard-0"]?.attributes = ["contactFirstName": "Ada", "demoAccountPassword": "new-secret"] }
+        let detail = AppStoreReviewDetailChanged(api: apple.baseURL, versionID: version, version: "1.4.0", id: "ard-0", created: false,
+                                                 previous: ["contactFirstName": "Old"], passwordChanged: true, passwordWasSet: true)
+        await #expect(throws: EffectStays.self) { try await detail.undo(in: context, status: .done) }
+        let details = apple.reviewState.details["ard-0"]?.attributes ?? [:]
+        #expect(details["contactFirstName"] as? String == "Old", "the rest is put back: \(details)")
+        #expect(details["demoAccountPassword"] as? String == "new-secret")
+        let attached = AppStoreBuildAttached(api: apple.baseURL, versionID: version, version: "1.4.0", buildID: build, previousBuildID: nil)
+        await #expect { try await attached.undo(in: context, status: .done) } throws: { ($0 as? EffectStays)?.message.contains("no way to detach") == true }
+        await #expect(throws: EffectStays.self) { try await AppStoreSubmittedForReview(submissionID: "rs-1", version: "1.4.0").undo(in: context, status: .done) }
+        // A review submission already submitted stays; one not found (never created) is nothing to undo.
+        apple.lock.withLock { apple.review.submissions["rs-9"] = ("app-1", "IOS", "WAITING_FOR_REVIEW", nil) }
+        await #expect(throws: EffectStays.self) {
+            try await AppStoreReviewSubmissionCreated(api: apple.baseURL, appID: "app-1", platform: "IOS", id: "rs-9").undo(in: context, status: .done)
+        }
+        try await AppStoreReviewSubmissionCreated(api: apple.baseURL, appID: "app-1", platform: "MAC_OS", id: nil).undo(in: context, status: .intended)
     }
 
     @Test func reviewInformationReadsDeliversFolder() async throws {
