@@ -186,6 +186,31 @@ struct AppStoreSubmissionTests {
         #expect(apple.log.filter { $0.hasPrefix("PATCH /v1/reviewSubmissions/") && true }.count == 2, "the rollback's cancel and one submission: \(apple.log)")
     }
 
+    /// `shiplane` SIGKILLed while the version was being added to the review submission, then the
+    /// same command run again straight away: the version ends submitted exactly once, in one
+    /// review submission with one item.
+    @Test func killedBeforeTheSubmissionARerunSubmitsExactlyOnce() async throws {
+        let (apple, version, _, _) = try await apple()
+        defer { apple.stop() }
+        apple.answerLate(method: "POST", path: "/v1/reviewSubmissionItems", seconds: 60)
+        let repo = try repository()
+        let environment = repo.environment.merging(StoreFixtures.appleEnvironment(apiURL: apple.baseURL)) { $1 }
+        let run = try SupervisedRun(["review"], in: repo.path, environment: environment)
+        run.wait { !apple.reviewState.items.isEmpty }
+        let lanes = try run.lanePrograms()
+        kill(run.pid, SIGKILL)
+        for pid in lanes { kill(-pid, SIGKILL) }
+        _ = run.finish()
+        let again = try await repo.shiplaneAsync(["review"], environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL))
+        #expect(again.status == 0, "\(again.all)")
+        #expect(!again.all.contains(Self.password))
+        let state = apple.reviewState
+        #expect(state.submissions.values.map(\.state) == ["WAITING_FOR_REVIEW"], "\(again.all) \(apple.log)")
+        #expect(state.items.count == 1, "\(apple.log)")
+        #expect(apple.versionState(version) == "WAITING_FOR_REVIEW")
+        #expect(apple.log.filter { $0.hasPrefix("PATCH /v1/reviewSubmissions/") }.count <= 2, "at most a cancel and one submission: \(apple.log)")
+    }
+
     @Test func aMissingVersionAProcessingBuildAndBadOptionsAreReportedBeforeAnythingIsSent() async throws {
         let apple = try FakeAppStoreConnect()
         try await apple.start()
