@@ -118,6 +118,25 @@ struct AppStoreSubmissionTests {
         #expect(apple.versionState(version) == "PREPARE_FOR_SUBMISSION")
     }
 
+    /// Without submit, the settings are made and nothing is sent for review; run again, nothing differs and nothing is sent.
+    @Test func withoutSubmitARerunWithNothingChangedSendsNoWrite() async throws {
+        let (apple, version, build, _) = try await apple()
+        defer { apple.stop() }
+        let repo = try repository(submit: false)
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        func writes() -> [String] { apple.log.filter { !$0.hasPrefix("GET ") } }
+        let run = try await repo.shiplaneAsync(["review"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.all.contains("not submitted for review (submit: false)"), "\(run.all)")
+        #expect(apple.reviewState.attachedBuild[version] == build && apple.reviewState.submissions.isEmpty)
+        #expect(apple.versionState(version) == "PREPARE_FOR_SUBMISSION")
+        let before = writes()
+        let again = try await repo.shiplaneAsync(["review"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(writes() == before, "nothing differs, nothing is sent: \(writes())")
+        #expect(!again.all.contains(" → "), "no change is listed: \(again.all)")
+    }
+
     /// Past the submission, a failure rolls nothing back: what was submitted stays, and the report says so.
     @Test func aFailureAfterTheSubmissionLeavesItSubmitted() async throws {
         let (apple, version, build, _) = try await apple()

@@ -127,8 +127,10 @@ struct SubmitToAppStore: AsyncAction {
             case let other:
                 throw preflight("build \(version) (\(build)) is \(other ?? "in an unknown state"): it cannot be submitted", "upload a new build")
             }
-            if found.id != currentBuildID { newBuildID = found.id }
-            step.log("build: \(currentBuildID.map { "\($0)" } ?? "(none)") → \(found.id) (\(version) (\(build)))" + (newBuildID == nil ? " unchanged" : ""))
+            if found.id != currentBuildID {
+                newBuildID = found.id
+                step.log("build: \(currentBuildID ?? "(none)") → \(found.id) (\(version) (\(build)))")
+            }
         } else if submit && currentBuildID == nil {
             throw preflight("App Store version \(version) has no build to submit", "pass build: the build number to attach")
         }
