@@ -10,8 +10,9 @@ import Foundation
 /// before it is rolled back (the previous build, review details, release type and phased release
 /// put back, a review submission this run opened cancelled); after it, nothing is undone. A
 /// version already waiting for review is reported and never submitted twice.
-struct SubmitToAppStore: AsyncAction {
-    static let name = "submitToAppStore"
+package struct SubmitToAppStore: AsyncAction {
+    /// The action's name in steps and reports.
+    package static let name = "submitToAppStore"
     static let editableStates: Set<String> = ["PREPARE_FOR_SUBMISSION", "DEVELOPER_REJECTED", "REJECTED", "METADATA_REJECTED", "INVALID_BINARY", "READY_FOR_REVIEW"]
     static let inReviewStates: Set<String> = ["WAITING_FOR_REVIEW", "IN_REVIEW"]
     static let target = "the App Store submission"
@@ -31,7 +32,8 @@ struct SubmitToAppStore: AsyncAction {
     /// Submit for review (only then).
     var submit: Bool
 
-    var options: [StepOption] {
+    /// The options as the step shows them.
+    package var options: [StepOption] {
         var list = [StepOption("bundleID", bundleID), StepOption("version", version), StepOption("platform", platform)]
         if let build { list.append(StepOption("build", build)) }
         list.append(StepOption("metadataPath", metadataPath))
@@ -69,7 +71,7 @@ struct SubmitToAppStore: AsyncAction {
 
     /// Returns true when this run submitted the version for review.
     /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
-    func run(in step: StepContext) async throws -> Bool {
+    package func run(in step: StepContext) async throws -> Bool {
         let lane = step.lane
         let variables = lane.environment.variables
         var problems = optionProblems()
@@ -324,7 +326,8 @@ extension LaneContext {
 }
 
 extension SubmitToAppStore: DocumentedAction {
-    static let documentation = ActionDocumentation(
+    /// How `lane.submitToAppStore` appears in the action catalog.
+    package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Get an App Store version ready for App Review and, with submit: true, submit it (deliver's submit_for_review): attaches the build (version, build number and platform; it must be processed), sets the review details from deliver's fastlane/metadata/review_information/ (first_name.txt, last_name.txt, phone_number.txt, email_address.txt, demo_user.txt, demo_password.txt, notes.txt), the release type and the phased release, then opens a review submission with the version and submits it. Only what differs is sent; the demo password is a secret. The version must exist (updateAppStoreMetadata creates it). Submission is the store's point of no return. Credentials as for uploadToTestFlight.",
         signature: "try await lane.submitToAppStore(bundleID: String, version: String, platform: String = \"IOS\", build: String? = nil, metadataPath: String = \"fastlane/metadata\", releaseType: String? = nil, earliestReleaseDate: String? = nil, phasedRelease: Bool? = nil, submit: Bool = false) -> Bool",
