@@ -5,7 +5,7 @@
 enum Features {
     /// Every built-in action, in the order a release lane uses them.
     static var actions: [any DocumentedAction.Type] { [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, Email.self, Discord.self, Teams.self, Mattermost.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, UploadToPlayStore.self,
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, CopyToDirectory.self, Slack.self, Webhook.self, Email.self, Discord.self, Teams.self, Mattermost.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
         UpdatePlayStore.self,
     ] }
 
@@ -17,7 +17,9 @@ enum Features {
         GitLabPackageFileUploaded.self, GitLabReleaseCreated.self, GitLabReleaseUpdated.self, GitLabReleaseLinkCreated.self,
         GiteaReleaseCreated.self, GiteaAttachmentUploaded.self,
         BuildUploadCreated.self, AppStoreLocalizationUpdated.self, AppStoreListingCreated.self, AppStoreMediaSetCreated.self, AppStoreMediaUploaded.self,
-        AppStoreMediaDeleted.self, AppStoreMediaReordered.self, PlayEditOpened.self,
+        AppStoreMediaDeleted.self, AppStoreMediaReordered.self,
+        AppStoreBuildAttached.self, AppStoreReviewDetailChanged.self, AppStoreReleaseTypeChanged.self, AppStorePhasedReleaseChanged.self,
+        AppStoreReviewSubmissionCreated.self, AppStoreReviewItemAdded.self, AppStoreSubmittedForReview.self, PlayEditOpened.self,
         PlayEditChanged.self,
         MessageSent.self, SlackMessagePosted.self, EmailSent.self, DiscordMessagePosted.self,
         InProcessUndo.self,

@@ -51,6 +51,8 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var mediaItems: [String: MediaItem] = [:]
     /// Requests handled as usual whose answer is held back (a response lost on the way).
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
+    /// App Review's state (see `FakeAppStoreConnect+Review.swift`).
+    var review = FakeReviewState()
     var requestLog: [String] = []
     var partRequests: [(path: String, headers: [String: String])] = []
     var nextID = 1

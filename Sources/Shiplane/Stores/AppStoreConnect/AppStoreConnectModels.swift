@@ -98,7 +98,10 @@ struct ASCBuild: Decodable {
 }
 
 /// An App Store version: the version string, platform and state.
-struct ASCAppStoreVersion: Decodable { var versionString: String?; var platform: String?; var appVersionState: String? }
+struct ASCAppStoreVersion: Decodable {
+    var versionString: String?; var platform: String?; var appVersionState: String?
+    var appStoreState: String?; var releaseType: String?; var earliestReleaseDate: String?
+}
 
 /// An app info (the app's name and subtitle per locale live under it), with its state.
 struct ASCAppInfo: Decodable { var state: String? }
