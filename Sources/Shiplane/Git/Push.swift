@@ -184,9 +184,16 @@ package struct Push: AsyncAction {
         let refused = outcome.refused.filter { $0.ref != record }
         guard !refused.isEmpty, let has = try? git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false) })
         else { return (outcome, []) }
+        // A tag made a moment later by the other run differs in its tag object (the tagger's time)
+        // while naming the identical commit: it is the same release too.
+        let peeledHas = refused.contains { $0.ref.hasPrefix("refs/tags/") && has[$0.ref] != nil }
+            ? (try? git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: true) })) ?? [:] : [:]
         let same = Set(refused.map(\.ref).filter { ref in
-            guard let value = sent.first(where: { $0.remoteRef == ref })?.local else { return false }
-            return has[ref] == value
+            guard let update = sent.first(where: { $0.remoteRef == ref }), let value = update.local else { return false }
+            if has[ref] == value { return true }
+            guard ref.hasPrefix("refs/tags/"), let theirs = peeledHas[ref], let local = update.localRef,
+                  let ours = try? git({ try repository.resolveCommit(local) }) else { return false }
+            return theirs == ours
         })
         guard !same.isEmpty else { return (outcome, []) }
         let takenTags = same.filter { $0.hasPrefix("refs/tags/") && !pushedBefore.contains($0) }
