@@ -18,7 +18,7 @@ private enum KillOutcome: String, CaseIterable {
     case rerunInAFreshCloneInCI = "killed, then the same command in a fresh clone of origin with no build output, `CI=true` (a CI retry)"
     case rerunInAFreshCloneOutsideCI = "killed, then the same command in a fresh clone of origin with no build output, `CI` unset"
     case finishedBeforeTheKillRetryFoundNothing =
-        "killed after the release was whole and its record gone from origin; the fresh clone's retry said nothing to release (exit 5)"
+        "killed after the release was whole and its record gone from origin; the retry (here or in a fresh clone) said nothing to release (exit 5)"
 }
 
 /// SIGKILL to the supervisor and the lane program's whole process group at a random moment of
@@ -86,11 +86,18 @@ struct ReleaseRandomKillTests {
                     if again.status != 0 { inconsistent.append("\(context): the retry in a fresh clone exited \(again.status): \(again.all)") }
                 }
             } else {
-                outcome = .resumedHere
+                // Killed at the very end here too (the records deleted, the process not yet
+                // gone): the release is whole, and the same command again rightly finds nothing new.
+                let wholeBeforeTheRetry = try world.releaseIsWholeOnTheServers()
                 checkout = world.repo
                 let again = try await world.repo.shiplaneAsync(["release"], environment: world.environment)
                 retried = again.all
-                if again.status != 0 { inconsistent.append("\(context): the same command again exited \(again.status): \(again.all)") }
+                if again.status == 5 && wholeBeforeTheRetry {
+                    outcome = .finishedBeforeTheKillRetryFoundNothing
+                } else {
+                    outcome = .resumedHere
+                    if again.status != 0 { inconsistent.append("\(context): the same command again exited \(again.status): \(again.all)") }
+                }
             }
             outcomes[outcome, default: 0] += 1
             let problems = try world.oneReleaseProblems(in: checkout)
