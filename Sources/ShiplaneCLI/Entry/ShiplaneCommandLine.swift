@@ -229,7 +229,7 @@ package enum ShiplaneCommandLine {
         defer { store.unlock() }
         guard let record = try? store.load(), record.state == .running else { return nil }
         let deadRun = orDeadRun && record.pid != child && record.pid > 1 && record.host == RunRecord.currentHost
-            && processIsGone(record.pid)
+            && OrphanedCommands.hasEnded(record.pid)
         guard record.pid == child || deadRun else { return nil }
         OrphanedCommands.stop()
         if let noReturn = record.pointOfNoReturn {
@@ -249,18 +249,6 @@ package enum ShiplaneCommandLine {
             try? store.save(unfinished)
         }
         return (outcome.entries, nil)
-    }
-
-    /// True when `pid` has ended: no such process, or one that died and waits to be reaped.
-    static func processIsGone(_ pid: pid_t) -> Bool {
-        if kill(pid, 0) != 0 { return errno == ESRCH }
-        #if os(Linux)
-        // "pid (name) state …": a zombie's state is Z.
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
-        #else
-        return false
-        #endif
     }
 
     /// This executable's own path, so the library and modules can be found beside it.

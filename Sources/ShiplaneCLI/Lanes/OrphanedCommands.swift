@@ -22,15 +22,30 @@ enum OrphanedCommands {
         let me = getpid()
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return entries.compactMap(pid_t.init).filter { pid in
-            guard !except.contains(pid), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            // "pid (name) state ppid pgrp …": the name may hold spaces and parentheses.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == me
+            guard !except.contains(pid), let fields = statFields(of: pid), fields.count > 1 else { return false }
+            return pid_t(fields[1]) == me
         }
         #else
         return []
         #endif
+    }
+
+    /// The fields of `/proc/PID/stat` after the name ("state ppid pgrp …"; the name may hold
+    /// spaces and parentheses), nil when there is no such process (or no `/proc`).
+    static func statFields(of pid: pid_t) -> [Substring]? {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+        #else
+        return nil
+        #endif
+    }
+
+    /// True when `pid` has ended: no such process, or one that died and waits to be reaped (a
+    /// zombie answers `kill(pid, 0)` as if alive).
+    static func hasEnded(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 { return errno == ESRCH }
+        return statFields(of: pid)?.first == "Z"
     }
 
     /// Stops every orphaned command and what it started, and reaps them. Returns how many there were.
