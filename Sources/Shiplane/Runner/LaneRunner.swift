@@ -54,7 +54,14 @@ package struct LaneRunner {
     ///
     /// Never throws: a failure, and what rollback did, are in the result, and the run's record on disk
     /// is settled (finished, or left for `shiplane resume` or `shiplane rollback`).
+    ///
+    /// The lane runs on `BlockingThreadPool.lanes`: lane code that blocks (a history walk, a
+    /// synchronous call) holds a thread of its own, not one of Swift's cooperative pool.
     package func run<L: Lane>(_ lane: L, in context: LaneContext) async -> LaneRunResult {
+        await onLaneThreads { await runHere(lane, in: context) }
+    }
+
+    private func runHere<L: Lane>(_ lane: L, in context: LaneContext) async -> LaneRunResult {
         let info = LaneInfo(name: L.name, depth: 0)
         let state = context.state
         let started = state.now()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("Bump derivation")
+@Suite("Bump derivation", .offThePool)
 struct BumpLevelDerivationTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var messages: [String]

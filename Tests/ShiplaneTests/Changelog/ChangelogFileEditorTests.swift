@@ -3,7 +3,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("CHANGELOG.md upkeep")
+@Suite("CHANGELOG.md upkeep", .offThePool)
 struct ChangelogFileEditorTests {
     let editor = ChangelogFileEditor()
     let section = "## [1.2.0] - 2026-11-22\n\n### Features\n\n- new thing (abc1234)\n"

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("JSON output")
+@Suite("JSON output", .offThePool)
 struct ChangelogJSONEncoderTests {
     @Test func matchesGolden() throws {
         let encoder = ChangelogJSONEncoder(links: ChangelogSamples.githubLinks)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("Mustache templates")
+@Suite("Mustache templates", .offThePool)
 struct ChangelogTemplateRendererTests {
     static let template = """
         {{#releases}}

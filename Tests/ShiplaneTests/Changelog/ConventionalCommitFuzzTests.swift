@@ -2,7 +2,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("Conventional commit fuzzing")
+@Suite("Conventional commit fuzzing", .offThePool)
 struct ConventionalCommitFuzzTests {
     /// Pieces that stress the parser: structure characters, line endings, tokens and Unicode
     /// (combining marks, emoji with modifiers, right-to-left text, a lone carriage return, NUL).

@@ -18,7 +18,7 @@ struct ConventionalParserCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-@Suite("Conventional commit parsing")
+@Suite("Conventional commit parsing", .offThePool)
 struct ConventionalCommitParserTests {
     static let specExamples: [ConventionalParserCase] = [
         ConventionalParserCase(

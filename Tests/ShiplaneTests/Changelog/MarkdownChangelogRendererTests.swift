@@ -3,7 +3,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("Markdown rendering")
+@Suite("Markdown rendering", .offThePool)
 struct MarkdownChangelogRendererTests {
     @Test func documentWithLinksMatchesGolden() throws {
         let renderer = MarkdownChangelogRenderer(links: ChangelogSamples.githubLinks)

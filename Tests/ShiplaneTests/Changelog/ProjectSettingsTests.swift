@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Shiplane
 
-@Suite(".shiplane.yml: changelog settings, and every mistake named with its line")
+@Suite(".shiplane.yml: changelog settings, and every mistake named with its line", .offThePool)
 struct ProjectSettingsTests {
     @Test func everyKeyIsRead() throws {
         let settings = try ProjectSettings.parse("""
@@ -64,7 +64,7 @@ struct ProjectSettingsTests {
     }
 }
 
-@Suite("shiplane changelog with .shiplane.yml")
+@Suite("shiplane changelog with .shiplane.yml", .offThePool)
 struct ProjectSettingsChangelogTests {
     @Test func groupsParsersSkipsScopesLinksAndIgnoredTagsApply() throws {
         let repo = try TemporaryRepository()
@@ -114,7 +114,7 @@ struct ProjectSettingsChangelogTests {
     }
 }
 
-@Suite("Bump rules: which commit types release, and what 0.x does with a breaking change")
+@Suite("Bump rules: which commit types release, and what 0.x does with a breaking change", .offThePool)
 struct BumpRulesTests {
     @Test func rulesDecideTheLevel() {
         let rules = BumpRules(minorTypes: ["feat"], patchTypes: ["fix", "perf", "refactor"], breakingBeforeOne: .major)

@@ -5,7 +5,7 @@ import ShiplaneTesting
 
 /// The two-thread whole-history stream: the same releases, in the same order, as reading them on
 /// one thread; a renderer that fails stops the reading thread and its error comes back.
-@Suite("Whole-history stream on two threads")
+@Suite("Whole-history stream on two threads", .offThePool)
 struct ReleasePipelineTests {
     /// 30 releases of one to four commits each, a conventional and a plain subject among them.
     private func repository() throws -> TemporaryRepository {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Shiplane
 
-@Suite("Remote links")
+@Suite("Remote links", .offThePool)
 struct RemoteLinksTests {
     @Test(
         "GitHub remote forms",

@@ -3,7 +3,7 @@ import ShiplaneTesting
 import Testing
 @testable import Shiplane
 
-@Suite("Store notes: plain text, per locale, within each store's limit")
+@Suite("Store notes: plain text, per locale, within each store's limit", .offThePool)
 struct StoreNotesTests {
     @Test("a long text is cut on a line with a visible … and never passes the limit", arguments: [40, 100, 500])
     func fitting(_ limit: Int) {

@@ -8,7 +8,7 @@ import Testing
 /// /OWNER/REPO/releases/download/TAG/FILE` answers `302 Found` to the asset's storage URL, which
 /// answers the bytes as `application/octet-stream`; a file the release does not have is `404 Not
 /// Found`. The bundle served is a small one laid out like `Scripts/bundle`'s.
-@Suite("action.yml: install from the release bundle")
+@Suite("action.yml: install from the release bundle", .offThePool)
 struct ActionBundleInstallTests {
     static let version = "9.1.0"
 

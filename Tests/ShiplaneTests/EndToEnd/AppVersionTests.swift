@@ -3,7 +3,7 @@ import Testing
 
 /// `shiplane version` and `bump` on app layouts like real ones (`Fixtures/Versioning/Apps`),
 /// checked with `git diff`: only the version values change, in every file that holds them.
-@Suite("App projects: Xcode, Gradle, Flutter, Expo")
+@Suite("App projects: Xcode, Gradle, Flutter, Expo", .offThePool)
 struct AppVersionTests {
     static let apps = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Versioning/Apps")

@@ -10,7 +10,7 @@ final class ReceivedRequests: @unchecked Sendable {
     var all: [(method: String, path: String, body: [UInt8])] { lock.withLock { items } }
 }
 
-@Suite("Archives, checksums, folder target, uploads and webhooks in lanes", .serialized)
+@Suite("Archives, checksums, folder target, uploads and webhooks in lanes", .serialized, .offThePool)
 struct ArtifactActionsTests {
     static let lane = #"""
     import Shiplane

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Bad input: clear message, documented exit code, nothing changed")
+@Suite("Bad input: clear message, documented exit code, nothing changed", .offThePool)
 struct BadInputTests {
     @Test func notAGitRepository() throws {
         let folder = NSTemporaryDirectory() + "shiplane-plain-\(UUID().uuidString)"
@@ -78,7 +78,7 @@ struct BadInputTests {
     }
 }
 
-@Suite("shiplane init, actions, and Shiplane's own lanes")
+@Suite("shiplane init, actions, and Shiplane's own lanes", .offThePool)
 struct ScaffoldTests {
     @Test func initCreatesALaneThatRuns() throws {
         let repo = try TemporaryRepository()
@@ -119,7 +119,7 @@ struct ScaffoldTests {
     }
 }
 
-@Suite("Scripts/install: an installed shiplane compiles lanes from its prefix")
+@Suite("Scripts/install: an installed shiplane compiles lanes from its prefix", .offThePool)
 struct InstallTests {
     @Test func anInstalledPrefixRunsLanes() throws {
         let prefix = NSTemporaryDirectory() + "shiplane-prefix-\(UUID().uuidString)"

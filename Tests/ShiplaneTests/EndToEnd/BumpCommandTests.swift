@@ -12,7 +12,7 @@ func versionedRepository(version: String = "1.2.3", tagged: Bool = true) throws 
     return repo
 }
 
-@Suite("shiplane version and bump, checked with the git command")
+@Suite("shiplane version and bump, checked with the git command", .offThePool)
 struct BumpCommandTests {
     @Test func versionShowsEverySourceAndTheLastTag() throws {
         let repo = try versionedRepository()
@@ -215,7 +215,7 @@ struct BumpCommandTests {
     }
 }
 
-@Suite("shiplane bump --push over smart HTTP with basic auth", .serialized)
+@Suite("shiplane bump --push over smart HTTP with basic auth", .serialized, .offThePool)
 struct BumpPushOverHTTPTests {
     static let token = "ghp_" + String(repeating: "Q7x", count: 12)
 

@@ -5,7 +5,7 @@ import Testing
 
 /// An unpacked bundle (`Scripts/bundle`): `bin/shiplane` finds `lib/shiplane` beside it, with the
 /// lane API as `.swiftinterface` files whether or not their `.swiftmodule` is there.
-@Suite("Scripts/bundle: the bundle's layout is found, the script's inputs are checked")
+@Suite("Scripts/bundle: the bundle's layout is found, the script's inputs are checked", .offThePool)
 struct BundleTests {
     /// `ROOT/bin/shiplane`, `ROOT/lib/shiplane/libShiplaneKit.*` and `Modules/` holding `files`.
     static func unpacked(in root: String, modules files: [String]) throws -> String {

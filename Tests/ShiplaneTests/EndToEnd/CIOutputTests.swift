@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import ShiplaneCLI
 
-@Suite("CI-native output: GitHub Actions groups, annotations, step summary and outputs; GitLab sections")
+@Suite("CI-native output: GitHub Actions groups, annotations, step summary and outputs; GitLab sections", .offThePool)
 struct CIOutputTests {
     private func githubEnvironment(_ repo: TemporaryRepository) -> [String: String] {
         ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": repo.root + "/summary.md", "GITHUB_OUTPUT": repo.root + "/output.txt"]
@@ -115,7 +115,7 @@ struct CIOutputTests {
     }
 }
 
-@Suite("JUnit for GitLab and Jenkins")
+@Suite("JUnit for GitLab and Jenkins", .offThePool)
 struct JUnitFileLineTests {
     @Test func stepsAreNamedByWhatRanAndWhereWithFileAndLine() throws {
         let repo = try versionedRepository()

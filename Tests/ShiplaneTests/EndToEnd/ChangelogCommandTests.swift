@@ -27,7 +27,7 @@ func historyRepository() throws -> TemporaryRepository {
     return repo
 }
 
-@Suite("shiplane changelog: the commits of git log A..B, rendered")
+@Suite("shiplane changelog: the commits of git log A..B, rendered", .offThePool)
 struct ChangelogCommandTests {
     func ids(_ repo: TemporaryRepository, _ range: String) throws -> [String] {
         try repo.git("log", "--format=%h", range).split(separator: "\n").map(String.init)

@@ -4,7 +4,7 @@ import Testing
 
 /// The command tree: help, usage lines, usage errors, typo suggestions and the names lanes may
 /// not take all come from `ShiplaneCommand`, and a word that is not one of its commands is a lane.
-@Suite("The command tree and its fallback to lanes", .serialized)
+@Suite("The command tree and its fallback to lanes", .serialized, .offThePool)
 struct CommandTreeTests {
     @Test func helpListsEveryCommandOfTheTreeAndEveryExitCode() throws {
         let repo = try TemporaryRepository()

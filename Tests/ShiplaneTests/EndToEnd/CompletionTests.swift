@@ -3,7 +3,7 @@ import Testing
 
 /// Shell completions, exercised in a real bash: the generated script is sourced and its function
 /// called the way bash calls it on Tab.
-@Suite("Shell completions: built-in commands, their options, and lane names")
+@Suite("Shell completions: built-in commands, their options, and lane names", .offThePool)
 struct CompletionTests {
     func complete(_ words: [String], in repo: TemporaryRepository, cache: String) throws -> [String] {
         let script = try repo.shiplane(["--generate-completion-script", "bash"])

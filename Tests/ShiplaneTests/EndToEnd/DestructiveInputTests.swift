@@ -3,7 +3,7 @@ import Testing
 
 /// Input that would overwrite the repository or a file outside it: refused before any effect,
 /// with what is wrong, what to do and the documented exit code; files, refs and HEAD as they were.
-@Suite("Bad input loses nothing: report paths, links out of the repository, .env, the lane cache")
+@Suite("Bad input loses nothing: report paths, links out of the repository, .env, the lane cache", .offThePool)
 struct DestructiveInputTests {
     /// What a test compares before and after a refused command.
     private func snapshot(_ repo: TemporaryRepository) throws -> [String] {

@@ -89,7 +89,7 @@ struct CICheckoutRepositories {
     }
 }
 
-@Suite("Detached CI checkouts release to the CI's branch, checked with the git command")
+@Suite("Detached CI checkouts release to the CI's branch, checked with the git command", .offThePool)
 struct DetachedCheckoutTests {
     @Test(arguments: CICheckout.all)
     func theReleaseCommitAndTagReachOriginsBranch(_ ci: CICheckout) throws {
@@ -227,7 +227,7 @@ struct DetachedCheckoutTests {
 
 /// A project whose version lives in tags is released by its tag: `--tag` and `--push` need no
 /// `--commit` there, as the README says; where the bump writes files they still do.
-@Suite("bump --push and --tag without --commit")
+@Suite("bump --push and --tag without --commit", .offThePool)
 struct TagOnlyPushTests {
     /// On a branch too: a dry run that would commit says the tag goes on the release commit; one
     /// that makes no commit names HEAD, as the real run tags it.

@@ -72,7 +72,7 @@ private func waitForRecord(in repo: TemporaryRepository) {
     for _ in 0..<200 where !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") { usleep(50_000) }
 }
 
-@Suite("Durable runs: killed at every step and effect, a run is rolled back or finished", .serialized, .tags(.slow), .enabled(if: slowSuitesRun))
+@Suite("Durable runs: killed at every step and effect, a run is rolled back or finished", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct DurableRunTests {
     /// Exactly one release of 1.3.0: one commit on top of the start, tagged, pushed, clean.
     private func expectOneRelease(_ repo: TemporaryRepository, _ origin: TemporaryRepository, start: ReleaseState, _ context: String) throws {
@@ -353,7 +353,7 @@ struct DurableRunTests {
     }
 }
 
-@Suite("Secrets handed to commands, multi-line secrets, version files that leave the repository")
+@Suite("Secrets handed to commands, multi-line secrets, version files that leave the repository", .offThePool)
 struct SecretAndPreconditionTests {
     @Test func aSecretOfSeveralLinesIsRedactedLineByLine() {
         let key = "-----BEGIN KEY-----\nMIIBfirstline0123\nsecondline4567xyz\n-----END KEY-----"
@@ -428,7 +428,7 @@ struct SecretAndPreconditionTests {
     }
 }
 
-@Suite("Git hooks run as git runs them", .serialized)
+@Suite("Git hooks run as git runs them", .serialized, .offThePool)
 struct GitHookTests {
     private func hook(_ repo: TemporaryRepository, _ name: String, _ script: String, folder: String = ".git/hooks") throws {
         try repo.write("\(folder)/\(name)", "#!/bin/sh\n" + script)

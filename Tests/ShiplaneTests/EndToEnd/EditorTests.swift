@@ -62,7 +62,7 @@ final class LSPClient {
     }
 }
 
-@Suite("Editors: SourceKit-LSP completes Lanes/*.swift after `shiplane edit`")
+@Suite("Editors: SourceKit-LSP completes Lanes/*.swift after `shiplane edit`", .offThePool)
 struct EditorTests {
     func completions(in repo: TemporaryRepository, file: String, after marker: String) throws -> [String] {
         let sourcekit = findExecutableInPath("sourcekit-lsp")

@@ -40,7 +40,7 @@ private struct World: Equatable, CustomStringConvertible {
 /// One effect, one undo: the same effects undone in the run, by the supervisor after the lane
 /// program is killed, and by `shiplane rollback` in another process leave the same world — the one
 /// the run started from, a moved tag back on its own tag object.
-@Suite("One undo per effect: in the run, after a kill, and from shiplane rollback", .serialized)
+@Suite("One undo per effect: in the run, after a kill, and from shiplane rollback", .serialized, .offThePool)
 struct EffectUndoDifferentialTests {
     enum Path: String, CaseIterable, CustomStringConvertible {
         case inTheRun, afterAKill, shiplaneRollback

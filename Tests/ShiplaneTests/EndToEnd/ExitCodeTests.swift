@@ -75,7 +75,7 @@ private let exitLanes: [String: String] = [
     """#,
 ]
 
-@Suite("Exit codes: every documented code, reached by running the binary", .serialized)
+@Suite("Exit codes: every documented code, reached by running the binary", .serialized, .offThePool)
 struct ExitCodeTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
@@ -193,7 +193,7 @@ extension ExitCodeTests {
 }
 
 /// Report paths are checked before anything runs: a release never happens and then fails to say so.
-@Suite("Report paths are checked before any effect")
+@Suite("Report paths are checked before any effect", .offThePool)
 struct ReportPathTests {
     @Test func anUnwritableReportStopsTheRunBeforeItStarts() throws {
         let repo = try versionedRepository()
@@ -207,7 +207,7 @@ struct ReportPathTests {
 }
 
 /// Lane declaration mistakes are errors with the lane file's line, not lanes that vanish or shadow each other.
-@Suite("Lane declaration mistakes")
+@Suite("Lane declaration mistakes", .offThePool)
 struct LaneDeclarationTests {
     @Test func privateAndGenericLanesAreCompileErrorsWithTheirLine() throws {
         let repo = try repositoryWithLanes([
@@ -232,7 +232,7 @@ struct LaneDeclarationTests {
     }
 }
 
-@Suite("Typos of built-in commands")
+@Suite("Typos of built-in commands", .offThePool)
 struct CommandTypoTests {
     @Test func aMistypedCommandIsNamed() throws {
         let repo = try versionedRepository()

@@ -20,7 +20,7 @@ struct Release: Lane {
 /// A CI retry on another runner has the repository and origin's record, not the files the first
 /// runner built: the steps that made them run again there, and the release finishes with the
 /// same bytes.
-@Suite("Finishing in a fresh clone rebuilds local artifacts", .serialized)
+@Suite("Finishing in a fresh clone rebuilds local artifacts", .serialized, .offThePool)
 struct FreshCloneArtifactsTests {
     @Test func aReleaseKilledAfterItsPushFinishesInACloneWithoutItsBuildOutputs() async throws {
         let github = FakeGitHub()

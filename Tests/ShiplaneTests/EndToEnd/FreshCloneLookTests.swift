@@ -27,7 +27,7 @@ private func freshClone(of origin: TemporaryRepository) throws -> (holder: Tempo
 
 /// Every fresh clone — CI or not — finds a release that stopped after its push on origin, before
 /// its first effect: it finishes that release, never a second version, never "nothing to release".
-@Suite(.serialized) struct FreshCloneLookTests {
+@Suite(.serialized, .offThePool) struct FreshCloneLookTests {
     @Test func aFreshCloneOutsideCIFinishesTheReleaseInsteadOfMakingASecondOne() throws {
         let (repo, origin) = try releasable()
         let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])

@@ -4,7 +4,7 @@ import Yams
 
 /// The composite action (`action.yml`): its interface, and its run step executed by bash the way
 /// the runner executes it, with the variables GitHub sets.
-@Suite("action.yml: the composite GitHub Action")
+@Suite("action.yml: the composite GitHub Action", .offThePool)
 struct GitHubActionTests {
     static func action() throws -> [String: Any] {
         let text = try String(contentsOfFile: packageRoot + "/action.yml", encoding: .utf8)
@@ -55,7 +55,7 @@ struct GitHubActionTests {
 /// `container: swift:6.x` job (root, no sudo), a GitHub-hosted Ubuntu runner (a user with sudo),
 /// and a job that has neither. `apt-get`, `sudo` and `pkg-config` are small recorders on PATH:
 /// what is checked is which of them the step calls, as whom.
-@Suite("action.yml: install and cache keys on every runner")
+@Suite("action.yml: install and cache keys on every runner", .offThePool)
 struct GitHubActionRunnerTests {
     static func step(named name: String) throws -> String {
         let steps = try #require((try GitHubActionTests.action()["runs"] as? [String: Any])?["steps"] as? [[String: Any]])

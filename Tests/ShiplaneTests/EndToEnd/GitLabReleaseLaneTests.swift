@@ -20,7 +20,7 @@ private func gitLabRepository(lane: String = forgeNeutralLane, host: String = "g
     return (repo, origin)
 }
 
-@Suite("GitLab releases from a lane: release picks GitLab, the built shiplane against the GitLab stand-in", .serialized)
+@Suite("GitLab releases from a lane: release picks GitLab, the built shiplane against the GitLab stand-in", .serialized, .offThePool)
 struct GitLabReleaseLaneTests {
     private func environment(_ gitlab: FakeGitLab) -> [String: String] {
         ["CI_SERVER_URL": gitlab.baseURL, "GITLAB_TOKEN": gitlab.token]
@@ -200,7 +200,7 @@ struct GitLabReleaseLaneTests {
     }
 }
 
-@Suite("The release lane on GitLab killed after every step, then run again", .serialized, .tags(.slow), .enabled(if: slowSuitesRun))
+@Suite("The release lane on GitLab killed after every step, then run again", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct GitLabReleaseLaneFaultTests {
     /// DESIGN.md's release lane with `release` instead of `githubRelease`, on a gitlab.com origin:
     /// the lane program's process group gets SIGKILL after each step, `shiplane` settles the run

@@ -5,7 +5,7 @@ import Yams
 /// The include-able GitLab CI template (`ci/gitlab/shiplane.gitlab-ci.yml`): its hidden job, and
 /// its scripts run by bash the way a GitLab runner runs them — a detached checkout, GitLab's
 /// variables, the template's variables expanded as GitLab expands them.
-@Suite("ci/gitlab: the GitLab CI template")
+@Suite("ci/gitlab: the GitLab CI template", .offThePool)
 struct GitLabTemplateTests {
     static func job() throws -> [String: Any] {
         let text = try String(contentsOfFile: packageRoot + "/ci/gitlab/shiplane.gitlab-ci.yml", encoding: .utf8)

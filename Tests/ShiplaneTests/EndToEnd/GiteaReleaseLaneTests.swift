@@ -10,7 +10,7 @@ struct Publish: Lane {
 }
 """#
 
-@Suite("Gitea releases from a lane: release on a self-hosted Gitea declared in .shiplane.yml", .serialized)
+@Suite("Gitea releases from a lane: release on a self-hosted Gitea declared in .shiplane.yml", .serialized, .offThePool)
 struct GiteaReleaseLaneTests {
     private func repository(_ gitea: FakeGitea) throws -> (repo: TemporaryRepository, origin: TemporaryRepository) {
         let (repo, origin) = try releasableRepository(lane: forgeNeutralLane)

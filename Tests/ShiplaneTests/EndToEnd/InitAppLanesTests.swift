@@ -3,7 +3,7 @@ import Testing
 
 /// `shiplane init` writes lanes that run as written: npm checks only the scripts that exist; an
 /// app project gets a beta lane whose checks and version steps run here.
-@Suite("shiplane init: lanes that run")
+@Suite("shiplane init: lanes that run", .offThePool)
 struct InitAppLanesTests {
     @Test func anNpmPackageWithoutABuildScriptChecksOnlyWhatItHas() throws {
         let repo = try TemporaryRepository()

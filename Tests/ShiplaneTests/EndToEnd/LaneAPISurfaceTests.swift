@@ -6,7 +6,7 @@ import Shiplane
 /// The lane API is small: lane code (compiled as `shiplane` compiles `Lanes/`, outside the
 /// package) sees the actions and what custom actions and effects need, and not the runner's
 /// machinery; the `Shiplane` module's public declarations stay under 700.
-@Suite("The lane API: what lane code can and cannot reach")
+@Suite("The lane API: what lane code can and cannot reach", .offThePool)
 struct LaneAPISurfaceTests {
     /// Type-checks `body` as a lane file, as the lane compiler does (no package name), and
     /// returns the compiler's status and messages.

@@ -91,7 +91,7 @@ func repositoryWithLanes(_ files: [String: String] = sampleLanes, commit: Bool =
     return repo
 }
 
-@Suite("shiplane <lane>: compile, cache, options, errors", .serialized)
+@Suite("shiplane <lane>: compile, cache, options, errors", .serialized, .offThePool)
 struct LaneCommandTests {
     @Test func runsALaneWithTypedAndKeyValueOptionsAndCallsAPrivateLane() throws {
         let repo = try repositoryWithLanes()

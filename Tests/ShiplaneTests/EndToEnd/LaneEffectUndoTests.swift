@@ -52,7 +52,7 @@ struct Stamped: Lane {
 /// Lane code's own effect types are undone by their one undo after a kill of the lane program
 /// (by the supervisor) and by `shiplane rollback` in another process, not only in the run: the
 /// lane program is asked to undo what only it can decode.
-@Suite("Lane code's own effects: undone in the run, after a kill and by shiplane rollback", .serialized)
+@Suite("Lane code's own effects: undone in the run, after a kill and by shiplane rollback", .serialized, .offThePool)
 struct LaneEffectUndoTests {
     func repository() throws -> TemporaryRepository {
         let repo = try TemporaryRepository()

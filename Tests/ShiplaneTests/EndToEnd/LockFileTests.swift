@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Lock files refreshed by the ecosystem's own tool, checked with git as the oracle.
-@Suite("Lock files: Cargo.lock and package-lock.json follow the bump")
+@Suite("Lock files: Cargo.lock and package-lock.json follow the bump", .offThePool)
 struct LockFileTests {
     /// The folder holding `tool`: on PATH, or rustup's `~/.cargo/bin`. Scripts/setup installs both.
     static func toolFolder(_ tool: String) throws -> String {

@@ -52,7 +52,7 @@ private final class LosingWebhook: @unchecked Sendable {
     func stop() { server?.stop() }
 }
 
-@Suite("Messages go out once: the retry of a send whose answer was lost", .serialized)
+@Suite("Messages go out once: the retry of a send whose answer was lost", .serialized, .offThePool)
 struct MessagesOnceTests {
     private func environment(_ repo: TemporaryRepository, _ slack: FakeSlackAPI, _ hook: LosingWebhook, delivery: String = "") -> [String: String] {
         var environment = repo.environment
@@ -178,7 +178,7 @@ struct Announce: Lane {
 }
 """#
 
-@Suite("Rollback from the record deletes what the services allow", .serialized)
+@Suite("Rollback from the record deletes what the services allow", .serialized, .offThePool)
 struct AnnouncementRollbackTests {
     /// The lane program killed once both messages are recorded as sent: the supervisor undoes the
     /// run from its record, in another process, and deletes the Discord message (its webhook URL

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Shiplane
 
-@Suite("Monorepos: per-package versions, tags, bumps and changelogs")
+@Suite("Monorepos: per-package versions, tags, bumps and changelogs", .offThePool)
 struct MonorepoTests {
     /// Three packages — core (VERSION), cli (tag-only, `cli@X`), web (package.json) — and commits
     /// that touch one, two, all, and none of them.

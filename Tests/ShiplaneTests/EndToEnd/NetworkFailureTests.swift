@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A lane whose webhook server is down, run with the built binary and the default retry policy.
-@Suite("A server that is down fails the run in seconds, saying which")
+@Suite("A server that is down fails the run in seconds, saying which", .offThePool)
 struct NetworkFailureTests {
     @Test func aWebhookToAClosedPortFailsFastAndReadably() async throws {
         let repo = try repositoryWithLanes([

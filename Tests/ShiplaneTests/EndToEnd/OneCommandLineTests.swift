@@ -6,7 +6,7 @@ import Testing
 /// parsed, and the global options are the same wherever they stand. A command that reads its
 /// words again by hand (`arguments.contains("--forget")`, a value after `--package`) gives itself
 /// away when an option is written `--opt=value`, or a global option stands among its own.
-@Suite("One command line: parsed once, run from its parsed values")
+@Suite("One command line: parsed once, run from its parsed values", .offThePool)
 struct OneCommandLineTests {
     /// The words a command needs to parse at all (bump needs a level).
     private static let required: [String: [String]] = ["bump": ["patch"]]

@@ -29,7 +29,7 @@ struct Leak: Lane {
 
 /// One session: a secret from `.env` and secrets registered while the lane runs are redacted by
 /// the lane program and by the `shiplane` process that relays its output, on every channel.
-@Suite("Secrets from .env and from the run, redacted on every channel by both processes", .serialized)
+@Suite("Secrets from .env and from the run, redacted on every channel by both processes", .serialized, .offThePool)
 struct OneSessionSecretsTests {
     static let dotEnvSecret = "s3cr3t-value-" + "from-dotenv-1234"
     static let secrets = [dotEnvSecret, "rt-" + "sh-4471e0aa19", "rt-" + "reg-90c1f22b7d"]
@@ -74,7 +74,7 @@ struct OneSessionSecretsTests {
 
 /// A lane option declared `Secret` is redacted everywhere from the moment it is parsed, and never
 /// reaches origin with the run's record.
-@Suite("Lane options declared Secret", .serialized)
+@Suite("Lane options declared Secret", .serialized, .offThePool)
 struct SecretLaneOptionTests {
     @Test func aSecretOptionShowsNowhereAndIsNotPushed() throws {
         let repo = try versionedRepository()

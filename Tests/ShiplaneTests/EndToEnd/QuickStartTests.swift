@@ -3,7 +3,7 @@ import Testing
 
 /// The README's Quick start, run as written: the commands of its second code block, in order,
 /// on a fresh repository of a kind `init` recognises (make), each one must succeed.
-@Suite("README Quick start, run as written")
+@Suite("README Quick start, run as written", .offThePool)
 struct QuickStartTests {
     /// The shell commands of the Quick start's block that starts with `shiplane init`.
     static func quickStartCommands() throws -> [[String]] {

@@ -10,7 +10,7 @@ import Shiplane
 /// (statements inside a lane's `run`, after PRELUDE), `<!-- swift: test | EXTRA -->` (statements
 /// in a Swift Testing test with `test`, a `TestLaneContext`), `<!-- swift: skip (reason) -->`.
 /// After `|` in `file` and `test`, EXTRA is a file of declarations the block refers to.
-@Suite("README: every Swift code block compiles")
+@Suite("README: every Swift code block compiles", .offThePool)
 struct ReadmeCodeTests {
     struct Block: CustomStringConvertible {
         var line: Int

@@ -4,7 +4,7 @@ import Testing
 /// An origin behind `git http-backend` (libgit2 writes a path remote itself and runs none of its
 /// hooks, so refusals need a server): its hooks refuse every ref, only the branch, or a run
 /// loses a race. Everything is checked with the git command.
-@Suite("A push origin refuses: the point of no return is what origin accepted, per ref", .serialized)
+@Suite("A push origin refuses: the point of no return is what origin accepted, per ref", .serialized, .offThePool)
 struct RefusedPushTests {
     static let token = "ghp_" + String(repeating: "R3f", count: 12)
     static let release = ["bump", "minor", "--commit", "--tag", "--push"]

@@ -5,7 +5,7 @@ import Testing
 /// record stays, `resume` finishes the run, before and after its push. The unfinished run is a
 /// `bump` killed with its process (no supervisor left to settle it, as when CI kills a job); the
 /// other command is a compiled lane, whose supervisor used to roll that run back.
-@Suite("Refusing does not destroy: another command over an unfinished run exits 7", .serialized)
+@Suite("Refusing does not destroy: another command over an unfinished run exits 7", .serialized, .offThePool)
 struct RefusingDoesNotDestroyTests {
     private static let release = ["bump", "minor", "--commit", "--tag", "--push"]
 

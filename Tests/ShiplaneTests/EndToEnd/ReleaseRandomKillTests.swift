@@ -30,7 +30,7 @@ private enum KillOutcome: String, CaseIterable {
 /// Slack had it and the retry said it kept the at-most-once rule, counted — and `git fsck
 /// --strict` clean. `SHIPLANE_RANDOM_KILL_TRIALS` sets the number of trials (12
 /// by default; the README's table comes from a longer run).
-@Suite("The release lane killed at random moments", .serialized, .tags(.slow), .enabled(if: slowSuitesRun))
+@Suite("The release lane killed at random moments", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct ReleaseRandomKillTests {
     @Test func killedAtRandomMomentsEveryTrialEndsInExactlyOneRelease() async throws {
         let trials = ProcessInfo.processInfo.environment["SHIPLANE_RANDOM_KILL_TRIALS"].flatMap(Int.init) ?? 12
@@ -127,7 +127,7 @@ struct ReleaseRandomKillTests {
 /// ends in exactly one release (one tag on origin, one GitHub release with the archive's bytes,
 /// one Slack message); the loser changes nothing that stays, and what it then offers (`resume`,
 /// the same command again) sends nothing.
-@Suite("Two clones race to release", .serialized, .tags(.slow), .enabled(if: slowSuitesRun))
+@Suite("Two clones race to release", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct TwoCloneRaceTests {
     @Test func twoClonesReleasingAtOnceMakeOneReleaseAndOneMessage() async throws {
         for race in 1...5 {
@@ -167,7 +167,7 @@ struct TwoCloneRaceTests {
 /// later run's push would change nothing on origin, which is no proof it published anything. It
 /// stops before sending, rolls back, and announces nothing (a race seen in CI, made certain here
 /// by fixing the commit dates).
-@Suite("A release another run already published", .serialized)
+@Suite("A release another run already published", .serialized, .offThePool)
 struct IdenticalReleaseTests {
     @Test func theSecondIdenticalReleaseStopsBeforeThePushAndSendsNothing() async throws {
         let world = try await TrialWorld()

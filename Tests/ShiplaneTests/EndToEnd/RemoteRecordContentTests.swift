@@ -20,7 +20,7 @@ private func objectsOfTheRemoteRecord(_ origin: TemporaryRepository) throws -> [
 }
 
 /// What goes to origin with the push: only what a fresh clone needs to finish, never a secret.
-@Suite("The run record on origin: small, and without secrets, values or machine names", .serialized)
+@Suite("The run record on origin: small, and without secrets, values or machine names", .serialized, .offThePool)
 struct RemoteRecordContentTests {
     /// A lane's own action returns a token read from the environment; the run is killed after its
     /// push. No object of the pushed record holds the token (plain or base64), the lane's option

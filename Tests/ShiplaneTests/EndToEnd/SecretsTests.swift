@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Secrets from the environment and dotenv files never leak")
+@Suite("Secrets from the environment and dotenv files never leak", .offThePool)
 struct SecretsTests {
     static let lanes = [
         "Lanes/Leak.swift": #"""

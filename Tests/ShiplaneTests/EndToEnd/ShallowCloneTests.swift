@@ -3,7 +3,7 @@ import Testing
 
 /// `git clone --depth 1` (CI's default checkout) lacks the tags and commits a version or a
 /// changelog is made from: commands that read history stop with what to do, instead of a wrong answer.
-@Suite("Shallow clones: a clear stop, never a wrong version")
+@Suite("Shallow clones: a clear stop, never a wrong version", .offThePool)
 struct ShallowCloneTests {
     private func shallowClone() throws -> (TemporaryRepository, String) {
         let origin = try versionedRepository()

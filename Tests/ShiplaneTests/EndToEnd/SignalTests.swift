@@ -56,7 +56,7 @@ func eventually(within seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-@Suite("Signals: shiplane and its lane program live and die together; commands get a clean mask", .serialized, .tags(.slow), .enabled(if: slowSuitesRun))
+@Suite("Signals: shiplane and its lane program live and die together; commands get a clean mask", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct SignalTests {
     /// A repository with the signal lanes, compiled.
     private func repository() throws -> TemporaryRepository {

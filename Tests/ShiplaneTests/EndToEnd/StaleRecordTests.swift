@@ -4,7 +4,7 @@ import Testing
 /// The local record and origin agree: a run finished in a fresh clone is retired in the checkout
 /// that started it (not resumed: its notification would go out twice), and `resume` never undoes
 /// what the run did before its point of no return.
-@Suite("Local and remote records agree; resume never undoes past the point of no return", .serialized)
+@Suite("Local and remote records agree; resume never undoes past the point of no return", .serialized, .offThePool)
 struct StaleRecordTests {
     /// A repository at 1.2.3 with a `release` lane (bump, commit, tag, push, then `after`), its
     /// bare origin holding main and v1.2.3.

@@ -52,7 +52,7 @@ private struct StoresWorld: Equatable, CustomStringConvertible {
 /// locales and replaced fields, and a Play edit with its listing, image and track changes, undone
 /// in the run, by the supervisor after the lane program is killed, and by `shiplane rollback` in
 /// another process, leave both stores as they were.
-@Suite("One undo per store effect: in the run, after a kill, and from shiplane rollback", .serialized)
+@Suite("One undo per store effect: in the run, after a kill, and from shiplane rollback", .serialized, .offThePool)
 struct StoreEffectUndoDifferentialTests {
     enum Path: String, CaseIterable, CustomStringConvertible {
         case inTheRun, afterAKill, shiplaneRollback

@@ -4,7 +4,7 @@ import Shiplane
 @testable import ShiplaneCLI
 
 /// A project with no version file (Go, SwiftPM, a Cargo workspace): its version is its tags.
-@Suite("Tag-only versioning: the highest release tag reachable from HEAD, bumped by tagging")
+@Suite("Tag-only versioning: the highest release tag reachable from HEAD, bumped by tagging", .offThePool)
 struct TagOnlyVersionTests {
     /// main: feat → (v1.2.0, nightly) → fix; a side branch carries v9.0.0, not reachable from main.
     func tagOnlyRepository() throws -> TemporaryRepository {
@@ -86,7 +86,7 @@ struct TagOnlyVersionTests {
     }
 }
 
-@Suite("Changelog: release commits left out, subjects with no known type kept whole")
+@Suite("Changelog: release commits left out, subjects with no known type kept whole", .offThePool)
 struct ChangelogSubjectTests {
     @Test func releaseCommitsAreLeftOutAndUnknownTypesStayWholeUnderOther() throws {
         let repo = try TemporaryRepository()
@@ -103,7 +103,7 @@ struct ChangelogSubjectTests {
     }
 }
 
-@Suite("Colour: NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE and --no-color")
+@Suite("Colour: NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE and --no-color", .offThePool)
 struct ColorDecisionTests {
     @Test(arguments: [
         (false, false, [String: String](), false),
@@ -139,7 +139,7 @@ struct ColorDecisionTests {
     }
 }
 
-@Suite("Shiplane releases itself with its own lane")
+@Suite("Shiplane releases itself with its own lane", .offThePool)
 struct SelfReleaseTests {
     @Test func theReleaseLaneOfThisRepositoryRunsOnAClone() throws {
         let repo = try TemporaryRepository(commit: false)
@@ -204,7 +204,7 @@ struct SelfReleaseTests {
     }
 }
 
-@Suite("Release commits: only the subjects Shiplane writes")
+@Suite("Release commits: only the subjects Shiplane writes", .offThePool)
 struct ReleaseCommitSubjectTests {
     @Test(arguments: [
         ("chore(release): 1.3.0", true), ("chore(release): v1.3.0", true), ("chore(release): core-v1.3.0", true),
@@ -217,7 +217,7 @@ struct ReleaseCommitSubjectTests {
     }
 }
 
-@Suite("changelog --all is written a release at a time, and equals the lane API's text")
+@Suite("changelog --all is written a release at a time, and equals the lane API's text", .offThePool)
 struct StreamedChangelogTests {
     @Test func theStreamedOutputEqualsTheWholeText() throws {
         let repo = try TemporaryRepository()

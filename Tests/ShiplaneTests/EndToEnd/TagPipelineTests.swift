@@ -136,7 +136,7 @@ struct TagPipelineRepositories {
 
 /// Serialized: the repositories are made with blocking `git` calls, which would starve the fake
 /// GitHub servers of the test threads on a small machine.
-@Suite("Tag pipelines publish the pushed tag: no bump, no commit, notes of its range", .serialized)
+@Suite("Tag pipelines publish the pushed tag: no bump, no commit, notes of its range", .serialized, .offThePool)
 struct TagPipelineTests {
     @Test(arguments: CITagPipeline.all)
     func theTagsReleaseIsPublishedWithItsNotesOnly(_ ci: CITagPipeline) async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What the command line says reads right: counts, typos of built-in commands.
-@Suite("Wording: counts agree with their nouns, a mistyped command is a command")
+@Suite("Wording: counts agree with their nouns, a mistyped command is a command", .offThePool)
 struct WordingTests {
     @Test func oneCommitAndOneStepAreSingular() throws {
         let repo = try versionedRepository()

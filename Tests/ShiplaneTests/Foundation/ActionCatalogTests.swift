@@ -4,7 +4,7 @@ import Testing
 
 /// The actions' own documentation is the one source: it must match the lane methods as declared
 /// in the code, and the README's table is made from it.
-@Suite("Action documentation: one source, checked against the code and the README")
+@Suite("Action documentation: one source, checked against the code and the README", .offThePool)
 struct ActionCatalogTests {
     /// The parameter lists of every `public func NAME(` in Sources/Shiplane, without `file:`/`line:`.
     static func declaredOverloads(of name: String) throws -> [[(label: String, name: String)]] {

@@ -5,7 +5,7 @@ import Testing
 /// `status()` answers "clean" from the index's stat data when it can (`CleanWorkTreeCheck`) and
 /// otherwise runs libgit2's full status. Every case here is checked against `git status` and
 /// against what the fast check says, so a fast check that calls a changed tree clean fails.
-@Suite("Clean work tree from stat data, checked against git")
+@Suite("Clean work tree from stat data, checked against git", .offThePool)
 struct CleanWorkTreeTests {
     /// A committed tree whose files are older than the index (so none is racily clean), with
     /// names whose sort order interleaves folders and files.

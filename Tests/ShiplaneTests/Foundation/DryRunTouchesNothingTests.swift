@@ -46,7 +46,7 @@ struct EveryAction: Lane {
     }
 }
 
-@Suite("A dry run of every built-in action touches nothing")
+@Suite("A dry run of every built-in action touches nothing", .offThePool)
 struct DryRunTouchesNothingTests {
     /// Every file and folder under `root`: its path, kind, mode and the hash of its bytes.
     static func snapshot(_ root: String) throws -> [String: String] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("libgit2 layer, checked against the git command")
+@Suite("libgit2 layer, checked against the git command", .offThePool)
 struct GitLayerTests {
     @Test func discoversTheRepositoryFromASubfolder() throws {
         let repo = try TemporaryRepository()

@@ -3,7 +3,7 @@ import Testing
 @testable import Shiplane
 @testable import ShiplaneCLI
 
-@Suite("Markdown code in the step summary holds any text")
+@Suite("Markdown code in the step summary holds any text", .offThePool)
 struct MarkdownCodeTests {
     @Test(arguments: [
         ("1.4.0", "`1.4.0`"),

@@ -3,7 +3,7 @@ import Testing
 @testable import Shiplane
 @testable import ShiplaneCLI
 
-@Suite("Command-line parsing and lane discovery")
+@Suite("Command-line parsing and lane discovery", .offThePool)
 struct ParsingTests {
     @Test(arguments: [
         ("Release", "release"), ("BetaDeployLane", "beta-deploy"), ("CheckAll", "check-all"),

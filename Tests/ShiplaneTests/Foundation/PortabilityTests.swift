@@ -34,7 +34,7 @@ func glibcOnlySpellings(in source: String) -> [(line: Int, text: String)] {
 
 /// Shiplane is meant to build on macOS too, and there is no macOS toolchain here: the next best
 /// check is that no Glibc-only spelling stands outside a Linux-only block.
-@Suite("Portability: Glibc-only spellings only in Linux-only blocks")
+@Suite("Portability: Glibc-only spellings only in Linux-only blocks", .offThePool)
 struct PortabilityTests {
     @Test func noGlibcOnlySpellingOutsideALinuxBlock() throws {
         let sources = packageRoot + "/Sources"
@@ -83,7 +83,7 @@ func uncheckedSendablesWithoutReason(in source: String) -> [Int] {
 
 /// Every `@unchecked Sendable` in the sources says why sharing it across threads is safe, so
 /// the claim can be checked by reading (issue 21: twelve said nothing).
-@Suite("Concurrency: every @unchecked Sendable says why it is safe")
+@Suite("Concurrency: every @unchecked Sendable says why it is safe", .offThePool)
 struct UncheckedSendableTests {
     @Test func everyUncheckedSendableSaysWhy() throws {
         let sources = packageRoot + "/Sources"

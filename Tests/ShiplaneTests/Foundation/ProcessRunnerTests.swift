@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Running commands")
+@Suite("Running commands", .offThePool)
 struct ProcessRunnerTests {
     let environment = ProcessInfo.processInfo.environment
 

@@ -3,7 +3,7 @@ import Testing
 @testable import Shiplane
 @testable import ShiplaneCLI
 
-@Suite("Rendering: summary table, error tree, reports")
+@Suite("Rendering: summary table, error tree, reports", .offThePool)
 struct RenderingTests {
     static let start = Date(timeIntervalSince1970: 1_795_341_600)
 

@@ -63,7 +63,7 @@ struct Outer: Lane {
     }
 }
 
-@Suite("Lane runner: steps, hooks, rollback, dry run", .serialized)
+@Suite("Lane runner: steps, hooks, rollback, dry run", .serialized, .offThePool)
 struct RunnerTests {
     func makeContext(folder: String, dryRun: Bool = false, hooks: [any LaneHooks] = []) -> (LaneContext, RecordingReporter) {
         let reporter = RecordingReporter()

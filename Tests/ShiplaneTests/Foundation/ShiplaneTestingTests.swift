@@ -12,7 +12,7 @@ struct DeployLane: Lane {
     }
 }
 
-@Suite("ShiplaneTesting: lanes tested with recorded commands and fixture repositories")
+@Suite("ShiplaneTesting: lanes tested with recorded commands and fixture repositories", .offThePool)
 struct ShiplaneTestingTests {
     @Test func aLaneRunsAgainstAFixtureWithRecordedCommands() async throws {
         let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
@@ -52,7 +52,7 @@ struct PublishLane: Lane {
     }
 }
 
-@Suite("ShiplaneTesting: recorded HTTP")
+@Suite("ShiplaneTesting: recorded HTTP", .offThePool)
 struct RecordingHTTPTests {
     @Test func aLaneTestSeesTheReleaseItWouldCreateWithoutAServer() async throws {
         let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])

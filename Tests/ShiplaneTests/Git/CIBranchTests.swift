@@ -3,7 +3,7 @@ import Testing
 import Shiplane
 
 /// Which branch each CI's variables name, and which builds name none (tags).
-@Suite("The branch a CI checked out, from its variables")
+@Suite("The branch a CI checked out, from its variables", .offThePool)
 struct CIBranchTests {
     @Test(arguments: [
         (["GITHUB_ACTIONS": "true", "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"], "main"),

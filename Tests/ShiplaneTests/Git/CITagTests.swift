@@ -3,7 +3,7 @@ import Testing
 import Shiplane
 
 /// Which tag each CI's variables name for a tag pipeline, and which builds name none (branches).
-@Suite("The tag a CI pipeline was started for, from its variables")
+@Suite("The tag a CI pipeline was started for, from its variables", .offThePool)
 struct CITagTests {
     @Test(arguments: [
         (["GITHUB_ACTIONS": "true", "GITHUB_REF_NAME": "v1.4.0", "GITHUB_REF_TYPE": "tag"], "v1.4.0"),

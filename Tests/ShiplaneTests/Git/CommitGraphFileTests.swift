@@ -4,7 +4,7 @@ import Testing
 
 /// git's commit-graph file, read by `CommitGraphFile`, against what `git log` says of the same
 /// commits; and walks that share one graph (`HistoryWalker`), with and without the file.
-@Suite("git's commit-graph file and shared history walks, against git log")
+@Suite("git's commit-graph file and shared history walks, against git log", .offThePool)
 struct CommitGraphFileTests {
     /// A generated history (merges, octopus merges, clock skew) with `git commit-graph write`
     /// run on it; `split` writes two layers (a chain) instead of one file.

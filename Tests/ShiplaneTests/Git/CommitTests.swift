@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("Commits made with libgit2, checked with git")
+@Suite("Commits made with libgit2, checked with git", .offThePool)
 struct CommitTests {
     let author = Signature(name: "Ada Author", email: "ada@example.com", date: Date(timeIntervalSince1970: 1_700_000_000), timeZoneOffsetMinutes: 120)
     let committer = Signature(name: "Cy Committer", email: "cy@example.com", date: Date(timeIntervalSince1970: 1_700_000_100), timeZoneOffsetMinutes: -300)

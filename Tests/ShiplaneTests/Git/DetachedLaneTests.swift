@@ -17,7 +17,7 @@ struct DetachedReleaseLane: Lane {
     }
 }
 
-@Suite("Lanes on a detached HEAD: lane.onBranch, the CI's variables, and the run's rollback")
+@Suite("Lanes on a detached HEAD: lane.onBranch, the CI's variables, and the run's rollback", .offThePool)
 struct DetachedLaneTests {
     private func detachedFixture() throws -> (FixtureRepository, String) {
         let repo = try FixtureRepository(files: ["VERSION": "1.2.3\n"])

@@ -7,7 +7,7 @@ import Testing
 /// back, counts and tag lookups stay right, and `git fsck` finds the repository whole. (The lock
 /// in `git { }` that makes them take turns is not what this catches on its own: libgit2 came
 /// through this load in five runs without it too.)
-@Suite("Git actions started at once")
+@Suite("Git actions started at once", .offThePool)
 struct GitConcurrencyTests {
     @Test func gitActionsStartedAtOnceTakeTurnsOnTheRepository() async throws {
         let repo = try TemporaryRepository()

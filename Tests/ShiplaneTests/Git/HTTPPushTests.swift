@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("Pushes over smart HTTP with basic auth, against git http-backend", .serialized)
+@Suite("Pushes over smart HTTP with basic auth, against git http-backend", .serialized, .offThePool)
 struct HTTPPushTests {
     static let token = "ghp_TestToken_4f9c2a71e0"
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("History walks and describe, against git log and git describe")
+@Suite("History walks and describe, against git log and git describe", .offThePool)
 struct HistoryTests {
     /// A readable history: main, a side branch with a tag merged back, equal timestamps.
     ///

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("Pushes with libgit2, checked in the receiving repository with git")
+@Suite("Pushes with libgit2, checked in the receiving repository with git", .offThePool)
 struct PushTests {
     /// A work repository with tags v1.0.0 (annotated) and other (lightweight), and a bare remote
     /// that has main.

@@ -4,7 +4,7 @@ import ShiplaneTesting
 import Testing
 
 /// `lane.releaseFromTag()` in a lane's own tests: the tag at HEAD, its version, the tag before it.
-@Suite("releaseFromTag: the release a tag asks for")
+@Suite("releaseFromTag: the release a tag asks for", .offThePool)
 struct ReleaseFromTagTests {
     private func tagged(_ files: [String: String], tags: [String]) throws -> FixtureRepository {
         let repo = try FixtureRepository(files: files)

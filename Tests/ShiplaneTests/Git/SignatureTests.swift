@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("Signatures from the environment and git config, as git resolves them")
+@Suite("Signatures from the environment and git config, as git resolves them", .offThePool)
 struct SignatureTests {
     /// Date forms git accepts; git itself is the oracle for the seconds and the offset.
     static let dateForms = [

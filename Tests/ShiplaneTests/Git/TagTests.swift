@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Git
 
-@Suite("Tags made and read with libgit2, checked with git")
+@Suite("Tags made and read with libgit2, checked with git", .offThePool)
 struct TagTests {
     let tagger = Signature(name: "Rel Bot", email: "bot@example.com", date: Date(timeIntervalSince1970: 1_700_000_000), timeZoneOffsetMinutes: 60)
 

@@ -9,7 +9,7 @@ private actor Gauge {
     func leave() { current -= 1 }
 }
 
-@Suite("Concurrent work")
+@Suite("Concurrent work", .offThePool)
 struct ConcurrentWorkTests {
     @Test func aggregatesEveryFailureAndRespectsTheLimit() async throws {
         let gauge = Gauge()

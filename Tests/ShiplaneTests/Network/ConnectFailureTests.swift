@@ -5,7 +5,7 @@ import Testing
 @testable import Shiplane
 
 /// A server that is not there fails fast and says so in one sentence, with its host.
-@Suite("Connection failures: fast, readable, the host shown")
+@Suite("Connection failures: fast, readable, the host shown", .offThePool)
 struct ConnectFailureTests {
     /// Records the retry events and the waits of a transport (the waits are not spent).
     final class Events: @unchecked Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("HTTP transport")
+@Suite("HTTP transport", .offThePool)
 struct HTTPTransportTests {
     private func repoRequest(_ github: FakeGitHub, timeout: Double = 30) -> HTTPRequest {
         HTTPRequest(method: .get, url: github.baseURL + "/repos/acme/rocket",
@@ -157,7 +157,7 @@ struct HTTPTransportTests {
     }
 }
 
-@Suite("HTTP timeouts: which one fired, and requests that may not be repeated", .serialized)
+@Suite("HTTP timeouts: which one fired, and requests that may not be repeated", .serialized, .offThePool)
 struct HTTPTimeoutTests {
     private func transport(readTimeout: Double, connectTimeout: Double = 10) -> HTTPTransport {
         HTTPTransport(

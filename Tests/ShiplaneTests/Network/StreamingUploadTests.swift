@@ -5,7 +5,7 @@ import NIOPosix
 import Synchronization
 @testable import Shiplane
 
-@Suite("Streaming uploads")
+@Suite("Streaming uploads", .offThePool)
 struct StreamingUploadTests {
     @Test func uploadRetriedAfterConnectionResetReopensTheFile() async throws {
         try await withTemporaryDirectory { folder in

@@ -31,7 +31,7 @@ struct TeamsOnError: LaneHooks {
     }
 }
 
-@Suite("Announcements: Discord, Teams, Mattermost and Slack in one shape", .serialized)
+@Suite("Announcements: Discord, Teams, Mattermost and Slack in one shape", .serialized, .offThePool)
 struct AnnounceTests {
     static let token = "ghp_ANNOUNCEabcdefghijklmnopqrstuvwxyz0123"
 

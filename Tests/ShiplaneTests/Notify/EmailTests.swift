@@ -12,7 +12,7 @@ struct EmailLane: Lane {
     }
 }
 
-@Suite("Email over SMTP, against a real SMTP server (aiosmtpd)", .serialized)
+@Suite("Email over SMTP, against a real SMTP server (aiosmtpd)", .serialized, .offThePool)
 struct EmailTests {
     static let subject = "Released 1.2.0 — Überraschung 🚀 with a long subject that needs more than one encoded word"
     static let text = "Hello team,\n\n.a line that starts with a dot\n..two dots\nToken: \(Self.token)\nline with trailing space \nÄrger & <b>\n"

@@ -10,7 +10,7 @@ struct SlackBotLane: Lane {
     }
 }
 
-@Suite("Slack with a bot token", .serialized)
+@Suite("Slack with a bot token", .serialized, .offThePool)
 struct SlackBotTests {
     private func run(_ slack: FakeSlackAPI, channel: String = "C0RELEASES", fail: Bool = false, dryRun: Bool = false,
                      token: String? = nil) async throws -> (LaneRunResult, RecordingReporter) {

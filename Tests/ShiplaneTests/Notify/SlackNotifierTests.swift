@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Slack notifications")
+@Suite("Slack notifications", .offThePool)
 struct SlackNotifierTests {
     private func withSlack(_ body: (FakeSlack, HTTPTransport) async throws -> Void) async throws {
         let slack = FakeSlack()

@@ -8,7 +8,7 @@ private final class Inbox: @unchecked Sendable {
     var bodies: [[UInt8]] = []
 }
 
-@Suite("Generic webhooks and failure summaries")
+@Suite("Generic webhooks and failure summaries", .offThePool)
 struct WebhookNotifierTests {
     @Test func postsARenderedTemplateAndACodableValue() async throws {
         let inbox = Inbox()

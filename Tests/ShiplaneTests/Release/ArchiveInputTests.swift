@@ -4,7 +4,7 @@ import Testing
 
 /// `archive` with a single file, a folder, a glob and several inputs, in both formats, checked
 /// with `tar` and `unzip` as oracles; empty or missing input is an error and writes nothing.
-@Suite("archive: files, folders, globs; never an empty archive")
+@Suite("archive: files, folders, globs; never an empty archive", .offThePool)
 struct ArchiveInputTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var inputs: [String]

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Deterministic archives")
+@Suite("Deterministic archives", .offThePool)
 struct ArchiveTests {
     /// A small tree with an executable, a nested folder, a long path and a binary file.
     private func makeTree(_ root: URL) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("SHA-256 and SHA256SUMS")
+@Suite("SHA-256 and SHA256SUMS", .offThePool)
 struct ChecksumTests {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),

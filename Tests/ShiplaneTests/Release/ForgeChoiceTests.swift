@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Forge choice for lane.release: argument, settings, origin, CI")
+@Suite("Forge choice for lane.release: argument, settings, origin, CI", .offThePool)
 struct ForgeChoiceTests {
     private func choose(_ forge: Forge? = nil, settings: ForgeSettings = .init(), env environment: [String: String] = [:], origin: String?) throws -> ForgeChoice {
         try ForgeChoice.choose(explicit: forge, settings: settings, environment: environment, originURL: origin)

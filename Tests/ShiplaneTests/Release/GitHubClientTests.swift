@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("GitHub client")
+@Suite("GitHub client", .offThePool)
 struct GitHubClientTests {
     private func client(_ github: FakeGitHub, _ transport: HTTPTransport, token: String? = nil) throws -> GitHubClient {
         try GitHubClient(repository: GitHubRepository(owner: "acme", name: "rocket"), token: token ?? github.token,

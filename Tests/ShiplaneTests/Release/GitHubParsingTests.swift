@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("GitHub parsing helpers")
+@Suite("GitHub parsing helpers", .offThePool)
 struct GitHubParsingTests {
     @Test(arguments: [
         ("https://github.com/acme/rocket.git", "github.com"),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("GitHub release publisher")
+@Suite("GitHub release publisher", .offThePool)
 struct GitHubReleasePublisherTests {
     private func publisher(_ github: FakeGitHub, _ transport: HTTPTransport, token: String?) -> GitHubReleasePublisher {
         GitHubReleasePublisher(repository: GitHubRepository(owner: "acme", name: "rocket"), token: token,

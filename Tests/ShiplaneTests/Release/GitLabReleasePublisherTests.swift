@@ -36,7 +36,7 @@ final class EffectLog: ReleaseEffectRecording, @unchecked Sendable {
     func notPublicAfterAll() throws { lock.withLock { takenBack += 1 } }
 }
 
-@Suite("GitLab release publisher")
+@Suite("GitLab release publisher", .offThePool)
 struct GitLabReleasePublisherTests {
     private func publisher(_ gitlab: FakeGitLab, _ transport: HTTPTransport, token: GitLabToken?, project: String? = nil) -> GitLabReleasePublisher {
         GitLabReleasePublisher(project: GitLabProject(apiURL: gitlab.apiURL, id: project ?? gitlab.projectPath), token: token,

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Gitea/Forgejo release publisher, against a stand-in checked with Gitea's API description")
+@Suite("Gitea/Forgejo release publisher, against a stand-in checked with Gitea's API description", .offThePool)
 struct GiteaReleasePublisherTests {
     private func publisher(_ gitea: FakeGitea, _ transport: HTTPTransport, token: String?, repository: String = "acme/rocket") -> GiteaReleasePublisher {
         let parts = repository.split(separator: "/").map(String.init)

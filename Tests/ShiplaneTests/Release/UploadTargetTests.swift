@@ -9,7 +9,7 @@ private final class Captured: @unchecked Sendable {
     var requests: [(method: String, path: String, contentType: String?, token: String?, body: [UInt8])] = []
 }
 
-@Suite("Generic upload and directory target")
+@Suite("Generic upload and directory target", .offThePool)
 struct UploadTargetTests {
     @Test func putsAFileWithPlaceholdersAndHeaders() async throws {
         let captured = Captured()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("dotenv files")
+@Suite("dotenv files", .offThePool)
 struct DotEnvTests {
     @Test func parsesTheSupportedForms() throws {
         let text = """

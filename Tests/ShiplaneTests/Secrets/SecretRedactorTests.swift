@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Secret redaction")
+@Suite("Secret redaction", .offThePool)
 struct SecretRedactorTests {
     @Test(arguments: [
         ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here", "token *** here"),

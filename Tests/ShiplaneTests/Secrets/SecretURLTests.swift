@@ -3,7 +3,7 @@ import Testing
 @testable import Shiplane
 
 /// A secret that is a URL hides what can hold a secret and keeps the host readable.
-@Suite("Secret URLs: the host stays, the secret parts go")
+@Suite("Secret URLs: the host stays, the secret parts go", .offThePool)
 struct SecretURLTests {
     @Test(arguments: [
         ("http://127.0.0.1:9/hook", "POST http://127.0.0.1:9/hook failed", "POST http://127.0.0.1:9/*** failed"),

@@ -4,7 +4,7 @@ import Testing
 
 /// The checker the App Store Connect stand-in runs every request and answer through, held to
 /// Apple's published description (OpenAPI 4.4.1, a committed fixture).
-@Suite("The App Store Connect stand-in is checked against Apple's published API description")
+@Suite("The App Store Connect stand-in is checked against Apple's published API description", .offThePool)
 struct AppStoreConnectDescriptionTests {
     let spec: OpenAPIDescription
 

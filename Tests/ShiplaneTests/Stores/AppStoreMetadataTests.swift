@@ -4,7 +4,7 @@ import Testing
 
 /// `lane.updateAppStoreMetadata` from deliver's folder, run by the built `shiplane` against the
 /// App Store Connect stand-in checked against Apple's published description.
-@Suite("App Store listing from fastlane/metadata through the CLI", .serialized)
+@Suite("App Store listing from fastlane/metadata through the CLI", .serialized, .offThePool)
 struct AppStoreMetadataTests {
     private func repository() throws -> TemporaryRepository {
         let repo = try TemporaryRepository()

@@ -5,7 +5,7 @@ import Testing
 
 /// Screenshots and app previews of `lane.updateAppStoreMetadata`, from deliver's folders, run by
 /// the built `shiplane` against the App Store Connect stand-in held to Apple's published description.
-@Suite("App Store screenshots and app previews through the CLI", .serialized)
+@Suite("App Store screenshots and app previews through the CLI", .serialized, .offThePool)
 struct AppStoreScreenshotsTests {
     /// A PNG header of `width`×`height` followed by `seed`'s bytes (the stand-in and Shiplane read only the header).
     static func png(_ width: Int, _ height: Int, seed: String, padding: Int = 0) -> Data {

@@ -5,7 +5,7 @@ import Testing
 /// `lane.submitToAppStore` run by the built `shiplane` against the App Store Connect stand-in
 /// checked against Apple's published description: build, review details, release type, phased
 /// release and the review submission — the store's point of no return.
-@Suite("App Store review submission through the CLI", .serialized)
+@Suite("App Store review submission through the CLI", .serialized, .offThePool)
 struct AppStoreSubmissionTests {
     static let password = "demo-Pa55word-xyz"
 

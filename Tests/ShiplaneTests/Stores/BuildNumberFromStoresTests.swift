@@ -14,7 +14,7 @@ struct BuildFromStores: Lane {
     }
 }
 
-@Suite("incrementBuildNumber(.fromStores) through the App Store Connect and Google Play stand-ins", .serialized)
+@Suite("incrementBuildNumber(.fromStores) through the App Store Connect and Google Play stand-ins", .serialized, .offThePool)
 struct BuildNumberFromStoresTests {
     /// A Flutter app whose iOS and Android projects name the app com.acme.rocket.
     static let files = [

@@ -13,7 +13,7 @@ struct ShipLocalizedToTestFlight: Lane {
     }
 }
 
-@Suite("What to Test per locale through the App Store Connect stand-in", .serialized)
+@Suite("What to Test per locale through the App Store Connect stand-in", .serialized, .offThePool)
 struct LocalizedWhatToTestTests {
     @Test func everyLocaleGetsItsPlainNotes() async throws {
         let apple = try FakeAppStoreConnect()

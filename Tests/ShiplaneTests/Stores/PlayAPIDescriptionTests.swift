@@ -3,7 +3,7 @@ import Testing
 @testable import Shiplane
 
 /// The checker the Play stand-in runs every request and answer through, against Google's description.
-@Suite("Google Play stand-in checked against the Android Publisher discovery document", .serialized)
+@Suite("Google Play stand-in checked against the Android Publisher discovery document", .serialized, .offThePool)
 struct PlayAPIDescriptionTests {
     let api = PlayAPIDescription.shared
     let edits = "/androidpublisher/v3/applications/com.acme.rocket/edits"

@@ -5,7 +5,7 @@ import Testing
 
 /// `updatePlayStore` end to end: the built `shiplane` runs a lane that reads supply's folder and
 /// changes tracks, against the Play stand-in checked by Google's discovery document.
-@Suite("updatePlayStore: supply's listing folder and track changes, end to end", .serialized)
+@Suite("updatePlayStore: supply's listing folder and track changes, end to end", .serialized, .offThePool)
 struct PlayListingLaneTests {
     static let lanePromote = #"try await lane.updatePlayStore(packageName: "com.acme.rocket", track: "production", promoteFrom: "beta", rollout: .fraction(0.1), inAppUpdatePriority: 3)"#
 
@@ -173,7 +173,7 @@ struct PlayListingLaneTests {
 }
 
 /// Track changes without an upload, and a re-run of a run that stopped before its commit (in process).
-@Suite("updatePlayStore: staged rollouts, kept version codes and resumed edits", .serialized)
+@Suite("updatePlayStore: staged rollouts, kept version codes and resumed edits", .serialized, .offThePool)
 struct PlayTrackChangeTests {
     struct Change: Lane {
         static let name = "change"
@@ -278,7 +278,7 @@ struct PlayTrackChangeTests {
 }
 
 /// The one undo of a write inside an edit puts back what it replaced while the edit exists.
-@Suite("PlayEditChanged: undo puts back what a write in an edit replaced", .serialized)
+@Suite("PlayEditChanged: undo puts back what a write in an edit replaced", .serialized, .offThePool)
 struct PlayEditChangedUndoTests {
     @Test func listingTrackAndImageWritesAreUndoneInTheEdit() async throws {
         let play = try FakeGooglePlay()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Google Play commits: review handled as Google describes it, and the state file after a rollback", .serialized)
+@Suite("Google Play commits: review handled as Google describes it, and the state file after a rollback", .serialized, .offThePool)
 struct PlayReviewTests {
     func withStandIn(_ body: (FakeGooglePlay, String, [String: String]) async throws -> Void) async throws {
         let play = try FakeGooglePlay()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Upload to Google Play through the Android Publisher stand-in", .serialized)
+@Suite("Upload to Google Play through the Android Publisher stand-in", .serialized, .offThePool)
 struct StoresPlayStoreUploadTests {
     func withStandIn(_ body: (FakeGooglePlay, String, [String: String]) async throws -> Void) async throws {
         let play = try FakeGooglePlay()

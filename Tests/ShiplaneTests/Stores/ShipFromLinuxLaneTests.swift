@@ -11,7 +11,7 @@ func readmeSeedLane() throws -> String {
     return String(readme[start.upperBound..<end.lowerBound]) + "\n"
 }
 
-@Suite("Stores: the README's ship-from-Linux lane through the CLI", .serialized)
+@Suite("Stores: the README's ship-from-Linux lane through the CLI", .serialized, .offThePool)
 struct StoresShipFromLinuxLaneTests {
     @Test func theSeedLaneShipsToTestFlightThenReleasesAndTells() async throws {
         let apple = try FakeAppStoreConnect()

@@ -4,7 +4,7 @@ import Testing
 /// A store upload written down as data: the lane program killed right after App Store Connect
 /// made the build upload, or Google Play the edit, and the supervisor (another process) deletes
 /// it from the run's record through the API, with the credentials of the environment.
-@Suite("Store uploads undone from the run's record, by another process", .serialized)
+@Suite("Store uploads undone from the run's record, by another process", .serialized, .offThePool)
 struct StoreDurableTests {
     private func repository(lane body: String) throws -> TemporaryRepository {
         let repo = try TemporaryRepository()

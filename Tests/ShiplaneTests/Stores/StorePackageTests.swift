@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Store packages, keys and tokens")
+@Suite("Store packages, keys and tokens", .offThePool)
 struct StoresPackageTests {
     @Test(arguments: [(false, false), (true, false), (false, true)])
     func readsTheIPAsInfoPlist(binary: Bool, zip64: Bool) async throws {

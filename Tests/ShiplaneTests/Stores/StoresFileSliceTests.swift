@@ -3,7 +3,7 @@ import Hummingbird
 import Testing
 @testable import Shiplane
 
-@Suite("Stores: a part of a file streamed as one request body")
+@Suite("Stores: a part of a file streamed as one request body", .offThePool)
 struct StoresFileSliceTests {
     @Test(arguments: [(Int64(0), Int64(10_000)), (Int64(2_999), Int64(4_001)), (Int64(9_999), Int64(1))])
     func aSliceSendsExactlyItsBytes(offset: Int64, length: Int64) async throws {

@@ -6,7 +6,7 @@ import Testing
 /// a 409 is not "already submitted" unless the build says so, builds are looked up per platform,
 /// lists are read with their filters and every page, export compliance is set only when empty,
 /// and what stays after a rollback is said.
-@Suite("TestFlight: App Store Connect's answers read as Apple describes them", .serialized)
+@Suite("TestFlight: App Store Connect's answers read as Apple describes them", .serialized, .offThePool)
 struct TestFlightAnswersTests {
     func withStandIn(_ body: (FakeAppStoreConnect, String) async throws -> Void) async throws {
         let apple = try FakeAppStoreConnect()

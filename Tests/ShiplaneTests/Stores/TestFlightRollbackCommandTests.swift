@@ -3,7 +3,7 @@ import Testing
 
 /// `shiplane rollback` after a TestFlight run whose build Apple accepted: the build stays, and
 /// the command says so instead of "Rolled back completely."
-@Suite("TestFlight: shiplane rollback says what stays", .serialized)
+@Suite("TestFlight: shiplane rollback says what stays", .serialized, .offThePool)
 struct TestFlightRollbackCommandTests {
     @Test func anAcceptedBuildIsNamedAsStaying() async throws {
         let apple = try FakeAppStoreConnect()

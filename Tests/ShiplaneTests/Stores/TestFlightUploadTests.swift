@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Upload to TestFlight through the App Store Connect stand-in", .serialized)
+@Suite("Upload to TestFlight through the App Store Connect stand-in", .serialized, .offThePool)
 struct StoresTestFlightUploadTests {
     func withStandIn(_ body: (FakeAppStoreConnect, String) async throws -> Void) async throws {
         let apple = try FakeAppStoreConnect()

@@ -2,7 +2,7 @@ import Foundation
 import ShiplaneTesting
 import Testing
 
-@Suite("incrementBuildNumber: next, value, commit count and timestamp, in every file at once")
+@Suite("incrementBuildNumber: next, value, commit count and timestamp, in every file at once", .offThePool)
 struct BuildNumberChangeTests {
     static let files = [
         "pubspec.yaml": "name: a\nversion: 1.2.0+41 # store build\n",

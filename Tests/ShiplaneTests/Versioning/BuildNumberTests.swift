@@ -1,7 +1,7 @@
 import Testing
 @testable import Shiplane
 
-@Suite("Build numbers")
+@Suite("Build numbers", .offThePool)
 struct BuildNumberTests {
     @Test(arguments: [("41", "42"), ("9", "10"), ("0099", "0100"), ("2024.5.9", "2024.5.10"), ("99999999999999999999", "100000000000000000000")])
     func increments(_ current: String, _ next: String) throws {

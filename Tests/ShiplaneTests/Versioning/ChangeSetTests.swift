@@ -23,7 +23,7 @@ final class CountingFileSystem: FileSystem, @unchecked Sendable {
     func copy(_ source: String, to destination: String) throws { try base.copy(source, to: destination) }
 }
 
-@Suite("Change sets: steps hand each other what they changed")
+@Suite("Change sets: steps hand each other what they changed", .offThePool)
 struct ChangeSetTests {
     @Test func aBumpReadsEachVersionFileOnceAndReturnsWhatItChanged() throws {
         let fixture = try FixtureRepository(files: [
@@ -69,7 +69,7 @@ struct ChangeSetTests {
     }
 }
 
-@Suite("Pattern version files: every match")
+@Suite("Pattern version files: every match", .offThePool)
 struct PatternEveryMatchTests {
     /// git-cliff's npm packaging keeps its version in `version` and in six `optionalDependencies`.
     static let packageJSON = """

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Info.plist versions")
+@Suite("Info.plist versions", .offThePool)
 struct InfoPlistVersionFormatTests {
     static func xml(version: String, build: String) -> String {
         """

@@ -21,7 +21,7 @@ private struct CountingPlainFormat: TextualVersionFormat {
     }
 }
 
-@Suite("A bump parses each version file once")
+@Suite("A bump parses each version file once", .offThePool)
 struct ParseOnceTests {
     /// Reading agrees on the version and the rewrite starts from that same parse: the original
     /// bytes are parsed once; the rewritten bytes once more, to check they read as written.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("SemanticVersion bumping")
+@Suite("SemanticVersion bumping", .offThePool)
 struct SemanticVersionBumpingTests {
     /// (from, level, expected): npm `semver.inc` results.
     static let npmBumps: [(String, BumpLevel, String)] = [

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("SemanticVersion parsing")
+@Suite("SemanticVersion parsing", .offThePool)
 struct SemanticVersionParsingTests {
     struct Valid: Sendable, CustomTestStringConvertible {
         let text: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("SemanticVersion precedence")
+@Suite("SemanticVersion precedence", .offThePool)
 struct SemanticVersionPrecedenceTests {
     /// The ordered list from SemVer 2.0.0 §11, plus numeric and length cases.
     static let ordered = [

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("VersionBump")
+@Suite("VersionBump", .offThePool)
 struct VersionBumpTests {
     static let parsed: [(String, VersionBump)] = [
         ("major", .major), ("Minor", .minor), ("PATCH", .patch), ("auto", .auto), ("release", .release),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Version file detection")
+@Suite("Version file detection", .offThePool)
 struct VersionFileDetectorTests {
     typealias Support = VersioningTestSupport
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Rewrites each `Fixtures/Versioning/<format>/before.*` to 2.0.0 (build 43) and compares it
 /// byte for byte with `after.*`, which was made by plain text substitution.
-@Suite("Version file golden files")
+@Suite("Version file golden files", .offThePool)
 struct VersionFileGoldenTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let folder: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Version file formats")
+@Suite("Version file formats", .offThePool)
 struct VersionFormatTests {
     func read(_ format: some VersionFormat, _ text: String) throws -> VersionReading {
         try format.read(Data(text.utf8))

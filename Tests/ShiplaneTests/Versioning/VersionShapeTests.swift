@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("Version shapes: Apple marketing versions and Android versionName keep their form")
+@Suite("Version shapes: Apple marketing versions and Android versionName keep their form", .offThePool)
 struct VersionShapeTests {
     static let plist = """
         <?xml version="1.0" encoding="UTF-8"?>
