@@ -32,6 +32,20 @@ package final class BlockingThreadPool: TaskExecutor, @unchecked Sendable {
         self.idleTimeout = idleTimeout
     }
 
+    /// The pool whose thread is the calling thread, if any.
+    package static var ofCurrentThread: BlockingThreadPool? {
+        guard let pointer = pthread_getspecific(threadKey) else { return nil }
+        return Unmanaged<BlockingThreadPool>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// The key under which each of a pool's threads holds its pool (unretained: a pool's threads
+    /// hold the pool itself while they live).
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     /// How many threads the pool has now (for tests).
     package var threadCount: Int {
         condition.lock()
@@ -58,6 +72,7 @@ package final class BlockingThreadPool: TaskExecutor, @unchecked Sendable {
     /// One thread's life: run jobs as they come, end after `idleTimeout` with nothing to do.
     private func work() {
         Thread.current.name = name
+        pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()

@@ -8,8 +8,11 @@ private func blockOn(_ gate: DispatchSemaphore, seconds: Int) -> Bool {
     gate.wait(timeout: .now() + .seconds(seconds)) == .timedOut
 }
 
-/// The calling thread's name, read synchronously as lane code would.
-private func threadName() -> String { Thread.current.name ?? "" }
+/// Which pool the calling thread belongs to, read synchronously as lane code would.
+private func threadName() -> String {
+    guard let pool = BlockingThreadPool.ofCurrentThread else { return "not a pool thread: \(Thread.current.name ?? "")" }
+    return pool === BlockingThreadPool.lanes ? "shiplane-lane" : "pool \(pool.name)"
+}
 
 /// More blocking waits than Swift's cooperative pool has threads, released by a task that needs
 /// that pool: on the pool, every wait would give up.
