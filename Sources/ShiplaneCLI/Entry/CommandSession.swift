@@ -19,8 +19,15 @@ struct CommandSession {
     /// allowOtherChanges: true` → `pass --allow-dirty` for `shiplane bump`).
     var hintTranslations: [(lane: String, command: String)] = []
 
+    /// Reads the global options from `arguments` (wherever they stand before `--`); the other
+    /// words are `rest`.
     init(arguments: [String], environment: [String: String], currentDirectory: String) throws {
         let (globals, rest) = try CommandLineWords.split(arguments)
+        try self.init(globals: globals, rest: rest, environment: environment, currentDirectory: currentDirectory)
+    }
+
+    /// A session with global options already read (by the supervisor, for its lane program).
+    init(globals: GlobalOptions, rest: [String], environment: [String: String], currentDirectory: String) throws {
         try Self.checkReportPaths(globals, currentDirectory: currentDirectory)
         self.globals = globals
         self.rest = rest
@@ -63,7 +70,7 @@ struct CommandSession {
     }
 
     /// What this session resolved that the lane program it starts shares.
-    var shared: SharedSession { SharedSession(dotEnv: dotEnv) }
+    var shared: SharedSession { SharedSession(dotEnv: dotEnv, globals: globals.values) }
 
     /// `--report-json` and `--junit` must be writable, and harmless to write, before anything
     /// runs: a release must not happen and then fail to say so, nor end by overwriting a file of

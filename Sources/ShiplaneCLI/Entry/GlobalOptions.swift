@@ -96,7 +96,29 @@ struct GlobalOptions: ParsableArguments, Equatable {
         }
     }
 
-    /// The options as arguments again, for handing to the lane executable.
+    /// The options as plain values, for the session the supervisor hands its lane program.
+    var values: GlobalValues {
+        GlobalValues(
+            dryRun: dryRun, verbose: verbose, reportJSON: reportJSON, junit: junit, noRollback: noRollback,
+            noVerify: noVerify, ci: ci, environmentName: environmentName, noColor: noColor
+        )
+    }
+
+    /// The options the supervisor read, as its lane program takes them (no second parse).
+    init(_ values: GlobalValues) {
+        self = .none
+        dryRun = values.dryRun
+        verbose = values.verbose
+        reportJSON = values.reportJSON
+        junit = values.junit
+        noRollback = values.noRollback
+        noVerify = values.noVerify
+        ci = values.ci
+        environmentName = values.environmentName
+        noColor = values.noColor
+    }
+
+    /// The options as arguments again, for a lane executable started without a supervisor.
     var asArguments: [String] {
         var arguments: [String] = []
         if dryRun { arguments.append("--dry-run") }
@@ -110,6 +132,20 @@ struct GlobalOptions: ParsableArguments, Equatable {
         if let ci { arguments += ["--ci", ci] }
         return arguments
     }
+}
+
+/// `GlobalOptions` as plain values: what the supervisor read from the command line, handed to its
+/// lane program in the shared session.
+struct GlobalValues: Codable, Equatable {
+    var dryRun: Bool
+    var verbose: Bool
+    var reportJSON: String?
+    var junit: String?
+    var noRollback: Bool
+    var noVerify: Bool
+    var ci: String?
+    var environmentName: String?
+    var noColor: Bool
 }
 
 /// The command line's first reading, by the parser: the global options wherever they stand

@@ -156,8 +156,8 @@ package enum ShiplaneCommandLine {
     static func runCompiledLanes(
         _ compiled: LaneCompiler.Compiled, root: String, session: CommandSession, environment: [String: String]
     ) async throws -> Int32 {
-        let laneArguments = ["--shiplane-root", root] + session.globals.asArguments + session.rest
         if environment["SHIPLANE_NO_SUPERVISOR"] == "1" {
+            let laneArguments = ["--shiplane-root", root] + session.globals.asArguments + session.rest
             // Without the supervisor (for measuring what it costs, or debugging a lane program):
             // the lane program replaces this process. A crash is then a bare signal, a killed
             // run is settled by the next run, and raw output is not redacted.
@@ -166,8 +166,10 @@ package enum ShiplaneCommandLine {
             execv(compiled.executable, argv)
             throw EnvironmentProblem("could not start the compiled lanes at \(compiled.executable): \(String(cString: strerror(errno)))")
         }
+        // The global options go in the shared session, already read: the lane program does not
+        // parse the line again.
         let supervisor = LaneSupervisor(
-            executable: compiled.executable, arguments: laneArguments, redactor: session.out.redactor, shared: session.shared
+            executable: compiled.executable, arguments: ["--shiplane-root", root] + session.rest, redactor: session.out.redactor, shared: session.shared
         )
         let (ending, child) = try supervisor.run()
         switch ending {

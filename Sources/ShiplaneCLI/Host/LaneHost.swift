@@ -93,7 +93,14 @@ public enum LaneHost {
         }
         var session: CommandSession
         do {
-            session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
+            if case .success(let resolved?) = shared, let globals = resolved.globals {
+                // Started by a supervisor, which read the global options: the words are the rest.
+                session = try CommandSession(
+                    globals: GlobalOptions(globals), rest: arguments, environment: environment, currentDirectory: currentDirectory
+                )
+            } else {
+                session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)
+            }
         } catch {
             return CommandSession.fail(error, arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         }

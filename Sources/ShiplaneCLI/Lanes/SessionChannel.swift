@@ -1,12 +1,15 @@
 import Foundation
 import Shiplane
 
-/// What the supervisor resolved once for the run and hands the lane program: the variables its
-/// `.env` files gave. The lane program takes them instead of reading the files again, so both
-/// processes redact the same secrets.
+/// What the supervisor resolved once for the run and hands the lane program: the global options
+/// it read from the command line and the variables its `.env` files gave. The lane program takes
+/// them instead of parsing the line and reading the files again, so both processes run with the
+/// same options and redact the same secrets.
 struct SharedSession: Codable, Equatable {
     /// The variables loaded from `.env` and `.env.NAME` (those the process environment did not set).
     var dotEnv: [String: String]
+    /// The global options of the command line (nil: the lane program reads them from its arguments).
+    var globals: GlobalValues? = nil
 }
 
 /// The two pipes between the supervisor and the lane program besides standard output and error:

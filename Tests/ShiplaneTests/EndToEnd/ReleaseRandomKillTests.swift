@@ -21,8 +21,8 @@ private enum KillOutcome: String, CaseIterable {
         "killed after the release was whole and its record gone from origin; the retry (here or in a fresh clone) said nothing to release (exit 5)"
 }
 
-/// SIGKILL to the supervisor and the lane program's whole process group at a random moment of
-/// the release lane (GitHub release with an asset, Slack message), as a cancelled CI job or a
+/// SIGKILL to the supervisor and the lane program's whole process group (every third trial: to
+/// `shiplane` alone, whose lane program must die with it) at a random moment of the release lane (GitHub release with an asset, Slack message), as a cancelled CI job or a
 /// dead machine would; then the same command again, on the same machine or in a fresh clone of
 /// origin. Every trial must end in exactly one release of 1.5.0: the tag on the release commit
 /// here (or in the clone) and on origin, one published release with its asset's bytes intact,
@@ -54,6 +54,7 @@ struct ReleaseRandomKillTests {
         }
         var outcomes: [KillOutcome: Int] = [:]
         var skippedMessages = 0
+        var supervisorOnlyKills = 0
         var inconsistent: [String] = []
         var generator = SystemRandomNumberGenerator()
         for trial in 1...trials {
@@ -63,8 +64,12 @@ struct ReleaseRandomKillTests {
             let freshClone = trial % 2 == 0
             // Half of the fresh clones retry as a CI job does (`CI=true`), half as a person would.
             let inCI = trial % 4 == 0
-            let (status, messagesAtKill) = try world.runAndKill(after: delay)
-            let place = freshClone ? "fresh clone, CI \(inCI ? "set" : "unset")" : "same checkout"
+            // Every third kill hits only `shiplane`, as `kill -9` of the supervisor or a runner
+            // killing the job's main process does: its lane program must die with it.
+            let onlySupervisor = trial % 3 == 0
+            if onlySupervisor { supervisorOnlyKills += 1 }
+            let (status, messagesAtKill) = try world.runAndKill(after: delay, onlySupervisor: onlySupervisor)
+            let place = (freshClone ? "fresh clone, CI \(inCI ? "set" : "unset")" : "same checkout") + (onlySupervisor ? ", only shiplane killed" : "")
             let context = "trial \(trial), killed after \(Int(delay * 1000)) ms (\(place)), first run exit \(status.map(String.init) ?? "SIGKILL")"
             let outcome: KillOutcome
             let checkout: TemporaryRepository
@@ -115,6 +120,7 @@ struct ReleaseRandomKillTests {
         for outcome in KillOutcome.allCases { table.append("| \(outcome.rawValue) | \(outcomes[outcome, default: 0]) |") }
         table.append("| no Slack message: the kill landed inside the Slack call before Slack had it, and the retry kept the at-most-once rule with its warning | \(skippedMessages) |")
         table.append("| a second Slack message | 0 (any is counted as inconsistent) |")
+        table.append("| of all trials: the kill hit only `shiplane` (its lane program dies with it) | \(supervisorOnlyKills) |")
         table.append("| inconsistent | \(inconsistent.count) |")
         print("Random kills of the release lane (\(trials) trials, kills spread over \(Int(duration * 900)) ms):\n" + table.joined(separator: "\n"))
         #expect(inconsistent.isEmpty, "\(inconsistent.joined(separator: "\n"))")
@@ -229,8 +235,9 @@ private final class TrialWorld {
     }
 
     /// Starts `shiplane release`, SIGKILLs it and its lane program's process group after `delay`
-    /// seconds; the first run's exit code (nil when killed) and the Slack messages at that moment.
-    func runAndKill(after delay: Double) throws -> (status: Int32?, messages: Int) {
+    /// seconds (only `shiplane` when `onlySupervisor`); the first run's exit code (nil when
+    /// killed) and the Slack messages at that moment.
+    func runAndKill(after delay: Double, onlySupervisor: Bool = false) throws -> (status: Int32?, messages: Int) {
         let supervisor = Process()
         supervisor.executableURL = URL(fileURLWithPath: shiplaneBinary)
         supervisor.arguments = ["release"]
@@ -247,7 +254,9 @@ private final class TrialWorld {
             // that group and the supervisor at once, leaving neither a chance to clean up.
             let children = try runProgram("/usr/bin/pgrep", ["-P", "\(supervisor.processIdentifier)"], in: repo.path, environment: repo.environment)
             kill(supervisor.processIdentifier, SIGKILL)
-            for pid in children.stdout.split(separator: "\n").compactMap({ Int32($0) }) { kill(-pid, SIGKILL) }
+            if !onlySupervisor {
+                for pid in children.stdout.split(separator: "\n").compactMap({ Int32($0) }) { kill(-pid, SIGKILL) }
+            }
         }
         supervisor.waitUntilExit()
         let messages = slack.payloads.count
