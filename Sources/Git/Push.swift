@@ -159,8 +159,13 @@ extension Repository {
     /// nothing was sent. Note that a path or `file://` remote is written by libgit2 itself, which
     /// runs none of the remote's hooks; a server (`git http-backend`, ssh) runs them.
     /// - Throws: as `push`, except for refusals the server reported after the upload.
+    ///
+    /// `beforeChecks` sees each update as planned, with what the remote has, before git's own
+    /// refusals (a tag that exists there with another value throws `.rejected`): a caller can
+    /// tell such a tag apart first (another run's tag for the very same commit).
     public func pushReportingRefs(
-        remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
+        remote: String, refspecs: [String], credentials: PushCredentials,
+        beforeChecks: ([RefUpdate]) throws -> Void = { _ in }, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
     ) throws -> PushOutcome {
         let secrets = credentials.secrets
         let operation = "push to \(redactingCredentials(in: remote, secrets: secrets))"
@@ -170,7 +175,8 @@ extension Repository {
         }
         do {
             var outcome = try pushChecked(
-                remote: remote, refspecs: refspecs, credentials: credentials, operation: operation, beforeSending: beforeSending)
+                remote: remote, refspecs: refspecs, credentials: credentials, operation: operation,
+                beforeChecks: beforeChecks, beforeSending: beforeSending)
             outcome.refused = outcome.refused.map { PushOutcome.Refusal(ref: $0.ref, reason: redactingCredentials(in: $0.reason, secrets: secrets)) }
             outcome.remoteMessages = outcome.remoteMessages.map { redactingCredentials(in: $0, secrets: secrets) }
             return outcome
@@ -197,7 +203,8 @@ extension Repository {
     }
 
     private func pushChecked(
-        remote name: String, refspecs: [String], credentials: PushCredentials, operation: String, beforeSending: ([RefUpdate]) throws -> Void
+        remote name: String, refspecs: [String], credentials: PushCredentials, operation: String,
+        beforeChecks: ([RefUpdate]) throws -> Void, beforeSending: ([RefUpdate]) throws -> Void
     ) throws -> PushOutcome {
         let remote = try openRemote(name, operation)
         defer { git_remote_free(remote) }
@@ -216,15 +223,30 @@ extension Repository {
 
         let planned = try plan(refspecs, operation)
         let heads = try remoteHeads(remote, operation)
+        // A push connection's list names no tag's commit (receive-pack does not peel): for a tag
+        // the remote has with another value, the fetch side's list says which commit it names.
+        var peeledTags: [String: ObjectID] = [:]
+        if planned.contains(where: { update in
+            guard update.destination.hasPrefix("refs/tags/"), let theirs = heads[update.destination] else { return false }
+            return theirs != update.source && heads[update.destination + "^{}"] == nil
+        }) {
+            peeledTags = (try? remoteReferences(remote: name, credentials: credentials, peeled: true)) ?? [:]
+        }
+        let updates = planned.map { update in
+            let remote = heads[update.destination]
+            return RefUpdate(
+                localRef: update.localName, local: update.source, remoteRef: update.destination, remote: remote,
+                localCommit: update.commit,
+                remoteCommit: remote == nil ? nil : heads[update.destination + "^{}"] ?? peeledTags[update.destination] ?? remote)
+        }
+        try beforeChecks(updates)
         let rejections = try refusals(of: planned, remoteHeads: heads)
         guard rejections.isEmpty else { throw Self.rejected(rejections, operation) }
 
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), operation)
         options.callbacks = callbacks
-        try beforeSending(planned.map { update in
-            RefUpdate(localRef: update.localName, local: update.source, remoteRef: update.destination, remote: heads[update.destination])
-        })
+        try beforeSending(updates)
         let result = withStringArray(refspecs) { array in git_remote_push(remote, &array, &options) }
         if result == GIT_ENONFASTFORWARD.rawValue {
             // The remote moved between the check and the upload: nothing was updated.
@@ -267,6 +289,10 @@ extension Repository {
         public var local: ObjectID?
         public var remoteRef: String
         public var remote: ObjectID?
+        /// The commit the local ref names (a tag peeled to its commit), nil for a deletion.
+        public var localCommit: ObjectID? = nil
+        /// The commit the remote's ref names (its tag peeled, as the remote advertised it), nil when it has none.
+        public var remoteCommit: ObjectID? = nil
 
         /// The line git writes to pre-push's standard input.
         public var hookLine: String {
@@ -284,6 +310,8 @@ extension Repository {
         var destination: String
         /// The local ref's full name, nil for a deletion.
         var localName: String?
+        /// The commit `source` names (a tag peeled), nil for a deletion.
+        var commit: ObjectID? = nil
     }
 
     private func plan(_ refspecs: [String], _ operation: String) throws -> [PlannedUpdate] {
@@ -311,7 +339,14 @@ extension Repository {
             defer { git_reference_free(resolved) }
             let fullName = String(cString: git_reference_name(resolved))
             let destination = parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : fullName
-            return PlannedUpdate(force: force, source: ObjectID(git_reference_target(resolved)), destination: destination, localName: fullName)
+            var peeled: OpaquePointer?
+            var commit: ObjectID?
+            if git_reference_peel(&peeled, resolved, GIT_OBJECT_COMMIT) == 0 {
+                commit = ObjectID(git_object_id(peeled))
+                git_object_free(peeled)
+            }
+            return PlannedUpdate(
+                force: force, source: ObjectID(git_reference_target(resolved)), destination: destination, localName: fullName, commit: commit)
         }
     }
 

@@ -96,14 +96,15 @@ package struct Push: AsyncAction {
         var sent: [Repository.RefUpdate] = []
         var pushedBefore: Set<String> = []
         let outcome = try await gitOffThePool {
-            try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials) { updates in
+            try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials, beforeChecks: { updates in
                 // Past a point of no return already (a resumed run, a release published first),
                 // the remote may hold this run's own tags from before.
-                sent = updates
                 pushedBefore = lane.state.journal.refsPushed(to: remote)
                 if earlier == nil {
                     try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: pushedBefore)
                 }
+            }) { updates in
+                sent = updates
                 try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
                 // What is sent now, others may see: a run stopped from here until the remote
                 // answers is past its point of no return (`settle` narrows it to what the remote
@@ -209,14 +210,16 @@ package struct Push: AsyncAction {
         return (settled, [])
     }
 
-    /// A release tag the remote already has at the very value being pushed, which this run never
-    /// pushed: another run made the same release (two runs of one commit in the same second make
-    /// identical commits and tags) and published it first. Pushing would change nothing there, and
-    /// going on would announce that release a second time: the run stops before anything is sent.
+    /// A release tag the remote already has for the very commit being pushed, which this run never
+    /// pushed: another run made the same release and published it first — with the identical tag
+    /// (two runs of one commit in the same second make identical commits and tags), or with a tag
+    /// object of its own for the same commit (made a moment later). Pushing would change nothing
+    /// there, or be refused, and going on would announce that release a second time: the run stops
+    /// before anything is sent.
     static func refuseTagsAnotherRunPushed(_ updates: [Repository.RefUpdate], remote: String, pushedBefore: Set<String>) throws {
         let taken = updates.filter { update in
-            update.remoteRef.hasPrefix("refs/tags/") && update.remote != nil && update.remote == update.local
-                && !pushedBefore.contains(update.remoteRef)
+            guard update.remoteRef.hasPrefix("refs/tags/"), update.remote != nil, !pushedBefore.contains(update.remoteRef) else { return false }
+            return update.remote == update.local || (update.remoteCommit != nil && update.remoteCommit == update.localCommit)
         }
         guard !taken.isEmpty else { return }
         throw anotherRunReleased(taken.map { String($0.remoteRef.dropFirst("refs/tags/".count)) }, remote: remote)

@@ -197,6 +197,38 @@ struct IdenticalReleaseTests {
         let head = try second.git("rev-parse", "HEAD"), before = try second.git("rev-parse", "origin/main")
         #expect(head == before, "the late run's commit is rolled back: HEAD \(head), origin/main as cloned \(before)")
     }
+
+    /// The other run's tag was made a moment later: the same release commit, another tag object
+    /// (the tagger's time differs). Origin refuses this run's tag; the tag it has names the very
+    /// commit this run made, so it is the same release published by the other run: this run stops,
+    /// rolls back and announces nothing (the two-clone race hit this by chance; here it is made
+    /// certain by fixing the commit dates and re-tagging on origin).
+    @Test func aTagObjectMadeLaterForTheSameCommitIsTheOtherRunsRelease() async throws {
+        let world = try await TrialWorld()
+        defer { world.stop() }
+        let first = try world.freshClone()
+        let second = try world.freshClone()
+        var dates = ["GIT_AUTHOR_DATE": "2026-11-25T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-25T12:00:00Z"]
+        dates["SOURCE_DATE_EPOCH"] = "1764072000"
+        let won = try await runProgramAsync(shiplaneBinary, ["release"], in: first.path, environment: world.cloneEnvironment(first, inCI: true).merging(dates) { $1 })
+        #expect(won.status == 0, "\(won.all)")
+        world.asset = Array((try? Data(contentsOf: URL(fileURLWithPath: first.path + "/.build/app.tar.gz"))) ?? Data())
+        // The other run's tag object: the same commit, tagged a moment later.
+        let commit = try world.origin.git("rev-parse", "v1.5.0^{commit}")
+        try world.origin.git("tag", "-f", "-a", "v1.5.0", commit, "-m", "Release 1.5.0")
+        let theirTag = try world.origin.git("rev-parse", "v1.5.0")
+        let late = try await runProgramAsync(shiplaneBinary, ["release"], in: second.path, environment: world.cloneEnvironment(second, inCI: true).merging(dates) { $1 })
+        #expect(try second.git("rev-parse", "HEAD") == second.git("rev-parse", "origin/main"), "the late run's commit is rolled back")
+        #expect(late.status == 1, "\(late.all)")
+        #expect(late.all.contains("origin already has v1.5.0 at this very commit, and this run did not push it: another run released it first"), "\(late.all)")
+        #expect(!late.all.contains("point of no return:"), "\(late.all)")
+        #expect(try world.origin.git("rev-parse", "v1.5.0") == theirTag, "origin keeps the other run's tag object")
+        #expect(try world.origin.git("rev-parse", "main") == commit, "origin's branch is the release commit")
+        #expect(world.slack.payloads.count == 1, "\(world.slack.payloads.count) Slack messages")
+        #expect(world.github.allReleases.count == 1 && world.github.allAssets.count == 1, "\(world.github.allReleases)")
+        #expect((try? second.git("tag", "--list")) == "v1.4.0", "the late run's tag is rolled back")
+        #expect((try? second.git("status", "--porcelain"))?.isEmpty == true, "the late run's tree is clean")
+    }
 }
 
 /// One trial's repository, its origin served by `git http-backend` over loopback HTTP with basic
