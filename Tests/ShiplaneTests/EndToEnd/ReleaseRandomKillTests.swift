@@ -175,17 +175,24 @@ struct TwoCloneRaceTests {
 /// by fixing the commit dates).
 @Suite("A release another run already published", .serialized, .offThePool)
 struct IdenticalReleaseTests {
-    @Test func theSecondIdenticalReleaseStopsBeforeThePushAndSendsNothing() async throws {
+    /// Fixed dates: two runs of one commit make byte-identical release commits.
+    static let dates = ["GIT_AUTHOR_DATE": "2026-11-25T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-25T12:00:00Z", "SOURCE_DATE_EPOCH": "1764072000"]
+
+    /// Two fresh clones of origin; the first has released 1.5.0 with the fixed dates.
+    fileprivate func firstCloneReleased() async throws -> (world: TrialWorld, first: TemporaryRepository, second: TemporaryRepository) {
         let world = try await TrialWorld()
-        defer { world.stop() }
         let first = try world.freshClone()
         let second = try world.freshClone()
-        var dates = ["GIT_AUTHOR_DATE": "2026-11-25T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-25T12:00:00Z"]
-        dates["SOURCE_DATE_EPOCH"] = "1764072000"
-        let won = try await runProgramAsync(shiplaneBinary, ["release"], in: first.path, environment: world.cloneEnvironment(first, inCI: true).merging(dates) { $1 })
+        let won = try await runProgramAsync(shiplaneBinary, ["release"], in: first.path, environment: world.cloneEnvironment(first, inCI: true).merging(Self.dates) { $1 })
         #expect(won.status == 0, "\(won.all)")
         world.asset = Array((try? Data(contentsOf: URL(fileURLWithPath: first.path + "/.build/app.tar.gz"))) ?? Data())
-        let late = try await runProgramAsync(shiplaneBinary, ["release"], in: second.path, environment: world.cloneEnvironment(second, inCI: true).merging(dates) { $1 })
+        return (world, first, second)
+    }
+
+    @Test func theSecondIdenticalReleaseStopsBeforeThePushAndSendsNothing() async throws {
+        let (world, first, second) = try await firstCloneReleased()
+        defer { world.stop() }
+        let late = try await runProgramAsync(shiplaneBinary, ["release"], in: second.path, environment: world.cloneEnvironment(second, inCI: true).merging(Self.dates) { $1 })
         #expect(late.status == 1, "\(late.all)")
         #expect(late.all.contains("origin already has v1.5.0 at this very commit, and this run did not push it: another run released it first"), "\(late.all)")
         #expect(!late.all.contains("point of no return:"), "\(late.all)")
@@ -204,20 +211,13 @@ struct IdenticalReleaseTests {
     /// rolls back and announces nothing (the two-clone race hit this by chance; here it is made
     /// certain by fixing the commit dates and re-tagging on origin).
     @Test func aTagObjectMadeLaterForTheSameCommitIsTheOtherRunsRelease() async throws {
-        let world = try await TrialWorld()
+        let (world, _, second) = try await firstCloneReleased()
         defer { world.stop() }
-        let first = try world.freshClone()
-        let second = try world.freshClone()
-        var dates = ["GIT_AUTHOR_DATE": "2026-11-25T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-25T12:00:00Z"]
-        dates["SOURCE_DATE_EPOCH"] = "1764072000"
-        let won = try await runProgramAsync(shiplaneBinary, ["release"], in: first.path, environment: world.cloneEnvironment(first, inCI: true).merging(dates) { $1 })
-        #expect(won.status == 0, "\(won.all)")
-        world.asset = Array((try? Data(contentsOf: URL(fileURLWithPath: first.path + "/.build/app.tar.gz"))) ?? Data())
         // The other run's tag object: the same commit, tagged a moment later.
         let commit = try world.origin.git("rev-parse", "v1.5.0^{commit}")
         try world.origin.git("tag", "-f", "-a", "v1.5.0", commit, "-m", "Release 1.5.0")
         let theirTag = try world.origin.git("rev-parse", "v1.5.0")
-        let late = try await runProgramAsync(shiplaneBinary, ["release"], in: second.path, environment: world.cloneEnvironment(second, inCI: true).merging(dates) { $1 })
+        let late = try await runProgramAsync(shiplaneBinary, ["release"], in: second.path, environment: world.cloneEnvironment(second, inCI: true).merging(Self.dates) { $1 })
         #expect(try second.git("rev-parse", "HEAD") == second.git("rev-parse", "origin/main"), "the late run's commit is rolled back")
         #expect(late.status == 1, "\(late.all)")
         #expect(late.all.contains("origin already has v1.5.0 at this very commit, and this run did not push it: another run released it first"), "\(late.all)")
