@@ -9,6 +9,7 @@ private func blockOn(_ gate: DispatchSemaphore, seconds: Int) -> Bool {
 }
 
 /// Which pool the calling thread belongs to, read synchronously as lane code would.
+@available(macOS 15.0, *)
 private func threadName() -> String {
     guard let pool = BlockingThreadPool.ofCurrentThread else { return "not a pool thread: \(Thread.current.name ?? "")" }
     return pool === BlockingThreadPool.lanes ? "shiplane-lane" : "pool \(pool.name)"
@@ -16,6 +17,7 @@ private func threadName() -> String {
 
 /// More blocking waits than Swift's cooperative pool has threads, released by a task that needs
 /// that pool: on the pool, every wait would give up.
+@available(macOS 15.0, *)
 struct BlockingLane: Lane {
     enum CodingKeys: CodingKey {}
     init() {}
@@ -54,6 +56,7 @@ final class SeenThreads: @unchecked Sendable {
 struct LaneThreadsTests {
     /// Lane code that blocks (a history walk, a semaphore) leaves the cooperative pool free: more
     /// blocking child tasks than the pool has threads all finish, released by a pool task.
+    @available(macOS 15.0, *)
     @Test func blockingLaneCodeLeavesTheCooperativePoolFree() async throws {
         let folder = NSTemporaryDirectory() + "shiplane-threads-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -71,6 +74,7 @@ struct LaneThreadsTests {
     }
 
     /// The pool starts a thread for each job while the others block, and reuses idle ones.
+    @available(macOS 15.0, *)
     @Test func thePoolGrowsWhileItsThreadsBlock() async {
         let pool = BlockingThreadPool(name: "pool-test", idleTimeout: 60)
         let gate = DispatchSemaphore(value: 0)
