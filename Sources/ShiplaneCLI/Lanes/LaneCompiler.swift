@@ -80,7 +80,7 @@ struct LaneCompiler {
         fingerprint.add("shiplane-lanes-v1")
         fingerprint.add(ShiplaneVersion.current)
         fingerprint.add(try compilerVersion())
-        for path in [toolchain.libraryFolder + "/" + Toolchain.libraryFileName] + toolchain.moduleFiles {
+        for path in [toolchain.libraryFile] + toolchain.moduleFiles {
             fingerprint.add(path)
             fingerprint.add(Self.stamp(path))
         }
@@ -109,10 +109,9 @@ struct LaneCompiler {
         // once beats a job per file that re-parses the others (0.93 s against 1.35 s by hand).
         var arguments = [
             "-module-name", "Lanes", "-parse-as-library", "-swift-version", "5", "-Onone", "-wmo",
-            "-I", toolchain.moduleFolder, "-L", toolchain.libraryFolder, "-lShiplaneKit",
-            "-Xlinker", "-rpath", "-Xlinker", toolchain.libraryFolder,
-            "-o", output,
+            "-I", toolchain.moduleFolder, "-o", output,
         ]
+        arguments += toolchain.linkArguments
         arguments += toolchain.extraFlags
         arguments += sources.map(\.absolute)
         arguments.append(entry)

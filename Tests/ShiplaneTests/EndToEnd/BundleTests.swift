@@ -7,13 +7,20 @@ import Testing
 /// lane API as `.swiftinterface` files whether or not their `.swiftmodule` is there.
 @Suite("Scripts/bundle: the bundle's layout is found, the script's inputs are checked", .offThePool)
 struct BundleTests {
-    /// `ROOT/bin/shiplane`, `ROOT/lib/shiplane/libShiplaneKit.*` and `Modules/` holding `files`.
-    static func unpacked(in root: String, modules files: [String]) throws -> String {
+    /// `ROOT/bin/shiplane`, `ROOT/lib/shiplane/libShiplaneKit.*` (the shared library, the static
+    /// archive in `static/` as the Linux bundle has it, or both) and `Modules/` holding `files`.
+    static func unpacked(in root: String, modules files: [String], shared: Bool = true, archive: Bool = false) throws -> String {
         let manager = FileManager.default
         try manager.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
         try manager.createDirectory(atPath: root + "/lib/shiplane/Modules", withIntermediateDirectories: true)
         try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: root + "/bin/shiplane"))
-        try Data().write(to: URL(fileURLWithPath: root + "/lib/shiplane/" + Toolchain.libraryFileName))
+        if shared {
+            try Data().write(to: URL(fileURLWithPath: root + "/lib/shiplane/" + Toolchain.libraryFileName))
+        }
+        if archive {
+            try manager.createDirectory(atPath: root + "/lib/shiplane/static", withIntermediateDirectories: true)
+            try Data("!<arch>\n".utf8).write(to: URL(fileURLWithPath: root + "/lib/shiplane/static/libShiplaneKit.a"))
+        }
         for file in files {
             try Data("// swift-interface-format-version: 1.0\n".utf8).write(to: URL(fileURLWithPath: root + "/lib/shiplane/Modules/" + file))
         }
@@ -34,6 +41,32 @@ struct BundleTests {
         try FileManager.default.createSymbolicLink(atPath: folder.root + "/local/bin/shiplane", withDestinationPath: executable)
         let linked = try Toolchain.locate(environment: environment, executable: folder.root + "/local/bin/shiplane")
         #expect(linked.moduleFolder == found.moduleFolder)
+    }
+
+    @Test func lanesLinkAgainstTheSharedLibraryThroughARunPath() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let executable = try Self.unpacked(in: folder.root + "/opt", modules: ["Shiplane.swiftmodule"])
+        let found = try Toolchain.locate(environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"], executable: executable)
+        #expect(!found.linksStatically)
+        #expect(found.libraryFile == found.libraryFolder + "/" + Toolchain.libraryFileName)
+        #expect(found.linkArguments == ["-L", found.libraryFolder, "-lShiplaneKit", "-Xlinker", "-rpath", "-Xlinker", found.libraryFolder])
+    }
+
+    /// The Linux bundle: `lib/shiplane/static/libShiplaneKit.a` and no shared library. Lanes link
+    /// it statically with the Swift runtime (`-static-stdlib`), position-dependent, and the
+    /// archive is what the lane cache key stamps; an archive beside a shared library wins.
+    @Test(arguments: [false, true]) func lanesLinkTheStaticArchiveWhenTheBundleHasOne(alsoShared: Bool) throws {
+        let folder = try TemporaryRepository(commit: false)
+        let executable = try Self.unpacked(in: folder.root + "/opt", modules: ["Shiplane.swiftinterface"], shared: alsoShared, archive: true)
+        let found = try Toolchain.locate(environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"], executable: executable)
+        #expect(found.linksStatically)
+        #expect(found.libraryFile == folder.root + "/opt/lib/shiplane/static/libShiplaneKit.a")
+        let arguments = found.linkArguments
+        #expect(Array(arguments.prefix(6)) == ["-static-stdlib", "-Xlinker", "-no-pie", "-L", folder.root + "/opt/lib/shiplane/static", found.libraryFile])
+        #expect(!arguments.contains("-lShiplaneKit") && !arguments.contains("-rpath"))
+        // lld when the compiler has one beside it, else the compiler's default linker.
+        let compilerFolder = URL(fileURLWithPath: found.swiftc).resolvingSymlinksInPath().deletingLastPathComponent().path
+        #expect(arguments.contains("-use-ld=lld") == FileManager.default.isExecutableFile(atPath: compilerFolder + "/ld.lld"))
     }
 
     @Test func aBundleWithoutTheLaneAPIIsAClearError() throws {

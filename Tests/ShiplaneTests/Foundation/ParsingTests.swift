@@ -13,6 +13,17 @@ struct ParsingTests {
         #expect(laneName(forType: typeName) == expected)
     }
 
+    /// A lane's default name comes from its type name as `String(describing:)` prints it (read
+    /// without printing, which costs a statically linked lane program conformance scans):
+    /// unqualified for a nested type, with the arguments of a generic one.
+    @Test func aLaneTypeIsNamedAfterItsUnqualifiedTypeName() {
+        #expect(NamingBetaDeployLane.name == "naming-beta-deploy")
+        #expect(NamingGroup.NightlyLane.name == "nightly")
+        #expect(NamingGroup.NightlyLane.name == laneName(forType: String(describing: NamingGroup.NightlyLane.self)))
+        #expect(NamingWrapped<Int>.name == laneName(forType: String(describing: NamingWrapped<Int>.self)))
+        #expect(NamingNamed.name == "custom", "a declared name wins")
+    }
+
     @Test func globalOptionsAreTakenFromAnywhereBeforeTheSeparator() throws {
         let (options, rest) = try CommandLineWords.split([
             "--dry-run", "release", "--bump", "minor", "--report-json", "r.json", "--junit=j.xml", "--", "--verbose",
@@ -107,4 +118,23 @@ struct ParsingTests {
         #expect(ToolVersion.first(in: "git version 2.39.5")?.description == "2.39.5")
         #expect(ToolVersion.first(in: "no digits here") == nil)
     }
+}
+
+private struct NamingBetaDeployLane: Lane {
+    func run(_ lane: LaneContext) async throws {}
+}
+
+private enum NamingGroup {
+    struct NightlyLane: Lane {
+        func run(_ lane: LaneContext) async throws {}
+    }
+}
+
+private struct NamingWrapped<Value>: Lane {
+    func run(_ lane: LaneContext) async throws {}
+}
+
+private struct NamingNamed: Lane {
+    static let name = "custom"
+    func run(_ lane: LaneContext) async throws {}
 }
