@@ -23,7 +23,7 @@ final class TestServer: @unchecked Sendable {
     private(set) var port = 0
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the server and waits (at most 10 s) until it listens.
+    /// Starts the server and waits (at most 60 s: the whole suite may load the machine) until it listens.
     static func start(_ handler: @escaping Handler) async throws -> TestServer {
         let server = TestServer()
         let (ports, continuation) = AsyncStream<Int>.makeStream()
@@ -40,7 +40,7 @@ final class TestServer: @unchecked Sendable {
         server.task = Task { try await app.run() }
         let port = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask { for await port in ports { return port }; return 0 }
-            group.addTask { try await Task.sleep(nanoseconds: 10_000_000_000); return 0 }
+            group.addTask { try await Task.sleep(nanoseconds: 60_000_000_000); return 0 }
             let first = try await group.next() ?? 0
             group.cancelAll()
             return first
