@@ -155,6 +155,12 @@ struct AppStoreMediaFolder: Sendable, Equatable {
                 }
                 continue
             }
+            if name == AppStoreListing.defaultFolder {
+                // deliver takes `default` for metadata text only; its screenshots fail there ("default isn't an activated language").
+                problems.append(ShiplaneError("\(folder)/\(name) holds images for no locale: deliver's default folder is for metadata text only, and App Store Connect takes images per locale",
+                                              suggestion: "put the images in the primary locale's folder (App Store Connect shows them for a locale that has none of its own), or copy them into each locale's folder"))
+                continue
+            }
             guard looksLikeLocale(name) else {
                 problems.append(ShiplaneError("\(folder)/\(name) is not a locale folder",
                                               suggestion: "name it after an App Store locale (en-US, de-DE, ja, …), or move it out of \(folder)"))
@@ -209,6 +215,16 @@ struct AppStoreMediaFolder: Sendable, Equatable {
     /// The preview types of Apple's description (`PreviewType`).
     static let previewTypes = ["IPHONE_67", "IPHONE_61", "IPHONE_65", "IPHONE_58", "IPHONE_55", "IPHONE_47", "IPHONE_40", "IPHONE_35",
                                "IPAD_PRO_3GEN_129", "IPAD_PRO_3GEN_11", "IPAD_PRO_129", "IPAD_105", "IPAD_97", "DESKTOP", "APPLE_TV", "APPLE_VISION_PRO"]
+
+    /// The MIME type of an app preview by its extension: `video/mp4`, `video/quicktime` (.mov), `video/x-m4v`.
+    static func previewMimeType(fileName: String) -> String? {
+        switch (fileName as NSString).pathExtension.lowercased() {
+        case "mp4": return "video/mp4"
+        case "mov": return "video/quicktime"
+        case "m4v": return "video/x-m4v"
+        default: return nil
+        }
+    }
 
     /// The preview type a file name contains (the longest, so IPAD_PRO_3GEN_129 is not read as another).
     static func previewType(fileName: String) -> String? {

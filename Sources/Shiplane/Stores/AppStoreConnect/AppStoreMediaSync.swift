@@ -70,6 +70,8 @@ struct AppStoreMediaSync: Sendable {
     let partTransport: HTTPTransport
     let concurrency: Int
     let now: @Sendable () -> Date
+    /// Sent with each app preview reserved and committed (`hh:mm:ss:ff`); nil sends none.
+    var previewFrameTimeCode: String?
 
     /// Plans every set the folder has, for the localizations that exist (`localizationIDs`; a
     /// locale with none yet gets a set made from nothing).
@@ -96,7 +98,7 @@ struct AppStoreMediaSync: Sendable {
     func apply(_ plans: [AppStoreMediaSetPlan], localizationIDs: [String: String], in step: StepContext) async throws {
         let api = media.client.apiBaseURL
         var plans = plans
-        let media = self.media, transport = partTransport, now = self.now
+        let media = self.media, transport = partTransport, now = self.now, timeCode = previewFrameTimeCode
         // Sets first, so uploads know where they go: all written down in one record write, then
         // made `concurrency` at a time. Their undo finds a set without its id, so the ids reach
         // the record with its next write.
@@ -139,7 +141,16 @@ struct AppStoreMediaSync: Sendable {
         let results = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
             let file = upload.file
             let handle = handles[number]
-            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size)
+            // An app preview says what video it is and which frame is its still, as Apple's description offers.
+            var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+            if upload.kind == .previews {
+                reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                if let timeCode {
+                    reserveExtra["previewFrameTimeCode"] = timeCode
+                    commitExtra["previewFrameTimeCode"] = timeCode
+                }
+            }
+            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
             var done = effects[number]
             done.id = item.id
             step.doneLater(handle, done)
@@ -153,7 +164,7 @@ struct AppStoreMediaSync: Sendable {
                 throw error
             }
             await slots.release()
-            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName)
+            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName, extra: commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
             }
