@@ -54,7 +54,8 @@ public struct LiveHTTPClient: HTTPSending {
                 length: .known(size))
         case .fileSlice(let path, let offset, let length):
             outgoing.body = .stream(
-                FileChunkSequence(path: path, offset: offset, length: length, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                FileChunkSequence(path: path, offset: offset, length: length, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(length))
         case let .wrappedFile(prefix, path, suffix):
             let size = try HTTPTransport.regularFileSize(path)
