@@ -219,6 +219,30 @@ struct AppStoreScreenshotsTests {
         #expect(apple.mediaSetContents() == Self.wanted, "\(run.all)")
     }
 
+    /// Every reservation of a run is in its record, in one write, before the first is sent: killed
+    /// the moment the first upload is written down (the de-DE localization and three sets come
+    /// first), the record holds all four uploads and App Store Connect has received none; rollback
+    /// then finds nothing to delete and the sets are as before.
+    @Test func everyReservationIsWrittenDownBeforeTheFirstIsSent() async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository()
+        let before = apple.mediaSetContents()
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let killed = try await repo.shiplaneAsync(["listing"], environment: environment.merging([
+            "SHIPLANE_FAULT": "before-effect:5", "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
+        #expect(killed.status != 0, "\(killed.all)")
+        let record = try #require(FileManager.default.contents(atPath: repo.path + "/.git/shiplane/run.json"), "killed with no supervisor: the record stays")
+        let text = String(decoding: record, as: UTF8.self)
+        #expect(text.components(separatedBy: "appstoreconnect.mediaUploaded").count - 1 == 4, "02.png, de-DE 01.png, iMessage 01.png, the preview: \(text)")
+        #expect(text.components(separatedBy: "appstoreconnect.mediaSetCreated").count - 1 == 3, "\(text)")
+        #expect(!apple.log.contains { $0 == "POST /v1/appScreenshots" || $0 == "POST /v1/appPreviews" }, "nothing reserved yet: \(apple.log)")
+        let rollback = try await repo.shiplaneAsync(["rollback"], environment: environment)
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(apple.mediaSetContents() == before && apple.mediaSetContents("appPreviewSets").isEmpty, "\(rollback.all)")
+        #expect(!apple.log.contains { $0.hasPrefix("DELETE /v1/appScreenshots/") || $0.hasPrefix("DELETE /v1/appPreviews/") }, "\(apple.log)")
+    }
+
     @Test func anImageOfNoDisplayTypeIsReportedWithItsSizeBeforeAnythingIsSent() async throws {
         let (apple, _) = try await standIn()
         defer { apple.stop() }
