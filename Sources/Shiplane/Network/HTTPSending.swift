@@ -50,7 +50,8 @@ public struct LiveHTTPClient: HTTPSending {
             let size = try HTTPTransport.regularFileSize(path)
             onEvent(.streamingUpload(path: path, bytes: size))
             outgoing.body = .stream(
-                FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(size))
         case .fileSlice(let path, let offset, let length):
             outgoing.body = .stream(
@@ -60,7 +61,8 @@ public struct LiveHTTPClient: HTTPSending {
         case let .wrappedFile(prefix, path, suffix):
             let size = try HTTPTransport.regularFileSize(path)
             onEvent(.streamingUpload(path: path, bytes: size))
-            let file = FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator()))
+            let file = FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                         eventLoops: Array(client.eventLoopGroup.makeIterator()))
             outgoing.body = .stream(WrappedChunkSequence(prefix: prefix, file: file, suffix: suffix),
                                     length: .known(Int64(prefix.count) + size + Int64(suffix.count)))
         }
