@@ -47,6 +47,9 @@ public struct HTTPRequest: Sendable {
     /// Seconds the server may stay silent while the response is awaited or read; nil: the
     /// transport's policy decides.
     public var readTimeout: Double?
+    /// Bytes read from disk at a time for a file body; nil: 1 MiB. Smaller keeps memory low when
+    /// many uploads run at once (about two chunks of each are in memory).
+    public var fileChunkSize: Int?
 
     /// Creates a request; `timeout` is in seconds.
     public init(

@@ -50,16 +50,19 @@ public struct LiveHTTPClient: HTTPSending {
             let size = try HTTPTransport.regularFileSize(path)
             onEvent(.streamingUpload(path: path, bytes: size))
             outgoing.body = .stream(
-                FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(size))
         case .fileSlice(let path, let offset, let length):
             outgoing.body = .stream(
-                FileChunkSequence(path: path, offset: offset, length: length, eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                FileChunkSequence(path: path, offset: offset, length: length, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(length))
         case let .wrappedFile(prefix, path, suffix):
             let size = try HTTPTransport.regularFileSize(path)
             onEvent(.streamingUpload(path: path, bytes: size))
-            let file = FileChunkSequence(path: path, expectedSize: size, eventLoops: Array(client.eventLoopGroup.makeIterator()))
+            let file = FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                         eventLoops: Array(client.eventLoopGroup.makeIterator()))
             outgoing.body = .stream(WrappedChunkSequence(prefix: prefix, file: file, suffix: suffix),
                                     length: .known(Int64(prefix.count) + size + Int64(suffix.count)))
         }

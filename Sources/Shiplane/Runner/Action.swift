@@ -131,6 +131,26 @@ public struct StepContext: Sendable {
         lane.state.journal.done(handle.index, effect: try? AnyEffect(effect), description: description)
     }
 
+    /// Writes several effects down before any of them happens, in one write of the run's record
+    /// (for many requests sent at once: each goes out only after this returns); their handles, in
+    /// order, or nils in a dry run.
+    /// - Throws: when the record cannot be written: none of them may happen unrecorded.
+    func record<E: Effect>(_ effects: [(effect: E, description: String)]) throws -> [EffectHandle?] {
+        guard !isDryRun else { return effects.map { _ in nil } }
+        let indexes = try lane.state.journal.intend(
+            step: number, try effects.map { (description: $0.description, effect: try AnyEffect($0.effect)) },
+            pastPointOfNoReturn: lane.state.pointOfNoReturn != nil)
+        return indexes.map { EffectHandle(index: $0) }
+    }
+
+    /// Writes down that the effect happened, with what became known, in memory now and in the
+    /// run's record at its next write: only for effects whose undo finds them without what
+    /// became known (a kill before that write leaves them as intended, which their undo handles).
+    func doneLater<E: Effect>(_ handle: EffectHandle?, _ effect: E) {
+        guard let handle else { return }
+        lane.state.journal.done(handle.index, effect: try? AnyEffect(effect), durable: false)
+    }
+
     /// Writes down that the effect happened, as recorded.
     public func done(_ handle: EffectHandle?) {
         guard let handle else { return }

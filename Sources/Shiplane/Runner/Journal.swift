@@ -119,6 +119,21 @@ package final class Journal: @unchecked Sendable {
         }
     }
 
+    /// Writes several effects down before they happen, in one record write; returns their handles, in order.
+    /// - Throws: when the record cannot be written: none of them may happen unrecorded.
+    func intend(step: Int, _ effects: [(description: String, effect: AnyEffect)], pastPointOfNoReturn: Bool) throws -> [Int] {
+        try checkBeforeFirstEffect()
+        guard !effects.isEmpty else { return [] }
+        let recordIndexes: [Int?] = try recorder.map { try $0.intend(step: step, effects) } ?? effects.map { _ in nil }
+        return lock.withLock {
+            zip(effects, recordIndexes).map { item, recordIndex in
+                entries.append(Entry(step: step, description: item.description, effect: item.effect, status: .intended,
+                                     afterPointOfNoReturn: pastPointOfNoReturn, note: nil, recordIndex: recordIndex, closure: nil))
+                return entries.count - 1
+            }
+        }
+    }
+
     /// Makes the run's first effect (and its first command: see `Sh`) wait for `check`, which may
     /// throw to stop the run before it changes anything — the look at origin for an unfinished
     /// release (`ResumingFromOrigin`). A lane that only reads never runs it.
@@ -146,7 +161,8 @@ package final class Journal: @unchecked Sendable {
     }
 
     /// Writes down that an effect happened, with what became known (an id, a commit).
-    func done(_ handle: Int, effect: AnyEffect?, description: String? = nil) {
+    /// `durable` false: see `RunRecorder.done`.
+    func done(_ handle: Int, effect: AnyEffect?, description: String? = nil, durable: Bool = true) {
         let index: Int? = lock.withLock {
             guard entries.indices.contains(handle) else { return nil }
             entries[handle].status = .done
@@ -154,7 +170,7 @@ package final class Journal: @unchecked Sendable {
             if let description { entries[handle].description = description }
             return entries[handle].recordIndex
         }
-        if let index { recorder?.done(index, effect: effect, description: description) }
+        if let index { recorder?.done(index, effect: effect, description: description, durable: durable) }
     }
 
     /// Writes down that an effect is settled without an undo: it did not happen after all

@@ -94,6 +94,76 @@ struct AppStoreMetadataTests {
         }
     }
 
+    /// deliver's `default/` folder: each of its fields goes to every locale folder without a file of
+    /// its own for it (an empty locale folder takes them all); locales without a folder get nothing.
+    @Test func theDefaultFolderFillsEveryLocaleFolderWithoutItsOwnFile() async throws {
+        try await withTemporaryDirectory { folder in
+            let metadata = folder.path + "/metadata"
+            for (path, text) in [("default/description.txt", "Fly higher.\n"), ("default/privacy_url.txt", "https://acme.example/privacy\n"),
+                                 ("default/keywords.txt", "rocket\n"), ("en-US/keywords.txt", "rocket,space\n"), ("en-US/name.txt", "Rocket\n"),
+                                 ("de-DE/description.txt", "Höher fliegen.\n"), ("review_information/notes.txt", "not a locale\n")] {
+                try FileManager.default.createDirectory(atPath: ((metadata + "/" + path) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try text.write(toFile: metadata + "/" + path, atomically: true, encoding: .utf8)
+            }
+            try FileManager.default.createDirectory(atPath: metadata + "/ja", withIntermediateDirectories: true)
+            let listing = try AppStoreListing.read(folder: metadata)
+            #expect(listing.version == [
+                "en-US": ["description": "Fly higher.", "keywords": "rocket,space"],
+                "de-DE": ["description": "Höher fliegen.", "keywords": "rocket"],
+                "ja": ["description": "Fly higher.", "keywords": "rocket"],
+            ])
+            #expect(listing.appInfo == [
+                "en-US": ["name": "Rocket", "privacyPolicyUrl": "https://acme.example/privacy"],
+                "de-DE": ["privacyPolicyUrl": "https://acme.example/privacy"], "ja": ["privacyPolicyUrl": "https://acme.example/privacy"],
+            ])
+            let lonely = folder.path + "/lonely"
+            try FileManager.default.createDirectory(atPath: lonely + "/default", withIntermediateDirectories: true)
+            try "Fly.\n".write(toFile: lonely + "/default/description.txt", atomically: true, encoding: .utf8)
+            #expect { try AppStoreListing.read(folder: lonely) } throws: { allText($0).contains("gives values to the locale folders beside it, and there are none") }
+        }
+    }
+
+    /// Through the CLI: the stand-in gets the default text for the locales with a folder, and a
+    /// `default/` screenshots folder (deliver takes default for text only) is refused before anything is sent.
+    @Test func theDefaultFolderReachesTheStoreAndDefaultScreenshotsAreRefused() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let version = apple.addStoreVersion("1.4.0")
+        _ = apple.addLocalization("appStoreVersionLocalizations", parentID: version, locale: "en-US", ["description": "Fly."])
+        _ = apple.addLocalization("appStoreVersionLocalizations", parentID: version, locale: "fr-FR", ["description": "Voler."])
+        let repo = try TemporaryRepository()
+        try repo.write("Lanes/Listing.swift", """
+        import Shiplane
+        struct Listing: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0")
+            }
+        }
+        """)
+        try repo.write("fastlane/metadata/default/description.txt", "Fly higher.\n")
+        try repo.write("fastlane/metadata/default/release_notes.txt", "Bug fixes.\n")
+        try repo.write("fastlane/metadata/en-US/release_notes.txt", "A faster engine.\n")
+        try repo.write("fastlane/metadata/de-DE/.gitkeep", "")
+        try repo.write("fastlane/screenshots/default/01.png", "not read")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes and listing")
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+
+        let refused = try await repo.shiplaneAsync(["listing"], environment: environment)
+        #expect(refused.status != 0, "\(refused.all)")
+        #expect(refused.all.contains("screenshots/default holds images for no locale"), "\(refused.all)")
+        #expect(apple.log.filter { !$0.hasPrefix("GET ") }.isEmpty, "\(apple.log)")
+
+        try FileManager.default.removeItem(atPath: repo.path + "/fastlane/screenshots")
+        let run = try await repo.shiplaneAsync(["listing"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        let texts = apple.localizations("appStoreVersionLocalizations")
+        #expect(texts["en-US"] == ["description": "Fly higher.", "whatsNew": "A faster engine."], "\(texts)")
+        #expect(texts["de-DE"] == ["description": "Fly higher.", "whatsNew": "Bug fixes."], "an empty locale folder takes every default: \(texts)")
+        #expect(texts["fr-FR"] == ["description": "Voler."], "a locale without a folder is left alone: \(texts)")
+    }
+
     /// The undo puts the old text back, but a field someone changed on App Store Connect since the
     /// run set it is left as it is and reported; a localization the run created is deleted.
     @Test func theUndoRestoresUnlessTheFieldChangedSince() async throws {

@@ -99,6 +99,8 @@ struct AppStoreScreenshotsTests {
         #expect(run.status == 0, "\(run.all)")
         #expect(apple.mediaSetContents() == Self.wanted, "\(run.all)")
         #expect(apple.mediaSetContents("appPreviewSets") == ["en-US IPHONE_67": ["01_IPHONE_67.mp4"]], "\(run.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"].map { "\($0.mimeType ?? "-") \($0.timeCode ?? "-")" } == "video/mp4 00:00:05:00",
+                "deliver's default still frame: \(apple.previewDetails())")
         let english = apple.mediaChecksums()["en-US APP_IPHONE_67"] ?? []
         #expect(english == [Self.md5(Self.png(1290, 2796, seed: "one")), Self.md5(Self.png(1290, 2796, seed: "two, new")),
                             Self.md5(Self.png(2796, 1290, seed: "ten"))], "the old 02.png is replaced, old.png deleted")
@@ -112,6 +114,45 @@ struct AppStoreScreenshotsTests {
         #expect(again.status == 0, "\(again.all)")
         #expect(writes().count == before.0 && apple.parts.count == before.1, "nothing differs, nothing is sent or uploaded: \(writes())")
         #expect(again.all.contains("up to date"), "\(again.all)")
+    }
+
+    /// Each app preview is reserved with the MIME type of its extension and the still frame asked
+    /// for (deliver's default, 00:00:05:00, unless the lane says otherwise); a time code that is not
+    /// `hh:mm:ss:ff` stops the run before anything is sent.
+    @Test func previewsSayTheirMimeTypeAndStillFrameAndABadTimeCodeIsRefused() async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository(extraLane: """
+        struct Still: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", screenshotsPath: nil, previewFrameTimeCode: "00:00:02:15")
+            }
+        }
+        struct BadStill: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", previewFrameTimeCode: "2.5s")
+            }
+        }
+        """)
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let bad = try await repo.shiplaneAsync(["bad-still"], environment: environment)
+        #expect(bad.status != 0, "\(bad.all)")
+        #expect(bad.all.contains("previewFrameTimeCode \"2.5s\" is not a time code hh:mm:ss:ff"), "\(bad.all)")
+        #expect(apple.log.filter { !$0.hasPrefix("GET ") }.isEmpty, "\(apple.log)")
+
+        for (name, bytes) in [("02_IPHONE_67.mov", "a quicktime video"), ("03_IPHONE_67.m4v", "an m4v video")] {
+            try Data(bytes.utf8).write(to: URL(fileURLWithPath: repo.path + "/fastlane/app_previews/en-US/" + name))
+        }
+        let run = try await repo.shiplaneAsync(["still"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(apple.mediaSetContents("appPreviewSets") == ["en-US IPHONE_67": ["01_IPHONE_67.mp4", "02_IPHONE_67.mov", "03_IPHONE_67.m4v"]], "\(run.all)")
+        let details = apple.previewDetails()
+        #expect(details["01_IPHONE_67.mp4"]?.mimeType == "video/mp4", "\(details)")
+        #expect(details["02_IPHONE_67.mov"]?.mimeType == "video/quicktime", "\(details)")
+        #expect(details["03_IPHONE_67.m4v"]?.mimeType == "video/x-m4v", "\(details)")
+        #expect(details.values.allSatisfy { $0.timeCode == "00:00:02:15" }, "\(details)")
+        #expect(UpdateAppStoreMetadata.isTimeCode("00:00:05:00") && UpdateAppStoreMetadata.isTimeCode("01:59:59:29"))
+        #expect(!UpdateAppStoreMetadata.isTimeCode("00:60:00:00") && !UpdateAppStoreMetadata.isTimeCode("0:00:05:00") && !UpdateAppStoreMetadata.isTimeCode("00:00:05"))
     }
 
     /// A later step fails: uploads into sets that lost nothing are deleted, and so are the sets
@@ -176,6 +217,30 @@ struct AppStoreScreenshotsTests {
         let run = try await repo.shiplaneAsync(["listing"], environment: environment)
         #expect(run.status == 0, "\(run.all)")
         #expect(apple.mediaSetContents() == Self.wanted, "\(run.all)")
+    }
+
+    /// Every reservation of a run is in its record, in one write, before the first is sent: killed
+    /// the moment the first upload is written down (the de-DE localization and three sets come
+    /// first), the record holds all four uploads and App Store Connect has received none; rollback
+    /// then finds nothing to delete and the sets are as before.
+    @Test func everyReservationIsWrittenDownBeforeTheFirstIsSent() async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository()
+        let before = apple.mediaSetContents()
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let killed = try await repo.shiplaneAsync(["listing"], environment: environment.merging([
+            "SHIPLANE_FAULT": "before-effect:5", "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
+        #expect(killed.status != 0, "\(killed.all)")
+        let record = try #require(FileManager.default.contents(atPath: repo.path + "/.git/shiplane/run.json"), "killed with no supervisor: the record stays")
+        let text = String(decoding: record, as: UTF8.self)
+        #expect(text.components(separatedBy: "appstoreconnect.mediaUploaded").count - 1 == 4, "02.png, de-DE 01.png, iMessage 01.png, the preview: \(text)")
+        #expect(text.components(separatedBy: "appstoreconnect.mediaSetCreated").count - 1 == 3, "\(text)")
+        #expect(!apple.log.contains { $0 == "POST /v1/appScreenshots" || $0 == "POST /v1/appPreviews" }, "nothing reserved yet: \(apple.log)")
+        let rollback = try await repo.shiplaneAsync(["rollback"], environment: environment)
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(apple.mediaSetContents() == before && apple.mediaSetContents("appPreviewSets").isEmpty, "\(rollback.all)")
+        #expect(!apple.log.contains { $0.hasPrefix("DELETE /v1/appScreenshots/") || $0.hasPrefix("DELETE /v1/appPreviews/") }, "\(apple.log)")
     }
 
     @Test func anImageOfNoDisplayTypeIsReportedWithItsSizeBeforeAnythingIsSent() async throws {

@@ -230,6 +230,58 @@ struct AppStoreSubmissionTests {
         #expect(apple.log.filter { $0.hasPrefix("PATCH /v1/reviewSubmissions/") }.count <= 2, "at most a cancel and one submission: \(apple.log)")
     }
 
+    /// With `processingTimeout`, a build still processing is waited for (read until App Store
+    /// Connect says VALID) and then attached; a build that stays processing past the timeout
+    /// stops the run before anything is written, saying what to do.
+    @Test func aProcessingBuildIsWaitedForWithProcessingTimeout() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let version = apple.addStoreVersion("1.4.0")
+        let build = apple.addBuild(version: "1.4.0", build: "42", state: "PROCESSING")
+        apple.lock.withLock { apple.buildProcessingPolls = 2 }
+        let repo = try repository(call: """
+        try await lane.submitToAppStore(bundleID: "com.acme.rocket", version: "1.4.0", build: "42", processingTimeout: 600)
+        """)
+        var environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        environment["SHIPLANE_POLL_INTERVAL"] = "0"
+
+        let dry = try await repo.shiplaneAsync(["review", "--dry-run"], environment: environment)
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(dry.all.contains("the run would wait for it (at most 600 s)"), "\(dry.all)")
+        #expect(apple.log.allSatisfy { $0.hasPrefix("GET ") } && !apple.log.contains("GET /v1/builds/\(build)"), "a dry run neither writes nor waits: \(apple.log)")
+
+        let run = try await repo.shiplaneAsync(["review"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.all.contains("waiting for it (at most 600 s)") && run.all.contains("is VALID"), "\(run.all)")
+        #expect(apple.log.filter { $0 == "GET /v1/builds/\(build)" }.count >= 3, "read until processed: \(apple.log)")
+        #expect(apple.reviewState.attachedBuild[version] == build, "\(run.all)")
+
+        let stuck = apple.addBuild(version: "1.4.0", build: "43", state: "PROCESSING")
+        apple.lock.withLock { apple.buildProcessingPolls = 1_000_000 }
+        try repo.write("Lanes/Review.swift", """
+        import Shiplane
+        struct Review: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.submitToAppStore(bundleID: "com.acme.rocket", version: "1.4.0", build: "43", processingTimeout: 0.2, pollInterval: 0.05)
+            }
+        }
+        """)
+        environment["SHIPLANE_POLL_INTERVAL"] = nil
+        let writesBefore = apple.log.filter { !$0.hasPrefix("GET ") }.count
+        let timedOut = try await repo.shiplaneAsync(["review"], environment: environment)
+        #expect(timedOut.status != 0, "\(timedOut.all)")
+        #expect(timedOut.all.contains("build 1.4.0 (43) is still processing on App Store Connect after 0.2 s") && timedOut.all.contains("raise processingTimeout"),
+                "\(timedOut.all)")
+        #expect(apple.log.filter { !$0.hasPrefix("GET ") }.count == writesBefore && apple.reviewState.attachedBuild[version] == build,
+                "nothing written: \(apple.log)")
+        #expect(apple.log.contains("GET /v1/builds/\(stuck)"), "\(apple.log)")
+
+        let bad = SubmitToAppStore(bundleID: "b", version: "1", platform: "IOS", build: "1", metadataPath: "m", releaseType: nil,
+                                   earliestReleaseDate: nil, phasedRelease: nil, submit: false, processingTimeout: -1, pollInterval: 0).optionProblems().map(allText)
+        #expect(bad.count == 2 && bad.contains { $0.contains("processingTimeout is -1.0") } && bad.contains { $0.contains("pollInterval is 0.0") }, "\(bad)")
+    }
+
     @Test func aMissingVersionAProcessingBuildAndBadOptionsAreReportedBeforeAnythingIsSent() async throws {
         let apple = try FakeAppStoreConnect()
         try await apple.start()

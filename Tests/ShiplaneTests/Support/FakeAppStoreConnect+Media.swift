@@ -67,7 +67,8 @@ extension FakeAppStoreConnect {
             let (parts, full) = uploadOperations(fileID: id, size: size)
             let operations = full.map { $0.filter { $0.key != "partNumber" && $0.key != "expiration" } }
             files[id] = UploadFile(uploadID: "", name: name, size: size, parts: parts, storage: storage)
-            mediaItems[id] = MediaItem(resource: kind.item, setID: setID, fileName: name, size: size, checksum: nil, state: "AWAITING_UPLOAD")
+            mediaItems[id] = MediaItem(resource: kind.item, setID: setID, fileName: name, size: size, checksum: nil, state: "AWAITING_UPLOAD",
+                                       mimeType: attributes["mimeType"] as? String, previewFrameTimeCode: attributes["previewFrameTimeCode"] as? String)
             mediaSets[setID]?.items.append(id)
             var answer = mediaItemJSON(id)
             var values = answer["attributes"] as? [String: Any] ?? [:]
@@ -85,6 +86,7 @@ extension FakeAppStoreConnect {
             guard Self.md5(ofFile: file.storage) == checksum.lowercased() else {
                 return error(409, "ENTITY_ERROR.CHECKSUM_MISMATCH", "Checksum mismatch", "sourceFileChecksum does not match the bytes received")
             }
+            if let timeCode = attributes["previewFrameTimeCode"] as? String { mediaItems[segments[2]]?.previewFrameTimeCode = timeCode }
             mediaItems[segments[2]]?.checksum = checksum.lowercased()
             mediaItems[segments[2]]?.state = "UPLOAD_COMPLETE"
             files[segments[2]]?.committed = true
@@ -116,6 +118,8 @@ extension FakeAppStoreConnect {
         if let checksum = item.checksum { values["sourceFileChecksum"] = checksum }
         if item.resource == "appPreviews" {
             values["videoDeliveryState"] = ["state": item.state]
+            if let mimeType = item.mimeType { values["mimeType"] = mimeType }
+            if let timeCode = item.previewFrameTimeCode { values["previewFrameTimeCode"] = timeCode }
         } else {
             values["assetDeliveryState"] = ["state": item.state]
         }
@@ -132,6 +136,15 @@ extension FakeAppStoreConnect {
                 let locale = listing["appStoreVersionLocalizations"]?[set.localizationID]?.locale ?? set.localizationID
                 result["\(locale) \(set.type)"] = set.items.compactMap { mediaItems[$0]?.fileName }
             }
+            return result
+        }
+    }
+
+    /// App previews by file name: the `mimeType` and `previewFrameTimeCode` App Store Connect holds.
+    func previewDetails() -> [String: (mimeType: String?, timeCode: String?)] {
+        lock.withLock {
+            var result: [String: (mimeType: String?, timeCode: String?)] = [:]
+            for item in mediaItems.values where item.resource == "appPreviews" { result[item.fileName] = (item.mimeType, item.previewFrameTimeCode) }
             return result
         }
     }

@@ -29,7 +29,11 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     struct Build { var appID: String; var version: String; var shortVersion: String; var processingState: String; var polls = 0; var encryption: Bool?; var groups: [String] = []; var whatsNew: [String: String] = [:]; var platform = "IOS"; var betaReview: (id: String, state: String)? }
 
     struct MediaSet { var resource: String; var localizationID: String; var type: String; var items: [String] = [] }
-    struct MediaItem { var resource: String; var setID: String; var fileName: String; var size: Int64; var checksum: String?; var state: String }
+    struct MediaItem {
+        var resource: String; var setID: String; var fileName: String; var size: Int64; var checksum: String?; var state: String
+        /// An app preview's `mimeType` and `previewFrameTimeCode`, as sent.
+        var mimeType: String? = nil; var previewFrameTimeCode: String? = nil
+    }
 
     let lock = NSLock()
     var apps: [String: (bundleID: String, name: String)] = ["app-1": ("com.acme.rocket", "Rocket")]

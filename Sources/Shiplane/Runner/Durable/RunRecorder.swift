@@ -98,9 +98,30 @@ package final class RunRecorder: @unchecked Sendable {
         }
     }
 
+    /// Records several effects about to happen in one durable write (the requests that make them
+    /// go out only after it); returns their indexes for `done`, in order.
+    func intend(step: Int, _ effects: [(description: String, effect: AnyEffect)]) throws -> [Int] {
+        try lock.withLock {
+            let first = record.effects.count
+            for (description, effect) in effects {
+                record.effects.append(RecordedEffect(
+                    step: step, description: description, effect: effect, status: .intended,
+                    afterPointOfNoReturn: record.pointOfNoReturn != nil
+                ))
+            }
+            persist()
+            if let writeFailure { throw writeFailure }
+            for index in first..<record.effects.count { FaultInjection.reached(.beforeEffect, index + 1) }
+            return Array(first..<record.effects.count)
+        }
+    }
+
     /// Records that the effect happened, with what became known (a commit id, a tag object).
-    func done(_ index: Int, effect: AnyEffect? = nil, description: String? = nil) {
-        update(index) {
+    /// `durable` false keeps the change in memory until the record's next write (the end of the
+    /// step at the latest): for effects whose undo finds them without what `done` adds, so a
+    /// kill before that write loses nothing rollback needs.
+    func done(_ index: Int, effect: AnyEffect? = nil, description: String? = nil, durable: Bool = true) {
+        update(index, persisting: durable) {
             $0.status = .done
             if let effect { $0.effect = effect }
             if let description { $0.description = description }
@@ -212,11 +233,11 @@ package final class RunRecorder: @unchecked Sendable {
         }
     }
 
-    private func update(_ index: Int, _ change: (inout RecordedEffect) -> Void) {
+    private func update(_ index: Int, persisting: Bool = true, _ change: (inout RecordedEffect) -> Void) {
         lock.withLock {
             guard record.effects.indices.contains(index) else { return }
             change(&record.effects[index])
-            persist()
+            if persisting { persist() }
         }
     }
 

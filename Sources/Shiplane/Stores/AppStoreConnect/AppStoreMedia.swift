@@ -50,6 +50,7 @@ struct AppStoreMediaFolder: Sendable, Equatable {
     /// Reads screenshots from `folder` (absolute); every problem is added to `problems`.
     static func screenshots(folder: String, problems: inout [any Error]) -> AppStoreMediaFolder {
         var result = AppStoreMediaFolder(sets: [:], kind: .screenshots)
+        var found: [(locale: String, type: String, path: String)] = []
         for (locale, path, iMessage) in localeFolders(folder, problems: &problems) {
             var files = imageFiles(in: path)
             if files.contains(where: { ($0 as NSString).deletingPathExtension.lowercased().hasSuffix("_framed") }) {
@@ -67,11 +68,10 @@ struct AppStoreMediaFolder: Sendable, Equatable {
                                                   suggestion: "resize it to one of the sizes App Store Connect lists for the device (e.g. 1290×2796 for APP_IPHONE_67, 2048×2732 for APP_IPAD_PRO_3GEN_129)"))
                     continue
                 }
-                do {
-                    result.sets[locale, default: [:]][type, default: []].append(try mediaFile(file))
-                } catch { problems.append(error) }
+                found.append((locale, type, file))
             }
         }
+        result.add(found, problems: &problems)
         result.checkLimits(problems: &problems)
         return result
     }
@@ -79,6 +79,7 @@ struct AppStoreMediaFolder: Sendable, Equatable {
     /// Reads app previews from `folder` (absolute); every problem is added to `problems`.
     static func previews(folder: String, problems: inout [any Error]) -> AppStoreMediaFolder {
         var result = AppStoreMediaFolder(sets: [:], kind: .previews)
+        var found: [(locale: String, type: String, path: String)] = []
         for (locale, path, _) in localeFolders(folder, problems: &problems, nested: false) {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
                 .filter { ["mp4", "mov", "m4v"].contains(($0 as NSString).pathExtension.lowercased()) }
@@ -90,13 +91,42 @@ struct AppStoreMediaFolder: Sendable, Equatable {
                                                   suggestion: "put the type in the file name as deliver reads it, e.g. 01_IPHONE_67.mp4 (one of \(previewTypes.joined(separator: ", ")))"))
                     continue
                 }
-                do {
-                    result.sets[locale, default: [:]][type, default: []].append(try mediaFile(file))
-                } catch { problems.append(error) }
+                found.append((locale, type, file))
             }
         }
+        result.add(found, problems: &problems)
         result.checkLimits(problems: &problems)
         return result
+    }
+
+    /// Adds the files found, in order, with their sizes and MD5s: read on every core at once
+    /// (hashing a folder of screenshots one file at a time took longer than uploading them).
+    private mutating func add(_ found: [(locale: String, type: String, path: String)], problems: inout [any Error]) {
+        let paths = found.map(\.path)
+        let results = Self.mediaFiles(paths)
+        for (entry, result) in zip(found, results) {
+            switch result {
+            case .success(let file): sets[entry.locale, default: [:]][entry.type, default: []].append(file)
+            case .failure(let error): problems.append(error)
+            }
+        }
+    }
+
+    /// `mediaFile` of every path, computed concurrently (as many at once as the machine has
+    /// cores), in the order given.
+    static func mediaFiles(_ paths: [String]) -> [Result<AppStoreMediaFile, any Error>] {
+        final class Results: @unchecked Sendable {
+            // @unchecked: `values` is only touched under `lock`.
+            let lock = NSLock()
+            var values: [Result<AppStoreMediaFile, any Error>]
+            init(count: Int) { values = Array(repeating: .failure(ShiplaneError("not read")), count: count) }
+        }
+        let results = Results(count: paths.count)
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            let result = Result { try mediaFile(paths[index]) }
+            results.lock.withLock { results.values[index] = result }
+        }
+        return results.values
     }
 
     /// More files for one set than App Store Connect keeps is a problem.
@@ -123,6 +153,12 @@ struct AppStoreMediaFolder: Sendable, Equatable {
                 where isFolder(folder + "/" + name + "/" + inner) && looksLikeLocale(inner) {
                     found.append((inner, folder + "/" + name + "/" + inner, name.lowercased() == "imessage"))
                 }
+                continue
+            }
+            if name == AppStoreListing.defaultFolder {
+                // deliver takes `default` for metadata text only; its screenshots fail there ("default isn't an activated language").
+                problems.append(ShiplaneError("\(folder)/\(name) holds images for no locale: deliver's default folder is for metadata text only, and App Store Connect takes images per locale",
+                                              suggestion: "put the images in the primary locale's folder (App Store Connect shows them for a locale that has none of its own), or copy them into each locale's folder"))
                 continue
             }
             guard looksLikeLocale(name) else {
@@ -152,15 +188,25 @@ struct AppStoreMediaFolder: Sendable, Equatable {
 
     /// The file's size and MD5, read in chunks.
     static func mediaFile(_ path: String) throws -> AppStoreMediaFile {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ShiplaneError("\(path) cannot be read", suggestion: "check its permissions")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
         }
-        defer { try? handle.close() }
+        defer { close(descriptor) }
         var md5 = Insecure.MD5()
         var size: Int64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            md5.update(data: chunk)
-            size += Int64(chunk.count)
+        // One 256 KiB buffer per file, read into again and again: no allocation per chunk.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
+            }
+            if count == 0 { break }
+            md5.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            size += Int64(count)
         }
         let checksum = md5.finalize().map { String(format: "%02x", $0) }.joined()
         return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: size, checksum: checksum)
@@ -169,6 +215,16 @@ struct AppStoreMediaFolder: Sendable, Equatable {
     /// The preview types of Apple's description (`PreviewType`).
     static let previewTypes = ["IPHONE_67", "IPHONE_61", "IPHONE_65", "IPHONE_58", "IPHONE_55", "IPHONE_47", "IPHONE_40", "IPHONE_35",
                                "IPAD_PRO_3GEN_129", "IPAD_PRO_3GEN_11", "IPAD_PRO_129", "IPAD_105", "IPAD_97", "DESKTOP", "APPLE_TV", "APPLE_VISION_PRO"]
+
+    /// The MIME type of an app preview by its extension: `video/mp4`, `video/quicktime` (.mov), `video/x-m4v`.
+    static func previewMimeType(fileName: String) -> String? {
+        switch (fileName as NSString).pathExtension.lowercased() {
+        case "mp4": return "video/mp4"
+        case "mov": return "video/quicktime"
+        case "m4v": return "video/x-m4v"
+        default: return nil
+        }
+    }
 
     /// The preview type a file name contains (the longest, so IPAD_PRO_3GEN_129 is not read as another).
     static func previewType(fileName: String) -> String? {

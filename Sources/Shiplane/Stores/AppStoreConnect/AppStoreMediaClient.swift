@@ -47,16 +47,22 @@ struct AppStoreMediaClient: Sendable {
     }
 
     /// Reserves an item in a set: Apple answers with its id and the upload operations.
-    func reserve(_ kind: AppStoreMediaKind, setID: String, fileName: String, fileSize: Int64) async throws -> Item {
-        let body: [String: Any] = ["data": ["type": kind.resource, "attributes": ["fileName": fileName, "fileSize": fileSize],
+    /// `extra`: attributes besides the file's name and size (an app preview's `mimeType` and `previewFrameTimeCode`).
+    func reserve(_ kind: AppStoreMediaKind, setID: String, fileName: String, fileSize: Int64, extra: [String: String] = [:]) async throws -> Item {
+        var attributes: [String: Any] = ["fileName": fileName, "fileSize": fileSize]
+        for (name, value) in extra { attributes[name] = value }
+        let body: [String: Any] = ["data": ["type": kind.resource, "attributes": attributes,
                                             "relationships": [kind.setRelationship: ["data": ["type": kind.setResource, "id": setID]]]]]
         return try await client.send(.post, "/v1/\(kind.resource)", body: body, as: ASCDocument<Item>.self,
                                      operation: "reserve the \(kind.noun) \(fileName)").data
     }
 
     /// Commits an uploaded item with its MD5, which Apple checks against the bytes it got.
-    func commit(_ kind: AppStoreMediaKind, id: String, checksum: String, fileName: String) async throws -> Item {
-        let body: [String: Any] = ["data": ["type": kind.resource, "id": id, "attributes": ["uploaded": true, "sourceFileChecksum": checksum]]]
+    /// `extra`: attributes besides the checksum (an app preview's `previewFrameTimeCode`).
+    func commit(_ kind: AppStoreMediaKind, id: String, checksum: String, fileName: String, extra: [String: String] = [:]) async throws -> Item {
+        var attributes: [String: Any] = ["uploaded": true, "sourceFileChecksum": checksum]
+        for (name, value) in extra { attributes[name] = value }
+        let body: [String: Any] = ["data": ["type": kind.resource, "id": id, "attributes": attributes]]
         return try await client.send(.patch, "/v1/\(kind.resource)/\(id)", body: body, as: ASCDocument<Item>.self,
                                      operation: "commit the \(kind.noun) \(fileName)").data
     }

@@ -70,6 +70,8 @@ struct AppStoreMediaSync: Sendable {
     let partTransport: HTTPTransport
     let concurrency: Int
     let now: @Sendable () -> Date
+    /// Sent with each app preview reserved and committed (`hh:mm:ss:ff`); nil sends none.
+    var previewFrameTimeCode: String?
 
     /// Plans every set the folder has, for the localizations that exist (`localizationIDs`; a
     /// locale with none yet gets a set made from nothing).
@@ -96,49 +98,76 @@ struct AppStoreMediaSync: Sendable {
     func apply(_ plans: [AppStoreMediaSetPlan], localizationIDs: [String: String], in step: StepContext) async throws {
         let api = media.client.apiBaseURL
         var plans = plans
-        // Sets first, so uploads know where they go.
+        let media = self.media, transport = partTransport, now = self.now, timeCode = previewFrameTimeCode
+        // Sets first, so uploads know where they go: all written down in one record write, then
+        // made `concurrency` at a time. Their undo finds a set without its id, so the ids reach
+        // the record with its next write.
+        var missing: [(plan: Int, effect: AppStoreMediaSetCreated)] = []
         for index in plans.indices where plans[index].setID == nil && plans[index].changes {
             let plan = plans[index]
             guard let localizationID = localizationIDs[plan.locale] else {
                 throw ShiplaneError("the \(plan.locale) localization of the version is missing", suggestion: "run again")
             }
-            let effect = AppStoreMediaSetCreated(api: api, resource: plan.kind.setResource, id: nil, localizationID: localizationID,
-                                                 type: plan.type, label: plan.label)
-            let handle = try step.record(effect, "delete the \(plan.label) \(plan.kind.noun) set")
-            var done = effect
-            done.id = try await media.createSet(plan.kind, localizationID: localizationID, type: plan.type)
-            step.done(handle, done)
-            plans[index].setID = done.id
+            missing.append((index, AppStoreMediaSetCreated(api: api, resource: plan.kind.setResource, id: nil, localizationID: localizationID,
+                                                           type: plan.type, label: plan.label)))
         }
+        let setHandles = try step.record(missing.map { (effect: $0.effect, description: "delete the \($0.effect.label) \(plans[$0.plan].kind.noun) set") })
+        let kinds = missing.map { plans[$0.plan].kind }
+        let created = try await performConcurrently(Array(missing.enumerated()), limit: concurrency, what: "screenshot and app preview sets") { number, item in
+            var done = item.effect
+            done.id = try await media.createSet(kinds[number], localizationID: item.effect.localizationID, type: item.effect.type)
+            step.doneLater(setHandles[number], done)
+            return (plan: item.plan, id: done.id)
+        }
+        for set in created { plans[set.plan].setID = set.id }
         struct Upload: Sendable { var plan: Int; var setID: String; var file: AppStoreMediaFile; var kind: AppStoreMediaKind; var label: String; var existing: [String] }
         let uploads = plans.indices.flatMap { index in
             plans[index].uploads.map { Upload(plan: index, setID: plans[index].setID ?? "", file: $0, kind: plans[index].kind, label: plans[index].label,
                                               existing: plans[index].existing) }
         }
-        let media = self.media, transport = partTransport, now = self.now
+        // Every reservation is written down in one record write before the first is sent; the
+        // ids Apple gives them reach the record with its next write (their undo finds an item
+        // without its id: by file name and checksum among the items that were not there before).
+        let effects = uploads.map { upload in
+            AppStoreMediaUploaded(api: api, resource: upload.kind.resource, setID: upload.setID, id: nil, fileName: upload.file.fileName,
+                                  checksum: upload.file.checksum, existingIDs: upload.existing, label: upload.label)
+        }
+        let handles = try step.record(zip(uploads, effects).map { upload, effect in
+            (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
+        })
         // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
         // run beside them, so the API's round trips do not leave an upload slot idle.
         let slots = UploadSlots(concurrency)
-        let results = try await performConcurrently(uploads, limit: 2 * concurrency, what: "screenshot and app preview uploads") { upload in
+        let results = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
             let file = upload.file
-            let effect = AppStoreMediaUploaded(api: api, resource: upload.kind.resource, setID: upload.setID, id: nil, fileName: file.fileName,
-                                               checksum: file.checksum, existingIDs: upload.existing, label: upload.label)
-            let handle = try step.record(effect, "delete the \(upload.kind.noun) \(file.fileName) (\(upload.label))")
-            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size)
-            var done = effect
+            let handle = handles[number]
+            // An app preview says what video it is and which frame is its still, as Apple's description offers.
+            var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+            if upload.kind == .previews {
+                reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                if let timeCode {
+                    reserveExtra["previewFrameTimeCode"] = timeCode
+                    commitExtra["previewFrameTimeCode"] = timeCode
+                }
+            }
+            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
+            var done = effects[number]
             done.id = item.id
-            step.done(handle, done)
+            step.doneLater(handle, done)
             let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
                                                   what: "the \(upload.kind.noun) \(file.fileName)")
             await slots.acquire()
             do {
-                try await operations.perform(with: transport, concurrency: 1, timeout: 600) { _ in }
+                // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
+                // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
+                // against 62–64 MB with 1 MiB reads, the upload as fast).
+                try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
             } catch {
                 await slots.release()
                 throw error
             }
             await slots.release()
-            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName)
+            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName, extra: commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
             }
@@ -150,8 +179,10 @@ struct AppStoreMediaSync: Sendable {
             guard let setID = plan.setID else { continue }
             let mine = results.filter { $0.plan == index }
             // Apple's word on the new ones: FAILED or never committed stops here (rollback deletes them).
+            var listed: [String]?
             if !mine.isEmpty {
                 let items = try await media.items(plan.kind, setID: setID)
+                listed = items.map(\.id)
                 for result in mine {
                     let state = items.first { $0.id == result.id }?.attributes?.state
                     if state?.state == "FAILED" || state?.state == "AWAITING_UPLOAD" {
@@ -160,6 +191,7 @@ struct AppStoreMediaSync: Sendable {
                 }
             }
             if !plan.delete.isEmpty {
+                listed = nil
                 // The new set is complete: what it replaces goes, and the new images are what the listing has from here on.
                 for result in mine {
                     step.keep(result.handle, "the \(plan.kind.noun)s it replaced are deleted: it stays as the set's image")
@@ -173,7 +205,9 @@ struct AppStoreMediaSync: Sendable {
                 }
             }
             let wanted = plan.files.map { file in file.keptID ?? mine.first { $0.fileName == file.file.fileName }?.id ?? "" }
-            let current = try await media.items(plan.kind, setID: setID).map(\.id)
+            // The set as listed after the uploads, or listed anew when items went since.
+            let current: [String]
+            if let listed { current = listed } else { current = try await media.items(plan.kind, setID: setID).map(\.id) }
             guard Set(current) == Set(wanted) else {
                 throw ShiplaneError("the \(plan.label) \(plan.kind.noun) set changed on App Store Connect while this run worked on it",
                                     info: [("expected", String(wanted.count)), ("found", String(current.count))],
@@ -183,7 +217,8 @@ struct AppStoreMediaSync: Sendable {
                 let effect = AppStoreMediaReordered(api: api, resource: plan.kind.setResource, setID: setID, previous: current, label: plan.label)
                 let handle = try step.record(effect, "put the \(plan.label) \(plan.kind.noun)s back in their earlier order")
                 try await media.reorder(plan.kind, setID: setID, ids: wanted)
-                step.done(handle)
+                // Its undo needs nothing the answer adds: written with the record's next write.
+                step.doneLater(handle, effect)
                 step.log("\(plan.kind.noun)s \(plan.label): ordered \(plan.files.map(\.file.fileName).joined(separator: ", "))")
             }
         }

@@ -31,6 +31,11 @@ package struct SubmitToAppStore: AsyncAction {
     var phasedRelease: Bool?
     /// Submit for review (only then).
     var submit: Bool
+    /// Seconds to wait for a build still processing before attaching it; 0 (the default): a build
+    /// still processing stops the run in preflight.
+    var processingTimeout: Double = 0
+    /// Seconds between two looks at a processing build (`SHIPLANE_POLL_INTERVAL` overrides it, as for `uploadToTestFlight`).
+    var pollInterval: Double = 30
 
     /// The options as the step shows them.
     package var options: [StepOption] {
@@ -41,6 +46,7 @@ package struct SubmitToAppStore: AsyncAction {
         if let earliestReleaseDate { list.append(StepOption("earliestReleaseDate", earliestReleaseDate)) }
         if let phasedRelease { list.append(StepOption("phasedRelease", phasedRelease ? "true" : "false")) }
         list.append(StepOption("submit", submit ? "true" : "false"))
+        if processingTimeout > 0 { list.append(StepOption("processingTimeout", String(processingTimeout))) }
         return list
     }
 
@@ -66,6 +72,12 @@ package struct SubmitToAppStore: AsyncAction {
             problems.append(ShiplaneError("earliestReleaseDate is only for releaseType SCHEDULED", suggestion: "pass releaseType: \"SCHEDULED\", or leave the date out"))
         }
         if let build, build.isEmpty { problems.append(ShiplaneError("build is empty", suggestion: "pass the build number (CFBundleVersion), or leave it out")) }
+        if !(processingTimeout >= 0) || !processingTimeout.isFinite {
+            problems.append(ShiplaneError("processingTimeout is \(processingTimeout); it must be 0 (do not wait) or a number of seconds"))
+        }
+        if !(pollInterval > 0) || !pollInterval.isFinite {
+            problems.append(ShiplaneError("pollInterval is \(pollInterval); it must be a number of seconds above 0"))
+        }
         return problems
     }
 
@@ -117,15 +129,20 @@ package struct SubmitToAppStore: AsyncAction {
         var newBuildID: String?
         let currentBuildID = storeVersion.relationships?["build"]?.data?.id
         if let build {
-            guard let found = try await client.build(appID: app.id, version: version, buildNumber: build, platform: platform) else {
+            guard var found = try await client.build(appID: app.id, version: version, buildNumber: build, platform: platform) else {
                 throw preflight("App Store Connect has no \(platform) build \(version) (\(build))",
                                 "upload it first (lane.uploadToTestFlight), or check the version and build number")
             }
+            if found.attributes?.processingState == "PROCESSING" && processingTimeout > 0 {
+                found = try await waitForProcessing(found, label: "\(version) (\(build))", client: client, in: step)
+            }
             switch found.attributes?.processingState {
             case "VALID": break
+            case "PROCESSING" where step.isDryRun && processingTimeout > 0:
+                step.log("build \(version) (\(build)) is still processing on App Store Connect: the run would wait for it (at most \(Self.seconds(processingTimeout)))")
             case "PROCESSING":
                 throw preflight("build \(version) (\(build)) is still processing on App Store Connect",
-                                "run again once App Store Connect has processed it (uploadToTestFlight waits for that with its processingTimeout)")
+                                "pass processingTimeout: to wait for it (as uploadToTestFlight does), or run again once App Store Connect has processed it")
             case let other:
                 throw preflight("build \(version) (\(build)) is \(other ?? "in an unknown state"): it cannot be submitted", "upload a new build")
             }
@@ -285,6 +302,30 @@ package struct SubmitToAppStore: AsyncAction {
         return true
     }
 
+    /// Looks at a processing build every `pollInterval` seconds until it is processed, before
+    /// anything is written; a dry run does not wait. Returns the build as last read.
+    /// - Throws: `StoreProcessingError` when `processingTimeout` passes first.
+    func waitForProcessing(_ build: AppStoreConnectClient.Build, label: String, client: AppStoreConnectClient, in step: StepContext) async throws -> AppStoreConnectClient.Build {
+        guard !step.isDryRun else { return build }
+        let lane = step.lane
+        let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? "").flatMap { $0 >= 0 ? $0 : nil } ?? pollInterval
+        let deadline = lane.state.now().addingTimeInterval(processingTimeout)
+        step.log("build \(label) is still processing on App Store Connect: waiting for it (at most \(Self.seconds(processingTimeout)))")
+        var current = build
+        while current.attributes?.processingState == "PROCESSING" {
+            guard lane.state.now() < deadline else {
+                throw StoreProcessingError("build \(label) is still processing on App Store Connect after \(Self.seconds(processingTimeout))", errors: [],
+                                           suggestion: "raise processingTimeout, or run again later: nothing was changed")
+            }
+            try await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
+            current = try await client.build(id: build.id)
+        }
+        step.log("build \(label) is \(current.attributes?.processingState ?? "in no state")")
+        return current
+    }
+
+    static func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) s" : "\(value) s" }
+
     static func show(_ value: ASCJSONValue?) -> String {
         switch value {
         case .none: "(none)"
@@ -318,9 +359,11 @@ extension LaneContext {
     @discardableResult
     public func submitToAppStore(bundleID: String, version: String, platform: String = "IOS", build: String? = nil,
                                  metadataPath: String = "fastlane/metadata", releaseType: String? = nil, earliestReleaseDate: String? = nil,
-                                 phasedRelease: Bool? = nil, submit: Bool = false, file: String = #fileID, line: Int = #line) async throws -> Bool {
+                                 phasedRelease: Bool? = nil, submit: Bool = false, processingTimeout: Double = 0, pollInterval: Double = 30,
+                                 file: String = #fileID, line: Int = #line) async throws -> Bool {
         try await run(SubmitToAppStore(bundleID: bundleID, version: version, platform: platform, build: build, metadataPath: metadataPath,
-                                       releaseType: releaseType, earliestReleaseDate: earliestReleaseDate, phasedRelease: phasedRelease, submit: submit),
+                                       releaseType: releaseType, earliestReleaseDate: earliestReleaseDate, phasedRelease: phasedRelease, submit: submit,
+                                       processingTimeout: processingTimeout, pollInterval: pollInterval),
                       file: file, line: line)
     }
 }
@@ -330,7 +373,7 @@ extension SubmitToAppStore: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Get an App Store version ready for App Review and, with submit: true, submit it (deliver's submit_for_review): attaches the build (version, build number and platform; it must be processed), sets the review details from deliver's fastlane/metadata/review_information/ (first_name.txt, last_name.txt, phone_number.txt, email_address.txt, demo_user.txt, demo_password.txt, notes.txt), the release type and the phased release, then opens a review submission with the version and submits it. Only what differs is sent; the demo password is a secret. The version must exist (updateAppStoreMetadata creates it). Submission is the store's point of no return. Credentials as for uploadToTestFlight.",
-        signature: "try await lane.submitToAppStore(bundleID: String, version: String, platform: String = \"IOS\", build: String? = nil, metadataPath: String = \"fastlane/metadata\", releaseType: String? = nil, earliestReleaseDate: String? = nil, phasedRelease: Bool? = nil, submit: Bool = false) -> Bool",
+        signature: "try await lane.submitToAppStore(bundleID: String, version: String, platform: String = \"IOS\", build: String? = nil, metadataPath: String = \"fastlane/metadata\", releaseType: String? = nil, earliestReleaseDate: String? = nil, phasedRelease: Bool? = nil, submit: Bool = false, processingTimeout: Double = 0, pollInterval: Double = 30) -> Bool",
         parameters: [
             .init(name: "bundleID", type: "String", defaultValue: nil, help: "the app's bundle ID"),
             .init(name: "version", type: "String", defaultValue: nil, help: "the App Store version (it must exist and be editable)"),
@@ -341,6 +384,8 @@ extension SubmitToAppStore: DocumentedAction {
             .init(name: "earliestReleaseDate", type: "String?", defaultValue: "nil", help: "for SCHEDULED: ISO 8601, e.g. 2026-12-01T08:00:00Z"),
             .init(name: "phasedRelease", type: "Bool?", defaultValue: "nil", help: "true: release in phases over 7 days; false: to everyone at once; nil: leave it"),
             .init(name: "submit", type: "Bool", defaultValue: "false", help: "submit for review; never done unless true"),
+            .init(name: "processingTimeout", type: "Double", defaultValue: "0", help: "seconds to wait for the build while App Store Connect still processes it, before anything is changed (0: a build still processing stops the run)"),
+            .init(name: "pollInterval", type: "Double", defaultValue: "30", help: "seconds between two looks at a processing build"),
         ],
         example: #"try await lane.submitToAppStore(bundleID: "com.acme.rocket", version: "1.4.0", build: "42", releaseType: "AFTER_APPROVAL", submit: true)"#,
         dryRun: "reads only, and prints each setting that would change (the demo password as hidden) and whether it would submit",

@@ -26,6 +26,12 @@ package struct UpdateAppStoreMetadata: AsyncAction {
     package var appPreviewsPath: String?
     /// Screenshots and previews uploaded at once.
     package var uploadConcurrency: Int
+    /// The still frame of each app preview uploaded, as `hh:mm:ss:ff` (frames, as deliver's
+    /// `preview_frame_time_code`); nil lets App Store Connect choose.
+    package var previewFrameTimeCode: String?
+
+    /// deliver's default `preview_frame_time_code`.
+    static let defaultPreviewFrameTimeCode = "00:00:05:00"
 
     /// The default screenshots folder; when it does not exist, screenshots are left alone.
     static let defaultScreenshotsPath = "fastlane/screenshots"
@@ -34,7 +40,8 @@ package struct UpdateAppStoreMetadata: AsyncAction {
 
     /// Creates the action.
     package init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata",
-                screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews", uploadConcurrency: Int = 4) {
+                screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews", uploadConcurrency: Int = 4,
+                previewFrameTimeCode: String? = defaultPreviewFrameTimeCode) {
         self.bundleID = bundleID
         self.version = version
         self.platform = platform
@@ -42,13 +49,14 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         self.screenshotsPath = screenshotsPath
         self.appPreviewsPath = appPreviewsPath
         self.uploadConcurrency = uploadConcurrency
+        self.previewFrameTimeCode = previewFrameTimeCode
     }
 
     /// Bundle ID, version, platform and folders.
     package var options: [StepOption] {
         [StepOption("bundleID", bundleID), StepOption("version", version), StepOption("platform", platform), StepOption("metadataPath", metadataPath),
          StepOption("screenshotsPath", screenshotsPath ?? "nil"), StepOption("appPreviewsPath", appPreviewsPath ?? "nil"),
-         StepOption("uploadConcurrency", String(uploadConcurrency))]
+         StepOption("uploadConcurrency", String(uploadConcurrency)), StepOption("previewFrameTimeCode", previewFrameTimeCode ?? "nil")]
     }
 
     /// Reads the screenshot and app preview folders that are asked for; a default folder that does not exist is skipped.
@@ -89,6 +97,10 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         var listing: AppStoreListing?
         do { listing = try AppStoreListing.read(folder: step.resolve(metadataPath)) } catch { problems.append(error) }
         if uploadConcurrency < 1 { problems.append(ShiplaneError("uploadConcurrency is \(uploadConcurrency); it must be 1 or more")) }
+        if let previewFrameTimeCode, !Self.isTimeCode(previewFrameTimeCode) {
+            problems.append(ShiplaneError("previewFrameTimeCode \"\(previewFrameTimeCode)\" is not a time code hh:mm:ss:ff",
+                                          suggestion: "write it as deliver's preview_frame_time_code, e.g. \"00:00:05:00\" for the frame at 5 seconds, or pass nil to let App Store Connect choose"))
+        }
         let mediaFolders = mediaFolders(in: step, problems: &problems)
         var credentials: AppStoreConnectCredentials?
         do {
@@ -141,7 +153,7 @@ package struct UpdateAppStoreMetadata: AsyncAction {
             step.log("\(change.locale) \(change.attribute): \(Self.quote(change.old)) → \(Self.quote(change.new))")
         }
         let sync = AppStoreMediaSync(media: AppStoreMediaClient(client: client), partTransport: step.httpTransport(),
-                                     concurrency: uploadConcurrency, now: lane.state.now)
+                                     concurrency: uploadConcurrency, now: lane.state.now, previewFrameTimeCode: previewFrameTimeCode)
         func localizationIDs(_ localizations: [AppStoreListingClient.Localization]) -> [String: String] {
             Dictionary(localizations.compactMap { item in (item.attributes?["locale"] ?? nil).map { ($0, item.id) } }, uniquingKeysWith: { a, _ in a })
         }
@@ -208,6 +220,13 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         return changes.count
     }
 
+    /// `hh:mm:ss:ff`: two digits each, minutes and seconds below 60.
+    static func isTimeCode(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return false }
+        return (Int(parts[1]) ?? 60) < 60 && (Int(parts[2]) ?? 60) < 60
+    }
+
     static func quote(_ text: String?) -> String {
         guard let text else { return "(none)" }
         let flat = text.replacingOccurrences(of: "\n", with: "⏎")
@@ -217,13 +236,16 @@ package struct UpdateAppStoreMetadata: AsyncAction {
 
 extension LaneContext {
     /// Sets the App Store listing of `version` from deliver's metadata folder (only what differs);
-    /// returns the number of fields changed.
+    /// returns the number of fields changed. `previewFrameTimeCode` is the still frame of each app
+    /// preview uploaded (`hh:mm:ss:ff`, deliver's `preview_frame_time_code`; nil: App Store Connect chooses).
     @discardableResult
     public func updateAppStoreMetadata(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata",
                                        screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews",
-                                       uploadConcurrency: Int = 4, file: String = #fileID, line: Int = #line) async throws -> Int {
+                                       uploadConcurrency: Int = 4, previewFrameTimeCode: String? = "00:00:05:00",
+                                       file: String = #fileID, line: Int = #line) async throws -> Int {
         try await run(UpdateAppStoreMetadata(bundleID: bundleID, version: version, platform: platform, metadataPath: metadataPath,
-                                             screenshotsPath: screenshotsPath, appPreviewsPath: appPreviewsPath, uploadConcurrency: uploadConcurrency),
+                                             screenshotsPath: screenshotsPath, appPreviewsPath: appPreviewsPath, uploadConcurrency: uploadConcurrency,
+                                             previewFrameTimeCode: previewFrameTimeCode),
                       file: file, line: line)
     }
 }
@@ -233,7 +255,7 @@ extension UpdateAppStoreMetadata: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Set the App Store listing of a version from fastlane deliver's folder (fastlane/metadata/<locale>/description.txt, keywords.txt, release_notes.txt, promotional_text.txt, marketing_url.txt, support_url.txt, name.txt, subtitle.txt, privacy_url.txt) and its screenshots and app previews (fastlane/screenshots/<locale>/*.png|jpg, the display type from the pixel size as deliver reads it; fastlane/app_previews/<locale>/*_IPHONE_67.mp4, …): finds or creates the App Store version for the platform, sends only the fields that differ, uploads only images whose MD5 is not in the set yet, deletes the ones the folder replaced or dropped once the new ones are in, and puts each set in file-name order. Credentials as for uploadToTestFlight.",
-        signature: "try await lane.updateAppStoreMetadata(bundleID: String, version: String, platform: String = \"IOS\", metadataPath: String = \"fastlane/metadata\", screenshotsPath: String? = \"fastlane/screenshots\", appPreviewsPath: String? = \"fastlane/app_previews\", uploadConcurrency: Int = 4) -> Int",
+        signature: "try await lane.updateAppStoreMetadata(bundleID: String, version: String, platform: String = \"IOS\", metadataPath: String = \"fastlane/metadata\", screenshotsPath: String? = \"fastlane/screenshots\", appPreviewsPath: String? = \"fastlane/app_previews\", uploadConcurrency: Int = 4, previewFrameTimeCode: String? = \"00:00:05:00\") -> Int",
         parameters: [
             .init(name: "bundleID", type: "String", defaultValue: nil, help: "the app's bundle ID"),
             .init(name: "version", type: "String", defaultValue: nil, help: "the App Store version being released"),
@@ -242,6 +264,7 @@ extension UpdateAppStoreMetadata: DocumentedAction {
             .init(name: "screenshotsPath", type: "String?", defaultValue: "\"fastlane/screenshots\"", help: "deliver's screenshots folder (<locale>/, iMessage/<locale>/, appleTV/<locale>/); nil leaves screenshots alone; the default folder missing leaves them alone too"),
             .init(name: "appPreviewsPath", type: "String?", defaultValue: "\"fastlane/app_previews\"", help: "deliver's app previews folder (<locale>/<name with the preview type>.mp4|mov|m4v); nil leaves previews alone"),
             .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "screenshots and previews uploaded at once"),
+            .init(name: "previewFrameTimeCode", type: "String?", defaultValue: "\"00:00:05:00\"", help: "the still frame of each app preview uploaded, hh:mm:ss:ff (deliver's preview_frame_time_code and its default); sent with the preview's reservation and commit; nil lets App Store Connect choose"),
         ],
         example: #"try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0")"#,
         dryRun: "reads only, and prints each field that would change with its old and new text, and per locale and display type each image that would be uploaded, kept or deleted and the order that would be set",

@@ -52,18 +52,21 @@ struct UploadOperations: Sendable {
         self.fileSize = fileSize
     }
 
-    /// Sends every part, `concurrency` at a time; all failures are reported together.
+    /// Sends every part, `concurrency` at a time, read from disk `chunkSize` bytes at a time (nil:
+    /// the transport's 1 MiB); all failures are reported together.
     /// - Throws: `AggregateError` holding each part's failure.
-    func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, onPartDone: @escaping @Sendable (Int64) -> Void) async throws {
+    func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil,
+                 onPartDone: @escaping @Sendable (Int64) -> Void) async throws {
         let file = self.file
         _ = try await performConcurrently(Array(operations.enumerated()), limit: concurrency, what: "upload parts") { index, operation in
             // Content-Length comes from the streamed body; every other header is Apple's, as given.
             let headers = (operation.requestHeaders ?? [])
                 .filter { $0.name.lowercased() != "content-length" }
                 .map { (name: $0.name, value: $0.value) }
-            let request = HTTPRequest(
+            var request = HTTPRequest(
                 method: HTTPRequestMethod(rawValue: operation.method.uppercased()) ?? .put, url: operation.url, headers: headers,
                 body: .fileSlice(path: file, offset: operation.offset, length: operation.length), timeout: timeout)
+            request.fileChunkSize = chunkSize
             let response = try await transport.send(request)
             guard response.isSuccess else {
                 throw StoreAPIError(service: "App Store Connect's upload service",
