@@ -72,7 +72,7 @@ private func waitForRecord(in repo: TemporaryRepository) {
     for _ in 0..<200 where !FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json") { usleep(50_000) }
 }
 
-@Suite("Durable runs: killed at every step and effect, a run is rolled back or finished", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
+@Suite("Durable runs: killed at every step and effect, a run is rolled back or finished", .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct DurableRunTests {
     /// Exactly one release of 1.3.0: one commit on top of the start, tagged, pushed, clean.
     private func expectOneRelease(_ repo: TemporaryRepository, _ origin: TemporaryRepository, start: ReleaseState, _ context: String) throws {

@@ -201,7 +201,7 @@ struct ReleaseLaneTests {
     }
 }
 
-@Suite("The release lane killed after every step, then run again", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
+@Suite("The release lane killed after every step, then run again", .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct ReleaseLaneFaultTests {
     /// DESIGN.md's release lane (GitHub release with an asset, Slack) under the supervisor: the lane
     /// program's process group gets SIGKILL, SIGTERM (a cancelled CI job) or SIGINT (Ctrl-C) after
