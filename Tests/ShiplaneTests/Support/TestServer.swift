@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A request context that keeps the channel, so a fake server can drop a connection on purpose.
 struct FakeContext: RequestContext {
@@ -20,6 +21,7 @@ final class TestServer: @unchecked Sendable {
     typealias Handler = @Sendable (Request, FakeContext) async throws -> Response
 
     private var task: Task<Void, any Error>?
+    private var group: ServiceGroup?
     private(set) var port = 0
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -37,7 +39,9 @@ final class TestServer: @unchecked Sendable {
                 continuation.finish()
             },
             logger: logger)
-        server.task = Task { try await app.run() }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        server.group = group
+        server.task = Task { try await group.run() }
         let port = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask { for await port in ports { return port }; return 0 }
             group.addTask { try await Task.sleep(nanoseconds: 60_000_000_000); return 0 }
@@ -53,8 +57,19 @@ final class TestServer: @unchecked Sendable {
         return server
     }
 
+    /// Stops the server gracefully: the listening socket closes at once, and connections it had
+    /// already accepted are served and closed. (Cancelling its task dropped accepted connections
+    /// not yet served, which SwiftNIO treats as a programming error: the whole test process died
+    /// with "Deinited NIOAsyncWriter without calling finish()" when a client connected as a test
+    /// ended.) A server still running 10 s later is cancelled.
     func stop() {
-        task?.cancel()
+        guard let task else { return }
+        guard let group else { return task.cancel() }
+        Task.detached {
+            await group.triggerGracefulShutdown()
+            try? await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
     }
 
     enum TestServerError: Error { case didNotStart }
