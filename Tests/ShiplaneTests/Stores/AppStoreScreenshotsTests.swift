@@ -194,19 +194,27 @@ struct AppStoreScreenshotsTests {
         #expect(apple.lock.withLock { apple.mediaItems.count } == 6, "no duplicates: \(apple.lock.withLock { apple.mediaItems })")
     }
 
+    /// The listing lane run with no supervisor and stopped by `fault` (the record stays, nothing
+    /// settles it): the stand-in, the checkout, the sets before the run and the environment.
+    private func killedWithoutASupervisor(fault: String) async throws
+        -> (apple: FakeAppStoreConnect, repo: TemporaryRepository, before: [String: [String]], environment: [String: String]) {
+        let (apple, _) = try await standIn()
+        let repo = try repository()
+        let before = apple.mediaSetContents()
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let killed = try await repo.shiplaneAsync(["listing"], environment: environment.merging([
+            "SHIPLANE_FAULT": fault, "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
+        #expect(killed.status != 0, "\(killed.all)")
+        return (apple, repo, before, environment)
+    }
+
     /// The lane program killed with no supervisor after a few effects (sets made, images going up):
     /// the record stays, `shiplane rollback` undoes it from the record in another process, and the
     /// sets are exactly as before; a run then leaves them exactly as one run would.
     @Test(arguments: [2, 4, 6])
     func killedWithoutASupervisorShiplaneRollbackPutsTheSetsBack(afterEffects: Int) async throws {
-        let (apple, _) = try await standIn()
+        let (apple, repo, before, environment) = try await killedWithoutASupervisor(fault: "after-effect:\(afterEffects)")
         defer { apple.stop() }
-        let repo = try repository()
-        let before = apple.mediaSetContents()
-        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
-        let killed = try await repo.shiplaneAsync(["listing"], environment: environment.merging([
-            "SHIPLANE_FAULT": "after-effect:\(afterEffects)", "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
-        #expect(killed.status != 0, "\(killed.all)")
         #expect(FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/run.json"), "killed with no supervisor: the record stays")
         #expect(apple.log.contains { $0.hasPrefix("POST /v1/app") }, "something was made before the kill: \(apple.log)")
         let rollback = try await repo.shiplaneAsync(["rollback"], environment: environment)
@@ -224,14 +232,8 @@ struct AppStoreScreenshotsTests {
     /// first), the record holds all four uploads and App Store Connect has received none; rollback
     /// then finds nothing to delete and the sets are as before.
     @Test func everyReservationIsWrittenDownBeforeTheFirstIsSent() async throws {
-        let (apple, _) = try await standIn()
+        let (apple, repo, before, environment) = try await killedWithoutASupervisor(fault: "before-effect:5")
         defer { apple.stop() }
-        let repo = try repository()
-        let before = apple.mediaSetContents()
-        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
-        let killed = try await repo.shiplaneAsync(["listing"], environment: environment.merging([
-            "SHIPLANE_FAULT": "before-effect:5", "SHIPLANE_NO_SUPERVISOR": "1"]) { $1 })
-        #expect(killed.status != 0, "\(killed.all)")
         let record = try #require(FileManager.default.contents(atPath: repo.path + "/.git/shiplane/run.json"), "killed with no supervisor: the record stays")
         let text = String(decoding: record, as: UTF8.self)
         #expect(text.components(separatedBy: "appstoreconnect.mediaUploaded").count - 1 == 4, "02.png, de-DE 01.png, iMessage 01.png, the preview: \(text)")
