@@ -186,10 +186,7 @@ struct AppStoreSubmissionTests {
         let environment = repo.environment.merging(StoreFixtures.appleEnvironment(apiURL: apple.baseURL)) { $1 }
         let run = try SupervisedRun(["review"], in: repo.path, environment: environment)
         run.wait { !apple.reviewState.items.isEmpty }
-        let lanes = try run.lanePrograms()
-        kill(run.pid, SIGKILL)
-        for pid in lanes { kill(-pid, SIGKILL) }
-        _ = run.finish()
+        try run.killEverything()
         #expect(apple.versionState(version) == "READY_FOR_REVIEW", "the item was added, nothing submitted")
         let rollback = try await repo.shiplaneAsync(["rollback"], environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL))
         #expect(rollback.status == 0, "\(rollback.all)")
@@ -216,10 +213,7 @@ struct AppStoreSubmissionTests {
         let environment = repo.environment.merging(StoreFixtures.appleEnvironment(apiURL: apple.baseURL)) { $1 }
         let run = try SupervisedRun(["review"], in: repo.path, environment: environment)
         run.wait { !apple.reviewState.items.isEmpty }
-        let lanes = try run.lanePrograms()
-        kill(run.pid, SIGKILL)
-        for pid in lanes { kill(-pid, SIGKILL) }
-        _ = run.finish()
+        try run.killEverything()
         let again = try await repo.shiplaneAsync(["review"], environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL))
         #expect(again.status == 0, "\(again.all)")
         #expect(!again.all.contains(Self.password))

@@ -46,6 +46,25 @@ final class SupervisedRun {
     }
 
     /// Waits for the supervisor to end; its exit status and everything it printed.
+    /// SIGKILLs `shiplane` and its lane programs' process groups at once, as a dead machine or a
+    /// killed CI job would, waits for `shiplane`, and waits (at most 10 s) until every lane program
+    /// has ended: until then it holds the run's lock, and a `rollback` or a re-run started at once
+    /// would be refused as another run in progress.
+    func killEverything() throws {
+        let lanes = try lanePrograms()
+        kill(pid, SIGKILL)
+        for lane in lanes { kill(-lane, SIGKILL) }
+        _ = finish()
+        for _ in 0..<200 where lanes.contains(where: { !Self.hasEnded($0) }) { usleep(50_000) }
+    }
+
+    /// Gone, or a zombie (which holds no file and no lock).
+    private static func hasEnded(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 { return errno == ESRCH }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
     func finish() -> (status: Int32, all: String) {
         let all = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
