@@ -155,6 +155,56 @@ struct AppStoreScreenshotsTests {
         #expect(!UpdateAppStoreMetadata.isTimeCode("00:60:00:00") && !UpdateAppStoreMetadata.isTimeCode("0:00:05:00") && !UpdateAppStoreMetadata.isTimeCode("00:00:05"))
     }
 
+    /// An app preview already uploaded whose still frame alone changes in the lane: the dry run
+    /// shows the old and new time code, a run sends one PATCH of `previewFrameTimeCode` (no
+    /// reservation, no bytes), a failed run puts the old time code back, and a re-run sends nothing.
+    @Test func aNewStillFrameForAnUploadedPreviewIsOnlyPatchedAndRollbackPutsTheOldOneBack() async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository(extraLane: """
+        struct Still: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", previewFrameTimeCode: "00:00:02:15")
+            }
+        }
+        struct StillBotched: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", previewFrameTimeCode: "00:00:02:15")
+                try await lane.sh("false")
+            }
+        }
+        """)
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        func writes() -> [String] { apple.log.filter { !$0.hasPrefix("GET ") } }
+        let first = try await repo.shiplaneAsync(["listing"], environment: environment)
+        #expect(first.status == 0, "\(first.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"]?.timeCode == "00:00:05:00", "\(apple.previewDetails())")
+        let uploaded = (writes().count, apple.parts.count)
+
+        let dry = try await repo.shiplaneAsync(["still", "--dry-run"], environment: environment)
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(dry.all.contains("app previews en-US IPHONE_67: keep 01_IPHONE_67.mp4, still frame 00:00:05:00 → 00:00:02:15"), "\(dry.all)")
+        #expect(writes().count == uploaded.0, "a dry run sends nothing: \(writes())")
+
+        let failed = try await repo.shiplaneAsync(["still-botched"], environment: environment)
+        #expect(failed.status != 0, "\(failed.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"]?.timeCode == "00:00:05:00", "the old still frame is back: \(failed.all)")
+        #expect(apple.timeCodeChanges == 2, "set, then put back: \(writes())")
+
+        let run = try await repo.shiplaneAsync(["still"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"]?.timeCode == "00:00:02:15", "\(run.all)")
+        let sent = Array(writes().dropFirst(uploaded.0))
+        #expect(sent.count == 3 && sent.allSatisfy { $0.hasPrefix("PATCH /v1/appPreviews/preview-") }, "only the still frame, three times: \(sent)")
+        #expect(apple.parts.count == uploaded.1, "no bytes uploaded again")
+        #expect(apple.mediaSetContents("appPreviewSets") == ["en-US IPHONE_67": ["01_IPHONE_67.mp4"]], "\(run.all)")
+
+        let again = try await repo.shiplaneAsync(["still"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(writes().count == uploaded.0 + 3, "nothing differs, nothing is sent: \(writes())")
+        #expect(again.all.contains("up to date"), "\(again.all)")
+    }
+
     /// A later step fails: uploads into sets that lost nothing are deleted, and so are the sets
     /// the run made; the set whose replaced screenshots were deleted keeps its new ones, as said.
     @Test func aFailedRunDeletesWhatItUploadedExceptWhereItAlreadyDeletedTheReplacedOnes() async throws {

@@ -122,3 +122,29 @@ struct AppStoreMediaReordered: Effect, Equatable {
         try await media.reorder(kind, setID: setID, ids: wanted)
     }
 }
+
+/// The still frame (`previewFrameTimeCode`) of an app preview already on App Store Connect, changed
+/// without uploading it again; `previous` is the one it had (nil: none was reported).
+struct AppStorePreviewFrameChanged: Effect, Equatable {
+    static let kind = "appstoreconnect.previewFrameChanged"
+    var api: String
+    var id: String
+    var fileName: String
+    var previous: String?
+    var timeCode: String
+    /// "en-US IPHONE_67", for messages.
+    var label: String
+
+    var reach: EffectReach { .service }
+
+    /// Puts the earlier still frame back; a preview already gone has nothing to restore.
+    /// - Throws: when the key is not set or Apple refuses.
+    func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        let media = try AppStoreMediaClient.client(context: context, api: api, what: "the still frame of the app preview \(fileName) (\(label))")
+        do {
+            try await media.setPreviewFrame(id: id, timeCode: previous, fileName: fileName)
+        } catch let error as StoreAPIError where error.status == 404 {
+            return
+        }
+    }
+}

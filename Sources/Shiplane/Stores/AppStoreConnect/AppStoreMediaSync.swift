@@ -13,6 +13,9 @@ struct AppStoreMediaSetPlan: Sendable {
     var delete: [(id: String, fileName: String)]
     /// The set's item ids before this run, in order.
     var existing: [String]
+    /// App previews kept whose still frame differs from the one asked for: only their
+    /// `previewFrameTimeCode` is changed (no upload), `previous` kept for the undo.
+    var timeCodes: [(id: String, fileName: String, previous: String?, wanted: String)] = []
 
     var label: String { "\(locale) \(type)" }
     var uploads: [AppStoreMediaFile] { files.filter { $0.keptID == nil }.map(\.file) }
@@ -26,8 +29,9 @@ struct AppStoreMediaSetPlan: Sendable {
     }
 
     /// Compares the folder's files for a set with the set's items.
+    /// `timeCode`: the still frame app previews are to have (nil: whatever they have stays).
     static func make(kind: AppStoreMediaKind, locale: String, type: String, setID: String?, files: [AppStoreMediaFile],
-                     items: [AppStoreMediaClient.Item]) -> AppStoreMediaSetPlan {
+                     items: [AppStoreMediaClient.Item], timeCode: String? = nil) -> AppStoreMediaSetPlan {
         var unmatched = items.filter { $0.attributes?.sourceFileChecksum != nil && ($0.attributes?.state?.state ?? "COMPLETE") != "FAILED" }
         var planned: [(file: AppStoreMediaFile, keptID: String?)] = []
         for file in files {
@@ -42,7 +46,14 @@ struct AppStoreMediaSetPlan: Sendable {
         }
         let kept = Set(planned.compactMap(\.keptID))
         let delete = items.filter { !kept.contains($0.id) }.map { ($0.id, $0.attributes?.fileName ?? $0.id) }
-        return AppStoreMediaSetPlan(kind: kind, locale: locale, type: type, setID: setID, files: planned, delete: delete, existing: items.map(\.id))
+        var plan = AppStoreMediaSetPlan(kind: kind, locale: locale, type: type, setID: setID, files: planned, delete: delete, existing: items.map(\.id))
+        if kind == .previews, let timeCode {
+            for (file, keptID) in planned {
+                guard let keptID, let item = items.first(where: { $0.id == keptID }), item.attributes?.previewFrameTimeCode != timeCode else { continue }
+                plan.timeCodes.append((keptID, file.fileName, item.attributes?.previewFrameTimeCode, timeCode))
+            }
+        }
+        return plan
     }
 
     /// The plan's lines: what is uploaded, kept, deleted and reordered.
@@ -50,7 +61,9 @@ struct AppStoreMediaSetPlan: Sendable {
         var lines: [String] = []
         let deletedNames = Set(delete.map(\.fileName))
         for (file, keptID) in files {
-            if keptID != nil {
+            if let keptID, let change = timeCodes.first(where: { $0.id == keptID }) {
+                lines.append("\(kind.noun)s \(label): keep \(file.fileName), still frame \(change.previous ?? "(none)") → \(change.wanted)")
+            } else if keptID != nil {
                 lines.append("\(kind.noun)s \(label): keep \(file.fileName)")
             } else {
                 lines.append("\(kind.noun)s \(label): upload \(file.fileName) (\(ByteCountFormatter.string(fromByteCount: file.size, countStyle: .file)), \(deletedNames.contains(file.fileName) ? "replaces the one on App Store Connect" : "new"))")
@@ -61,7 +74,7 @@ struct AppStoreMediaSetPlan: Sendable {
         return lines
     }
 
-    var changes: Bool { !uploads.isEmpty || !delete.isEmpty || needsReorder }
+    var changes: Bool { !uploads.isEmpty || !delete.isEmpty || needsReorder || !timeCodes.isEmpty }
 }
 
 /// Brings the screenshot and app preview sets of a version's localizations in line with the folders.
@@ -85,7 +98,7 @@ struct AppStoreMediaSync: Sendable {
                     let set = sets.first { ($0.attributes?.screenshotDisplayType ?? $0.attributes?.previewType) == type }
                     var items: [AppStoreMediaClient.Item] = []
                     if let set { items = try await media.items(folder.kind, setID: set.id) }
-                    plans.append(.make(kind: folder.kind, locale: locale, type: type, setID: set?.id, files: files, items: items))
+                    plans.append(.make(kind: folder.kind, locale: locale, type: type, setID: set?.id, files: files, items: items, timeCode: previewFrameTimeCode))
                 }
             }
         }
@@ -177,6 +190,15 @@ struct AppStoreMediaSync: Sendable {
         for index in plans.indices where plans[index].changes {
             let plan = plans[index]
             guard let setID = plan.setID else { continue }
+            // A preview already uploaded whose still frame is all that differs: that attribute alone, no upload.
+            for change in plan.timeCodes {
+                let effect = AppStorePreviewFrameChanged(api: api, id: change.id, fileName: change.fileName, previous: change.previous,
+                                                         timeCode: change.wanted, label: plan.label)
+                let handle = try step.record(effect, "put the still frame of \(change.fileName) (\(plan.label)) back to \(change.previous ?? "(none)")")
+                try await media.setPreviewFrame(id: change.id, timeCode: change.wanted, fileName: change.fileName)
+                step.done(handle)
+                step.log("\(plan.kind.noun)s \(plan.label): still frame of \(change.fileName) set to \(change.wanted)")
+            }
             let mine = results.filter { $0.plan == index }
             // Apple's word on the new ones: FAILED or never committed stops here (rollback deletes them).
             var listed: [String]?
