@@ -11,7 +11,8 @@ struct AppStoreMediaUploaded: Effect, Equatable {
     var setID: String
     var id: String?
     var fileName: String
-    var checksum: String
+    /// Nil when the file's MD5 was still being computed as it was reserved (matched by name alone then).
+    var checksum: String?
     /// The set's items before this upload: never this run's.
     var existingIDs: [String]
     /// "en-US APP_IPHONE_67", for messages.
@@ -34,7 +35,7 @@ struct AppStoreMediaUploaded: Effect, Equatable {
             }
             target = items.first { item in
                 !existingIDs.contains(item.id) && item.attributes?.fileName == fileName
-                    && (item.attributes?.sourceFileChecksum == nil || item.attributes?.sourceFileChecksum == checksum)
+                    && (checksum == nil || item.attributes?.sourceFileChecksum == nil || item.attributes?.sourceFileChecksum == checksum)
             }?.id
         }
         guard let target else { return }

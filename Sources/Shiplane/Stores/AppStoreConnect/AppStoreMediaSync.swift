@@ -88,8 +88,11 @@ struct AppStoreMediaSync: Sendable {
 
     /// Plans every set the folder has, for the localizations that exist (`localizationIDs`; a
     /// locale with none yet gets a set made from nothing).
+    ///
+    /// Files are hashed (MD5) here only for sets that hold images already, to compare with them;
+    /// the others are hashed while they upload.
     func plan(_ folders: [AppStoreMediaFolder], localizationIDs: [String: String]) async throws -> [AppStoreMediaSetPlan] {
-        var plans: [AppStoreMediaSetPlan] = []
+        var found: [(kind: AppStoreMediaKind, locale: String, type: String, setID: String?, files: [AppStoreMediaFile], items: [AppStoreMediaClient.Item])] = []
         for folder in folders {
             for (locale, types) in folder.sets.sorted(by: { $0.key < $1.key }) {
                 var sets: [AppStoreMediaClient.MediaSet] = []
@@ -98,11 +101,23 @@ struct AppStoreMediaSync: Sendable {
                     let set = sets.first { ($0.attributes?.screenshotDisplayType ?? $0.attributes?.previewType) == type }
                     var items: [AppStoreMediaClient.Item] = []
                     if let set { items = try await media.items(folder.kind, setID: set.id) }
-                    plans.append(.make(kind: folder.kind, locale: locale, type: type, setID: set?.id, files: files, items: items, timeCode: previewFrameTimeCode))
+                    found.append((folder.kind, locale, type, set?.id, files, items))
                 }
             }
         }
-        return plans
+        let compared = found.indices.filter { index in
+            found[index].items.contains { $0.attributes?.sourceFileChecksum != nil } && found[index].files.contains { $0.checksum == nil }
+        }
+        let hashed = try AppStoreMediaFolder.withChecksums(compared.flatMap { found[$0].files })
+        var at = 0
+        for index in compared {
+            let count = found[index].files.count
+            found[index].files = Array(hashed[at..<(at + count)])
+            at += count
+        }
+        return found.map { set in
+            .make(kind: set.kind, locale: set.locale, type: set.type, setID: set.setID, files: set.files, items: set.items, timeCode: previewFrameTimeCode)
+        }
     }
 
     /// Carries the plans out: sets created, new items uploaded (concurrently), checked, then the
@@ -148,6 +163,12 @@ struct AppStoreMediaSync: Sendable {
         let handles = try step.record(zip(uploads, effects).map { upload, effect in
             (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
         })
+        // The MD5s not computed for planning: in upload order on threads of their own at the
+        // lowest priority, ahead of the uploads; each commit waits for its file's. On a link
+        // slower than the disk they are done before the parts; on a few busy cores the uploads
+        // take the cores first.
+        let digests = AppStoreMediaDigests(uploads.map(\.file))
+        defer { digests.cancel() }
         // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
         // run beside them, so the API's round trips do not leave an upload slot idle.
         let slots = UploadSlots(concurrency)
@@ -180,7 +201,8 @@ struct AppStoreMediaSync: Sendable {
                 throw error
             }
             await slots.release()
-            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName, extra: commitExtra)
+            let checksum = try await digests.checksum(number)
+            let committed = try await media.commit(upload.kind, id: item.id, checksum: checksum, fileName: file.fileName, extra: commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
             }
@@ -273,4 +295,50 @@ actor UploadSlots {
     func release() {
         if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
+}
+
+/// The MD5s of the files a run uploads that planning did not need: computed in upload order on
+/// threads of their own (one per core, at the lowest priority, off the cooperative pool), each
+/// file once; a file whose MD5 is known already is ready at once.
+final class AppStoreMediaDigests: @unchecked Sendable {
+    // @unchecked: `next` is only touched under `lock`; `digests` never changes after init.
+    private let lock = NSLock()
+    private var next = 0
+    private let digests: [BackgroundDigest]
+
+    init(_ files: [AppStoreMediaFile]) {
+        digests = files.map { _ in BackgroundDigest() }
+        var pending: [(index: Int, path: String)] = []
+        for (index, file) in files.enumerated() {
+            if let checksum = file.checksum { digests[index].finish(.success(checksum)) } else { pending.append((index, file.path)) }
+        }
+        guard !pending.isEmpty else { return }
+        let queue = pending
+        for _ in 0..<min(queue.count, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+            let thread = Thread { [self] in
+                FileDigest.yieldToOtherThreads()
+                while let (index, path) = take(queue) {
+                    let digest = digests[index]
+                    digest.finish(Result { try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled }).checksum ?? "" })
+                }
+            }
+            thread.name = "shiplane-md5"
+            thread.start()
+        }
+    }
+
+    private func take(_ pending: [(index: Int, path: String)]) -> (Int, String)? {
+        lock.withLock {
+            guard next < pending.count else { return nil }
+            defer { next += 1 }
+            return pending[next]
+        }
+    }
+
+    /// The MD5 of the `index`th file, once computed.
+    /// - Throws: when the file could not be read, or `CancellationError` after `cancel()`.
+    func checksum(_ index: Int) async throws -> String { try await digests[index].value }
+
+    /// Stops the threads after the file each is reading (the run failed, or is done).
+    func cancel() { for digest in digests { digest.cancel() } }
 }
