@@ -171,8 +171,10 @@ struct AppStoreMediaSync: Sendable {
         defer { digests.cancel() }
         // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
         // run beside them, so the API's round trips do not leave an upload slot idle.
-        let slots = UploadSlots(concurrency)
-        let results = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
+        // A file waiting for its MD5 to commit holds neither: the next files reserve and upload meanwhile.
+        let slots = UploadSlots(concurrency), ahead = UploadSlots(2 * concurrency), commits = UploadSlots(concurrency)
+        let results = try await performConcurrently(Array(uploads.enumerated()), limit: max(1, uploads.count),
+                                                    what: "screenshot and app preview uploads") { number, upload in
             let file = upload.file
             let handle = handles[number]
             // An app preview says what video it is and which frame is its still, as Apple's description offers.
@@ -184,25 +186,26 @@ struct AppStoreMediaSync: Sendable {
                     commitExtra["previewFrameTimeCode"] = timeCode
                 }
             }
-            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
-            var done = effects[number]
-            done.id = item.id
-            step.doneLater(handle, done)
-            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
-                                                  what: "the \(upload.kind.noun) \(file.fileName)")
-            await slots.acquire()
-            do {
-                // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
-                // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
-                // against 62–64 MB with 1 MiB reads, the upload as fast).
-                try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
-            } catch {
-                await slots.release()
-                throw error
+            // At most 2 × `concurrency` files between their reservation and the end of their bytes.
+            let item = try await ahead.holding {
+                let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
+                var done = effects[number]
+                done.id = item.id
+                step.doneLater(handle, done)
+                let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                      what: "the \(upload.kind.noun) \(file.fileName)")
+                try await slots.holding {
+                    // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
+                    // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
+                    // against 62–64 MB with 1 MiB reads, the upload as fast).
+                    try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
+                }
+                return item
             }
-            await slots.release()
             let checksum = try await digests.checksum(number)
-            let committed = try await media.commit(upload.kind, id: item.id, checksum: checksum, fileName: file.fileName, extra: commitExtra)
+            let committed = try await commits.holding {
+                try await media.commit(upload.kind, id: item.id, checksum: checksum, fileName: file.fileName, extra: commitExtra)
+            }
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
             }
@@ -294,6 +297,19 @@ actor UploadSlots {
     /// Gives the slot to the next waiting upload, or frees it.
     func release() {
         if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+
+    /// Runs `body` holding a slot, released however it ends.
+    nonisolated func holding<T>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
     }
 }
 
