@@ -171,27 +171,40 @@ struct AppStoreMediaSync: Sendable {
         defer { digests.cancel() }
         // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
         // run beside them, so the API's round trips do not leave an upload slot idle.
-        // A file waiting for its MD5 to commit holds neither: the next files reserve and upload meanwhile.
-        let slots = UploadSlots(concurrency), ahead = UploadSlots(2 * concurrency), commits = UploadSlots(concurrency)
-        let results = try await performConcurrently(Array(uploads.enumerated()), limit: max(1, uploads.count),
-                                                    what: "screenshot and app preview uploads") { number, upload in
-            let file = upload.file
-            let handle = handles[number]
-            // An app preview says what video it is and which frame is its still, as Apple's description offers.
-            var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
-            if upload.kind == .previews {
-                reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
-                if let timeCode {
-                    reserveExtra["previewFrameTimeCode"] = timeCode
-                    commitExtra["previewFrameTimeCode"] = timeCode
-                }
+        // Two stages, so that a file waiting for its MD5 to commit holds no upload task: 2 ×
+        // `concurrency` tasks reserve and send bytes (`concurrency` of them sending at once) and
+        // hand each file over once its bytes are in; `concurrency` tasks commit them as their MD5s
+        // come. Tasks are few on purpose: each may get a thread of the lane's pool.
+        struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
+        let slots = UploadSlots(concurrency)
+        let (sent, handOver) = AsyncStream<Sent>.makeStream()
+        async let committing = Self.commitAll(sent, limit: concurrency) { done in
+            let upload = uploads[done.number]
+            let checksum = try await digests.checksum(done.number)
+            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: checksum, fileName: upload.file.fileName, extra: done.commitExtra)
+            if committed.attributes?.state?.state == "FAILED" {
+                throw Self.failed(upload.kind, upload.file.fileName, upload.label, committed.attributes?.state)
             }
-            // At most 2 × `concurrency` files between their reservation and the end of their bytes.
-            let item = try await ahead.holding {
+            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(upload.file.fileName)")
+            return (plan: upload.plan, fileName: upload.file.fileName, id: done.itemID, handle: handles[done.number])
+        }
+        let uploading: Result<Void, any Error>
+        do {
+            _ = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
+                let file = upload.file
+                // An app preview says what video it is and which frame is its still, as Apple's description offers.
+                var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+                if upload.kind == .previews {
+                    reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                    if let timeCode {
+                        reserveExtra["previewFrameTimeCode"] = timeCode
+                        commitExtra["previewFrameTimeCode"] = timeCode
+                    }
+                }
                 let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
                 var done = effects[number]
                 done.id = item.id
-                step.doneLater(handle, done)
+                step.doneLater(handles[number], done)
                 let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
                                                       what: "the \(upload.kind.noun) \(file.fileName)")
                 try await slots.holding {
@@ -200,18 +213,18 @@ struct AppStoreMediaSync: Sendable {
                     // against 62–64 MB with 1 MiB reads, the upload as fast).
                     try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
                 }
-                return item
+                handOver.yield(Sent(number: number, itemID: item.id, commitExtra: commitExtra))
             }
-            let checksum = try await digests.checksum(number)
-            let committed = try await commits.holding {
-                try await media.commit(upload.kind, id: item.id, checksum: checksum, fileName: file.fileName, extra: commitExtra)
-            }
-            if committed.attributes?.state?.state == "FAILED" {
-                throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
-            }
-            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(file.fileName)")
-            return (plan: upload.plan, fileName: file.fileName, id: item.id, handle: handle)
+            uploading = .success(())
+        } catch {
+            uploading = .failure(error)
         }
+        handOver.finish()
+        let commitOutcome: Result<[(plan: Int, fileName: String, id: String, handle: EffectHandle?)], any Error>
+        do { commitOutcome = .success(try await committing) } catch { commitOutcome = .failure(error) }
+        // The uploads' failures first (a file that never went up was never handed over to commit).
+        try uploading.get()
+        let results = try commitOutcome.get()
         for index in plans.indices where plans[index].changes {
             let plan = plans[index]
             guard let setID = plan.setID else { continue }
@@ -269,6 +282,37 @@ struct AppStoreMediaSync: Sendable {
                 step.log("\(plan.kind.noun)s \(plan.label): ordered \(plan.files.map(\.file.fileName).joined(separator: ", "))")
             }
         }
+    }
+
+    /// Runs `operation` on each value `stream` yields, at most `limit` at once, until it ends.
+    /// - Throws: `AggregateError` holding every failure, once the stream has ended and every operation is done.
+    static func commitAll<Output: Sendable, Value: Sendable>(_ stream: AsyncStream<Value>, limit: Int,
+                                                            _ operation: @escaping @Sendable (Value) async throws -> Output) async throws -> [Output] {
+        let outcomes = await withTaskGroup(of: Result<Output, any Error>.self) { group in
+            var outcomes: [Result<Output, any Error>] = []
+            var running = 0
+            for await value in stream {
+                if running >= max(1, limit), let outcome = await group.next() {
+                    outcomes.append(outcome)
+                    running -= 1
+                }
+                group.addTask {
+                    do { return .success(try await operation(value)) } catch { return .failure(error) }
+                }
+                running += 1
+            }
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        var outputs: [Output] = [], failures: [any Error] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .success(let output): outputs.append(output)
+            case .failure(let error): failures.append(error)
+            }
+        }
+        if !failures.isEmpty { throw AggregateError("\(failures.count) of \(outcomes.count) screenshot and app preview commits failed", errors: failures) }
+        return outputs
     }
 
     static func failed(_ kind: AppStoreMediaKind, _ fileName: String, _ label: String, _ state: ASCDeliveryState?) -> StoreProcessingError {
