@@ -166,19 +166,45 @@ struct LaneCompiler {
         }
     }
 
+    /// The `.swift` files under `folder` (its subfolders too; no name starting with a dot), sorted.
+    ///
+    /// Read with `opendir`/`readdir`: a cached run lists its lanes at every start, and Foundation's
+    /// directory enumerator cost about 0.4 ms of CPU for one file (NSString path handling), a
+    /// tenth of the supervisor's own work on a no-op lane. Symbolic links are listed, as files
+    /// (a link to a folder is not entered), as the enumerator listed them.
     static func laneFiles(in folder: String, root: String) throws -> [String] {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        var status = stat()
+        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw EnvironmentProblem(
                 "no Lanes/ folder in \(root)",
                 suggestion: "run `shiplane init` to create Lanes/ with a first lane, or use the commands that need none: `shiplane version`, `shiplane bump`, `shiplane changelog`"
             )
         }
         var files: [String] = []
-        let enumerator = FileManager.default.enumerator(atPath: folder)
-        while let relative = enumerator?.nextObject() as? String {
-            if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-            if relative.hasSuffix(".swift") { files.append(folder + "/" + relative) }
+        var pending = [folder]
+        while let current = pending.popLast() {
+            guard let directory = opendir(current) else {
+                throw EnvironmentProblem(
+                    "could not read the folder \(current)", suggestion: "check its permissions",
+                    info: [("reason", String(cString: strerror(errno)))]
+                )
+            }
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                if name.hasPrefix(".") { continue }
+                let path = current + "/" + name
+                var isFolder = Int32(entry.pointee.d_type) == Int32(DT_DIR)
+                if Int32(entry.pointee.d_type) == Int32(DT_UNKNOWN) {
+                    var linkStatus = stat()
+                    isFolder = lstat(path, &linkStatus) == 0 && linkStatus.st_mode & S_IFMT == S_IFDIR
+                }
+                if isFolder {
+                    pending.append(path)
+                } else if name.hasSuffix(".swift") {
+                    files.append(path)
+                }
+            }
         }
         guard !files.isEmpty else {
             throw EnvironmentProblem("Lanes/ holds no Swift files", suggestion: "run `shiplane init`, or add Lanes/Release.swift with a lane")
