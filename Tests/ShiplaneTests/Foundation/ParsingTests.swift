@@ -113,11 +113,12 @@ struct ParsingTests {
         }
     }
 
-    /// A lane without properties and without words is made and validated without
-    /// swift-argument-parser; a lane with an option, words, or a refusing `validate()` goes
-    /// through `parse`, which reports as it always did.
+    /// A lane that stores nothing, given no words, is made and validated without
+    /// swift-argument-parser; a lane with an option or another stored property, words, or a
+    /// refusing `validate()` goes through `parse`, which reports as it always did.
     @Test func aLaneWithoutOptionsIsMadeWithoutTheParser() throws {
         #expect(LaneHost.withoutOptions(NamingBetaDeployLane.self, arguments: []) != nil)
+        #expect(LaneHost.withoutOptions(StoringLane.self, arguments: []) == nil)
         #expect(LaneHost.withoutOptions(NamingBetaDeployLane.self, arguments: ["--help"]) == nil)
         #expect(LaneHost.withoutOptions(OptionLane.self, arguments: []) == nil)
         #expect(try OptionLane.parse([]).word == "default", "the parser still gives the option its default")
@@ -190,5 +191,10 @@ private struct OptionLane: Lane {
 
 private struct RefusingLane: Lane {
     func validate() throws { throw ValidationError("refused") }
+    func run(_ lane: LaneContext) async throws {}
+}
+
+private struct StoringLane: Lane {
+    var label = "stored"
     func run(_ lane: LaneContext) async throws {}
 }
