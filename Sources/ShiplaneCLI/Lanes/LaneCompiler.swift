@@ -37,25 +37,31 @@ struct LaneCompiler {
 
     /// The cached lanes executable for the lanes in `root/Lanes`, compiling it when needed.
     /// - Throws: `EnvironmentProblem` (no lanes), `CompileFailure` (the lanes do not compile).
+    ///
+    /// The lane declarations are read (`LaneDiscovery`) only when the cache misses: a cached
+    /// program was compiled from these very sources (they are in the key), after the same reading
+    /// found lanes and no problem in them, so a cached run skips it (a third of the supervisor's
+    /// own work on a no-op lane, much of it NSString's first use).
     func executable(root: String, onCompileStart: () -> Void) throws -> Compiled {
-        let (key, found, sources) = try cacheKey(root: root)
+        let (key, sources) = try cacheKey(root: root)
         let lanesCache = cacheFolder + "/lanes"
         let published = "\(lanesCache)/\(key)/lanes"
         if FileManager.default.isExecutableFile(atPath: published) {
             return Compiled(executable: published, compiled: false, seconds: 0)
         }
+        let found = try Self.declarations(in: sources, lanesFolder: root + "/Lanes")
         return try compile(root: root, key: key, found: found, sources: sources, onCompileStart: onCompileStart)
     }
 
     /// The compiled lanes for `root` when the cache holds them; never compiles (for completion).
     func cachedExecutable(root: String) -> Compiled? {
-        guard let (key, _, _) = try? cacheKey(root: root) else { return nil }
+        guard let (key, _) = try? cacheKey(root: root) else { return nil }
         let published = "\(cacheFolder)/lanes/\(key)/lanes"
         return FileManager.default.isExecutableFile(atPath: published) ? Compiled(executable: published, compiled: false, seconds: 0) : nil
     }
 
-    /// The cache key of the lanes in `root/Lanes`, with what was read to make it.
-    private func cacheKey(root: String) throws -> (key: String, found: LaneDiscovery.Found, sources: [(relative: String, absolute: String, text: String)]) {
+    /// The cache key of the lanes in `root/Lanes`, with the sources read to make it.
+    private func cacheKey(root: String) throws -> (key: String, sources: [(relative: String, absolute: String, text: String)]) {
         let lanesFolder = root + "/Lanes"
         let files = try Self.laneFiles(in: lanesFolder, root: root)
         var sources: [(relative: String, absolute: String, text: String)] = []
@@ -64,17 +70,6 @@ struct LaneCompiler {
                 throw EnvironmentProblem("could not read \(file)", suggestion: "check the file's permissions")
             }
             sources.append((String(file.dropFirst(root.count + 1)), file, String(decoding: data, as: UTF8.self)))
-        }
-        let found = LaneDiscovery.scan(sources.map { (path: $0.relative, text: $0.text) })
-        guard found.problems.isEmpty else {
-            throw CompileFailure(diagnostics: found.problems, command: "shiplane (reading the lane declarations)")
-        }
-        guard !found.lanes.isEmpty else {
-            throw EnvironmentProblem(
-                "no lanes found in \(lanesFolder)",
-                suggestion: "declare a lane: `struct Release: Lane { func run(_ lane: LaneContext) async throws { ... } }` (see `shiplane init`)",
-                info: [("files", sources.map(\.relative).joined(separator: ", "))]
-            )
         }
         var fingerprint = Fingerprint()
         fingerprint.add("shiplane-lanes-v1")
@@ -88,7 +83,24 @@ struct LaneCompiler {
             fingerprint.add(source.relative)
             fingerprint.add(source.text.utf8)
         }
-        return (fingerprint.hex, found, sources)
+        return (fingerprint.hex, sources)
+    }
+
+    /// The lanes, hooks and effect types declared in `sources`, for the generated entry point.
+    /// - Throws: `CompileFailure` for a declaration mistake, `EnvironmentProblem` when there is no lane.
+    static func declarations(in sources: [(relative: String, absolute: String, text: String)], lanesFolder: String) throws -> LaneDiscovery.Found {
+        let found = LaneDiscovery.scan(sources.map { (path: $0.relative, text: $0.text) })
+        guard found.problems.isEmpty else {
+            throw CompileFailure(diagnostics: found.problems, command: "shiplane (reading the lane declarations)")
+        }
+        guard !found.lanes.isEmpty else {
+            throw EnvironmentProblem(
+                "no lanes found in \(lanesFolder)",
+                suggestion: "declare a lane: `struct Release: Lane { func run(_ lane: LaneContext) async throws { ... } }` (see `shiplane init`)",
+                info: [("files", sources.map(\.relative).joined(separator: ", "))]
+            )
+        }
+        return found
     }
 
     private func compile(
