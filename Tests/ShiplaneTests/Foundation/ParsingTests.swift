@@ -158,6 +158,34 @@ struct ParsingTests {
         }
     }
 
+    /// The session the supervisor hands the lane program survives the pipe's encoding whole:
+    /// no global options or all of them, empty values, values that look like the format's
+    /// markers, lines and non-ASCII text; bytes of another format are refused, not misread.
+    @Test func theSharedSessionSurvivesItsEncoding() throws {
+        let bare = SharedSession(dotEnv: [:])
+        #expect(SharedSession(encoded: bare.encoded) == bare)
+        let full = SharedSession(
+            dotEnv: ["API_TOKEN": "s3cr=t!", "EMPTY": "", "LINES": "one\ntwo", "NAME": "Zoë ✓", "=odd": "!"],
+            globals: GlobalValues(
+                dryRun: true, verbose: false, reportJSON: "report.json", junit: nil, noRollback: true, noVerify: false,
+                ci: "", environmentName: "=staging", noColor: true
+            )
+        )
+        #expect(SharedSession(encoded: full.encoded) == full)
+        #expect(full.encoded == full.encoded, "the same session, the same bytes")
+        #expect(SharedSession(encoded: Array(#"{"dotEnv":{}}"#.utf8)) == nil, "JSON of an older shiplane")
+        #expect(SharedSession(encoded: []) == nil)
+        #expect(SharedSession(encoded: Array(full.encoded.dropLast(2))) == nil, "cut short")
+        // `--dry-run`'s field (the first after the `g` marker) made neither 1 nor 0.
+        let bytes = full.encoded
+        let marker: [UInt8] = [0, UInt8(ascii: "g"), 0]
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: marker) })
+        #expect(bytes[at + 3] == UInt8(ascii: "1"))
+        var wrongFlag = bytes
+        wrongFlag[at + 3] = UInt8(ascii: "x")
+        #expect(SharedSession(encoded: wrongFlag) == nil)
+    }
+
     @Test func toolVersionIsFoundInFreeText() {
         #expect(ToolVersion.first(in: "Swift version 6.3.1 (swift-6.3.1-RELEASE)")?.description == "6.3.1")
         #expect(ToolVersion.first(in: "git version 2.39.5")?.description == "2.39.5")
