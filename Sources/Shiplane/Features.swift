@@ -17,7 +17,7 @@ enum Features {
         GitLabPackageFileUploaded.self, GitLabReleaseCreated.self, GitLabReleaseUpdated.self, GitLabReleaseLinkCreated.self,
         GiteaReleaseCreated.self, GiteaAttachmentUploaded.self,
         BuildUploadCreated.self, AppStoreLocalizationUpdated.self, AppStoreListingCreated.self, AppStoreMediaSetCreated.self, AppStoreMediaUploaded.self,
-        AppStoreMediaDeleted.self, AppStoreMediaReordered.self,
+        AppStoreMediaDeleted.self, AppStoreMediaReordered.self, AppStorePreviewFrameChanged.self,
         AppStoreBuildAttached.self, AppStoreReviewDetailChanged.self, AppStoreReleaseTypeChanged.self, AppStorePhasedReleaseChanged.self,
         AppStoreReviewSubmissionCreated.self, AppStoreReviewItemAdded.self, AppStoreSubmittedForReview.self, PlayEditOpened.self,
         PlayEditChanged.self,

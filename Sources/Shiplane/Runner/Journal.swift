@@ -57,6 +57,7 @@ package final class Journal: @unchecked Sendable {
     private let gateLock = NSLock()
     private var gate: (@Sendable () throws -> Void)?
     private var gateVerdict: (any Error)?
+    private var atFirstStep: (@Sendable () -> Void)?
     private var context: EffectContext
     private var attachedRecorder: RunRecorder?
     /// Creates an empty journal whose undos reach the world through `context`.
@@ -137,11 +138,24 @@ package final class Journal: @unchecked Sendable {
     /// Makes the run's first effect (and its first command: see `Sh`) wait for `check`, which may
     /// throw to stop the run before it changes anything — the look at origin for an unfinished
     /// release (`ResumingFromOrigin`). A lane that only reads never runs it.
-    package func holdFirstEffect(until check: @escaping @Sendable () throws -> Void) {
+    ///
+    /// `begin` runs once, when the lane starts its first step (before that step's first effect):
+    /// the work behind `check` starts there, so a lane with no step never pays for it.
+    package func holdFirstEffect(begin: (@Sendable () -> Void)? = nil, until check: @escaping @Sendable () throws -> Void) {
         gateLock.withLock {
             gate = check
             gateVerdict = nil
+            atFirstStep = begin
         }
+    }
+
+    /// A step is starting: runs the `begin` given to `holdFirstEffect(begin:until:)`, the first time.
+    func stepStarting() {
+        let begin: (@Sendable () -> Void)? = gateLock.withLock {
+            defer { atFirstStep = nil }
+            return atFirstStep
+        }
+        begin?()
     }
 
     /// Runs the check set with `holdFirstEffect(until:)` once, if it has not run, and throws what

@@ -21,6 +21,7 @@ final class RunState: @unchecked Sendable {
     }
 
     func start(name: String, callSite: CallSite?, options: [StepOption], depth: Int) -> StepRecord {
+        journal.stepStarting()
         lock.lock()
         let record = StepRecord(
             number: records.count + 1, name: name, callSite: callSite, options: options,

@@ -44,7 +44,7 @@ enum FileDigest {
     }
 
     /// Gives the calling thread the lowest scheduling priority.
-    private static func yieldToOtherThreads() {
+    static func yieldToOtherThreads() {
         #if os(Linux)
         // On Linux a nice value belongs to a thread, and `who` 0 is the calling thread: this
         // one only, not the process.

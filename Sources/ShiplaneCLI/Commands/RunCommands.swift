@@ -106,14 +106,15 @@ extension DurableRun {
     /// How long the first effect waits for origin's answer before the run goes on without it.
     static let originLookTimeout: Double = 10
 
-    /// Starts the look at origin's record in the background and makes the run's first effect wait
-    /// for it: a lane that only reads never waits. What it finds stops the run before that effect:
+    /// Starts the look at origin's record in the background when the lane starts its first step
+    /// (a lane with no step never looks) and makes the run's first effect wait for it: a lane that
+    /// only reads never waits. What it finds stops the run before that effect:
     /// the same command at this commit restarts as its resume (`ResumingFromOrigin`), anything
     /// else is an `UnfinishedRun` (exit 7) that says which command finishes it.
     static func lookBeforeFirstEffect(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) {
         let look = OriginLook(root: root, environment: session.laneEnvironment)
         let err = session.err
-        context.journal.holdFirstEffect {
+        context.journal.holdFirstEffect(begin: { look.start() }) {
             let found: (record: RunRecord, head: String)
             switch look.wait(seconds: originLookTimeout) {
             case nil:
@@ -167,11 +168,25 @@ extension DurableRun {
 /// A look at origin's run record (`RemoteRunRecord.fetch`) going on in a thread of its own, with a
 /// repository handle of its own: the lane's git actions do not wait for the network.
 final class OriginLook: @unchecked Sendable {
-    // @unchecked: `outcome` is only touched under `condition`.
+    // @unchecked: the `let`s are set in `init`; `outcome` and `started` are only touched under `condition`.
     private let condition = NSCondition()
     private var outcome: Result<(record: RunRecord, head: String)?, any Error>?
+    private var started = false
+    private let root: String
+    private let environment: LaneEnvironment
 
     init(root: String, environment: LaneEnvironment) {
+        self.root = root
+        self.environment = environment
+    }
+
+    /// Starts the look on a thread of its own; later calls do nothing.
+    func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !started else { return }
+        started = true
+        let (root, environment) = (root, environment)
         let thread = Thread { [self] in
             let result = Result { try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: environment, ownHandle: true) }
             condition.lock()
@@ -182,8 +197,10 @@ final class OriginLook: @unchecked Sendable {
         thread.start()
     }
 
-    /// What the look found, waiting up to `seconds` for it; nil when it has not answered by then.
+    /// What the look found (started here if it has not started), waiting up to `seconds` for it;
+    /// nil when it has not answered by then.
     func wait(seconds: Double) -> Result<(record: RunRecord, head: String)?, any Error>? {
+        start()
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }

@@ -136,10 +136,25 @@ private func freshClone(of origin: TemporaryRepository) throws -> (holder: Tempo
                 }
             }
             """,
+            "Lanes/Quiet.swift": """
+            import Shiplane
+            struct Quiet: Lane {
+                func run(_ lane: LaneContext) async throws {
+                    try await Task.sleep(for: .seconds(1))
+                    lane.log("nothing to do")
+                }
+            }
+            """,
         ])
         let silent = try SilentServer()
         defer { silent.stop() }
         try repo.git("remote", "set-url", "origin", silent.url + "/origin.git")
+        // A lane with no step never looks: the look starts with the first step (the second the
+        // lane waits would have let a look begun at the start reach origin).
+        let quiet = try repo.shiplane(["quiet"])
+        #expect(quiet.status == 0, "\(quiet.all)")
+        #expect(quiet.all.contains("nothing to do"), "\(quiet.all)")
+        #expect(silent.requests.isEmpty, "a lane with no step went to origin: \(silent.requests)")
         let look = try repo.shiplane(["look"])
         #expect(look.status == 0, "\(look.all)")
         #expect(look.all.contains("at v1.2.3"), "\(look.all)")

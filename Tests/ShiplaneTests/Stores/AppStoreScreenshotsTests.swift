@@ -155,6 +155,56 @@ struct AppStoreScreenshotsTests {
         #expect(!UpdateAppStoreMetadata.isTimeCode("00:60:00:00") && !UpdateAppStoreMetadata.isTimeCode("0:00:05:00") && !UpdateAppStoreMetadata.isTimeCode("00:00:05"))
     }
 
+    /// An app preview already uploaded whose still frame alone changes in the lane: the dry run
+    /// shows the old and new time code, a run sends one PATCH of `previewFrameTimeCode` (no
+    /// reservation, no bytes), a failed run puts the old time code back, and a re-run sends nothing.
+    @Test func aNewStillFrameForAnUploadedPreviewIsOnlyPatchedAndRollbackPutsTheOldOneBack() async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository(extraLane: """
+        struct Still: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", previewFrameTimeCode: "00:00:02:15")
+            }
+        }
+        struct StillBotched: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", previewFrameTimeCode: "00:00:02:15")
+                try await lane.sh("false")
+            }
+        }
+        """)
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        func writes() -> [String] { apple.log.filter { !$0.hasPrefix("GET ") } }
+        let first = try await repo.shiplaneAsync(["listing"], environment: environment)
+        #expect(first.status == 0, "\(first.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"]?.timeCode == "00:00:05:00", "\(apple.previewDetails())")
+        let uploaded = (writes().count, apple.parts.count)
+
+        let dry = try await repo.shiplaneAsync(["still", "--dry-run"], environment: environment)
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(dry.all.contains("app previews en-US IPHONE_67: keep 01_IPHONE_67.mp4, still frame 00:00:05:00 → 00:00:02:15"), "\(dry.all)")
+        #expect(writes().count == uploaded.0, "a dry run sends nothing: \(writes())")
+
+        let failed = try await repo.shiplaneAsync(["still-botched"], environment: environment)
+        #expect(failed.status != 0, "\(failed.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"]?.timeCode == "00:00:05:00", "the old still frame is back: \(failed.all)")
+        #expect(apple.timeCodeChanges == 2, "set, then put back: \(writes())")
+
+        let run = try await repo.shiplaneAsync(["still"], environment: environment)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"]?.timeCode == "00:00:02:15", "\(run.all)")
+        let sent = Array(writes().dropFirst(uploaded.0))
+        #expect(sent.count == 3 && sent.allSatisfy { $0.hasPrefix("PATCH /v1/appPreviews/preview-") }, "only the still frame, three times: \(sent)")
+        #expect(apple.parts.count == uploaded.1, "no bytes uploaded again")
+        #expect(apple.mediaSetContents("appPreviewSets") == ["en-US IPHONE_67": ["01_IPHONE_67.mp4"]], "\(run.all)")
+
+        let again = try await repo.shiplaneAsync(["still"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(writes().count == uploaded.0 + 3, "nothing differs, nothing is sent: \(writes())")
+        #expect(again.all.contains("up to date"), "\(again.all)")
+    }
+
     /// A later step fails: uploads into sets that lost nothing are deleted, and so are the sets
     /// the run made; the set whose replaced screenshots were deleted keeps its new ones, as said.
     @Test func aFailedRunDeletesWhatItUploadedExceptWhereItAlreadyDeletedTheReplacedOnes() async throws {
@@ -238,11 +288,38 @@ struct AppStoreScreenshotsTests {
         let text = String(decoding: record, as: UTF8.self)
         #expect(text.components(separatedBy: "appstoreconnect.mediaUploaded").count - 1 == 4, "02.png, de-DE 01.png, iMessage 01.png, the preview: \(text)")
         #expect(text.components(separatedBy: "appstoreconnect.mediaSetCreated").count - 1 == 3, "\(text)")
+        // 02.png goes into a set with images to compare with: hashed before planning. The new sets'
+        // files are hashed while they upload, so their reservations are written down without one.
+        #expect(text.contains(Self.md5(Self.png(1290, 2796, seed: "two, new"))), "\(text)")
+        #expect(!text.contains(Self.md5(Self.png(2048, 2732, seed: "ipad"))) && !text.contains(Self.md5(Data("a preview video".utf8))), "\(text)")
         #expect(!apple.log.contains { $0 == "POST /v1/appScreenshots" || $0 == "POST /v1/appPreviews" }, "nothing reserved yet: \(apple.log)")
         let rollback = try await repo.shiplaneAsync(["rollback"], environment: environment)
         #expect(rollback.status == 0, "\(rollback.all)")
         #expect(apple.mediaSetContents() == before && apple.mediaSetContents("appPreviewSets").isEmpty, "\(rollback.all)")
         #expect(!apple.log.contains { $0.hasPrefix("DELETE /v1/appScreenshots/") || $0.hasPrefix("DELETE /v1/appPreviews/") }, "\(apple.log)")
+    }
+
+    /// The MD5s computed beside the uploads: a known one is ready at once, the others are the
+    /// files' MD5s, the same as those computed for planning.
+    @Test func digestsBesideTheUploadsAreTheFilesMD5s() async throws {
+        try await withTemporaryDirectory { folder in
+            var files: [AppStoreMediaFile] = []
+            for n in 1...5 {
+                let path = folder.path + "/\(n).png"
+                try Self.png(1290, 2796, seed: "digest \(n)", padding: n * 300_000).write(to: URL(fileURLWithPath: path))
+                files.append(try AppStoreMediaFolder.mediaFileSize(path))
+            }
+            #expect(files.allSatisfy { $0.checksum == nil }, "the folder read leaves the MD5 for later")
+            files[2].checksum = "given"
+            let digests = AppStoreMediaDigests(files)
+            for (index, file) in files.enumerated() {
+                let expected = index == 2 ? "given" : try AppStoreMediaFolder.mediaFile(file.path).checksum
+                #expect(try await digests.checksum(index) == expected)
+            }
+            let hashed = try AppStoreMediaFolder.withChecksums(files.map { file in AppStoreMediaFile(path: file.path, fileName: file.fileName, size: file.size) })
+            #expect(try hashed.map(\.checksum) == files.map { try AppStoreMediaFolder.mediaFile($0.path).checksum }, "computed for planning, the same")
+            #expect(hashed.map(\.size) == files.map(\.size))
+        }
     }
 
     @Test func anImageOfNoDisplayTypeIsReportedWithItsSizeBeforeAnythingIsSent() async throws {
@@ -281,7 +358,7 @@ struct AppStoreScreenshotsTests {
             try await operations.perform(with: context.transport(), concurrency: 2, timeout: 60) { _ in }
             await #expect { _ = try await media.commit(.screenshots, id: item.id, checksum: String(repeating: "0", count: 32), fileName: file.fileName) }
                 throws: { allText($0).contains("CHECKSUM_MISMATCH") }
-            let committed = try await media.commit(.screenshots, id: item.id, checksum: file.checksum, fileName: file.fileName)
+            let committed = try await media.commit(.screenshots, id: item.id, checksum: try #require(file.checksum), fileName: file.fileName)
             #expect(committed.attributes?.sourceFileChecksum == file.checksum)
             // An upload whose id never came back: found in its set by name and checksum, not among the earlier items.
             try await AppStoreMediaUploaded(api: apple.baseURL, resource: "appScreenshots", setID: setID, id: nil, fileName: "03.png",

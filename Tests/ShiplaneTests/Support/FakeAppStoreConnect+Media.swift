@@ -76,6 +76,21 @@ extension FakeAppStoreConnect {
             answer["attributes"] = values
             return reply(201, ["data": answer])
         case ("PATCH", 3) where Self.mediaKinds.contains { $0.item == segments[1] }:
+            // An app preview's still frame alone (`AppPreviewUpdateRequest` with only `previewFrameTimeCode`;
+            // the description declares no such attribute for screenshots, so their PATCH never gets here with it).
+            if segments[1] == "appPreviews", attributes.keys.sorted() == ["previewFrameTimeCode"] {
+                guard let item = mediaItems[segments[2]], item.resource == segments[1] else { return notFound(segments[1], segments[2]) }
+                guard item.checksum != nil else {
+                    return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "the app preview is not uploaded yet")
+                }
+                let timeCode = attributes["previewFrameTimeCode"] as? String
+                if let timeCode, timeCode.range(of: #"^[0-9]{2}:[0-5][0-9]:[0-5][0-9]:[0-9]{2}$"#, options: .regularExpression) == nil {
+                    return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "previewFrameTimeCode must be hh:mm:ss:ff")
+                }
+                mediaItems[segments[2]]?.previewFrameTimeCode = timeCode
+                timeCodeChanges += 1
+                return reply(200, ["data": mediaItemJSON(segments[2])])
+            }
             guard let item = mediaItems[segments[2]], item.resource == segments[1], let file = files[segments[2]] else { return notFound(segments[1], segments[2]) }
             guard attributes["uploaded"] as? Bool == true, let checksum = attributes["sourceFileChecksum"] as? String else {
                 return error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid", "uploaded: true and sourceFileChecksum are required to commit")

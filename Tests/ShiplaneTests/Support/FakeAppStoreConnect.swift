@@ -53,6 +53,8 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var mediaSets: [String: MediaSet] = [:]
     /// Screenshots and app previews by id.
     var mediaItems: [String: MediaItem] = [:]
+    /// App previews whose still frame alone was changed (a PATCH with only `previewFrameTimeCode`).
+    var timeCodeChanges = 0
     /// Requests handled as usual whose answer is held back (a response lost on the way).
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
     /// App Review's state (see `FakeAppStoreConnect+Review.swift`).

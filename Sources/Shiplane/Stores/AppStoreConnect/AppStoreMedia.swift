@@ -27,7 +27,9 @@ struct AppStoreMediaFile: Sendable, Equatable {
     var path: String
     var fileName: String
     var size: Int64
-    var checksum: String
+    /// Nil until it is needed: computed before planning only for sets that have images to compare
+    /// with, otherwise while the file uploads (`AppStoreMediaDigests`).
+    var checksum: String?
 }
 
 /// Screenshots or app previews in fastlane `deliver`'s layout, per locale and display type, in file-name order.
@@ -99,17 +101,33 @@ struct AppStoreMediaFolder: Sendable, Equatable {
         return result
     }
 
-    /// Adds the files found, in order, with their sizes and MD5s: read on every core at once
-    /// (hashing a folder of screenshots one file at a time took longer than uploading them).
+    /// Adds the files found, in order, with their sizes; their MD5s come later, when a set has
+    /// images to compare them with (`withChecksums`) or while they upload.
     private mutating func add(_ found: [(locale: String, type: String, path: String)], problems: inout [any Error]) {
-        let paths = found.map(\.path)
-        let results = Self.mediaFiles(paths)
-        for (entry, result) in zip(found, results) {
-            switch result {
-            case .success(let file): sets[entry.locale, default: [:]][entry.type, default: []].append(file)
-            case .failure(let error): problems.append(error)
+        for entry in found {
+            do {
+                let file = try Self.mediaFileSize(entry.path)
+                sets[entry.locale, default: [:]][entry.type, default: []].append(file)
+            } catch {
+                problems.append(error)
             }
         }
+    }
+
+    /// `files` with their MD5s, read on every core at once (hashing a folder of screenshots one
+    /// file at a time took longer than uploading them).
+    /// - Throws: the first file that cannot be read.
+    static func withChecksums(_ files: [AppStoreMediaFile]) throws -> [AppStoreMediaFile] {
+        try mediaFiles(files.map(\.path)).map { try $0.get() }
+    }
+
+    /// The file's size, without reading it (its MD5 left for later).
+    static func mediaFileSize(_ path: String) throws -> AppStoreMediaFile {
+        var info = stat()
+        guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
+            throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
+        }
+        return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: Int64(info.st_size), checksum: nil)
     }
 
     /// `mediaFile` of every path, computed concurrently (as many at once as the machine has
@@ -186,8 +204,8 @@ struct AppStoreMediaFolder: Sendable, Equatable {
         a.compare(b, options: [.numeric]) == .orderedAscending
     }
 
-    /// The file's size and MD5, read in chunks.
-    static func mediaFile(_ path: String) throws -> AppStoreMediaFile {
+    /// The file's size and MD5, read in chunks; `isCancelled` stops it early (`CancellationError`).
+    static func mediaFile(_ path: String, isCancelled: () -> Bool = { false }) throws -> AppStoreMediaFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
@@ -199,6 +217,7 @@ struct AppStoreMediaFolder: Sendable, Equatable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
         defer { buffer.deallocate() }
         while true {
+            if isCancelled() { throw CancellationError() }
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count < 0 {
                 if errno == EINTR { continue }

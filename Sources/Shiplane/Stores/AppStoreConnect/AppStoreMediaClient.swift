@@ -8,6 +8,8 @@ struct AppStoreMediaClient: Sendable {
         var fileName: String?
         var fileSize: Int64?
         var sourceFileChecksum: String?
+        /// An app preview's still frame, `hh:mm:ss:ff`.
+        var previewFrameTimeCode: String?
         var uploadOperations: [ASCUploadOperation]?
         var assetDeliveryState: ASCDeliveryState?
         var videoDeliveryState: ASCDeliveryState?
@@ -65,6 +67,15 @@ struct AppStoreMediaClient: Sendable {
         let body: [String: Any] = ["data": ["type": kind.resource, "id": id, "attributes": attributes]]
         return try await client.send(.patch, "/v1/\(kind.resource)/\(id)", body: body, as: ASCDocument<Item>.self,
                                      operation: "commit the \(kind.noun) \(fileName)").data
+    }
+
+    /// Sets the still frame of an app preview already uploaded (Apple's `AppPreviewUpdateRequest`
+    /// with `previewFrameTimeCode` alone); nil asks for none.
+    func setPreviewFrame(id: String, timeCode: String?, fileName: String) async throws {
+        let attributes: [String: Any] = ["previewFrameTimeCode": timeCode ?? NSNull()]
+        let body: [String: Any] = ["data": ["type": AppStoreMediaKind.previews.resource, "id": id, "attributes": attributes]]
+        _ = try await client.perform(.patch, "/v1/\(AppStoreMediaKind.previews.resource)/\(id)", body: body,
+                                     operation: "set the still frame of the app preview \(fileName)")
     }
 
     /// Deletes an item; one already gone counts as deleted.

@@ -11,7 +11,8 @@ struct AppStoreMediaUploaded: Effect, Equatable {
     var setID: String
     var id: String?
     var fileName: String
-    var checksum: String
+    /// Nil when the file's MD5 was still being computed as it was reserved (matched by name alone then).
+    var checksum: String?
     /// The set's items before this upload: never this run's.
     var existingIDs: [String]
     /// "en-US APP_IPHONE_67", for messages.
@@ -34,7 +35,7 @@ struct AppStoreMediaUploaded: Effect, Equatable {
             }
             target = items.first { item in
                 !existingIDs.contains(item.id) && item.attributes?.fileName == fileName
-                    && (item.attributes?.sourceFileChecksum == nil || item.attributes?.sourceFileChecksum == checksum)
+                    && (checksum == nil || item.attributes?.sourceFileChecksum == nil || item.attributes?.sourceFileChecksum == checksum)
             }?.id
         }
         guard let target else { return }
@@ -120,5 +121,31 @@ struct AppStoreMediaReordered: Effect, Equatable {
         let wanted = previous.filter(current.contains) + current.filter { !previous.contains($0) }
         guard wanted != current else { return }
         try await media.reorder(kind, setID: setID, ids: wanted)
+    }
+}
+
+/// The still frame (`previewFrameTimeCode`) of an app preview already on App Store Connect, changed
+/// without uploading it again; `previous` is the one it had (nil: none was reported).
+struct AppStorePreviewFrameChanged: Effect, Equatable {
+    static let kind = "appstoreconnect.previewFrameChanged"
+    var api: String
+    var id: String
+    var fileName: String
+    var previous: String?
+    var timeCode: String
+    /// "en-US IPHONE_67", for messages.
+    var label: String
+
+    var reach: EffectReach { .service }
+
+    /// Puts the earlier still frame back; a preview already gone has nothing to restore.
+    /// - Throws: when the key is not set or Apple refuses.
+    func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        let media = try AppStoreMediaClient.client(context: context, api: api, what: "the still frame of the app preview \(fileName) (\(label))")
+        do {
+            try await media.setPreviewFrame(id: id, timeCode: previous, fileName: fileName)
+        } catch let error as StoreAPIError where error.status == 404 {
+            return
+        }
     }
 }

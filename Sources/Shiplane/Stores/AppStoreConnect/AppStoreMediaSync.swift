@@ -13,6 +13,9 @@ struct AppStoreMediaSetPlan: Sendable {
     var delete: [(id: String, fileName: String)]
     /// The set's item ids before this run, in order.
     var existing: [String]
+    /// App previews kept whose still frame differs from the one asked for: only their
+    /// `previewFrameTimeCode` is changed (no upload), `previous` kept for the undo.
+    var timeCodes: [(id: String, fileName: String, previous: String?, wanted: String)] = []
 
     var label: String { "\(locale) \(type)" }
     var uploads: [AppStoreMediaFile] { files.filter { $0.keptID == nil }.map(\.file) }
@@ -26,8 +29,9 @@ struct AppStoreMediaSetPlan: Sendable {
     }
 
     /// Compares the folder's files for a set with the set's items.
+    /// `timeCode`: the still frame app previews are to have (nil: whatever they have stays).
     static func make(kind: AppStoreMediaKind, locale: String, type: String, setID: String?, files: [AppStoreMediaFile],
-                     items: [AppStoreMediaClient.Item]) -> AppStoreMediaSetPlan {
+                     items: [AppStoreMediaClient.Item], timeCode: String? = nil) -> AppStoreMediaSetPlan {
         var unmatched = items.filter { $0.attributes?.sourceFileChecksum != nil && ($0.attributes?.state?.state ?? "COMPLETE") != "FAILED" }
         var planned: [(file: AppStoreMediaFile, keptID: String?)] = []
         for file in files {
@@ -42,7 +46,14 @@ struct AppStoreMediaSetPlan: Sendable {
         }
         let kept = Set(planned.compactMap(\.keptID))
         let delete = items.filter { !kept.contains($0.id) }.map { ($0.id, $0.attributes?.fileName ?? $0.id) }
-        return AppStoreMediaSetPlan(kind: kind, locale: locale, type: type, setID: setID, files: planned, delete: delete, existing: items.map(\.id))
+        var plan = AppStoreMediaSetPlan(kind: kind, locale: locale, type: type, setID: setID, files: planned, delete: delete, existing: items.map(\.id))
+        if kind == .previews, let timeCode {
+            for (file, keptID) in planned {
+                guard let keptID, let item = items.first(where: { $0.id == keptID }), item.attributes?.previewFrameTimeCode != timeCode else { continue }
+                plan.timeCodes.append((keptID, file.fileName, item.attributes?.previewFrameTimeCode, timeCode))
+            }
+        }
+        return plan
     }
 
     /// The plan's lines: what is uploaded, kept, deleted and reordered.
@@ -50,7 +61,9 @@ struct AppStoreMediaSetPlan: Sendable {
         var lines: [String] = []
         let deletedNames = Set(delete.map(\.fileName))
         for (file, keptID) in files {
-            if keptID != nil {
+            if let keptID, let change = timeCodes.first(where: { $0.id == keptID }) {
+                lines.append("\(kind.noun)s \(label): keep \(file.fileName), still frame \(change.previous ?? "(none)") → \(change.wanted)")
+            } else if keptID != nil {
                 lines.append("\(kind.noun)s \(label): keep \(file.fileName)")
             } else {
                 lines.append("\(kind.noun)s \(label): upload \(file.fileName) (\(ByteCountFormatter.string(fromByteCount: file.size, countStyle: .file)), \(deletedNames.contains(file.fileName) ? "replaces the one on App Store Connect" : "new"))")
@@ -61,7 +74,7 @@ struct AppStoreMediaSetPlan: Sendable {
         return lines
     }
 
-    var changes: Bool { !uploads.isEmpty || !delete.isEmpty || needsReorder }
+    var changes: Bool { !uploads.isEmpty || !delete.isEmpty || needsReorder || !timeCodes.isEmpty }
 }
 
 /// Brings the screenshot and app preview sets of a version's localizations in line with the folders.
@@ -75,8 +88,11 @@ struct AppStoreMediaSync: Sendable {
 
     /// Plans every set the folder has, for the localizations that exist (`localizationIDs`; a
     /// locale with none yet gets a set made from nothing).
+    ///
+    /// Files are hashed (MD5) here only for sets that hold images already, to compare with them;
+    /// the others are hashed while they upload.
     func plan(_ folders: [AppStoreMediaFolder], localizationIDs: [String: String]) async throws -> [AppStoreMediaSetPlan] {
-        var plans: [AppStoreMediaSetPlan] = []
+        var found: [(kind: AppStoreMediaKind, locale: String, type: String, setID: String?, files: [AppStoreMediaFile], items: [AppStoreMediaClient.Item])] = []
         for folder in folders {
             for (locale, types) in folder.sets.sorted(by: { $0.key < $1.key }) {
                 var sets: [AppStoreMediaClient.MediaSet] = []
@@ -85,11 +101,23 @@ struct AppStoreMediaSync: Sendable {
                     let set = sets.first { ($0.attributes?.screenshotDisplayType ?? $0.attributes?.previewType) == type }
                     var items: [AppStoreMediaClient.Item] = []
                     if let set { items = try await media.items(folder.kind, setID: set.id) }
-                    plans.append(.make(kind: folder.kind, locale: locale, type: type, setID: set?.id, files: files, items: items))
+                    found.append((folder.kind, locale, type, set?.id, files, items))
                 }
             }
         }
-        return plans
+        let compared = found.indices.filter { index in
+            found[index].items.contains { $0.attributes?.sourceFileChecksum != nil } && found[index].files.contains { $0.checksum == nil }
+        }
+        let hashed = try AppStoreMediaFolder.withChecksums(compared.flatMap { found[$0].files })
+        var at = 0
+        for index in compared {
+            let count = found[index].files.count
+            found[index].files = Array(hashed[at..<(at + count)])
+            at += count
+        }
+        return found.map { set in
+            .make(kind: set.kind, locale: set.locale, type: set.type, setID: set.setID, files: set.files, items: set.items, timeCode: previewFrameTimeCode)
+        }
     }
 
     /// Carries the plans out: sets created, new items uploaded (concurrently), checked, then the
@@ -135,48 +163,80 @@ struct AppStoreMediaSync: Sendable {
         let handles = try step.record(zip(uploads, effects).map { upload, effect in
             (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
         })
+        // The MD5s not computed for planning: in upload order on threads of their own at the
+        // lowest priority, ahead of the uploads; each commit waits for its file's. On a link
+        // slower than the disk they are done before the parts; on a few busy cores the uploads
+        // take the cores first.
+        let digests = AppStoreMediaDigests(uploads.map(\.file))
+        defer { digests.cancel() }
         // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
         // run beside them, so the API's round trips do not leave an upload slot idle.
+        // Two stages, so that a file waiting for its MD5 to commit holds no upload task: 2 ×
+        // `concurrency` tasks reserve and send bytes (`concurrency` of them sending at once) and
+        // hand each file over once its bytes are in; `concurrency` tasks commit them as their MD5s
+        // come. Tasks are few on purpose: each may get a thread of the lane's pool.
+        struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
         let slots = UploadSlots(concurrency)
-        let results = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
-            let file = upload.file
-            let handle = handles[number]
-            // An app preview says what video it is and which frame is its still, as Apple's description offers.
-            var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
-            if upload.kind == .previews {
-                reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
-                if let timeCode {
-                    reserveExtra["previewFrameTimeCode"] = timeCode
-                    commitExtra["previewFrameTimeCode"] = timeCode
-                }
-            }
-            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
-            var done = effects[number]
-            done.id = item.id
-            step.doneLater(handle, done)
-            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
-                                                  what: "the \(upload.kind.noun) \(file.fileName)")
-            await slots.acquire()
-            do {
-                // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
-                // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
-                // against 62–64 MB with 1 MiB reads, the upload as fast).
-                try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
-            } catch {
-                await slots.release()
-                throw error
-            }
-            await slots.release()
-            let committed = try await media.commit(upload.kind, id: item.id, checksum: file.checksum, fileName: file.fileName, extra: commitExtra)
+        let (sent, handOver) = AsyncStream<Sent>.makeStream()
+        async let committing = Self.commitAll(sent, limit: concurrency) { done in
+            let upload = uploads[done.number]
+            let checksum = try await digests.checksum(done.number)
+            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: checksum, fileName: upload.file.fileName, extra: done.commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
-                throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
+                throw Self.failed(upload.kind, upload.file.fileName, upload.label, committed.attributes?.state)
             }
-            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(file.fileName)")
-            return (plan: upload.plan, fileName: file.fileName, id: item.id, handle: handle)
+            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(upload.file.fileName)")
+            return (plan: upload.plan, fileName: upload.file.fileName, id: done.itemID, handle: handles[done.number])
         }
+        let uploading: Result<Void, any Error>
+        do {
+            _ = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
+                let file = upload.file
+                // An app preview says what video it is and which frame is its still, as Apple's description offers.
+                var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+                if upload.kind == .previews {
+                    reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                    if let timeCode {
+                        reserveExtra["previewFrameTimeCode"] = timeCode
+                        commitExtra["previewFrameTimeCode"] = timeCode
+                    }
+                }
+                let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
+                var done = effects[number]
+                done.id = item.id
+                step.doneLater(handles[number], done)
+                let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                      what: "the \(upload.kind.noun) \(file.fileName)")
+                try await slots.holding {
+                    // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
+                    // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
+                    // against 62–64 MB with 1 MiB reads, the upload as fast).
+                    try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
+                }
+                handOver.yield(Sent(number: number, itemID: item.id, commitExtra: commitExtra))
+            }
+            uploading = .success(())
+        } catch {
+            uploading = .failure(error)
+        }
+        handOver.finish()
+        let commitOutcome: Result<[(plan: Int, fileName: String, id: String, handle: EffectHandle?)], any Error>
+        do { commitOutcome = .success(try await committing) } catch { commitOutcome = .failure(error) }
+        // The uploads' failures first (a file that never went up was never handed over to commit).
+        try uploading.get()
+        let results = try commitOutcome.get()
         for index in plans.indices where plans[index].changes {
             let plan = plans[index]
             guard let setID = plan.setID else { continue }
+            // A preview already uploaded whose still frame is all that differs: that attribute alone, no upload.
+            for change in plan.timeCodes {
+                let effect = AppStorePreviewFrameChanged(api: api, id: change.id, fileName: change.fileName, previous: change.previous,
+                                                         timeCode: change.wanted, label: plan.label)
+                let handle = try step.record(effect, "put the still frame of \(change.fileName) (\(plan.label)) back to \(change.previous ?? "(none)")")
+                try await media.setPreviewFrame(id: change.id, timeCode: change.wanted, fileName: change.fileName)
+                step.done(handle)
+                step.log("\(plan.kind.noun)s \(plan.label): still frame of \(change.fileName) set to \(change.wanted)")
+            }
             let mine = results.filter { $0.plan == index }
             // Apple's word on the new ones: FAILED or never committed stops here (rollback deletes them).
             var listed: [String]?
@@ -224,6 +284,37 @@ struct AppStoreMediaSync: Sendable {
         }
     }
 
+    /// Runs `operation` on each value `stream` yields, at most `limit` at once, until it ends.
+    /// - Throws: `AggregateError` holding every failure, once the stream has ended and every operation is done.
+    static func commitAll<Output: Sendable, Value: Sendable>(_ stream: AsyncStream<Value>, limit: Int,
+                                                            _ operation: @escaping @Sendable (Value) async throws -> Output) async throws -> [Output] {
+        let outcomes = await withTaskGroup(of: Result<Output, any Error>.self) { group in
+            var outcomes: [Result<Output, any Error>] = []
+            var running = 0
+            for await value in stream {
+                if running >= max(1, limit), let outcome = await group.next() {
+                    outcomes.append(outcome)
+                    running -= 1
+                }
+                group.addTask {
+                    do { return .success(try await operation(value)) } catch { return .failure(error) }
+                }
+                running += 1
+            }
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        var outputs: [Output] = [], failures: [any Error] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .success(let output): outputs.append(output)
+            case .failure(let error): failures.append(error)
+            }
+        }
+        if !failures.isEmpty { throw AggregateError("\(failures.count) of \(outcomes.count) screenshot and app preview commits failed", errors: failures) }
+        return outputs
+    }
+
     static func failed(_ kind: AppStoreMediaKind, _ fileName: String, _ label: String, _ state: ASCDeliveryState?) -> StoreProcessingError {
         StoreProcessingError("App Store Connect did not take the \(kind.noun) \(fileName) (\(label)): \(state?.state ?? "no state")",
                              errors: (state?.errors ?? []).map(\.text), warnings: (state?.warnings ?? []).map(\.text),
@@ -251,4 +342,63 @@ actor UploadSlots {
     func release() {
         if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
+
+    /// Runs `body` holding a slot, released however it ends.
+    nonisolated func holding<T>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+}
+
+/// The MD5s of the files a run uploads that planning did not need: computed in upload order on
+/// threads of their own (one per core, at the lowest priority, off the cooperative pool), each
+/// file once; a file whose MD5 is known already is ready at once.
+final class AppStoreMediaDigests: @unchecked Sendable {
+    // @unchecked: `next` is only touched under `lock`; `digests` never changes after init.
+    private let lock = NSLock()
+    private var next = 0
+    private let digests: [BackgroundDigest]
+
+    init(_ files: [AppStoreMediaFile]) {
+        digests = files.map { _ in BackgroundDigest() }
+        var pending: [(index: Int, path: String)] = []
+        for (index, file) in files.enumerated() {
+            if let checksum = file.checksum { digests[index].finish(.success(checksum)) } else { pending.append((index, file.path)) }
+        }
+        guard !pending.isEmpty else { return }
+        let queue = pending
+        for _ in 0..<min(queue.count, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+            let thread = Thread { [self] in
+                FileDigest.yieldToOtherThreads()
+                while let (index, path) = take(queue) {
+                    let digest = digests[index]
+                    digest.finish(Result { try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled }).checksum ?? "" })
+                }
+            }
+            thread.name = "shiplane-md5"
+            thread.start()
+        }
+    }
+
+    private func take(_ pending: [(index: Int, path: String)]) -> (Int, String)? {
+        lock.withLock {
+            guard next < pending.count else { return nil }
+            defer { next += 1 }
+            return pending[next]
+        }
+    }
+
+    /// The MD5 of the `index`th file, once computed.
+    /// - Throws: when the file could not be read, or `CancellationError` after `cancel()`.
+    func checksum(_ index: Int) async throws -> String { try await digests[index].value }
+
+    /// Stops the threads after the file each is reading (the run failed, or is done).
+    func cancel() { for digest in digests { digest.cancel() } }
 }
