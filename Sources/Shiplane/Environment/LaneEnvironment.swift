@@ -35,8 +35,15 @@ public struct LaneEnvironment: Sendable {
     }
 
     static func looksSecret(_ name: String) -> Bool {
-        let upper = name.uppercased()
+        let upper = Array(name.uppercased().utf8)
+        // Compared as bytes, not with Foundation's `contains` (NSString on Linux): every process
+        // checks every variable of its environment at start.
+        func contains(_ part: String) -> Bool {
+            let part = Array(part.utf8)
+            guard part.count <= upper.count else { return false }
+            return (0...(upper.count - part.count)).contains { upper[$0..<($0 + part.count)].elementsEqual(part) }
+        }
         return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "_KEY", "APIKEY", "WEBHOOK", "CREDENTIAL", "SERVICE_ACCOUNT"]
-            .contains { upper.contains($0) } || upper.hasSuffix("KEY")
+            .contains(where: contains) || upper.suffix(3).elementsEqual("KEY".utf8)
     }
 }

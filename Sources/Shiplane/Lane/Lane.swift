@@ -46,7 +46,9 @@ public func laneName(forType typeName: String) -> String {
 /// `buildNumber`, `BuildNumber` and `build_number` → `build-number`.
 public func kebabCase(_ name: String) -> String {
     var result = ""
-    let characters = Array(name.replacingOccurrences(of: "_", with: "-"))
+    // Not Foundation's `replacingOccurrences`: on Linux that goes through NSString, whose first
+    // use costs a lane program's start more than the rest of this function.
+    let characters = name.map { $0 == "_" ? "-" : $0 }
     for (index, character) in characters.enumerated() {
         if character.isUppercase {
             let previous = index > 0 ? characters[index - 1] : nil

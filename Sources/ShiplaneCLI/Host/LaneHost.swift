@@ -154,7 +154,7 @@ public enum LaneHost {
         let converted = keyValueConverted(arguments, for: type)
         let lane: L
         do {
-            lane = try type.parse(converted)
+            lane = try withoutOptions(type, arguments: converted) ?? type.parse(converted)
         } catch {
             var translated = given
             translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
@@ -172,6 +172,21 @@ public enum LaneHost {
             ), command: "shiplane \(type.name)")
         }
         return await runLane(lane, arguments: arguments, hooks: hooks, root: root, session: given, supervisor: supervisor, fromOrigin: fromOrigin)
+    }
+
+    /// The lane itself, validated, when it stores nothing (a struct of size 0: no option, flag
+    /// or argument, whose property wrappers take room) and the command line gives it no word:
+    /// what `parse([])` returns, without swift-argument-parser building the command's argument
+    /// tree by reflection and looking for its completion-script options, which took a sixth of a
+    /// no-op lane program's start. (Asking a `Mirror` for the properties instead cost a third of
+    /// that again: its first use instantiates the type-erased collections it hands out.)
+    /// Nil when the lane stores something, words were given, or `validate()` refuses: `parse`
+    /// then does the work and reports as it always does.
+    static func withoutOptions<L: Lane>(_ type: L.Type, arguments: [String]) -> L? {
+        guard arguments.isEmpty, MemoryLayout<L>.size == 0 else { return nil }
+        var lane = L()
+        guard (try? lane.validate()) != nil else { return nil }
+        return lane
     }
 
     /// Runs `lane`, parsed from `arguments` (its words on the command line, which the run record

@@ -10,6 +10,70 @@ struct SharedSession: Codable, Equatable {
     var dotEnv: [String: String]
     /// The global options of the command line (nil: the lane program reads them from its arguments).
     var globals: GlobalValues? = nil
+
+    /// What goes down the pipe: NUL-terminated fields, a version field first, then the global
+    /// options (`-` when there are none; a Bool as `1`/`0`, a String as `=value`, nil as `!`),
+    /// then the `.env` variables as name, value. Not JSON: encoding and decoding it cost the
+    /// supervisor and the lane program together a twentieth of a no-op lane's start (the first
+    /// use of Codable's generic machinery), and the supervisor used it for nothing else on a
+    /// cached run (the lane program still encodes its run record as JSON).
+    /// A variable's name or value cannot hold NUL (no process environment can).
+    var encoded: [UInt8] {
+        var fields = [Self.formatVersion]
+        if let globals {
+            func flag(_ value: Bool) -> String { value ? "1" : "0" }
+            func text(_ value: String?) -> String { value.map { "=" + $0 } ?? "!" }
+            fields += [
+                "g", flag(globals.dryRun), flag(globals.verbose), text(globals.reportJSON), text(globals.junit),
+                flag(globals.noRollback), flag(globals.noVerify), text(globals.ci), text(globals.environmentName), flag(globals.noColor),
+            ]
+        } else {
+            fields.append("-")
+        }
+        for (name, value) in dotEnv.sorted(by: { $0.key < $1.key }) { fields += [name, value] }
+        var bytes: [UInt8] = []
+        for field in fields { bytes += field.utf8; bytes.append(0) }
+        return bytes
+    }
+
+    fileprivate static let formatVersion = "shiplane-session-1"
+}
+
+extension SharedSession {
+    /// Reads `encoded`; nil when the bytes are not a session of this format.
+    init?(encoded bytes: [UInt8]) {
+        guard bytes.last == 0 else { return nil }
+        var fields = bytes.dropLast().split(separator: 0, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }[...]
+        guard fields.popFirst() == Self.formatVersion, let marker = fields.popFirst() else { return nil }
+        if marker == "g" {
+            guard fields.count >= 9 else { return nil }
+            var invalid = false
+            func flag() -> Bool {
+                let field = fields.popFirst()
+                if field != "1" && field != "0" { invalid = true }
+                return field == "1"
+            }
+            func text() -> String? {
+                guard let field = fields.popFirst() else { invalid = true; return nil }
+                if field == "!" { return nil }
+                guard field.hasPrefix("=") else { invalid = true; return nil }
+                return String(field.dropFirst())
+            }
+            let values = GlobalValues(
+                dryRun: flag(), verbose: flag(), reportJSON: text(), junit: text(), noRollback: flag(), noVerify: flag(),
+                ci: text(), environmentName: text(), noColor: flag()
+            )
+            guard !invalid else { return nil }
+            globals = values
+        } else {
+            guard marker == "-" else { return nil }
+            globals = nil
+        }
+        guard fields.count % 2 == 0 else { return nil }
+        dotEnv = [:]
+        while let name = fields.popFirst(), let value = fields.popFirst() { dotEnv[name] = value }
+    }
 }
 
 /// The two pipes between the supervisor and the lane program besides standard output and error:
@@ -60,7 +124,7 @@ final class SessionChannel: @unchecked Sendable {
         close(session.read)
         close(secrets.write)
         let descriptor = session.write
-        let data = (try? JSONEncoder().encode(shared)) ?? Data("{}".utf8)
+        let data = shared.encoded
         Thread.detachNewThread {
             _ = writeAll(data, to: descriptor)
             close(descriptor)
@@ -100,11 +164,10 @@ extension SharedSession {
         var data = Data()
         SpawnedProcess.readAll(descriptor) { data.append($0) }
         Foundation.close(descriptor)
-        do {
-            return try JSONDecoder().decode(SharedSession.self, from: data)
-        } catch {
-            throw EnvironmentProblem("the lane program could not read the session its shiplane process handed it: \(error)",
+        guard let session = SharedSession(encoded: [UInt8](data)) else {
+            throw EnvironmentProblem("the lane program could not read the session its shiplane process handed it (\(data.count) bytes, not a session of this version)",
                                      suggestion: "run the lane again; if it persists, delete the lane cache folder")
         }
+        return session
     }
 }

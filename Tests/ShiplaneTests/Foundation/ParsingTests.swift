@@ -113,6 +113,79 @@ struct ParsingTests {
         }
     }
 
+    /// A lane that stores nothing, given no words, is made and validated without
+    /// swift-argument-parser; a lane with an option or another stored property, words, or a
+    /// refusing `validate()` goes through `parse`, which reports as it always did.
+    @Test func aLaneWithoutOptionsIsMadeWithoutTheParser() throws {
+        #expect(LaneHost.withoutOptions(NamingBetaDeployLane.self, arguments: []) != nil)
+        #expect(LaneHost.withoutOptions(StoringLane.self, arguments: []) == nil)
+        #expect(LaneHost.withoutOptions(NamingBetaDeployLane.self, arguments: ["--help"]) == nil)
+        #expect(LaneHost.withoutOptions(OptionLane.self, arguments: []) == nil)
+        #expect(try OptionLane.parse([]).word == "default", "the parser still gives the option its default")
+        #expect(LaneHost.withoutOptions(RefusingLane.self, arguments: []) == nil)
+        #expect(throws: (any Error).self) { try RefusingLane.parse([]) }
+    }
+
+    /// Variables whose names look secret have their values redacted; the names are compared
+    /// as bytes, upper-cased, anywhere in the name (and `KEY` at its end).
+    @Test(arguments: [
+        ("GITHUB_TOKEN", true), ("my_api_key", true), ("APIKEY", true), ("SLACK_WEBHOOK_URL", true), ("DB_PASSWD", true),
+        ("PLAY_SERVICE_ACCOUNT_JSON", true), ("SIGNINGKEY", true), ("KEY", true), ("HOME", false), ("KEYCHAIN_PATH", false),
+        ("PATH", false), ("KE", false), ("", false),
+    ])
+    func secretLookingNames(name: String, secret: Bool) {
+        #expect(LaneEnvironment.looksSecret(name) == secret)
+    }
+
+    /// The lane files: `.swift` files in Lanes/ and its subfolders, sorted; hidden files and
+    /// folders and other files left out; a linked file listed; a missing or empty folder a clear error.
+    @Test func laneFilesAreFoundInSubfoldersAndSorted() async throws {
+        try await withTemporaryDirectory { root in
+            let lanes = root.appendingPathComponent("Lanes")
+            try writeFile(lanes, "Release.swift", "")
+            try writeFile(lanes, "Apps/Beta.swift", "")
+            try writeFile(lanes, "Apps/Deep/Nightly.swift", "")
+            try writeFile(lanes, "Apps/notes.md", "")
+            try writeFile(lanes, ".hidden/Secret.swift", "")
+            try writeFile(lanes, ".Scratch.swift", "")
+            try writeFile(root, "Shared.swift", "")
+            try FileManager.default.createSymbolicLink(atPath: lanes.path + "/Linked.swift", withDestinationPath: root.path + "/Shared.swift")
+            let files = try LaneCompiler.laneFiles(in: lanes.path, root: root.path)
+            #expect(files == ["Apps/Beta.swift", "Apps/Deep/Nightly.swift", "Linked.swift", "Release.swift"].map { lanes.path + "/" + $0 })
+            #expect(throws: EnvironmentProblem.self) { try LaneCompiler.laneFiles(in: root.path + "/Missing", root: root.path) }
+            try FileManager.default.createDirectory(atPath: root.path + "/Empty/Sub", withIntermediateDirectories: true)
+            #expect(throws: EnvironmentProblem.self) { try LaneCompiler.laneFiles(in: root.path + "/Empty", root: root.path) }
+        }
+    }
+
+    /// The session the supervisor hands the lane program survives the pipe's encoding whole:
+    /// no global options or all of them, empty values, values that look like the format's
+    /// markers, lines and non-ASCII text; bytes of another format are refused, not misread.
+    @Test func theSharedSessionSurvivesItsEncoding() throws {
+        let bare = SharedSession(dotEnv: [:])
+        #expect(SharedSession(encoded: bare.encoded) == bare)
+        let full = SharedSession(
+            dotEnv: ["API_TOKEN": "s3cr=t!", "EMPTY": "", "LINES": "one\ntwo", "NAME": "Zoë ✓", "=odd": "!"],
+            globals: GlobalValues(
+                dryRun: true, verbose: false, reportJSON: "report.json", junit: nil, noRollback: true, noVerify: false,
+                ci: "", environmentName: "=staging", noColor: true
+            )
+        )
+        #expect(SharedSession(encoded: full.encoded) == full)
+        #expect(full.encoded == full.encoded, "the same session, the same bytes")
+        #expect(SharedSession(encoded: Array(#"{"dotEnv":{}}"#.utf8)) == nil, "JSON of an older shiplane")
+        #expect(SharedSession(encoded: []) == nil)
+        #expect(SharedSession(encoded: Array(full.encoded.dropLast(2))) == nil, "cut short")
+        // `--dry-run`'s field (the first after the `g` marker) made neither 1 nor 0.
+        let bytes = full.encoded
+        let marker: [UInt8] = [0, UInt8(ascii: "g"), 0]
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: marker) })
+        #expect(bytes[at + 3] == UInt8(ascii: "1"))
+        var wrongFlag = bytes
+        wrongFlag[at + 3] = UInt8(ascii: "x")
+        #expect(SharedSession(encoded: wrongFlag) == nil)
+    }
+
     @Test func toolVersionIsFoundInFreeText() {
         #expect(ToolVersion.first(in: "Swift version 6.3.1 (swift-6.3.1-RELEASE)")?.description == "6.3.1")
         #expect(ToolVersion.first(in: "git version 2.39.5")?.description == "2.39.5")
@@ -136,5 +209,20 @@ private struct NamingWrapped<Value>: Lane {
 
 private struct NamingNamed: Lane {
     static let name = "custom"
+    func run(_ lane: LaneContext) async throws {}
+}
+
+private struct OptionLane: Lane {
+    @Option var word = "default"
+    func run(_ lane: LaneContext) async throws {}
+}
+
+private struct RefusingLane: Lane {
+    func validate() throws { throw ValidationError("refused") }
+    func run(_ lane: LaneContext) async throws {}
+}
+
+private struct StoringLane: Lane {
+    var label = "stored"
     func run(_ lane: LaneContext) async throws {}
 }
