@@ -205,6 +205,34 @@ struct AppStoreScreenshotsTests {
         #expect(again.all.contains("up to date"), "\(again.all)")
     }
 
+    /// A preview App Store Connect holds with no still frame (uploaded elsewhere without one): a
+    /// run that sets one and then fails puts "none" back — `previewFrameTimeCode: null`, which
+    /// `AppPreviewUpdateRequest` declares nullable.
+    @Test func aStillFrameSetWhereThereWasNoneIsClearedAgainOnRollback() async throws {
+        let (apple, _) = try await standIn()
+        defer { apple.stop() }
+        let repo = try repository(extraLane: """
+        struct StillBotched: Lane {
+            func run(_ lane: LaneContext) async throws {
+                try await lane.updateAppStoreMetadata(bundleID: "com.acme.rocket", version: "1.4.0", previewFrameTimeCode: "00:00:02:15")
+                try await lane.sh("false")
+            }
+        }
+        """)
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        let first = try await repo.shiplaneAsync(["listing"], environment: environment)
+        #expect(first.status == 0, "\(first.all)")
+        apple.lock.withLock {
+            for (id, item) in apple.mediaItems where item.resource == "appPreviews" { apple.mediaItems[id]?.previewFrameTimeCode = nil }
+        }
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"].map { $0.timeCode == nil } == true, "\(apple.previewDetails())")
+
+        let failed = try await repo.shiplaneAsync(["still-botched"], environment: environment)
+        #expect(failed.status != 0, "\(failed.all)")
+        #expect(apple.timeCodeChanges == 2, "set, then cleared: \(apple.log.filter { !$0.hasPrefix("GET ") })")
+        #expect(apple.previewDetails()["01_IPHONE_67.mp4"].map { $0.timeCode == nil } == true, "no still frame again: \(apple.previewDetails()) \(failed.all)")
+    }
+
     /// A later step fails: uploads into sets that lost nothing are deleted, and so are the sets
     /// the run made; the set whose replaced screenshots were deleted keeps its new ones, as said.
     @Test func aFailedRunDeletesWhatItUploadedExceptWhereItAlreadyDeletedTheReplacedOnes() async throws {
