@@ -136,7 +136,7 @@ struct GlobalOptions: ParsableArguments, Equatable {
 
 /// `GlobalOptions` as plain values: what the supervisor read from the command line, handed to its
 /// lane program in the shared session.
-struct GlobalValues: Codable, Equatable {
+struct GlobalValues: Equatable {
     var dryRun: Bool
     var verbose: Bool
     var reportJSON: String?

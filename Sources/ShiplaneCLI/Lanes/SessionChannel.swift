@@ -5,7 +5,7 @@ import Shiplane
 /// it read from the command line and the variables its `.env` files gave. The lane program takes
 /// them instead of parsing the line and reading the files again, so both processes run with the
 /// same options and redact the same secrets.
-struct SharedSession: Codable, Equatable {
+struct SharedSession: Equatable {
     /// The variables loaded from `.env` and `.env.NAME` (those the process environment did not set).
     var dotEnv: [String: String]
     /// The global options of the command line (nil: the lane program reads them from its arguments).
