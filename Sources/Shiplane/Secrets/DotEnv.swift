@@ -91,6 +91,9 @@ package struct DotEnv: Sendable {
         }
         let valuePart = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
         switch parseValue(valuePart) {
+        case .success(let value) where value.utf8.contains(0):
+            // No process environment can hold it (the variable would reach commands cut short).
+            return .malformed("the value of \(key) holds a NUL byte, which no environment variable can hold")
         case .success(let value): return .entry(key, value)
         case .failure(let problem): return .malformed(problem.reason)
         }

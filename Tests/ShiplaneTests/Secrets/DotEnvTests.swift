@@ -54,6 +54,19 @@ struct DotEnvTests {
         }
     }
 
+    /// A NUL byte cannot reach a process environment (nor the session the supervisor hands its
+    /// lane program, whose fields it separates): the line is malformed, and says why.
+    @Test func aValueHoldingANulByteIsAMalformedLine() {
+        #expect {
+            try DotEnv.parse("GOOD=1\nTOKEN=ab\u{0}cd\nQUOTED=\"x\u{0}y\"\n", file: "/repo/.env")
+        } throws: { error in
+            guard let dotenv = error as? DotEnvError else { return false }
+            return dotenv.problems.map(\.line) == [2, 3]
+                && allText(of: error).contains("the value of TOKEN holds a NUL byte, which no environment variable can hold")
+                && !allText(of: error).contains("ab\u{0}cd")
+        }
+    }
+
     @Test func malformedValuesAreNotEchoedInErrors() {
         do {
             _ = try DotEnv.parse("TOKEN=\"ghp_unterminatedSecretValue")
