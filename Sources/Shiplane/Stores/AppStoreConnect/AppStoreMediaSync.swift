@@ -379,7 +379,12 @@ final class AppStoreMediaDigests: @unchecked Sendable {
                 FileDigest.yieldToOtherThreads()
                 while let (index, path) = take(queue) {
                     let digest = digests[index]
-                    digest.finish(Result { try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled }).checksum ?? "" })
+                    digest.finish(Result {
+                        guard let checksum = try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled }).checksum else {
+                            throw ShiplaneError("the MD5 of \(path) was not computed", suggestion: "run again")
+                        }
+                        return checksum
+                    })
                 }
             }
             thread.name = "shiplane-md5"
