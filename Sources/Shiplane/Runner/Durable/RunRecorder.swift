@@ -86,16 +86,7 @@ package final class RunRecorder: @unchecked Sendable {
 
     /// Records an effect about to happen; returns its index for `done`.
     func intend(step: Int, description: String, effect: AnyEffect) throws -> Int {
-        try lock.withLock {
-            record.effects.append(RecordedEffect(
-                step: step, description: description, effect: effect, status: .intended,
-                afterPointOfNoReturn: record.pointOfNoReturn != nil
-            ))
-            persist()
-            if let writeFailure { throw writeFailure }
-            FaultInjection.reached(.beforeEffect, record.effects.count)
-            return record.effects.count - 1
-        }
+        try intend(step: step, [(description: description, effect: effect)])[0]
     }
 
     /// Records several effects about to happen in one durable write (the requests that make them
