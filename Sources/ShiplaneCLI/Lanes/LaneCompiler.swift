@@ -107,6 +107,7 @@ struct LaneCompiler {
         root: String, key: String, found: LaneDiscovery.Found, sources: [(relative: String, absolute: String, text: String)],
         onCompileStart: () -> Void
     ) throws -> Compiled {
+        try toolchain.checkStaticRuntime()
         let lanesCache = cacheFolder + "/lanes"
         let published = "\(lanesCache)/\(key)/lanes"
         onCompileStart()

@@ -44,6 +44,21 @@ struct Toolchain {
         return arguments
     }
 
+    /// Where lanes link statically, the compiler must have the static Swift runtime
+    /// (`usr/lib/swift_static`, which swift.org's Linux toolchains and Swift's images carry).
+    /// - Throws: `EnvironmentProblem` naming what is missing, before any compile starts.
+    func checkStaticRuntime() throws {
+        guard linksStatically else { return }
+        let compilerFolder = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent()
+        let runtime = compilerFolder.deletingLastPathComponent().appendingPathComponent("lib/swift_static/linux/static-stdlib-args.lnk").path
+        guard FileManager.default.fileExists(atPath: runtime) else {
+            throw EnvironmentProblem(
+                "the Swift toolchain of \(swiftc) has no static Swift runtime (\(runtime) is missing), which lanes link against in this bundle",
+                suggestion: "use a toolchain from swift.org or a swift Docker image (they include usr/lib/swift_static), or build Shiplane from source with Scripts/install"
+            )
+        }
+    }
+
     /// The files in `moduleFolder` that name the lane API's build: a lane compiled against other
     /// ones is compiled again.
     var moduleFiles: [String] {

@@ -69,6 +69,24 @@ struct BundleTests {
         #expect(arguments.contains("-use-ld=lld") == FileManager.default.isExecutableFile(atPath: compilerFolder + "/ld.lld"))
     }
 
+    /// A compiler without the static Swift runtime cannot link a lane against the archive: a
+    /// clear error before the compile, naming the missing folder; this machine's compiler has it.
+    @Test func aCompilerWithoutTheStaticRuntimeIsAClearError() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let executable = try Self.unpacked(in: folder.root + "/opt", modules: ["Shiplane.swiftinterface"], shared: false, archive: true)
+        var found = try Toolchain.locate(environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"], executable: executable)
+        try found.checkStaticRuntime()
+        try FileManager.default.createDirectory(atPath: folder.root + "/toolchain/usr/bin", withIntermediateDirectories: true)
+        found.swiftc = folder.root + "/toolchain/usr/bin/swiftc"
+        #expect {
+            try found.checkStaticRuntime()
+        } throws: { error in
+            let problem = error as? EnvironmentProblem
+            return problem?.message == "the Swift toolchain of \(found.swiftc) has no static Swift runtime (\(folder.root)/toolchain/usr/lib/swift_static/linux/static-stdlib-args.lnk is missing), which lanes link against in this bundle"
+                && problem?.suggestion?.contains("usr/lib/swift_static") == true
+        }
+    }
+
     @Test func aBundleWithoutTheLaneAPIIsAClearError() throws {
         let folder = try TemporaryRepository(commit: false)
         let executable = try Self.unpacked(in: folder.root + "/opt", modules: ["ArgumentParser.swiftinterface"])
