@@ -117,8 +117,23 @@ package struct CommandFailed: ReportableError {
 
 /// Seconds as a person reads them: `0.42 s`, `12 s`, `2 min 5 s`.
 package func formatSeconds(_ seconds: TimeInterval) -> String {
-    if seconds < 10 { return String(format: "%.2f s", seconds) }
-    if seconds < 60 { return String(format: "%.0f s", seconds) }
+    // Not `String(format:)`: its C variadic arguments are cast at run time, and the first such
+    // cast scans every protocol conformance of the program (a summary line of every run).
+    if seconds.isNaN || seconds < 0 { return "0.00 s" }
+    if seconds < 10 {
+        // Rounded as printf rounds: the exact binary value, halves to even (0.005 is a little
+        // more than a half-hundredth, so 0.01; 2.675 a little less, so 2.67). `fma` compares with
+        // one rounding, which never changes a sign.
+        var hundredths = (seconds * 100).rounded(.down)
+        if fma(seconds, 100, -hundredths) < 0 { hundredths -= 1 }
+        if fma(seconds, 100, -(hundredths + 1)) >= 0 { hundredths += 1 }
+        let beyondHalf = fma(seconds, 200, -(2 * hundredths + 1))
+        if beyondHalf > 0 || (beyondHalf == 0 && hundredths.truncatingRemainder(dividingBy: 2) != 0) { hundredths += 1 }
+        let whole = Int(hundredths)
+        let fraction = whole % 100
+        return "\(whole / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
+    if seconds < 60 { return "\(Int(seconds.rounded(.toNearestOrEven))) s" }
     let whole = Int(seconds.rounded())
     return "\(whole / 60) min \(whole % 60) s"
 }

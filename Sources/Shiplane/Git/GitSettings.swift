@@ -37,7 +37,7 @@ package enum GitSettings {
     package static func workTreeRoot(from path: String, environment: [String: String]) throws -> String {
         let overrides = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"]
         guard !overrides.contains(where: { environment[$0] != nil }) else { return try workTreeRoot(from: path) }
-        var folder = URL(fileURLWithPath: path).standardizedFileURL.path
+        var folder = lexicallyStandardized(path)
         while true {
             let dotGit = (folder == "/" ? "" : folder) + "/.git"
             var info = stat()
@@ -54,4 +54,26 @@ package enum GitSettings {
         }
         return try workTreeRoot(from: path)
     }
+}
+
+/// `path` made absolute (against the current folder) with `.`, `..` and repeated or trailing
+/// slashes removed, without looking at the file system (no symbolic link is resolved): what
+/// `URL.standardizedFileURL.path` gives, without `URL`, whose standardizing costs a scan of every
+/// protocol conformance of a 100 MB static program on its first use, at every lane's start.
+package func lexicallyStandardized(_ path: String) -> String {
+    let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    var parts: [Substring] = []
+    for part in absolute.split(separator: "/", omittingEmptySubsequences: true) {
+        switch part {
+        case ".": continue
+        case "..": if !parts.isEmpty { parts.removeLast() }
+        default: parts.append(part)
+        }
+    }
+    var result = ""
+    for part in parts {
+        result += "/"
+        result += part
+    }
+    return result.isEmpty ? "/" : result
 }

@@ -156,7 +156,10 @@ public final class LaneContext: @unchecked Sendable {
 
     /// The writes a dry run kept in its overlay, in first-write order; empty in a real run.
     public var plannedWrites: [(path: String, data: Data?)] {
-        (fileSystem as? OverlayFileSystem)?.plannedWrites ?? []
+        // Only a dry run writes to an overlay; a real run skips the cast, whose first miss costs a
+        // scan of every protocol conformance of the program.
+        guard isDryRun else { return [] }
+        return (fileSystem as? OverlayFileSystem)?.plannedWrites ?? []
     }
 
     /// Sets a named output of the run: in GitHub Actions it is appended to `GITHUB_OUTPUT`, and it

@@ -168,9 +168,15 @@ extension DurableRun {
 /// A look at origin's run record (`RemoteRunRecord.fetch`) going on in a thread of its own, with a
 /// repository handle of its own: the lane's git actions do not wait for the network.
 final class OriginLook: @unchecked Sendable {
-    // @unchecked: the `let`s are set in `init`; `outcome` and `started` are only touched under `condition`.
+    // @unchecked: the `let`s are set in `init`; `answered`, `found`, `failure` and `started` are
+    // only touched under `condition`.
     private let condition = NSCondition()
-    private var outcome: Result<(record: RunRecord, head: String)?, any Error>?
+    // Not one stored `Result`: a generic field makes the class's metadata check `Failure: Error`
+    // when the first look is made, a scan of every conformance of the program, on the start of
+    // every lane (a lane that never looks included).
+    private var answered = false
+    private var found: (record: RunRecord, head: String)?
+    private var failure: (any Error)?
     private var started = false
     private let root: String
     private let environment: LaneEnvironment
@@ -188,9 +194,15 @@ final class OriginLook: @unchecked Sendable {
         started = true
         let (root, environment) = (root, environment)
         let thread = Thread { [self] in
-            let result = Result { try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: environment, ownHandle: true) }
+            var looked: (record: RunRecord, head: String)?
+            var error: (any Error)?
+            do {
+                looked = try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: environment, ownHandle: true)
+            } catch let thrown {
+                error = thrown
+            }
             condition.lock()
-            outcome = result
+            (answered, found, failure) = (true, looked, error)
             condition.broadcast()
             condition.unlock()
         }
@@ -204,10 +216,12 @@ final class OriginLook: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        while outcome == nil {
+        while !answered {
             if !condition.wait(until: deadline) { break }
         }
-        return outcome
+        guard answered else { return nil }
+        if let failure { return .failure(failure) }
+        return .success(found)
     }
 }
 

@@ -6,7 +6,7 @@ import Shiplane
 /// The one place that turns errors into printed trees and exit codes, and runs into summaries,
 /// reports and exit codes.
 struct CommandSession {
-    let globals: GlobalOptions
+    let globals: GlobalValues
     let rest: [String]
     private(set) var laneEnvironment: LaneEnvironment
     let out: Terminal
@@ -27,7 +27,7 @@ struct CommandSession {
     }
 
     /// A session with global options already read (by the supervisor, for its lane program).
-    init(globals: GlobalOptions, rest: [String], environment: [String: String], currentDirectory: String) throws {
+    init(globals: GlobalValues, rest: [String], environment: [String: String], currentDirectory: String) throws {
         try Self.checkReportPaths(globals, currentDirectory: currentDirectory)
         self.globals = globals
         self.rest = rest
@@ -70,14 +70,14 @@ struct CommandSession {
     }
 
     /// What this session resolved that the lane program it starts shares.
-    var shared: SharedSession { SharedSession(dotEnv: dotEnv, globals: globals.values) }
+    var shared: SharedSession { SharedSession(dotEnv: dotEnv, globals: globals) }
 
     /// `--report-json` and `--junit` must be writable, and harmless to write, before anything
     /// runs: a release must not happen and then fail to say so, nor end by overwriting a file of
     /// the repository (`--report-json VERSION`) or the repository itself (`.git/HEAD`). Every
     /// problem is listed at once.
     /// - Throws: `UsageError`.
-    static func checkReportPaths(_ globals: GlobalOptions, currentDirectory: String) throws {
+    static func checkReportPaths(_ globals: GlobalValues, currentDirectory: String) throws {
         var problems: [(key: String, value: String)] = []
         for (option, path) in [("--report-json", globals.reportJSON), ("--junit", globals.junit)] {
             guard let path, let problem = reportPathProblem(path, currentDirectory: currentDirectory) else { continue }

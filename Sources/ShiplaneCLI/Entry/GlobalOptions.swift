@@ -52,7 +52,7 @@ struct GlobalOptions: ParsableArguments, Equatable {
     }
 
     static func == (lhs: GlobalOptions, rhs: GlobalOptions) -> Bool {
-        lhs.asArguments == rhs.asArguments
+        lhs.values == rhs.values
     }
 
     /// The long names of the options that take a value, for the parser's missing-value message.
@@ -103,20 +103,27 @@ struct GlobalOptions: ParsableArguments, Equatable {
             noVerify: noVerify, ci: ci, environmentName: environmentName, noColor: noColor
         )
     }
+}
 
-    /// The options the supervisor read, as its lane program takes them (no second parse).
-    init(_ values: GlobalValues) {
-        self = .none
-        dryRun = values.dryRun
-        verbose = values.verbose
-        reportJSON = values.reportJSON
-        junit = values.junit
-        noRollback = values.noRollback
-        noVerify = values.noVerify
-        ci = values.ci
-        environmentName = values.environmentName
-        noColor = values.noColor
-    }
+/// `GlobalOptions` as plain values: what the supervisor read from the command line, handed to its
+/// lane program in the shared session.
+///
+/// A session holds these, not `GlobalOptions`: making the parser's struct builds the parser's view
+/// of every option (name sets, hashed), which in a 100 MB static program costs a scan of every
+/// protocol conformance the program has, on the start of every lane.
+struct GlobalValues: Equatable {
+    var dryRun = false
+    var verbose = false
+    var reportJSON: String?
+    var junit: String?
+    var noRollback = false
+    var noVerify = false
+    var ci: String?
+    var environmentName: String?
+    var noColor = false
+
+    /// No global option given.
+    static let none = GlobalValues()
 
     /// The options as arguments again, for a lane executable started without a supervisor.
     var asArguments: [String] {
@@ -134,20 +141,6 @@ struct GlobalOptions: ParsableArguments, Equatable {
     }
 }
 
-/// `GlobalOptions` as plain values: what the supervisor read from the command line, handed to its
-/// lane program in the shared session.
-struct GlobalValues: Equatable {
-    var dryRun: Bool
-    var verbose: Bool
-    var reportJSON: String?
-    var junit: String?
-    var noRollback: Bool
-    var noVerify: Bool
-    var ci: String?
-    var environmentName: String?
-    var noColor: Bool
-}
-
 /// The command line's first reading, by the parser: the global options wherever they stand
 /// (before `--`), and every other word in its order. The first of those words chooses a
 /// built-in command (which the command tree then parses, `ShiplaneCommand`) or a lane (whose
@@ -162,13 +155,13 @@ struct CommandLineWords: ParsableCommand {
 
     /// The global options and the other words of `arguments`, in order.
     /// - Throws: `UsageError` for a global option without its value or with a value it refuses.
-    static func split(_ arguments: [String]) throws -> (globals: GlobalOptions, words: [String]) {
+    static func split(_ arguments: [String]) throws -> (globals: GlobalValues, words: [String]) {
         // A line without a word that starts with `-` holds no option: the parser would give the
         // default options and the words as they are (a test holds it to that). Building the
         // parser's view of the options costs more than the rest of a cached `shiplane lanes` in a
         // debug build, so the commonest lines (`shiplane lanes`, `shiplane release`, and every
         // lane program started without options) skip it.
-        if !arguments.contains(where: { $0.hasPrefix("-") }) { return (GlobalOptions.none, arguments) }
+        if !arguments.contains(where: { $0.hasPrefix("-") }) { return (GlobalValues.none, arguments) }
         let parsed: CommandLineWords
         do {
             parsed = try parse(arguments)
@@ -176,6 +169,6 @@ struct CommandLineWords: ParsableCommand {
             throw GlobalOptions.usageError(for: error)
         }
         try parsed.globals.check()
-        return (parsed.globals, parsed.words)
+        return (parsed.globals.values, parsed.words)
     }
 }

@@ -96,7 +96,7 @@ public enum LaneHost {
             if case .success(let resolved?) = shared, let globals = resolved.globals {
                 // Started by a supervisor, which read the global options: the words are the rest.
                 session = try CommandSession(
-                    globals: GlobalOptions(globals), rest: arguments, environment: environment, currentDirectory: currentDirectory
+                    globals: globals, rest: arguments, environment: environment, currentDirectory: currentDirectory
                 )
             } else {
                 session = try CommandSession(arguments: arguments, environment: environment, currentDirectory: currentDirectory)

@@ -125,6 +125,17 @@ struct LaneCompiler {
             "-I", toolchain.moduleFolder, "-o", output,
         ]
         arguments += toolchain.linkArguments
+        if toolchain.linksStatically, let archive = Self.staticCxxRuntime(swiftc: toolchain.swiftc, environment: environment) {
+            // GCC's C++ runtime (which the static Swift runtime needs) and libgcc linked in too: a
+            // lane program that loads and relocates libstdc++.so at every start spends about a
+            // fifth of an empty lane's start in the loader. The archive comes with the library
+            // the compiler links otherwise (libstdc++-dev, a dependency of Swift on Linux);
+            // `-lstdc++` finds it first in a folder holding only a link to it.
+            let folder = staging + "/stdcxx"
+            if mkdir(folder, 0o755) == 0, symlink(archive, folder + "/libstdc++.a") == 0 {
+                arguments += ["-L", folder, "-Xclang-linker", "-static-libgcc"]
+            }
+        }
         arguments += toolchain.extraFlags
         arguments += sources.map(\.absolute)
         arguments.append(entry)
@@ -136,6 +147,7 @@ struct LaneCompiler {
                 command: "swiftc " + arguments.joined(separator: " ")
             )
         }
+        try? FileManager.default.removeItem(atPath: staging + "/stdcxx")
         // Published with the executable (one rename), or not at all: then `lanes` asks the program.
         if let catalog = Self.askCatalog(of: output, root: root, environment: environment, stoppingWhen: interrupted), let data = try? catalog.encoded() {
             try? writeAtomically(data, to: staging + "/" + LaneCatalogFile.fileName)
@@ -307,6 +319,25 @@ struct LaneCompiler {
         } catch {
             throw EnvironmentProblem("could not start \(swiftc): \(error)", suggestion: "check that swiftc is executable, or set SHIPLANE_SWIFTC")
         }
+    }
+
+    /// The static C++ runtime (`libstdc++.a`) the toolchain's `clang` would link, asked of that
+    /// `clang` (`-print-file-name`, as GCC's own folder varies with its version); nil when it has
+    /// none (the lane program then loads `libstdc++.so`, as Swift programs do by default).
+    static func staticCxxRuntime(swiftc: String, environment: [String: String]) -> String? {
+        guard let resolved = realpath(swiftc, nil) else { return nil }
+        let clang = (String(cString: resolved) as NSString).deletingLastPathComponent + "/clang"
+        free(resolved)
+        guard FileManager.default.isExecutableFile(atPath: clang),
+              let asked = try? run(clang, arguments: ["-print-file-name=libstdc++.a"], environment: environment, workingDirectory: nil, errorsToo: false, stoppingWhen: { false }),
+              asked.status == 0 else { return nil }
+        let path = asked.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard path.hasPrefix("/"), FileManager.default.fileExists(atPath: path) else { return nil }
+        let folder = (path as NSString).deletingLastPathComponent
+        // `-static-libgcc` needs libgcc_eh.a beside it (the same package as libgcc.a on every
+        // distribution that ships libstdc++.a).
+        guard FileManager.default.fileExists(atPath: folder + "/libgcc_eh.a") else { return nil }
+        return path
     }
 
     /// A new, empty folder for one compile's temporary files, in `parent` (else `/tmp`); nil when

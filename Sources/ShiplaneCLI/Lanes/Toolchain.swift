@@ -96,7 +96,7 @@ struct Toolchain {
                 info: [("PATH", environment["PATH"] ?? "(unset)")]
             )
         }
-        let folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().path
+        let folder = (resolved(executable) as NSString).deletingLastPathComponent
         let candidates = [
             (library: folder, modules: folder + "/Modules"),
             (library: folder + "/../lib/shiplane", modules: folder + "/../lib/shiplane/Modules"),
@@ -108,7 +108,7 @@ struct Toolchain {
             let archive = manager.fileExists(atPath: "\(candidate.library)/\(staticFolderName)/\(staticLibraryFileName)")
             guard archive || manager.fileExists(atPath: candidate.library + "/" + libraryFileName) else { continue }
             return Toolchain(
-                swiftc: swiftc, libraryFolder: standardized(candidate.library), moduleFolder: standardized(candidate.modules),
+                swiftc: swiftc, libraryFolder: resolved(candidate.library), moduleFolder: resolved(candidate.modules),
                 linksStatically: archive
             )
         }
@@ -119,8 +119,17 @@ struct Toolchain {
         )
     }
 
+    /// `path` with symbolic links and `.`/`..` resolved by the C library (`realpath`); `path` itself
+    /// when that fails. Not `URL`'s standardizing: in a 100 MB static program its first use costs
+    /// a scan of every protocol conformance, on the start of every lane.
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     private static func standardized(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
+        (path as NSString).standardizingPath
     }
 }
 

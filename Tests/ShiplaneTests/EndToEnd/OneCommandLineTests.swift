@@ -17,7 +17,7 @@ struct OneCommandLineTests {
         try parseWithGlobals(line).command
     }
 
-    private static func parseWithGlobals(_ line: [String]) throws -> (globals: GlobalOptions, command: any BuiltInCommand) {
+    private static func parseWithGlobals(_ line: [String]) throws -> (globals: GlobalValues, command: any BuiltInCommand) {
         let (globals, words) = try CommandLineWords.split(line)
         let name = try #require(words.first)
         let type = try #require(ShiplaneCommand.command(named: name), "\(name) is not a built-in command")
@@ -47,7 +47,7 @@ struct OneCommandLineTests {
     func aLineWithoutOptionsReadsAsTheParserReadsIt(_ line: [String]) throws {
         let (globals, words) = try CommandLineWords.split(line)
         let parsed = try CommandLineWords.parse(line)
-        #expect(globals == parsed.globals && globals == GlobalOptions.none)
+        #expect(globals == parsed.globals.values && globals == GlobalValues.none && parsed.globals == GlobalOptions.none)
         #expect(words == parsed.words && words == line)
     }
 

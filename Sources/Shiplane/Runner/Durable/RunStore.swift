@@ -45,10 +45,70 @@ package final class RunStore: @unchecked Sendable {
         }
         lockDescriptor = descriptor
         // Who holds it, for the message a second run shows (no fsync: it only informs).
-        if let holder, let data = try? Self.encoder.encode(holder) {
+        if let holder {
+            let data = Self.holderJSON(holder)
             ftruncate(descriptor, 0)
             _ = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
+    }
+
+    /// A run just begun as the lock file holds it: JSON that `decoder` reads as that record
+    /// (`startedAt` to the second, as `encoder` writes it). Written by hand: `JSONEncoder`'s first
+    /// use (and its ISO 8601 dates) costs more than the rest of an empty lane's start, in lookups of
+    /// protocol conformances a 100 MB static program pays for on every start.
+    package static func holderJSON(_ record: RunRecord) -> [UInt8] {
+        var out: [UInt8] = []
+        func string(_ value: String) {
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    out += [UInt8(ascii: "\\"), byte]
+                case 0x0A: out += Array("\\n".utf8)
+                case 0x0D: out += Array("\\r".utf8)
+                case 0x09: out += Array("\\t".utf8)
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                default: out.append(byte)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        func key(_ name: String) {
+            out.append(out.count == 1 ? UInt8(ascii: " ") : UInt8(ascii: ","))
+            string(name)
+            out.append(UInt8(ascii: ":"))
+        }
+        out.append(UInt8(ascii: "{"))
+        key("arguments")
+        out.append(UInt8(ascii: "["))
+        for (index, argument) in record.arguments.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            string(argument)
+        }
+        out.append(UInt8(ascii: "]"))
+        key("effects"); out += Array("[]".utf8)
+        key("host"); string(record.host)
+        key("id"); string(record.id)
+        key("lane"); string(record.lane)
+        key("pid"); out += Array(String(record.pid).utf8)
+        key("resumes"); out += Array(String(record.resumes).utf8)
+        key("startedAt"); string(iso8601(record.startedAt))
+        key("state"); string(record.state.rawValue)
+        key("steps"); out += Array("[]".utf8)
+        key("workTree"); string(record.workTree)
+        out += Array("}\n".utf8)
+        return out
+    }
+
+    /// `date` as `JSONEncoder`'s `.iso8601` writes it: UTC, to the second (`2026-11-26T08:15:02Z`).
+    static func iso8601(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00Z" }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// The run the lock file says holds the lock, if it says.
