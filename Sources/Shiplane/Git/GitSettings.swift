@@ -73,7 +73,7 @@ package func lexicallyStandardized(_ path: String) -> String {
     var result = ""
     for part in parts {
         result += "/"
-        result += part
+        result += String(part)
     }
     return result.isEmpty ? "/" : result
 }

@@ -45,23 +45,29 @@ package struct DotEnv: Sendable {
     /// - Throws: `DotEnvError` with every malformed line of every file; `DotEnvFileUnreadable`
     ///   for a file that is a folder, cannot be read or is not UTF-8 text.
     package static func load(directory: URL, environment: String? = nil) throws -> DotEnv {
+        try load(folder: directory.path, environment: environment)
+    }
+
+    /// `load(directory:environment:)` from a folder's path (no `URL`, whose path appending costs a
+    /// static lane program a scan of every protocol conformance on its first use).
+    package static func load(folder: String, environment: String? = nil) throws -> DotEnv {
         var names = [".env"]
         if let environment, !environment.isEmpty { names.append(".env.\(environment)") }
         var merged = DotEnv()
         var problems: [DotEnvError.Problem] = []
         for name in names {
-            let url = directory.appendingPathComponent(name)
+            let path = (folder.hasSuffix("/") ? folder : folder + "/") + name
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
-            if isFolder.boolValue { throw DotEnvFileUnreadable(file: url.path, name: name, reason: "it is a folder") }
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw DotEnvFileUnreadable(file: url.path, name: name, reason: "it cannot be read (check its permissions)")
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue { throw DotEnvFileUnreadable(file: path, name: name, reason: "it is a folder") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw DotEnvFileUnreadable(file: path, name: name, reason: "it cannot be read (check its permissions)")
             }
             guard let text = String(data: data, encoding: .utf8) else {
-                throw DotEnvFileUnreadable(file: url.path, name: name, reason: "it is not UTF-8 text")
+                throw DotEnvFileUnreadable(file: path, name: name, reason: "it is not UTF-8 text")
             }
             do {
-                merged.entries += try parse(text, file: url.path).entries
+                merged.entries += try parse(text, file: path).entries
             } catch let error as DotEnvError {
                 problems += error.problems
             }

@@ -53,7 +53,7 @@ struct CommandSession {
         if let name = globals.environmentName, !FileManager.default.fileExists(atPath: "\(root)/.env.\(name)") {
             throw UsageError("--env \(name): there is no file .env.\(name) in \(root)", suggestion: "create .env.\(name) with KEY=value lines, or drop --env")
         }
-        let loaded = try DotEnv.load(directory: URL(fileURLWithPath: root), environment: globals.environmentName)
+        let loaded = try DotEnv.load(folder: root, environment: globals.environmentName)
         adopt(SharedSession(dotEnv: loaded.values.filter { laneEnvironment[$0.key] == nil }))
     }
 

@@ -157,7 +157,7 @@ public enum LaneHost {
             lane = try withoutOptions(type, arguments: converted) ?? type.parse(converted)
         } catch {
             var translated = given
-            translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
+            translated.hintTranslations = builtInHints(of: type) ?? []
             let session = translated
             if type.exitCode(for: error) == .success {
                 session.out.line("shiplane \(type.name)" + (type.summary.isEmpty ? "" : " — \(type.summary)"))
@@ -167,7 +167,7 @@ public enum LaneHost {
             }
             let message = type.message(for: error)
             return session.failWithoutRun(UsageError(
-                (type is any BuiltInLane.Type ? "\(type.name): " : "lane \(type.name): ") + message,
+                (builtInHints(of: type) != nil ? "\(type.name): " : "lane \(type.name): ") + message,
                 suggestion: "run `shiplane \(type.name) --help` to see its options"
             ), command: "shiplane \(type.name)")
         }
@@ -197,7 +197,7 @@ public enum LaneHost {
     ) async -> Int32 {
         let type = L.self
         var translated = given
-        translated.hintTranslations = (type as? any BuiltInLane.Type)?.commandLineHints ?? []
+        translated.hintTranslations = builtInHints(of: type) ?? []
         let session = translated
         let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose, ci: session.ci)
         let context = LaneContext(
@@ -325,8 +325,21 @@ func commandHelp(_ help: String, commandLine: String) -> String {
     return help.replacingCharacters(in: range, with: "USAGE: " + commandLine)
 }
 
+extension LaneHost {
+    /// The hints of a built-in command's lane (`BuiltInLane`); nil for a lane of `Lanes/`. Told
+    /// by identity, not by `as? any BuiltInLane.Type`: a cast that misses (every lane of
+    /// `Lanes/`) scans every protocol conformance of the program, on every lane's start.
+    static func builtInHints<L: Lane>(of type: L.Type) -> [(lane: String, command: String)]? {
+        let id = ObjectIdentifier(type)
+        if id == ObjectIdentifier(BumpLane.self) { return BumpLane.commandLineHints }
+        if id == ObjectIdentifier(ChangelogLane.self) { return ChangelogLane.commandLineHints }
+        return nil
+    }
+}
+
 /// The lanes behind built-in commands (`bump`, `changelog --write`): their messages name the
-/// command, not a lane, and their hints name its flags, not lane parameters.
+/// command, not a lane, and their hints name its flags, not lane parameters. Each is listed in
+/// `LaneHost.builtInHints(of:)`.
 protocol BuiltInLane {
     /// Lane-code phrases in hints, and what to say on this command's line instead.
     static var commandLineHints: [(lane: String, command: String)] { get }

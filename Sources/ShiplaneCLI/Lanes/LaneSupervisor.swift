@@ -79,12 +79,18 @@ struct LaneSupervisor {
         // Started and waited for on this one thread: on Linux the lane program's parent-death
         // signal (`SupervisorLifeline`) fires when the thread that started it ends. The child
         // starts with nothing blocked, default signal actions and a process group of its own.
-        let spawned = Result {
-            try SpawnedProcess.spawn(
+        // Not a `Result`: its metadata checks `Failure: Error` at run time, a scan of every
+        // protocol conformance of the program on every lane's start.
+        var spawned: SpawnedProcess?
+        var spawnFailure: (any Error)?
+        do {
+            spawned = try SpawnedProcess.spawn(
                 path: executable, arguments: arguments, environment: environment, workingDirectory: nil,
                 standardInput: STDIN_FILENO, standardOutput: outPipe.write, standardError: errPipe.write,
                 inherited: channel.inherited
             )
+        } catch {
+            spawnFailure = error
         }
         close(outPipe.write)
         close(errPipe.write)
@@ -97,12 +103,9 @@ struct LaneSupervisor {
             relays.forEach { $0.finish() }
             channel.finish()
         }
-        let child: SpawnedProcess
-        do {
-            child = try spawned.get()
-        } catch {
+        guard let child = spawned else {
             throw EnvironmentProblem(
-                "could not start the compiled lanes at \(error)",
+                "could not start the compiled lanes at \(spawnFailure.map { "\($0)" } ?? executable)",
                 suggestion: "delete the lane cache folder and run again"
             )
         }

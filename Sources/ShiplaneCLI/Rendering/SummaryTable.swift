@@ -23,10 +23,18 @@ package enum SummaryTable {
             ])
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var output = rows.map { row in
-            row.enumerated().map { column, cell in
-                column == 4 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
+        // Padded and joined by hand: `padding(toLength:)` bridges to NSString and `joined` looks
+        // its element's conformances up at run time, each a scan of every conformance of a 100 MB
+        // static lane program, for the one table every run prints.
+        var output: [String] = []
+        for row in rows {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                if column > 0 { line += "  " }
+                line += cell
+                if column < 4 { line += String(repeating: " ", count: max(0, widths[column] - cell.count)) }
+            }
+            output.append(line)
         }
         let verdict: String
         if result.interrupted {
