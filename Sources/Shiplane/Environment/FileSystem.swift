@@ -115,6 +115,15 @@ package struct LiveFileSystem: FileSystem {
     }
 }
 
+/// `path` with every symbolic link and `.`/`..` resolved by the C library (`realpath`); nil when
+/// it does not exist. Not `URL.resolvingSymlinksInPath()`: its first use costs a statically linked
+/// program a scan of every protocol conformance, which a cached lane's start must not pay.
+package func resolvedPath(_ path: String) -> String? {
+    guard let real = realpath(path, nil) else { return nil }
+    defer { free(real) }
+    return String(cString: real)
+}
+
 /// Writes `data` to `path` through a temporary file in the same folder (`.NAME.shiplane-PID-N`,
 /// which rollback and resume remove if a kill leaves one), fsync and a rename, keeping the old
 /// file's permissions; a symbolic link is followed (its target is replaced), not replaced.

@@ -260,7 +260,7 @@ struct LaneCompiler {
 
     /// `swiftc --version`, remembered per compiler binary (path, size, modification time).
     func compilerVersion() throws -> String {
-        let real = URL(fileURLWithPath: toolchain.swiftc).resolvingSymlinksInPath().path
+        let real = resolvedPath(toolchain.swiftc) ?? toolchain.swiftc
         var key = Fingerprint()
         key.add(real)
         key.add(Self.stamp(real))
@@ -325,9 +325,8 @@ struct LaneCompiler {
     /// `clang` (`-print-file-name`, as GCC's own folder varies with its version); nil when it has
     /// none (the lane program then loads `libstdc++.so`, as Swift programs do by default).
     static func staticCxxRuntime(swiftc: String, environment: [String: String]) -> String? {
-        guard let resolved = realpath(swiftc, nil) else { return nil }
-        let clang = (String(cString: resolved) as NSString).deletingLastPathComponent + "/clang"
-        free(resolved)
+        guard let resolved = resolvedPath(swiftc) else { return nil }
+        let clang = (resolved as NSString).deletingLastPathComponent + "/clang"
         guard FileManager.default.isExecutableFile(atPath: clang),
               let asked = try? run(clang, arguments: ["-print-file-name=libstdc++.a"], environment: environment, workingDirectory: nil, errorsToo: false, stoppingWhen: { false }),
               asked.status == 0 else { return nil }

@@ -125,6 +125,14 @@ final class SessionChannel: @unchecked Sendable {
         close(secrets.write)
         let descriptor = session.write
         let data = shared.encoded
+        // A session that fits in one page (the usual: a few global options and `.env` values)
+        // goes into the new, empty pipe at once, which never blocks (Linux pipes hold at least a
+        // page): no thread to start on every lane's start.
+        if data.count <= 4096 {
+            _ = writeAll(data, to: descriptor)
+            close(descriptor)
+            return
+        }
         Thread.detachNewThread {
             _ = writeAll(data, to: descriptor)
             close(descriptor)

@@ -123,9 +123,7 @@ struct Toolchain {
     /// when that fails. Not `URL`'s standardizing: in a 100 MB static program its first use costs
     /// a scan of every protocol conformance, on the start of every lane.
     private static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
-        defer { free(real) }
-        return String(cString: real)
+        resolvedPath(path) ?? path
     }
 
     private static func standardized(_ path: String) -> String {
