@@ -115,6 +115,34 @@ package struct LiveFileSystem: FileSystem {
     }
 }
 
+/// The whole content of the file at `path`; nil when it cannot be opened or read (missing, a
+/// folder, no permission), as `FileManager.contents(atPath:)` says. By `open` and `read`: a
+/// missing file costs Foundation an error value built and thrown inside (a run record looked for
+/// on every lane's start).
+package func readWholeFile(_ path: String) -> Data? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { return nil }
+    var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+    var filled = 0
+    while true {
+        if filled == bytes.count { bytes += [UInt8](repeating: 0, count: max(bytes.count, 4096)) }
+        let count = bytes.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            return read(descriptor, base + filled, buffer.count - filled)
+        }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        if count == 0 { break }
+        filled += count
+    }
+    return Data(bytes[0..<filled])
+}
+
 /// `path` with every symbolic link and `.`/`..` resolved by the C library (`realpath`); nil when
 /// it does not exist. Not `URL.resolvingSymlinksInPath()`: its first use costs a statically linked
 /// program a scan of every protocol conformance, which a cached lane's start must not pay.

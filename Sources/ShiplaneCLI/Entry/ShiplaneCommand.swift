@@ -32,12 +32,19 @@ struct ShiplaneCommand: ParsableCommand {
         Resume.self, Rollback.self, Bump.self, Changelog.self,
     ]
 
-    /// Every word the command line takes as a command rather than a lane.
-    static var commandNames: [String] { commands.map { $0._commandName } + ["help"] }
+    /// Every word the command line takes as a command rather than a lane: the names of
+    /// `commands` (a test holds the two lists together), and `help`. Written out: asking each
+    /// command type for its name makes its configuration and its metadata, whose fields are the
+    /// parser's resilient property wrappers, laid out at run time, on every lane's start.
+    static let commandNames: [String] = [
+        "lanes", "actions", "action", "init", "edit", "version", "resume", "rollback", "bump", "changelog", "help",
+    ]
 
-    /// The built-in command named `word`, if any.
+    /// The built-in command named `word`, if any (a lane's name is told apart by `commandNames`,
+    /// without making any command type).
     static func command(named word: String) -> (any BuiltInCommand.Type)? {
-        commands.first { $0._commandName == word }
+        guard word != "help", commandNames.contains(word) else { return nil }
+        return commands.first { $0._commandName == word }
     }
 
     /// The command a mistyped word most likely meant (`chnagelog` → `changelog`).

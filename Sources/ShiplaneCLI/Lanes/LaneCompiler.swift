@@ -66,7 +66,7 @@ struct LaneCompiler {
         let files = try Self.laneFiles(in: lanesFolder, root: root)
         var sources: [(relative: String, absolute: String, text: String)] = []
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
+            guard let data = readWholeFile(file) else {
                 throw EnvironmentProblem("could not read \(file)", suggestion: "check the file's permissions")
             }
             sources.append((String(file.dropFirst(root.count + 1)), file, String(decoding: data, as: UTF8.self)))
@@ -265,7 +265,7 @@ struct LaneCompiler {
         key.add(real)
         key.add(Self.stamp(real))
         let memo = "\(cacheFolder)/toolchains/\(key.hex)"
-        if let data = FileManager.default.contents(atPath: memo), !data.isEmpty {
+        if let data = readWholeFile(memo), !data.isEmpty {
             return String(decoding: data, as: UTF8.self)
         }
         let result = try Self.runCompiler(toolchain.swiftc, arguments: ["--version"], environment: environment, stoppingWhen: interrupted)

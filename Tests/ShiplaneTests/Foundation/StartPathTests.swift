@@ -51,6 +51,17 @@ struct StartPathTests {
         #expect(lexicallyStandardized("x/../y") == (here == "/" ? "/y" : here + "/y"))
     }
 
+    /// The built-in command names written out are those of the command types, in order, and each
+    /// finds its type; a lane's name finds none.
+    @Test func theWrittenCommandNamesAreTheCommandTypesNames() {
+        #expect(ShiplaneCommand.commandNames == ShiplaneCommand.commands.map { $0._commandName } + ["help"])
+        for type in ShiplaneCommand.commands {
+            #expect(ShiplaneCommand.command(named: type._commandName).map(ObjectIdentifier.init) == ObjectIdentifier(type))
+        }
+        #expect(ShiplaneCommand.command(named: "help") == nil)
+        #expect(ShiplaneCommand.command(named: "release") == nil)
+    }
+
     /// Lanes linked from a bundle take GCC's static C++ runtime where the compiler has it: the
     /// archive its `clang` names (on this machine, where the test suite builds with it, one exists).
     @Test func theStaticCxxRuntimeIsTheOneClangLinks() throws {

@@ -142,7 +142,7 @@ package final class RunStore: @unchecked Sendable {
 
     /// The record of the current or last unfinished run, or nil when there is none.
     package func load() throws -> RunRecord? {
-        guard let data = FileManager.default.contents(atPath: recordPath) else { return nil }
+        guard let data = readWholeFile(recordPath) else { return nil }
         do {
             return try Self.decoder.decode(RunRecord.self, from: data)
         } catch {
