@@ -95,10 +95,8 @@ struct LaneSupervisor {
         close(outPipe.write)
         close(errPipe.write)
         channel.started(sharing: shared)
-        let relays = [
-            OutputRelay(from: outPipe.read, to: 1, redactor: redactor, secrets: channel),
-            OutputRelay(from: errPipe.read, to: 2, redactor: redactor, secrets: channel),
-        ]
+        // One thread relays both streams (a thread less to start on every lane's start).
+        let relays = [OutputRelay(streams: [(outPipe.read, 1), (errPipe.read, 2)], redactor: redactor, secrets: channel)]
         defer {
             relays.forEach { $0.finish() }
             channel.finish()
@@ -215,12 +213,12 @@ struct LaneProgramDied: ReportableError {
     var category: ErrorCategory { isCrash ? .defect : .interrupted }
 }
 
-/// Copies what a child writes to a pipe onto one of this process's streams, redacted: whole lines
-/// as they come, and a partial line (a prompt, a progress bar) once the child pauses for 50 ms.
+/// Copies what a child writes to pipes onto this process's streams, redacted: whole lines as they
+/// come, and a partial line (a prompt, a progress bar) once the child pauses for 50 ms. One
+/// thread serves every stream it is given (standard output and error: one `poll` for both).
 final class OutputRelay: @unchecked Sendable {
-    // @unchecked: `stopping` is only touched under `lock`; the buffer belongs to the relay thread.
-    private let source: Int32
-    private let target: Int32
+    // @unchecked: `stopping` is only touched under `lock`; the buffers belong to the relay thread.
+    private let streams: [(source: Int32, target: Int32)]
     private let redactor: SecretRedactor
     /// Where the lane program sends secrets that become known while it runs.
     private let secrets: SessionChannel?
@@ -228,9 +226,8 @@ final class OutputRelay: @unchecked Sendable {
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
 
-    init(from source: Int32, to target: Int32, redactor: SecretRedactor, secrets: SessionChannel? = nil) {
-        self.source = source
-        self.target = target
+    init(streams: [(source: Int32, target: Int32)], redactor: SecretRedactor, secrets: SessionChannel? = nil) {
+        self.streams = streams
         self.redactor = redactor
         self.secrets = secrets
         let thread = Thread { [self] in run() }
@@ -238,7 +235,7 @@ final class OutputRelay: @unchecked Sendable {
     }
 
     /// Waits for the child's output to end (at most 2 s after the child: a command it left in the
-    /// background may hold the pipe open), then stops. Safe to call more than once.
+    /// background may hold a pipe open), then stops. Safe to call more than once.
     func finish() {
         let first = lock.withLock { () -> Bool in
             defer { stopping = true }
@@ -249,37 +246,45 @@ final class OutputRelay: @unchecked Sendable {
     }
 
     private func run() {
+        var open = streams.map { _ in true }
+        var pending: [[UInt8]] = streams.map { _ in [] }
         defer {
-            close(source)
+            for (index, stream) in streams.enumerated() where open[index] { close(stream.source) }
             done.signal()
         }
-        var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         var idleRounds = 0
-        while true {
-            var poller = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 50)
+        while open.contains(true) {
+            var pollers = streams.enumerated().map { index, stream in
+                pollfd(fd: open[index] ? stream.source : -1, events: Int16(POLLIN), revents: 0)
+            }
+            let ready = poll(&pollers, nfds_t(pollers.count), 50)
             if ready < 0 && errno == EINTR { continue }
-            if ready == 0 {
-                if !pending.isEmpty { emit(&pending, all: true) }
+            if ready <= 0 {
+                for index in streams.indices where !pending[index].isEmpty { emit(&pending[index], to: streams[index].target, all: true) }
                 idleRounds += 1
                 if lock.withLock({ stopping }) && idleRounds > 40 { return }
                 continue
             }
             idleRounds = 0
-            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                emit(&pending, all: true)
-                return
+            for (index, stream) in streams.enumerated() where open[index] && pollers[index].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(stream.source, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    emit(&pending[index], to: stream.target, all: true)
+                    close(stream.source)
+                    open[index] = false
+                    continue
+                }
+                pending[index].append(contentsOf: buffer[0..<count])
+                emit(&pending[index], to: stream.target, all: pending[index].count > 1 << 16)
             }
-            pending.append(contentsOf: buffer[0..<count])
-            emit(&pending, all: pending.count > 1 << 16)
         }
     }
 
-    /// Writes the complete lines of `pending` (all of it with `all`), redacted, and keeps the rest.
-    private func emit(_ pending: inout [UInt8], all: Bool) {
+    /// Writes the complete lines of `pending` (all of it with `all`) to `target`, redacted, and
+    /// keeps the rest.
+    private func emit(_ pending: inout [UInt8], to target: Int32, all: Bool) {
         let end = all ? pending.count : (pending.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
         guard end > 0 else { return }
         // A secret the lane registered before printing is in its channel by now: take it first.
