@@ -51,12 +51,12 @@ public struct LiveHTTPClient: HTTPSending {
             onEvent(.streamingUpload(path: path, bytes: size))
             outgoing.body = .stream(
                 FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
-                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator()), digest: request.bodyDigest),
                 length: .known(size))
         case .fileSlice(let path, let offset, let length):
             outgoing.body = .stream(
                 FileChunkSequence(path: path, offset: offset, length: length, chunkSize: request.fileChunkSize ?? 1 << 20,
-                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator()), digest: request.bodyDigest),
                 length: .known(length))
         case let .wrappedFile(prefix, path, suffix):
             let size = try HTTPTransport.regularFileSize(path)

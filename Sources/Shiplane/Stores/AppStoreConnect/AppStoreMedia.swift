@@ -28,7 +28,7 @@ struct AppStoreMediaFile: Sendable, Equatable {
     var fileName: String
     var size: Int64
     /// Nil until it is needed: computed before planning only for sets that have images to compare
-    /// with, otherwise while the file uploads (`AppStoreMediaDigests`).
+    /// with, otherwise from the bytes as they upload (`UploadOperations.performHashing`).
     var checksum: String?
 }
 

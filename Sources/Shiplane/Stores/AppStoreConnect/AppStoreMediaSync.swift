@@ -163,68 +163,44 @@ struct AppStoreMediaSync: Sendable {
         let handles = try step.record(zip(uploads, effects).map { upload, effect in
             (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
         })
-        // The MD5s not computed for planning: in upload order on threads of their own at the
-        // lowest priority, ahead of the uploads; each commit waits for its file's. On a link
-        // slower than the disk they are done before the parts; on a few busy cores the uploads
-        // take the cores first.
-        let digests = AppStoreMediaDigests(uploads.map(\.file))
-        defer { digests.cancel() }
-        // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
-        // run beside them, so the API's round trips do not leave an upload slot idle.
-        // Two stages, so that a file waiting for its MD5 to commit holds no upload task: 2 ×
-        // `concurrency` tasks reserve and send bytes (`concurrency` of them sending at once) and
-        // hand each file over once its bytes are in; `concurrency` tasks commit them as their MD5s
-        // come. Tasks are few on purpose: each may get a thread of the lane's pool.
-        struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
+        // `concurrency` files' bytes go up at once, and 2 × `concurrency` tasks reserve ahead of
+        // them, so a slot that frees starts a file already reserved. Each file's MD5 is computed
+        // from its bytes as they are read to be sent (one read of the file, and the checksum is
+        // of exactly what went up), and the task commits with it once the bytes are in. Tasks are
+        // few on purpose: each may get a thread of the lane's pool.
         let slots = UploadSlots(concurrency)
-        let (sent, handOver) = AsyncStream<Sent>.makeStream()
-        async let committing = Self.commitAll(sent, limit: concurrency) { done in
-            let upload = uploads[done.number]
-            let checksum = try await digests.checksum(done.number)
-            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: checksum, fileName: upload.file.fileName, extra: done.commitExtra)
+        let results = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency,
+                                                    what: "screenshot and app preview uploads") { number, upload in
+            let file = upload.file
+            // An app preview says what video it is and which frame is its still, as Apple's description offers.
+            var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+            if upload.kind == .previews {
+                reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                if let timeCode {
+                    reserveExtra["previewFrameTimeCode"] = timeCode
+                    commitExtra["previewFrameTimeCode"] = timeCode
+                }
+            }
+            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
+            var done = effects[number]
+            done.id = item.id
+            step.doneLater(handles[number], done)
+            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                  what: "the \(upload.kind.noun) \(file.fileName)")
+            let checksum = try await slots.holding {
+                // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
+                // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
+                // against 62–64 MB with 1 MiB reads, the upload as fast).
+                try await operations.performHashing(with: transport, timeout: 600, chunkSize: 256 << 10)
+            }
+            try Self.checkUnchanged(file, sent: checksum, label: upload.label, kind: upload.kind)
+            let committed = try await media.commit(upload.kind, id: item.id, checksum: checksum, fileName: file.fileName, extra: commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
-                throw Self.failed(upload.kind, upload.file.fileName, upload.label, committed.attributes?.state)
+                throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
             }
-            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(upload.file.fileName)")
-            return (plan: upload.plan, fileName: upload.file.fileName, id: done.itemID, handle: handles[done.number])
+            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(file.fileName)")
+            return (plan: upload.plan, fileName: file.fileName, id: item.id, handle: handles[number])
         }
-        let uploading: Result<Void, any Error>
-        do {
-            _ = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
-                let file = upload.file
-                // An app preview says what video it is and which frame is its still, as Apple's description offers.
-                var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
-                if upload.kind == .previews {
-                    reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
-                    if let timeCode {
-                        reserveExtra["previewFrameTimeCode"] = timeCode
-                        commitExtra["previewFrameTimeCode"] = timeCode
-                    }
-                }
-                let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
-                var done = effects[number]
-                done.id = item.id
-                step.doneLater(handles[number], done)
-                let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
-                                                      what: "the \(upload.kind.noun) \(file.fileName)")
-                try await slots.holding {
-                    // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
-                    // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
-                    // against 62–64 MB with 1 MiB reads, the upload as fast).
-                    try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
-                }
-                handOver.yield(Sent(number: number, itemID: item.id, commitExtra: commitExtra))
-            }
-            uploading = .success(())
-        } catch {
-            uploading = .failure(error)
-        }
-        handOver.finish()
-        let commitOutcome: Result<[(plan: Int, fileName: String, id: String, handle: EffectHandle?)], any Error>
-        do { commitOutcome = .success(try await committing) } catch { commitOutcome = .failure(error) }
-        // The uploads' failures first (a file that never went up was never handed over to commit).
-        try uploading.get()
-        let results = try commitOutcome.get()
         for index in plans.indices where plans[index].changes {
             let plan = plans[index]
             guard let setID = plan.setID else { continue }
@@ -284,35 +260,13 @@ struct AppStoreMediaSync: Sendable {
         }
     }
 
-    /// Runs `operation` on each value `stream` yields, at most `limit` at once, until it ends.
-    /// - Throws: `AggregateError` holding every failure, once the stream has ended and every operation is done.
-    static func commitAll<Output: Sendable, Value: Sendable>(_ stream: AsyncStream<Value>, limit: Int,
-                                                            _ operation: @escaping @Sendable (Value) async throws -> Output) async throws -> [Output] {
-        let outcomes = await withTaskGroup(of: Result<Output, any Error>.self) { group in
-            var outcomes: [Result<Output, any Error>] = []
-            var running = 0
-            for await value in stream {
-                if running >= max(1, limit), let outcome = await group.next() {
-                    outcomes.append(outcome)
-                    running -= 1
-                }
-                group.addTask {
-                    do { return .success(try await operation(value)) } catch { return .failure(error) }
-                }
-                running += 1
-            }
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
-        }
-        var outputs: [Output] = [], failures: [any Error] = []
-        for outcome in outcomes {
-            switch outcome {
-            case .success(let output): outputs.append(output)
-            case .failure(let error): failures.append(error)
-            }
-        }
-        if !failures.isEmpty { throw AggregateError("\(failures.count) of \(outcomes.count) screenshot and app preview commits failed", errors: failures) }
-        return outputs
+    /// A file hashed to plan (its set had images to compare with) whose bytes sent hash otherwise
+    /// changed since: committing it would put up what the plan did not compare.
+    /// - Throws: `ShiplaneError` naming both MD5s.
+    static func checkUnchanged(_ file: AppStoreMediaFile, sent: String, label: String, kind: AppStoreMediaKind) throws {
+        guard let planned = file.checksum, planned != sent else { return }
+        throw ShiplaneError("\(file.path) changed while this run worked: its MD5 was \(planned) when the \(label) \(kind.noun)s were compared, \(sent) as uploaded",
+                            suggestion: "run again once nothing writes to the folder: the run compares the sets anew (rollback deletes the upload)")
     }
 
     static func failed(_ kind: AppStoreMediaKind, _ fileName: String, _ label: String, _ state: ASCDeliveryState?) -> StoreProcessingError {
@@ -355,55 +309,4 @@ actor UploadSlots {
             throw error
         }
     }
-}
-
-/// The MD5s of the files a run uploads that planning did not need: computed in upload order on
-/// threads of their own (one per core, at the lowest priority, off the cooperative pool), each
-/// file once; a file whose MD5 is known already is ready at once.
-final class AppStoreMediaDigests: @unchecked Sendable {
-    // @unchecked: `next` is only touched under `lock`; `digests` never changes after init.
-    private let lock = NSLock()
-    private var next = 0
-    private let digests: [BackgroundDigest]
-
-    init(_ files: [AppStoreMediaFile]) {
-        digests = files.map { _ in BackgroundDigest() }
-        var pending: [(index: Int, path: String)] = []
-        for (index, file) in files.enumerated() {
-            if let checksum = file.checksum { digests[index].finish(.success(checksum)) } else { pending.append((index, file.path)) }
-        }
-        guard !pending.isEmpty else { return }
-        let queue = pending
-        for _ in 0..<min(queue.count, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
-            let thread = Thread { [self] in
-                FileDigest.yieldToOtherThreads()
-                while let (index, path) = take(queue) {
-                    let digest = digests[index]
-                    digest.finish(Result {
-                        guard let checksum = try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled }).checksum else {
-                            throw ShiplaneError("the MD5 of \(path) was not computed", suggestion: "run again")
-                        }
-                        return checksum
-                    })
-                }
-            }
-            thread.name = "shiplane-md5"
-            thread.start()
-        }
-    }
-
-    private func take(_ pending: [(index: Int, path: String)]) -> (Int, String)? {
-        lock.withLock {
-            guard next < pending.count else { return nil }
-            defer { next += 1 }
-            return pending[next]
-        }
-    }
-
-    /// The MD5 of the `index`th file, once computed.
-    /// - Throws: when the file could not be read, or `CancellationError` after `cancel()`.
-    func checksum(_ index: Int) async throws -> String { try await digests[index].value }
-
-    /// Stops the threads after the file each is reading (the run failed, or is done).
-    func cancel() { for digest in digests { digest.cancel() } }
 }

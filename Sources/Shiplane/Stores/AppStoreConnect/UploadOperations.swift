@@ -1,3 +1,4 @@
+internal import Crypto
 import Foundation
 
 /// Performs the upload operations App Store Connect hands out for a file: each one exactly as
@@ -57,23 +58,50 @@ struct UploadOperations: Sendable {
     /// - Throws: `AggregateError` holding each part's failure.
     func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil,
                  onPartDone: @escaping @Sendable (Int64) -> Void) async throws {
-        let file = self.file
         _ = try await performConcurrently(Array(operations.enumerated()), limit: concurrency, what: "upload parts") { index, operation in
-            // Content-Length comes from the streamed body; every other header is Apple's, as given.
-            let headers = (operation.requestHeaders ?? [])
-                .filter { $0.name.lowercased() != "content-length" }
-                .map { (name: $0.name, value: $0.value) }
-            var request = HTTPRequest(
-                method: HTTPRequestMethod(rawValue: operation.method.uppercased()) ?? .put, url: operation.url, headers: headers,
-                body: .fileSlice(path: file, offset: operation.offset, length: operation.length), timeout: timeout)
-            request.fileChunkSize = chunkSize
-            let response = try await transport.send(request)
-            guard response.isSuccess else {
+            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize, digest: nil)
+            onPartDone(operation.length)
+        }
+    }
+
+    /// Sends every part, one after the other in file order, and returns the lowercase hex MD5 of
+    /// the bytes sent, computed as they were read (one read of the file for both): what a commit's
+    /// `sourceFileChecksum` must be. A part retried is hashed from its own start again.
+    /// - Throws: the first part's failure (the rest are not sent).
+    func performHashing(with transport: HTTPTransport, timeout: Double, chunkSize: Int? = nil) async throws -> String {
+        var sent = Insecure.MD5()
+        for (index, operation) in operations.enumerated() {
+            let digest = BodyDigest(continuing: sent)
+            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize, digest: digest)
+            guard let end = digest.completed else {
+                // The service answered before our bytes were all read: what it checks is unknown.
                 throw StoreAPIError(service: "App Store Connect's upload service",
                                     operation: "take part \(operation.partNumber ?? index + 1) (bytes \(operation.offset)..<\(operation.offset + operation.length))",
-                                    status: response.status, details: [transport.redactor.redact(response.bodySnippet())].filter { !$0.isEmpty })
+                                    status: 200, details: ["it answered before the part was sent whole"],
+                                    suggestion: "run again; if it persists, App Store Connect's upload service is misbehaving")
             }
-            onPartDone(operation.length)
+            sent = end
+        }
+        return BodyDigest.hex(sent)
+    }
+
+    /// Sends one part; `number` names it in errors when Apple gives no part number.
+    private func send(_ operation: ASCUploadOperation, number: Int, with transport: HTTPTransport, timeout: Double, chunkSize: Int?,
+                      digest: BodyDigest?) async throws {
+        // Content-Length comes from the streamed body; every other header is Apple's, as given.
+        let headers = (operation.requestHeaders ?? [])
+            .filter { $0.name.lowercased() != "content-length" }
+            .map { (name: $0.name, value: $0.value) }
+        var request = HTTPRequest(
+            method: HTTPRequestMethod(rawValue: operation.method.uppercased()) ?? .put, url: operation.url, headers: headers,
+            body: .fileSlice(path: file, offset: operation.offset, length: operation.length), timeout: timeout)
+        request.fileChunkSize = chunkSize
+        request.bodyDigest = digest
+        let response = try await transport.send(request)
+        guard response.isSuccess else {
+            throw StoreAPIError(service: "App Store Connect's upload service",
+                                operation: "take part \(operation.partNumber ?? number) (bytes \(operation.offset)..<\(operation.offset + operation.length))",
+                                status: response.status, details: [transport.redactor.redact(response.bodySnippet())].filter { !$0.isEmpty })
         }
     }
 
