@@ -93,17 +93,16 @@ struct UploadDigestTests {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let digest = BodyDigest()
             let sequence = FileChunkSequence(path: path, offset: 0, length: 10_000, chunkSize: 1000, digest: digest)
-            var iterator = sequence.makeAsyncIterator()
+            let iterator = sequence.makeAsyncIterator()
             _ = try await iterator.next()
             #expect(digest.hex == nil, "one chunk of ten read")
             for try await _ in sequence {}
             #expect(digest.hex == Self.md5(bytes))
-            var again = sequence.makeAsyncIterator()
+            let again = sequence.makeAsyncIterator()
             _ = try await again.next()
             #expect(digest.hex == nil, "a new attempt forgets the one before")
             while try await again.next() != nil {}
             #expect(digest.hex == Self.md5(bytes))
-            _ = iterator
         }
     }
 }

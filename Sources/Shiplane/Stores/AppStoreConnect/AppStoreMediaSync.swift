@@ -163,43 +163,79 @@ struct AppStoreMediaSync: Sendable {
         let handles = try step.record(zip(uploads, effects).map { upload, effect in
             (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
         })
-        // `concurrency` files' bytes go up at once, and 2 × `concurrency` tasks reserve ahead of
-        // them, so a slot that frees starts a file already reserved. Each file's MD5 is computed
-        // from its bytes as they are read to be sent (one read of the file, and the checksum is
-        // of exactly what went up), and the task commits with it once the bytes are in. Tasks are
-        // few on purpose: each may get a thread of the lane's pool.
-        let slots = UploadSlots(concurrency)
-        let results = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency,
-                                                    what: "screenshot and app preview uploads") { number, upload in
-            let file = upload.file
-            // An app preview says what video it is and which frame is its still, as Apple's description offers.
-            var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
-            if upload.kind == .previews {
-                reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
-                if let timeCode {
-                    reserveExtra["previewFrameTimeCode"] = timeCode
-                    commitExtra["previewFrameTimeCode"] = timeCode
+        // Three stages hand each file on, so that no API round trip leaves an upload slot idle:
+        // `concurrency` tasks reserve files ahead (at most `concurrency` reserved and waiting);
+        // `concurrency` uploaders each send one file's bytes after another, taking the next
+        // reserved file the moment theirs is in (no task to wake, no slot to pass on); and
+        // `concurrency` tasks commit the files sent. Each file's MD5 is computed from its bytes as
+        // they are read to be sent: one read of the file, and the checksum of exactly what went up.
+        // Tasks are few on purpose: each may get a thread of the lane's pool.
+        struct Reserved: Sendable { var number: Int; var itemID: String; var operations: UploadOperations; var commitExtra: [String: String] }
+        struct Sent: Sendable { var number: Int; var itemID: String; var checksum: String; var commitExtra: [String: String] }
+        let reserved = HandOver<Reserved>(capacity: concurrency), sent = HandOver<Sent>(capacity: Int.max)
+        async let reserving: [any Error] = {
+            defer { reserved.finish() }
+            do {
+                _ = try await performConcurrently(Array(uploads.enumerated()), limit: concurrency, what: "screenshot and app preview reservations") { number, upload in
+                    let file = upload.file
+                    // An app preview says what video it is and which frame is its still, as Apple's description offers.
+                    var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+                    if upload.kind == .previews {
+                        reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                        if let timeCode {
+                            reserveExtra["previewFrameTimeCode"] = timeCode
+                            commitExtra["previewFrameTimeCode"] = timeCode
+                        }
+                    }
+                    let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
+                    var done = effects[number]
+                    done.id = item.id
+                    step.doneLater(handles[number], done)
+                    let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                          what: "the \(upload.kind.noun) \(file.fileName)")
+                    await reserved.put(Reserved(number: number, itemID: item.id, operations: operations, commitExtra: commitExtra))
                 }
+                return []
+            } catch let error as AggregateError {
+                return error.underlyingErrors
+            } catch {
+                return [error]
             }
-            let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
-            var done = effects[number]
-            done.id = item.id
-            step.doneLater(handles[number], done)
-            let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
-                                                  what: "the \(upload.kind.noun) \(file.fileName)")
-            let checksum = try await slots.holding {
-                // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
-                // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
-                // against 62–64 MB with 1 MiB reads, the upload as fast).
-                try await operations.performHashing(with: transport, timeout: 600, chunkSize: 256 << 10)
-            }
-            try Self.checkUnchanged(file, sent: checksum, label: upload.label, kind: upload.kind)
-            let committed = try await media.commit(upload.kind, id: item.id, checksum: checksum, fileName: file.fileName, extra: commitExtra)
+        }()
+        async let sending = reserved.drain(workers: concurrency) { job in
+            let upload = uploads[job.number]
+            // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
+            // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
+            // against 62–64 MB with 1 MiB reads, the upload as fast).
+            let checksum = try await job.operations.performHashing(with: transport, timeout: 600, chunkSize: 256 << 10)
+            try Self.checkUnchanged(upload.file, sent: checksum, label: upload.label, kind: upload.kind)
+            await sent.put(Sent(number: job.number, itemID: job.itemID, checksum: checksum, commitExtra: job.commitExtra))
+        }
+        async let committing = sent.drain(workers: concurrency) { done in
+            let upload = uploads[done.number]
+            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: done.checksum, fileName: upload.file.fileName,
+                                                   extra: done.commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
-                throw Self.failed(upload.kind, file.fileName, upload.label, committed.attributes?.state)
+                throw Self.failed(upload.kind, upload.file.fileName, upload.label, committed.attributes?.state)
             }
-            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(file.fileName)")
-            return (plan: upload.plan, fileName: file.fileName, id: item.id, handle: handles[number])
+            step.log("\(upload.kind.noun)s \(upload.label): uploaded \(upload.file.fileName)")
+            return (plan: upload.plan, fileName: upload.file.fileName, id: done.itemID, handle: handles[done.number])
+        }
+        let sendOutcomes = await sending
+        sent.finish()
+        let commitOutcomes = await committing
+        // The reservations' failures first, then the uploads', then the commits'.
+        var failures = await reserving
+        var results: [(plan: Int, fileName: String, id: String, handle: EffectHandle?)] = []
+        for outcome in sendOutcomes { if case .failure(let error) = outcome { failures.append(error) } }
+        for outcome in commitOutcomes {
+            switch outcome {
+            case .success(let result): results.append(result)
+            case .failure(let error): failures.append(error)
+            }
+        }
+        if !failures.isEmpty {
+            throw AggregateError("\(failures.count) of \(uploads.count) screenshot and app preview uploads failed", errors: failures)
         }
         for index in plans.indices where plans[index].changes {
             let plan = plans[index]
@@ -276,37 +312,91 @@ struct AppStoreMediaSync: Sendable {
     }
 }
 
-/// At most `width` uploads sending bytes at once (a counting semaphore for tasks).
-actor UploadSlots {
-    private var free: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+/// A hand-over of values between tasks: `put` waits while `capacity` values are waiting already,
+/// `take` waits for a value (nil once `finish` was called and none is left). A value ready when
+/// asked for is taken without suspending: an uploader that has just sent a file starts the next
+/// one on the thread it is on.
+final class HandOver<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every field but `capacity` is only touched under `lock`.
+    private let lock = NSLock()
+    private let capacity: Int
+    private var values: [Value] = []
+    private var takers: [CheckedContinuation<Value?, Never>] = []
+    private var putters: [(value: Value, continuation: CheckedContinuation<Void, Never>)] = []
+    private var finished = false
 
-    init(_ width: Int) { free = max(1, width) }
+    init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// Waits for a free slot and takes it.
-    func acquire() async {
-        if free > 0 {
-            free -= 1
-            return
+    /// Hands `value` to a waiting taker, or keeps it; waits while `capacity` values are kept.
+    func put(_ value: Value) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            var taker: CheckedContinuation<Value?, Never>?
+            let kept: Bool = lock.withLock {
+                if !takers.isEmpty {
+                    taker = takers.removeFirst()
+                    return true
+                }
+                if values.count < capacity {
+                    values.append(value)
+                    return true
+                }
+                putters.append((value, continuation))
+                return false
+            }
+            taker?.resume(returning: value)
+            if kept { continuation.resume() }
         }
-        await withCheckedContinuation { waiting.append($0) }
     }
 
-    /// Gives the slot to the next waiting upload, or frees it.
-    func release() {
-        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    /// The next value, waiting for one; nil once finished and empty.
+    func take() async -> Value? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
+            var putter: CheckedContinuation<Void, Never>?
+            let taken: Value?? = lock.withLock {
+                if !values.isEmpty {
+                    let value = values.removeFirst()
+                    if !putters.isEmpty {
+                        let next = putters.removeFirst()
+                        values.append(next.value)
+                        putter = next.continuation
+                    }
+                    return .some(value)
+                }
+                if finished { return .some(nil) }
+                takers.append(continuation)
+                return nil
+            }
+            putter?.resume()
+            if let taken { continuation.resume(returning: taken) }
+        }
     }
 
-    /// Runs `body` holding a slot, released however it ends.
-    nonisolated func holding<T>(_ body: () async throws -> T) async throws -> T {
-        await acquire()
-        do {
-            let value = try await body()
-            await release()
-            return value
-        } catch {
-            await release()
-            throw error
+    /// No more values come: waiting takers get nil, and so do later ones once the kept values are taken.
+    func finish() {
+        let waiting: [CheckedContinuation<Value?, Never>] = lock.withLock {
+            finished = true
+            defer { takers = [] }
+            return takers
+        }
+        for taker in waiting { taker.resume(returning: nil) }
+    }
+
+    /// Runs `workers` tasks that each take values and run `operation` on them, one after
+    /// another, until the hand-over is finished and empty; every outcome, in no set order.
+    func drain<Output: Sendable>(workers: Int, _ operation: @escaping @Sendable (Value) async throws -> Output) async -> [Result<Output, any Error>] {
+        await withTaskGroup(of: [Result<Output, any Error>].self) { group in
+            for _ in 0..<max(1, workers) {
+                group.addTask {
+                    var outcomes: [Result<Output, any Error>] = []
+                    while let value = await self.take() {
+                        do { outcomes.append(.success(try await operation(value))) } catch { outcomes.append(.failure(error)) }
+                    }
+                    return outcomes
+                }
+            }
+            var all: [Result<Output, any Error>] = []
+            for await outcomes in group { all += outcomes }
+            return all
         }
     }
 }
