@@ -75,7 +75,6 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
             }
             body = prefix + Array(data) + suffix
         }
-        if case .none = request.body {} else { request.bodyDigest?.record(wholeBody: body) }
         let sent = Request(method: request.method.rawValue, url: request.url, headers: request.headers, body: body)
         let handlers = lock.withLock {
             recorded.append(sent)

@@ -1,4 +1,3 @@
-internal import Crypto
 import Foundation
 internal import NIOCore
 
@@ -26,34 +25,30 @@ struct FileChunkSequence: AsyncSequence, Sendable {
     /// rest of the file may be longer); false for a whole file.
     let offset: Int64
     let isSlice: Bool
-    /// Updated with every byte read, for the upload's checksum; each iteration (attempt) starts it anew.
-    let digest: BodyDigest?
 
     /// 1 MiB chunks: few enough to keep per-chunk overhead small (two event-loop round trips
     /// each), small enough that the two in memory stay far below the asset's size.
-    init(path: String, expectedSize: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = [], digest: BodyDigest? = nil) {
+    init(path: String, expectedSize: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = []) {
         self.path = path
         self.expectedSize = expectedSize
         self.chunkSize = chunkSize
         self.eventLoops = eventLoops
         self.offset = 0
         self.isSlice = false
-        self.digest = digest
     }
 
     /// A sequence over `length` bytes of the file from `offset` (one part of a multi-part upload).
-    init(path: String, offset: Int64, length: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = [], digest: BodyDigest? = nil) {
+    init(path: String, offset: Int64, length: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = []) {
         self.path = path
         self.expectedSize = length
         self.chunkSize = chunkSize
         self.eventLoops = eventLoops
         self.offset = offset
         self.isSlice = true
-        self.digest = digest
     }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(path: path, expectedSize: expectedSize, chunkSize: chunkSize, eventLoops: eventLoops, offset: offset, isSlice: isSlice, digest: digest)
+        Iterator(path: path, expectedSize: expectedSize, chunkSize: chunkSize, eventLoops: eventLoops, offset: offset, isSlice: isSlice)
     }
 
     /// Owns the open file descriptor and closes it at end of file or when dropped. Bytes are
@@ -69,19 +64,14 @@ struct FileChunkSequence: AsyncSequence, Sendable {
         private var produced: Int64 = 0
         private let offset: Int64
         private let isSlice: Bool
-        private let digest: BodyDigest?
-        private var attempt = 0
-        private var md5: Insecure.MD5?
 
-        init(path: String, expectedSize: Int64, chunkSize: Int, eventLoops: [any EventLoop], offset: Int64 = 0, isSlice: Bool = false,
-             digest: BodyDigest? = nil) {
+        init(path: String, expectedSize: Int64, chunkSize: Int, eventLoops: [any EventLoop], offset: Int64 = 0, isSlice: Bool = false) {
             self.path = path
             self.expectedSize = expectedSize
             self.chunkSize = Swift.max(1, chunkSize)
             self.eventLoops = eventLoops
             self.offset = offset
             self.isSlice = isSlice
-            self.digest = digest
         }
 
         deinit { closeFile() }
@@ -104,7 +94,6 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                     closeFile()
                     throw HTTPTransportError.fileUnreadable(path: path, reason: "cannot seek to byte \(offset)")
                 }
-                if let digest { (attempt, md5) = digest.beginAttempt() }
             } else {
                 for loop in eventLoops { try await loop.submit {}.get() }
             }
@@ -128,13 +117,6 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                 return total
             }
             produced += Int64(count)
-            // Hashed while the chunk is in cache, before it is handed to the connection. The digest
-            // is complete with the last byte the Content-Length announced: AsyncHTTPClient may
-            // finish the request without asking for the end of the sequence.
-            if count > 0, md5 != nil {
-                buffer.withUnsafeReadableBytes { md5?.update(bufferPointer: $0) }
-                if produced == expectedSize, let digest, let md5 { digest.complete(attempt: attempt, md5) }
-            }
             if produced > expectedSize {
                 finished = true
                 closeFile()

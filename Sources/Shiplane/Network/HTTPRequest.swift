@@ -50,8 +50,10 @@ public struct HTTPRequest: Sendable {
     /// Bytes read from disk at a time for a file body; nil: 1 MiB. Smaller keeps memory low when
     /// many uploads run at once (about two chunks of each are in memory).
     public var fileChunkSize: Int?
-    /// For a file or file-slice body: the MD5 of the bytes as they are read to be sent (see `BodyDigest`).
-    package var bodyDigest: BodyDigest?
+    /// Requests naming the same pool share connections, apart from other requests (nil: the
+    /// common pool): file uploads keep their own warm connections while API calls run beside
+    /// them, so a freed upload slot never waits for a connection an API call holds.
+    package var connectionPool: String?
 
     /// Creates a request; `timeout` is in seconds.
     public init(

@@ -28,11 +28,11 @@ public struct LiveHTTPClient: HTTPSending {
         given = client
     }
 
-    /// The client for a request: the given one, else a process-wide one per pair of timeouts
-    /// (made on first use, never shut down, like `HTTPClient.shared`).
+    /// The client for a request: the given one, else a process-wide one per pair of timeouts and
+    /// connection pool (made on first use, never shut down, like `HTTPClient.shared`).
     private func client(for request: HTTPRequest) -> HTTPClient {
         if let given { return given }
-        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30)
+        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30, pool: request.connectionPool)
     }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
@@ -51,12 +51,12 @@ public struct LiveHTTPClient: HTTPSending {
             onEvent(.streamingUpload(path: path, bytes: size))
             outgoing.body = .stream(
                 FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
-                                  eventLoops: Array(client.eventLoopGroup.makeIterator()), digest: request.bodyDigest),
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(size))
         case .fileSlice(let path, let offset, let length):
             outgoing.body = .stream(
                 FileChunkSequence(path: path, offset: offset, length: length, chunkSize: request.fileChunkSize ?? 1 << 20,
-                                  eventLoops: Array(client.eventLoopGroup.makeIterator()), digest: request.bodyDigest),
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
                 length: .known(length))
         case let .wrappedFile(prefix, path, suffix):
             let size = try HTTPTransport.regularFileSize(path)
@@ -74,7 +74,9 @@ public struct LiveHTTPClient: HTTPSending {
     }
 }
 
-/// AsyncHTTPClient clients by their connect and read timeouts: a run uses one pair, so one client.
+/// AsyncHTTPClient clients by their connect and read timeouts and connection pool: a run uses one
+/// pair, so one client, plus one for the uploads that ask for a pool of their own. All share the
+/// process's event loops.
 ///
 /// A failed connection fails the attempt at once (`retryConnectionEstablishment` off):
 /// AsyncHTTPClient would otherwise keep reconnecting until the connect timeout, so a refused
@@ -86,9 +88,9 @@ final class TimeoutClients: @unchecked Sendable {
     private let lock = NSLock()
     private var clients: [String: HTTPClient] = [:]
 
-    func client(connect: Double, read: Double) -> HTTPClient {
+    func client(connect: Double, read: Double, pool: String? = nil) -> HTTPClient {
         lock.withLock {
-            let key = "\(connect)/\(read)"
+            let key = "\(connect)/\(read)/\(pool ?? "")"
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
             configuration.timeout = .init(

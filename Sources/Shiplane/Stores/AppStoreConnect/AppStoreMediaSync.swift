@@ -167,12 +167,14 @@ struct AppStoreMediaSync: Sendable {
         // `concurrency` tasks reserve files ahead (at most `concurrency` reserved and waiting);
         // `concurrency` uploaders each send one file's bytes after another, taking the next
         // reserved file the moment theirs is in (no task to wake, no slot to pass on); and
-        // `concurrency` tasks commit the files sent. Each file's MD5 is computed from its bytes as
-        // they are read to be sent: one read of the file, and the checksum of exactly what went up.
-        // Tasks are few on purpose: each may get a thread of the lane's pool.
+        // `concurrency` tasks commit the files sent, each once its MD5 is computed
+        // (`AppStoreMediaDigests`) and the file is checked unchanged since it was read. Tasks are
+        // few on purpose: each may get a thread of the lane's pool.
         struct Reserved: Sendable { var number: Int; var itemID: String; var operations: UploadOperations; var commitExtra: [String: String] }
-        struct Sent: Sendable { var number: Int; var itemID: String; var checksum: String; var commitExtra: [String: String] }
+        struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
         let reserved = HandOver<Reserved>(capacity: concurrency), sent = HandOver<Sent>(capacity: Int.max)
+        let digests = AppStoreMediaDigests(uploads.map(\.file))
+        defer { digests.cancel() }
         async let reserving: [any Error] = {
             defer { reserved.finish() }
             do {
@@ -203,17 +205,17 @@ struct AppStoreMediaSync: Sendable {
             }
         }()
         async let sending = reserved.drain(workers: concurrency) { job in
-            let upload = uploads[job.number]
             // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
             // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
             // against 62–64 MB with 1 MiB reads, the upload as fast).
-            let checksum = try await job.operations.performHashing(with: transport, timeout: 600, chunkSize: 256 << 10)
-            try Self.checkUnchanged(upload.file, sent: checksum, label: upload.label, kind: upload.kind)
-            await sent.put(Sent(number: job.number, itemID: job.itemID, checksum: checksum, commitExtra: job.commitExtra))
+            try await job.operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
+            await sent.put(Sent(number: job.number, itemID: job.itemID, commitExtra: job.commitExtra))
         }
         async let committing = sent.drain(workers: concurrency) { done in
             let upload = uploads[done.number]
-            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: done.checksum, fileName: upload.file.fileName,
+            let (checksum, hashed) = try await digests.checksum(done.number)
+            try Self.checkUnchanged(upload.file, hashed: hashed, label: upload.label, kind: upload.kind)
+            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: checksum, fileName: upload.file.fileName,
                                                    extra: done.commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, upload.file.fileName, upload.label, committed.attributes?.state)
@@ -222,6 +224,7 @@ struct AppStoreMediaSync: Sendable {
             return (plan: upload.plan, fileName: upload.file.fileName, id: done.itemID, handle: handles[done.number])
         }
         let sendOutcomes = await sending
+        digests.uploadsDone()
         sent.finish()
         let commitOutcomes = await committing
         // The reservations' failures first, then the uploads', then the commits'.
@@ -296,12 +299,16 @@ struct AppStoreMediaSync: Sendable {
         }
     }
 
-    /// A file hashed to plan (its set had images to compare with) whose bytes sent hash otherwise
-    /// changed since: committing it would put up what the plan did not compare.
-    /// - Throws: `ShiplaneError` naming both MD5s.
-    static func checkUnchanged(_ file: AppStoreMediaFile, sent: String, label: String, kind: AppStoreMediaKind) throws {
-        guard let planned = file.checksum, planned != sent else { return }
-        throw ShiplaneError("\(file.path) changed while this run worked: its MD5 was \(planned) when the \(label) \(kind.noun)s were compared, \(sent) as uploaded",
+    /// The file as it was read for its size (or hashed to plan), as hashed, and as it is now once
+    /// its bytes are sent and hashed, must be the same file unchanged (the kernel sets its change
+    /// time on every write): then the MD5 is of the bytes that went up. Otherwise committing
+    /// would put up what the plan did not compare, or a checksum of other bytes.
+    /// - Throws: `ShiplaneError` naming the file, when it was written to since.
+    static func checkUnchanged(_ file: AppStoreMediaFile, hashed: FileStamp?, label: String, kind: AppStoreMediaKind) throws {
+        guard let expected = file.stamp else { return }
+        let now = FileStamp(path: file.path)
+        guard now != expected || (hashed != nil && hashed != expected) else { return }
+        throw ShiplaneError("\(file.path) changed while this run uploaded it (the \(label) \(kind.noun)s): its checksum would not be of the bytes that went up",
                             suggestion: "run again once nothing writes to the folder: the run compares the sets anew (rollback deletes the upload)")
     }
 
@@ -399,4 +406,116 @@ final class HandOver<Value: Sendable>: @unchecked Sendable {
             return all
         }
     }
+}
+
+/// The MD5s of the files a run uploads that planning did not need, computed from a second read of
+/// each file on threads of their own (off the cooperative pool), in upload order, each file once;
+/// a file whose MD5 is known already is ready at once.
+///
+/// While the uploads run, the threads run at the idle scheduling policy: on a machine whose cores
+/// are the limit (a 2-core runner, a fast link) the bytes go up first and the hashing takes what
+/// is left. Hashing from the bytes as they are sent (one read, but every MD5 inside the upload)
+/// measured 28–44% of curl's upload throughput there against 87–105% this way (Scripts/bench
+/// screenshots, 2026-11-26). Once the uploads are done (`uploadsDone`), nothing waits on the cores
+/// but the digests: the idle threads put back the file each is on, and threads at the normal
+/// policy hash the rest, so a busy machine (another build on every core) cannot starve them; at
+/// the idle policy alone a run took a minute there instead of a second.
+final class AppStoreMediaDigests: @unchecked Sendable {
+    // @unchecked: `next`, `returned`, `boosted` and `stamps` are only touched under `lock`;
+    // `digests` and `pending` never change after init.
+    private let lock = NSLock()
+    private var next = 0
+    private var returned: [Int] = []
+    private var boosted = false
+    private var stamps: [Int: FileStamp] = [:]
+    private let digests: [BackgroundDigest]
+    private let pending: [(index: Int, path: String)]
+
+    init(_ files: [AppStoreMediaFile]) {
+        digests = files.map { _ in BackgroundDigest() }
+        var pending: [(index: Int, path: String)] = []
+        for (index, file) in files.enumerated() {
+            if let checksum = file.checksum { digests[index].finish(.success(checksum)) } else { pending.append((index, file.path)) }
+        }
+        self.pending = pending
+        guard !pending.isEmpty else { return }
+        start(threads: min(pending.count, Self.cores), idle: true)
+    }
+
+    private static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    private func start(threads: Int, idle: Bool) {
+        for _ in 0..<threads {
+            let thread = Thread { [self] in
+                if idle { Self.runWhenIdle() }
+                while let slot = take(idle: idle) {
+                    let (index, path) = pending[slot]
+                    let digest = digests[index]
+                    do {
+                        let file = try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled || (idle && self.isBoosted) })
+                        guard let checksum = file.checksum else {
+                            throw ShiplaneError("the MD5 of \(path) was not computed", suggestion: "run again")
+                        }
+                        lock.withLock { stamps[index] = file.stamp }
+                        digest.finish(.success(checksum))
+                    } catch is CancellationError where idle && !digest.isCancelled {
+                        // The uploads are done: a thread at the normal policy takes the file over.
+                        lock.withLock { returned.append(slot) }
+                        return
+                    } catch {
+                        digest.finish(.failure(error))
+                    }
+                }
+            }
+            thread.name = "shiplane-md5"
+            thread.start()
+        }
+    }
+
+    private var isBoosted: Bool { lock.withLock { boosted } }
+
+    /// The next file to hash (its place in `pending`): files put back first; an idle thread stops once the uploads are done.
+    private func take(idle: Bool) -> Int? {
+        lock.withLock {
+            if idle && boosted { return nil }
+            if !returned.isEmpty { return returned.removeFirst() }
+            guard next < pending.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+
+    /// Gives the calling thread the idle scheduling policy (Linux's `SCHED_IDLE`): it runs only
+    /// when nothing else wants the core; elsewhere the lowest priority.
+    static func runWhenIdle() {
+        #if os(Linux)
+        var parameters = sched_param()
+        // 5 is SCHED_IDLE, which Glibc's module does not export; with pid 0 the call sets the calling thread's policy.
+        if sched_setscheduler(0, 5, &parameters) != 0 { FileDigest.yieldToOtherThreads() }
+        #else
+        FileDigest.yieldToOtherThreads()
+        #endif
+    }
+
+    /// The uploads are done: what is left is hashed at the normal policy.
+    func uploadsDone() {
+        let left: Int = lock.withLock {
+            guard !boosted else { return 0 }
+            boosted = true
+            return max(0, pending.count - next)
+        }
+        // The files the idle threads are on come back through `returned`: one thread per core.
+        if left > 0 || !pending.isEmpty { start(threads: Self.cores, idle: false) }
+    }
+
+    /// The MD5 of the `index`th file, once computed, and the file's stamp when it was read (nil
+    /// for an MD5 given at init).
+    /// - Throws: when the file could not be read, or `CancellationError` after `cancel()`.
+    func checksum(_ index: Int) async throws -> (checksum: String, stamp: FileStamp?) {
+        let checksum = try await digests[index].value
+        return (checksum, lock.withLock { stamps[index] })
+    }
+
+    /// Stops the threads after the file each is reading (the run failed, or is done).
+    func cancel() { for digest in digests { digest.cancel() } }
 }

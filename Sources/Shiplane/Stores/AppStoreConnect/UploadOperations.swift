@@ -1,4 +1,3 @@
-internal import Crypto
 import Foundation
 
 /// Performs the upload operations App Store Connect hands out for a file: each one exactly as
@@ -58,36 +57,24 @@ struct UploadOperations: Sendable {
     /// - Throws: `AggregateError` holding each part's failure.
     func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil,
                  onPartDone: @escaping @Sendable (Int64) -> Void) async throws {
+        if operations.count == 1, let operation = operations.first {
+            // One part (a screenshot): sent from this task, with no task group to start.
+            do {
+                try await send(operation, number: 1, with: transport, timeout: timeout, chunkSize: chunkSize)
+            } catch {
+                throw AggregateError("1 of 1 upload parts failed", errors: [error])
+            }
+            onPartDone(operation.length)
+            return
+        }
         _ = try await performConcurrently(Array(operations.enumerated()), limit: concurrency, what: "upload parts") { index, operation in
-            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize, digest: nil)
+            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize)
             onPartDone(operation.length)
         }
     }
 
-    /// Sends every part, one after the other in file order, and returns the lowercase hex MD5 of
-    /// the bytes sent, computed as they were read (one read of the file for both): what a commit's
-    /// `sourceFileChecksum` must be. A part retried is hashed from its own start again.
-    /// - Throws: the first part's failure (the rest are not sent).
-    func performHashing(with transport: HTTPTransport, timeout: Double, chunkSize: Int? = nil) async throws -> String {
-        var sent = Insecure.MD5()
-        for (index, operation) in operations.enumerated() {
-            let digest = BodyDigest(continuing: sent)
-            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize, digest: digest)
-            guard let end = digest.completed else {
-                // The service answered before our bytes were all read: what it checks is unknown.
-                throw StoreAPIError(service: "App Store Connect's upload service",
-                                    operation: "take part \(operation.partNumber ?? index + 1) (bytes \(operation.offset)..<\(operation.offset + operation.length))",
-                                    status: 200, details: ["it answered before the part was sent whole"],
-                                    suggestion: "run again; if it persists, App Store Connect's upload service is misbehaving")
-            }
-            sent = end
-        }
-        return BodyDigest.hex(sent)
-    }
-
     /// Sends one part; `number` names it in errors when Apple gives no part number.
-    private func send(_ operation: ASCUploadOperation, number: Int, with transport: HTTPTransport, timeout: Double, chunkSize: Int?,
-                      digest: BodyDigest?) async throws {
+    private func send(_ operation: ASCUploadOperation, number: Int, with transport: HTTPTransport, timeout: Double, chunkSize: Int?) async throws {
         // Content-Length comes from the streamed body; every other header is Apple's, as given.
         let headers = (operation.requestHeaders ?? [])
             .filter { $0.name.lowercased() != "content-length" }
@@ -96,7 +83,8 @@ struct UploadOperations: Sendable {
             method: HTTPRequestMethod(rawValue: operation.method.uppercased()) ?? .put, url: operation.url, headers: headers,
             body: .fileSlice(path: file, offset: operation.offset, length: operation.length), timeout: timeout)
         request.fileChunkSize = chunkSize
-        request.bodyDigest = digest
+        // Parts keep warm connections of their own: the next part never waits behind an API call.
+        request.connectionPool = "upload-parts"
         let response = try await transport.send(request)
         guard response.isSuccess else {
             throw StoreAPIError(service: "App Store Connect's upload service",
