@@ -421,12 +421,15 @@ final class HandOver<Value: Sendable>: @unchecked Sendable {
 /// policy hash the rest, so a busy machine (another build on every core) cannot starve them; at
 /// the idle policy alone a run took a minute there instead of a second.
 final class AppStoreMediaDigests: @unchecked Sendable {
-    // @unchecked: `next`, `returned`, `boosted` and `stamps` are only touched under `lock`;
+    // @unchecked: `next`, `active`, `boosted`, `left` and `stamps` are only touched under `lock`;
     // `digests` and `pending` never change after init.
     private let lock = NSLock()
     private var next = 0
-    private var returned: [Int] = []
+    /// Places in `pending` an idle thread is hashing.
+    private var active: Set<Int> = []
     private var boosted = false
+    /// After `uploadsDone`: the places the normal-priority threads hash.
+    private var left: [Int] = []
     private var stamps: [Int: FileStamp] = [:]
     private let digests: [BackgroundDigest]
     private let pending: [(index: Int, path: String)]
@@ -448,7 +451,7 @@ final class AppStoreMediaDigests: @unchecked Sendable {
         for _ in 0..<threads {
             let thread = Thread { [self] in
                 if idle { Self.runWhenIdle() }
-                while let slot = take(idle: idle) {
+                while let slot = idle ? takeIdle() : takeLeft() {
                     let (index, path) = pending[slot]
                     let digest = digests[index]
                     do {
@@ -459,12 +462,11 @@ final class AppStoreMediaDigests: @unchecked Sendable {
                         lock.withLock { stamps[index] = file.stamp }
                         digest.finish(.success(checksum))
                     } catch is CancellationError where idle && !digest.isCancelled {
-                        // The uploads are done: a thread at the normal policy takes the file over.
-                        lock.withLock { returned.append(slot) }
-                        return
+                        // The uploads are done: a thread at the normal policy has the file.
                     } catch {
                         digest.finish(.failure(error))
                     }
+                    if idle { lock.withLock { _ = active.remove(slot) } }
                 }
             }
             thread.name = "shiplane-md5"
@@ -474,14 +476,24 @@ final class AppStoreMediaDigests: @unchecked Sendable {
 
     private var isBoosted: Bool { lock.withLock { boosted } }
 
-    /// The next file to hash (its place in `pending`): files put back first; an idle thread stops once the uploads are done.
-    private func take(idle: Bool) -> Int? {
+    /// The next file for an idle thread (its place in `pending`); nil once the uploads are done.
+    private func takeIdle() -> Int? {
         lock.withLock {
-            if idle && boosted { return nil }
-            if !returned.isEmpty { return returned.removeFirst() }
-            guard next < pending.count else { return nil }
+            guard !boosted, next < pending.count else { return nil }
             defer { next += 1 }
+            active.insert(next)
             return next
+        }
+    }
+
+    /// The next file for a normal-priority thread, passing over those hashed meanwhile.
+    private func takeLeft() -> Int? {
+        lock.withLock {
+            while !left.isEmpty {
+                let slot = left.removeFirst()
+                if stamps[pending[slot].index] == nil { return slot }
+            }
+            return nil
         }
     }
 
@@ -497,15 +509,17 @@ final class AppStoreMediaDigests: @unchecked Sendable {
         #endif
     }
 
-    /// The uploads are done: what is left is hashed at the normal policy.
+    /// The uploads are done: what is left, and the files the idle threads are on (they drop
+    /// them), is hashed at the normal policy.
     func uploadsDone() {
-        let left: Int = lock.withLock {
+        let count: Int = lock.withLock {
             guard !boosted else { return 0 }
             boosted = true
-            return max(0, pending.count - next)
+            left = active.sorted() + Array(next..<pending.count)
+            next = pending.count
+            return left.count
         }
-        // The files the idle threads are on come back through `returned`: one thread per core.
-        if left > 0 || !pending.isEmpty { start(threads: Self.cores, idle: false) }
+        if count > 0 { start(threads: min(count, Self.cores), idle: false) }
     }
 
     /// The MD5 of the `index`th file, once computed, and the file's stamp when it was read (nil
