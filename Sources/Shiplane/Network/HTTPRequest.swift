@@ -54,6 +54,9 @@ public struct HTTPRequest: Sendable {
     /// common pool): file uploads keep their own warm connections while API calls run beside
     /// them, so a freed upload slot never waits for a connection an API call holds.
     package var connectionPool: String?
+    /// With `connectionPool`: the connections the pool opens to one host at most (nil: 8), so
+    /// that `n` uploads at a time reuse `n` connections.
+    package var maxConnections: Int?
 
     /// Creates a request; `timeout` is in seconds.
     public init(

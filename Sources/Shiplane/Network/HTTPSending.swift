@@ -32,7 +32,8 @@ public struct LiveHTTPClient: HTTPSending {
     /// connection pool (made on first use, never shut down, like `HTTPClient.shared`).
     private func client(for request: HTTPRequest) -> HTTPClient {
         if let given { return given }
-        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30, pool: request.connectionPool)
+        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30, pool: request.connectionPool,
+                                            maxConnections: request.connectionPool == nil ? nil : request.maxConnections)
     }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
@@ -88,14 +89,15 @@ final class TimeoutClients: @unchecked Sendable {
     private let lock = NSLock()
     private var clients: [String: HTTPClient] = [:]
 
-    func client(connect: Double, read: Double, pool: String? = nil) -> HTTPClient {
+    func client(connect: Double, read: Double, pool: String? = nil, maxConnections: Int? = nil) -> HTTPClient {
         lock.withLock {
-            let key = "\(connect)/\(read)/\(pool ?? "")"
+            let key = "\(connect)/\(read)/\(pool ?? "")/\(maxConnections.map(String.init) ?? "")"
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
             configuration.timeout = .init(
                 connect: .milliseconds(Int64(connect * 1000)), read: .milliseconds(Int64(read * 1000)))
             configuration.connectionPool.retryConnectionEstablishment = false
+            if let maxConnections { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnections) }
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[key] = client
             return client

@@ -208,7 +208,8 @@ struct AppStoreMediaSync: Sendable {
             // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
             // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
             // against 62–64 MB with 1 MiB reads, the upload as fast).
-            try await job.operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
+            // `concurrency` connections for as many uploaders: each takes one back for its next file.
+            try await job.operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10, connections: concurrency) { _ in }
             await sent.put(Sent(number: job.number, itemID: job.itemID, commitExtra: job.commitExtra))
         }
         async let committing = sent.drain(workers: concurrency) { done in

@@ -55,12 +55,13 @@ struct UploadOperations: Sendable {
     /// Sends every part, `concurrency` at a time, read from disk `chunkSize` bytes at a time (nil:
     /// the transport's 1 MiB); all failures are reported together.
     /// - Throws: `AggregateError` holding each part's failure.
-    func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil,
+    /// `connections`: the most connections the upload pool keeps to a host (nil: AsyncHTTPClient's 8).
+    func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil, connections: Int? = nil,
                  onPartDone: @escaping @Sendable (Int64) -> Void) async throws {
         if operations.count == 1, let operation = operations.first {
             // One part (a screenshot): sent from this task, with no task group to start.
             do {
-                try await send(operation, number: 1, with: transport, timeout: timeout, chunkSize: chunkSize)
+                try await send(operation, number: 1, with: transport, timeout: timeout, chunkSize: chunkSize, connections: connections)
             } catch {
                 throw AggregateError("1 of 1 upload parts failed", errors: [error])
             }
@@ -68,13 +69,14 @@ struct UploadOperations: Sendable {
             return
         }
         _ = try await performConcurrently(Array(operations.enumerated()), limit: concurrency, what: "upload parts") { index, operation in
-            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize)
+            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize, connections: connections)
             onPartDone(operation.length)
         }
     }
 
     /// Sends one part; `number` names it in errors when Apple gives no part number.
-    private func send(_ operation: ASCUploadOperation, number: Int, with transport: HTTPTransport, timeout: Double, chunkSize: Int?) async throws {
+    private func send(_ operation: ASCUploadOperation, number: Int, with transport: HTTPTransport, timeout: Double, chunkSize: Int?,
+                      connections: Int?) async throws {
         // Content-Length comes from the streamed body; every other header is Apple's, as given.
         let headers = (operation.requestHeaders ?? [])
             .filter { $0.name.lowercased() != "content-length" }
@@ -85,6 +87,7 @@ struct UploadOperations: Sendable {
         request.fileChunkSize = chunkSize
         // Parts keep warm connections of their own: the next part never waits behind an API call.
         request.connectionPool = "upload-parts"
+        request.maxConnections = connections
         let response = try await transport.send(request)
         guard response.isSuccess else {
             throw StoreAPIError(service: "App Store Connect's upload service",
