@@ -95,9 +95,7 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                     throw HTTPTransportError.fileUnreadable(path: path, reason: "cannot seek to byte \(offset)")
                 }
             } else {
-                // Asked of every loop at once, then awaited: one wait for the slowest loop, not one per loop in turn.
-                let passes = eventLoops.map { $0.submit {} }
-                for pass in passes { try await pass.get() }
+                for loop in eventLoops { try await loop.submit {}.get() }
             }
             // A slice reads no further than its end; a whole file reads on, to notice growth.
             let size = isSlice ? Int(Swift.min(Int64(chunkSize), expectedSize - produced)) : chunkSize
