@@ -416,11 +416,12 @@ final class HandOver<Value: Sendable>: @unchecked Sendable {
 /// While the uploads run, the threads run at the idle scheduling policy: on a machine whose cores
 /// are the limit (a 2-core runner, a fast link) the bytes go up first and the hashing takes what
 /// is left. Hashing from the bytes as they are sent (one read, but every MD5 inside the upload)
-/// measured 28–44% of curl's upload throughput there against 87–105% this way (Scripts/bench
-/// screenshots, 2026-11-26). Once the uploads are done (`uploadsDone`), nothing waits on the cores
-/// but the digests: the idle threads put back the file each is on, and threads at the normal
-/// policy hash the rest, so a busy machine (another build on every core) cannot starve them; at
-/// the idle policy alone a run took a minute there instead of a second.
+/// measured 36% of curl's upload throughput on a quiet 2-core machine, against 68–85% (median
+/// 77%) this way (`Scripts/bench screenshots`, bench/results.md, 2026-11-26). Once the uploads
+/// are done (`uploadsDone`), nothing waits on the cores but the digests: the idle threads drop
+/// the file each is on, and threads at the normal policy hash it and the rest, so a busy machine
+/// (another build on every core) cannot starve them; at the idle policy alone a run took a
+/// minute there instead of a second.
 final class AppStoreMediaDigests: @unchecked Sendable {
     // @unchecked: `next`, `active`, `boosted`, `left` and `stamps` are only touched under `lock`;
     // `digests` and `pending` never change after init.
