@@ -50,6 +50,13 @@ public struct HTTPRequest: Sendable {
     /// Bytes read from disk at a time for a file body; nil: 1 MiB. Smaller keeps memory low when
     /// many uploads run at once (about two chunks of each are in memory).
     public var fileChunkSize: Int?
+    /// Requests naming the same pool share connections, apart from other requests (nil: the
+    /// common pool): file uploads keep their own warm connections while API calls run beside
+    /// them, so a freed upload slot never waits for a connection an API call holds.
+    package var connectionPool: String?
+    /// With `connectionPool`: the connections the pool opens to one host at most (nil: 8), so
+    /// that `n` uploads at a time reuse `n` connections.
+    package var maxConnections: Int?
 
     /// Creates a request; `timeout` is in seconds.
     public init(

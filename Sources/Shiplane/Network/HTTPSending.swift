@@ -28,11 +28,12 @@ public struct LiveHTTPClient: HTTPSending {
         given = client
     }
 
-    /// The client for a request: the given one, else a process-wide one per pair of timeouts
-    /// (made on first use, never shut down, like `HTTPClient.shared`).
+    /// The client for a request: the given one, else a process-wide one per pair of timeouts and
+    /// connection pool (made on first use, never shut down, like `HTTPClient.shared`).
     private func client(for request: HTTPRequest) -> HTTPClient {
         if let given { return given }
-        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30)
+        return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30, pool: request.connectionPool,
+                                            maxConnections: request.connectionPool == nil ? nil : request.maxConnections)
     }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
@@ -74,7 +75,9 @@ public struct LiveHTTPClient: HTTPSending {
     }
 }
 
-/// AsyncHTTPClient clients by their connect and read timeouts: a run uses one pair, so one client.
+/// AsyncHTTPClient clients by their connect and read timeouts and connection pool: a run uses one
+/// pair, so one client, plus one for the uploads that ask for a pool of their own. All share the
+/// process's event loops.
 ///
 /// A failed connection fails the attempt at once (`retryConnectionEstablishment` off):
 /// AsyncHTTPClient would otherwise keep reconnecting until the connect timeout, so a refused
@@ -86,14 +89,15 @@ final class TimeoutClients: @unchecked Sendable {
     private let lock = NSLock()
     private var clients: [String: HTTPClient] = [:]
 
-    func client(connect: Double, read: Double) -> HTTPClient {
+    func client(connect: Double, read: Double, pool: String? = nil, maxConnections: Int? = nil) -> HTTPClient {
         lock.withLock {
-            let key = "\(connect)/\(read)"
+            let key = "\(connect)/\(read)/\(pool ?? "")/\(maxConnections.map(String.init) ?? "")"
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
             configuration.timeout = .init(
                 connect: .milliseconds(Int64(connect * 1000)), read: .milliseconds(Int64(read * 1000)))
             configuration.connectionPool.retryConnectionEstablishment = false
+            if let maxConnections { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnections) }
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[key] = client
             return client

@@ -327,24 +327,20 @@ struct AppStoreScreenshotsTests {
         #expect(!apple.log.contains { $0.hasPrefix("DELETE /v1/appScreenshots/") || $0.hasPrefix("DELETE /v1/appPreviews/") }, "\(apple.log)")
     }
 
-    /// The MD5s computed beside the uploads: a known one is ready at once, the others are the
-    /// files' MD5s, the same as those computed for planning.
-    @Test func digestsBesideTheUploadsAreTheFilesMD5s() async throws {
+    /// The MD5s computed for planning (sets with images to compare with), on every core at once:
+    /// the files' MD5s and sizes, in the order given.
+    @Test func checksumsForPlanningAreTheFilesMD5s() async throws {
         try await withTemporaryDirectory { folder in
             var files: [AppStoreMediaFile] = []
             for n in 1...5 {
                 let path = folder.path + "/\(n).png"
-                try Self.png(1290, 2796, seed: "digest \(n)", padding: n * 300_000).write(to: URL(fileURLWithPath: path))
+                let data = Self.png(1290, 2796, seed: "digest \(n)", padding: n * 300_000)
+                try data.write(to: URL(fileURLWithPath: path))
                 files.append(try AppStoreMediaFolder.mediaFileSize(path))
+                #expect(try AppStoreMediaFolder.mediaFile(path).checksum == Self.md5(data))
             }
             #expect(files.allSatisfy { $0.checksum == nil }, "the folder read leaves the MD5 for later")
-            files[2].checksum = "given"
-            let digests = AppStoreMediaDigests(files)
-            for (index, file) in files.enumerated() {
-                let expected = index == 2 ? "given" : try AppStoreMediaFolder.mediaFile(file.path).checksum
-                #expect(try await digests.checksum(index) == expected)
-            }
-            let hashed = try AppStoreMediaFolder.withChecksums(files.map { file in AppStoreMediaFile(path: file.path, fileName: file.fileName, size: file.size) })
+            let hashed = try AppStoreMediaFolder.withChecksums(files)
             #expect(try hashed.map(\.checksum) == files.map { try AppStoreMediaFolder.mediaFile($0.path).checksum }, "computed for planning, the same")
             #expect(hashed.map(\.size) == files.map(\.size))
         }

@@ -28,8 +28,48 @@ struct AppStoreMediaFile: Sendable, Equatable {
     var fileName: String
     var size: Int64
     /// Nil until it is needed: computed before planning only for sets that have images to compare
-    /// with, otherwise while the file uploads (`AppStoreMediaDigests`).
+    /// with, otherwise beside the uploads (`AppStoreMediaDigests`).
     var checksum: String?
+    /// The file's metadata when its size (or MD5) was read: a write since changes it.
+    var stamp: FileStamp?
+}
+
+/// What a file's metadata says of its contents: device, inode, size, and the modification and
+/// change times. The kernel sets the change time on every write, truncation or rename, and no
+/// call sets it back, so a file written to since has another stamp.
+struct FileStamp: Sendable, Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: [Int]
+    var changed: [Int]
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if os(Linux)
+        modified = [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+        changed = [Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)]
+        #else
+        modified = [Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec)]
+        changed = [Int(info.st_ctimespec.tv_sec), Int(info.st_ctimespec.tv_nsec)]
+        #endif
+    }
+
+    /// The stamp of the file at `path`; nil when it cannot be read.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The stamp of an open file; nil when it cannot be read.
+    init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
+    }
 }
 
 /// Screenshots or app previews in fastlane `deliver`'s layout, per locale and display type, in file-name order.
@@ -127,7 +167,8 @@ struct AppStoreMediaFolder: Sendable, Equatable {
         guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
             throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
         }
-        return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: Int64(info.st_size), checksum: nil)
+        return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: Int64(info.st_size), checksum: nil,
+                                 stamp: FileStamp(info))
     }
 
     /// `mediaFile` of every path, computed concurrently (as many at once as the machine has
@@ -211,6 +252,7 @@ struct AppStoreMediaFolder: Sendable, Equatable {
             throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
         }
         defer { close(descriptor) }
+        let stamp = FileStamp(descriptor: descriptor)
         var md5 = Insecure.MD5()
         var size: Int64 = 0
         // One 256 KiB buffer per file, read into again and again: no allocation per chunk.
@@ -227,8 +269,12 @@ struct AppStoreMediaFolder: Sendable, Equatable {
             md5.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             size += Int64(count)
         }
+        // Written to while it was read: the MD5 is of no one version of the file.
+        guard FileStamp(descriptor: descriptor) == stamp else {
+            throw ShiplaneError("\(path) changed while it was read", suggestion: "run again once nothing writes to the folder")
+        }
         let checksum = md5.finalize().map { String(format: "%02x", $0) }.joined()
-        return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: size, checksum: checksum)
+        return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: size, checksum: checksum, stamp: stamp)
     }
 
     /// The preview types of Apple's description (`PreviewType`).

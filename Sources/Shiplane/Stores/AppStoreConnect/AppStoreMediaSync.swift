@@ -163,68 +163,84 @@ struct AppStoreMediaSync: Sendable {
         let handles = try step.record(zip(uploads, effects).map { upload, effect in
             (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
         })
-        // The MD5s not computed for planning: in upload order on threads of their own at the
-        // lowest priority, ahead of the uploads; each commit waits for its file's. On a link
-        // slower than the disk they are done before the parts; on a few busy cores the uploads
-        // take the cores first.
+        // Three stages hand each file on, so that no API round trip leaves an upload slot idle:
+        // `concurrency` tasks reserve files ahead (at most `concurrency` reserved and waiting);
+        // `concurrency` uploaders each send one file's bytes after another, taking the next
+        // reserved file the moment theirs is in (no task to wake, no slot to pass on); and
+        // `concurrency` tasks commit the files sent, each once its MD5 is computed
+        // (`AppStoreMediaDigests`) and the file is checked unchanged since it was read. Tasks are
+        // few on purpose: each may get a thread of the lane's pool.
+        struct Reserved: Sendable { var number: Int; var itemID: String; var operations: UploadOperations; var commitExtra: [String: String] }
+        struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
+        let reserved = HandOver<Reserved>(capacity: concurrency), sent = HandOver<Sent>(capacity: Int.max)
         let digests = AppStoreMediaDigests(uploads.map(\.file))
         defer { digests.cancel() }
-        // `concurrency` files' bytes go up at once; the reserve and commit calls of the next files
-        // run beside them, so the API's round trips do not leave an upload slot idle.
-        // Two stages, so that a file waiting for its MD5 to commit holds no upload task: 2 ×
-        // `concurrency` tasks reserve and send bytes (`concurrency` of them sending at once) and
-        // hand each file over once its bytes are in; `concurrency` tasks commit them as their MD5s
-        // come. Tasks are few on purpose: each may get a thread of the lane's pool.
-        struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
-        let slots = UploadSlots(concurrency)
-        let (sent, handOver) = AsyncStream<Sent>.makeStream()
-        async let committing = Self.commitAll(sent, limit: concurrency) { done in
+        async let reserving: [any Error] = {
+            defer { reserved.finish() }
+            do {
+                _ = try await performConcurrently(Array(uploads.enumerated()), limit: concurrency, what: "screenshot and app preview reservations") { number, upload in
+                    let file = upload.file
+                    // An app preview says what video it is and which frame is its still, as Apple's description offers.
+                    var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
+                    if upload.kind == .previews {
+                        reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
+                        if let timeCode {
+                            reserveExtra["previewFrameTimeCode"] = timeCode
+                            commitExtra["previewFrameTimeCode"] = timeCode
+                        }
+                    }
+                    let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
+                    var done = effects[number]
+                    done.id = item.id
+                    step.doneLater(handles[number], done)
+                    let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
+                                                          what: "the \(upload.kind.noun) \(file.fileName)")
+                    await reserved.put(Reserved(number: number, itemID: item.id, operations: operations, commitExtra: commitExtra))
+                }
+                return []
+            } catch let error as AggregateError {
+                return error.underlyingErrors
+            } catch {
+                return [error]
+            }
+        }()
+        async let sending = reserved.drain(workers: concurrency) { job in
+            // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
+            // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
+            // against 62–64 MB with 1 MiB reads, the upload as fast).
+            // `concurrency` connections for as many uploaders: each takes one back for its next file.
+            try await job.operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10, connections: concurrency) { _ in }
+            await sent.put(Sent(number: job.number, itemID: job.itemID, commitExtra: job.commitExtra))
+        }
+        async let committing = sent.drain(workers: concurrency) { done in
             let upload = uploads[done.number]
-            let checksum = try await digests.checksum(done.number)
-            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: checksum, fileName: upload.file.fileName, extra: done.commitExtra)
+            let (checksum, hashed) = try await digests.checksum(done.number)
+            try Self.checkUnchanged(upload.file, hashed: hashed, label: upload.label, kind: upload.kind)
+            let committed = try await media.commit(upload.kind, id: done.itemID, checksum: checksum, fileName: upload.file.fileName,
+                                                   extra: done.commitExtra)
             if committed.attributes?.state?.state == "FAILED" {
                 throw Self.failed(upload.kind, upload.file.fileName, upload.label, committed.attributes?.state)
             }
             step.log("\(upload.kind.noun)s \(upload.label): uploaded \(upload.file.fileName)")
             return (plan: upload.plan, fileName: upload.file.fileName, id: done.itemID, handle: handles[done.number])
         }
-        let uploading: Result<Void, any Error>
-        do {
-            _ = try await performConcurrently(Array(uploads.enumerated()), limit: 2 * concurrency, what: "screenshot and app preview uploads") { number, upload in
-                let file = upload.file
-                // An app preview says what video it is and which frame is its still, as Apple's description offers.
-                var reserveExtra: [String: String] = [:], commitExtra: [String: String] = [:]
-                if upload.kind == .previews {
-                    reserveExtra["mimeType"] = AppStoreMediaFolder.previewMimeType(fileName: file.fileName)
-                    if let timeCode {
-                        reserveExtra["previewFrameTimeCode"] = timeCode
-                        commitExtra["previewFrameTimeCode"] = timeCode
-                    }
-                }
-                let item = try await media.reserve(upload.kind, setID: upload.setID, fileName: file.fileName, fileSize: file.size, extra: reserveExtra)
-                var done = effects[number]
-                done.id = item.id
-                step.doneLater(handles[number], done)
-                let operations = try UploadOperations(item.attributes?.uploadOperations ?? [], file: file.path, fileSize: file.size, now: now(),
-                                                      what: "the \(upload.kind.noun) \(file.fileName)")
-                try await slots.holding {
-                    // 256 KiB reads: `concurrency` images of a few MiB each go up at once, and about two
-                    // chunks of each are in memory (Scripts/bench screenshots, 4 at once: peak 57 MB
-                    // against 62–64 MB with 1 MiB reads, the upload as fast).
-                    try await operations.perform(with: transport, concurrency: 1, timeout: 600, chunkSize: 256 << 10) { _ in }
-                }
-                handOver.yield(Sent(number: number, itemID: item.id, commitExtra: commitExtra))
+        let sendOutcomes = await sending
+        digests.uploadsDone()
+        sent.finish()
+        let commitOutcomes = await committing
+        // The reservations' failures first, then the uploads', then the commits'.
+        var failures = await reserving
+        var results: [(plan: Int, fileName: String, id: String, handle: EffectHandle?)] = []
+        for outcome in sendOutcomes { if case .failure(let error) = outcome { failures.append(error) } }
+        for outcome in commitOutcomes {
+            switch outcome {
+            case .success(let result): results.append(result)
+            case .failure(let error): failures.append(error)
             }
-            uploading = .success(())
-        } catch {
-            uploading = .failure(error)
         }
-        handOver.finish()
-        let commitOutcome: Result<[(plan: Int, fileName: String, id: String, handle: EffectHandle?)], any Error>
-        do { commitOutcome = .success(try await committing) } catch { commitOutcome = .failure(error) }
-        // The uploads' failures first (a file that never went up was never handed over to commit).
-        try uploading.get()
-        let results = try commitOutcome.get()
+        if !failures.isEmpty {
+            throw AggregateError("\(failures.count) of \(uploads.count) screenshot and app preview uploads failed", errors: failures)
+        }
         for index in plans.indices where plans[index].changes {
             let plan = plans[index]
             guard let setID = plan.setID else { continue }
@@ -284,35 +300,17 @@ struct AppStoreMediaSync: Sendable {
         }
     }
 
-    /// Runs `operation` on each value `stream` yields, at most `limit` at once, until it ends.
-    /// - Throws: `AggregateError` holding every failure, once the stream has ended and every operation is done.
-    static func commitAll<Output: Sendable, Value: Sendable>(_ stream: AsyncStream<Value>, limit: Int,
-                                                            _ operation: @escaping @Sendable (Value) async throws -> Output) async throws -> [Output] {
-        let outcomes = await withTaskGroup(of: Result<Output, any Error>.self) { group in
-            var outcomes: [Result<Output, any Error>] = []
-            var running = 0
-            for await value in stream {
-                if running >= max(1, limit), let outcome = await group.next() {
-                    outcomes.append(outcome)
-                    running -= 1
-                }
-                group.addTask {
-                    do { return .success(try await operation(value)) } catch { return .failure(error) }
-                }
-                running += 1
-            }
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
-        }
-        var outputs: [Output] = [], failures: [any Error] = []
-        for outcome in outcomes {
-            switch outcome {
-            case .success(let output): outputs.append(output)
-            case .failure(let error): failures.append(error)
-            }
-        }
-        if !failures.isEmpty { throw AggregateError("\(failures.count) of \(outcomes.count) screenshot and app preview commits failed", errors: failures) }
-        return outputs
+    /// The file as it was read for its size (or hashed to plan), as hashed, and as it is now once
+    /// its bytes are sent and hashed, must be the same file unchanged (the kernel sets its change
+    /// time on every write): then the MD5 is of the bytes that went up. Otherwise committing
+    /// would put up what the plan did not compare, or a checksum of other bytes.
+    /// - Throws: `ShiplaneError` naming the file, when it was written to since.
+    static func checkUnchanged(_ file: AppStoreMediaFile, hashed: FileStamp?, label: String, kind: AppStoreMediaKind) throws {
+        guard let expected = file.stamp else { return }
+        let now = FileStamp(path: file.path)
+        guard now != expected || (hashed != nil && hashed != expected) else { return }
+        throw ShiplaneError("\(file.path) changed while this run uploaded it (the \(label) \(kind.noun)s): its checksum would not be of the bytes that went up",
+                            suggestion: "run again once nothing writes to the folder: the run compares the sets anew (rollback deletes the upload)")
     }
 
     static func failed(_ kind: AppStoreMediaKind, _ fileName: String, _ label: String, _ state: ASCDeliveryState?) -> StoreProcessingError {
@@ -322,49 +320,121 @@ struct AppStoreMediaSync: Sendable {
     }
 }
 
-/// At most `width` uploads sending bytes at once (a counting semaphore for tasks).
-actor UploadSlots {
-    private var free: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+/// A hand-over of values between tasks: `put` waits while `capacity` values are waiting already,
+/// `take` waits for a value (nil once `finish` was called and none is left). A value ready when
+/// asked for is taken without suspending: an uploader that has just sent a file starts the next
+/// one on the thread it is on.
+final class HandOver<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every field but `capacity` is only touched under `lock`.
+    private let lock = NSLock()
+    private let capacity: Int
+    private var values: [Value] = []
+    private var takers: [CheckedContinuation<Value?, Never>] = []
+    private var putters: [(value: Value, continuation: CheckedContinuation<Void, Never>)] = []
+    private var finished = false
 
-    init(_ width: Int) { free = max(1, width) }
+    init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// Waits for a free slot and takes it.
-    func acquire() async {
-        if free > 0 {
-            free -= 1
-            return
+    /// Hands `value` to a waiting taker, or keeps it; waits while `capacity` values are kept.
+    func put(_ value: Value) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            var taker: CheckedContinuation<Value?, Never>?
+            let kept: Bool = lock.withLock {
+                if !takers.isEmpty {
+                    taker = takers.removeFirst()
+                    return true
+                }
+                if values.count < capacity {
+                    values.append(value)
+                    return true
+                }
+                putters.append((value, continuation))
+                return false
+            }
+            taker?.resume(returning: value)
+            if kept { continuation.resume() }
         }
-        await withCheckedContinuation { waiting.append($0) }
     }
 
-    /// Gives the slot to the next waiting upload, or frees it.
-    func release() {
-        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    /// The next value, waiting for one; nil once finished and empty.
+    func take() async -> Value? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
+            var putter: CheckedContinuation<Void, Never>?
+            let taken: Value?? = lock.withLock {
+                if !values.isEmpty {
+                    let value = values.removeFirst()
+                    if !putters.isEmpty {
+                        let next = putters.removeFirst()
+                        values.append(next.value)
+                        putter = next.continuation
+                    }
+                    return .some(value)
+                }
+                if finished { return .some(nil) }
+                takers.append(continuation)
+                return nil
+            }
+            putter?.resume()
+            if let taken { continuation.resume(returning: taken) }
+        }
     }
 
-    /// Runs `body` holding a slot, released however it ends.
-    nonisolated func holding<T>(_ body: () async throws -> T) async throws -> T {
-        await acquire()
-        do {
-            let value = try await body()
-            await release()
-            return value
-        } catch {
-            await release()
-            throw error
+    /// No more values come: waiting takers get nil, and so do later ones once the kept values are taken.
+    func finish() {
+        let waiting: [CheckedContinuation<Value?, Never>] = lock.withLock {
+            finished = true
+            defer { takers = [] }
+            return takers
+        }
+        for taker in waiting { taker.resume(returning: nil) }
+    }
+
+    /// Runs `workers` tasks that each take values and run `operation` on them, one after
+    /// another, until the hand-over is finished and empty; every outcome, in no set order.
+    func drain<Output: Sendable>(workers: Int, _ operation: @escaping @Sendable (Value) async throws -> Output) async -> [Result<Output, any Error>] {
+        await withTaskGroup(of: [Result<Output, any Error>].self) { group in
+            for _ in 0..<max(1, workers) {
+                group.addTask {
+                    var outcomes: [Result<Output, any Error>] = []
+                    while let value = await self.take() {
+                        do { outcomes.append(.success(try await operation(value))) } catch { outcomes.append(.failure(error)) }
+                    }
+                    return outcomes
+                }
+            }
+            var all: [Result<Output, any Error>] = []
+            for await outcomes in group { all += outcomes }
+            return all
         }
     }
 }
 
-/// The MD5s of the files a run uploads that planning did not need: computed in upload order on
-/// threads of their own (one per core, at the lowest priority, off the cooperative pool), each
-/// file once; a file whose MD5 is known already is ready at once.
+/// The MD5s of the files a run uploads that planning did not need, computed from a second read of
+/// each file on threads of their own (off the cooperative pool), in upload order, each file once;
+/// a file whose MD5 is known already is ready at once.
+///
+/// While the uploads run, the threads run at the idle scheduling policy: on a machine whose cores
+/// are the limit (a 2-core runner, a fast link) the bytes go up first and the hashing takes what
+/// is left. Hashing from the bytes as they are sent (one read, but every MD5 inside the upload)
+/// measured 36% of curl's upload throughput on a quiet 2-core machine, against 68–85% (median
+/// 77%) this way (`Scripts/bench screenshots`, bench/results.md, 2026-11-26). Once the uploads
+/// are done (`uploadsDone`), nothing waits on the cores but the digests: the idle threads drop
+/// the file each is on, and threads at the normal policy hash it and the rest, so a busy machine
+/// (another build on every core) cannot starve them; at the idle policy alone a run took a
+/// minute there instead of a second.
 final class AppStoreMediaDigests: @unchecked Sendable {
-    // @unchecked: `next` is only touched under `lock`; `digests` never changes after init.
+    // @unchecked: `next`, `active`, `boosted`, `left` and `stamps` are only touched under `lock`;
+    // `digests` and `pending` never change after init.
     private let lock = NSLock()
     private var next = 0
+    /// Places in `pending` an idle thread is hashing.
+    private var active: Set<Int> = []
+    private var boosted = false
+    /// After `uploadsDone`: the places the normal-priority threads hash.
+    private var left: [Int] = []
+    private var stamps: [Int: FileStamp] = [:]
     private let digests: [BackgroundDigest]
+    private let pending: [(index: Int, path: String)]
 
     init(_ files: [AppStoreMediaFile]) {
         digests = files.map { _ in BackgroundDigest() }
@@ -372,19 +442,33 @@ final class AppStoreMediaDigests: @unchecked Sendable {
         for (index, file) in files.enumerated() {
             if let checksum = file.checksum { digests[index].finish(.success(checksum)) } else { pending.append((index, file.path)) }
         }
+        self.pending = pending
         guard !pending.isEmpty else { return }
-        let queue = pending
-        for _ in 0..<min(queue.count, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+        start(threads: min(pending.count, Self.cores), idle: true)
+    }
+
+    private static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    private func start(threads: Int, idle: Bool) {
+        for _ in 0..<threads {
             let thread = Thread { [self] in
-                FileDigest.yieldToOtherThreads()
-                while let (index, path) = take(queue) {
+                if idle { Self.runWhenIdle() }
+                while let slot = idle ? takeIdle() : takeLeft() {
+                    let (index, path) = pending[slot]
                     let digest = digests[index]
-                    digest.finish(Result {
-                        guard let checksum = try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled }).checksum else {
+                    do {
+                        let file = try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled || (idle && self.isBoosted) })
+                        guard let checksum = file.checksum else {
                             throw ShiplaneError("the MD5 of \(path) was not computed", suggestion: "run again")
                         }
-                        return checksum
-                    })
+                        lock.withLock { stamps[index] = file.stamp }
+                        digest.finish(.success(checksum))
+                    } catch is CancellationError where idle && !digest.isCancelled {
+                        // The uploads are done: a thread at the normal policy has the file.
+                    } catch {
+                        digest.finish(.failure(error))
+                    }
+                    if idle { lock.withLock { _ = active.remove(slot) } }
                 }
             }
             thread.name = "shiplane-md5"
@@ -392,17 +476,61 @@ final class AppStoreMediaDigests: @unchecked Sendable {
         }
     }
 
-    private func take(_ pending: [(index: Int, path: String)]) -> (Int, String)? {
+    private var isBoosted: Bool { lock.withLock { boosted } }
+
+    /// The next file for an idle thread (its place in `pending`); nil once the uploads are done.
+    private func takeIdle() -> Int? {
         lock.withLock {
-            guard next < pending.count else { return nil }
+            guard !boosted, next < pending.count else { return nil }
             defer { next += 1 }
-            return pending[next]
+            active.insert(next)
+            return next
         }
     }
 
-    /// The MD5 of the `index`th file, once computed.
+    /// The next file for a normal-priority thread, passing over those hashed meanwhile.
+    private func takeLeft() -> Int? {
+        lock.withLock {
+            while !left.isEmpty {
+                let slot = left.removeFirst()
+                if stamps[pending[slot].index] == nil { return slot }
+            }
+            return nil
+        }
+    }
+
+    /// Gives the calling thread the idle scheduling policy (Linux's `SCHED_IDLE`): it runs only
+    /// when nothing else wants the core; elsewhere the lowest priority.
+    static func runWhenIdle() {
+        #if os(Linux)
+        var parameters = sched_param()
+        // 5 is SCHED_IDLE, which Glibc's module does not export; with pid 0 the call sets the calling thread's policy.
+        if sched_setscheduler(0, 5, &parameters) != 0 { FileDigest.yieldToOtherThreads() }
+        #else
+        FileDigest.yieldToOtherThreads()
+        #endif
+    }
+
+    /// The uploads are done: what is left, and the files the idle threads are on (they drop
+    /// them), is hashed at the normal policy.
+    func uploadsDone() {
+        let count: Int = lock.withLock {
+            guard !boosted else { return 0 }
+            boosted = true
+            left = active.sorted() + Array(next..<pending.count)
+            next = pending.count
+            return left.count
+        }
+        if count > 0 { start(threads: min(count, Self.cores), idle: false) }
+    }
+
+    /// The MD5 of the `index`th file, once computed, and the file's stamp when it was read (nil
+    /// for an MD5 given at init).
     /// - Throws: when the file could not be read, or `CancellationError` after `cancel()`.
-    func checksum(_ index: Int) async throws -> String { try await digests[index].value }
+    func checksum(_ index: Int) async throws -> (checksum: String, stamp: FileStamp?) {
+        let checksum = try await digests[index].value
+        return (checksum, lock.withLock { stamps[index] })
+    }
 
     /// Stops the threads after the file each is reading (the run failed, or is done).
     func cancel() { for digest in digests { digest.cancel() } }

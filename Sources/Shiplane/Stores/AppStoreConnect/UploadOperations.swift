@@ -55,25 +55,44 @@ struct UploadOperations: Sendable {
     /// Sends every part, `concurrency` at a time, read from disk `chunkSize` bytes at a time (nil:
     /// the transport's 1 MiB); all failures are reported together.
     /// - Throws: `AggregateError` holding each part's failure.
-    func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil,
+    /// `connections`: the most connections the upload pool keeps to a host (nil: AsyncHTTPClient's 8).
+    func perform(with transport: HTTPTransport, concurrency: Int, timeout: Double, chunkSize: Int? = nil, connections: Int? = nil,
                  onPartDone: @escaping @Sendable (Int64) -> Void) async throws {
-        let file = self.file
-        _ = try await performConcurrently(Array(operations.enumerated()), limit: concurrency, what: "upload parts") { index, operation in
-            // Content-Length comes from the streamed body; every other header is Apple's, as given.
-            let headers = (operation.requestHeaders ?? [])
-                .filter { $0.name.lowercased() != "content-length" }
-                .map { (name: $0.name, value: $0.value) }
-            var request = HTTPRequest(
-                method: HTTPRequestMethod(rawValue: operation.method.uppercased()) ?? .put, url: operation.url, headers: headers,
-                body: .fileSlice(path: file, offset: operation.offset, length: operation.length), timeout: timeout)
-            request.fileChunkSize = chunkSize
-            let response = try await transport.send(request)
-            guard response.isSuccess else {
-                throw StoreAPIError(service: "App Store Connect's upload service",
-                                    operation: "take part \(operation.partNumber ?? index + 1) (bytes \(operation.offset)..<\(operation.offset + operation.length))",
-                                    status: response.status, details: [transport.redactor.redact(response.bodySnippet())].filter { !$0.isEmpty })
+        if operations.count == 1, let operation = operations.first {
+            // One part (a screenshot): sent from this task, with no task group to start.
+            do {
+                try await send(operation, number: 1, with: transport, timeout: timeout, chunkSize: chunkSize, connections: connections)
+            } catch {
+                throw AggregateError("1 of 1 upload parts failed", errors: [error])
             }
             onPartDone(operation.length)
+            return
+        }
+        _ = try await performConcurrently(Array(operations.enumerated()), limit: concurrency, what: "upload parts") { index, operation in
+            try await send(operation, number: index + 1, with: transport, timeout: timeout, chunkSize: chunkSize, connections: connections)
+            onPartDone(operation.length)
+        }
+    }
+
+    /// Sends one part; `number` names it in errors when Apple gives no part number.
+    private func send(_ operation: ASCUploadOperation, number: Int, with transport: HTTPTransport, timeout: Double, chunkSize: Int?,
+                      connections: Int?) async throws {
+        // Content-Length comes from the streamed body; every other header is Apple's, as given.
+        let headers = (operation.requestHeaders ?? [])
+            .filter { $0.name.lowercased() != "content-length" }
+            .map { (name: $0.name, value: $0.value) }
+        var request = HTTPRequest(
+            method: HTTPRequestMethod(rawValue: operation.method.uppercased()) ?? .put, url: operation.url, headers: headers,
+            body: .fileSlice(path: file, offset: operation.offset, length: operation.length), timeout: timeout)
+        request.fileChunkSize = chunkSize
+        // Parts keep warm connections of their own: the next part never waits behind an API call.
+        request.connectionPool = "upload-parts"
+        request.maxConnections = connections
+        let response = try await transport.send(request)
+        guard response.isSuccess else {
+            throw StoreAPIError(service: "App Store Connect's upload service",
+                                operation: "take part \(operation.partNumber ?? number) (bytes \(operation.offset)..<\(operation.offset + operation.length))",
+                                status: response.status, details: [transport.redactor.redact(response.bodySnippet())].filter { !$0.isEmpty })
         }
     }
 
