@@ -119,7 +119,7 @@ package struct CommandFailed: ReportableError {
 package func formatSeconds(_ seconds: TimeInterval) -> String {
     // Not `String(format:)`: its C variadic arguments are cast at run time, and the first such
     // cast scans every protocol conformance of the program (a summary line of every run).
-    if seconds.isNaN || seconds < 0 { return "0.00 s" }
+    guard seconds.isFinite, seconds >= 0 else { return "0.00 s" }
     if seconds < 10 {
         // Rounded as printf rounds: the exact binary value, halves to even (0.005 is a little
         // more than a half-hundredth, so 0.01; 2.675 a little less, so 2.67). `fma` compares with

@@ -128,11 +128,7 @@ package enum RuntimeSecrets {
         lock.withLock {
             let new = usable.filter { !registered.contains($0) }
             registered = Array(Set(registered + usable)).sorted { $0.utf8.count > $1.utf8.count }
-            if channel >= 0, !new.isEmpty {
-                // One base64 line per value: a secret may hold any byte, a newline included.
-                let lines = new.map { Data($0.utf8).base64EncodedString() + "\n" }.joined()
-                _ = writeAll(Array(lines.utf8), to: channel)
-            }
+            if channel >= 0, !new.isEmpty { _ = writeAll(channelLines(new), to: channel) }
         }
     }
 
@@ -141,15 +137,20 @@ package enum RuntimeSecrets {
     package static func forward(to descriptor: Int32) {
         lock.withLock {
             channel = descriptor
-            // A plain loop: `joined()` looks its element's conformances up at run time, which
-            // costs a scan of all of them on the start of every lane (usually with nothing to send).
-            var lines: [UInt8] = []
-            for value in registered {
-                lines += Array(Data(value.utf8).base64EncodedString().utf8)
-                lines.append(UInt8(ascii: "\n"))
-            }
-            if !lines.isEmpty { _ = writeAll(lines, to: descriptor) }
+            if !registered.isEmpty { _ = writeAll(channelLines(registered), to: descriptor) }
         }
+    }
+
+    /// `values` as the secret channel carries them: one base64 line per value (a secret may hold
+    /// any byte, a newline included). A plain loop: `joined()` looks its element's conformances
+    /// up at run time, a scan of all of them on the start of every lane.
+    private static func channelLines(_ values: [String]) -> [UInt8] {
+        var lines: [UInt8] = []
+        for value in values {
+            lines += Array(Data(value.utf8).base64EncodedString().utf8)
+            lines.append(UInt8(ascii: "\n"))
+        }
+        return lines
     }
 
     /// Registers the values in complete base64 lines read from a secret channel; returns the

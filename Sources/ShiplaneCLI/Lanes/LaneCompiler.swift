@@ -325,8 +325,7 @@ struct LaneCompiler {
     /// `clang` (`-print-file-name`, as GCC's own folder varies with its version); nil when it has
     /// none (the lane program then loads `libstdc++.so`, as Swift programs do by default).
     static func staticCxxRuntime(swiftc: String, environment: [String: String]) -> String? {
-        guard let resolved = resolvedPath(swiftc) else { return nil }
-        let clang = (resolved as NSString).deletingLastPathComponent + "/clang"
+        let clang = Toolchain.compilerFolder(of: swiftc) + "/clang"
         guard FileManager.default.isExecutableFile(atPath: clang),
               let asked = try? run(clang, arguments: ["-print-file-name=libstdc++.a"], environment: environment, workingDirectory: nil, errorsToo: false, stoppingWhen: { false }),
               asked.status == 0 else { return nil }

@@ -96,9 +96,9 @@ struct LaneSupervisor {
         close(errPipe.write)
         channel.started(sharing: shared)
         // One thread relays both streams (a thread less to start on every lane's start).
-        let relays = [OutputRelay(streams: [(outPipe.read, 1), (errPipe.read, 2)], redactor: redactor, secrets: channel)]
+        let relay = OutputRelay(streams: [(outPipe.read, 1), (errPipe.read, 2)], redactor: redactor, secrets: channel)
         defer {
-            relays.forEach { $0.finish() }
+            relay.finish()
             channel.finish()
         }
         guard let child = spawned else {
@@ -125,7 +125,7 @@ struct LaneSupervisor {
         // Killed, the lane program could not stop the commands it had started: they are stopped
         // here, before the run is settled (and before their output ends the relays).
         if case .signaled = ending { OrphanedCommands.stop() }
-        relays.forEach { $0.finish() }
+        relay.finish()
         if ending == .signaled(SIGKILL), let interrupt { return (.killedAfterGrace(interrupt), child.pid) }
         switch ending {
         case .exited(let code): return (.exited(code), child.pid)

@@ -37,8 +37,7 @@ struct Toolchain {
             return ["-L", libraryFolder, "-lShiplaneKit", "-Xlinker", "-rpath", "-Xlinker", libraryFolder]
         }
         var arguments = ["-static-stdlib", "-Xlinker", "-no-pie", "-L", staticFolder, libraryFile]
-        let compilerFolder = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent().path
-        if FileManager.default.isExecutableFile(atPath: compilerFolder + "/ld.lld") {
+        if FileManager.default.isExecutableFile(atPath: Self.compilerFolder(of: swiftc) + "/ld.lld") {
             arguments.append("-use-ld=lld")
         }
         return arguments
@@ -49,14 +48,19 @@ struct Toolchain {
     /// - Throws: `EnvironmentProblem` naming what is missing, before any compile starts.
     func checkStaticRuntime() throws {
         guard linksStatically else { return }
-        let compilerFolder = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent()
-        let runtime = compilerFolder.deletingLastPathComponent().appendingPathComponent("lib/swift_static/linux/static-stdlib-args.lnk").path
+        let runtime = (Self.compilerFolder(of: swiftc) as NSString).deletingLastPathComponent + "/lib/swift_static/linux/static-stdlib-args.lnk"
         guard FileManager.default.fileExists(atPath: runtime) else {
             throw EnvironmentProblem(
                 "the Swift toolchain of \(swiftc) has no static Swift runtime (\(runtime) is missing), which lanes link against in this bundle",
                 suggestion: "use a toolchain from swift.org or a swift Docker image (they include usr/lib/swift_static), or build Shiplane from source with Scripts/install"
             )
         }
+    }
+
+    /// The folder of the compiler's real executable (`swiftc` is usually a link to
+    /// `swift-driver`), where its `clang` and `ld.lld` are, with `lib/` one level up.
+    static func compilerFolder(of swiftc: String) -> String {
+        ((resolvedPath(swiftc) ?? swiftc) as NSString).deletingLastPathComponent
     }
 
     /// The files in `moduleFolder` that name the lane API's build: a lane compiled against other

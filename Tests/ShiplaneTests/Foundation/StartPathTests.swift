@@ -19,6 +19,8 @@ struct StartPathTests {
         }
         #expect(formatSeconds(60) == "1 min 0 s")
         #expect(formatSeconds(125.4) == "2 min 5 s")
+        // Never a duration, but no crash either.
+        #expect(formatSeconds(.infinity) == "0.00 s" && formatSeconds(.nan) == "0.00 s" && formatSeconds(-1) == "0.00 s")
     }
 
     /// The lock file's holder, written by hand, reads back as the record that began the run (to

@@ -113,7 +113,7 @@ package final class RunStore: @unchecked Sendable {
 
     /// The run the lock file says holds the lock, if it says.
     private func holderOfLock() -> RunRecord? {
-        guard let data = FileManager.default.contents(atPath: lockPath), !data.isEmpty else { return nil }
+        guard let data = readWholeFile(lockPath), !data.isEmpty else { return nil }
         return try? Self.decoder.decode(RunRecord.self, from: data)
     }
 
