@@ -35,10 +35,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "Git", dependencies: ["CLibgit2"]),
+        // C helpers: MD5 of eight files at once (AVX2) for the App Store's checksums, and reads that never wait for the disk.
+        .target(name: "CShiplane"),
         .target(
             name: "Shiplane",
             dependencies: [
-                "Git", "CZlib",
+                "Git", "CZlib", "CShiplane",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -59,7 +61,7 @@ let package = Package(
         .testTarget(
             name: "ShiplaneTests",
             dependencies: [
-                "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git",
+                "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git", "CShiplane",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

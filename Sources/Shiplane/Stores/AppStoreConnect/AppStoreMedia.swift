@@ -1,4 +1,3 @@
-internal import Crypto
 import Foundation
 
 /// Screenshots or app previews: the names App Store Connect gives the one or the other.
@@ -171,19 +170,30 @@ struct AppStoreMediaFolder: Sendable, Equatable {
                                  stamp: FileStamp(info))
     }
 
-    /// `mediaFile` of every path, computed concurrently (as many at once as the machine has
-    /// cores), in the order given.
+    /// `mediaFile` of every path, in the order given: a thread per core, each hashing several
+    /// files at once (`FileMD5Lanes`).
     static func mediaFiles(_ paths: [String]) -> [Result<AppStoreMediaFile, any Error>] {
         final class Results: @unchecked Sendable {
-            // @unchecked: `values` is only touched under `lock`.
+            // @unchecked: `values` and `next` are only touched under `lock`.
             let lock = NSLock()
             var values: [Result<AppStoreMediaFile, any Error>]
+            var next = 0
             init(count: Int) { values = Array(repeating: .failure(ShiplaneError("not read")), count: count) }
         }
         let results = Results(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            let result = Result { try mediaFile(paths[index]) }
-            results.lock.withLock { results.values[index] = result }
+        let threads = min(paths.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        guard threads > 0 else { return [] }
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            FileMD5Lanes.hash(next: {
+                results.lock.withLock {
+                    guard results.next < paths.count else { return nil }
+                    defer { results.next += 1 }
+                    return (results.next, paths[results.next])
+                }
+            }, isCancelled: { _ in false }, done: { index, outcome in
+                let file = outcome.map { mediaFile(paths[index], $0) }
+                results.lock.withLock { results.values[index] = file }
+            })
         }
         return results.values
     }
@@ -245,36 +255,20 @@ struct AppStoreMediaFolder: Sendable, Equatable {
         a.compare(b, options: [.numeric]) == .orderedAscending
     }
 
-    /// The file's size and MD5, read in chunks; `isCancelled` stops it early (`CancellationError`).
+    /// The file's size and MD5 (`FileMD5Lanes`); `isCancelled` stops it early (`CancellationError`).
     static func mediaFile(_ path: String, isCancelled: () -> Bool = { false }) throws -> AppStoreMediaFile {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
-        }
-        defer { close(descriptor) }
-        let stamp = FileStamp(descriptor: descriptor)
-        var md5 = Insecure.MD5()
-        var size: Int64 = 0
-        // One 256 KiB buffer per file, read into again and again: no allocation per chunk.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            if isCancelled() { throw CancellationError() }
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ShiplaneError("\(path) cannot be read: \(String(cString: strerror(errno)))", suggestion: "check its permissions")
-            }
-            if count == 0 { break }
-            md5.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            size += Int64(count)
-        }
-        // Written to while it was read: the MD5 is of no one version of the file.
-        guard FileStamp(descriptor: descriptor) == stamp else {
-            throw ShiplaneError("\(path) changed while it was read", suggestion: "run again once nothing writes to the folder")
-        }
-        let checksum = md5.finalize().map { String(format: "%02x", $0) }.joined()
-        return AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: size, checksum: checksum, stamp: stamp)
+        var given = false
+        var outcome: Result<HashedFile, any Error> = .failure(CancellationError())
+        FileMD5Lanes.hash(next: {
+            defer { given = true }
+            return given ? nil : (0, path)
+        }, isCancelled: { _ in isCancelled() }, done: { _, result in outcome = result })
+        return mediaFile(path, try outcome.get())
+    }
+
+    static func mediaFile(_ path: String, _ hashed: HashedFile) -> AppStoreMediaFile {
+        AppStoreMediaFile(path: path, fileName: (path as NSString).lastPathComponent, size: hashed.size, checksum: hashed.checksum,
+                          stamp: hashed.stamp)
     }
 
     /// The preview types of Apple's description (`PreviewType`).

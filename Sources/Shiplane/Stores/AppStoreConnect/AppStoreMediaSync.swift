@@ -453,23 +453,26 @@ final class AppStoreMediaDigests: @unchecked Sendable {
         for _ in 0..<threads {
             let thread = Thread { [self] in
                 if idle { Self.runWhenIdle() }
-                while let slot = idle ? takeIdle() : takeLeft() {
-                    let (index, path) = pending[slot]
+                FileMD5Lanes.hash(next: {
+                    guard let slot = idle ? takeIdle() : takeLeft() else { return nil }
+                    return (slot, pending[slot].path)
+                }, isCancelled: { slot in
+                    digests[pending[slot].index].isCancelled || (idle && self.isBoosted)
+                }, done: { slot, outcome in
+                    let index = pending[slot].index
                     let digest = digests[index]
-                    do {
-                        let file = try AppStoreMediaFolder.mediaFile(path, isCancelled: { digest.isCancelled || (idle && self.isBoosted) })
-                        guard let checksum = file.checksum else {
-                            throw ShiplaneError("the MD5 of \(path) was not computed", suggestion: "run again")
-                        }
-                        lock.withLock { stamps[index] = file.stamp }
-                        digest.finish(.success(checksum))
-                    } catch is CancellationError where idle && !digest.isCancelled {
+                    switch outcome {
+                    case .success(let hashed):
+                        lock.withLock { stamps[index] = hashed.stamp }
+                        digest.finish(.success(hashed.checksum))
+                    case .failure(is CancellationError) where idle && !digest.isCancelled:
                         // The uploads are done: a thread at the normal policy has the file.
-                    } catch {
+                        break
+                    case .failure(let error):
                         digest.finish(.failure(error))
                     }
                     if idle { lock.withLock { _ = active.remove(slot) } }
-                }
+                })
             }
             thread.name = "shiplane-md5"
             thread.start()

@@ -1,0 +1,30 @@
+#ifndef SHIPLANE_CSHIPLANE_H
+#define SHIPLANE_CSHIPLANE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+// C helpers of Shiplane: MD5 of eight files at once (MD5Lanes.c), and a file read that never
+// waits for the disk (CachedRead.c).
+
+/// 1 when this CPU and its operating system run the eight-lane kernel (x86-64 with AVX2 and
+/// the YMM state enabled), else 0.
+int shiplane_md5x8_available(void);
+
+/// MD5's compression of `blocks` 64-byte blocks of eight independent messages at once: lane i
+/// reads `blocks * 64` bytes from `data[i]` and updates `state[4 * i ... 4 * i + 3]` (A, B, C, D).
+/// Call it only when `shiplane_md5x8_available()` returned 1.
+void shiplane_md5x8_blocks(uint32_t state[32], const uint8_t *const data[8], size_t blocks);
+
+/// MD5's compression of `blocks` 64-byte blocks of one message into `state` (A, B, C, D).
+void shiplane_md5_blocks(uint32_t state[4], const uint8_t *data, size_t blocks);
+
+/// Reads up to `count` bytes of `descriptor` at `offset` only if they are in memory (Linux's
+/// `preadv2` with `RWF_NOWAIT`): the bytes read (0 at the end of the file), or -1 with errno
+/// EAGAIN when the read would wait for the disk, or another errno (EOPNOTSUPP, ENOSYS, EINVAL)
+/// where the file system or the system cannot tell; then read it with `pread` where waiting is
+/// allowed.
+ssize_t shiplane_pread_cached(int descriptor, void *buffer, size_t count, off_t offset);
+
+#endif
