@@ -35,7 +35,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "Git", dependencies: ["CLibgit2"]),
-        // C helpers: MD5 of eight files at once (AVX2) for the App Store's checksums, and reads that never wait for the disk.
+        // MD5 of eight files at once (AVX2), for the App Store's screenshot and preview checksums.
         .target(name: "CShiplane"),
         .target(
             name: "Shiplane",
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(
             name: "ShiplaneTests",
             dependencies: [
-                "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git", "CShiplane",
+                "Shiplane", "ShiplaneCLI", "ShiplaneTesting", "Git",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

@@ -3,10 +3,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
-// C helpers of Shiplane: MD5 of eight files at once (MD5Lanes.c), and a file read that never
-// waits for the disk (CachedRead.c).
+// C helpers of Shiplane: MD5 of eight files at once (MD5Lanes.c).
 
 /// 1 when this CPU and its operating system run the eight-lane kernel (x86-64 with AVX2 and
 /// the YMM state enabled), else 0.
@@ -19,12 +17,5 @@ void shiplane_md5x8_blocks(uint32_t state[32], const uint8_t *const data[8], siz
 
 /// MD5's compression of `blocks` 64-byte blocks of one message into `state` (A, B, C, D).
 void shiplane_md5_blocks(uint32_t state[4], const uint8_t *data, size_t blocks);
-
-/// Reads up to `count` bytes of `descriptor` at `offset` only if they are in memory (Linux's
-/// `preadv2` with `RWF_NOWAIT`): the bytes read (0 at the end of the file), or -1 with errno
-/// EAGAIN when the read would wait for the disk, or another errno (EOPNOTSUPP, ENOSYS, EINVAL)
-/// where the file system or the system cannot tell; then read it with `pread` where waiting is
-/// allowed.
-ssize_t shiplane_pread_cached(int descriptor, void *buffer, size_t count, off_t offset);
 
 #endif

@@ -39,91 +39,39 @@ public struct LiveHTTPClient: HTTPSending {
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
     public func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse {
         let client = client(for: request)
-        let chunkSize = request.fileChunkSize ?? 1 << 20
-        switch request.body {
-        case .none, .bytes:
-            break
-        case .file(let path):
-            let size = try HTTPTransport.regularFileSize(path)
-            onEvent(.streamingUpload(path: path, bytes: size))
-            return try await stream(request, FileChunkReader(path: path, expectedSize: size, chunkSize: chunkSize), client: client,
-                                    maxResponseBytes: maxResponseBytes)
-        case .fileSlice(let path, let offset, let length):
-            return try await stream(request, FileChunkReader(path: path, offset: offset, length: length, chunkSize: chunkSize), client: client,
-                                    maxResponseBytes: maxResponseBytes)
-        case let .wrappedFile(prefix, path, suffix):
-            let size = try HTTPTransport.regularFileSize(path)
-            onEvent(.streamingUpload(path: path, bytes: size))
-            return try await stream(request, FileChunkReader(path: path, expectedSize: size, chunkSize: chunkSize), prefix: prefix, suffix: suffix,
-                                    client: client, maxResponseBytes: maxResponseBytes)
-        }
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
-        if case .bytes(let bytes) = request.body { outgoing.body = .bytes(ByteBuffer(bytes: bytes)) }
-        let response = try await client.execute(outgoing, timeout: Self.timeout(of: request))
+        switch request.body {
+        case .none:
+            break
+        case .bytes(let bytes):
+            outgoing.body = .bytes(ByteBuffer(bytes: bytes))
+        case .file(let path):
+            let size = try HTTPTransport.regularFileSize(path)
+            onEvent(.streamingUpload(path: path, bytes: size))
+            outgoing.body = .stream(
+                FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                length: .known(size))
+        case .fileSlice(let path, let offset, let length):
+            outgoing.body = .stream(
+                FileChunkSequence(path: path, offset: offset, length: length, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                  eventLoops: Array(client.eventLoopGroup.makeIterator())),
+                length: .known(length))
+        case let .wrappedFile(prefix, path, suffix):
+            let size = try HTTPTransport.regularFileSize(path)
+            onEvent(.streamingUpload(path: path, bytes: size))
+            let file = FileChunkSequence(path: path, expectedSize: size, chunkSize: request.fileChunkSize ?? 1 << 20,
+                                         eventLoops: Array(client.eventLoopGroup.makeIterator()))
+            outgoing.body = .stream(WrappedChunkSequence(prefix: prefix, file: file, suffix: suffix),
+                                    length: .known(Int64(prefix.count) + size + Int64(suffix.count)))
+        }
+        let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
+        let response = try await client.execute(outgoing, timeout: timeout)
         let buffer = try await response.body.collect(upTo: maxResponseBytes)
         let headers = response.headers.map { (name: $0.name, value: $0.value) }
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
-    }
-
-    private static func timeout(of request: HTTPRequest) -> TimeAmount {
-        .milliseconds(Int64(max(0.001, request.timeout) * 1000))
-    }
-
-    /// A body streamed from disk (`FileBodyStream`): through AsyncHTTPClient's stream writer,
-    /// whose delegate learns when each chunk is written, the one signal that bounds the chunks in
-    /// memory without waiting on other threads per chunk. The request, its connection and the
-    /// reads are on one event loop.
-    private func stream(_ request: HTTPRequest, _ reader: FileChunkReader, prefix: [UInt8] = [], suffix: [UInt8] = [], client: HTTPClient,
-                        maxResponseBytes: Int) async throws -> HTTPResponse {
-        let (loop, slot) = UploadLoops.shared.take(client)
-        defer { UploadLoops.shared.give(client, slot) }
-        let stream = FileBodyStream(reader: reader, prefix: prefix, suffix: suffix, loop: loop)
-        var headers = HTTPHeaders()
-        for header in request.headers { headers.add(name: header.name, value: header.value) }
-        let outgoing = try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
-                                              body: stream.body)
-        let task = client.execute(request: outgoing, delegate: FileBodyResponseDelegate(stream: stream, maxBytes: maxResponseBytes),
-                                  eventLoop: .delegate(on: loop), deadline: .now() + Self.timeout(of: request))
-        return try await withTaskCancellationHandler {
-            try await task.futureResult.get()
-        } onCancel: {
-            task.cancel()
-        }
-    }
-}
-
-/// The event loop a streamed upload runs on (request, connection and reads): of a client's loops,
-/// the one with the fewest uploads running. Uploads then spread evenly over the loops and each
-/// finds a connection left idle on its loop by the one before; a loop picked in turn
-/// (`EventLoopGroup.any()`) made AsyncHTTPClient close and open a connection for most uploads
-/// (100 screenshots, 4 at a time, went over 54 connections).
-final class UploadLoops: @unchecked Sendable {
-    // @unchecked: `running` is only touched under `lock`.
-    static let shared = UploadLoops()
-    private let lock = NSLock()
-    private var running: [ObjectIdentifier: [Int]] = [:]
-
-    func take(_ client: HTTPClient) -> (loop: any EventLoop, slot: Int) {
-        let loops = Array(client.eventLoopGroup.makeIterator())
-        return lock.withLock {
-            var counts = running[ObjectIdentifier(client)] ?? Array(repeating: 0, count: loops.count)
-            if counts.count != loops.count { counts = Array(repeating: 0, count: loops.count) }
-            var slot = 0
-            for index in counts.indices where counts[index] < counts[slot] { slot = index }
-            counts[slot] += 1
-            running[ObjectIdentifier(client)] = counts
-            return (loops[slot], slot)
-        }
-    }
-
-    func give(_ client: HTTPClient, _ slot: Int) {
-        lock.withLock {
-            guard var counts = running[ObjectIdentifier(client)], counts.indices.contains(slot) else { return }
-            counts[slot] = max(0, counts[slot] - 1)
-            running[ObjectIdentifier(client)] = counts
-        }
     }
 }
 

@@ -21,8 +21,9 @@ enum FileMD5Lanes {
     /// Whether the eight-lane kernel runs on this CPU.
     static let isAccelerated = shiplane_md5x8_available() == 1
 
-    /// Bytes read at a time into each lane's buffer: eight of them stay small beside an upload.
-    static let bufferSize = 64 << 10
+    /// Bytes read at a time into each lane's buffer: eight of them (256 KiB a thread) stay small
+    /// beside an upload.
+    static let bufferSize = 32 << 10
 
     /// Hashes files on the calling thread until `next` has none left: `next()` gives the next
     /// file as (a number the caller chose, its path) or nil; `isCancelled(number)` is asked

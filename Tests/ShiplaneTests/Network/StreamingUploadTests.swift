@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import NIOCore
 import NIOPosix
+import Synchronization
 @testable import Shiplane
 
 @Suite("Streaming uploads", .offThePool)
@@ -71,40 +72,65 @@ struct StreamingUploadTests {
     @Test func fileChunksReadTheWholeFileInPieces() async throws {
         try await withTemporaryDirectory { folder in
             let path = try writeFile(folder, "f.txt", String(repeating: "0123456789", count: 1000))
-            let reader = FileChunkReader(path: path, expectedSize: 10_000, chunkSize: 3000)
-            var bytes: [UInt8] = []
+            var total = 0
             var chunks = 0
-            while let chunk = try reader.read() {
-                bytes += chunk.readableBytesView
+            for try await chunk in FileChunkSequence(path: path, expectedSize: 10_000, chunkSize: 3000) {
+                total += chunk.readableBytes
                 chunks += 1
             }
-            #expect(bytes == Array(String(repeating: "0123456789", count: 1000).utf8))
+            #expect(total == 10_000)
             #expect(chunks == 4)
+        }
+    }
+
+    /// The bound on memory: a chunk after the first is read only once the event loops have run
+    /// everything queued before it (AsyncHTTPClient's write of the previous chunk, and the pause a
+    /// full socket causes).
+    @Test func nextChunkWaitsForTheEventLoopsToRunWhatWasQueued() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = try writeFile(folder, "f.txt", String(repeating: "z", count: 3000))
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+            let loops = Array(group.makeIterator())
+            let iterator = FileChunkSequence(path: path, expectedSize: 3000, chunkSize: 1000, eventLoops: loops)
+                .makeAsyncIterator()
+            let ran = Mutex<[Int]>([])
+            _ = try await iterator.next()
+            // A slow write queued on the second loop after the first chunk was handed over.
+            loops[1].execute {
+                usleep(100_000)
+                ran.withLock { $0.append(1) }
+            }
+            let second = try await iterator.next()
+            #expect(ran.withLock { $0 } == [1])
+            #expect(second?.readableBytes == 1000)
+            _ = try await iterator.next()
+            #expect(try await iterator.next() == nil)
+            try await group.shutdownGracefully()
         }
     }
 
     @Test func anUploadFailsWhenTheFileShrinksOrGrowsWhileItIsRead() async throws {
         try await withTemporaryDirectory { folder in
             let path = try writeFile(folder, "f.txt", String(repeating: "x", count: 5000))
-            let shrinking = FileChunkReader(path: path, expectedSize: 5000, chunkSize: 1000)
-            _ = try shrinking.read()
+            let shrinking = FileChunkSequence(path: path, expectedSize: 5000, chunkSize: 1000).makeAsyncIterator()
+            _ = try await shrinking.next()
             truncate(path, 1500)
-            #expect {
-                while try shrinking.read() != nil {}
+            await #expect {
+                while try await shrinking.next() != nil {}
             } throws: { error in
                 guard case HTTPTransportError.fileUnreadable(let shown, let reason) = error else { return false }
                 return shown == path && reason.contains("shrank") && reason.contains("from 5000 to 1500 bytes")
             }
 
             _ = try writeFile(folder, "f.txt", String(repeating: "y", count: 2000))
-            let growing = FileChunkReader(path: path, expectedSize: 2000, chunkSize: 1000)
-            _ = try growing.read()
+            let growing = FileChunkSequence(path: path, expectedSize: 2000, chunkSize: 1000).makeAsyncIterator()
+            _ = try await growing.next()
             let handle = try #require(FileHandle(forWritingAtPath: path))
             handle.seekToEndOfFile()
             handle.write(Data(repeating: 0x7A, count: 4000))
             handle.closeFile()
-            #expect {
-                while try growing.read() != nil {}
+            await #expect {
+                while try await growing.next() != nil {}
             } throws: { error in
                 guard case HTTPTransportError.fileUnreadable(_, let reason) = error else { return false }
                 return reason.contains("grew") && reason.contains("from 2000 bytes")

@@ -47,28 +47,31 @@ struct AppStoreMediaUploadTests {
         #expect(results.count == 12 && results.filter { (try? $0.get()) == nil }.count == 3)
     }
 
-    /// The MD5s beside the uploads: a known one is ready at once, the others are the files' MD5s
-    /// with the stamp each file had when it was read; after `uploadsDone` the rest are still computed.
-    @Test(arguments: [false, true])
-    func digestsBesideTheUploadsAreTheFilesMD5s(uploadsDoneAtOnce: Bool) async throws {
+    /// The MD5s once the uploads are done: a known one is ready at once, no file is read while
+    /// the uploads run, and after `uploadsDone` each is the file's MD5 with the stamp the file had
+    /// when it was read for its size.
+    @Test func digestsAfterTheUploadsAreTheFilesMD5s() async throws {
         try await withTemporaryDirectory { folder in
             var files: [AppStoreMediaFile] = []
             var contents: [Data] = []
-            for n in 1...6 {
-                let data = Data(StoreFixtures.pseudoRandomBytes(n * 200_000, seed: UInt64(n)))
+            for n in 1...11 {
+                let data = Data(StoreFixtures.pseudoRandomBytes(n * 100_003, seed: UInt64(n)))
                 contents.append(data)
                 files.append(try AppStoreMediaFolder.mediaFileSize(try Self.write(folder, "\(n).png", data)))
             }
             files[2].checksum = "given"
             let digests = AppStoreMediaDigests(files)
             defer { digests.cancel() }
-            if uploadsDoneAtOnce { digests.uploadsDone() }
+            #expect(try await digests.checksum(2).checksum == "given")
+            try await Task.sleep(nanoseconds: 100_000_000)
+            #expect(digests.hashedCount == 0, "a file was hashed while the uploads ran")
+            digests.uploadsDone()
             for (index, file) in files.enumerated() {
                 let (checksum, stamp) = try await digests.checksum(index)
                 #expect(checksum == (index == 2 ? "given" : Self.md5(contents[index])))
                 #expect(stamp == (index == 2 ? nil : file.stamp), "hashed from the file as it was read for its size")
             }
-            if !uploadsDoneAtOnce { digests.uploadsDone() }
+            #expect(digests.hashedCount == 10)
         }
     }
 

@@ -12,8 +12,9 @@ struct StoresFileSliceTests {
             let path = folder.path + "/f.bin"
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             var chunks: [Int] = []
-            let reader = FileChunkReader(path: path, offset: offset, length: length, chunkSize: 1000)
-            while let chunk = try reader.read() { chunks.append(chunk.readableBytes) }
+            for try await chunk in FileChunkSequence(path: path, offset: offset, length: length, chunkSize: 1000) {
+                chunks.append(chunk.readableBytes)
+            }
             #expect(chunks.reduce(0, +) == Int(length))
             #expect(chunks.allSatisfy { $0 <= 1000 })
             let received = Received()
@@ -48,7 +49,7 @@ struct StoresFileSliceTests {
     }
 }
 
-final class Received: @unchecked Sendable {
+private final class Received: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: ([UInt8], String?) = ([], nil)
     func set(_ bytes: [UInt8], length: String?) { lock.withLock { stored = (bytes, length) } }

@@ -164,7 +164,9 @@ struct AppStoreMediaSync: Sendable {
             (effect: effect, description: "delete the \(upload.kind.noun) \(upload.file.fileName) (\(upload.label))")
         })
         // Three stages hand each file on, so that no API round trip leaves an upload slot idle:
-        // `concurrency` tasks reserve files ahead (at most `concurrency` reserved and waiting);
+        // `concurrency` tasks reserve files ahead (at most 4 × `concurrency` reserved and waiting:
+        // uploads of a few milliseconds each outran reservations made just in time, 1.3–2.8 of 4
+        // in flight);
         // `concurrency` uploaders each send one file's bytes after another, taking the next
         // reserved file the moment theirs is in (no task to wake, no slot to pass on); and
         // `concurrency` tasks commit the files sent, each once its MD5 is computed
@@ -172,7 +174,7 @@ struct AppStoreMediaSync: Sendable {
         // few on purpose: each may get a thread of the lane's pool.
         struct Reserved: Sendable { var number: Int; var itemID: String; var operations: UploadOperations; var commitExtra: [String: String] }
         struct Sent: Sendable { var number: Int; var itemID: String; var commitExtra: [String: String] }
-        let reserved = HandOver<Reserved>(capacity: concurrency), sent = HandOver<Sent>(capacity: Int.max)
+        let reserved = HandOver<Reserved>(capacity: 4 * concurrency), sent = HandOver<Sent>(capacity: Int.max)
         let digests = AppStoreMediaDigests(uploads.map(\.file))
         defer { digests.cancel() }
         async let reserving: [any Error] = {
@@ -409,29 +411,23 @@ final class HandOver<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-/// The MD5s of the files a run uploads that planning did not need, computed from a second read of
-/// each file on threads of their own (off the cooperative pool), in upload order, each file once;
-/// a file whose MD5 is known already is ready at once.
+/// The MD5s of the files a run uploads that planning did not need, computed once the uploads
+/// are done (`uploadsDone`), from a second read of each file, on a thread per core, eight files
+/// at once per thread (`FileMD5Lanes`); a file whose MD5 is known already is ready at once.
 ///
-/// While the uploads run, the threads run at the idle scheduling policy: on a machine whose cores
-/// are the limit (a 2-core runner, a fast link) the bytes go up first and the hashing takes what
-/// is left. Hashing from the bytes as they are sent (one read, but every MD5 inside the upload)
-/// measured 36% of curl's upload throughput on a quiet 2-core machine, against 68–85% (median
-/// 77%) this way (`Scripts/bench screenshots`, bench/results.md, 2026-11-26). Once the uploads
-/// are done (`uploadsDone`), nothing waits on the cores but the digests: the idle threads drop
-/// the file each is on, and threads at the normal policy hash it and the rest, so a busy machine
-/// (another build on every core) cannot starve them; at the idle policy alone a run took a
-/// minute there instead of a second.
+/// Not beside the uploads: on a machine whose cores are the limit (a 2-core runner, a fast link)
+/// hashing took from the uploads even at the idle scheduling policy. `Scripts/bench screenshots`
+/// (bench/results.md, 2026-11-26): the upload phase at 61–64% of curl with the eight-lane MD5 at
+/// the idle policy beside the uploads, 77% with one-file MD5 there, 36% hashing from the bytes as
+/// they were sent; after them, see the bench. Hashing after the uploads costs about 0.1 s for
+/// the bench's 524 MB on 2 cores (4.4 GB/s a core), read from the page cache the uploads just
+/// filled; each file is committed as soon as its MD5 is known.
 final class AppStoreMediaDigests: @unchecked Sendable {
-    // @unchecked: `next`, `active`, `boosted`, `left` and `stamps` are only touched under `lock`;
-    // `digests` and `pending` never change after init.
+    // @unchecked: `next`, `started` and `stamps` are only touched under `lock`; `digests` and
+    // `pending` never change after init.
     private let lock = NSLock()
     private var next = 0
-    /// Places in `pending` an idle thread is hashing.
-    private var active: Set<Int> = []
-    private var boosted = false
-    /// After `uploadsDone`: the places the normal-priority threads hash.
-    private var left: [Int] = []
+    private var started = false
     private var stamps: [Int: FileStamp] = [:]
     private let digests: [BackgroundDigest]
     private let pending: [(index: Int, path: String)]
@@ -443,88 +439,43 @@ final class AppStoreMediaDigests: @unchecked Sendable {
             if let checksum = file.checksum { digests[index].finish(.success(checksum)) } else { pending.append((index, file.path)) }
         }
         self.pending = pending
-        guard !pending.isEmpty else { return }
-        start(threads: min(pending.count, Self.cores), idle: true)
     }
 
-    private static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// Files hashed so far (the tests read it).
+    var hashedCount: Int { lock.withLock { stamps.count } }
 
-    private func start(threads: Int, idle: Bool) {
-        for _ in 0..<threads {
+    /// The uploads are done: the files are hashed now, on every core, in upload order.
+    func uploadsDone() {
+        let count: Int = lock.withLock {
+            guard !started else { return 0 }
+            started = true
+            return pending.count
+        }
+        guard count > 0 else { return }
+        for _ in 0..<min(count, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
             let thread = Thread { [self] in
-                if idle { Self.runWhenIdle() }
                 FileMD5Lanes.hash(next: {
-                    guard let slot = idle ? takeIdle() : takeLeft() else { return nil }
-                    return (slot, pending[slot].path)
+                    lock.withLock {
+                        guard next < pending.count else { return nil }
+                        defer { next += 1 }
+                        return (next, pending[next].path)
+                    }
                 }, isCancelled: { slot in
-                    digests[pending[slot].index].isCancelled || (idle && self.isBoosted)
+                    digests[pending[slot].index].isCancelled
                 }, done: { slot, outcome in
                     let index = pending[slot].index
-                    let digest = digests[index]
                     switch outcome {
                     case .success(let hashed):
                         lock.withLock { stamps[index] = hashed.stamp }
-                        digest.finish(.success(hashed.checksum))
-                    case .failure(is CancellationError) where idle && !digest.isCancelled:
-                        // The uploads are done: a thread at the normal policy has the file.
-                        break
+                        digests[index].finish(.success(hashed.checksum))
                     case .failure(let error):
-                        digest.finish(.failure(error))
+                        digests[index].finish(.failure(error))
                     }
-                    if idle { lock.withLock { _ = active.remove(slot) } }
                 })
             }
             thread.name = "shiplane-md5"
             thread.start()
         }
-    }
-
-    private var isBoosted: Bool { lock.withLock { boosted } }
-
-    /// The next file for an idle thread (its place in `pending`); nil once the uploads are done.
-    private func takeIdle() -> Int? {
-        lock.withLock {
-            guard !boosted, next < pending.count else { return nil }
-            defer { next += 1 }
-            active.insert(next)
-            return next
-        }
-    }
-
-    /// The next file for a normal-priority thread, passing over those hashed meanwhile.
-    private func takeLeft() -> Int? {
-        lock.withLock {
-            while !left.isEmpty {
-                let slot = left.removeFirst()
-                if stamps[pending[slot].index] == nil { return slot }
-            }
-            return nil
-        }
-    }
-
-    /// Gives the calling thread the idle scheduling policy (Linux's `SCHED_IDLE`): it runs only
-    /// when nothing else wants the core; elsewhere the lowest priority.
-    static func runWhenIdle() {
-        #if os(Linux)
-        var parameters = sched_param()
-        // 5 is SCHED_IDLE, which Glibc's module does not export; with pid 0 the call sets the calling thread's policy.
-        if sched_setscheduler(0, 5, &parameters) != 0 { FileDigest.yieldToOtherThreads() }
-        #else
-        FileDigest.yieldToOtherThreads()
-        #endif
-    }
-
-    /// The uploads are done: what is left, and the files the idle threads are on (they drop
-    /// them), is hashed at the normal policy.
-    func uploadsDone() {
-        let count: Int = lock.withLock {
-            guard !boosted else { return 0 }
-            boosted = true
-            left = active.sorted() + Array(next..<pending.count)
-            next = pending.count
-            return left.count
-        }
-        if count > 0 { start(threads: min(count, Self.cores), idle: false) }
     }
 
     /// The MD5 of the `index`th file, once computed, and the file's stamp when it was read (nil
