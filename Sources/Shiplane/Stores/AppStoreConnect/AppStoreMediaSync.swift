@@ -417,9 +417,9 @@ final class HandOver<Value: Sendable>: @unchecked Sendable {
 ///
 /// Not beside the uploads: on a machine whose cores are the limit (a 2-core runner, a fast link)
 /// hashing took from the uploads even at the idle scheduling policy. `Scripts/bench screenshots`
-/// (bench/results.md, 2026-11-26): the upload phase at 61–64% of curl with the eight-lane MD5 at
-/// the idle policy beside the uploads, 77% with one-file MD5 there, 36% hashing from the bytes as
-/// they were sent; after them, see the bench. Hashing after the uploads costs about 0.1 s for
+/// (bench/results.md, 2026-11-26): the upload phase at 61–68% of curl with the eight-lane MD5 at
+/// the idle policy beside the uploads, 67–77% with one-file MD5 there, 36% hashing from the bytes
+/// as they were sent; 69–85% (median 75%) after them. Hashing after the uploads costs about 0.1 s for
 /// the bench's 524 MB on 2 cores (4.4 GB/s a core), read from the page cache the uploads just
 /// filled; each file is committed as soon as its MD5 is known.
 final class AppStoreMediaDigests: @unchecked Sendable {
