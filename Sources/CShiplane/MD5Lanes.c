@@ -18,6 +18,73 @@
         a = ((a << (s)) | (a >> (32 - (s)))) + b;          \
     } while (0)
 
+// The 64 steps of RFC 1321, once for both kernels: STEP(function, a, b, c, d, message word, constant, shift).
+#define MD5_STEPS(STEP, x) \
+    STEP(F, a, b, c, d, x[0], 0xd76aa478u, 7); \
+    STEP(F, d, a, b, c, x[1], 0xe8c7b756u, 12); \
+    STEP(F, c, d, a, b, x[2], 0x242070dbu, 17); \
+    STEP(F, b, c, d, a, x[3], 0xc1bdceeeu, 22); \
+    STEP(F, a, b, c, d, x[4], 0xf57c0fafu, 7); \
+    STEP(F, d, a, b, c, x[5], 0x4787c62au, 12); \
+    STEP(F, c, d, a, b, x[6], 0xa8304613u, 17); \
+    STEP(F, b, c, d, a, x[7], 0xfd469501u, 22); \
+    STEP(F, a, b, c, d, x[8], 0x698098d8u, 7); \
+    STEP(F, d, a, b, c, x[9], 0x8b44f7afu, 12); \
+    STEP(F, c, d, a, b, x[10], 0xffff5bb1u, 17); \
+    STEP(F, b, c, d, a, x[11], 0x895cd7beu, 22); \
+    STEP(F, a, b, c, d, x[12], 0x6b901122u, 7); \
+    STEP(F, d, a, b, c, x[13], 0xfd987193u, 12); \
+    STEP(F, c, d, a, b, x[14], 0xa679438eu, 17); \
+    STEP(F, b, c, d, a, x[15], 0x49b40821u, 22); \
+    STEP(G, a, b, c, d, x[1], 0xf61e2562u, 5); \
+    STEP(G, d, a, b, c, x[6], 0xc040b340u, 9); \
+    STEP(G, c, d, a, b, x[11], 0x265e5a51u, 14); \
+    STEP(G, b, c, d, a, x[0], 0xe9b6c7aau, 20); \
+    STEP(G, a, b, c, d, x[5], 0xd62f105du, 5); \
+    STEP(G, d, a, b, c, x[10], 0x02441453u, 9); \
+    STEP(G, c, d, a, b, x[15], 0xd8a1e681u, 14); \
+    STEP(G, b, c, d, a, x[4], 0xe7d3fbc8u, 20); \
+    STEP(G, a, b, c, d, x[9], 0x21e1cde6u, 5); \
+    STEP(G, d, a, b, c, x[14], 0xc33707d6u, 9); \
+    STEP(G, c, d, a, b, x[3], 0xf4d50d87u, 14); \
+    STEP(G, b, c, d, a, x[8], 0x455a14edu, 20); \
+    STEP(G, a, b, c, d, x[13], 0xa9e3e905u, 5); \
+    STEP(G, d, a, b, c, x[2], 0xfcefa3f8u, 9); \
+    STEP(G, c, d, a, b, x[7], 0x676f02d9u, 14); \
+    STEP(G, b, c, d, a, x[12], 0x8d2a4c8au, 20); \
+    STEP(H, a, b, c, d, x[5], 0xfffa3942u, 4); \
+    STEP(H, d, a, b, c, x[8], 0x8771f681u, 11); \
+    STEP(H, c, d, a, b, x[11], 0x6d9d6122u, 16); \
+    STEP(H, b, c, d, a, x[14], 0xfde5380cu, 23); \
+    STEP(H, a, b, c, d, x[1], 0xa4beea44u, 4); \
+    STEP(H, d, a, b, c, x[4], 0x4bdecfa9u, 11); \
+    STEP(H, c, d, a, b, x[7], 0xf6bb4b60u, 16); \
+    STEP(H, b, c, d, a, x[10], 0xbebfbc70u, 23); \
+    STEP(H, a, b, c, d, x[13], 0x289b7ec6u, 4); \
+    STEP(H, d, a, b, c, x[0], 0xeaa127fau, 11); \
+    STEP(H, c, d, a, b, x[3], 0xd4ef3085u, 16); \
+    STEP(H, b, c, d, a, x[6], 0x04881d05u, 23); \
+    STEP(H, a, b, c, d, x[9], 0xd9d4d039u, 4); \
+    STEP(H, d, a, b, c, x[12], 0xe6db99e5u, 11); \
+    STEP(H, c, d, a, b, x[15], 0x1fa27cf8u, 16); \
+    STEP(H, b, c, d, a, x[2], 0xc4ac5665u, 23); \
+    STEP(I, a, b, c, d, x[0], 0xf4292244u, 6); \
+    STEP(I, d, a, b, c, x[7], 0x432aff97u, 10); \
+    STEP(I, c, d, a, b, x[14], 0xab9423a7u, 15); \
+    STEP(I, b, c, d, a, x[5], 0xfc93a039u, 21); \
+    STEP(I, a, b, c, d, x[12], 0x655b59c3u, 6); \
+    STEP(I, d, a, b, c, x[3], 0x8f0ccc92u, 10); \
+    STEP(I, c, d, a, b, x[10], 0xffeff47du, 15); \
+    STEP(I, b, c, d, a, x[1], 0x85845dd1u, 21); \
+    STEP(I, a, b, c, d, x[8], 0x6fa87e4fu, 6); \
+    STEP(I, d, a, b, c, x[15], 0xfe2ce6e0u, 10); \
+    STEP(I, c, d, a, b, x[6], 0xa3014314u, 15); \
+    STEP(I, b, c, d, a, x[13], 0x4e0811a1u, 21); \
+    STEP(I, a, b, c, d, x[4], 0xf7537e82u, 6); \
+    STEP(I, d, a, b, c, x[11], 0xbd3af235u, 10); \
+    STEP(I, c, d, a, b, x[2], 0x2ad7d2bbu, 15); \
+    STEP(I, b, c, d, a, x[9], 0xeb86d391u, 21);
+
 static inline uint32_t load_le32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
@@ -28,70 +95,7 @@ void shiplane_md5_blocks(uint32_t state[4], const uint8_t *data, size_t blocks) 
         uint32_t m[16];
         for (int i = 0; i < 16; i++) m[i] = load_le32(data + 4 * i);
         uint32_t a0 = a, b0 = b, c0 = c, d0 = d;
-        SSTEP(F, a, b, c, d, m[0], 0xd76aa478u, 7);
-        SSTEP(F, d, a, b, c, m[1], 0xe8c7b756u, 12);
-        SSTEP(F, c, d, a, b, m[2], 0x242070dbu, 17);
-        SSTEP(F, b, c, d, a, m[3], 0xc1bdceeeu, 22);
-        SSTEP(F, a, b, c, d, m[4], 0xf57c0fafu, 7);
-        SSTEP(F, d, a, b, c, m[5], 0x4787c62au, 12);
-        SSTEP(F, c, d, a, b, m[6], 0xa8304613u, 17);
-        SSTEP(F, b, c, d, a, m[7], 0xfd469501u, 22);
-        SSTEP(F, a, b, c, d, m[8], 0x698098d8u, 7);
-        SSTEP(F, d, a, b, c, m[9], 0x8b44f7afu, 12);
-        SSTEP(F, c, d, a, b, m[10], 0xffff5bb1u, 17);
-        SSTEP(F, b, c, d, a, m[11], 0x895cd7beu, 22);
-        SSTEP(F, a, b, c, d, m[12], 0x6b901122u, 7);
-        SSTEP(F, d, a, b, c, m[13], 0xfd987193u, 12);
-        SSTEP(F, c, d, a, b, m[14], 0xa679438eu, 17);
-        SSTEP(F, b, c, d, a, m[15], 0x49b40821u, 22);
-        SSTEP(G, a, b, c, d, m[1], 0xf61e2562u, 5);
-        SSTEP(G, d, a, b, c, m[6], 0xc040b340u, 9);
-        SSTEP(G, c, d, a, b, m[11], 0x265e5a51u, 14);
-        SSTEP(G, b, c, d, a, m[0], 0xe9b6c7aau, 20);
-        SSTEP(G, a, b, c, d, m[5], 0xd62f105du, 5);
-        SSTEP(G, d, a, b, c, m[10], 0x02441453u, 9);
-        SSTEP(G, c, d, a, b, m[15], 0xd8a1e681u, 14);
-        SSTEP(G, b, c, d, a, m[4], 0xe7d3fbc8u, 20);
-        SSTEP(G, a, b, c, d, m[9], 0x21e1cde6u, 5);
-        SSTEP(G, d, a, b, c, m[14], 0xc33707d6u, 9);
-        SSTEP(G, c, d, a, b, m[3], 0xf4d50d87u, 14);
-        SSTEP(G, b, c, d, a, m[8], 0x455a14edu, 20);
-        SSTEP(G, a, b, c, d, m[13], 0xa9e3e905u, 5);
-        SSTEP(G, d, a, b, c, m[2], 0xfcefa3f8u, 9);
-        SSTEP(G, c, d, a, b, m[7], 0x676f02d9u, 14);
-        SSTEP(G, b, c, d, a, m[12], 0x8d2a4c8au, 20);
-        SSTEP(H, a, b, c, d, m[5], 0xfffa3942u, 4);
-        SSTEP(H, d, a, b, c, m[8], 0x8771f681u, 11);
-        SSTEP(H, c, d, a, b, m[11], 0x6d9d6122u, 16);
-        SSTEP(H, b, c, d, a, m[14], 0xfde5380cu, 23);
-        SSTEP(H, a, b, c, d, m[1], 0xa4beea44u, 4);
-        SSTEP(H, d, a, b, c, m[4], 0x4bdecfa9u, 11);
-        SSTEP(H, c, d, a, b, m[7], 0xf6bb4b60u, 16);
-        SSTEP(H, b, c, d, a, m[10], 0xbebfbc70u, 23);
-        SSTEP(H, a, b, c, d, m[13], 0x289b7ec6u, 4);
-        SSTEP(H, d, a, b, c, m[0], 0xeaa127fau, 11);
-        SSTEP(H, c, d, a, b, m[3], 0xd4ef3085u, 16);
-        SSTEP(H, b, c, d, a, m[6], 0x04881d05u, 23);
-        SSTEP(H, a, b, c, d, m[9], 0xd9d4d039u, 4);
-        SSTEP(H, d, a, b, c, m[12], 0xe6db99e5u, 11);
-        SSTEP(H, c, d, a, b, m[15], 0x1fa27cf8u, 16);
-        SSTEP(H, b, c, d, a, m[2], 0xc4ac5665u, 23);
-        SSTEP(I, a, b, c, d, m[0], 0xf4292244u, 6);
-        SSTEP(I, d, a, b, c, m[7], 0x432aff97u, 10);
-        SSTEP(I, c, d, a, b, m[14], 0xab9423a7u, 15);
-        SSTEP(I, b, c, d, a, m[5], 0xfc93a039u, 21);
-        SSTEP(I, a, b, c, d, m[12], 0x655b59c3u, 6);
-        SSTEP(I, d, a, b, c, m[3], 0x8f0ccc92u, 10);
-        SSTEP(I, c, d, a, b, m[10], 0xffeff47du, 15);
-        SSTEP(I, b, c, d, a, m[1], 0x85845dd1u, 21);
-        SSTEP(I, a, b, c, d, m[8], 0x6fa87e4fu, 6);
-        SSTEP(I, d, a, b, c, m[15], 0xfe2ce6e0u, 10);
-        SSTEP(I, c, d, a, b, m[6], 0xa3014314u, 15);
-        SSTEP(I, b, c, d, a, m[13], 0x4e0811a1u, 21);
-        SSTEP(I, a, b, c, d, m[4], 0xf7537e82u, 6);
-        SSTEP(I, d, a, b, c, m[11], 0xbd3af235u, 10);
-        SSTEP(I, c, d, a, b, m[2], 0x2ad7d2bbu, 15);
-        SSTEP(I, b, c, d, a, m[9], 0xeb86d391u, 21);
+        MD5_STEPS(SSTEP, m)
         a += a0; b += b0; c += c0; d += d0;
     }
     state[0] = a; state[1] = b; state[2] = c; state[3] = d;
@@ -163,70 +167,7 @@ void shiplane_md5x8_blocks(uint32_t state[32], const uint8_t *const data[8], siz
         TRANSPOSE8(lo, w);
         TRANSPOSE8(hi, (w + 8));
         __m256i a0 = a, b0 = b, c0 = c, d0 = d;
-        VSTEP(F, a, b, c, d, w[0], 0xd76aa478u, 7);
-        VSTEP(F, d, a, b, c, w[1], 0xe8c7b756u, 12);
-        VSTEP(F, c, d, a, b, w[2], 0x242070dbu, 17);
-        VSTEP(F, b, c, d, a, w[3], 0xc1bdceeeu, 22);
-        VSTEP(F, a, b, c, d, w[4], 0xf57c0fafu, 7);
-        VSTEP(F, d, a, b, c, w[5], 0x4787c62au, 12);
-        VSTEP(F, c, d, a, b, w[6], 0xa8304613u, 17);
-        VSTEP(F, b, c, d, a, w[7], 0xfd469501u, 22);
-        VSTEP(F, a, b, c, d, w[8], 0x698098d8u, 7);
-        VSTEP(F, d, a, b, c, w[9], 0x8b44f7afu, 12);
-        VSTEP(F, c, d, a, b, w[10], 0xffff5bb1u, 17);
-        VSTEP(F, b, c, d, a, w[11], 0x895cd7beu, 22);
-        VSTEP(F, a, b, c, d, w[12], 0x6b901122u, 7);
-        VSTEP(F, d, a, b, c, w[13], 0xfd987193u, 12);
-        VSTEP(F, c, d, a, b, w[14], 0xa679438eu, 17);
-        VSTEP(F, b, c, d, a, w[15], 0x49b40821u, 22);
-        VSTEP(G, a, b, c, d, w[1], 0xf61e2562u, 5);
-        VSTEP(G, d, a, b, c, w[6], 0xc040b340u, 9);
-        VSTEP(G, c, d, a, b, w[11], 0x265e5a51u, 14);
-        VSTEP(G, b, c, d, a, w[0], 0xe9b6c7aau, 20);
-        VSTEP(G, a, b, c, d, w[5], 0xd62f105du, 5);
-        VSTEP(G, d, a, b, c, w[10], 0x02441453u, 9);
-        VSTEP(G, c, d, a, b, w[15], 0xd8a1e681u, 14);
-        VSTEP(G, b, c, d, a, w[4], 0xe7d3fbc8u, 20);
-        VSTEP(G, a, b, c, d, w[9], 0x21e1cde6u, 5);
-        VSTEP(G, d, a, b, c, w[14], 0xc33707d6u, 9);
-        VSTEP(G, c, d, a, b, w[3], 0xf4d50d87u, 14);
-        VSTEP(G, b, c, d, a, w[8], 0x455a14edu, 20);
-        VSTEP(G, a, b, c, d, w[13], 0xa9e3e905u, 5);
-        VSTEP(G, d, a, b, c, w[2], 0xfcefa3f8u, 9);
-        VSTEP(G, c, d, a, b, w[7], 0x676f02d9u, 14);
-        VSTEP(G, b, c, d, a, w[12], 0x8d2a4c8au, 20);
-        VSTEP(H, a, b, c, d, w[5], 0xfffa3942u, 4);
-        VSTEP(H, d, a, b, c, w[8], 0x8771f681u, 11);
-        VSTEP(H, c, d, a, b, w[11], 0x6d9d6122u, 16);
-        VSTEP(H, b, c, d, a, w[14], 0xfde5380cu, 23);
-        VSTEP(H, a, b, c, d, w[1], 0xa4beea44u, 4);
-        VSTEP(H, d, a, b, c, w[4], 0x4bdecfa9u, 11);
-        VSTEP(H, c, d, a, b, w[7], 0xf6bb4b60u, 16);
-        VSTEP(H, b, c, d, a, w[10], 0xbebfbc70u, 23);
-        VSTEP(H, a, b, c, d, w[13], 0x289b7ec6u, 4);
-        VSTEP(H, d, a, b, c, w[0], 0xeaa127fau, 11);
-        VSTEP(H, c, d, a, b, w[3], 0xd4ef3085u, 16);
-        VSTEP(H, b, c, d, a, w[6], 0x04881d05u, 23);
-        VSTEP(H, a, b, c, d, w[9], 0xd9d4d039u, 4);
-        VSTEP(H, d, a, b, c, w[12], 0xe6db99e5u, 11);
-        VSTEP(H, c, d, a, b, w[15], 0x1fa27cf8u, 16);
-        VSTEP(H, b, c, d, a, w[2], 0xc4ac5665u, 23);
-        VSTEP(I, a, b, c, d, w[0], 0xf4292244u, 6);
-        VSTEP(I, d, a, b, c, w[7], 0x432aff97u, 10);
-        VSTEP(I, c, d, a, b, w[14], 0xab9423a7u, 15);
-        VSTEP(I, b, c, d, a, w[5], 0xfc93a039u, 21);
-        VSTEP(I, a, b, c, d, w[12], 0x655b59c3u, 6);
-        VSTEP(I, d, a, b, c, w[3], 0x8f0ccc92u, 10);
-        VSTEP(I, c, d, a, b, w[10], 0xffeff47du, 15);
-        VSTEP(I, b, c, d, a, w[1], 0x85845dd1u, 21);
-        VSTEP(I, a, b, c, d, w[8], 0x6fa87e4fu, 6);
-        VSTEP(I, d, a, b, c, w[15], 0xfe2ce6e0u, 10);
-        VSTEP(I, c, d, a, b, w[6], 0xa3014314u, 15);
-        VSTEP(I, b, c, d, a, w[13], 0x4e0811a1u, 21);
-        VSTEP(I, a, b, c, d, w[4], 0xf7537e82u, 6);
-        VSTEP(I, d, a, b, c, w[11], 0xbd3af235u, 10);
-        VSTEP(I, c, d, a, b, w[2], 0x2ad7d2bbu, 15);
-        VSTEP(I, b, c, d, a, w[9], 0xeb86d391u, 21);
+        MD5_STEPS(VSTEP, w)
         a = _mm256_add_epi32(a, a0); b = _mm256_add_epi32(b, b0); c = _mm256_add_epi32(c, c0); d = _mm256_add_epi32(d, d0);
     }
     // Back to rows: lane i's A, B, C, D.
