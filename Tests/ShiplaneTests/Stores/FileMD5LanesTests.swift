@@ -6,8 +6,9 @@ import Testing
 /// `FileMD5Lanes` against swift-crypto's MD5, eight files at once and one at a time.
 @Suite("MD5 of several files at once", .offThePool)
 struct FileMD5LanesTests {
-    /// Sizes around MD5's block (64 bytes), its padding (56) and the lanes' buffer (64 KiB).
-    static let sizes = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 1000, 65_535, 65_536, 65_537, 200_003, 1_048_576, 3, 4097]
+    /// Sizes around MD5's block (64 bytes), its padding (56) and the lanes' buffer (`bufferSize`, 32 KiB).
+    static let sizes = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 1000, 32_767, 32_768, 32_769, 65_535, 65_536, 65_537,
+                        200_003, 1_048_576, 3, 4097]
 
     private func expected(_ bytes: [UInt8]) -> String {
         Insecure.MD5.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
@@ -39,6 +40,7 @@ struct FileMD5LanesTests {
                 paths.append(path)
                 contents.append(bytes)
             }
+            #expect(FileMD5Lanes.bufferSize == 32_768, "the sizes above are chosen around it")
             let results = hashAll(paths, accelerated: accelerated)
             #expect(results.count == paths.count)
             for index in paths.indices {
