@@ -27,7 +27,7 @@ struct AppStoreMediaFile: Sendable, Equatable {
     var fileName: String
     var size: Int64
     /// Nil until it is needed: computed before planning only for sets that have images to compare
-    /// with, otherwise beside the uploads (`AppStoreMediaDigests`).
+    /// with, otherwise once the uploads are done (`AppStoreMediaDigests`).
     var checksum: String?
     /// The file's metadata when its size (or MD5) was read: a write since changes it.
     var stamp: FileStamp?
@@ -255,14 +255,14 @@ struct AppStoreMediaFolder: Sendable, Equatable {
         a.compare(b, options: [.numeric]) == .orderedAscending
     }
 
-    /// The file's size and MD5 (`FileMD5Lanes`); `isCancelled` stops it early (`CancellationError`).
-    static func mediaFile(_ path: String, isCancelled: () -> Bool = { false }) throws -> AppStoreMediaFile {
+    /// The file's size and MD5 (`FileMD5Lanes`).
+    static func mediaFile(_ path: String) throws -> AppStoreMediaFile {
         var given = false
-        var outcome: Result<HashedFile, any Error> = .failure(CancellationError())
+        var outcome: Result<HashedFile, any Error> = .failure(ShiplaneError("\(path) was not hashed", suggestion: "run again"))
         FileMD5Lanes.hash(next: {
             defer { given = true }
             return given ? nil : (0, path)
-        }, isCancelled: { _ in isCancelled() }, done: { _, result in outcome = result })
+        }, isCancelled: { _ in false }, done: { _, result in outcome = result })
         return mediaFile(path, try outcome.get())
     }
 
