@@ -26,7 +26,7 @@ struct FileChunkSequence: AsyncSequence, Sendable {
     let offset: Int64
     let isSlice: Bool
 
-    /// 1 MiB chunks: few enough to keep per-chunk overhead small (two event-loop round trips
+    /// 1 MiB chunks: few enough to keep per-chunk overhead small (a round trip to each event loop
     /// each), small enough that the two in memory stay far below the asset's size.
     init(path: String, expectedSize: Int64, chunkSize: Int = 1 << 20, eventLoops: [any EventLoop] = []) {
         self.path = path
@@ -59,6 +59,10 @@ struct FileChunkSequence: AsyncSequence, Sendable {
         private let chunkSize: Int
         private let eventLoops: [any EventLoop]
         private let allocator = ByteBufferAllocator()
+        /// The chunk handed out last: once AsyncHTTPClient has written it and let it go, its
+        /// storage is read into again (no allocation, no fresh pages to fault in and zero); while
+        /// the socket still holds it, a new one is allocated instead.
+        private var spare: ByteBuffer?
         private var descriptor: Int32 = -1
         private var finished = false
         private var produced: Int64 = 0
@@ -99,7 +103,14 @@ struct FileChunkSequence: AsyncSequence, Sendable {
             }
             // A slice reads no further than its end; a whole file reads on, to notice growth.
             let size = isSlice ? Int(Swift.min(Int64(chunkSize), expectedSize - produced)) : chunkSize
-            var buffer = allocator.buffer(capacity: Swift.max(1, size))
+            var buffer: ByteBuffer
+            if var reused = spare {
+                spare = nil
+                reused.clear()
+                buffer = reused
+            } else {
+                buffer = allocator.buffer(capacity: Swift.max(1, size))
+            }
             let file = descriptor
             let path = self.path
             let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw -> Int in
@@ -133,6 +144,7 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                 }
                 return nil
             }
+            if buffer.capacity <= chunkSize { spare = buffer }
             return buffer
         }
     }

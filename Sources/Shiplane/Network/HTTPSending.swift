@@ -2,6 +2,7 @@ internal import AsyncHTTPClient
 import Foundation
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOPosix
 
 /// Sends one HTTP request, once: the one place where Shiplane's HTTP leaves the process.
 ///
@@ -88,6 +89,12 @@ final class TimeoutClients: @unchecked Sendable {
     static let shared = TimeoutClients()
     private let lock = NSLock()
     private var clients: [String: HTTPClient] = [:]
+    /// The event loop of the pools of their own (upload parts): one thread for all their
+    /// connections. Each chunk of a file waits for the loops of its client to have written the
+    /// one before (`FileChunkSequence`); with one loop that is one wake-up a chunk, not one per
+    /// core, and the bytes of every upload are sent from one core, as curl sends them. Made on
+    /// first use, never shut down.
+    private static let uploadLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     func client(connect: Double, read: Double, pool: String? = nil, maxConnections: Int? = nil) -> HTTPClient {
         lock.withLock {
@@ -98,7 +105,7 @@ final class TimeoutClients: @unchecked Sendable {
                 connect: .milliseconds(Int64(connect * 1000)), read: .milliseconds(Int64(read * 1000)))
             configuration.connectionPool.retryConnectionEstablishment = false
             if let maxConnections { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnections) }
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let client = HTTPClient(eventLoopGroupProvider: pool == nil ? .singleton : .shared(Self.uploadLoop), configuration: configuration)
             clients[key] = client
             return client
         }

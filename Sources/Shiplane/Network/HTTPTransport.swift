@@ -57,7 +57,7 @@ package struct HTTPTransport: Sendable {
         let shownURL = redactor.redact(request.url)
         guard let components = URLComponents(string: request.url),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty else {
+              !Self.hostAsWritten(request.url).isEmpty else {
             throw HTTPTransportError.invalidURL(shownURL)
         }
         if case .file(let path) = request.body { _ = try Self.regularFileSize(path) }
@@ -191,21 +191,33 @@ package struct HTTPTransport: Sendable {
         return nil
     }
 
+    /// The host of an absolute URL as written (between `://` and the path, without user and
+    /// port): `URLComponents`' host getters would encode or decode an international name
+    /// through ICU, whose data then stays mapped into the process.
+    static func hostAsWritten(_ url: String) -> Substring {
+        guard let start = url.firstRange(of: "://") else { return "" }
+        let authority = url[start.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        if hostAndPort.hasPrefix("[") { return hostAndPort.prefix { $0 != "]" }.dropFirst() }
+        return hostAndPort.prefix { $0 != ":" }
+    }
+
     /// The size of a regular file.
     /// - Throws: `HTTPTransportError.fileUnreadable` when it is missing, a folder or unreadable.
     static func regularFileSize(_ path: String) throws -> Int64 {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
+        // lstat, as FileManager's attributes: a symbolic link is not a regular file. One call
+        // each, not FileManager's dictionary (with the extended attributes it lists): every part
+        // of an upload asks.
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
             throw HTTPTransportError.fileUnreadable(path: path, reason: "the file does not exist or cannot be read")
         }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw HTTPTransportError.fileUnreadable(path: path, reason: "not a regular file")
         }
-        guard FileManager.default.isReadableFile(atPath: path) else {
+        guard access(path, R_OK) == 0 else {
             throw HTTPTransportError.fileUnreadable(path: path, reason: "permission denied")
         }
-        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        return Int64(info.st_size)
     }
 }

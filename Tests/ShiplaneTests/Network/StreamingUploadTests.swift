@@ -83,6 +83,28 @@ struct StreamingUploadTests {
         }
     }
 
+    /// Chunks reuse the storage of the one before only once nothing else holds it: a chunk the
+    /// consumer (or the socket) still holds keeps its bytes while the next ones are read.
+    @Test func chunksStillHeldKeepTheirBytes() async throws {
+        try await withTemporaryDirectory { folder in
+            var text = ""
+            for index in 0..<2000 { text += String(format: "%05d|", index) }
+            let path = try writeFile(folder, "f.txt", text)
+            var held: [ByteBuffer] = []
+            for try await chunk in FileChunkSequence(path: path, expectedSize: Int64(text.utf8.count), chunkSize: 1000) {
+                held.append(chunk)
+            }
+            #expect(held.count == 12)
+            #expect(String(decoding: held.flatMap { Array($0.readableBytesView) }, as: UTF8.self) == text)
+            // Let go of each as soon as it is read: the same bytes come out.
+            var joined: [UInt8] = []
+            for try await chunk in FileChunkSequence(path: path, expectedSize: Int64(text.utf8.count), chunkSize: 1000) {
+                joined += Array(chunk.readableBytesView)
+            }
+            #expect(String(decoding: joined, as: UTF8.self) == text)
+        }
+    }
+
     /// The bound on memory: a chunk after the first is read only once the event loops have run
     /// everything queued before it (AsyncHTTPClient's write of the previous chunk, and the pause a
     /// full socket causes).

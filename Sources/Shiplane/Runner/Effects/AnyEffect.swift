@@ -81,9 +81,31 @@ enum JSONValue: Codable, Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// The value's JSON as the record writes it. Read back by `JSONValue.parse`, not through
+    /// `Decodable`: that tries each kind of value in turn and builds an error for each miss, a
+    /// cost paid for every effect recorded (a screenshot upload records one per file while the
+    /// other files' bytes go up).
     init<Value: Encodable>(encoding value: Value) throws {
-        let data = try RunStore.encoder.encode(value)
-        self = try RunStore.decoder.decode(JSONValue.self, from: data)
+        let data = try Self.encoder.encode(value)
+        self = try Self.parse(Array(data))
+    }
+
+    /// The record's encoder without its line breaks and indentation (the same values).
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = RecordDates.encoding
+        return encoder
+    }()
+
+    /// Parses JSON text (RFC 8259) into a value.
+    /// - Throws: `DecodingError.dataCorrupted` for text that is not one JSON value.
+    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        var parser = JSONValueParser(bytes: bytes)
+        let value = try parser.value(depth: 0)
+        parser.skipSpace()
+        guard parser.at == bytes.count else { throw parser.failure("text after the value") }
+        return value
     }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
@@ -111,5 +133,153 @@ enum JSONValue: Codable, Sendable, Equatable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
+    }
+}
+
+/// A recursive-descent JSON reader for `JSONValue.parse`.
+private struct JSONValueParser {
+    let bytes: [UInt8]
+    var at = 0
+
+    func failure(_ what: String) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not JSON: \(what) at byte \(at)"))
+    }
+
+    mutating func skipSpace() {
+        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x09 { at += 1 }
+    }
+
+    mutating func value(depth: Int) throws -> JSONValue {
+        guard depth < 512 else { throw failure("nesting too deep") }
+        skipSpace()
+        guard at < bytes.count else { throw failure("end of text") }
+        switch bytes[at] {
+        case UInt8(ascii: "{"):
+            at += 1
+            var object: [String: JSONValue] = [:]
+            skipSpace()
+            if at < bytes.count, bytes[at] == UInt8(ascii: "}") { at += 1; return .object(object) }
+            while true {
+                skipSpace()
+                guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { throw failure("a member name expected") }
+                let key = try string()
+                skipSpace()
+                guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw failure("':' expected") }
+                at += 1
+                let member = try value(depth: depth + 1)
+                // A name given twice keeps its first value, as `JSONDecoder` does.
+                if object[key] == nil { object[key] = member }
+                skipSpace()
+                guard at < bytes.count else { throw failure("end of text in an object") }
+                if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
+                guard bytes[at] == UInt8(ascii: "}") else { throw failure("',' or '}' expected") }
+                at += 1
+                return .object(object)
+            }
+        case UInt8(ascii: "["):
+            at += 1
+            var array: [JSONValue] = []
+            skipSpace()
+            if at < bytes.count, bytes[at] == UInt8(ascii: "]") { at += 1; return .array(array) }
+            while true {
+                array.append(try value(depth: depth + 1))
+                skipSpace()
+                guard at < bytes.count else { throw failure("end of text in an array") }
+                if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
+                guard bytes[at] == UInt8(ascii: "]") else { throw failure("',' or ']' expected") }
+                at += 1
+                return .array(array)
+            }
+        case UInt8(ascii: "\""):
+            return .string(try string())
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
+        default:
+            return .number(try number())
+        }
+    }
+
+    private mutating func literal(_ word: String) throws {
+        let expected = Array(word.utf8)
+        guard at + expected.count <= bytes.count, bytes[at..<(at + expected.count)].elementsEqual(expected) else { throw failure("\(word) expected") }
+        at += expected.count
+    }
+
+    private mutating func number() throws -> Double {
+        let start = at
+        while at < bytes.count, "+-0123456789.eE".utf8.contains(bytes[at]) { at += 1 }
+        guard at > start, let number = Double(String(decoding: bytes[start..<at], as: UTF8.self)), number.isFinite else {
+            throw failure("a value expected")
+        }
+        return number
+    }
+
+    /// A string from its opening quotation mark.
+    private mutating func string() throws -> String {
+        at += 1
+        var text: [UInt8] = []
+        while true {
+            guard at < bytes.count else { throw failure("end of text in a string") }
+            let byte = bytes[at]
+            at += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: text, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard at < bytes.count else { throw failure("end of text in an escape") }
+                let escape = bytes[at]
+                at += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+                case UInt8(ascii: "b"): text.append(0x08)
+                case UInt8(ascii: "f"): text.append(0x0C)
+                case UInt8(ascii: "n"): text.append(0x0A)
+                case UInt8(ascii: "r"): text.append(0x0D)
+                case UInt8(ascii: "t"): text.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        guard at + 1 < bytes.count, bytes[at] == UInt8(ascii: "\\"), bytes[at + 1] == UInt8(ascii: "u") else {
+                            throw failure("a lone surrogate")
+                        }
+                        at += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw failure("a lone surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw failure("a lone surrogate") }
+                    text += Array(String(Character(unicode)).utf8)
+                default:
+                    throw failure("an unknown escape")
+                }
+            case 0x00..<0x20:
+                throw failure("a control character in a string")
+            default:
+                text.append(byte)
+            }
+        }
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard at + 4 <= bytes.count else { throw failure("end of text in an escape") }
+        var value: UInt32 = 0
+        for byte in bytes[at..<(at + 4)] {
+            value <<= 4
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value += UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value += UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value += UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("a bad \\u escape")
+            }
+        }
+        at += 4
+        return value
     }
 }

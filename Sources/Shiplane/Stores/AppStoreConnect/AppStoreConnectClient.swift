@@ -23,11 +23,11 @@ package struct AppStoreConnectClient: Sendable {
         var transport = transport
         transport.redactor = transport.redactor.adding(credentials.secretTexts)
         self.transport = transport
-        tokens = AppStoreConnectTokenSource(credentials: credentials, now: now)
+        tokens = AppStoreConnectTokenSource(credentials: credentials, now: now, redactor: transport.redactor)
         userAgent = "shiplane/\(version)"
     }
 
-    var redactor: SecretRedactor { transport.redactor.adding(tokens.mintedTokens) }
+    var redactor: SecretRedactor { tokens.redactor }
 
     // MARK: - Requests
 
@@ -90,7 +90,7 @@ package struct AppStoreConnectClient: Sendable {
         var payload: HTTPRequestBody = .none
         if let body {
             headers.append(("Content-Type", "application/json"))
-            payload = .bytes(Array(try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])))
+            payload = .bytes(try JSONBody.encode(body))
         }
         var transport = self.transport
         transport.redactor = redactor

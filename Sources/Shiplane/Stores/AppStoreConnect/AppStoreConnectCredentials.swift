@@ -120,10 +120,13 @@ final class AppStoreConnectTokenSource: @unchecked Sendable {
     private let lock = NSLock()
     private var cached: (token: String, minted: Date)?
     private var minted: [String] = []
+    /// `base` and every token minted so far: made anew when a token is minted, not per request.
+    private var redacting: SecretRedactor
 
-    init(credentials: AppStoreConnectCredentials, now: @escaping @Sendable () -> Date) {
+    init(credentials: AppStoreConnectCredentials, now: @escaping @Sendable () -> Date, redactor base: SecretRedactor = SecretRedactor()) {
         self.credentials = credentials
         self.now = now
+        redacting = base
     }
 
     func token() throws -> String {
@@ -133,10 +136,14 @@ final class AppStoreConnectTokenSource: @unchecked Sendable {
             let token = try credentials.token(now: current)
             cached = (token, current)
             minted.append(token)
+            redacting.add([token])
             return token
         }
     }
 
     /// Every token minted so far (for redaction).
     var mintedTokens: [String] { lock.withLock { minted } }
+
+    /// The redactor given at the start, redacting every token minted so far as well.
+    var redactor: SecretRedactor { lock.withLock { redacting } }
 }

@@ -241,7 +241,7 @@ struct AppStoreMediaFolder: Sendable, Equatable {
     }
 
     static func looksLikeLocale(_ name: String) -> Bool {
-        name.range(of: #"^[a-zA-Z]{2,3}(-[a-zA-Z]{2,4})?(-[a-zA-Z]{2})?$"#, options: .regularExpression) != nil
+        LanguageTag.looksLikeAppStoreLocale(name)
     }
 
     private static func imageFiles(in path: String) -> [String] {

@@ -77,7 +77,7 @@ package struct TestFlightPlan: Sendable {
 
     /// What a dry run says would happen.
     package var summary: String {
-        let what = "\(metadata.bundleID) \(metadata.version) (\(metadata.buildNumber)), \(ByteCountFormatter.string(fromByteCount: metadata.fileSize, countStyle: .file))"
+        let what = "\(metadata.bundleID) \(metadata.version) (\(metadata.buildNumber)), \(ByteCountText.file(metadata.fileSize))"
         let groups = groupIDs.isEmpty ? "" : ", then add it to \(groupIDs.map(\.name).joined(separator: ", "))"
         switch start {
         case .fresh: return "would upload \(what) to App Store Connect app \(appID)\(groups)"

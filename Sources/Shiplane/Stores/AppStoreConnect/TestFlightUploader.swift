@@ -135,7 +135,7 @@ struct TestFlightUploader: Sendable {
         let file = try await client.createBuildUploadFile(uploadID: upload.id, fileName: fileName, fileSize: metadata.fileSize)
         let operations = try UploadOperations(file.attributes?.uploadOperations ?? [], file: request.ipa,
                                               fileSize: metadata.fileSize, now: now())
-        log("uploading \(fileName) (\(ByteCountFormatter.string(fromByteCount: metadata.fileSize, countStyle: .file))) in \(operations.operations.count) part\(operations.operations.count == 1 ? "" : "s")")
+        log("uploading \(fileName) (\(ByteCountText.file(metadata.fileSize))) in \(operations.operations.count) part\(operations.operations.count == 1 ? "" : "s")")
         let progress = UploadProgress(total: metadata.fileSize, parts: operations.operations.count)
         try await operations.perform(with: partTransport, concurrency: max(1, request.uploadConcurrency), timeout: 600) { [log] length in
             log(progress.partDone(length))

@@ -72,7 +72,7 @@ package struct GooglePlayClient: Sendable {
         var payload = body
         if let json {
             headers.append(("Content-Type", "application/json"))
-            payload = .bytes(Array(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])))
+            payload = .bytes(try JSONBody.encode(json))
         }
         var transport = self.transport
         transport.redactor = redactor

@@ -42,7 +42,7 @@ struct PlayMetadataFolder: Sendable {
         for language in names {
             let base = folder + "/" + language
             guard files.fileExists(atPath: base, isDirectory: &isFolder), isFolder.boolValue else { continue }
-            if language.range(of: #"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil {
+            if !LanguageTag.looksLikePlayLanguage(language) {
                 problems.append("\(display)/\(language): is not a language folder like en-US")
                 continue
             }

@@ -68,13 +68,13 @@ struct PlayStorePublisher: Sendable {
             versionCode = code
         } else {
             let size = plan.manifest.fileSize
-            log("uploading \(URL(fileURLWithPath: request.bundle).lastPathComponent) (\(ByteCountFormatter.string(fromByteCount: size, countStyle: .file)))" +
+            log("uploading \(URL(fileURLWithPath: request.bundle).lastPathComponent) (\(ByteCountText.file(size)))" +
                 (size > request.resumableThreshold ? " as a resumable upload" : ""))
             let log = self.log
             let bundle = try await client.uploadBundle(editID: plan.editID, path: request.bundle, size: size,
                                                        resumableThreshold: request.resumableThreshold, chunkSize: request.chunkSize) { sent in
                 if size > request.resumableThreshold, sent < size {
-                    log("\(ByteCountFormatter.string(fromByteCount: sent, countStyle: .file)) of \(ByteCountFormatter.string(fromByteCount: size, countStyle: .file)) sent, \(Int((Double(sent) * 100 / Double(max(1, size))).rounded()))%")
+                    log("\(ByteCountText.file(sent)) of \(ByteCountText.file(size)) sent, \(Int((Double(sent) * 100 / Double(max(1, size))).rounded()))%")
                 }
             }
             guard let code = bundle.versionCode else {

@@ -90,7 +90,7 @@ package struct PlayStoreRequest: Sendable {
             found.append("status .\(status.rawValue) needs a rolloutFraction")
         }
         for (language, text) in releaseNotes {
-            if language.range(of: #"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil {
+            if !LanguageTag.looksLikePlayLanguage(language) {
                 found.append("release notes language \"\(language)\" is not a language tag like en-US")
             }
             if text.count > 500 { found.append("release notes for \(language) are \(text.count) characters; Google Play takes at most 500") }

@@ -60,7 +60,7 @@ package struct UploadToPlayStore: AsyncAction {
         }
         let plan = try await publisher.preflight(request, manifest: manifest, problems: problems)
         let what = "\(packageName) version code \(plan.uploadedVersionCode ?? manifest.versionCode ?? 0)" +
-            " (\(ByteCountFormatter.string(fromByteCount: manifest.fileSize, countStyle: .file))) to track \(request.track) as \(request.status.rawValue)" +
+            " (\(ByteCountText.file(manifest.fileSize))) to track \(request.track) as \(request.status.rawValue)" +
             (request.rolloutFraction.map { " for \(Int(($0 * 100).rounded()))% of users" } ?? "")
         if step.isDryRun {
             if plan.createdEdit { try await publisher.discard(editID: plan.editID) }
