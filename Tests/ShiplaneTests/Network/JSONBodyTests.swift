@@ -5,7 +5,7 @@ import Testing
 /// `JSONBody` must write what `JSONSerialization` writes (sorted keys, slashes unescaped), byte
 /// for byte: the oracle here is Foundation itself, on the bodies the store clients send and on
 /// keys and strings chosen to catch a wrong order or escape.
-@Suite("JSON request bodies")
+@Suite("JSON request bodies", .offThePool)
 struct JSONBodyTests {
     private func foundation(_ object: Any) throws -> String {
         String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)

@@ -5,7 +5,7 @@ import AsyncHTTPClient
 
 /// What replaced Foundation's ICU-backed formatters, regular expressions and dates in a lane's
 /// way must say exactly what they said: Foundation is the oracle, on values chosen at every edge.
-@Suite("Plain formats")
+@Suite("Plain formats", .offThePool)
 struct PlainFormatsTests {
     @Test func byteCountsAreByteCountFormattersText() {
         var counts: [Int64] = [0, 1, 2, 500, 999, 1000, 1001, 1024, 1499, 1500, 1501, 2500, 3500, 9_499, 9_500, 9_999, 10_000, 99_499, 99_500,
