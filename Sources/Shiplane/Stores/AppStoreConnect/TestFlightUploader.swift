@@ -137,7 +137,10 @@ struct TestFlightUploader: Sendable {
                                               fileSize: metadata.fileSize, now: now())
         log("uploading \(fileName) (\(ByteCountText.file(metadata.fileSize))) in \(operations.operations.count) part\(operations.operations.count == 1 ? "" : "s")")
         let progress = UploadProgress(total: metadata.fileSize, parts: operations.operations.count)
-        try await operations.perform(with: partTransport, concurrency: max(1, request.uploadConcurrency), timeout: 600) { [log] length in
+        // 512 KiB reads, as for screenshots: `uploadConcurrency` parts go up at once, about two
+        // chunks of each in memory (Scripts/bench stores, 2026-11-26: peak 60–62 MiB with 1 MiB).
+        try await operations.perform(with: partTransport, concurrency: max(1, request.uploadConcurrency), timeout: 600,
+                                     chunkSize: 512 << 10) { [log] length in
             log(progress.partDone(length))
         }
         try await client.commitBuildUploadFile(id: file.id, sha256: try await checksum.value)
