@@ -55,7 +55,7 @@ enum LanguageTag {
         let parts = name.split(separator: "-", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), parts.allSatisfy({ $0.utf8.allSatisfy(isLetter) }) else { return false }
         guard (2...3).contains(parts[0].utf8.count) else { return false }
-        if parts.count == 2 { return (2...4).contains(parts[1].utf8.count) || parts[1].utf8.count == 2 }
+        if parts.count == 2 { return (2...4).contains(parts[1].utf8.count) }
         if parts.count == 3 { return (2...4).contains(parts[1].utf8.count) && parts[2].utf8.count == 2 }
         return true
     }

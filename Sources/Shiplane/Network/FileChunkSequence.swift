@@ -144,7 +144,8 @@ struct FileChunkSequence: AsyncSequence, Sendable {
                 }
                 return nil
             }
-            if buffer.capacity <= chunkSize { spare = buffer }
+            // Kept whatever its capacity (NIO rounds a buffer up to a power of two): it never holds more than a chunk.
+            spare = buffer
             return buffer
         }
     }

@@ -83,6 +83,10 @@ struct StreamingUploadTests {
         }
     }
 
+    private static func storage(_ buffer: ByteBuffer) -> UInt {
+        buffer.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }
+    }
+
     /// Chunks reuse the storage of the one before only once nothing else holds it: a chunk the
     /// consumer (or the socket) still holds keeps its bytes while the next ones are read.
     @Test func chunksStillHeldKeepTheirBytes() async throws {
@@ -96,12 +100,26 @@ struct StreamingUploadTests {
             }
             #expect(held.count == 12)
             #expect(String(decoding: held.flatMap { Array($0.readableBytesView) }, as: UTF8.self) == text)
-            // Let go of each as soon as it is read: the same bytes come out.
+            #expect(Set(held.map(Self.storage)).count == 12, "a chunk still held is never read into again")
+            // Let go of each as soon as it is read: the same bytes come out, read into one storage.
             var joined: [UInt8] = []
-            for try await chunk in FileChunkSequence(path: path, expectedSize: Int64(text.utf8.count), chunkSize: 1000) {
-                joined += Array(chunk.readableBytesView)
+            var storages: Set<UInt> = []
+            // A buffer of the same size taken after each chunk is let go: had the chunk's storage
+            // been freed, the allocator would hand it over here, and the next chunk would be elsewhere.
+            var decoys: [ByteBuffer] = []
+            let iterator = FileChunkSequence(path: path, expectedSize: Int64(text.utf8.count), chunkSize: 1000).makeAsyncIterator()
+            while true {
+                guard let bytes: [UInt8] = try await {
+                    guard let chunk = try await iterator.next() else { return nil }
+                    storages.insert(Self.storage(chunk))
+                    return Array(chunk.readableBytesView)
+                }() else { break }
+                joined += bytes
+                decoys.append(ByteBufferAllocator().buffer(capacity: 1000))
             }
+            #expect(decoys.count == 12)
             #expect(String(decoding: joined, as: UTF8.self) == text)
+            #expect(storages.count == 1, "each chunk let go is read into again")
         }
     }
 

@@ -119,7 +119,6 @@ final class AppStoreConnectTokenSource: @unchecked Sendable {
     private let now: @Sendable () -> Date
     private let lock = NSLock()
     private var cached: (token: String, minted: Date)?
-    private var minted: [String] = []
     /// `base` and every token minted so far: made anew when a token is minted, not per request.
     private var redacting: SecretRedactor
 
@@ -135,14 +134,10 @@ final class AppStoreConnectTokenSource: @unchecked Sendable {
             if let cached, current.timeIntervalSince(cached.minted) < 600, current >= cached.minted { return cached.token }
             let token = try credentials.token(now: current)
             cached = (token, current)
-            minted.append(token)
             redacting.add([token])
             return token
         }
     }
-
-    /// Every token minted so far (for redaction).
-    var mintedTokens: [String] { lock.withLock { minted } }
 
     /// The redactor given at the start, redacting every token minted so far as well.
     var redactor: SecretRedactor { lock.withLock { redacting } }
