@@ -121,7 +121,11 @@ struct VersionSourceSearch {
                 )
             })
         }
-        candidates = deduplicated(candidates)
+        // An Info.plist or base configuration a project names inside a submodule or a nested
+        // repository belongs to that other project: never read nor written from here.
+        candidates = deduplicated(candidates).filter {
+            OtherProjects.enclosingRepository(of: $0.url.path, below: root.path, fileSystem: fileSystem) == nil
+        }
 
         // Read, then read again with the settings the values refer to, until nothing new is referred to.
         var variables = Variables()
@@ -134,7 +138,9 @@ struct VersionSourceSearch {
         }
         problems += found.unreadable
         problems += unresolvedReferences(found.sources)
-        problems += appsWithoutVersion(appProjects, androidApps, found.sources)
+        // A script that could not be read (a computed versionName) is already an error of its own.
+        let unreadable = Set(found.unreadable.map { $0.file.url.standardizedFileURL.path })
+        problems += appsWithoutVersion(appProjects, androidApps.filter { !unreadable.contains($0.url.standardizedFileURL.path) }, found.sources)
 
         guard !found.sources.isEmpty || !problems.isEmpty else {
             throw VersionFileError(
@@ -273,14 +279,20 @@ struct VersionSourceSearch {
             let missing = source.reading.versionReferences.union(source.reading.buildReferences).subtracting(defined).sorted()
             guard !missing.isEmpty else { continue }
             let flutter = !Set(missing).isDisjoint(with: Self.flutterVariables)
+            let gradle = source.file.format is GradleVersionFormat
+            let names = missing.joined(separator: ", ")
             problems.append((source.file, VersionFileError(
                 .missingVersion,
                 "\(source.file.displayPath) takes its version from \(missing.map { "`\($0)`" }.joined(separator: ", ")), which no version file sets",
                 file: source.file.displayPath,
-                details: [("looked in", "project.pbxproj build settings, .xcconfig files, gradle.properties, gradle/libs.versions.toml, build scripts, pubspec.yaml")],
+                details: [("looked in", gradle
+                    ? "gradle.properties files, gradle/libs.versions.toml, the build scripts' own variables (val, def, ext), pubspec.yaml"
+                    : "project.pbxproj build settings, .xcconfig files, gradle.properties, gradle/libs.versions.toml, build scripts, pubspec.yaml")],
                 suggestion: flutter
                     ? "Flutter's build name and number come from `version:` in pubspec.yaml at the repository root: add it (version: 1.0.0+1)"
-                    : "Set \(missing.joined(separator: ", ")) in an .xcconfig, the project's build settings or gradle.properties, or write the value in \(source.file.displayPath)"
+                    : gradle
+                    ? "Set \(names) in gradle.properties (\(missing[0])=1.2.3), define it in the script (val \(missing[0]) = \"1.2.3\"), or write the value in \(source.file.displayPath)"
+                    : "Set \(names) in an .xcconfig, the project's build settings or gradle.properties, or write the value in \(source.file.displayPath)"
             )))
         }
         return problems

@@ -8,8 +8,11 @@ import Foundation
 /// (`def appVersionName = "1.2"`, `val appVersionCode = 45`). A value that is an expression
 /// (`versionName = libs.versions.app.get()`, `versionCode VERSION_CODE.toInteger()`,
 /// `flutter.versionName`) refers to where the value lives: a version catalog, `gradle.properties`,
-/// Flutter's `pubspec.yaml`; it is followed there and never rewritten here. `versionNameSuffix`
-/// is not a version. Only the values' bytes change.
+/// Flutter's `pubspec.yaml`; it is followed there and never rewritten here. A template of numbered
+/// parts (`"${versionMajor}.${versionMinor}.${versionPatch}"`) is read and bumped part by part,
+/// and a `versionCode` summed from those parts follows them (`GradleVersionParts`); any other
+/// computed value is an error naming its line. `versionNameSuffix` is not a version. Only the
+/// values' bytes change.
 package struct GradleVersionFormat: TextualVersionFormat {
     /// `build.gradle` or `build.gradle.kts`, as messages name the format.
     package var name: String { kotlin ? "build.gradle.kts" : "build.gradle" }
@@ -41,6 +44,7 @@ package struct GradleVersionFormat: TextualVersionFormat {
         )
         var fields = LocatedFields()
         var blocks = GradleBlocks()
+        let numbers = try GradleVersionParts(text)
         for index in text.lines.indices {
             let lineText = text.text(text.lines[index])
             defer { blocks.advance(over: lineText) }
@@ -49,8 +53,24 @@ package struct GradleVersionFormat: TextualVersionFormat {
             let isVersion = key == "versionName" || versionVariables.contains(key)
             let place = blocks.path.isEmpty ? "" : blocks.path.joined(separator: " ") + " "
             guard var located = Self.value(in: text, restRange, openParenthesis: groups[3] != nil) else { continue }
+            let label = "\(place)\(key) (line \(index + 1))"
+            if let expression = located.explicitReference {
+                if located.isQuoted {
+                    // A template: the version's parts, set as numbers in this script, or an error.
+                    guard isVersion else { throw GradleComputedValue.error(key: key, expression: "\"\(expression)\"", line: index + 1, script: name) }
+                    fields.versions.append(try numbers.version(template: expression, range: located.range, label: label, line: index + 1, script: name))
+                    continue
+                }
+                if !isVersion, let code = numbers.code(expression, range: located.range, label: label) {
+                    fields.builds.append(code)
+                    continue
+                }
+                if GradleComputedValue.computes(expression) {
+                    throw GradleComputedValue.error(key: isVersion ? "versionName" : "versionCode", expression: expression, line: index + 1, script: name)
+                }
+            }
             located = LocatedValue(
-                range: located.range, value: located.value, label: "\(place)\(key) (line \(index + 1))",
+                range: located.range, value: located.value, label: label,
                 isQuoted: located.isQuoted, key: key,
                 explicitReference: located.explicitReference.map { Self.reference(in: $0, isVersion: isVersion) }
             )
@@ -73,7 +93,8 @@ package struct GradleVersionFormat: TextualVersionFormat {
             while end < range.upperBound, bytes[end] != first { end += 1 }
             guard end < range.upperBound else { return nil }
             let value = text.text(start..<end)
-            // A Groovy or Kotlin template ("${major}.${minor}") is computed, not written.
+            // A Groovy or Kotlin template ("${major}.${minor}") is computed, not written: the
+            // caller reads it as its parts (`GradleVersionParts`) or refuses it.
             let reference = value.contains("$") ? value : nil
             return LocatedValue(range: start..<end, value: value, label: "", isQuoted: true, explicitReference: reference)
         }

@@ -18,6 +18,12 @@ struct LocatedValue {
     /// rewritten with them, but does not take part in deciding the version, and a different
     /// value is reported as out of step instead of refused.
     var follower = false
+    /// For a version a script builds from numbered parts (Gradle's `"${versionMajor}.${versionMinor}"`):
+    /// each part's places, in order. A bump rewrites these, never the template at `range`.
+    var parts: [[LocatedValue]]? = nil
+    /// For a build number computed from the script's numbers (`versionMajor * 10000 + …`): the
+    /// expression. It is never rewritten; it follows the parts.
+    var computedFrom: String? = nil
 
     /// The variable the value refers to (`$(MARKETING_VERSION)`, `VERSION_NAME`), or nil for a literal.
     var reference: String? { explicitReference ?? BuildSettingReference.variable(in: value) }
@@ -193,6 +199,10 @@ enum TextualVersionEditing {
             _ = try agreedField(fields.versions, key: format.versionKey, format: format.name)
             try format.versionShape.check(version, format: format.name)
             for located in fields.versions where located.reference == nil {
+                if let parts = located.parts {
+                    edits += try GradleVersionParts.edits(parts, version: version, label: located.label, script: format.name)
+                    continue
+                }
                 edits.append((located.range, format.encode(format.versionShape.text(for: version, replacing: located.value), replacing: located)))
             }
         }
@@ -203,11 +213,17 @@ enum TextualVersionEditing {
                 throw VersionFileError(.unsupported, "Cannot set the build number in \(format.name): it holds no \(buildKey)")
             }
             _ = try agreedField(fields.builds, key: buildKey, format: format.name)
-            for located in fields.builds where located.reference == nil {
+            for located in fields.builds where located.reference == nil && located.computedFrom == nil {
                 edits.append((located.range, format.encode(build, replacing: located)))
             }
         }
+        // A part named twice in one template, or read by two flavours' templates, is one edit.
+        var seen: Set<Int> = []
+        edits = edits.filter { seen.insert($0.range.lowerBound).inserted }
         let result = text.replacing(edits)
+        if let build {
+            try checkComputedBuilds(in: result, build: build, format: format, locate: locate)
+        }
         try verify(result, version: version, build: build, format: format, locate: locate)
         return result
     }
@@ -222,7 +238,7 @@ enum TextualVersionEditing {
     ) throws {
         let fields = try locate(try VersionText(data, format: format.name))
         let literalVersions = fields.versions.filter { $0.reference == nil }.map(\.value)
-        let literalBuilds = fields.builds.filter { $0.reference == nil }.map(\.value)
+        let literalBuilds = fields.builds.filter { $0.reference == nil && $0.computedFrom == nil }.map(\.value)
         let versionOK = version.map { v in literalVersions.allSatisfy { (try? format.versionShape.parse($0)) == v } } ?? true
         let buildOK = build.map { b in format.buildKey == nil || literalBuilds.allSatisfy { $0 == b } } ?? true
         guard versionOK, buildOK else {
@@ -230,6 +246,23 @@ enum TextualVersionEditing {
                 .bug,
                 "Rewriting \(format.name) did not give the requested values",
                 details: [("version", literalVersions.joined(separator: ", ")), ("build", literalBuilds.joined(separator: ", "))]
+            )
+        }
+    }
+
+    /// Refuses a build number that a computed `versionCode` would not give: it follows the version.
+    /// - Throws: `VersionFileError.unsupported` naming the expression and what it gives.
+    private static func checkComputedBuilds(
+        in data: Data, build: String, format: some TextualVersionFormat, locate: (VersionText) throws -> LocatedFields
+    ) throws {
+        let fields = try locate(try VersionText(data, format: format.name))
+        for located in fields.builds {
+            guard let expression = located.computedFrom, located.value != build else { continue }
+            throw VersionFileError(
+                .unsupported,
+                "\(format.buildKey ?? "The build number") in \(format.name) is computed from the version (`\(expression)`, \(located.label)): "
+                    + "it is \(located.value) with this version, and cannot be set to \(build) on its own",
+                suggestion: "Bump the version without --build: the build number follows it; or write the build number as a number in the script"
             )
         }
     }
