@@ -58,17 +58,7 @@ extension Repository {
         environment: [String: String], role: Signature.Role, now: Date = Date(), timeZone: TimeZone = .current
     ) throws -> Signature {
         let prefix = role == .author ? "GIT_AUTHOR_" : "GIT_COMMITTER_"
-        func nonEmpty(_ value: String?) -> String? {
-            guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-            return value
-        }
-        let name = try nonEmpty(environment[prefix + "NAME"])
-            ?? nonEmpty(configString("\(role.rawValue).name"))
-            ?? nonEmpty(configString("user.name"))
-        let email = try nonEmpty(environment[prefix + "EMAIL"])
-            ?? nonEmpty(configString("\(role.rawValue).email"))
-            ?? nonEmpty(configString("user.email"))
-            ?? nonEmpty(environment["EMAIL"])
+        let (name, email) = try configuredIdentity(environment: environment, role: role)
         guard let name, let email else {
             let missing = [name == nil ? "name" : nil, email == nil ? "email" : nil].compactMap { $0 }
             throw GitError(
@@ -77,7 +67,7 @@ extension Repository {
                     + "`git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, "
                     + "or set \(prefix)NAME and \(prefix)EMAIL")
         }
-        guard let text = nonEmpty(environment[prefix + "DATE"]) else {
+        guard let text = Self.nonEmpty(environment[prefix + "DATE"]) else {
             return Signature(
                 name: name, email: email, date: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)),
                 timeZoneOffsetMinutes: timeZone.secondsFromGMT(for: now) / 60)
@@ -91,5 +81,27 @@ extension Repository {
         return Signature(
             name: name, email: email, date: Date(timeIntervalSince1970: TimeInterval(parsed.seconds)),
             timeZoneOffsetMinutes: parsed.offsetMinutes)
+    }
+
+    /// The author or committer name and email git would use, each nil when nothing sets it:
+    /// `GIT_AUTHOR_NAME` (`GIT_COMMITTER_*` for the committer), then `author.name`
+    /// (`committer.name`), then `user.name`; the same for the email, with `EMAIL` last.
+    /// - Throws: `GitError` when the configuration cannot be read.
+    public func configuredIdentity(environment: [String: String], role: Signature.Role) throws -> (name: String?, email: String?) {
+        let prefix = role == .author ? "GIT_AUTHOR_" : "GIT_COMMITTER_"
+        let name = try Self.nonEmpty(environment[prefix + "NAME"])
+            ?? Self.nonEmpty(configString("\(role.rawValue).name"))
+            ?? Self.nonEmpty(configString("user.name"))
+        let email = try Self.nonEmpty(environment[prefix + "EMAIL"])
+            ?? Self.nonEmpty(configString("\(role.rawValue).email"))
+            ?? Self.nonEmpty(configString("user.email"))
+            ?? Self.nonEmpty(environment["EMAIL"])
+        return (name, email)
+    }
+
+    /// `value`, unless it is unset or blank (git treats both as unset).
+    private static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return value
     }
 }

@@ -63,6 +63,8 @@ public struct CIBranch: Sendable, Equatable {
         Reader(ci: "Bitrise", marker: "BITRISE_IO", variables: ["BITRISE_GIT_BRANCH"]) { first(["BITRISE_GIT_BRANCH"], $0) },
         Reader(ci: "Jenkins", marker: "JENKINS_URL", variables: ["BRANCH_NAME", "GIT_BRANCH"]) { variables in
             // Multibranch pipelines set BRANCH_NAME; the git plugin sets GIT_BRANCH as origin/NAME.
+            // A multibranch tag build sets BRANCH_NAME to the tag (with TAG_NAME): no branch.
+            guard value("TAG_NAME", variables) == nil else { return nil }
             if let name = value("BRANCH_NAME", variables) { return (name, "BRANCH_NAME") }
             guard var name = value("GIT_BRANCH", variables) else { return nil }
             for prefix in ["refs/remotes/origin/", "remotes/origin/", "origin/", "refs/heads/"] where name.hasPrefix(prefix) {

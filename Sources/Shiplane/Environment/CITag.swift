@@ -59,6 +59,15 @@ public struct CITag: Sendable, Equatable {
 
 /// How CI variables are read: a variable that is unset, empty or blanks is not set.
 enum CIVariables {
+    /// The CI this process runs in, for messages: the one whose marker is set (`CIBranch.readers`:
+    /// `GITHUB_ACTIONS`, `GITLAB_CI`, `JENKINS_URL`, …), else `CI=value` when `CI` is set to
+    /// anything but `false` or `0`; nil outside CI.
+    static func detectedCI(_ variables: [String: String]) -> String? {
+        if let reader = CIBranch.readers.first(where: { value($0.marker, variables) != nil }) { return reader.ci }
+        if let ci = value("CI", variables), !["false", "0"].contains(ci.lowercased()) { return "CI=\(ci)" }
+        return nil
+    }
+
     static func value(_ name: String, _ variables: [String: String]) -> String? {
         guard let value = variables[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         return value

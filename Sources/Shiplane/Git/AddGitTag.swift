@@ -56,7 +56,7 @@ package struct AddGitTag: Action {
                 : "would tag \(head.short) as \(tag)")
             return
         }
-        let tagger = lightweight ? nil : try git { try repository.signature(environment: lane.environment.variables, role: .committer) }
+        let tagger = lightweight ? nil : try git { try step.signatures([.committer], in: repository, for: "tag").first }
         // A tag may be pushed: a secret the run knows never goes into its message.
         let text = lightweight ? nil : lane.redactor.redact(message ?? "Release \(tag)")
         let description = existing == nil ? "delete tag \(tag)" : "move tag \(tag) back to \(existing?.target.short ?? "")"

@@ -134,11 +134,10 @@ extension StepContext {
         case .detached(let commit): (branchName, parent) = (nil, commit.hex)
         }
         if release.isDetached { log("HEAD is detached: the commit goes on top of it, for \(release.name), read from \(release.source)") }
-        let variables = lane.environment.variables
+        let identities = try git { try signatures([.author, .committer], in: repository, for: "commit") }
+        let (author, committer) = (identities[0], identities[1])
         let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil), description)
         let commit = try git {
-            let author = try repository.signature(environment: variables, role: .author)
-            let committer = try repository.signature(environment: variables, role: .committer)
             let hooks = try lane.gitHooks(repository)
             return try repository.commit(paths: paths, message: message, author: author, committer: committer) { text in
                 try hooks?.aroundCommit(message: text) { self.log($0) } ?? text

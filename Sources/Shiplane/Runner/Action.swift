@@ -187,6 +187,8 @@ public struct StepContext: Sendable {
     /// half-undone: it is finished by `shiplane resume` or by running the same command again.
     public func passPointOfNoReturn(_ reason: String) throws {
         guard !isDryRun else { return }
+        // A run that may make no effect never gets past the point where one is public.
+        try lane.state.journal.checkRefusal()
         lane.state.passPointOfNoReturn(reason)
         try lane.state.journal.recorder?.passPointOfNoReturn(reason)
     }

@@ -58,6 +58,8 @@ package final class Journal: @unchecked Sendable {
     private var gate: (@Sendable () throws -> Void)?
     private var gateVerdict: (any Error)?
     private var atFirstStep: (@Sendable () -> Void)?
+    /// Why this run may make no effect at all (a pull-request pipeline), when it may not.
+    private var refusal: (any Error)?
     private var context: EffectContext
     private var attachedRecorder: RunRecorder?
     /// Creates an empty journal whose undos reach the world through `context`.
@@ -111,6 +113,7 @@ package final class Journal: @unchecked Sendable {
     /// - Throws: when the record cannot be written: the effect must not happen unrecorded.
     func intend(step: Int, _ description: String, _ effect: AnyEffect, pastPointOfNoReturn: Bool,
                 closure: (@Sendable () async throws -> Void)? = nil) throws -> Int {
+        try checkRefusal()
         try checkBeforeFirstEffect()
         let recordIndex = try recorder?.intend(step: step, description: description, effect: effect)
         return lock.withLock {
@@ -123,6 +126,7 @@ package final class Journal: @unchecked Sendable {
     /// Writes several effects down before they happen, in one record write; returns their handles, in order.
     /// - Throws: when the record cannot be written: none of them may happen unrecorded.
     func intend(step: Int, _ effects: [(description: String, effect: AnyEffect)], pastPointOfNoReturn: Bool) throws -> [Int] {
+        try checkRefusal()
         try checkBeforeFirstEffect()
         guard !effects.isEmpty else { return [] }
         let recordIndexes: [Int?] = try recorder.map { try $0.intend(step: step, effects) } ?? effects.map { _ in nil }
@@ -143,10 +147,29 @@ package final class Journal: @unchecked Sendable {
     /// the work behind `check` starts there, so a lane with no step never pays for it.
     package func holdFirstEffect(begin: (@Sendable () -> Void)? = nil, until check: @escaping @Sendable () throws -> Void) {
         gateLock.withLock {
+            // A run refused every effect has none to hold (`refuseEffects`).
+            guard refusal == nil else { return }
             gate = check
             gateVerdict = nil
             atFirstStep = begin
         }
+    }
+
+    /// Refuses every effect of this run with `error`, before it happens: the run may read, build
+    /// and test, but not write a file, commit, tag, push, publish or send (a pull-request
+    /// pipeline, `PullRequestPipeline`). Such a run has no effect to wait for origin's answer
+    /// before, so the check set with `holdFirstEffect` never runs.
+    package func refuseEffects(_ error: any Error) {
+        gateLock.withLock {
+            refusal = error
+            gate = nil
+            atFirstStep = nil
+        }
+    }
+
+    /// Throws why this run may make no effect, when it may not (`refuseEffects`).
+    package func checkRefusal() throws {
+        if let refusal = gateLock.withLock({ refusal }) { throw refusal }
     }
 
     /// A step is starting: runs the `begin` given to `holdFirstEffect(begin:until:)`, the first time.
@@ -162,6 +185,7 @@ package final class Journal: @unchecked Sendable {
     /// it threw (every later call throws the same). Nothing to do when there is none.
     package func checkBeforeFirstEffect() throws {
         try gateLock.withLock {
+            if refusal != nil { return }
             if let check = gate {
                 gate = nil
                 do {

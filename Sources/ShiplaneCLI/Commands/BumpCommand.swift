@@ -130,11 +130,14 @@ struct BumpLane: Lane, BuiltInLane {
 }
 
 extension BumpLane {
-    /// What can be known wrong before anything is written: `--tag` and `--push` need `--commit`
+    /// What can be known wrong before anything is written: not in a pull-request pipeline (see
+    /// `Journal.refuseEffects`); `--tag` and `--push` need `--commit`
     /// when the bump writes files (a tag-only project's bump is its tag), and a commit or push on
     /// a detached HEAD needs a branch to go to (and, to be pushed, a history that is not shallow).
     /// - Throws: `ValidationFailure`, or `RepositoryProblem.detachedHead` naming where it looked.
     private func checkBeforeAnyEffect(_ lane: LaneContext) throws {
+        // Every bump writes: in a pull-request pipeline it stops here, before its first step.
+        try lane.journal.checkRefusal()
         if (tag || push) && !commit {
             let writesFiles = try incrementBuild || buildNumber != nil || !lane.versionLivesInTags()
             if writesFiles {

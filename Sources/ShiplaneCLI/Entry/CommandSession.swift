@@ -213,15 +213,16 @@ struct CommandSession {
     }
 
     /// Annotations on standard output; the step summary and the outputs appended to the files
-    /// GitHub Actions names. A file that cannot be written is reported once, as a warning: the
-    /// release is not failed for it.
+    /// GitHub Actions names. The outputs only for a run that succeeded: a failed or unfinished run
+    /// released nothing (or not yet), and a later step must not publish the version it names. A
+    /// file that cannot be written is reported once, as a warning: the release is not failed for it.
     private func writeGitHubActionsResults(_ result: LaneRunResult, code: Int32) -> Int32 {
         if let failure = result.failure {
             for line in CIPlatform.annotations(for: failure, redactor: redactor) { out.line(line) }
         }
         let variables = laneEnvironment.variables
         var files = [("GITHUB_STEP_SUMMARY", CIPlatform.summary(for: result, exitCode: code, redactor: redactor))]
-        if !result.outputs.isEmpty {
+        if result.failure == nil, !result.outputs.isEmpty {
             files.append(("GITHUB_OUTPUT", CIPlatform.outputLines(result.outputs, redactor: redactor)))
         }
         for (variable, text) in files {

@@ -209,6 +209,16 @@ public enum LaneHost {
             hooks: hooks.map { $0.init() }
         )
         var recorder: RunRecorder?
+        // A pull request's pipeline: the run reads, builds and tests, but its first effect is
+        // refused before it happens; a dry run shows the release and says the real one would stop.
+        if let pullRequest = session.laneEnvironment.refusingPullRequest {
+            let command = (["shiplane", type.name] + arguments).map(RunRecord.shellQuoted).joined(separator: " ")
+            if session.globals.dryRun {
+                session.err.line("Note: this is a pull-request pipeline (\(pullRequest.variable), \(pullRequest.ci)): the real run would stop before its first change (exit 4).")
+            } else {
+                context.journal.refuseEffects(PullRequestPipeline(pullRequest: pullRequest, command: command))
+            }
+        }
         if session.globals.dryRun {
             DurableRun.noteUnfinishedRunForDryRun(lane: type.name, arguments: arguments, root: root, session: session)
         } else {

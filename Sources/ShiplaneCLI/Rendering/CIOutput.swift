@@ -107,7 +107,8 @@ package enum CIPlatform: String, Sendable {
                 lines.append("")
             }
         }
-        if !result.outputs.isEmpty {
+        // A failed run's outputs are not written (`CommandSession`): the summary does not list them.
+        if result.failure == nil, !result.outputs.isEmpty {
             lines.append("Outputs: " + result.outputs.map { "\(codeSpan($0.name)) = \(codeSpan(cell($0.value)))" }.joined(separator: ", "))
             lines.append("")
         }

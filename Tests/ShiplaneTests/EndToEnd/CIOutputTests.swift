@@ -58,10 +58,27 @@ struct CIOutputTests {
         let annotation = result.stdout.split(separator: "\n").first { $0.hasPrefix("::error ") }.map(String.init) ?? ""
         #expect(annotation.hasPrefix("::error file=Lanes/Ship.swift,line=5,title=lane ship failed::"), "\(result.stdout)")
         #expect(annotation.contains("exited with code 7"), "\(annotation)")
-        #expect(read(repo.root + "/output.txt") == "channel=beta\n")
+        // A failed run's outputs are not written: a later step must not act on them.
+        #expect(!FileManager.default.fileExists(atPath: repo.root + "/output.txt"), "\(read(repo.root + "/output.txt"))")
         let summary = read(repo.root + "/summary.md")
         #expect(summary.hasPrefix("### shiplane ship failed ❌\n"), "\(summary)")
+        #expect(!summary.contains("Outputs:") && !summary.contains("beta"), "\(summary)")
         #expect(summary.contains("<details open><summary>Error</summary>") && summary.contains("sh failed at Lanes/Ship.swift:5"), "\(summary)")
+    }
+
+    /// A bump that fails after it wrote the version (the tag exists) is rolled back: GITHUB_OUTPUT
+    /// gets no `version=1.3.0` for a later step to publish, and the summary lists no outputs.
+    @Test func aFailedRolledBackRunWritesNoOutputs() throws {
+        let repo = try versionedRepository()
+        try repo.git("tag", "v1.3.0")
+        try Data("earlier=1\n".utf8).write(to: URL(fileURLWithPath: repo.root + "/output.txt"))
+        let result = try repo.shiplane(["bump", "minor", "--commit", "--tag"], environment: githubEnvironment(repo))
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("tag v1.3.0 exists"), "\(result.all)")
+        #expect(repo.read("VERSION") == "1.2.3\n", "rolled back")
+        #expect(read(repo.root + "/output.txt") == "earlier=1\n", "nothing appended: \(read(repo.root + "/output.txt"))")
+        let summary = read(repo.root + "/summary.md")
+        #expect(summary.hasPrefix("### shiplane bump failed ❌\n") && !summary.contains("Outputs:"), "\(summary)")
     }
 
     @Test func anUnwritableStepSummaryIsAWarningAndTheReleaseStands() throws {

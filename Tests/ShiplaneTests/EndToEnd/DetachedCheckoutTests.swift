@@ -11,35 +11,98 @@ struct CICheckout: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { ci }
 
-    /// Every CI's variables as its documentation describes them for a branch build (and, where the
-    /// CI says the branch differently for them, a pull request build).
+    /// Every CI's variables as its documentation describes them for a branch build, with what
+    /// each says when the build is not a pull request's (`BUILDKITE_PULL_REQUEST=false`), so a
+    /// branch build is never taken for one.
     static let all: [CICheckout] = [
         CICheckout(ci: "GitHub Actions push", variables: [
-            "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/heads/main", "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch",
+            "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "GITHUB_REF_NAME": "main",
+            "GITHUB_REF_TYPE": "branch", "GITHUB_HEAD_REF": "", "GITHUB_BASE_REF": "",
         ], branch: "main"),
-        CICheckout(ci: "GitHub Actions pull request", variables: [
-            "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/pull/7/merge", "GITHUB_REF_NAME": "7/merge", "GITHUB_REF_TYPE": "branch",
-            "GITHUB_HEAD_REF": "feature/login", "GITHUB_BASE_REF": "main",
-        ], branch: "feature/login"),
-        CICheckout(ci: "GitLab CI", variables: ["GITLAB_CI": "true", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main"], branch: "main"),
-        CICheckout(ci: "GitLab CI merge request", variables: [
-            "GITLAB_CI": "true", "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "feature/login", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
-        ], branch: "feature/login"),
+        CICheckout(ci: "GitLab CI", variables: [
+            "GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "push", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main",
+        ], branch: "main"),
         CICheckout(ci: "Bitbucket Pipelines", variables: ["BITBUCKET_BUILD_NUMBER": "12", "BITBUCKET_BRANCH": "main"], branch: "main"),
         CICheckout(ci: "CircleCI", variables: ["CIRCLECI": "true", "CIRCLE_BRANCH": "main"], branch: "main"),
-        CICheckout(ci: "Buildkite", variables: ["BUILDKITE": "true", "BUILDKITE_BRANCH": "main", "BUILDKITE_TAG": ""], branch: "main"),
+        CICheckout(ci: "Buildkite", variables: [
+            "BUILDKITE": "true", "BUILDKITE_BRANCH": "main", "BUILDKITE_TAG": "", "BUILDKITE_PULL_REQUEST": "false",
+        ], branch: "main"),
         CICheckout(ci: "Jenkins multibranch", variables: ["JENKINS_URL": "http://jenkins/", "BRANCH_NAME": "main"], branch: "main"),
         CICheckout(ci: "Jenkins git plugin", variables: ["JENKINS_URL": "http://jenkins/", "GIT_BRANCH": "origin/release/1.x"], branch: "release/1.x"),
         CICheckout(ci: "Azure Pipelines", variables: [
-            "TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/heads/release/1.x", "BUILD_SOURCEBRANCHNAME": "1.x",
+            "TF_BUILD": "True", "BUILD_REASON": "IndividualCI", "BUILD_SOURCEBRANCH": "refs/heads/release/1.x", "BUILD_SOURCEBRANCHNAME": "1.x",
         ], branch: "release/1.x"),
-        CICheckout(ci: "Travis CI", variables: ["TRAVIS": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST_BRANCH": ""], branch: "main"),
-        CICheckout(ci: "Travis CI pull request", variables: [
-            "TRAVIS": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "7", "TRAVIS_PULL_REQUEST_BRANCH": "feature/login",
-        ], branch: "feature/login"),
-        CICheckout(ci: "Woodpecker", variables: ["CI_SYSTEM_NAME": "woodpecker", "CI_COMMIT_BRANCH": "main"], branch: "main"),
-        CICheckout(ci: "Drone", variables: ["DRONE": "true", "DRONE_BRANCH": "main"], branch: "main"),
+        CICheckout(ci: "Travis CI", variables: [
+            "TRAVIS": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "false", "TRAVIS_PULL_REQUEST_BRANCH": "",
+        ], branch: "main"),
+        CICheckout(ci: "Woodpecker", variables: [
+            "CI": "woodpecker", "CI_SYSTEM_NAME": "woodpecker", "CI_PIPELINE_EVENT": "push", "CI_COMMIT_BRANCH": "main",
+        ], branch: "main"),
+        CICheckout(ci: "Drone", variables: ["DRONE": "true", "DRONE_BUILD_EVENT": "push", "DRONE_BRANCH": "main"], branch: "main"),
         CICheckout(ci: "--branch", variables: [:], branch: "main", arguments: ["--branch", "main"]),
+    ]
+}
+
+/// One CI's pull-request (merge-request) pipeline: the variables it sets, as its documentation
+/// describes them, and the one Shiplane must name when it refuses to release there.
+struct CIPullRequestPipeline: Sendable, CustomTestStringConvertible {
+    var ci: String
+    var variables: [String: String]
+    /// `NAME=value` as the refusal names it.
+    var seen: String
+
+    var testDescription: String { ci }
+
+    static let all: [CIPullRequestPipeline] = [
+        CIPullRequestPipeline(ci: "GitHub Actions pull_request", variables: [
+            "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_REF": "refs/pull/7/merge", "GITHUB_REF_NAME": "7/merge",
+            "GITHUB_REF_TYPE": "branch", "GITHUB_HEAD_REF": "feature/login", "GITHUB_BASE_REF": "main",
+        ], seen: "GITHUB_EVENT_NAME=pull_request"),
+        CIPullRequestPipeline(ci: "GitHub Actions pull_request_target", variables: [
+            "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request_target", "GITHUB_REF": "refs/heads/main", "GITHUB_REF_NAME": "main",
+            "GITHUB_REF_TYPE": "branch", "GITHUB_HEAD_REF": "feature/login", "GITHUB_BASE_REF": "main",
+        ], seen: "GITHUB_EVENT_NAME=pull_request_target"),
+        CIPullRequestPipeline(ci: "GitLab CI merge request", variables: [
+            "GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "7", "CI_COMMIT_REF_NAME": "feature/login",
+            "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "feature/login", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+        ], seen: "CI_PIPELINE_SOURCE=merge_request_event"),
+        CIPullRequestPipeline(ci: "GitLab CI merged results", variables: [
+            "GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "7", "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "feature/login",
+        ], seen: "CI_MERGE_REQUEST_IID=7"),
+        CIPullRequestPipeline(ci: "Bitbucket Pipelines", variables: [
+            "BITBUCKET_BUILD_NUMBER": "12", "BITBUCKET_BRANCH": "feature/login", "BITBUCKET_PR_ID": "7", "BITBUCKET_PR_DESTINATION_BRANCH": "main",
+        ], seen: "BITBUCKET_PR_ID=7"),
+        CIPullRequestPipeline(ci: "Buildkite", variables: [
+            "BUILDKITE": "true", "BUILDKITE_BRANCH": "feature/login", "BUILDKITE_TAG": "", "BUILDKITE_PULL_REQUEST": "7",
+            "BUILDKITE_PULL_REQUEST_BASE_BRANCH": "main",
+        ], seen: "BUILDKITE_PULL_REQUEST=7"),
+        CIPullRequestPipeline(ci: "CircleCI", variables: [
+            "CIRCLECI": "true", "CIRCLE_BRANCH": "feature/login", "CIRCLE_PULL_REQUEST": "https://github.com/acme/rocket/pull/7",
+        ], seen: "CIRCLE_PULL_REQUEST=https://github.com/acme/rocket/pull/7"),
+        CIPullRequestPipeline(ci: "Jenkins multibranch", variables: [
+            "JENKINS_URL": "http://jenkins/", "BRANCH_NAME": "PR-7", "CHANGE_ID": "7", "CHANGE_BRANCH": "feature/login", "CHANGE_TARGET": "main",
+        ], seen: "CHANGE_ID=7"),
+        CIPullRequestPipeline(ci: "Azure Pipelines", variables: [
+            "TF_BUILD": "True", "BUILD_REASON": "PullRequest", "BUILD_SOURCEBRANCH": "refs/pull/7/merge",
+            "SYSTEM_PULLREQUEST_PULLREQUESTID": "4711", "SYSTEM_PULLREQUEST_SOURCEBRANCH": "refs/heads/feature/login",
+            "SYSTEM_PULLREQUEST_TARGETBRANCH": "refs/heads/main",
+        ], seen: "SYSTEM_PULLREQUEST_PULLREQUESTID=4711"),
+        CIPullRequestPipeline(ci: "Azure Pipelines, build reason only", variables: [
+            "TF_BUILD": "True", "BUILD_REASON": "PullRequest", "BUILD_SOURCEBRANCH": "refs/heads/feature/login",
+        ], seen: "BUILD_REASON=PullRequest"),
+        CIPullRequestPipeline(ci: "Woodpecker", variables: [
+            "CI": "woodpecker", "CI_SYSTEM_NAME": "woodpecker", "CI_PIPELINE_EVENT": "pull_request", "CI_COMMIT_PULL_REQUEST": "7",
+            "CI_COMMIT_SOURCE_BRANCH": "feature/login", "CI_COMMIT_TARGET_BRANCH": "main", "CI_COMMIT_BRANCH": "main",
+        ], seen: "CI_PIPELINE_EVENT=pull_request"),
+        CIPullRequestPipeline(ci: "Travis CI", variables: [
+            "TRAVIS": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "7", "TRAVIS_PULL_REQUEST_BRANCH": "feature/login",
+        ], seen: "TRAVIS_PULL_REQUEST=7"),
+        CIPullRequestPipeline(ci: "Drone", variables: [
+            "DRONE": "true", "DRONE_BUILD_EVENT": "pull_request", "DRONE_PULL_REQUEST": "7", "DRONE_SOURCE_BRANCH": "feature/login",
+        ], seen: "DRONE_BUILD_EVENT=pull_request"),
+        CIPullRequestPipeline(ci: "Bitrise", variables: [
+            "BITRISE_IO": "true", "BITRISE_GIT_BRANCH": "feature/login", "BITRISE_PULL_REQUEST": "7",
+        ], seen: "BITRISE_PULL_REQUEST=7"),
     ]
 }
 
@@ -129,11 +192,12 @@ struct DetachedCheckoutTests {
         try repos.inCheckout("fsck", "--strict", "--no-progress")
     }
 
-    /// A GitHub tag workflow names no branch (GITHUB_REF_NAME is the tag); nor does a bare clone
-    /// with no CI at all.
+    /// A GitHub tag workflow names no branch (GITHUB_REF_NAME is the tag); nor does a Jenkins
+    /// multibranch tag build (BRANCH_NAME is the tag there), nor a bare clone with no CI at all.
     @Test(arguments: [
         ["GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/tags/v1.2.3", "GITHUB_REF_NAME": "v1.2.3", "GITHUB_REF_TYPE": "tag"],
         ["GITLAB_CI": "true", "CI_COMMIT_TAG": "v1.2.3"],
+        ["JENKINS_URL": "http://jenkins/", "BRANCH_NAME": "v1.2.3", "TAG_NAME": "v1.2.3"],
         [:],
     ])
     func noBranchKnownFailsBeforeAnyFileChanges(_ variables: [String: String]) throws {

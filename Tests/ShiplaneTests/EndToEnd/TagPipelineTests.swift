@@ -51,6 +51,8 @@ struct CITagPipeline: Sendable, CustomTestStringConvertible {
         CITagPipeline(ci: "Travis CI", variables: ["TRAVIS": "true", "TRAVIS_TAG": "v1.4.0", "TRAVIS_BRANCH": "v1.4.0"]),
         CITagPipeline(ci: "Woodpecker", variables: ["CI_SYSTEM_NAME": "woodpecker", "CI_COMMIT_TAG": "v1.4.0"]),
         CITagPipeline(ci: "Drone", variables: ["DRONE": "true", "DRONE_TAG": "v1.4.0"]),
+        // A multibranch tag build names the tag in BRANCH_NAME too: a tag pipeline, not a branch.
+        CITagPipeline(ci: "Jenkins multibranch", variables: ["JENKINS_URL": "http://jenkins/", "BRANCH_NAME": "v1.4.0", "TAG_NAME": "v1.4.0"]),
         CITagPipeline(ci: "no CI: the release tag at HEAD", variables: [:], fetchesTags: .all),
     ]
 }

@@ -80,7 +80,7 @@ package struct RunRecord: Codable, Sendable, Equatable {
         return (["shiplane", lane] + arguments).map(Self.shellQuoted).joined(separator: " ")
     }
 
-    static func shellQuoted(_ word: String) -> String {
+    package static func shellQuoted(_ word: String) -> String {
         let plain = word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0) }
         return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
