@@ -19,7 +19,9 @@ extension Repository {
     ///   and `.locked` when another process holds the index; the branch moves only if all else worked.
     /// - Parameter beforeCommitting: runs once the paths are staged (and the index written), with
     ///   the message; returns the message to commit (git's pre-commit and commit-msg hooks run
-    ///   here). When it throws, the paths are unstaged again and nothing is committed.
+    ///   here). What it stages besides `paths` is committed too, as git commits what a pre-commit
+    ///   hook adds. When it or anything after it fails, the index entries of `paths` go back to
+    ///   what they were and nothing is committed.
     public func commit(
         paths: [String], message: String, author: Signature, committer: Signature,
         beforeCommitting: (String) throws -> String = { $0 }
@@ -42,19 +44,39 @@ extension Repository {
         try check(git_repository_index(&index, pointer), operation)
         defer { git_index_free(index) }
         try check(git_index_read(index, 0), operation)
-        try stage(paths, in: index, workingDirectory: workingDirectory, operation)
-        try check(git_index_write(index), operation)
-        let finalMessage: String
+        // The entries as they were: whatever fails from here on (a hook that refuses, a locked
+        // branch, a corrupt object) leaves the index as it was found.
+        let before = Self.entries(paths, in: index)
         do {
-            finalMessage = try beforeCommitting(message)
+            try stage(paths, in: index, workingDirectory: workingDirectory, operation)
+            try check(git_index_write(index), operation)
+            let staged = Self.allEntries(in: index)
+            let finalMessage = try beforeCommitting(message)
+            let cleanMessage = try prettifiedMessage(finalMessage, operation)
+            // A hook may have staged more (a formatter's `git add`): what it staged is committed
+            // too, as git does.
+            try check(git_index_read(index, 1), operation)
+            let afterHooks = Self.allEntries(in: index)
+            let hookStaged = Set(staged.keys).union(afterHooks.keys).filter { path in
+                !paths.contains(path) && !(afterHooks[path]?.stagesSame(as: staged[path]) ?? (staged[path] == nil))
+            }.sorted()
+            return try commitTree(
+                of: paths + hookStaged, from: index, onTopOf: parent, message: cleanMessage,
+                author: author, committer: committer, operation)
         } catch {
-            try? unstage(paths, parent: parent, operation)
+            try? check(git_index_read(index, 1), operation)
+            if (try? Self.restore(paths, to: before, in: index, ifStaged: { _, _ in true }))?.isEmpty == false {
+                try? check(git_index_write(index), operation)
+            }
             throw error
         }
-        let cleanMessage = try prettifiedMessage(finalMessage, operation)
-        // A hook may have staged more of the same paths (a formatter's `git add`): read it back.
-        try check(git_index_read(index, 1), operation)
+    }
 
+    /// Writes the tree of `parent` with `paths` from `index` and commits it on HEAD.
+    private func commitTree(
+        of paths: [String], from index: OpaquePointer?, onTopOf parent: ObjectID?, message: String,
+        author: Signature, committer: Signature, _ operation: String
+    ) throws -> ObjectID {
         let tree = try treeWithOnly(paths, from: index, onTopOf: parent, operation)
         var treeObject: OpaquePointer?
         var treeID = tree.raw
@@ -76,32 +98,13 @@ extension Repository {
                 // it moved meanwhile.
                 let result = parents.withUnsafeMutableBufferPointer { buffer in
                     git_commit_create(
-                        &created, pointer, "HEAD", authorSignature, committerSignature, nil, cleanMessage,
+                        &created, pointer, "HEAD", authorSignature, committerSignature, nil, message,
                         treeObject, buffer.count, buffer.baseAddress)
                 }
                 try check(result, operation)
                 return ObjectID(created)
             }
         }
-    }
-
-    /// Puts the index entries of `paths` back to what `parent` holds (`git reset -- paths`).
-    private func unstage(_ paths: [String], parent: ObjectID?, _ operation: String) throws {
-        var index: OpaquePointer?
-        try check(git_repository_index(&index, pointer), operation)
-        defer { git_index_free(index) }
-        try check(git_index_read(index, 1), operation)
-        var tree: OpaquePointer?
-        if let parent {
-            var id = parent.raw
-            var commit: OpaquePointer?
-            try check(git_commit_lookup(&commit, pointer, &id), operation)
-            defer { git_commit_free(commit) }
-            try check(git_commit_tree(&tree, commit), operation)
-        }
-        defer { git_tree_free(tree) }
-        try restoreIndexEntries(paths, from: tree, in: index, operation)
-        try check(git_index_write(index), operation)
     }
 
     /// Sets the index entries of `paths` to what `tree` holds (removing those it lacks; a nil
@@ -127,8 +130,18 @@ extension Repository {
     }
 
     /// Adds each path to the index from the work tree, or removes it when the file is gone.
+    /// A submodule (a gitlink entry), a nested repository or a linked worktree (a folder with a
+    /// `.git` of its own) is another project: nothing in it is staged, and its gitlink is never
+    /// replaced, as `git add` refuses a path inside a submodule.
     private func stage(_ paths: [String], in index: OpaquePointer?, workingDirectory: String, _ operation: String) throws {
         for path in paths {
+            if let project = otherProject(holding: path, in: index, workingDirectory: workingDirectory) {
+                throw GitError(
+                    code: .invalid, operation: operation,
+                    message: project == path
+                        ? "\(path) is a submodule or a repository of its own: Shiplane does not change what it points at (commit it with git)"
+                        : "\(path) is inside \(project), a submodule or a repository of its own: Shiplane does not commit into it")
+            }
             var info = stat()
             if lstat(workingDirectory + "/" + path, &info) == 0 {
                 try check(git_index_add_bypath(index, path), "stage \(path)")
@@ -140,6 +153,23 @@ extension Repository {
                     message: "\(path) is neither in the work tree nor in the index")
             }
         }
+    }
+
+    /// The submodule or nested repository `path` is (or lies in), or nil: a gitlink entry in the
+    /// index for it or a folder above it, or a folder below the work tree holding a `.git`.
+    private func otherProject(holding path: String, in index: OpaquePointer?, workingDirectory: String) -> String? {
+        let parts = path.split(separator: "/").map(String.init)
+        let root = workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/"
+        for count in stride(from: 1, through: parts.count, by: 1) {
+            let prefix = parts.prefix(count).joined(separator: "/")
+            if let entry = git_index_get_bypath(index, prefix, 0), entry.pointee.mode == GIT_FILEMODE_COMMIT.rawValue { return prefix }
+            var info = stat()
+            if count < parts.count || lstat(root + prefix, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR,
+               lstat(root + prefix + "/.git", &info) == 0 {
+                return prefix
+            }
+        }
+        return nil
     }
 
     /// Writes the tree of `parent` with `paths` taken from `index` (present or absent) and returns it.

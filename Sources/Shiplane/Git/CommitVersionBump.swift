@@ -136,14 +136,15 @@ extension StepContext {
         if release.isDetached { log("HEAD is detached: the commit goes on top of it, for \(release.name), read from \(release.source)") }
         let identities = try git { try signatures([.author, .committer], in: repository, for: "commit") }
         let (author, committer) = (identities[0], identities[1])
-        let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil), description)
+        let indexBefore = try CommitMade.indexEntries(of: paths, in: repository)
+        let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil, indexBefore: indexBefore), description)
         let commit = try git {
             let hooks = try lane.gitHooks(repository)
             return try repository.commit(paths: paths, message: message, author: author, committer: committer) { text in
                 try hooks?.aroundCommit(message: text) { self.log($0) } ?? text
             }
         }
-        done(effect, CommitMade(branch: branchName, parent: parent, message: message, commit: commit.hex))
+        done(effect, CommitMade(branch: branchName, parent: parent, message: message, commit: commit.hex, indexBefore: indexBefore))
         return commit
     }
 }

@@ -14,24 +14,77 @@ package struct CommitMade: Effect, Equatable {
     package var message: String
     /// The commit's id, once made.
     package var commit: String?
+    /// The index entries of the committed paths before the commit staged them, so that an undo
+    /// leaves the index as the run found it (nil in records written before it was kept).
+    package var indexBefore: [IndexEntryBefore]?
+
+    /// A path's index entry as it was: its mode and object, or neither when the index lacked it.
+    package struct IndexEntryBefore: Codable, Equatable, Sendable {
+        /// The path relative to the work tree root.
+        package var path: String
+        /// The entry's mode, nil when the index held no entry for the path.
+        package var mode: UInt32?
+        /// The object staged, nil when the index held no entry for the path.
+        package var object: String?
+
+        /// Describes one entry.
+        package init(path: String, mode: UInt32?, object: String?) {
+            self.path = path
+            self.mode = mode
+            self.object = object
+        }
+    }
 
     /// Describes a commit.
-    package init(branch: String?, parent: String, message: String, commit: String?) {
+    package init(branch: String?, parent: String, message: String, commit: String?, indexBefore: [IndexEntryBefore]? = nil) {
         self.branch = branch
         self.parent = parent
         self.message = message
         self.commit = commit
+        self.indexBefore = indexBefore
     }
 
     /// In the repository.
     package var reach: EffectReach { .local }
 
-    /// Moves the branch (or the detached HEAD) back to `parent` while HEAD is still the run's commit.
+    /// Moves the branch (or the detached HEAD) back to `parent` while HEAD is still the run's
+    /// commit, then puts the committed paths' index entries back as they were before the run
+    /// staged them (each only while the index still stages the work tree's file, as the run did).
     /// - Throws: when HEAD left the branch (or, detached, moved elsewhere) or the branch moved on.
     package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        let place = branch ?? "the detached HEAD"
         if status == .intended { context.removeStaleGitLocks([branch.map { "refs/heads/\($0).lock" }, "index.lock", "HEAD.lock"].compactMap { $0 }) }
         let repository = try context.repository()
+        try dropCommit(in: repository)
+        try restoreIndex(in: repository)
+    }
+
+    /// The index entries before the commit, for `indexBefore`, read before `paths` are staged.
+    static func indexEntries(of paths: [String], in repository: Repository) throws -> [IndexEntryBefore] {
+        let entries = try git { try repository.indexEntries(paths) }
+        return paths.map { path in
+            IndexEntryBefore(path: path, mode: entries[path]?.mode, object: entries[path]?.id.hex)
+        }
+    }
+
+    private func restoreIndex(in repository: Repository) throws {
+        guard let indexBefore, !indexBefore.isEmpty else { return }
+        var before: [String: IndexEntry] = [:]
+        for entry in indexBefore {
+            if let mode = entry.mode, let object = entry.object.flatMap(ObjectID.init(hex:)) {
+                before[entry.path] = IndexEntry(path: entry.path, mode: mode, id: object)
+            }
+        }
+        _ = try git {
+            try repository.restoreIndexEntries(indexBefore.map(\.path), to: before) { path, current in
+                // Staged by the run: the index holds the work tree's file as it is (or its removal).
+                let file = repository.workTreeObject(path)
+                return current.map { $0.id == file } ?? (file == nil)
+            }
+        }
+    }
+
+    private func dropCommit(in repository: Repository) throws {
+        let place = branch ?? "the detached HEAD"
         let state = try git { try repository.head() }
         if case .unborn(let name) = state, name == branch, parent.isEmpty { return }
         let head: ObjectID

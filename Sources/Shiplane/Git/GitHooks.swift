@@ -44,7 +44,9 @@ struct GitHooks {
         }
         guard let commitMessage = hook("commit-msg") else { return message }
         let file = gitDirectory + "/COMMIT_EDITMSG"
-        try writeAtomically(Data(message.utf8), to: file)
+        // As git writes it: the message ends with a newline (a hook that appends a trailer with
+        // `echo >>` would otherwise join it to the last line).
+        try writeAtomically(Data((message.hasSuffix("\n") ? message : message + "\n").utf8), to: file)
         try run("commit-msg", commitMessage, arguments: [file], input: nil, extra: index, log: log)
         return (try? String(contentsOfFile: file, encoding: .utf8)) ?? message
     }

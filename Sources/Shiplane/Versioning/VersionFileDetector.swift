@@ -104,6 +104,8 @@ struct ProjectTree {
             let url = folder.appendingPathComponent(name)
             let isFolder = fileSystem.isFolder(url.path)
             if isFolder {
+                // A submodule, a nested clone or a linked worktree is another project: not searched.
+                if OtherProjects.isRepository(url.path, fileSystem: fileSystem) { continue }
                 if name.hasSuffix(".xcodeproj") {
                     xcodeProjects.append(url)
                 } else if !VersionFileDetector.skippedFolders.contains(name), !name.hasSuffix(".xcassets"), !name.hasSuffix(".lproj"),
