@@ -5,14 +5,15 @@ import Shiplane
 struct Toolchain {
     var swiftc: String
     /// The folder holding `libShiplaneKit.so` (or `.dylib`), or, in a Linux bundle, `static/`
-    /// with the library as a static archive (`linksStatically`).
+    /// with the library as one relocatable object (`linksStatically`).
     var libraryFolder: String
     /// The folder holding `Shiplane.swiftmodule` and the modules it depends on; in a bundle
     /// (`Scripts/bundle`), `Shiplane.swiftinterface` and the interfaces it imports, with or without
     /// their `.swiftmodule` (a compiler that cannot read those builds the modules from the interfaces).
     var moduleFolder: String
-    /// True when lanes link statically: `libraryFolder/static/` holds `libShiplaneKit.a` with
-    /// libgit2 and the libraries it needs (`Scripts/bundle` on Linux). The lane program then
+    /// True when lanes link statically: `libraryFolder/static/` holds `libShiplaneKit.o` (the
+    /// library's objects as one relocatable object) with libgit2 and the libraries it needs
+    /// (`Scripts/bundle` on Linux). The lane program then
     /// carries the Swift runtime, Foundation and Shiplane itself, and starts without loading or
     /// binding a shared library of its own (about 19 ms of CPU down to 7 ms for a no-op lane).
     var linksStatically = false
@@ -20,7 +21,7 @@ struct Toolchain {
     /// The folder of the static archives, when lanes link statically.
     var staticFolder: String { libraryFolder + "/" + Self.staticFolderName }
 
-    /// The library lane programs link against: the static archive or the shared library. Its
+    /// The library lane programs link against: the relocatable object or the shared library. Its
     /// size, modification time and inode are part of the lane cache key.
     var libraryFile: String {
         linksStatically ? staticFolder + "/" + Self.staticLibraryFileName : libraryFolder + "/" + Self.libraryFileName
@@ -28,8 +29,10 @@ struct Toolchain {
 
     /// The compiler's link arguments for a lane program.
     ///
-    /// Shared: `-lShiplaneKit`, found through a run path. Static: `-static-stdlib` and the archive
-    /// (whose objects name libgit2 and zlib, found in `static/`), linked as a position-dependent
+    /// Shared: `-lShiplaneKit`, found through a run path. Static: `-static-stdlib` and the object
+    /// (which names libgit2 and zlib, found in `static/`), linked whole — an archive would let the
+    /// linker leave out objects that only the Swift runtime reaches (conformance records found by
+    /// lookup), and NIOPosix crashed without them —, as a position-dependent
     /// executable (no start-up relocation of its 100 MB), with the toolchain's `lld` when it has
     /// one (a static lane program links in about a second with it, several with gold).
     var linkArguments: [String] {
@@ -78,7 +81,7 @@ struct Toolchain {
     }
 
     static let staticFolderName = "static"
-    static let staticLibraryFileName = "libShiplaneKit.a"
+    static let staticLibraryFileName = "libShiplaneKit.o"
 
     static var libraryFileName: String {
         #if os(macOS)

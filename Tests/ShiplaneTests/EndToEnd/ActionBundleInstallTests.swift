@@ -1,6 +1,7 @@
 import Crypto
 import Hummingbird
 import Foundation
+import Shiplane
 import Testing
 
 /// The action's "Install Shiplane" step, executed by bash with the variables a runner gives,
@@ -66,7 +67,7 @@ struct ActionBundleInstallTests {
     /// the action's inputs as the step's `env:` gives them, and the stand-in as the releases URL.
     func install(
         files: (_ folder: String) throws -> [String: [UInt8]], os: String = "Linux", arch: String = "X64",
-        inputs: [String: String] = [:], check: (Install) throws -> Void
+        inputs: [String: String] = [:], path: ((_ folder: String) throws -> String)? = nil, check: (Install) throws -> Void
     ) async throws {
         let folder = try TemporaryRepository(commit: false)
         let releases = Releases(files: try files(folder.root))
@@ -77,11 +78,12 @@ struct ActionBundleInstallTests {
         var environment = isolatedEnvironment(home: folder.home, extra: [
             "GITHUB_ACTIONS": "true", "GITHUB_PATH": githubPath, "RUNNER_TEMP": runnerTemp,
             "RUNNER_OS": os, "RUNNER_ARCH": arch,
-            "ACTION_PATH": packageRoot, "ACTION_REPOSITORY": "owner/shiplane",
+            "GITHUB_ACTION_PATH": packageRoot, "ACTION_REPOSITORY": "owner/shiplane",
             "INPUT_INSTALL": "bundle", "INPUT_VERSION": Self.version,
             "SHIPLANE_RELEASES_URL": server.baseURL + "/owner/shiplane/releases/download",
         ])
         for (key, value) in inputs { environment[key] = value }
+        if let path { environment["PATH"] = try path(folder.root) }
         let script = try GitHubActionRunnerTests.step(named: "Install Shiplane")
         let result = try await runProgramAsync("/bin/bash", ["-c", script], in: folder.root, environment: environment, timeout: 120)
         let written = String(decoding: FileManager.default.contents(atPath: githubPath) ?? Data(), as: UTF8.self)
@@ -102,7 +104,7 @@ struct ActionBundleInstallTests {
             #expect(installed.stdout == "shiplane 9.1.0 from the bundle\n")
             #expect(FileManager.default.fileExists(atPath: run.runnerTemp + "/shiplane/lib/shiplane/Modules/Shiplane.swiftinterface"))
             #expect(run.requests.contains("/owner/shiplane/releases/download/v9.1.0/shiplane-9.1.0-linux-x86_64.tar.gz"), "\(run.requests)")
-            #expect(run.output.contains("Shiplane 9.1.0 installed from shiplane-9.1.0-linux-x86_64.tar.gz"), "\(run.output)")
+            #expect(run.output.contains("Shiplane 9.1.0 installed in \(run.runnerTemp)/shiplane from shiplane-9.1.0-linux-x86_64.tar.gz"), "\(run.output)")
             // The download folder is gone: only the installed bundle is left.
             let left = try FileManager.default.contentsOfDirectory(atPath: run.runnerTemp)
             #expect(left == ["shiplane"], "\(left)")
@@ -143,7 +145,8 @@ struct ActionBundleInstallTests {
         try await install(files: Self.linuxFiles, inputs: ["INPUT_VERSION": "v9.2.0"]) { run in
             #expect(run.status == 4, "\(run.output)")
             #expect(run.output.contains("could not download"), "\(run.output)")
-            #expect(run.output.contains("/v9.2.0/SHA256SUMS: is v9.2.0 released with its bundle? (install: source builds from the action instead)"), "\(run.output)")
+            #expect(run.output.contains("/v9.2.0/SHA256SUMS with curl (its message is above): is v9.2.0 released with its bundle, and can this job reach it?"), "\(run.output)")
+            #expect(run.output.contains("::error title=Shiplane::Shiplane 9.2.0 was not installed (the message above says why); install: source builds it from the action instead"), "\(run.output)")
             #expect(run.githubPath.isEmpty)
         }
     }
@@ -170,6 +173,48 @@ struct ActionBundleInstallTests {
             #expect(run.status == 2, "\(run.output)")
             #expect(run.output.contains("no Shiplane bundle for Windows runners"), "\(run.output)")
             #expect(run.requests.isEmpty)
+        }
+    }
+
+    /// A folder standing for a CI image's PATH: bash and the basic tools the installer uses, and
+    /// of the tools that can download only `downloader` (none when nil) — no curl, no sudo.
+    static func imagePath(in folder: String, downloader: String?, more: [String] = []) throws -> String {
+        let bin = folder + "/image-bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        var tools = ["bash", "sh", "env", "mktemp", "rm", "mkdir", "mv", "tar", "gzip", "awk", "sha256sum", "uname", "basename", "dirname", "cat", "sed", "head"]
+        if let downloader { tools.append(downloader) }
+        tools += more
+        let hostPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for tool in tools {
+            var real = try #require(findExecutable(tool, path: hostPath, workingDirectory: nil), "\(tool) is not installed on this machine")
+            if tool == "python3" {
+                // pyenv's shim needs pyenv on PATH: the interpreter itself.
+                let found = try runProgram(real, ["-c", "import sys; print(sys.executable)"], in: folder, environment: ProcessInfo.processInfo.environment)
+                real = found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            try FileManager.default.createSymbolicLink(atPath: bin + "/" + tool, withDestinationPath: real)
+        }
+        return bin
+    }
+
+    /// The Swift images have neither curl nor wget: the installer takes what the image has.
+    @Test(arguments: ["curl", "wget", "node", "python3", "swift"])
+    func inAnImageWithoutCurlItDownloadsWithWhatTheImageHas(downloader: String) async throws {
+        try await install(files: Self.linuxFiles, path: { try Self.imagePath(in: $0, downloader: downloader) }) { run in
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("downloaded with \(downloader))"), "\(run.output)")
+            #expect(run.githubPath == run.runnerTemp + "/shiplane/bin\n")
+            let installed = try runProgram(run.runnerTemp + "/shiplane/bin/shiplane", [], in: run.runnerTemp, environment: [:])
+            #expect(installed.stdout == "shiplane 9.1.0 from the bundle\n")
+        }
+    }
+
+    @Test func anImageThatCannotDownloadIsToldWhatToInstall() async throws {
+        try await install(files: Self.linuxFiles, path: { try Self.imagePath(in: $0, downloader: nil) }) { run in
+            #expect(run.status == 4, "\(run.output)")
+            #expect(run.output.contains("::error title=Shiplane::nothing on this machine can download the bundle: there is no curl, wget, node, python3 or swift on PATH (install one, e.g. apt-get install -y curl)"), "\(run.output)")
+            #expect(run.requests.isEmpty)
+            #expect(run.githubPath.isEmpty)
         }
     }
 }

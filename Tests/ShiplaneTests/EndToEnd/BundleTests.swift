@@ -19,7 +19,7 @@ struct BundleTests {
         }
         if archive {
             try manager.createDirectory(atPath: root + "/lib/shiplane/static", withIntermediateDirectories: true)
-            try Data("!<arch>\n".utf8).write(to: URL(fileURLWithPath: root + "/lib/shiplane/static/libShiplaneKit.a"))
+            try Data("\u{7F}ELF".utf8).write(to: URL(fileURLWithPath: root + "/lib/shiplane/static/libShiplaneKit.o"))
         }
         for file in files {
             try Data("// swift-interface-format-version: 1.0\n".utf8).write(to: URL(fileURLWithPath: root + "/lib/shiplane/Modules/" + file))
@@ -52,7 +52,7 @@ struct BundleTests {
         #expect(found.linkArguments == ["-L", found.libraryFolder, "-lShiplaneKit", "-Xlinker", "-rpath", "-Xlinker", found.libraryFolder])
     }
 
-    /// The Linux bundle: `lib/shiplane/static/libShiplaneKit.a` and no shared library. Lanes link
+    /// The Linux bundle: `lib/shiplane/static/libShiplaneKit.o` and no shared library. Lanes link
     /// it statically with the Swift runtime (`-static-stdlib`), position-dependent, and the
     /// archive is what the lane cache key stamps; an archive beside a shared library wins.
     @Test(arguments: [false, true]) func lanesLinkTheStaticArchiveWhenTheBundleHasOne(alsoShared: Bool) throws {
@@ -60,7 +60,7 @@ struct BundleTests {
         let executable = try Self.unpacked(in: folder.root + "/opt", modules: ["Shiplane.swiftinterface"], shared: alsoShared, archive: true)
         let found = try Toolchain.locate(environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"], executable: executable)
         #expect(found.linksStatically)
-        #expect(found.libraryFile == folder.root + "/opt/lib/shiplane/static/libShiplaneKit.a")
+        #expect(found.libraryFile == folder.root + "/opt/lib/shiplane/static/libShiplaneKit.o")
         let arguments = found.linkArguments
         #expect(Array(arguments.prefix(6)) == ["-static-stdlib", "-Xlinker", "-no-pie", "-L", folder.root + "/opt/lib/shiplane/static", found.libraryFile])
         #expect(!arguments.contains("-lShiplaneKit") && !arguments.contains("-rpath"))

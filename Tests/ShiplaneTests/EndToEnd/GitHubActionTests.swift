@@ -21,8 +21,22 @@ struct GitHubActionTests {
         let runs = try #require(action["runs"] as? [String: Any])
         #expect(runs["using"] as? String == "composite")
         let steps = try #require(runs["steps"] as? [[String: Any]])
-        #expect(steps.contains { ($0["uses"] as? String)?.hasPrefix("actions/cache@") == true && ($0["with"] as? [String: Any])?["path"] as? String == "${{ runner.temp }}/shiplane-lanes" },
-                "the lane cache is kept between jobs")
+        // The lane cache is kept between jobs in the home folder (a container job's `runner.temp`
+        // names the host's folder), keyed by toolchain, image, Shiplane and the lanes, and a job
+        // whose lanes changed starts from the newest cache of the same system and Shiplane.
+        let laneCache = try #require(steps.first { $0["name"] as? String == "Cache the compiled lanes" }?["with"] as? [String: Any])
+        #expect(laneCache["path"] as? String == "~/.cache/shiplane/lanes")
+        let key = try #require(laneCache["key"] as? String)
+        let restore = try #require(laneCache["restore-keys"] as? String)
+        for part in ["steps.fingerprint.outputs.system", "steps.fingerprint.outputs.shiplane", "steps.fingerprint.outputs.lanes"] {
+            #expect(key.contains(part), "\(key)")
+        }
+        #expect(key.hasPrefix(restore.trimmingCharacters(in: .whitespacesAndNewlines)) && !restore.contains("outputs.lanes"), "\(restore)")
+        let run = try #require(steps.first { $0["id"] as? String == "run" }?["run"] as? String)
+        #expect(run.contains(#"export SHIPLANE_CACHE_DIR="$HOME/.cache/shiplane/lanes""#))
+        // Nothing reads `github.action_path`: in a container job it is the host's folder.
+        let text = try String(contentsOfFile: packageRoot + "/action.yml", encoding: .utf8)
+        #expect(!text.contains("${{ github.action_path }}"))
     }
 
     @Test func theRunStepBumpsAndWritesTheOutputsGitHubReads() throws {
@@ -115,10 +129,22 @@ struct GitHubActionRunnerTests {
         try repo.write("Lanes/Release.swift", "// a lane\n")
         let script = try Self.step(named: "Fingerprint Shiplane and the lanes")
         let output = repo.root + "/github_output"
-        func fingerprints(actionPath: String = packageRoot) throws -> [String: String] {
+        // The toolchain the lanes compile with: a `swiftc` on PATH that says which it is.
+        let tools = repo.root + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        func toolchain(_ version: String) throws {
+            try Data("#!/bin/sh\necho 'Swift version \(version) (swift-\(version)-RELEASE)'\n".utf8).write(to: URL(fileURLWithPath: tools + "/swiftc"))
+            chmod(tools + "/swiftc", 0o755)
+        }
+        try toolchain("6.0.3")
+        func fingerprints(actionPath: String = packageRoot, imageVersion: String = "20261120.1") throws -> [String: String] {
             try? FileManager.default.removeItem(atPath: output)
+            // The runner gives an action's steps GITHUB_ACTION_PATH: in a container job it is the
+            // folder as the container sees it (`github.action_path` is the host's).
             let environment = isolatedEnvironment(home: repo.root + "/home", extra: [
-                "GITHUB_OUTPUT": output, "ACTION_PATH": actionPath, "LANES_ROOT": repo.path,
+                "GITHUB_OUTPUT": output, "GITHUB_ACTION_PATH": actionPath, "LANES_ROOT": repo.path,
+                "PATH": tools + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+                "ImageOS": "ubuntu24", "ImageVersion": imageVersion,
             ])
             let result = try runProgram("/bin/bash", ["-c", script], in: repo.path, environment: environment)
             #expect(result.status == 0, "\(result.all)")
@@ -129,6 +155,14 @@ struct GitHubActionRunnerTests {
         }
         let first = try fingerprints()
         #expect(first["shiplane"]?.count == 64 && first["lanes"]?.count == 64, "\(first)")
+        #expect(first["action_path"] == packageRoot, "\(first)")
+        #expect(first["system"]?.count == 33, "\(first)")
+        // Another toolchain or another runner image: another system, the same sources.
+        try toolchain("6.1.2")
+        let otherToolchain = try fingerprints()
+        #expect(otherToolchain["system"] != first["system"] && otherToolchain["lanes"] == first["lanes"], "\(otherToolchain) vs \(first)")
+        try toolchain("6.0.3")
+        #expect(try fingerprints(imageVersion: "20261201.2")["system"] != first["system"])
         #expect(try fingerprints() == first, "the same files give the same keys")
         try repo.write("Lanes/Release.swift", "// a lane, edited\n")
         let edited = try fingerprints()

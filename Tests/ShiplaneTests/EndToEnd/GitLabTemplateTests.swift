@@ -73,18 +73,55 @@ struct GitLabTemplateTests {
         #expect(try repo.git("status", "--porcelain").isEmpty, "the reports and caches stay out of git's status")
     }
 
-    /// No shiplane on PATH or in the cache, and no repository to build it from: a clear error
-    /// before anything is cloned or built.
+    /// No shiplane on PATH or in the cache, and no repository to install it from: a clear error
+    /// before anything is cloned or downloaded.
     @Test func withoutShiplaneOrARepositoryItSaysWhatToSet() throws {
         let (repo, _) = try bumpableWithOrigin()
         let environment = isolatedEnvironment(home: repo.root + "/home", extra: try Self.variables(projectDir: repo.path, extra: [
             "GITLAB_CI": "true", "CI_PROJECT_DIR": repo.path, "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "SHIPLANE_REPOSITORY": "", "SHIPLANE_GIT_URL": "",
         ]))
-        #expect(environment["SHIPLANE_REPOSITORY"] == "")
         let run = try runProgram("/bin/bash", ["-c", try Self.program()], in: repo.path, environment: environment)
         #expect(run.status == 4, "\(run.all)")
-        #expect(run.stderr.contains("SHIPLANE_REPOSITORY is empty: set it to the URL of Shiplane's repository"), "\(run.all)")
+        #expect(run.stderr.contains("SHIPLANE_REPOSITORY and SHIPLANE_GIT_URL are empty: set SHIPLANE_REPOSITORY to Shiplane's GitHub repository"), "\(run.all)")
         #expect(!FileManager.default.fileExists(atPath: repo.path + "/.shiplane/install"))
+    }
+
+    /// In a Swift image (no curl, no wget, no sudo): the job clones Shiplane's repository at the
+    /// release's tag for its installer, downloads the bundle with what the image has, checks it
+    /// against SHA256SUMS, caches it, and runs the lane with it; the next job takes it from the cache.
+    @Test func itInstallsTheBundleInAnImageWithoutCurl() async throws {
+        let (repo, _) = try bumpableWithOrigin()
+        // Shiplane's repository at v9.1.0, as the job clones it.
+        let shiplaneSource = try TemporaryRepository(commit: false)
+        try FileManager.default.createDirectory(atPath: shiplaneSource.path + "/Scripts", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: packageRoot + "/Scripts/get-shiplane", toPath: shiplaneSource.path + "/Scripts/get-shiplane")
+        try shiplaneSource.git("add", "-A")
+        try shiplaneSource.git("commit", "-q", "-m", "Shiplane 9.1.0")
+        try shiplaneSource.git("tag", "v\(ActionBundleInstallTests.version)")
+        let releases = ActionBundleInstallTests.Releases(files: try ActionBundleInstallTests.linuxFiles(repo.root))
+        let server = try await TestServer.start { request, _ in releases.handle(request) }
+        defer { server.stop() }
+        let image = try ActionBundleInstallTests.imagePath(in: repo.root, downloader: "python3", more: ["git", "grep"])
+        let environment = isolatedEnvironment(home: repo.root + "/home", extra: try Self.variables(projectDir: repo.path, extra: [
+            "GITLAB_CI": "true", "CI": "true", "CI_COMMIT_BRANCH": "main", "CI_PROJECT_DIR": repo.path, "PATH": image,
+            "SHIPLANE_VERSION": ActionBundleInstallTests.version, "SHIPLANE_REPOSITORY": "owner/shiplane",
+            "SHIPLANE_GIT_URL": shiplaneSource.path, "SHIPLANE_RELEASES_URL": server.baseURL + "/owner/shiplane/releases/download",
+            "SHIPLANE_LANE": "lanes",
+        ]))
+        let run = try await runProgramAsync("/bin/bash", ["-c", try Self.program()], in: repo.path, environment: environment, timeout: 120)
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.stderr.contains("Shiplane 9.1.0 installed in \(repo.path)/.shiplane/install from shiplane-9.1.0-linux-x86_64.tar.gz"), "\(run.all)")
+        #expect(run.stderr.contains("downloaded with python3"), "\(run.all)")
+        #expect(run.stdout.contains("shiplane 9.1.0 from the bundle"), "the lane ran with the installed bundle: \(run.all)")
+        #expect(releases.requests.contains("/owner/shiplane/releases/download/v9.1.0/shiplane-9.1.0-linux-x86_64.tar.gz"), "\(releases.requests)")
+        #expect(try repo.git("status", "--porcelain").isEmpty, "the installed bundle stays out of git's status")
+        // The next job of the same version: from the cache, nothing downloaded.
+        let before = releases.requests.count
+        let again = try await runProgramAsync("/bin/bash", ["-c", try Self.program()], in: repo.path, environment: environment, timeout: 120)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.stdout.contains("shiplane: 9.1.0 from the cache"), "\(again.all)")
+        #expect(releases.requests.count == before)
     }
 
     /// A repository at 1.2.3 (VERSION, tag v1.2.3) whose origin is a bare repository holding main.

@@ -8,9 +8,12 @@ let packageRoot: String = {
     return url.path
 }()
 
-/// The `shiplane` binary `swift build` produced for this test run: the one beside the test
-/// bundle (whatever `--scratch-path` was used), else `.build/debug/shiplane`.
+/// The `shiplane` binary the end-to-end tests run: `SHIPLANE_TEST_BINARY` when set (an unpacked
+/// release bundle's `bin/shiplane`: `Scripts/bundle --check` runs the bundle suite with it), else
+/// the one `swift build` produced beside the test bundle (whatever `--scratch-path` was used),
+/// else `.build/debug/shiplane`.
 let shiplaneBinary: String = {
+    if let chosen = ProcessInfo.processInfo.environment["SHIPLANE_TEST_BINARY"], !chosen.isEmpty { return chosen }
     let beside = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().appendingPathComponent("shiplane").path
     return FileManager.default.isExecutableFile(atPath: beside) ? beside : packageRoot + "/.build/debug/shiplane"
 }()
