@@ -6,11 +6,11 @@ import Foundation
 /// commit, GitLab's merge-request ref) and runs code from someone's proposal: a release from it
 /// would publish what nobody merged. Runs refuse every effect there (`LaneContext.refusingEffects`)
 /// and a dry run says what the release would do.
-public struct CIPullRequest: Sendable, Equatable {
+package struct CIPullRequest: Sendable, Equatable {
     /// The variable that says so, with the value seen (`GITHUB_EVENT_NAME=pull_request`).
-    public var variable: String
+    package var variable: String
     /// The CI it belongs to (`GitHub Actions`).
-    public var ci: String
+    package var ci: String
 
     /// One CI's way of saying a pipeline runs for a pull or merge request.
     struct Reader: Sendable {
@@ -96,7 +96,7 @@ public struct CIPullRequest: Sendable, Equatable {
 extension LaneEnvironment {
     /// The pull or merge request this CI pipeline runs for, from the CI's own variables; nil
     /// outside one (`CIPullRequest.read`).
-    public var ciPullRequest: CIPullRequest? { CIPullRequest.read(from: variables) }
+    package var ciPullRequest: CIPullRequest? { CIPullRequest.read(from: variables) }
 
     /// The pull request whose pipeline this is, unless `SHIPLANE_ALLOW_PULL_REQUEST=1` lets the
     /// run change things there all the same.

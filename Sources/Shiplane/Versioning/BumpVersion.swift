@@ -3,6 +3,9 @@ import Foundation
 extension VersionBump: ExpressibleByArgument {
     /// How the default bump is shown in `--help`: as it is written on the command line.
     public var defaultValueDescription: String { description }
+
+    /// What the shell completes for a lane's `VersionBump` option (a version like 1.6.0 is typed).
+    public static var defaultCompletionKind: CompletionKind { .list(["major", "minor", "patch", "auto", "release"]) }
 }
 
 /// Moves the version in every version file: major, minor, patch, auto (from the commits since

@@ -17,7 +17,7 @@ struct LaneCatalog {
             options: OptionInfo.options(of: lane).map {
                 LaneDescription.OptionDescription(
                     name: $0.displayName, kind: $0.kind, valueName: $0.valueName,
-                    defaultValue: $0.defaultValue, help: $0.abstract, values: $0.allValues,
+                    defaultValue: $0.defaultValue, help: $0.abstract, values: $0.values,
                     isOptional: $0.isOptional
                 )
             }

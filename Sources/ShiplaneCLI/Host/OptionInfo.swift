@@ -15,8 +15,24 @@ struct OptionInfo: Decodable {
     var defaultValue: String?
     var abstract: String?
     var allValues: [String]?
+    /// How the shell completes the value: a list for a `CaseIterable` enum, a type's
+    /// `defaultCompletionKind` (`VersionBump`) or `@Option(completion: .list(...))`.
+    var completionKind: CompletionKind?
     var isOptional: Bool
     var shouldDisplay: Bool
+
+    /// swift-argument-parser's `CompletionKindV0` as `_dumpHelp` writes it; only the list is read.
+    struct CompletionKind: Decodable {
+        struct List: Decodable { var values: [String] }
+        var list: List?
+    }
+
+    /// The values an option takes, for completion: its type's cases, else its completion list.
+    var values: [String]? {
+        if let allValues, !allValues.isEmpty { return allValues }
+        if let listed = completionKind?.list?.values, !listed.isEmpty { return listed }
+        return nil
+    }
 
     var displayName: String {
         guard let preferred = preferredName ?? names?.first else { return valueName ?? "" }

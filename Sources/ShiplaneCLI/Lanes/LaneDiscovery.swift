@@ -20,6 +20,9 @@ package enum LaneDiscovery {
         /// Lane code's own effect types (`struct StampWritten: Effect`), so the lane program can
         /// decode them from the record and undo them for the supervisor and `shiplane rollback`.
         package var effects: [String] = []
+        /// The lanes that declare `static let isPrivate = true` (in their body or an extension):
+        /// other lanes call them, the command line does not offer them.
+        package var privateLanes: [String] = []
     }
 
     package static func scan(_ sources: [String]) -> Found {
@@ -29,8 +32,10 @@ package enum LaneDiscovery {
     /// The lanes and hooks of sources given with their paths relative to the repository root.
     package static func scan(_ sources: [(path: String, text: String)]) -> Found {
         var found = Found(lanes: [], hooks: [])
+        var declaredPrivate: Set<String> = []
         for source in sources {
             for declaration in declarations(in: source.text) {
+                if declaration.declaresPrivateLane { declaredPrivate.insert(declaration.name) }
                 if declaration.conformances.contains("Effect"), !declaration.isPrivate, !declaration.isGeneric,
                    !found.effects.contains(declaration.name) {
                     found.effects.append(declaration.name)
@@ -58,6 +63,7 @@ package enum LaneDiscovery {
                 }
             }
         }
+        found.privateLanes = found.lanes.filter(declaredPrivate.contains)
         return found
     }
 
@@ -68,6 +74,38 @@ package enum LaneDiscovery {
         var isGeneric: Bool
         /// The line of the declaration's name, 1-based.
         var line: Int = 1
+        /// True when its own body (not a nested type's) sets `isPrivate` to true.
+        var declaresPrivateLane = false
+    }
+
+    /// True when `body` declares `static let isPrivate = true`, `static var isPrivate: Bool { true }`
+    /// or another spelling of them (read as words, no regular expression: this runs on every start).
+    static func setsPrivate(_ body: String) -> Bool {
+        var tokens: [Substring] = []
+        var start: String.Index?
+        for index in body.indices {
+            let character = body[index]
+            if character.isLetter || character.isNumber || character == "_" {
+                if start == nil { start = index }
+                continue
+            }
+            if let begun = start { tokens.append(body[begun..<index]) }
+            start = nil
+            if !character.isWhitespace { tokens.append(body[index...index]) }
+        }
+        if let begun = start { tokens.append(body[begun...]) }
+        func token(_ position: Int) -> Substring? { tokens.indices.contains(position) ? tokens[position] : nil }
+        for position in tokens.indices where tokens[position] == "isPrivate" && position >= 2
+            && (tokens[position - 1] == "let" || tokens[position - 1] == "var") && tokens[position - 2] == "static" {
+            var next = position + 1
+            if token(next) == ":" && token(next + 1) == "Bool" { next += 2 }
+            if token(next) == "=" && token(next + 1) == "true" { return true }
+            if token(next) == "{" {
+                next += token(next + 1) == "return" ? 2 : 1
+                if token(next) == "true" && token(next + 1) == "}" { return true }
+            }
+        }
+        return false
     }
 
     static let modifierWords: Set<String> = ["public", "internal", "private", "fileprivate", "final", "open", "indirect", "package", "nonisolated"]
@@ -77,6 +115,10 @@ package enum LaneDiscovery {
         let code = stripCommentsAndStrings(source)
         var result: [Declaration] = []
         var stack: [String?] = []   // one entry per open brace: the type it opens, if any
+        // Per open brace: the declaration it opens (its index in `result`) and where its body starts.
+        var bodies: [(declaration: Int, start: Int)?] = []
+        var bodyRanges: [Int: Range<Int>] = [:]
+        var offset = -1
         var pending: (name: String, isExtension: Bool, isPrivate: Bool, line: Int)?
         var line = 1
         var header = ""
@@ -107,6 +149,7 @@ package enum LaneDiscovery {
         }
 
         for character in code {
+            offset += 1
             if character.isLetter || character.isNumber || character == "_" || (character == "." && !word.isEmpty) {
                 word.append(character)
                 continue
@@ -126,20 +169,33 @@ package enum LaneDiscovery {
                         line: declared.line
                     ))
                     stack.append(declared.isExtension ? nil : name.components(separatedBy: ".").last)
+                    bodies.append((result.count - 1, offset + 1))
                     pending = nil
                     collecting = false
                     header = ""
                 } else {
                     stack.append(nil)
+                    bodies.append(nil)
                 }
             case "}":
                 if !stack.isEmpty { stack.removeLast() }
+                if let body = bodies.popLast(), let body { bodyRanges[body.declaration] = body.start..<offset }
             case ";":
                 pending = nil
                 collecting = false
             default:
                 if collecting { header.append(character) }
             }
+        }
+        // A body's own text: nested types' bodies blanked, so their `isPrivate` is theirs.
+        guard code.contains("isPrivate") else { return result }
+        let characters = Array(code)
+        for (index, range) in bodyRanges {
+            var own = characters[range]
+            for (other, nested) in bodyRanges where other != index && range.contains(nested.lowerBound) && nested.upperBound <= range.upperBound {
+                for position in nested { own[position] = " " }
+            }
+            result[index].declaresPrivateLane = setsPrivate(String(own))
         }
         return result
     }

@@ -33,6 +33,59 @@ struct QuickStartTests {
         #expect(try repo.git("log", "-1", "--format=%s") == "chore: add Shiplane lanes")
     }
 
+    /// The Quick start's install block, as written, in bash with `set -euo pipefail`, for a user
+    /// whose `~/.local` does not exist yet: the release URL is its only change, pointed at a
+    /// folder (`file://`) that holds a bundle laid out like `Scripts/bundle`'s and its
+    /// `SHA256SUMS`. The checksum is checked, the bundle unpacked, the link made, and the linked
+    /// `shiplane` runs; a bundle whose digest differs stops it with nothing installed.
+    @Test func theInstallSnippetRunsAsWritten() throws {
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Quick start").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let blocks = section.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
+        let snippet = try #require(blocks.first { $0.hasPrefix("v=") }, "the Quick start has an install block starting with v=")
+        let release = "https://github.com/$OWNER/shiplane/releases/download"
+        #expect(snippet.contains(release), "\(snippet)")
+        let version = try #require(snippet.split(separator: ";").first.map { String($0.dropFirst("v=".count)) })
+
+        let folder = try TemporaryRepository(commit: false)
+        let name = "shiplane-\(version)-linux-x86_64"
+        let releases = folder.root + "/releases/v\(version)"
+        let tree = folder.root + "/tree/\(name)"
+        try FileManager.default.createDirectory(atPath: tree + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tree + "/lib/shiplane/Modules", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: releases, withIntermediateDirectories: true)
+        try Data("#!/bin/sh\necho \"shiplane \(version) from the bundle\"\n".utf8).write(to: URL(fileURLWithPath: tree + "/bin/shiplane"))
+        chmod(tree + "/bin/shiplane", 0o755)
+        try Data("// swift-interface-format-version: 1.0\n".utf8).write(to: URL(fileURLWithPath: tree + "/lib/shiplane/Modules/Shiplane.swiftinterface"))
+        let environment = isolatedEnvironment(home: folder.home)
+        let tar = try runProgram("/usr/bin/env", ["tar", "-czf", "\(releases)/\(name).tar.gz", "-C", folder.root + "/tree", name], in: folder.root, environment: environment)
+        #expect(tar.status == 0, "\(tar.all)")
+        let sums = try runProgram("/usr/bin/env", ["sha256sum", "\(name).tar.gz"], in: releases, environment: environment)
+        #expect(sums.status == 0, "\(sums.all)")
+        try Data(sums.stdout.utf8).write(to: URL(fileURLWithPath: releases + "/SHA256SUMS"))
+
+        let script = "set -euo pipefail\n" + snippet.replacingOccurrences(of: release, with: "file://\(folder.root)/releases")
+        let work = folder.root + "/download"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local"), "a fresh home")
+        let installed = try runProgram("/bin/bash", ["-c", script], in: work, environment: environment)
+        #expect(installed.status == 0, "\(script)\n\(installed.all)")
+        let linked = folder.home + "/.local/bin/shiplane"
+        let ran = try runProgram(linked, [], in: work, environment: environment)
+        #expect(ran.status == 0 && ran.stdout == "shiplane \(version) from the bundle\n", "\(ran.all)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: linked) == folder.home + "/.local/opt/\(name)/bin/shiplane")
+
+        // A tarball that is not the one SHA256SUMS names: the check stops the snippet, nothing is unpacked.
+        try FileManager.default.removeItem(atPath: folder.home + "/.local")
+        try FileManager.default.removeItem(atPath: work)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        try Data("not the bundle".utf8).write(to: URL(fileURLWithPath: "\(releases)/\(name).tar.gz"))
+        let refused = try runProgram("/bin/bash", ["-c", script], in: work, environment: environment)
+        #expect(refused.status != 0, "\(refused.all)")
+        #expect(refused.all.contains("FAILED"), "\(refused.all)")
+        #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/opt/\(name)"))
+    }
+
     @Test func initWithoutCommitSaysHowToProceedAndTheLaneWorksWithAllowDirty() throws {
         let repo = try TemporaryRepository()
         let result = try repo.shiplane(["init", "--no-commit"])

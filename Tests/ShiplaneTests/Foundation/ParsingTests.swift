@@ -13,6 +13,28 @@ struct ParsingTests {
         #expect(laneName(forType: typeName) == expected)
     }
 
+    /// A lane that sets `isPrivate` to true, in any spelling, in its body or an extension, is
+    /// found private (completion leaves it out); `false`, a comment, a string or a nested type's
+    /// declaration does not make it so.
+    @Test func privateLanesAreFoundInEverySpelling() {
+        let source = #"""
+        struct A: Lane { static let isPrivate = true }
+        struct B: Lane { public static let isPrivate: Bool = true }
+        struct C: Lane { static var isPrivate: Bool { true } }
+        struct D: Lane { static var isPrivate: Bool { return true } }
+        struct E: Lane { }
+        extension E { static var isPrivate: Bool { true } }
+        struct F: Lane { static let isPrivate = false }
+        struct G: Lane { // static let isPrivate = true
+            let text = "static let isPrivate = true"
+            struct H: Lane { static let isPrivate = true }
+        }
+        """#
+        let found = LaneDiscovery.scan([(path: "Lanes/All.swift", text: source)])
+        #expect(found.lanes == ["A", "B", "C", "D", "E", "F", "G", "G.H"])
+        #expect(found.privateLanes == ["A", "B", "C", "D", "E", "G.H"])
+    }
+
     /// A lane's default name comes from its type name as `String(describing:)` prints it (read
     /// without printing, which costs a statically linked lane program conformance scans):
     /// unqualified for a nested type, with the arguments of a generic one.
