@@ -171,7 +171,7 @@ package enum ShiplaneCommandLine {
         let supervisor = LaneSupervisor(
             executable: compiled.executable, arguments: ["--shiplane-root", root] + session.rest, redactor: session.out.redactor, shared: session.shared
         )
-        let (ending, child) = try supervisor.run()
+        let (ending, child, printedCrashMessage) = try supervisor.run()
         switch ending {
         case .exited(let code):
             // A run record of this child still marked running means the program ended in the middle
@@ -190,7 +190,7 @@ package enum ShiplaneCommandLine {
                 plannedWrites: []
             ), summary: false)
         case .signaled(let signal):
-            return await settleDeath(LaneProgramDied(signal: signal), root: root, child: child, program: compiled.executable, session: session)
+            return await settleDeath(LaneProgramDied(signal: signal, printedCrashMessage: printedCrashMessage), root: root, child: child, program: compiled.executable, session: session)
         case .killedAfterGrace(let interrupt):
             return await settleDeath(LaneProgramDied(signal: SIGKILL, ignoredInterrupt: interrupt), root: root, child: child, program: compiled.executable, session: session)
         }

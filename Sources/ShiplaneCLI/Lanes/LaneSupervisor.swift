@@ -44,7 +44,9 @@ struct LaneSupervisor {
 
     /// Runs the child to its end; returns how it ended and its process id (which its run record names).
     /// - Throws: `EnvironmentProblem` when it cannot be started.
-    func run() throws -> (ending: Ending, child: pid_t) {
+    /// - Returns: how the program ended, its pid, and whether it printed a crash message (the Swift
+    ///   runtime's `Fatal error: …` or a backtrace) on its standard error before it died.
+    func run() throws -> (ending: Ending, child: pid_t, printedCrashMessage: Bool) {
         // While the child runs, what is sent to this process is passed on to it; the first
         // interrupt also starts the grace period.
         let forwardedSignals = [SIGINT, SIGTERM, SIGHUP]
@@ -126,10 +128,11 @@ struct LaneSupervisor {
         // here, before the run is settled (and before their output ends the relays).
         if case .signaled = ending { OrphanedCommands.stop() }
         relay.finish()
-        if ending == .signaled(SIGKILL), let interrupt { return (.killedAfterGrace(interrupt), child.pid) }
+        let printedCrashMessage = relay.printedCrashMessage
+        if ending == .signaled(SIGKILL), let interrupt { return (.killedAfterGrace(interrupt), child.pid, printedCrashMessage) }
         switch ending {
-        case .exited(let code): return (.exited(code), child.pid)
-        case .signaled(let signal): return (.signaled(signal), child.pid)
+        case .exited(let code): return (.exited(code), child.pid, printedCrashMessage)
+        case .signaled(let signal): return (.signaled(signal), child.pid, printedCrashMessage)
         case .lost(let error):
             throw EnvironmentProblem("lost track of the lane program (pid \(child.pid)): \(String(cString: strerror(error)))")
         }
@@ -161,6 +164,8 @@ struct ForegroundTerminal {
 /// The lane program died of a signal.
 struct LaneProgramDied: ReportableError {
     var signal: Int32
+    /// Whether the program printed a crash message (`Fatal error: …`, a backtrace) before it died.
+    var printedCrashMessage = false
 
     static let crashSignals: Set<Int32> = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGSYS]
 
@@ -205,9 +210,10 @@ struct LaneProgramDied: ReportableError {
     }
 
     var suggestion: String? {
-        isCrash
+        guard isCrash else { return "check `git status` and `git log` for what the run left, then run again" }
+        return printedCrashMessage
             ? "the crash message above names the file and line; check `git status` and `git log` for what the run left, fix the lane (or report the defect), and run again"
-            : "check `git status` and `git log` for what the run left, then run again"
+            : "it printed no crash message; run it again with SWIFT_BACKTRACE=enable=yes for a backtrace (a static lane program also needs swift-backtrace=PATH, the toolchain's usr/libexec/swift/linux/swift-backtrace-static), check `git status` and `git log` for what the run left, and report the defect with that output"
     }
 
     var category: ErrorCategory { isCrash ? .defect : .interrupted }
@@ -224,7 +230,12 @@ final class OutputRelay: @unchecked Sendable {
     private let secrets: SessionChannel?
     private let lock = NSLock()
     private var stopping = false
+    private var sawCrashMessage = false
     private let done = DispatchSemaphore(value: 0)
+
+    /// True once the child wrote the Swift runtime's crash report (`Fatal error:`, a backtrace's
+    /// `Program crashed:`) to its standard error.
+    var printedCrashMessage: Bool { lock.withLock { sawCrashMessage } }
 
     init(streams: [(source: Int32, target: Int32)], redactor: SecretRedactor, secrets: SessionChannel? = nil) {
         self.streams = streams
@@ -291,6 +302,9 @@ final class OutputRelay: @unchecked Sendable {
         secrets?.drainSecrets()
         let text = redactor.redact(String(decoding: pending[0..<end], as: UTF8.self))
         pending.removeFirst(end)
+        if target == STDERR_FILENO, text.contains("Fatal error") || text.contains("Program crashed") {
+            lock.withLock { sawCrashMessage = true }
+        }
         writeAll(Array(text.utf8), to: target)
     }
 }

@@ -37,6 +37,13 @@ private let exitLanes: [String: String] = [
         }
     }
     struct Defect: Lane { func run(_ lane: LaneContext) async throws { try lane.run(CheckInvariant()) } }
+    /// Writes through a bad pointer: a crash outside Swift's checks (as in C code or a library).
+    struct BadPointer: Lane {
+        func run(_ lane: LaneContext) async throws {
+            let pointer = UnsafeMutablePointer<Int>(bitPattern: 0x70)
+            pointer?.pointee = 1
+        }
+    }
     struct Wait: Lane {
         func run(_ lane: LaneContext) async throws {
             try lane.writeMark(lane.workingDirectory + "/wait-mark.txt")
@@ -111,6 +118,28 @@ struct ExitCodeTests {
         let report = try #require(repo.read("report.json"))
         #expect(report.contains("\"exitCode\" : 70"))
         #expect(report.contains("the lane program crashed (SIGILL"), "\(report)")
+        #expect(result.stderr.contains("the crash message above names the file and line"), "\(result.stderr)")
+    }
+
+    /// A crash that printed no message (a bad pointer in a library, with the runtime's backtracer
+    /// off, as it is in a static lane program) is not told to read a message that is not there:
+    /// it says how to get a backtrace. With the backtracer's report, the hint points at it.
+    @Test func aCrashWithoutAMessageSaysHowToGetABacktrace() throws {
+        let repo = try repositoryWithLanes(exitLanes)
+        let silent = try repo.shiplane(["bad-pointer"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(silent.status == 70, "\(silent.all)")
+        #expect(silent.stderr.contains("the lane program crashed (SIGSEGV)"), "\(silent.all)")
+        #expect(!silent.stderr.contains("Program crashed") && !silent.stderr.contains("Fatal error"), "\(silent.all)")
+        #expect(!silent.stderr.contains("the crash message above"), "\(silent.all)")
+        #expect(silent.stderr.contains("it printed no crash message; run it again with SWIFT_BACKTRACE=enable=yes"), "\(silent.all)")
+        let reported = try repo.shiplane(["bad-pointer"], environment: ["SWIFT_BACKTRACE": "enable=yes"])
+        #expect(reported.status == 70, "\(reported.all)")
+        if reported.stderr.contains("Program crashed") {
+            #expect(reported.stderr.contains("the crash message above names the file and line"), "\(reported.all)")
+        } else {
+            // A static lane program (the bundle) has no backtracer unless it is told where it is.
+            #expect(reported.stderr.contains("it printed no crash message"), "\(reported.all)")
+        }
     }
 
     @Test func lanesThatDoNotCompileExit3() throws {
@@ -194,7 +223,7 @@ extension ExitCodeTests {
 
 /// Report paths are checked before anything runs: a release never happens and then fails to say so.
 @Suite("Report paths are checked before any effect", .offThePool)
-struct ReportPathTests {
+struct UnwritableReportPathTests {
     @Test func anUnwritableReportStopsTheRunBeforeItStarts() throws {
         let repo = try versionedRepository()
         let result = try repo.shiplane(["--report-json", "missing/report.json", "--junit", "README.md/junit.xml", "bump", "patch", "--commit"])
