@@ -161,7 +161,12 @@ package func writeAtomically(_ data: Data, to path: String) throws {
     let folder = url.deletingLastPathComponent().path
     let temporary = folder + "/.\(url.lastPathComponent).shiplane-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     var info = stat()
-    let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o644
+    let exists = stat(path, &info) == 0
+    // A rename over a device (`/dev/full`), a pipe or a folder would replace it, not write to it.
+    if exists, info.st_mode & S_IFMT != S_IFREG {
+        throw ShiplaneError("could not write \(path): it is not a file (a device, a pipe, a socket or a folder)", suggestion: "give the path of a file")
+    }
+    let mode = exists ? info.st_mode & 0o7777 : 0o644
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
     guard descriptor >= 0 else {
         throw ShiplaneError(

@@ -77,11 +77,10 @@ public struct StepContext: Sendable {
     @discardableResult
     public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil, replacing before: Data?) throws -> FileChange? {
         let label = name ?? lane.displayPath(path)
-        // Every file a step writes stays inside the repository: a committed link must not take
-        // the write elsewhere on the machine (checked in a dry run too, so the plan says so).
-        if let destination = LinkGuard.destinationOutside(lane.workingDirectory, of: path) {
-            throw LinkLeavesRepository(path: label, destination: destination)
-        }
+        // Every file a step writes stays inside the repository and out of its git folder: a
+        // committed link must not take the write elsewhere on the machine (checked in a dry run
+        // too, so the plan says so).
+        try checkWritable(path, label: label)
         guard before != data else { return nil }
         let afterDigest = SHA256.hex(of: data)
         let effect = try record(
@@ -90,6 +89,22 @@ public struct StepContext: Sendable {
         try lane.fileSystem.write(data, to: path)
         done(effect)
         return FileChange(path: path, displayPath: lane.displayPath(path), beforeDigest: before.map { SHA256.hex(of: $0) }, afterDigest: afterDigest)
+    }
+
+    /// Refuses a path Shiplane must not write (`RepositoryFileGuard`, the one check of every path
+    /// written): through a link out of the repository, inside `.git`, or over something that is
+    /// not a file.
+    /// - Throws: `LinkLeavesRepository`, or `ShiplaneError` naming the path and what is there.
+    func checkWritable(_ path: String, label: String) throws {
+        switch RepositoryFileGuard.problem(writing: path, workTree: lane.workingDirectory, purpose: .stepFile) {
+        case nil: return
+        case .linkLeaves(let destination)?: throw LinkLeavesRepository(path: label, destination: destination)
+        case let problem?:
+            throw ShiplaneError(
+                "\(label) \(problem.text)",
+                suggestion: "write it to a file of the work tree outside .git (e.g. dist/); nothing was written"
+            )
+        }
     }
 
     /// Saves bytes a step is about to replace, so any process can put them back; returns the
@@ -106,6 +121,7 @@ public struct StepContext: Sendable {
         let fileSystem = lane.fileSystem
         let missing = LiveFileSystem.missingFolders(path, kind: fileSystem.kind(of:))
         guard let outermost = missing.first else { return }
+        try checkWritable(outermost, label: lane.displayPath(outermost))
         // Written down before the folders exist: a kill in between leaves nothing unrecorded.
         let effect = try record(FoldersCreated(paths: missing), "remove the folder \(lane.displayPath(outermost)) if empty")
         let created = try fileSystem.createFolder(path)

@@ -74,8 +74,9 @@ struct CommandSession {
 
     /// `--report-json` and `--junit` must be writable, and harmless to write, before anything
     /// runs: a release must not happen and then fail to say so, nor end by overwriting a file of
-    /// the repository (`--report-json VERSION`) or the repository itself (`.git/HEAD`). Every
-    /// problem is listed at once.
+    /// the repository (`--report-json VERSION`), the repository itself (`.git/HEAD`), a file
+    /// elsewhere through a link, or a device; the two reports are two files. Every problem is
+    /// listed at once.
     /// - Throws: `UsageError`.
     static func checkReportPaths(_ globals: GlobalValues, currentDirectory: String) throws {
         var problems: [(key: String, value: String)] = []
@@ -83,22 +84,32 @@ struct CommandSession {
             guard let path, let problem = reportPathProblem(path, currentDirectory: currentDirectory) else { continue }
             problems.append((option, problem))
         }
+        if let json = globals.reportJSON, let junit = globals.junit,
+           RepositoryFileGuard.sameFile(fullPath(json, currentDirectory), fullPath(junit, currentDirectory)) {
+            problems.append(("--junit", "\(junit) is the file --report-json writes too: one report would overwrite the other"))
+        }
         guard !problems.isEmpty else { return }
         throw UsageError(
             problems.count == 1 ? "a report could not be written there" : "the reports could not be written there",
-            suggestion: "give a new file (or an untracked one) outside .git, in a folder that exists and is writable; nothing was run",
+            suggestion: "give each report a new file (or an untracked one) of its own, outside .git, in a folder that exists and is writable; nothing was run",
             info: problems
         )
+    }
+
+    private static func fullPath(_ path: String, _ currentDirectory: String) -> String {
+        path.hasPrefix("/") ? path : currentDirectory + "/" + path
     }
 
     /// Why the report file `path` cannot or must not be written; nil when it can.
     static func reportPathProblem(_ path: String, currentDirectory: String) -> String? {
         if path.hasPrefix("-") { return "\(path) looks like an option, not a file" }
-        let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        let full = fullPath(path, currentDirectory)
         let folder = (full as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder) {
             if isFolder.boolValue { return "\(path) is a folder" }
+            // A link out of the repository and a device are named before the question of access.
+            if let problem = RepositoryFileGuard.problem(writing: full, purpose: .report) { return "\(path) \(problem.text)" }
             if access(full, W_OK) != 0 { return "\(path) cannot be written" }
         } else if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
             return "the folder \(folder) does not exist"
@@ -174,9 +185,13 @@ struct CommandSession {
             (reportJSON, { try RunReport(error: error, exitCode: code, command: command).encoded(redactor: redactor) }),
             (junit, { Data(JUnitReport.xml(forError: error, command: command, redactor: redactor).utf8) }),
         ] as [(String?, () throws -> Data)] {
-            // A path the check refuses is named in the error already: nothing is written there.
+            // A path the check refuses is named in the error already: nothing is written there;
+            // one file named for both reports gets neither.
             guard let path, reportPathProblem(path, currentDirectory: currentDirectory) == nil else { continue }
-            let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+            let full = fullPath(path, currentDirectory)
+            if let reportJSON, let junit, RepositoryFileGuard.sameFile(fullPath(reportJSON, currentDirectory), fullPath(junit, currentDirectory)) {
+                continue
+            }
             do {
                 try writeAtomically(try contents(), to: full)
             } catch {
