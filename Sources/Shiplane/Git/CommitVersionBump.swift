@@ -73,8 +73,9 @@ package struct CommitVersionBump: Action {
 
     /// "chore(release): X" (a conventional commit, left out of changelogs), X from the bump among the changes, else from the version files.
     private func defaultMessage(_ taken: [any ReleaseChanges], _ lane: LaneContext) throws -> String {
-        let bumped = taken.compactMap { $0 as? VersionBumpResult }.last?.version
-        return "chore(release): \(try bumped ?? lane.readVersion(nil).version)"
+        // As the files write it (`7.77`), like the tag.
+        let bumped = taken.compactMap { $0 as? VersionBumpResult }.last?.description
+        return "chore(release): \(try bumped ?? lane.readVersion(nil).shown)"
     }
 }
 

@@ -143,9 +143,16 @@ public final class LaneContext: @unchecked Sendable {
         LaneContext(parent: self, depth: depth, branch: branch)
     }
 
-    /// The release tag for `version`: `v1.2.3`, or the package's (`core-v1.2.3`).
-    public func releaseTagName(_ version: CustomStringConvertible, prefix: String = "v") -> String {
-        package.map { $0.tagPrefix + version.description } ?? prefix + version.description
+    /// The release tag for `version`: `v1.2.3`, or the package's (`core-v1.2.3`). Written as the
+    /// repository's release tags are (`ReleaseTagStyle`): `2.1.6` where they are bare versions,
+    /// `v7.77` where they write two numbers, `v1.2.3` before the first; `prefix` overrides the `v`.
+    public func releaseTagName(_ version: CustomStringConvertible, prefix: String? = nil) -> String {
+        if let package { return package.tagPrefix + version.description }
+        // Tags that cannot be read are reported by the step that reads or writes them; the name
+        // then takes the default style.
+        let style = (try? releaseTagStyle()) ?? ReleaseTagStyle()
+        let semantic = (version as? VersionBumpResult)?.version ?? (version as? SemanticVersion)
+        return (prefix ?? style.prefix) + (semantic.map { style.text(for: $0, shown: version.description) } ?? version.description)
     }
 
     /// The undo log of this run.

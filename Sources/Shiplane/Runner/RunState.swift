@@ -99,7 +99,7 @@ final class RunState: @unchecked Sendable {
     /// The outputs a built-in step gives the run: the version a bump made (or a pushed tag names),
     /// the tag, the release URL.
     func noteOutputs<Output>(of record: StepRecord, _ output: Output) {
-        if let bump = output as? VersionBumpResult { setOutput("version", bump.version.description) }
+        if let bump = output as? VersionBumpResult { setOutput("version", bump.description) }
         if let release = output as? TagRelease {
             setOutput("version", release.version.description)
             setOutput("tag", release.tag)

@@ -62,7 +62,11 @@ package struct BumpVersion: Action {
         for follower in current.outOfStep {
             step.log("\(follower) was out of step with the app; now \(current.shown(next))")
         }
-        return VersionBumpResult(previous: current.version, version: next, fileChanges: changes)
+        var result = VersionBumpResult(previous: current.version, version: next, fileChanges: changes)
+        // A version the files write in fewer numbers (`7.77`) is tagged and committed so too.
+        let shown = current.shown(next)
+        if shown != next.description { result.shown = shown }
+        return result
     }
 }
 

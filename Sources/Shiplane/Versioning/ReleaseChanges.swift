@@ -53,6 +53,9 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
     /// True when the project has no version file: the version lives in release tags, so the
     /// release is made by tagging, and no file was written.
     public let versionInTags: Bool
+    /// The new version as the files write it (`7.77` where they hold two numbers), when it differs
+    /// from the SemVer text; tags and commit messages made from this result use it.
+    package var shown: String?
 
     /// Creates the result of a bump.
     public init(previous: SemanticVersion, version: SemanticVersion, fileChanges: [FileChange], versionInTags: Bool = false) {
@@ -62,7 +65,7 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
         self.versionInTags = versionInTags
     }
 
-    private enum CodingKeys: String, CodingKey { case previous, version, fileChanges, versionInTags }
+    private enum CodingKeys: String, CodingKey { case previous, version, fileChanges, versionInTags, shown }
 
     /// Decodes a result; a record without `versionInTags` (written before it existed) reads as false.
     /// - Throws: `DecodingError` when a field is missing or of the wrong type.
@@ -72,10 +75,11 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
         version = try container.decode(SemanticVersion.self, forKey: .version)
         fileChanges = try container.decode([FileChange].self, forKey: .fileChanges)
         versionInTags = try container.decodeIfPresent(Bool.self, forKey: .versionInTags) ?? false
+        shown = try container.decodeIfPresent(String.self, forKey: .shown)
     }
 
-    /// The new version.
-    public var description: String { version.description }
+    /// The new version as the files write it: `7.77` for a two-number version, else `1.2.3`.
+    public var description: String { shown ?? version.description }
 
     /// The new version's property at `keyPath` (`bump.major`, `bump.isPrerelease`).
     public subscript<Value>(dynamicMember keyPath: KeyPath<SemanticVersion, Value>) -> Value {

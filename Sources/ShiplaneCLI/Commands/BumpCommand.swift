@@ -39,8 +39,8 @@ struct BumpLane: Lane, BuiltInLane {
     @Option(help: "The commit message; {version} (and {build}) are replaced")
     var message = "chore(release): {version}"
 
-    @Option(help: "Prefix of the tag name")
-    var tagPrefix = "v"
+    @Option(help: "Prefix of the tag name (default: as the repository's release tags are written, `v` when there is none)")
+    var tagPrefix: String?
 
     @Option(help: "The remote to push to")
     var remote = "origin"

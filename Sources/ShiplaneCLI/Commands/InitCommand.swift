@@ -212,8 +212,10 @@ enum InitCommand {
         struct Beta: Lane {
             static let summary = "Bump the version and build number, commit and tag a beta"
 
-            @Option(help: "major, minor, patch, auto (from commits since the last tag) or a version like 1.6.0")
-            var bump: VersionBump = .auto
+            // patch works on any history; auto takes the level from conventional commits (feat, fix)
+            // and stops with exit code 5 when there is none to release.
+            @Option(help: "major, minor, patch, auto (from conventional commits since the last tag) or a version like 1.6.0")
+            var bump: VersionBump = .patch
 
             func run(_ lane: LaneContext) async throws {
                 try lane.ensureGitStatusClean()
@@ -221,7 +223,9 @@ enum InitCommand {
                 let build = try lane.incrementBuildNumber(.next)
         \(build)
                 try lane.commitVersionBump(version, build, message: "Version bump to \\(version) (\\(build))")
-                try lane.addGitTag("v\\(version)")
+                // Tagged as the repository's release tags are (2.1.6 or v2.1.6), the version as
+                // the files write it (7.77 stays two numbers).
+                try lane.addGitTag(lane.releaseTagName(version))
         \(uploads.map { "        " + $0 }.joined(separator: "\n"))
             }
         }
