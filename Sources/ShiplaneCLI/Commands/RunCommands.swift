@@ -85,7 +85,8 @@ enum DurableRun {
             if let previous, !previous.isRun(of: lane, arguments: arguments) {
                 throw UnfinishedRun(record: previous, onRemote: previous.fetchedFromRemote == true, atThisCommit: true)
             }
-            let recorder = try RunRecorder(store: store, record: record, resuming: previous)
+            let recorder = try RunRecorder(
+                store: store, record: record, resuming: previous, redactor: SecretRedactor(secrets: Array(session.laneEnvironment.secretValues)))
             try await context.journal.record(with: recorder, environment: session.laneEnvironment)
             if let previous {
                 let done = previous.steps.filter { $0.outcome == .succeeded }.count
@@ -319,6 +320,12 @@ enum RunCommands {
         let store = try RunStore.forWorkTree(root)
         guard let record = try store.load() else { return nil }
         if store.isLocked { throw RunLocked(holder: record, lockPath: store.folder + "/lock") }
+        if record.argumentsDigest != nil {
+            throw ShiplaneError(
+                "the unfinished run of `\(record.commandLine)` was started with a secret on its command line, which its record does not keep",
+                suggestion: "run that command again with the same options (the secret included) to resume it, or `shiplane rollback`"
+            )
+        }
         return [record.lane] + record.arguments
     }
 }

@@ -87,7 +87,8 @@ package enum RemoteRunRecord {
         // (a clone recognises the same command by their digest).
         copy.host = ""
         copy.pid = 0
-        copy.arguments = [RunRecord.argumentsDigest(record.arguments)]
+        copy.arguments = [record.argumentsDigest ?? RunRecord.argumentsDigest(record.arguments)]
+        copy.argumentsDigest = nil
         // The remote's copy is written before a message goes: a clone cannot tell whether the
         // send began, so every message not yet done there may have been sent.
         copy.effects = copy.effects.map { effect in
@@ -212,6 +213,7 @@ extension RunRecord {
         if self.arguments.count == 1, self.arguments[0].hasPrefix("sha256:"), fetchedFromRemote == true {
             return self.arguments[0] == Self.argumentsDigest(arguments)
         }
+        if let argumentsDigest { return argumentsDigest == Self.argumentsDigest(arguments) }
         return self.arguments == arguments
     }
 

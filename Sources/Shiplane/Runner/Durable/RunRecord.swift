@@ -20,7 +20,11 @@ package struct RunRecord: Codable, Sendable, Equatable {
     /// The lane's name as the command line gives it (`release`, `bump`).
     package var lane: String
     /// The lane's arguments as given (after the lane name): a re-run with the same ones resumes.
+    /// A secret among them is kept as `***` (see `argumentsDigest`).
     package var arguments: [String]
+    /// The SHA-256 of the arguments as given, kept when a secret was redacted from `arguments`:
+    /// the same command, given its secrets again, is recognised by it (nil: `arguments` are whole).
+    package var argumentsDigest: String?
     /// The process id of the process that runs (or ran) the lane.
     package var pid: Int32
     /// The machine it runs on (`currentHost`).
@@ -69,6 +73,17 @@ package struct RunRecord: Codable, Sendable, Equatable {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown host" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The record with every secret the run knows redacted from its arguments (the digest of the
+    /// arguments as given kept to recognise the same command): nothing on disk holds a secret.
+    package func redactingArguments(_ redactor: SecretRedactor) -> RunRecord {
+        let redacted = arguments.map { redactor.redact($0) }
+        guard redacted != arguments else { return self }
+        var copy = self
+        copy.argumentsDigest = Self.argumentsDigest(arguments)
+        copy.arguments = redacted
+        return copy
     }
 
     /// The command that re-runs this lane with its options (`shiplane bump patch --commit`).

@@ -16,10 +16,13 @@ package final class RunRecorder: @unchecked Sendable {
     private let rerunsLocalArtifacts: Bool
     /// Set when a record write failed: the run must not go on blind.
     private var writeFailure: (any Error)?
+    /// Redacts every secret the run knows from the record before it is written.
+    private let redactor: SecretRedactor
 
     /// Starts recording a run: a fresh one, or `resuming` an unfinished one (its steps replay).
-    package init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil) throws {
+    package init(store: RunStore, record: RunRecord, resuming previous: RunRecord? = nil, redactor: SecretRedactor = SecretRedactor()) throws {
         self.store = store
+        self.redactor = redactor
         rerunsLocalArtifacts = previous?.fetchedFromRemote == true
         var record = record
         if let previous {
@@ -37,7 +40,7 @@ package final class RunRecorder: @unchecked Sendable {
         // A fresh run writes its record at its first step or effect: a lane that does nothing
         // recorded pays no disk write at start. A resumed one keeps its record up to date at once.
         if previous != nil {
-            try store.save(record)
+            try store.save(record, redactor: redactor)
             written = true
         }
     }
@@ -235,7 +238,7 @@ package final class RunRecorder: @unchecked Sendable {
     /// Called under `lock`.
     private func persist() {
         do {
-            try store.save(record)
+            try store.save(record, redactor: redactor)
             written = true
         } catch {
             writeFailure = error

@@ -34,7 +34,8 @@ package final class RunStore: @unchecked Sendable {
     package func lock(holder: RunRecord? = nil) throws {
         guard lockDescriptor < 0 else { return }
         try createFolder(folder)
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Readable by its owner only (a lock an older Shiplane made readable by all is narrowed).
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw ShiplaneError("could not open the run lock \(lockPath): \(String(cString: strerror(errno)))",
                                 suggestion: "check that the repository's git folder is writable")
@@ -44,6 +45,8 @@ package final class RunStore: @unchecked Sendable {
             throw RunLocked(holder: holderOfLock() ?? (try? load()), lockPath: lockPath)
         }
         lockDescriptor = descriptor
+        fchmod(descriptor, 0o600)
+        removeLeftTemporaryFiles()
         // Who holds it, for the message a second run shows (no fsync: it only informs).
         if let holder {
             let data = Self.holderJSON(holder)
@@ -53,7 +56,8 @@ package final class RunStore: @unchecked Sendable {
     }
 
     /// A run just begun as the lock file holds it: JSON that `decoder` reads as that record
-    /// (`startedAt` to the second, as `encoder` writes it). Written by hand: `JSONEncoder`'s first
+    /// (`startedAt` to the second, as `encoder` writes it) without its arguments — the lock file
+    /// outlives the run, and an argument may be a secret. Written by hand: `JSONEncoder`'s first
     /// use (and its ISO 8601 dates) costs more than the rest of an empty lane's start, in lookups of
     /// protocol conformances a 100 MB static program pays for on every start.
     package static func holderJSON(_ record: RunRecord) -> [UInt8] {
@@ -82,12 +86,7 @@ package final class RunStore: @unchecked Sendable {
         }
         out.append(UInt8(ascii: "{"))
         key("arguments")
-        out.append(UInt8(ascii: "["))
-        for (index, argument) in record.arguments.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            string(argument)
-        }
-        out.append(UInt8(ascii: "]"))
+        out += Array("[]".utf8)
         key("effects"); out += Array("[]".utf8)
         key("host"); string(record.host)
         key("id"); string(record.id)
@@ -115,6 +114,18 @@ package final class RunStore: @unchecked Sendable {
     private func holderOfLock() -> RunRecord? {
         guard let data = readWholeFile(lockPath), !data.isEmpty else { return nil }
         return try? Self.decoder.decode(RunRecord.self, from: data)
+    }
+
+    /// Removes what writes of processes that are gone left (`run.json.tmp-PID`, a saved copy's
+    /// `.tmp-PID`: a kill between writing and renaming). Called holding the lock.
+    private func removeLeftTemporaryFiles() {
+        for folder in [folder, savedFolder] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                guard let range = name.range(of: ".tmp-", options: .backwards), let pid = Int32(name[range.upperBound...]),
+                      pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+                unlink(folder + "/" + name)
+            }
+        }
     }
 
     /// Lets go of the lock (also done by the kernel when the process ends).
@@ -153,10 +164,20 @@ package final class RunStore: @unchecked Sendable {
         }
     }
 
-    /// Writes the record durably: temporary file, fsync, rename, fsync of the folder.
-    package func save(_ record: RunRecord) throws {
+    /// Writes the record durably (temporary file, fsync, rename, fsync of the folder), with
+    /// every secret `redactor` knows (and those registered while the run goes, and token shapes)
+    /// redacted: no secret is on disk in clear. A step result that held one is left out, so a
+    /// resume runs its step again, reading the secret from the environment again.
+    package func save(_ record: RunRecord, redactor: SecretRedactor = SecretRedactor()) throws {
         try createFolder(folder)
-        try Self.writeDurably(try Self.encoder.encode(record), to: recordPath)
+        var copy = record.redactingArguments(redactor)
+        copy.steps = copy.steps.map { step in
+            var step = step
+            if step.output.map({ redactor.redact($0) != $0 }) == true { step.output = nil }
+            return step
+        }
+        let text = redactor.redact(String(decoding: try Self.encoder.encode(copy), as: UTF8.self))
+        try Self.writeDurably(Data(text.utf8), to: recordPath)
     }
 
     /// Forgets the run: the record and the saved copies go.
