@@ -77,6 +77,13 @@ extension LaneContext {
     /// - Throws: `VersionFileError` when none is found, one cannot be read, or they disagree.
     func readVersion(_ references: [VersionFileReference]?) throws -> AgreedVersion {
         guard let references, !references.isEmpty else {
+            // A monorepo's root has no version of its own: its packages do. Reading the files
+            // found under it would read the packages' versions as one (app packages' Gradle
+            // scripts and Xcode projects are found at any depth) and release them all as one
+            // version; with no file, it would release the whole repository as `v0.1.0`.
+            if package == nil, let packages = try? ProjectSettings.load(root: workingDirectory).packages, !packages.isEmpty {
+                throw MonorepoRootError(packages: packages)
+            }
             var found: VersionFileDetector.Search
             do {
                 let folder = package.map { workingDirectory + "/" + $0.path } ?? workingDirectory
@@ -92,11 +99,6 @@ extension LaneContext {
                     }
                 }
             } catch let error as VersionFileError where error.kind == .notFound {
-                // A monorepo's root has no version of its own: its packages do. Reading one here
-                // would release the whole repository as `v0.1.0`.
-                if package == nil, let packages = try? ProjectSettings.load(root: workingDirectory).packages, !packages.isEmpty {
-                    throw MonorepoRootError(packages: packages.map(\.name))
-                }
                 // No version file: the version lives in tags (Go, SwiftPM, Cargo workspaces).
                 // Outside a repository, or before its first commit, there are no tags to ask.
                 guard let repository = try? repository(), (try? git { try repository.head() }).map({ if case .unborn = $0 { false } else { true } }) == true else {
@@ -134,21 +136,33 @@ extension LaneContext {
 /// A version asked of a monorepo's root, which has none: each declared package has its own.
 package struct MonorepoRootError: ReportableError {
     /// The packages `.shiplane.yml` declares.
-    package let packages: [String]
+    package let packages: [ProjectPackage]
+    /// The command that was refused, as each package's command starts (`shiplane bump patch --commit --tag`).
+    package var command: String
+
+    /// The error for `packages`; `command` is the refused command line without `--package`.
+    package init(packages: [ProjectPackage], command: String = "shiplane bump patch") {
+        self.packages = packages
+        self.command = command
+    }
 
     /// A usage mistake: the command needs a package.
     package var category: ErrorCategory { .usage }
 
     /// Says that the root has no version and names the packages.
     package var message: String {
-        "This repository declares \(packages.count) package\(packages.count == 1 ? "" : "s") (\(packages.joined(separator: ", "))) and has no version of its own at the root"
+        "This repository declares \(packages.count) package\(packages.count == 1 ? "" : "s") (\(packages.map(\.name).joined(separator: ", "))) and has no version of its own at the root"
     }
 
-    /// The packages, as facts.
-    package var info: [(key: String, value: String)] { packages.map { (key: "package", value: $0) } }
+    /// Each package with its folder and the command that bumps it.
+    package var info: [(key: String, value: String)] {
+        packages.map { (key: "\($0.name) (\($0.path)/)", value: "\(command) --package \($0.name)") }
+    }
 
     /// How to name one, or all.
     package var suggestion: String? {
-        "Name one: `shiplane bump patch --package \(packages.first ?? "NAME")` (in lanes: `try lane.package(\"\(packages.first ?? "NAME")\")`), or bump each with --all"
+        let first = packages.first?.name ?? "NAME"
+        return "Bump one package with its command above, or each in turn, each with its own commit and tag: \(command) --all"
+            + " (in lanes: `try lane.package(\"\(first)\")`)"
     }
 }

@@ -63,6 +63,11 @@ struct BumpLane: Lane, BuiltInLane {
     }
 
     func run(_ whole: LaneContext) async throws {
+        // A monorepo's root has no version of its own: refuse before any step, naming each
+        // package with the command that bumps it.
+        if !all, package == nil, case let packages = try ProjectSettings.load(root: whole.workingDirectory).packages, !packages.isEmpty {
+            throw MonorepoRootError(packages: packages, command: refusedCommand)
+        }
         guard all else {
             let packaged = try package.map { try whole.package($0) } ?? whole
             try await bump(branch.map { packaged.onBranch($0) } ?? packaged)
@@ -88,6 +93,12 @@ struct BumpLane: Lane, BuiltInLane {
         }
         whole.log(bumped.isEmpty ? "no package had anything to release" : "bumped " + bumped.joined(separator: ", "))
         if bumped.isEmpty, let first = skipped.first { throw first }
+    }
+
+    /// This command as typed, without `--package`: what each package's command starts with.
+    private var refusedCommand: String {
+        (["shiplane", "bump"] + level + (incrementBuild ? ["--build"] : []) + (buildNumber.map { ["--build", $0] } ?? [])
+            + (commit ? ["--commit"] : []) + (tag ? ["--tag"] : []) + (push ? ["--push"] : [])).joined(separator: " ")
     }
 
     private func bump(_ lane: LaneContext) async throws {
