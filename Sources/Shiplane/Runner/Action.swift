@@ -112,6 +112,8 @@ public struct StepContext: Sendable {
     /// - Throws: when the copy cannot be written.
     func saveCopy(_ bytes: Data?) throws -> String? {
         guard let bytes, !isDryRun else { return nil }
+        // Saved before the effect is recorded: a run refused every effect saves nothing either.
+        try lane.state.journal.checkRefusal()
         return try lane.state.journal.effectContext.savedCopies.saveCopy(bytes, name: "step\(number)-\(UUID().uuidString)")
     }
 

@@ -90,3 +90,30 @@ struct IndexAfterRollbackTests {
         #expect(try repo.git("status", "--porcelain") == "")
     }
 }
+
+/// The copy of the record a push carries (`refs/shiplane/run`) does not outlive a run whose push
+/// was refused and rolled back.
+@Suite("No local run record ref left after a refused push", .serialized, .offThePool)
+struct LeftRunReferenceTests {
+    @Test func aPrePushHookThatRefusesLeavesNoRunReference() throws {
+        let repo = try versionedRepository()
+        let origin = try TemporaryRepository(bare: true)
+        try repo.git("remote", "add", "origin", origin.path)
+        try repo.git("push", "-q", "origin", "main", "v1.2.3")
+        try repo.write(".git/hooks/pre-push", "#!/bin/sh\nexit 1\n")
+        chmod(repo.path + "/.git/hooks/pre-push", 0o755)
+        let result = try repo.shiplane(["bump", "patch", "--commit", "--tag", "--push"])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(try repo.git("for-each-ref", "refs/shiplane") == "")
+        #expect(try origin.git("for-each-ref", "refs/shiplane") == "")
+    }
+
+    @Test func aPushOriginRefusesWholeLeavesNoRunReference() async throws {
+        let origin = try await RefusedPushTests.Origin()
+        defer { origin.server.stop() }
+        try origin.hook("pre-receive", "exit 1")
+        let result = try await origin.shiplane(RefusedPushTests.release)
+        #expect(result.status == 1, "\(result.all)")
+        #expect(try origin.repo.git("for-each-ref", "refs/shiplane") == "")
+    }
+}

@@ -180,11 +180,17 @@ package final class RunStore: @unchecked Sendable {
         try Self.writeDurably(Data(text.utf8), to: recordPath)
     }
 
-    /// Forgets the run: the record and the saved copies go.
+    /// Forgets the run: the record, the saved copies and the copy of the record staged for a
+    /// push (`refs/shiplane/run`: a push a hook or the remote refused, or a rollback, leaves it).
     package func clear() {
         unlink(recordPath)
         try? FileManager.default.removeItem(atPath: savedFolder)
         Self.syncFolder(folder)
+        let gitFolder = (folder as NSString).deletingLastPathComponent
+        let packed = (try? String(contentsOfFile: gitFolder + "/packed-refs", encoding: .utf8))?.contains(RemoteRunRecord.reference) == true
+        if packed || FileManager.default.fileExists(atPath: gitFolder + "/" + RemoteRunRecord.reference) {
+            RemoteRunRecord.deleteLocalCopy(workTree: gitFolder)
+        }
     }
 
     /// Saves a copy of bytes a run is about to replace; returns its name in the saved folder.
