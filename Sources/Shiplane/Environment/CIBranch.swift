@@ -61,10 +61,12 @@ public struct CIBranch: Sendable, Equatable {
             value("DRONE_TAG", variables) == nil ? first(["DRONE_SOURCE_BRANCH", "DRONE_BRANCH"], variables) : nil
         },
         Reader(ci: "Bitrise", marker: "BITRISE_IO", variables: ["BITRISE_GIT_BRANCH"]) { first(["BITRISE_GIT_BRANCH"], $0) },
-        Reader(ci: "Jenkins", marker: "JENKINS_URL", variables: ["BRANCH_NAME", "GIT_BRANCH"]) { variables in
+        Reader(ci: "Jenkins", marker: "JENKINS_URL", variables: ["CHANGE_BRANCH", "BRANCH_NAME", "GIT_BRANCH"]) { variables in
             // Multibranch pipelines set BRANCH_NAME; the git plugin sets GIT_BRANCH as origin/NAME.
-            // A multibranch tag build sets BRANCH_NAME to the tag (with TAG_NAME): no branch.
+            // A multibranch tag build sets BRANCH_NAME to the tag (with TAG_NAME): no branch. A
+            // pull request's build sets it to PR-N, and its source branch in CHANGE_BRANCH.
             guard value("TAG_NAME", variables) == nil else { return nil }
+            if let source = value("CHANGE_BRANCH", variables) { return (source, "CHANGE_BRANCH") }
             if let name = value("BRANCH_NAME", variables) { return (name, "BRANCH_NAME") }
             guard var name = value("GIT_BRANCH", variables) else { return nil }
             for prefix in ["refs/remotes/origin/", "remotes/origin/", "origin/", "refs/heads/"] where name.hasPrefix(prefix) {

@@ -20,6 +20,9 @@ struct CIBranchTests {
         (["BUILDKITE": "true", "BUILDKITE_BRANCH": "v1.0.0", "BUILDKITE_TAG": "v1.0.0"], nil),
         (["JENKINS_URL": "http://j/", "BRANCH_NAME": "main", "GIT_BRANCH": "origin/other"], "main"),
         (["JENKINS_URL": "http://j/", "GIT_BRANCH": "origin/release/2.x"], "release/2.x"),
+        // A multibranch tag build names the tag in BRANCH_NAME: no branch; a pull request's, PR-N.
+        (["JENKINS_URL": "http://j/", "BRANCH_NAME": "v1.0.0", "TAG_NAME": "v1.0.0"], nil),
+        (["JENKINS_URL": "http://j/", "BRANCH_NAME": "PR-3", "CHANGE_ID": "3", "CHANGE_BRANCH": "feature/a"], "feature/a"),
         (["TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/heads/release/2.x"], "release/2.x"),
         (["TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/tags/v1.0.0"], nil),
         (["TF_BUILD": "True", "BUILD_SOURCEBRANCH": "refs/pull/3/merge", "SYSTEM_PULLREQUEST_SOURCEBRANCH": "refs/heads/feature/a"], "feature/a"),
@@ -53,5 +56,48 @@ struct CIBranchTests {
         #expect(decoded == CommitMade(branch: nil, parent: "abc", message: "chore(release): 1.2.4", commit: "def"))
         let again = try JSONDecoder().decode(CommitMade.self, from: JSONEncoder().encode(decoded))
         #expect(again == decoded)
+    }
+}
+
+/// Which variables make a pipeline a pull request's, for each CI, and which do not (a branch
+/// build's `false`, an empty variable, another CI's variable in a job of a marked CI).
+@Suite("A pull-request pipeline, from the CI's variables", .offThePool)
+struct CIPullRequestTests {
+    @Test(arguments: [
+        (["GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"], "GITHUB_EVENT_NAME=pull_request"),
+        (["GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request_review", "GITHUB_REF": "refs/pull/3/merge"], "GITHUB_EVENT_NAME=pull_request_review"),
+        (["GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/pull/3/merge"], "GITHUB_REF=refs/pull/3/merge"),
+        (["GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "GITHUB_HEAD_REF": ""], nil),
+        (["GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_REF": "refs/heads/main"], nil),
+        (["GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "3"], "CI_PIPELINE_SOURCE=merge_request_event"),
+        (["GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "external_pull_request_event"], "CI_PIPELINE_SOURCE=external_pull_request_event"),
+        (["GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "push", "CI_COMMIT_BRANCH": "main"], nil),
+        (["GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "web", "CHANGE_ID": "3"], nil),
+        (["BITBUCKET_BUILD_NUMBER": "1", "BITBUCKET_PR_ID": "3"], "BITBUCKET_PR_ID=3"),
+        (["BUILDKITE": "true", "BUILDKITE_PULL_REQUEST": "false"], nil),
+        (["BUILDKITE": "true", "BUILDKITE_PULL_REQUEST": "3"], "BUILDKITE_PULL_REQUEST=3"),
+        (["CIRCLECI": "true", "CIRCLE_PR_NUMBER": "3"], "CIRCLE_PR_NUMBER=3"),
+        (["JENKINS_URL": "http://j/", "CHANGE_ID": "3"], "CHANGE_ID=3"),
+        (["JENKINS_URL": "http://j/", "BRANCH_NAME": "main"], nil),
+        (["TF_BUILD": "True", "SYSTEM_PULLREQUEST_PULLREQUESTNUMBER": "3"], "SYSTEM_PULLREQUEST_PULLREQUESTNUMBER=3"),
+        (["TF_BUILD": "True", "BUILD_REASON": "IndividualCI"], nil),
+        (["CI_SYSTEM_NAME": "woodpecker", "CI_PIPELINE_EVENT": "pull_request_closed"], "CI_PIPELINE_EVENT=pull_request_closed"),
+        (["CI_SYSTEM_NAME": "woodpecker", "CI_PIPELINE_EVENT": "push"], nil),
+        (["TRAVIS": "true", "TRAVIS_PULL_REQUEST": "false"], nil),
+        (["DRONE": "true", "DRONE_BUILD_EVENT": "push"], nil),
+        (["BITRISE_IO": "true", "BITRISE_PULL_REQUEST": "3"], "BITRISE_PULL_REQUEST=3"),
+        // No CI marker: every CI's variables count.
+        (["CHANGE_ID": "3"], "CHANGE_ID=3"),
+        ([:], nil),
+    ] as [([String: String], String?)])
+    func theCIsVariablesSayWhenAPipelineIsAPullRequests(_ variables: [String: String], _ expected: String?) {
+        #expect(LaneEnvironment(variables: variables).ciPullRequest?.variable == expected)
+    }
+
+    @Test func theOverrideIsOneAndOnlyOne() {
+        let pullRequest = ["GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"]
+        #expect(LaneEnvironment(variables: pullRequest).refusingPullRequest?.ci == "GitHub Actions")
+        #expect(LaneEnvironment(variables: pullRequest.merging(["SHIPLANE_ALLOW_PULL_REQUEST": "1"]) { $1 }).refusingPullRequest == nil)
+        #expect(LaneEnvironment(variables: pullRequest.merging(["SHIPLANE_ALLOW_PULL_REQUEST": "true"]) { $1 }).refusingPullRequest != nil)
     }
 }
