@@ -53,9 +53,12 @@ package struct AgreedVersion: Sendable {
     /// Xcode targets with a version of their own that a release leaves alone, each named with
     /// its version and why (a macOS helper app, a test bundle).
     package var leftAlone: [String] = []
-    /// App extensions, widgets and watch apps whose version or build differs from the app's,
-    /// each as "file where: value": a bump brings them in step.
+    /// App extensions, widgets and watch apps whose version differs from the app's, each as
+    /// "file where: value": a version bump brings them in step.
     package var outOfStep: [String] = []
+    /// Those whose build number differs from the app's: a build-number change brings them in
+    /// step, a version bump leaves them (and does not say it moved them).
+    package var outOfStepBuilds: [String] = []
 
     /// The version as the files write it: `1.0` when every file with a version of its own
     /// writes the Apple marketing version `1.0`; otherwise the SemVer text.
@@ -169,13 +172,16 @@ package struct AgreedVersion: Sendable {
                 agreed.outOfStep.append("\(source.file.displayPath) \(place): \(text)")
             }
             for (place, text) in source.reading.followerBuilds.sorted(by: { $0.key < $1.key }) where text != agreed.build {
-                agreed.outOfStep.append("\(source.file.displayPath) \(place): \(text)")
+                agreed.outOfStepBuilds.append("\(source.file.displayPath) \(place): \(text)")
             }
         }
         for source in sources where source.file.followsApp {
-            let version = source.reading.version.literal.map { $0 != agreed.version } ?? false
-            let build = source.reading.build?.literal.map { $0 != agreed.build } ?? false
-            if version || build { agreed.outOfStep.append("\(source.file.displayPath): \(describe(source.reading))") }
+            if let version = source.reading.version.literal, version != agreed.version {
+                agreed.outOfStep.append("\(source.file.displayPath): version " + (source.reading.text ?? "\(version)"))
+            }
+            if let build = source.reading.build?.literal, build != agreed.build {
+                agreed.outOfStepBuilds.append("\(source.file.displayPath): build \(build)")
+            }
         }
         return agreed
     }

@@ -113,6 +113,9 @@ package struct IncrementBuildNumber: Action {
             }
         }
         step.note("\(current.build ?? "none") → \(next)")
+        for follower in current.outOfStepBuilds {
+            step.log("\(follower) was out of step with the app; now \(next)")
+        }
         return BuildNumberResult(previous: current.build, build: next, fileChanges: changes)
     }
 

@@ -35,8 +35,9 @@ public struct VersionDetails: Codable, Sendable, Equatable {
     /// Xcode targets with a version of their own that a bump leaves alone, each named with it.
     /// Absent when there is none.
     public var leftAlone: [String]?
-    /// App extensions, widgets and watch apps whose version differs from the app's (a bump
-    /// brings them in step). Absent when there is none.
+    /// App extensions, widgets and watch apps whose version or build number differs from the
+    /// app's, each saying what brings it in step (a version bump, or a build-number change).
+    /// Absent when there is none.
     public var outOfStep: [String]?
 
     /// A tag that was not taken as a release.
@@ -71,7 +72,9 @@ extension LaneContext {
             origin: agreed.tagOrigin == nil ? "files" : "tags", versionTag: agreed.tagOrigin?.tag,
             ignoredTags: (agreed.tagOrigin?.ignored ?? []).map { VersionDetails.IgnoredTag(name: $0.name, reason: $0.reason) },
             leftAlone: agreed.leftAlone.isEmpty ? nil : agreed.leftAlone,
-            outOfStep: agreed.outOfStep.isEmpty ? nil : agreed.outOfStep
+            outOfStep: agreed.outOfStep.isEmpty && agreed.outOfStepBuilds.isEmpty ? nil
+                : agreed.outOfStep.map { $0 + " (extensions carry the app's version: a bump brings it in step)" }
+                + agreed.outOfStepBuilds.map { $0 + " (extensions carry the app's build number: the next build-number change, bump --build, brings it in step)" }
         )
     }
 

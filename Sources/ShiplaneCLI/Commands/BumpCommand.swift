@@ -55,8 +55,13 @@ struct BumpLane: Lane, BuiltInLane {
     var all = false
 
     func validate() throws {
-        guard !level.isEmpty else { throw ValidationError("say how to bump: major, minor, patch, auto, release, pre NAME or a version") }
-        _ = try VersionBump(parsing: level.joined(separator: " "))
+        guard !level.isEmpty || incrementBuild || buildNumber != nil else {
+            throw ValidationError("say how to bump: major, minor, patch, auto, release, pre NAME or a version; or only the build number with --build (or --build N)")
+        }
+        if !level.isEmpty { _ = try VersionBump(parsing: level.joined(separator: " ")) }
+        if level.isEmpty && tag {
+            throw ValidationError("--tag needs a version bump: --build alone keeps the version, and the version's tag with it")
+        }
         if branch?.isEmpty == true { throw ValidationError("--branch needs a branch name") }
         if incrementBuild && buildNumber != nil { throw ValidationError("pass --build or --build N, not both") }
         if all && package != nil { throw ValidationError("pass --package NAME or --all, not both") }
@@ -102,8 +107,9 @@ struct BumpLane: Lane, BuiltInLane {
     }
 
     private func bump(_ lane: LaneContext) async throws {
-        let bump = try VersionBump(parsing: level.joined(separator: " "))
         try checkBeforeAnyEffect(lane)
+        guard !level.isEmpty else { return try await bumpBuildOnly(lane) }
+        let bump = try VersionBump(parsing: level.joined(separator: " "))
         let version = try lane.bumpVersion(bump)
         var changes: [any ReleaseChanges] = [version]
         // Cargo.lock and package-lock.json name the version too: refresh them with their tool.
@@ -137,6 +143,21 @@ struct BumpLane: Lane, BuiltInLane {
         if tagging { try lane.addGitTag(tagName, message: "Release \(version)") }
         if push { try await lane.push(remote: remote, tags: tagging ? [tagName] : []) }
         lane.log("version \(version)" + (build.map { ", build \($0)" } ?? "") + (tagging ? ", tag \(tagName)" : ""))
+    }
+
+    /// `bump --build [N]` with no level: the build number alone moves (every file that holds it);
+    /// the version, and so its tag, stay. `--commit` commits it as `chore(release): 2.5.0 (46)`.
+    private func bumpBuildOnly(_ lane: LaneContext) async throws {
+        let result = try lane.incrementBuildNumber(buildNumber.map { .set($0) } ?? .increment)
+        let version = try lane.versionDetails().version
+        let shownVersion = lane.package != nil ? lane.releaseTagName(version) : version
+        let text = message.replacingOccurrences(of: "{version}", with: shownVersion)
+        let subject = text.contains("{build}") ? text.replacingOccurrences(of: "{build}", with: result.build) : text + " (\(result.build))"
+        if commit {
+            try lane.commitVersionBump([result], message: subject, allowOtherChanges: allowDirty)
+        }
+        if push { try await lane.push(remote: remote, tags: []) }
+        lane.log("version \(version) kept, build \(result.build)")
     }
 }
 

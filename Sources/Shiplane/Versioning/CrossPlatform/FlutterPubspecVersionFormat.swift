@@ -30,7 +30,18 @@ package struct FlutterPubspecVersionFormat: TextualVersionFormat {
             guard let groups = text.matches(regex, inLine: index).first, let version = groups[2] else { continue }
             fields.versions.append(LocatedValue(range: version, value: text.text(version), label: "version (line \(index + 1))", key: Self.nameVariable))
             if let build = groups[3] {
-                fields.builds.append(LocatedValue(range: build, value: text.text(build), label: "build number (line \(index + 1))", key: Self.numberVariable))
+                let value = text.text(build)
+                // Flutter passes it to Android as versionCode and to iOS as CFBundleVersion:
+                // anything but digits fails the build, so it is refused here, not carried on.
+                guard value.allSatisfy(\.isASCIIDigit) else {
+                    throw VersionFileError(
+                        .invalidValue,
+                        "The build number in pubspec.yaml, '\(value)' (after the + of `version: \(text.text(version))+\(value)`), is not a whole number",
+                        details: [("where", "line \(index + 1)")],
+                        suggestion: "Flutter's build number becomes Android's versionCode and iOS's CFBundleVersion: write digits only, e.g. version: \(text.text(version))+\(value.filter(\.isASCIIDigit).isEmpty ? "1" : value.filter(\.isASCIIDigit))"
+                    )
+                }
+                fields.builds.append(LocatedValue(range: build, value: value, label: "build number (line \(index + 1))", key: Self.numberVariable))
             }
         }
         fields.absenceReason = "there is no top-level `version:`"
