@@ -41,7 +41,7 @@ public struct LiveProcessRunner: ProcessRunning {
                 do {
                     (process, readEnds) = try Self.start(path, invocation)
                 } catch {
-                    continuation.resume(throwing: CommandNotFound(command: invocation.executable, searched: "\(path): \(error)"))
+                    continuation.resume(throwing: CommandNotFound(command: invocation.executable, searched: "\(path): \(describe(error))"))
                     return
                 }
                 state.started(process)

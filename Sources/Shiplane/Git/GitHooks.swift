@@ -93,7 +93,7 @@ struct GitHooks {
             output.collect(from: pipe.read)
             ending = process.wait(stoppingWhen: { Task.isCancelled })
         } catch {
-            throw GitHookFailed(hook: name, path: path, status: nil, output: ["could not start it: \(error)"])
+            throw GitHookFailed(hook: name, path: path, status: nil, output: ["could not start it: \(describe(error))"])
         }
         let lines = String(decoding: output.wait(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             .filter { !$0.isEmpty }

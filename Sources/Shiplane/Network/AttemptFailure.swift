@@ -99,7 +99,7 @@ extension HTTPTransport {
             }
         }
         if let error = error as? IOError, error.errnoCode == ECONNRESET { return "the server reset the connection" }
-        return "a connection error (\(error))"
+        return "a connection error (\(describe(error)))"
     }
 
     private static func seconds(_ value: Double) -> String {

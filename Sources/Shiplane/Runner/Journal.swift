@@ -368,9 +368,11 @@ package final class Journal: @unchecked Sendable {
     }
 }
 
-/// The one-line text of any error: a `ReportableError`'s message, else its description.
+/// The one-line text of any error: a `ReportableError`'s message, another library's error in
+/// words (`errorInWords`), else its description.
 package func describe(_ error: any Error) -> String {
     if let reportable = error as? any ReportableError { return reportable.message }
+    if let words = errorInWords(error) { return words }
     if let localized = error as? LocalizedError, let text = localized.errorDescription { return text }
     return String(describing: error)
 }

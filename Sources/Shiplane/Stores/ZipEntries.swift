@@ -74,7 +74,7 @@ struct ZipEntries {
         } catch let error as StorePackageError {
             throw error
         } catch {
-            throw StorePackageError(path: path, problem: "cannot be read as a zip archive (\(error))")
+            throw StorePackageError(path: path, problem: "cannot be read as a zip archive (\(describe(error)))")
         }
     }
 

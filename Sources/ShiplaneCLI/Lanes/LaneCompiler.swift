@@ -317,7 +317,7 @@ struct LaneCompiler {
             let result = try run(swiftc, arguments: arguments, environment: environment, workingDirectory: nil, errorsToo: true, stoppingWhen: interrupted)
             return (result.status, result.output)
         } catch {
-            throw EnvironmentProblem("could not start \(swiftc): \(error)", suggestion: "check that swiftc is executable, or set SHIPLANE_SWIFTC")
+            throw EnvironmentProblem("could not start \(swiftc): \(describe(error))", suggestion: "check that swiftc is executable, or set SHIPLANE_SWIFTC")
         }
     }
 

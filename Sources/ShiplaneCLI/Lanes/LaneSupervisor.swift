@@ -59,7 +59,7 @@ struct LaneSupervisor {
             outPipe = try SpawnedProcess.makePipe()
             errPipe = try SpawnedProcess.makePipe()
         } catch {
-            throw EnvironmentProblem("could not start the compiled lanes: \(error)")
+            throw EnvironmentProblem("could not start the compiled lanes: \(describe(error))")
         }
         var environment = ProcessInfo.processInfo.environment
         environment["SHIPLANE_STDOUT_IS_TERMINAL"] = isatty(1) == 1 ? "1" : nil
@@ -69,7 +69,7 @@ struct LaneSupervisor {
         do {
             channel = try SessionChannel()
         } catch {
-            throw EnvironmentProblem("could not start the compiled lanes: \(error)")
+            throw EnvironmentProblem("could not start the compiled lanes: \(describe(error))")
         }
         environment.merge(channel.environment) { $1 }
 

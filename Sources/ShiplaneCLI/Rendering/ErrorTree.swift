@@ -41,6 +41,10 @@ package enum ErrorTree {
         if error is CancellationError {
             return Node(message: "interrupted", info: [], suggestion: nil, children: [], isBug: false)
         }
+        // Another library's error in words, without its Swift type's name.
+        if let words = errorInWords(error) {
+            return Node(message: words, info: [], suggestion: nil, children: [], isBug: false)
+        }
         return Node(message: "\(type(of: error)): \(describe(error))", info: [], suggestion: nil, children: [], isBug: false)
     }
 

@@ -126,7 +126,7 @@ package struct SMTPClient: Sendable {
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw EmailError.tlsFailed(server: settings.server, reason: "cannot set up TLS: \(error)")
+            throw EmailError.tlsFailed(server: settings.server, reason: "cannot set up TLS: \(describe(error))")
         }
     }
 

@@ -51,7 +51,7 @@ final class SMTPConnection: @unchecked Sendable {
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            throw EmailError.connectionFailed(server: server, reason: String(describing: error))
+            throw EmailError.connectionFailed(server: server, reason: describe(error))
         }
         return SMTPConnection(channel: channel, stream: stream, server: server, replyTimeout: replyTimeout)
     }
@@ -88,7 +88,7 @@ final class SMTPConnection: @unchecked Sendable {
             // Closed first, so the read ends at once whatever broke the write.
             try? await channel.close().get()
             _ = try await readLine()
-            throw EmailError.connectionFailed(server: server, reason: "the connection broke while sending (\(error))")
+            throw EmailError.connectionFailed(server: server, reason: "the connection broke while sending (\(describe(error)))")
         }
     }
 
@@ -124,9 +124,9 @@ final class SMTPConnection: @unchecked Sendable {
                 // NIOSSL reports a refused certificate as NIOSSLError or as BoringSSLError (its
                 // type name is the only public mark of the latter).
                 if error is NIOSSLError || String(describing: type(of: error)).contains("SSL") || String(describing: error).contains("certificate") {
-                    throw EmailError.tlsFailed(server: server, reason: String(describing: error))
+                    throw EmailError.tlsFailed(server: server, reason: describe(error))
                 }
-                throw EmailError.connectionFailed(server: server, reason: String(describing: error))
+                throw EmailError.connectionFailed(server: server, reason: describe(error))
             }
             guard let chunk else {
                 throw EmailError.connectionFailed(server: server, reason: "the server closed the connection (or sent no answer within \(Int(replyTimeout)) s)")

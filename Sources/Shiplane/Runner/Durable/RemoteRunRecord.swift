@@ -61,7 +61,7 @@ package enum RemoteRunRecord {
             record = try RunStore.decoder.decode(RunRecord.self, from: data)
         } catch {
             throw ShiplaneError(
-                "the run record on \(remote) (\(reference)) cannot be read: \(error)",
+                "the run record on \(remote) (\(reference)) cannot be read: \(describe(error))",
                 suggestion: "delete it with `git push \(remote) :\(reference)` if no release is in progress"
             )
         }

@@ -158,7 +158,7 @@ package final class RunStore: @unchecked Sendable {
             return try Self.decoder.decode(RunRecord.self, from: data)
         } catch {
             throw ShiplaneError(
-                "the run record \(recordPath) cannot be read: \(error)",
+                "the run record \(recordPath) cannot be read: \(describe(error))",
                 suggestion: "look at it, then delete it (and \(savedFolder)) if no release is in progress"
             )
         }
@@ -223,7 +223,7 @@ package final class RunStore: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw ShiplaneError("could not create \(path): \(error.localizedDescription)",
+            throw ShiplaneError("could not create \(path): \(describe(error))",
                                 suggestion: "check that the repository's git folder is writable")
         }
     }
