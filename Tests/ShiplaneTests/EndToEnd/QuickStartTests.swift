@@ -37,7 +37,8 @@ struct QuickStartTests {
     /// whose `~/.local` does not exist yet: the release URL is its only change, pointed at a
     /// folder (`file://`) that holds a bundle laid out like `Scripts/bundle`'s and its
     /// `SHA256SUMS`. The checksum is checked, the bundle unpacked, the link made, and the linked
-    /// `shiplane` runs; a bundle whose digest differs stops it with nothing installed.
+    /// `shiplane` runs; a bundle whose digest differs stops it with nothing installed, even
+    /// without `set -e`.
     @Test func theInstallSnippetRunsAsWritten() throws {
         let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## Quick start").dropFirst().first?.components(separatedBy: "\n## ").first)
@@ -75,15 +76,21 @@ struct QuickStartTests {
         #expect(ran.status == 0 && ran.stdout == "shiplane \(version) from the bundle\n", "\(ran.all)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: linked) == folder.home + "/.local/opt/\(name)/bin/shiplane")
 
-        // A tarball that is not the one SHA256SUMS names: the check stops the snippet, nothing is unpacked.
+        // A tarball that is not the one SHA256SUMS names, the block pasted into a shell without
+        // `set -e`: the check stops it all the same, nothing is unpacked.
         try FileManager.default.removeItem(atPath: folder.home + "/.local")
         try FileManager.default.removeItem(atPath: work)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        try Data("not the bundle".utf8).write(to: URL(fileURLWithPath: "\(releases)/\(name).tar.gz"))
-        let refused = try runProgram("/bin/bash", ["-c", script], in: work, environment: environment)
+        // A well-formed bundle that is not the one released, so only the check can stop it.
+        try Data("#!/bin/sh\necho tampered\n".utf8).write(to: URL(fileURLWithPath: tree + "/bin/shiplane"))
+        let tampered = try runProgram("/usr/bin/env", ["tar", "-czf", "\(releases)/\(name).tar.gz", "-C", folder.root + "/tree", name], in: folder.root, environment: environment)
+        #expect(tampered.status == 0, "\(tampered.all)")
+        let pasted = snippet.replacingOccurrences(of: release, with: "file://\(folder.root)/releases")
+        let refused = try runProgram("/bin/bash", ["-c", pasted], in: work, environment: environment)
         #expect(refused.status != 0, "\(refused.all)")
         #expect(refused.all.contains("FAILED"), "\(refused.all)")
         #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/opt/\(name)"))
+        #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/bin/shiplane"))
     }
 
     @Test func initWithoutCommitSaysHowToProceedAndTheLaneWorksWithAllowDirty() throws {
