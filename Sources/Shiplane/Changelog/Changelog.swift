@@ -111,8 +111,10 @@ package struct Changelog: Action {
         let version = version ?? (range == .lastTag ? lane.state.bumpedVersion.map { $0.description } : nil)
         var releases = try history.releases(range, title: version)
         if let version, range != .all, var first = releases.first, first.tagName == nil {
-            first.title = (try? SemanticVersion(parsing: version))?.description ?? version
-            first.tagName = "v" + first.title
+            let semantic = try? SemanticVersion(parsing: version)
+            first.title = semantic?.description ?? version
+            // The tag the release will get, written as the repository's tags are (`2.1.6`, `v2.1.6`).
+            first.tagName = semantic.map { lane.releaseTagName($0) } ?? "v" + first.title
             first.date = lane.state.now()
             releases[0] = first
         }

@@ -71,6 +71,21 @@ struct ReleaseTagStyleTests {
         #expect(try repo.git("tag", "--points-at", "HEAD") == "2.1.6")
     }
 
+    @Test func theChangelogLinksTheReleaseToItsTagAsTheRepositoryWritesIt() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("package.json", Self.package215)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: tide tables")
+        try repo.git("tag", "2.1.5")
+        try repo.write("tides.js", "// fixed\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "fix: high tide at midnight")
+        try repo.git("remote", "add", "origin", "https://github.com/acme/tides.git")
+        let notes = try repo.shiplane(["changelog", "--version", "2.1.6"])
+        #expect(notes.status == 0, "\(notes.all)")
+        #expect(notes.stdout.contains("[2.1.6]: https://github.com/acme/tides/compare/2.1.5...2.1.6"), "\(notes.stdout)")
+    }
+
     @Test func theInitBetaLaneTagsAsTheRepositoryDoesAndWorksWithoutConventionalCommits() throws {
         let repo = try AppVersionTests.repository("android-kotlin")
         try repo.git("tag", "3.1")
