@@ -176,6 +176,18 @@ struct ActionBundleInstallTests {
         }
     }
 
+    /// Shiplane's repository at the release's tag, as the GitLab template and the README's CI
+    /// recipes clone it for its installer (`Scripts/get-shiplane`, this checkout's).
+    static func shiplaneSource() throws -> TemporaryRepository {
+        let source = try TemporaryRepository(commit: false)
+        try FileManager.default.createDirectory(atPath: source.path + "/Scripts", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: packageRoot + "/Scripts/get-shiplane", toPath: source.path + "/Scripts/get-shiplane")
+        try source.git("add", "-A")
+        try source.git("commit", "-q", "-m", "Shiplane \(version)")
+        try source.git("tag", "v\(version)")
+        return source
+    }
+
     /// A folder standing for a CI image's PATH: bash and the basic tools the installer uses, and
     /// of the tools that can download only `downloader` (none when nil) — no curl, no sudo.
     static func imagePath(in folder: String, downloader: String?, more: [String] = []) throws -> String {

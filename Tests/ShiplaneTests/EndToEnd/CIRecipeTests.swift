@@ -33,14 +33,8 @@ struct CIRecipeTests {
         let lines = try Self.installLines()
         let line = try #require(recipe < lines.count ? lines[recipe] : nil)
         let folder = try TemporaryRepository(commit: false)
-        // Shiplane's repository at the release's tag, as the line clones it.
         let version = ActionBundleInstallTests.version
-        let source = try TemporaryRepository(commit: false)
-        try FileManager.default.createDirectory(atPath: source.path + "/Scripts", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: packageRoot + "/Scripts/get-shiplane", toPath: source.path + "/Scripts/get-shiplane")
-        try source.git("add", "-A")
-        try source.git("commit", "-q", "-m", "Shiplane \(version)")
-        try source.git("tag", "v\(version)")
+        let source = try ActionBundleInstallTests.shiplaneSource()
         let releases = ActionBundleInstallTests.Releases(files: try ActionBundleInstallTests.linuxFiles(folder.root))
         let server = try await TestServer.start { request, _ in releases.handle(request) }
         defer { server.stop() }

@@ -92,13 +92,7 @@ struct GitLabTemplateTests {
     /// against SHA256SUMS, caches it, and runs the lane with it; the next job takes it from the cache.
     @Test func itInstallsTheBundleInAnImageWithoutCurl() async throws {
         let (repo, _) = try bumpableWithOrigin()
-        // Shiplane's repository at v9.1.0, as the job clones it.
-        let shiplaneSource = try TemporaryRepository(commit: false)
-        try FileManager.default.createDirectory(atPath: shiplaneSource.path + "/Scripts", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: packageRoot + "/Scripts/get-shiplane", toPath: shiplaneSource.path + "/Scripts/get-shiplane")
-        try shiplaneSource.git("add", "-A")
-        try shiplaneSource.git("commit", "-q", "-m", "Shiplane 9.1.0")
-        try shiplaneSource.git("tag", "v\(ActionBundleInstallTests.version)")
+        let shiplaneSource = try ActionBundleInstallTests.shiplaneSource()
         let releases = ActionBundleInstallTests.Releases(files: try ActionBundleInstallTests.linuxFiles(repo.root))
         let server = try await TestServer.start { request, _ in releases.handle(request) }
         defer { server.stop() }
