@@ -35,6 +35,9 @@ package struct AddGitTag: Action {
 
     /// Tags HEAD and registers the undo; in a dry run only checks and notes what it would tag.
     /// - Throws: when the tag exists and `force` is false, or HEAD or git cannot be read or written.
+    /// `tag`: the tag written.
+    package func runOutputs(of output: Void) -> [(name: String, value: String)] { [("tag", tag)] }
+
     package func run(in step: StepContext) throws {
         let lane = step.lane
         let repository = try lane.repository()

@@ -39,6 +39,11 @@ package struct ReleaseFromTag: Action {
     /// tag before it.
     /// - Throws: `ReleaseTagProblem`; `RepositoryProblem.shallowClone`; `VersionFileError` when
     ///   the version files disagree among themselves; `GitFailure`.
+    /// `version` and `tag`: what the pushed tag names.
+    package func runOutputs(of output: TagRelease) -> [(name: String, value: String)] {
+        [("version", output.version.description), ("tag", output.tag)]
+    }
+
     package func run(in step: StepContext) throws -> TagRelease {
         let lane = step.lane
         let repository = try lane.historyRepository()

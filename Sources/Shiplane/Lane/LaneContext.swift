@@ -190,10 +190,12 @@ public final class LaneContext: @unchecked Sendable {
     }
 
     /// A resumed run's recorded result for this step, handed back without running it.
-    private func replayed<Output>(_ record: StepRecord, as type: Output.Type, makesLocalArtifacts: Bool) -> Output? {
+    private func replayed<Output>(
+        _ record: StepRecord, as type: Output.Type, makesLocalArtifacts: Bool, exports: (Output) -> [(name: String, value: String)]
+    ) -> Output? {
         guard !isDryRun, let output = state.replay(record, as: type, makesLocalArtifacts: makesLocalArtifacts) else { return nil }
         state.recordStepOutput(output)
-        state.noteOutputs(of: record, output)
+        state.setOutputs(exports(output))
         state.setNote(record.number, "done before the interruption")
         state.recordFinished(record, outcome: .succeeded, output: output)
         FaultInjection.reached(.afterStep, record.number)
@@ -202,9 +204,9 @@ public final class LaneContext: @unchecked Sendable {
     }
 
     /// Records a step that succeeded (here and, past the point of no return, on the remote).
-    private func succeeded<Output>(_ record: StepRecord, _ output: Output) -> Output {
+    private func succeeded<Output>(_ record: StepRecord, _ output: Output, exports: [(name: String, value: String)]) -> Output {
         state.recordStepOutput(output)
-        state.noteOutputs(of: record, output)
+        state.setOutputs(exports)
         state.recordFinished(record, outcome: .succeeded, output: output)
         publishRecordToRemote(after: record.name)
         FaultInjection.reached(.afterStep, record.number)
@@ -259,10 +261,12 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
-        if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts) { return replayed }
+        if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts, exports: action.runOutputs(of:)) {
+            return replayed
+        }
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
-            return succeeded(record, output)
+            return succeeded(record, output, exports: action.runOutputs(of: output))
         } catch {
             throw failed(record, error, as: A.Output.self)
         }
@@ -274,10 +278,12 @@ public final class LaneContext: @unchecked Sendable {
     public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
         try Task.checkCancellation()
         let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
-        if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts) { return replayed }
+        if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts, exports: action.runOutputs(of:)) {
+            return replayed
+        }
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
-            return succeeded(record, output)
+            return succeeded(record, output, exports: action.runOutputs(of: output))
         } catch {
             throw failed(record, error, as: A.Output.self)
         }

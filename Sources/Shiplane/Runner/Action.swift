@@ -16,6 +16,10 @@ public protocol Action {
     /// registers an undo for each side effect, and in a dry run writes nothing outside the overlay.
     /// - Throws: whatever stops the action; the runner wraps it in a `StepFailure` with the call site.
     func run(in step: StepContext) throws -> Output
+    /// The run's outputs that this step's result gives (CI outputs such as `version`, `tag`,
+    /// `release_url`), also when a resumed run replays the result; none unless the action says.
+    /// - Parameter output: what `run` returned.
+    func runOutputs(of output: Output) -> [(name: String, value: String)]
 }
 
 /// An action that awaits: runs commands, talks to servers.
@@ -31,16 +35,26 @@ public protocol AsyncAction {
     /// outside the overlay.
     /// - Throws: whatever stops the action; the runner wraps it in a `StepFailure` with the call site.
     func run(in step: StepContext) async throws -> Output
+    /// The run's outputs that this step's result gives (CI outputs such as `version`, `tag`,
+    /// `release_url`), also when a resumed run replays the result; none unless the action says.
+    /// - Parameter output: what `run` returned.
+    func runOutputs(of output: Output) -> [(name: String, value: String)]
 }
 
 extension Action {
     /// No options shown.
     public var options: [StepOption] { [] }
+    /// No outputs.
+    /// - Parameter output: what `run` returned.
+    public func runOutputs(of output: Output) -> [(name: String, value: String)] { [] }
 }
 
 extension AsyncAction {
     /// No options shown.
     public var options: [StepOption] { [] }
+    /// No outputs.
+    /// - Parameter output: what `run` returned.
+    public func runOutputs(of output: Output) -> [(name: String, value: String)] { [] }
 }
 
 /// What an action sees while it runs as a step.

@@ -96,16 +96,10 @@ final class RunState: @unchecked Sendable {
     /// The run's named outputs, in the order they were first set.
     var outputs: [(name: String, value: String)] { lock.withLock { namedOutputs } }
 
-    /// The outputs a built-in step gives the run: the version a bump made (or a pushed tag names),
-    /// the tag, the release URL.
-    func noteOutputs<Output>(of record: StepRecord, _ output: Output) {
-        if let bump = output as? VersionBumpResult { setOutput("version", bump.description) }
-        if let release = output as? TagRelease {
-            setOutput("version", release.version.description)
-            setOutput("tag", release.tag)
-        }
-        if record.name == AddGitTag.name, let tag = record.options.first(where: { $0.name == "tag" })?.value { setOutput("tag", tag) }
-        if record.name == PublishGitHubRelease.name, let url = output as? String? , let url { setOutput("release_url", url) }
+    /// Sets the outputs a step's result gives the run (`Action.runOutputs(of:)`: the version a
+    /// bump made, the tag, a forge's release URL); the runner names no action.
+    func setOutputs(_ outputs: [(name: String, value: String)]) {
+        for (name, value) in outputs { setOutput(name, value) }
     }
 
     /// Why the run passed its point of no return, or nil while everything can still be undone.

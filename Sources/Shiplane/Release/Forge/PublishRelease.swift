@@ -46,6 +46,9 @@ package struct PublishRelease: AsyncAction {
     }
 
     /// Returns the release's web address (in a dry run, nil).
+    /// `release_url`: the release's web address (none in a dry run).
+    package func runOutputs(of output: String?) -> [(name: String, value: String)] { output.map { [("release_url", $0)] } ?? [] }
+
     package func run(in step: StepContext) async throws -> String? {
         let lane = step.lane
         let settings = try ProjectSettings.load(root: lane.workingDirectory)
