@@ -43,3 +43,26 @@ struct GitFolderWritesTests {
         #expect(Self.gitFolderListing(fixture.path) == before)
     }
 }
+
+/// `archive` of a folder packs the project's own files: never a `.git`, a submodule or a nested
+/// clone inside it, unless that folder is named itself.
+@Suite("Archives leave other projects out", .offThePool)
+struct ArchiveOtherProjectsTests {
+    @Test func aFolderArchiveLeavesGitFoldersAndNestedRepositoriesOut() throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n", "app/main.txt": "app\n"])
+        let nested = fixture.path + "/app/vendored"
+        try FileManager.default.createDirectory(atPath: nested, withIntermediateDirectories: true)
+        #expect(try runProgram("/usr/bin/git", ["init", "-q"], in: nested, environment: ProcessInfo.processInfo.environment).status == 0)
+        try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: nested + "/lib.txt"))
+        let context = TestLaneContext(workingDirectory: fixture.path).context
+        _ = try context.archive(".", to: "dist/all.tar.gz")
+        let listed = try runProgram("/usr/bin/tar", ["-tzf", "dist/all.tar.gz"], in: fixture.path, environment: ProcessInfo.processInfo.environment)
+        let names = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(names.contains("app/main.txt") && names.contains("VERSION"), "\(names)")
+        #expect(!names.contains { $0.hasPrefix(".git") || $0.hasPrefix("app/vendored") }, "\(names)")
+        // Named itself, the nested repository is packed, without its .git.
+        _ = try context.archive("app/vendored", to: "dist/vendored.tar.gz")
+        let own = try runProgram("/usr/bin/tar", ["-tzf", "dist/vendored.tar.gz"], in: fixture.path, environment: ProcessInfo.processInfo.environment)
+        #expect(own.stdout.split(separator: "\n").map(String.init) == ["lib.txt"], "\(own.stdout)")
+    }
+}

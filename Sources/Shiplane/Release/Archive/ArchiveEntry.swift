@@ -30,7 +30,8 @@ package struct ArchiveEntry: Sendable, Equatable {
         return executable ? 0o755 : 0o644
     }
 
-    /// The entries of a folder tree, sorted by name, folders included; `prefix` is put in front of every name.
+    /// The entries of a folder tree, sorted by name, folders included, without git folders and
+    /// the repositories nested in it; `prefix` is put in front of every name.
     /// - Throws: when the folder cannot be read or holds symbolic links or special files (which would not
     ///   archive reproducibly).
     package static func collect(directory: URL, prefix: String? = nil) throws -> [ArchiveEntry] {
@@ -43,7 +44,15 @@ package struct ArchiveEntry: Sendable, Equatable {
         guard let relativePaths = fileManager.subpaths(atPath: root) else {
             throw ShiplaneError("cannot read the folder \(root) to archive it")
         }
-        for relative in relativePaths {
+        // A git folder, and a submodule, nested clone or linked worktree below the folder (a folder
+        // with a `.git` of its own), are other projects: never packed. Named itself, such a
+        // folder is packed without its `.git`.
+        let otherProjects = Set(relativePaths.filter { ($0 as NSString).lastPathComponent == ".git" }.map { ($0 as NSString).deletingLastPathComponent })
+        func belongsToAnotherProject(_ relative: String) -> Bool {
+            if relative == ".git" || relative.hasPrefix(".git/") { return true }
+            return otherProjects.contains { !$0.isEmpty && (relative == $0 || relative.hasPrefix($0 + "/")) }
+        }
+        for relative in relativePaths where !belongsToAnotherProject(relative) {
             let full = root + "/" + relative
             let attributes = try fileManager.attributesOfItem(atPath: full)
             let name = cleanedPrefix.map { "\($0)/\(relative)" } ?? relative
