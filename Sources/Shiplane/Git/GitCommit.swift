@@ -25,9 +25,17 @@ package struct GitCommit: Action {
         let lane = step.lane
         let repository = try lane.repository()
         // Untracked folders come as `folder/`: each stands for the files in it.
+        // A nested clone or linked worktree inside the work tree is another project: a folder
+        // named never takes its files (libgit2's commit refuses them; submodules never show here).
         var changed: [String] = []
+        let fileSystem = LiveFileSystem()
         for entry in try git({ try repository.status() }) {
-            changed += entry.path.hasSuffix("/") ? try git { try repository.untrackedFiles(in: entry.path) } : [entry.path]
+            let trimmed = entry.path.hasSuffix("/") ? String(entry.path.dropLast()) : entry.path
+            if OtherProjects.isRepository(lane.workingDirectory + "/" + trimmed, fileSystem: fileSystem) { continue }
+            let files = entry.path.hasSuffix("/") ? try git { try repository.untrackedFiles(in: entry.path) } : [entry.path]
+            changed += files.filter {
+                OtherProjects.enclosingRepository(of: lane.workingDirectory + "/" + $0, below: lane.workingDirectory, fileSystem: fileSystem) == nil
+            }
         }
         // A folder stands for every changed path under it; a file for itself.
         var selected: [String] = []

@@ -66,3 +66,26 @@ struct ArchiveOtherProjectsTests {
         #expect(own.stdout.split(separator: "\n").map(String.init) == ["lib.txt"], "\(own.stdout)")
     }
 }
+
+/// `gitCommit` of a folder commits the project's own changes and leaves a nested clone inside it
+/// alone (no file of it staged, no gitlink made).
+@Suite("gitCommit leaves nested repositories out", .offThePool)
+struct GitCommitOtherProjectsTests {
+    @Test func aFolderCommitLeavesANestedCloneOut() throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
+        let environment = ProcessInfo.processInfo.environment
+        let nested = fixture.path + "/tools/vendored"
+        try FileManager.default.createDirectory(atPath: nested, withIntermediateDirectories: true)
+        #expect(try runProgram("/usr/bin/git", ["init", "-q"], in: nested, environment: environment).status == 0)
+        try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: nested + "/lib.txt"))
+        try Data("ours\n".utf8).write(to: URL(fileURLWithPath: fixture.path + "/tools/build.sh"))
+        let context = TestLaneContext(workingDirectory: fixture.path, environment: [
+            "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com",
+        ]).context
+        _ = try context.gitCommit(paths: ["tools"], message: "chore: tools")
+        let committed = try runProgram("/usr/bin/git", ["show", "--name-only", "--format=", "HEAD"], in: fixture.path, environment: environment)
+        #expect(committed.stdout == "tools/build.sh\n", "\(committed.stdout)")
+        let entries = try runProgram("/usr/bin/git", ["ls-files", "-s"], in: fixture.path, environment: environment)
+        #expect(!entries.stdout.contains("vendored"), "\(entries.stdout)")
+    }
+}
