@@ -102,6 +102,24 @@ struct EmailTests {
         #expect(server.received.isEmpty)
     }
 
+    /// `SMTP_SECURITY=none` with a login: refused before any connection unless the user opts in,
+    /// and the opt-in holds for a server on this machine only.
+    @Test func noPasswordGoesWithoutTLSUnlessAllowedForThisMachine() async throws {
+        let server = try RealSMTPServer(mode: "none")
+        defer { server.stop() }
+        let (refused, _) = try await run(server, security: "none")
+        let text = refused.failure.map { allText(of: $0) } ?? ""
+        #expect(text.contains("would send the password without TLS") && text.contains("SMTP_ALLOW_PLAINTEXT_AUTH=1"), "\(text)")
+        #expect(server.received.isEmpty)
+        let (elsewhere, _) = try await run(server, security: "none", extra: ["SMTP_HOST": "smtp.example.com", "SMTP_ALLOW_PLAINTEXT_AUTH": "1"])
+        #expect(elsewhere.failure.map { allText(of: $0) }?.contains("clear text") == true)
+        #expect(server.received.isEmpty)
+        let (allowed, _) = try await run(server, security: "none", extra: ["SMTP_ALLOW_PLAINTEXT_AUTH": "1"])
+        #expect(allowed.succeeded, "\(allowed.failure.map { allText(of: $0) } ?? "")")
+        let received = try #require(server.received.first)
+        #expect(received["login"] as? String == server.user && received["tls"] as? Bool == false)
+    }
+
     @Test func aServerWithoutStartTLSIsRefusedBeforeAnyPassword() async throws {
         let server = try RealSMTPServer(mode: "none", auth: false)
         defer { server.stop() }

@@ -28,12 +28,16 @@ package struct SMTPSettings: Sendable {
     package var caFile: String?
     /// AUTH PLAIN or LOGIN; nil: PLAIN when offered, else LOGIN.
     package var authMethod: String?
+    /// True when the user allowed a login without TLS to a server on this machine
+    /// (`SMTP_ALLOW_PLAINTEXT_AUTH=1`, e.g. a local relay); never for another host.
+    package var allowsPlaintextLogin = false
     /// Seconds to connect, and to wait for each reply.
     package var connectTimeout = 10.0, replyTimeout = 30.0
 
     /// Creates settings.
     package init(host: String, port: Int, security: SMTPSecurity, username: String? = nil, password: String? = nil,
-                caFile: String? = nil, authMethod: String? = nil) {
+                caFile: String? = nil, authMethod: String? = nil, allowsPlaintextLogin: Bool = false) {
+        self.allowsPlaintextLogin = allowsPlaintextLogin
         self.host = host
         self.port = port
         self.security = security
@@ -65,12 +69,17 @@ package struct SMTPSettings: Sendable {
         if security == SMTPSecurity.none, !Self.isLoopback(host) {
             problems.append("SMTP_SECURITY=none sends in clear text: only allowed for a server on this machine, not \(host)")
         }
+        let allowsPlaintextLogin = environment["SMTP_ALLOW_PLAINTEXT_AUTH"] == "1"
+        if security == SMTPSecurity.none, Self.isLoopback(host), username != nil, !allowsPlaintextLogin {
+            problems.append("SMTP_SECURITY=none with SMTP_USERNAME would send the password without TLS: use SMTP_SECURITY=starttls or tls, or, for a relay on this machine only, set SMTP_ALLOW_PLAINTEXT_AUTH=1")
+        }
         guard problems.isEmpty, let security else {
             throw EmailError.invalidSettings(problems.joined(separator: "; "),
                                              suggestion: "set SMTP_HOST (and SMTP_PORT, SMTP_SECURITY=starttls|tls, SMTP_USERNAME, SMTP_PASSWORD) in .env or the CI secrets")
         }
         self.init(host: host, port: port, security: security, username: username, password: password,
-                  caFile: environment["SMTP_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }, authMethod: method)
+                  caFile: environment["SMTP_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }, authMethod: method,
+                  allowsPlaintextLogin: allowsPlaintextLogin)
     }
 
     static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host.lowercased()) }
@@ -185,8 +194,9 @@ package struct SMTPClient: Sendable {
         guard offered.contains(method) else {
             throw EmailError.authenticationFailed(server: settings.server, reply: "the server offers AUTH \(offered.sorted().joined(separator: " ")), not \(method)")
         }
-        if settings.security == .none, !SMTPSettings.isLoopback(settings.host) {
-            throw EmailError.tlsFailed(server: settings.server, reason: "a password is never sent without TLS")
+        // A password goes without TLS only to this machine, and only when the user said so.
+        if settings.security == .none, !(SMTPSettings.isLoopback(settings.host) && settings.allowsPlaintextLogin) {
+            throw EmailError.tlsFailed(server: settings.server, reason: "a password is never sent without TLS (SMTP_ALLOW_PLAINTEXT_AUTH=1 allows it to a server on this machine)")
         }
         let final: SMTPConnection.Reply
         if method == "PLAIN" {
