@@ -41,6 +41,8 @@ struct VersionSourceSearch {
         var leftAlone: [String] = []
         var excluded: Set<String> = []
         var appProjects: [(display: String, files: Set<String>)] = []
+        // Found by the walk, and reached through a released target's #include chain wherever it is.
+        var reachedXcconfigs: [URL] = []
 
         for project in tree.xcodeProjects {
             let pbxproj = project.appendingPathComponent("project.pbxproj")
@@ -75,11 +77,18 @@ struct VersionSourceSearch {
             for plist in model.infoPlists(of: others) where !releasedPlists.contains(plist) {
                 excluded.insert(folder.appendingPathComponent(plist).standardizedFileURL.path)
             }
-            let shared = model.baseConfigurations(of: released, includingProject: true)
-            for base in model.baseConfigurations(of: independent, includingProject: false) where !shared.contains(base) {
-                excluded.insert(folder.appendingPathComponent(base).standardizedFileURL.path)
+            // The xcconfigs the released targets are based on and every file they include, as
+            // Xcode reads them; a file only targets left alone reach is theirs.
+            let includes = XcconfigIncludes(root: root, fileSystem: fileSystem)
+            let shared = includes.chain(from: model.baseConfigurations(of: released, includingProject: true).sorted().map { folder.appendingPathComponent($0) })
+            let sharedPaths = Set(shared.files.map(\.path))
+            for base in includes.chain(from: model.baseConfigurations(of: independent, includingProject: false).sorted().map { folder.appendingPathComponent($0) }).files
+            where !sharedPaths.contains(base.path) {
+                excluded.insert(base.path)
             }
-            for base in shared { files.insert(folder.appendingPathComponent(base).standardizedFileURL.path) }
+            problems += shared.missing
+            files.formUnion(sharedPaths)
+            reachedXcconfigs += shared.files
             for target in independent {
                 guard let own = model.ownVersion(of: target).map({ "MARKETING_VERSION \($0)" }) ?? plistVersion(of: target, in: model, folder: folder) else { continue }
                 let kind = target.role == .test ? "a test target" : target.role == .app ? "an app of its own" : "not an extension of the app"
@@ -91,7 +100,7 @@ struct VersionSourceSearch {
         for plist in tree.shallowInfoPlists where !excluded.contains(plist.standardizedFileURL.path) {
             candidates.append(Candidate(url: plist, mustBeFile: false) { _ in InfoPlistVersionFormat() })
         }
-        for xcconfig in tree.xcconfigs where !excluded.contains(xcconfig.standardizedFileURL.path) {
+        for xcconfig in tree.xcconfigs + reachedXcconfigs where !excluded.contains(xcconfig.standardizedFileURL.path) {
             candidates.append(Candidate(url: xcconfig, mustBeFile: false) { variables in
                 XcconfigVersionFormat(versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
             })
@@ -130,7 +139,8 @@ struct VersionSourceSearch {
         // Read, then read again with the settings the values refer to, until nothing new is referred to.
         var variables = Variables()
         var found = readAll(candidates, variables)
-        for _ in 0..<4 {
+        // Each round follows one more level (`MARKETING_VERSION = $(APP_VERSION)`, `APP_VERSION = ${RELEASE_VERSION}`).
+        for _ in 0..<16 {
             let next = referred(found.sources)
             if next == variables { break }
             variables = next
@@ -312,7 +322,7 @@ struct VersionSourceSearch {
                 "The Xcode project has an app target but no version was found for it",
                 file: project.display,
                 details: [("looked for", "MARKETING_VERSION and CURRENT_PROJECT_VERSION in the app's and its extensions' build configurations and the project's"),
-                          ("looked for", "the same in the .xcconfig files they are based on and every .xcconfig in the repository"),
+                          ("looked for", "the same in the .xcconfig files they are based on, the files those #include, and every other .xcconfig in the repository that no target left alone is based on"),
                           ("looked for", "CFBundleShortVersionString in each target's INFOPLIST_FILE")],
                 suggestion: "Set the app's Version and Build in Xcode (target › General › Identity), or MARKETING_VERSION = 1.0 in an .xcconfig"
             )))

@@ -3,9 +3,12 @@ import Foundation
 /// An Xcode `.xcconfig` file: `MARKETING_VERSION = X` and `CURRENT_PROJECT_VERSION = N` lines,
 /// and the settings they refer to (`MARKETING_VERSION = $(APP_VERSION)` with `APP_VERSION = 1.2`).
 ///
-/// Conditional settings (`MARKETING_VERSION[sdk=iphoneos*] = …`) are not recognised. A trailing
-/// `//` comment and optional double quotes around the value are kept. `$(…)` values are
-/// delegated and never rewritten. Versions are Apple marketing versions (`1.0` stays `1.x`).
+/// A setting for some configurations or SDKs (`MARKETING_VERSION[config=Release] = …`,
+/// `[sdk=iphoneos*]`) is one more copy, named with its condition: copies must agree, and a bump
+/// rewrites each. `#include` lines are followed by the search (`XcconfigIncludes`), not here.
+/// A trailing `//` comment and optional double quotes around the value are kept. `$(…)` and
+/// `${…}` values are delegated and never rewritten. Versions are Apple marketing versions
+/// (`1.0` stays `1.x`).
 package struct XcconfigVersionFormat: TextualVersionFormat {
     /// `xcconfig`, as messages name the format.
     package var name: String { "xcconfig" }
@@ -27,18 +30,19 @@ package struct XcconfigVersionFormat: TextualVersionFormat {
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let regex = try NSRegularExpression.builtIn(
-            #"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:"([^"]*)"|(.*?))\s*(?://.*)?$"#
+            #"^\s*([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]=]+=[^\]]*\])*)\s*=\s*(?:"([^"]*)"|(.*?))\s*(?://.*)?$"#
         )
         var fields = LocatedFields()
         for index in text.lines.indices {
             for groups in text.matches(regex, inLine: index) {
-                guard let keyRange = groups[1], let valueRange = groups[2] ?? groups[3] else { continue }
+                guard let keyRange = groups[1], let valueRange = groups[3] ?? groups[4] else { continue }
                 let key = text.text(keyRange)
                 let isVersion = versionVariables.contains(key)
                 guard isVersion || buildVariables.contains(key) else { continue }
+                let condition = groups[2].map { text.text($0) } ?? ""
                 let located = LocatedValue(
-                    range: valueRange, value: text.text(valueRange), label: "\(key) (line \(index + 1))",
-                    isQuoted: groups[2] != nil, key: key
+                    range: valueRange, value: text.text(valueRange), label: "\(key)\(condition) (line \(index + 1))",
+                    isQuoted: groups[3] != nil, key: key
                 )
                 if isVersion { fields.versions.append(located) } else { fields.builds.append(located) }
             }

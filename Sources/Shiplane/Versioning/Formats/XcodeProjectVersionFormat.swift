@@ -3,7 +3,8 @@ import Foundation
 /// An Xcode `project.pbxproj`: `MARKETING_VERSION` and `CURRENT_PROJECT_VERSION` (and the
 /// settings they refer to) in the build configurations, quoted or not.
 ///
-/// Without a list of configurations, every configuration counts; detection passes the
+/// A conditional setting (`"MARKETING_VERSION[sdk=iphoneos*]" = 2.0;`) is one more copy, named
+/// with its condition. Without a list of configurations, every configuration counts; detection passes the
 /// configurations of the targets that ship with the app (the app, its extensions, widgets and
 /// watch app, and the project's own configurations they inherit), so a helper or test target
 /// with a version of its own is left alone. The configurations read must agree; when they do
@@ -39,7 +40,7 @@ package struct XcodeProjectVersionFormat: TextualVersionFormat {
 
     func locate(in text: VersionText) throws -> LocatedFields {
         let setting = try NSRegularExpression.builtIn(
-            #"^\s*"?([A-Za-z_][A-Za-z0-9_]*)"?\s*=\s*(?:"([^"]*)"|([^;\s"]*))\s*;"#
+            #"^\s*"?([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]=]+=[^\]]*\])*)"?\s*=\s*(?:"([^"]*)"|([^;\s"]*))\s*;"#
         )
         let objectHeader = try NSRegularExpression.builtIn(#"^\s*([0-9A-Fa-f]{24})\s*(?:/\*\s*(.*?)\s*\*/)?\s*=\s*\{"#)
         var fields = LocatedFields()
@@ -55,15 +56,16 @@ package struct XcodeProjectVersionFormat: TextualVersionFormat {
                 guard let id = object, configurations[id] != nil else { continue }
             }
             for groups in text.matches(setting, inLine: index) {
-                guard let keyRange = groups[1], let valueRange = groups[2] ?? groups[3] else { continue }
+                guard let keyRange = groups[1], let valueRange = groups[3] ?? groups[4] else { continue }
                 let key = text.text(keyRange)
                 let isVersion = versionVariables.contains(key)
                 guard isVersion || buildVariables.contains(key) else { continue }
+                let condition = groups[2].map { text.text($0) } ?? ""
                 let located = LocatedValue(
                     range: valueRange,
                     value: text.text(valueRange),
-                    label: "\(configuration) \(key) (line \(index + 1))",
-                    isQuoted: groups[2] != nil,
+                    label: "\(configuration) \(key)\(condition) (line \(index + 1))",
+                    isQuoted: groups[3] != nil,
                     key: key,
                     follower: object.map { followers.contains($0) } ?? false
                 )
