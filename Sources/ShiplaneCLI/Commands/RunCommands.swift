@@ -33,6 +33,10 @@ struct UnfinishedRun: ReportableError {
             return "origin holds the record (\(RemoteRunRecord.reference)) of a release this checkout is not at (its release commit is \(record.releaseCommit.map { String($0.prefix(7)) } ?? "unknown")): "
                 + "finish it from a checkout of that commit with `\(record.commandLine)`, or delete the record with `git push origin :\(RemoteRunRecord.reference)` if the release is done"
         }
+        if record.argumentsDigest != nil {
+            // The record keeps a secret option as ***: only the command with the secret resumes it.
+            return "finish it by running `\(record.commandLine)` again with the secret option's real value, or undo it with `shiplane rollback`"
+        }
         return "finish it with `shiplane resume` (or by running `\(record.commandLine)` again), or undo it with `shiplane rollback`"
     }
 

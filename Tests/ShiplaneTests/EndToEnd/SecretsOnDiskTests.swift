@@ -132,6 +132,7 @@ struct SecretsOnDiskTests {
         #expect(resume.stderr.contains("secret on its command line"), "\(resume.all)")
         let again = try repo.shiplane(["leaky", "--deploy-key", Self.deployKey, "--ending", "succeed"], environment: environment)
         #expect(again.status == 7, "another command's run is unfinished: \(again.all)")
+        #expect(again.stderr.contains("with the secret option's real value"), "\(again.all)")
         let same = try repo.shiplane(arguments.filter { $0 != "--no-rollback" }, environment: environment)
         #expect(same.stderr.contains("Resuming the unfinished run"), "\(same.all)")
     }
