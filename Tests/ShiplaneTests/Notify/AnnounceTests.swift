@@ -154,7 +154,26 @@ struct AnnounceTests {
             #expect((services.mattermost.received.first?["text"] as? String)?.hasSuffix("…") == true)
             #expect(output.contains("Discord's limits: the description cut") && output.contains("5 facts left out"))
             #expect(output.contains("Mattermost's limits: the text was cut to 16383 characters"))
-            #expect(output.contains("Teams' limits: the text was cut to 20000 characters"))
+            #expect(output.contains("Teams' limits: the text was cut to fit 20000 characters and 27500 bytes of message"))
+            #expect(services.teams.dropped.isEmpty, "\(services.teams.dropped)")
+        }
+    }
+
+    /// Teams limits a message to 28 KB of bytes, and a Workflows trigger answers 202 to a larger
+    /// one before its flow fails to post it: a text in any script is cut to fit the bytes.
+    @Test(arguments: [("CJK", "発表"), ("Latin", "Notes"), ("emoji", "🚀"), ("escapes", "\"\\\n")])
+    func teamsMessagesFitTheirBytesInAnyScript(script: String, piece: String) async throws {
+        try await withServices { services in
+            let long = String(repeating: piece, count: 20_000 / piece.count)
+            let (result, output) = try await run(services, ["TARGETS": "teams", "TEXT": long, "FACTS": "3"])
+            #expect(result.succeeded, "\(output)")
+            #expect(services.teams.dropped.isEmpty, "the flow would have failed to post \(services.teams.dropped) bytes")
+            let card = try #require(services.teams.received.first)
+            let size = try JSONSerialization.data(withJSONObject: card).count
+            #expect(size <= 28_000, "\(script): \(size) bytes")
+            let body = ((card["attachments"] as? [[String: Any]])?.first?["content"] as? [String: Any])?["body"] as? [[String: Any]]
+            let text = body?.last?["text"] as? String ?? ""
+            #expect(text.hasSuffix("…") && text.count > 1_000, "\(script): \(text.count) characters kept")
         }
     }
 

@@ -10,8 +10,9 @@ enum WebhookFault { case loseAnswer, status(Int), rateLimited(seconds: Int) }
 /// (`type` `message`) whose `attachments` hold Adaptive Cards (`contentType`
 /// `application/vnd.microsoft.card.adaptive`, `content.type` `AdaptiveCard`, a `version`, a `body`
 /// of known elements); otherwise 400 with `{"error": {"code": "InvalidRequestContent", …}}`. A
-/// wrong `sig` is 401 (`DirectApiAuthorizationRequired`), a body over 28 KB 413
-/// (`MessageSizeExceeded`), a rate limit 429 with `Retry-After`.
+/// wrong `sig` is 401 (`DirectApiAuthorizationRequired`), a rate limit 429 with `Retry-After`.
+/// A message over Teams' 28 KB is answered 202 like any other — the trigger accepts it and the
+/// flow then fails to post it, as Workflows webhooks do — and lands in `dropped`, never in `received`.
 final class FakeTeams: @unchecked Sendable {
     let signature = "TeamsSigSECRET0123456789abcdef"
     private let lock = NSLock()
@@ -21,6 +22,9 @@ final class FakeTeams: @unchecked Sendable {
 
     var webhookURL: String { (server?.baseURL ?? "") + "/workflows/5f1c/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=\(signature)" }
     var received: [[String: Any]] { lock.withLock { cards } }
+    /// The sizes of messages the flow accepted and then failed to post (over 28 KB).
+    var dropped: [Int] { lock.withLock { tooLarge } }
+    private var tooLarge: [Int] = []
 
     func start() async throws {
         server = try await TestServer.start { [self] request, context in try await self.handle(request, context) }
@@ -49,7 +53,10 @@ final class FakeTeams: @unchecked Sendable {
             throw CancellationError()
         case nil: break
         }
-        if count > 28_000 { return error(413, "MessageSizeExceeded", "The message is too large.") }
+        if count > 28_000 {
+            lock.withLock { tooLarge.append(count) }
+            return Reply.empty(202)
+        }
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true,
               let message = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             return error(400, "InvalidRequestContent", "The input body for trigger 'manual' of type 'Request' must be of type JSON.")

@@ -67,6 +67,21 @@ public struct Announcement: Sendable {
         return SlackMessage(text: title, blocks: blocks)
     }
 
+    /// Cuts `text` to at most `limit` bytes of UTF-8 (a service that limits a message's size, as
+    /// Teams does), never splitting a character, ending with "…" (3 bytes) when cut.
+    static func truncate(_ text: String, toBytes limit: Int) -> (text: String, cut: Bool) {
+        guard text.utf8.count > limit else { return (text, false) }
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = character.utf8.count
+            if used + size + 3 > limit { break }
+            result.append(character)
+            used += size
+        }
+        return (result + "…", true)
+    }
+
     /// Cuts `text` to at most `limit` Unicode scalars (how Discord, Teams and Mattermost count,
     /// or stricter), never splitting a character, ending with "…" when cut.
     static func truncate(_ text: String, to limit: Int) -> (text: String, cut: Bool) {

@@ -38,6 +38,11 @@ struct ServiceWebhook: Sendable {
 
     /// Posts `json` to the URL with `query` appended; returns the response when it is a success.
     /// - Throws: `NotifyError.serviceRejected` with the service's own message (redacted), `HTTPTransportError`.
+    /// The size in bytes of `json` as `post` sends it.
+    static func encodedSize(_ json: [String: Any]) -> Int {
+        (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes]).count) ?? Int.max
+    }
+
     func post(_ json: [String: Any], query: String = "", message: (HTTPResponse) -> String) async throws -> HTTPResponse {
         let body = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
         let target = query.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + query
