@@ -33,11 +33,11 @@ package struct AddGitTag: Action {
         return shown
     }
 
-    /// Tags HEAD and registers the undo; in a dry run only checks and notes what it would tag.
-    /// - Throws: when the tag exists and `force` is false, or HEAD or git cannot be read or written.
     /// `tag`: the tag written.
     package func runOutputs(of output: Void) -> [(name: String, value: String)] { [("tag", tag)] }
 
+    /// Tags HEAD and registers the undo; in a dry run only checks and notes what it would tag.
+    /// - Throws: when the tag exists and `force` is false, or HEAD or git cannot be read or written.
     package func run(in step: StepContext) throws {
         let lane = step.lane
         let repository = try lane.repository()

@@ -35,15 +35,15 @@ package struct ReleaseFromTag: Action {
     /// The tag when one is given.
     package var options: [StepOption] { tag.map { [StepOption("tag", $0)] } ?? [] }
 
-    /// Finds the tag, checks it names HEAD and matches the version files, and finds the release
-    /// tag before it.
-    /// - Throws: `ReleaseTagProblem`; `RepositoryProblem.shallowClone`; `VersionFileError` when
-    ///   the version files disagree among themselves; `GitFailure`.
     /// `version` and `tag`: what the pushed tag names.
     package func runOutputs(of output: TagRelease) -> [(name: String, value: String)] {
         [("version", output.version.description), ("tag", output.tag)]
     }
 
+    /// Finds the tag, checks it names HEAD and matches the version files, and finds the release
+    /// tag before it.
+    /// - Throws: `ReleaseTagProblem`; `RepositoryProblem.shallowClone`; `VersionFileError` when
+    ///   the version files disagree among themselves; `GitFailure`.
     package func run(in step: StepContext) throws -> TagRelease {
         let lane = step.lane
         let repository = try lane.historyRepository()

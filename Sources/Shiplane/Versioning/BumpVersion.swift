@@ -30,10 +30,10 @@ package struct BumpVersion: Action {
     /// The bump.
     package var options: [StepOption] { [StepOption("bump", bump.description)] }
 
-    /// Returns the new version and every file it rewrote (each read once, from the bytes agreed on).
     /// `version`: the version the bump made.
     package func runOutputs(of output: VersionBumpResult) -> [(name: String, value: String)] { [("version", output.description)] }
 
+    /// Returns the new version and every file it rewrote (each read once, from the bytes agreed on).
     package func run(in step: StepContext) throws -> VersionBumpResult {
         let lane = step.lane
         let current = try lane.readVersion(files)

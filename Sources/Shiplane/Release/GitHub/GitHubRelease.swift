@@ -52,10 +52,10 @@ package struct PublishGitHubRelease: AsyncAction {
         return shown
     }
 
-    /// Returns the release's web address (in a dry run, nil).
     /// `release_url`: the release's web address (none in a dry run).
     package func runOutputs(of output: String?) -> [(name: String, value: String)] { output.map { [("release_url", $0)] } ?? [] }
 
+    /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
         let lane = step.lane
         let target = try gitHubRepository(lane)
