@@ -169,6 +169,26 @@ struct GitLabReleaseLaneTests {
         #expect(!result.all.contains(gitlab.jobToken))
     }
 
+    /// The same release made in GitLab CI (the project is the numeric CI_PROJECT_ID), then again
+    /// from a checkout: one generic package, named after the project both times, and the second
+    /// run finds the file unchanged instead of uploading it into a package of its own.
+    @Test func aReleaseMadeInCIAndThenFromACheckoutUsesOnePackage() async throws {
+        let gitlab = try await started()
+        defer { gitlab.stop() }
+        let (repo, _) = try gitLabRepository()
+        let inCI = try await repo.shiplaneAsync(["publish"], environment: [
+            "GITLAB_CI": "true", "CI": "true", "CI_API_V4_URL": gitlab.apiURL, "CI_PROJECT_ID": "42", "CI_PROJECT_PATH": "acme/rocket",
+            "CI_PROJECT_NAME": "rocket", "CI_JOB_TOKEN": gitlab.jobToken, "CI_COMMIT_TAG": "v1.4.0",
+        ])
+        #expect(inCI.status == 0, "\(inCI.all)")
+        #expect(gitlab.log.contains { $0.hasPrefix("PUT /api/v4/projects/42/packages/generic/rocket/v1.4.0/app.tar.gz") }, "\(gitlab.log)")
+        let fromCheckout = try await repo.shiplaneAsync(["publish", "--verbose"], environment: environment(gitlab))
+        #expect(fromCheckout.status == 0, "\(fromCheckout.all)")
+        #expect(fromCheckout.all.contains("unchanged app.tar.gz"), "\(fromCheckout.all)")
+        #expect(gitlab.allFiles.count == 1 && Set(gitlab.allFiles.map(\.packageID)).count == 1, "one file in one package")
+        #expect(gitlab.allReleases.count == 1)
+    }
+
     /// The same lane on a github.com origin releases on GitHub: moving forge changes no lane.
     @Test func theSameLaneReleasesOnGitHubFromAGitHubOrigin() async throws {
         let github = FakeGitHub()

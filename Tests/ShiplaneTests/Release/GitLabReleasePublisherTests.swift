@@ -320,7 +320,14 @@ struct GitLabReleasePublisherTests {
         #expect(options == GitLabProject(apiURL: "http://127.0.0.1:8080/api/v4", id: "other/thing"))
         #expect(throws: GitLabError.self) { try GitLabProject.locate(project: nil, server: nil, environment: [:], originURL: nil) }
         #expect(PublishGitLabRelease.defaultPackageName(options) == "thing")
-        #expect(PublishGitLabRelease.defaultPackageName(ci) == "release")
+        #expect(PublishGitLabRelease.defaultPackageName(ci) == "release", "nothing names the project")
+        // In GitLab CI the project is the numeric CI_PROJECT_ID: the package is named as from a
+        // checkout of the same project, from CI_PROJECT_PATH, CI_PROJECT_NAME or the origin.
+        let fromCheckout = PublishGitLabRelease.defaultPackageName(origin)
+        #expect(fromCheckout == "rocket")
+        #expect(PublishGitLabRelease.defaultPackageName(ci, environment: ["CI_PROJECT_ID": "1234", "CI_PROJECT_PATH": "acme/rocket"]) == fromCheckout)
+        #expect(PublishGitLabRelease.defaultPackageName(ci, environment: ["CI_PROJECT_NAME": "rocket"]) == fromCheckout)
+        #expect(PublishGitLabRelease.defaultPackageName(ci, originURL: "https://gitlab-ci-token:x@gitlab.com/acme/rocket.git") == fromCheckout)
     }
 }
 

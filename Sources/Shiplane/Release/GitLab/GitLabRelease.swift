@@ -71,7 +71,7 @@ package struct PublishGitLabRelease: AsyncAction {
                                                version: ShiplaneVersion.current)
         let request = GitLabReleaseRequest(
             tag: tag, name: name ?? tag, notes: notes, assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) }, milestones: milestones,
-            packageName: packageName ?? Self.defaultPackageName(located), packageVersion: tag, linkType: linkType)
+            packageName: packageName ?? Self.defaultPackageName(located, environment: variables, originURL: origin), packageVersion: tag, linkType: linkType)
         if step.isDryRun {
             try await publisher.preflight(request, dryRun: true, checkFile: step.checkSendableFile, note: { step.log($0) })
             step.note("would publish \(tag) in GitLab project \(located) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
@@ -87,12 +87,21 @@ package struct PublishGitLabRelease: AsyncAction {
         return result.webURL
     }
 
-    /// The project's last path component (or `release` for a numeric id), reduced to the
-    /// characters a generic package name may hold.
-    static func defaultPackageName(_ project: GitLabProject) -> String {
-        let last = project.id.split(separator: "/").last.map(String.init) ?? project.id
-        guard !last.allSatisfy(\.isNumber) else { return "release" }
-        let cleaned = String(last.unicodeScalars.filter { GitLabReleasePublisher.allowedNameCharacters.contains($0) }.map(Character.init))
+    /// The project's name, reduced to the characters a generic package name may hold: the last
+    /// part of its path — from the project option, or, for a numeric id (GitLab CI's
+    /// `CI_PROJECT_ID`), from `CI_PROJECT_PATH`/`CI_PROJECT_NAME` or the origin remote — so that
+    /// the same release made in CI and from a checkout uses one package; `release` only when
+    /// nothing names the project.
+    static func defaultPackageName(_ project: GitLabProject, environment: [String: String] = [:], originURL: String? = nil) -> String {
+        func lastPart(_ path: String?) -> String? {
+            guard let part = path?.split(separator: "/").last.map(String.init), !part.isEmpty, !part.allSatisfy(\.isNumber) else { return nil }
+            return part
+        }
+        let originPath = originURL.flatMap { RemoteLinks.hostAndPath(of: $0) }
+            .flatMap { RemoteLinks.repositoryPathComponents($0.path) }.map { $0.joined(separator: "/") }
+        let name = lastPart(project.id) ?? lastPart(environment["CI_PROJECT_PATH"]) ?? lastPart(environment["CI_PROJECT_NAME"])
+            ?? lastPart(originPath)
+        let cleaned = String((name ?? "").unicodeScalars.filter { GitLabReleasePublisher.allowedNameCharacters.contains($0) }.map(Character.init))
         return cleaned.isEmpty ? "release" : cleaned
     }
 }
