@@ -353,7 +353,8 @@ package final class Journal: @unchecked Sendable {
             if let closure = entry.closure {
                 try await closure()
             } else if let effect {
-                try await effect.undo(in: context, status: entry.status)
+                // Only what an earlier process left may have left a git lock file to clean.
+                try await effect.undo(in: entry.adopted ? context : context.forThisProcessEffects, status: entry.status)
             } else if let elsewhere = context.undoElsewhere {
                 try await elsewhere(entry.effect, entry.status)
             } else {

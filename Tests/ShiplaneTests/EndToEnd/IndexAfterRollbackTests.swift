@@ -60,6 +60,9 @@ struct IndexAfterRollbackTests {
             #expect(result.all.contains("rolled back"), "\(result.all)")
         }
         #expect(repo.read("VERSION") == "1.2.3\n")
+        if failure == .lockedBranch {
+            #expect(repo.read(".git/refs/heads/main.lock") != nil, "the lock file the run found is not its own: it stays")
+        }
         let after = try IndexState(repo)
         #expect(after == before, "\(failure.rawValue)\nbefore:\n\(before)\nafter:\n\(after)")
     }

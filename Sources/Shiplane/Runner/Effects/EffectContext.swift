@@ -35,6 +35,18 @@ public struct EffectContext: Sendable {
         self.gitFolder = gitFolder
     }
 
+    /// This context for undoing an effect this very process made: its git writes that failed
+    /// cleaned up their own lock files, so a lock file there now is someone else's (a user's, a
+    /// git command's) and stays.
+    var forThisProcessEffects: EffectContext {
+        var copy = EffectContext(
+            workTree: workTree, environment: environment, fileSystem: fileSystem, http: http,
+            retryPolicy: retryPolicy, savedCopies: savedCopies, gitFolder: nil
+        )
+        copy.undoElsewhere = undoElsewhere
+        return copy
+    }
+
     /// The context of an undo made from the record in a process other than the run's: the live
     /// file system and HTTP client, `environment` for tokens.
     package static func live(store: RunStore, workTree: String, environment: LaneEnvironment) -> EffectContext {
