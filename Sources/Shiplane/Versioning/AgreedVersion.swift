@@ -53,6 +53,9 @@ package struct AgreedVersion: Sendable {
     /// Xcode targets with a version of their own that a release leaves alone, each named with
     /// its version and why (a macOS helper app, a test bundle).
     package var leftAlone: [String] = []
+    /// Files that look like version files but are not the app's, each named with why: an
+    /// Info.plist no target uses, a companion module at a placeholder version.
+    package var ignored: [String] = []
     /// App extensions, widgets and watch apps whose version differs from the app's, each as
     /// "file where: value": a version bump brings them in step.
     package var outOfStep: [String] = []

@@ -39,6 +39,10 @@ public struct VersionDetails: Codable, Sendable, Equatable {
     /// app's, each saying what brings it in step (a version bump, or a build-number change).
     /// Absent when there is none.
     public var outOfStep: [String]?
+    /// Files that look like version files but were not read, each named with why (an
+    /// Info.plist no target uses, a companion module at a placeholder version). Absent when
+    /// there is none.
+    public var ignored: [String]?
 
     /// A tag that was not taken as a release.
     public struct IgnoredTag: Codable, Sendable, Equatable {
@@ -74,7 +78,8 @@ extension LaneContext {
             leftAlone: agreed.leftAlone.isEmpty ? nil : agreed.leftAlone,
             outOfStep: agreed.outOfStep.isEmpty && agreed.outOfStepBuilds.isEmpty ? nil
                 : agreed.outOfStep.map { $0 + " (extensions carry the app's version: a bump brings it in step)" }
-                + agreed.outOfStepBuilds.map { $0 + " (extensions carry the app's build number: the next build-number change, bump --build, brings it in step)" }
+                + agreed.outOfStepBuilds.map { $0 + " (extensions carry the app's build number: the next build-number change, bump --build, brings it in step)" },
+            ignored: agreed.ignored.isEmpty ? nil : agreed.ignored
         )
     }
 

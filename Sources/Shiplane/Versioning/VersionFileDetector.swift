@@ -36,6 +36,8 @@ package enum VersionFileDetector {
         package var unreadable: [(file: VersionFile, error: any Error)]
         /// Targets with a version of their own that a release does not move, named with it.
         package var leftAlone: [String]
+        /// Files not read although they look like version files, each named with why.
+        package var ignored: [String] = []
     }
 
     /// The version files in `root`, sorted by path.

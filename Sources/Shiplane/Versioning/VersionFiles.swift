@@ -108,6 +108,7 @@ extension LaneContext {
             }
             var agreed = try AgreedVersion.agree(found.sources, failures: found.unreadable.map(\.error))
             agreed.leftAlone = found.leftAlone
+            agreed.ignored = found.ignored
             return agreed
         }
         var files: [VersionFile] = []

@@ -43,6 +43,11 @@ struct VersionSourceSearch {
         var appProjects: [(display: String, files: Set<String>)] = []
         // Found by the walk, and reached through a released target's #include chain wherever it is.
         var reachedXcconfigs: [URL] = []
+        var ignored: [String] = []
+        // The Info.plist files some target of some project uses; nil when that is not known (a
+        // project that cannot be read, an INFOPLIST_FILE named through a setting).
+        var usedPlists: Set<String>? = tree.xcodeProjects.isEmpty ? nil : []
+        var projectNames: [String] = []
 
         for project in tree.xcodeProjects {
             let pbxproj = project.appendingPathComponent("project.pbxproj")
@@ -53,7 +58,13 @@ struct VersionSourceSearch {
                 model = try XcodeProjectModel(bytes)
             } catch {
                 problems.append((VersionFile(url: pbxproj, format: XcodeProjectVersionFormat(), displayPath: display), (error as? VersionFileError)?.inFile(display) ?? error))
+                usedPlists = nil
                 continue
+            }
+            projectNames.append(project.lastPathComponent)
+            if model.targets.isEmpty || model.namesAnInfoPlistThroughASetting { usedPlists = nil }
+            for plist in model.infoPlists(of: model.targets) {
+                usedPlists?.insert(project.deletingLastPathComponent().appendingPathComponent(plist).standardizedFileURL.path)
             }
             let (released, independent) = model.releaseTargets(listed: listedTargets)
             let folder = project.deletingLastPathComponent()
@@ -98,6 +109,14 @@ struct VersionSourceSearch {
             if model.targets.contains(where: { $0.role == .app }) { appProjects.append((display, files)) }
         }
         for plist in tree.shallowInfoPlists where !excluded.contains(plist.standardizedFileURL.path) {
+            // An Info.plist no target uses (a leftover Tests/Info.plist at 1.0) ships in nothing.
+            if let usedPlists, !usedPlists.contains(plist.standardizedFileURL.path) {
+                if let version = literalPlistVersion(plist) {
+                    ignored.append("\(VersionFileDetector.relativePath(of: plist, to: root)): version \(version), an Info.plist no target of "
+                        + "\(projectNames.joined(separator: ", ")) uses (no INFOPLIST_FILE names it)")
+                }
+                continue
+            }
             candidates.append(Candidate(url: plist, mustBeFile: false) { _ in InfoPlistVersionFormat() })
         }
         for xcconfig in tree.xcconfigs + reachedXcconfigs where !excluded.contains(xcconfig.standardizedFileURL.path) {
@@ -106,7 +125,9 @@ struct VersionSourceSearch {
             })
         }
         var androidApps: [VersionFile] = []
-        for script in tree.gradleScripts {
+        let companions = placeholderCompanions(tree.gradleScripts)
+        ignored += companions.values.sorted()
+        for script in tree.gradleScripts where companions[script.standardizedFileURL.path] == nil {
             let kotlin = script.lastPathComponent.hasSuffix(".kts")
             candidates.append(Candidate(url: script, mustBeFile: false) { variables in
                 GradleVersionFormat(kotlin: kotlin, versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
@@ -163,8 +184,47 @@ struct VersionSourceSearch {
         return VersionFileDetector.Search(
             sources: found.sources.sorted { $0.file.displayPath < $1.file.displayPath },
             unreadable: problems,
-            leftAlone: leftAlone
+            leftAlone: leftAlone,
+            ignored: ignored
         )
+    }
+
+    /// The literal `CFBundleShortVersionString` of an Info.plist, or nil.
+    private func literalPlistVersion(_ url: URL) -> String? {
+        guard let bytes = try? fileSystem.contents(of: url.path), let reading = try? InfoPlistVersionFormat().read(bytes),
+              reading.version.literal != nil else { return nil }
+        return reading.text
+    }
+
+    /// Android app modules at a placeholder version (`versionName "1.0"`, `versionCode 1`) that
+    /// share their `applicationId` with a module at a real version (a Wear OS module beside the
+    /// phone app): by path, each with the line that says why it is ignored.
+    private func placeholderCompanions(_ scripts: [URL]) -> [String: String] {
+        guard let regex = try? NSRegularExpression.builtIn(#"applicationId\s*(?:=\s*|\(\s*|\s+)["']([^"'$]+)["']"#) else { return [:] }
+        var byApplication: [String: [(url: URL, reading: VersionReading)]] = [:]
+        for script in scripts {
+            guard let bytes = try? fileSystem.contents(of: script.path), let text = String(data: bytes, encoding: .utf8),
+                  let groups = VersionText.matches(regex, in: text).first, let range = groups[1],
+                  let reading = try? GradleVersionFormat(kotlin: script.lastPathComponent.hasSuffix(".kts")).read(bytes) else { continue }
+            let id = String(decoding: Array(text.utf8)[range], as: UTF8.self)
+            byApplication[id, default: []].append((script, reading))
+        }
+        func isPlaceholder(_ reading: VersionReading) -> Bool {
+            guard reading.version.literal != nil, let text = reading.text, ["1", "1.0", "1.0.0"].contains(text) else { return false }
+            return reading.build == nil || reading.build == .literal("1")
+        }
+        var companions: [String: String] = [:]
+        for (id, modules) in byApplication {
+            guard let real = modules.first(where: { !isPlaceholder($0.reading) }) else { continue }
+            for module in modules where isPlaceholder(module.reading) {
+                let display = VersionFileDetector.relativePath(of: module.url, to: root)
+                companions[module.url.standardizedFileURL.path] = "\(display): versionName \(module.reading.text ?? "1.0")"
+                    + (module.reading.build.map { _ in ", versionCode 1" } ?? "")
+                    + ", a placeholder beside \(VersionFileDetector.relativePath(of: real.url, to: root)) (the same applicationId, \(id)); "
+                    + "give it the app's version to move it with the app"
+            }
+        }
+        return companions
     }
 
     /// "CFBundleShortVersionString 1.0 in Sources/Launcher/Info.plist" when the target's

@@ -52,6 +52,7 @@ enum VersionCommand {
         }
         for target in details.leftAlone ?? [] { rows.append(("left alone", target)) }
         for follower in details.outOfStep ?? [] { rows.append(("out of step", follower)) }
+        for file in details.ignored ?? [] { rows.append(("ignored", file)) }
         if let package = context.package { rows.insert(("package", "\(package.name) (\(package.path)/, tags \(package.tagPrefix)X.Y.Z)"), at: 0) }
         rows.append(("last release tag", details.lastReleaseTag.map { "\($0) (\(details.lastReleaseCommit ?? "?"))" } ?? "none"))
         let width = rows.map(\.0.count).max() ?? 0

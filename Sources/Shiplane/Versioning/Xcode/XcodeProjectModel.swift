@@ -4,7 +4,8 @@ import Foundation
 /// `project.pbxproj` (an OpenStep property list) to decide which values a release moves.
 ///
 /// The App Store requires app extensions, widgets, App Clips and watch apps to carry the
-/// version of the app they ship in, so those move with the app. Any other target whose version
+/// version of the app they ship in, so those move with the app; so does an application target
+/// another app embeds (a single-target watch app, copied by "Embed Watch Content"). Any other target whose version
 /// is set on its own (a macOS launcher helper at `1.0`, a framework, a test bundle) is left
 /// alone and named, unless the settings file lists it.
 struct XcodeProjectModel: Sendable {
@@ -91,15 +92,43 @@ struct XcodeProjectModel: Sendable {
             }
         }
         projectConfigurations = configurations(project["buildConfigurationList"])
+        let embeddedApps = Self.appsEmbeddedInApps(objects, targets: project["targets"] as? [String] ?? [])
         targets = (project["targets"] as? [String] ?? []).compactMap { id in
             guard let target = objects[id] as? [String: Any], target["isa"] as? String == "PBXNativeTarget" else { return nil }
             let type = target["productType"] as? String ?? ""
-            let role: Role = type == "com.apple.product-type.application" ? .app
+            let role: Role = embeddedApps.contains(id) ? .embedded
+                : type == "com.apple.product-type.application" ? .app
                 : Self.embeddedProductTypes.contains(type) ? .embedded
                 : type.hasPrefix("com.apple.product-type.bundle.unit-test") || type.hasPrefix("com.apple.product-type.bundle.ui-testing") ? .test
                 : .other
             return Target(name: target["name"] as? String ?? id, productType: type, role: role, configurations: configurations(target["buildConfigurationList"]))
         }
+    }
+
+    /// The application targets another application target copies into its bundle (a Copy
+    /// Files phase: Xcode's "Embed Watch Content" for a single-target watch app): they ship
+    /// inside it, so they carry its version.
+    private static func appsEmbeddedInApps(_ objects: [String: Any], targets ids: [String]) -> Set<String> {
+        let application = "com.apple.product-type.application"
+        var appByProduct: [String: String] = [:]
+        for id in ids {
+            guard let target = objects[id] as? [String: Any], target["productType"] as? String == application,
+                  let product = target["productReference"] as? String else { continue }
+            appByProduct[product] = id
+        }
+        var embedded: Set<String> = []
+        for id in ids {
+            guard let target = objects[id] as? [String: Any], target["productType"] as? String == application else { continue }
+            for phaseID in target["buildPhases"] as? [String] ?? [] {
+                guard let phase = objects[phaseID] as? [String: Any], phase["isa"] as? String == "PBXCopyFilesBuildPhase" else { continue }
+                for fileID in phase["files"] as? [String] ?? [] {
+                    guard let file = objects[fileID] as? [String: Any], let reference = file["fileRef"] as? String,
+                          let app = appByProduct[reference], app != id else { continue }
+                    embedded.insert(app)
+                }
+            }
+        }
+        return embedded
     }
 
     /// The path of every file reference and group below the main group, relative to the
@@ -159,17 +188,32 @@ struct XcodeProjectModel: Sendable {
 
     /// The Info.plist files of `targets` (`INFOPLIST_FILE`, relative to the project's folder).
     func infoPlists(of targets: [Target]) -> Set<String> {
-        var plists: Set<String> = []
+        Set(infoPlistSettings(of: targets).filter { !Self.isComputed($0) })
+    }
+
+    /// True when some target names its Info.plist through a setting (`$(TARGET_NAME)/Info.plist`):
+    /// which files the targets use is then not known.
+    var namesAnInfoPlistThroughASetting: Bool {
+        infoPlistSettings(of: targets).contains(where: Self.isComputed)
+    }
+
+    private static func isComputed(_ path: String) -> Bool {
+        BuildSettingReference.variable(in: path) != nil || path.contains("$(") || path.contains("${")
+    }
+
+    /// Each configuration's `INFOPLIST_FILE` (or the project's), without a leading `$(SRCROOT)/`.
+    private func infoPlistSettings(of targets: [Target]) -> [String] {
+        var paths: [String] = []
         for target in targets {
             for configuration in target.configurations {
                 guard var path = configuration.settings["INFOPLIST_FILE"] ?? projectConfigurations.first(where: { $0.name == configuration.name })?.settings["INFOPLIST_FILE"] else { continue }
                 for prefix in ["$(SRCROOT)/", "${SRCROOT}/", "$(PROJECT_DIR)/", "${PROJECT_DIR}/"] where path.hasPrefix(prefix) {
                     path = String(path.dropFirst(prefix.count))
                 }
-                if BuildSettingReference.variable(in: path) == nil, !path.contains("$(") { plists.insert(path) }
+                paths.append(path)
             }
         }
-        return plists
+        return paths
     }
 
     /// The xcconfig files the configurations of `targets` (and the project's) are based on.
