@@ -62,8 +62,13 @@ struct PlayListingLaneTests {
         let listings = play.lock.withLock { play.committedListings }
         #expect(listings["en-US"] == ["title": "Rocket", "shortDescription": "Fast rockets", "fullDescription": "The fastest rockets.\nNow on Android."])
         #expect(listings["de-DE"] == ["title": "Rakete"])
-        let patches = play.log.filter { $0.hasPrefix("PATCH ") }
-        #expect(patches.count == 2, "one per locale that differs: \(patches)")
+        // One write per locale that differs: a listing the app has is patched; a language it has
+        // no listing in yet is created with listings.update (patch answers 404 there, as only
+        // update "creates or updates" in Google's description).
+        let patches = play.log.filter { $0.hasPrefix("PATCH ") && $0.contains("/listings/") }
+        let updates = play.log.filter { $0.hasPrefix("PUT ") && $0.contains("/listings/") }
+        #expect(patches.count == 1 && patches.allSatisfy { $0.contains("/listings/en-US") }, "\(patches)")
+        #expect(updates.count == 1 && updates.allSatisfy { $0.contains("/listings/de-DE") }, "\(updates)")
         let images = play.lock.withLock { play.committedImages["en-US"] ?? [:] }
         #expect(images["phoneScreenshots"]?.map(\.sha256) == [Self.sha("shot-1"), Self.sha("shot-2")])
         #expect(images["icon"]?.map(\.sha256) == [Self.sha("icon-bytes")])

@@ -92,6 +92,11 @@ extension FakeGooglePlay {
             for (field, limit) in limits where (object[field]?.count ?? 0) > limit {
                 return Self.error(400, "\(field) is longer than \(limit) characters", "INVALID_ARGUMENT")
             }
+            // listings.patch "Patches a localized store listing": one that exists. Only
+            // listings.update "Creates or updates" (the discovery document's descriptions).
+            if method == "PATCH", edits[c[0]]?.listings[c[1]] == nil {
+                return Self.error(404, "Listing not found for language \(c[1]).", "NOT_FOUND")
+            }
             var listing = method == "PATCH" ? edits[c[0]]?.listings[c[1]] ?? [:] : [:]
             for (key, value) in object where key != "language" { listing[key] = value }
             edits[c[0]]?.listings[c[1]] = listing

@@ -335,7 +335,13 @@ package struct UpdatePlayStore: AsyncAction {
             effect.language = language
             effect.before = before.map { Self.json($0) }
             let handle = try step.record(effect, "put back the \(language) store listing in edit \(editID)")
-            try await client.patchListing(editID: editID, language: language, fields: fields)
+            // A language the app has no listing in yet is created with listings.update (patch
+            // changes only a listing that exists, as Google describes it, and as supply does).
+            if before == nil {
+                try await client.replaceListing(editID: editID, language: language, fields: fields)
+            } else {
+                try await client.patchListing(editID: editID, language: language, fields: fields)
+            }
             step.done(handle)
             return handle
         case .deleteImage(let language, let type, let image):
