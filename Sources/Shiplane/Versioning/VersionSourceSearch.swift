@@ -91,7 +91,7 @@ struct VersionSourceSearch {
             // The xcconfigs the released targets are based on and every file they include, as
             // Xcode reads them; a file only targets left alone reach is theirs.
             let includes = XcconfigIncludes(root: root, fileSystem: fileSystem)
-            let shared = includes.chain(from: model.baseConfigurations(of: released, includingProject: true).sorted().map { folder.appendingPathComponent($0) })
+            let shared = includes.chain(from: model.baseConfigurations(of: released, includingProject: true).sorted().map { folder.appendingPathComponent($0) }, project: pbxproj)
             let sharedPaths = Set(shared.files.map(\.path))
             for base in includes.chain(from: model.baseConfigurations(of: independent, includingProject: false).sorted().map { folder.appendingPathComponent($0) }).files
             where !sharedPaths.contains(base.path) {

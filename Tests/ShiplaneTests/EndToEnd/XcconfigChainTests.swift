@@ -72,3 +72,16 @@ struct XcconfigChainTests {
         #expect(version.all.contains("RELEASE_VERSION[config=Debug] (line 2): 5.1.0"), "\(version.all)")
     }
 }
+
+/// A base configuration the project names that is not in the repository.
+@Suite("App projects: a missing base configuration", .offThePool)
+struct MissingBaseConfigurationTests {
+    @Test func aBaseConfigurationThatDoesNotExistIsAnErrorNamingTheProjectAndTheFile() throws {
+        let repo = try XcconfigChainTests.repository()
+        try repo.git("rm", "-q", "Configs/App.xcconfig")
+        try repo.git("commit", "-qm", "lost the app's settings")
+        let version = try repo.shiplane(["version"])
+        #expect(version.status != 0)
+        #expect(version.all.contains("Podcast.xcodeproj/project.pbxproj bases a configuration on Configs/App.xcconfig, which does not exist"), "\(version.all)")
+    }
+}

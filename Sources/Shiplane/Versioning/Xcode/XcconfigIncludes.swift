@@ -47,11 +47,18 @@ struct XcconfigIncludes {
         return found
     }
 
-    /// Every file `starts` include, directly or through others, with the starting files.
-    func chain(from starts: [URL]) -> Chain {
+    /// Every file `starts` include, directly or through others, with the starting files. With
+    /// `project`, the project whose configurations are based on `starts`: a start that does not
+    /// exist (and that no tool writes) is an error naming it.
+    func chain(from starts: [URL], project: URL? = nil) -> Chain {
         var chain = Chain()
         var seen: Set<String> = []
         var queue = starts.map(\.standardizedFileURL)
+        if let project {
+            for start in queue where fileSystem.kind(of: start.path) == nil && !Self.isWrittenByATool(VersionFileDetector.relativePath(of: start, to: root)) {
+                chain.missing.append(missingBase(project, start))
+            }
+        }
         while !queue.isEmpty {
             let file = queue.removeFirst()
             guard seen.insert(file.path).inserted else { continue }
@@ -76,6 +83,18 @@ struct XcconfigIncludes {
         guard let name = components.last else { return false }
         return name == "Generated.xcconfig" || name.hasPrefix("Pods-")
             || components.dropLast().contains { VersionFileDetector.skippedFolders.contains($0) }
+    }
+
+    private func missingBase(_ project: URL, _ base: URL) -> (file: VersionFile, error: any Error) {
+        let display = VersionFileDetector.relativePath(of: project, to: root)
+        let missing = VersionFileDetector.relativePath(of: base, to: root)
+        return (VersionFile(url: project, format: XcodeProjectVersionFormat(), displayPath: display), VersionFileError(
+            .missingVersion,
+            "\(display) bases a configuration on \(missing), which does not exist",
+            file: display,
+            details: [("looked for", missing)],
+            suggestion: "Add \(missing), or choose the configuration file again in Xcode (project › Info › Configurations)"
+        ))
     }
 
     private func missingError(_ file: URL, _ include: Include, _ target: URL) -> (file: VersionFile, error: any Error) {
