@@ -34,6 +34,31 @@ struct AppStoreMetadataTests {
         return repo
     }
 
+    /// A new locale with a subtitle but no name.txt: App Store Connect creates an app info
+    /// localization only with a name, so the run stops in preflight, before any write, naming the
+    /// locale and the file to add; the dry run says the same.
+    @Test func aNewAppInfoLocaleWithoutANameIsCaughtInPreflight() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let version = apple.addStoreVersion("1.4.0")
+        _ = apple.addLocalization("appStoreVersionLocalizations", parentID: version, locale: "en-US", ["description": "Fly."])
+        _ = apple.addLocalization("appInfoLocalizations", parentID: "info-1", locale: "en-US", ["name": "Rocket"])
+        let repo = try repository()
+        try repo.write("fastlane/metadata/fr-FR/subtitle.txt", "Vers la lune\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: a French subtitle")
+        let environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
+        for arguments in [["listing", "--dry-run"], ["listing"]] {
+            let run = try await repo.shiplaneAsync(arguments, environment: environment)
+            #expect(run.status == 1, "\(run.all)")
+            #expect(run.stderr.contains("fr-FR has no app info localization on App Store Connect yet, and one is created only with the app's name"), "\(run.all)")
+            #expect(run.stderr.contains("add fastlane/metadata/fr-FR/name.txt"), "\(run.all)")
+        }
+        #expect(apple.log.allSatisfy { $0.hasPrefix("GET ") }, "nothing was written: \(apple.log)")
+        #expect(apple.violations.isEmpty, "\(apple.violations)")
+    }
+
     @Test func dryRunShowsTheDiffThenARunSetsOnlyWhatDiffersAndARerunSendsNothing() async throws {
         let apple = try FakeAppStoreConnect()
         try await apple.start()

@@ -145,8 +145,19 @@ package struct UpdateAppStoreMetadata: AsyncAction {
             guard let appInfo else {
                 throw StorePreflightError(target: "the App Store listing", problems: [ShiplaneError("the app has no app info to set name, subtitle or privacy policy URL on")])
             }
-            diff(resource: "appInfoLocalizations", parentID: appInfo.id,
-                 current: try await listings.localizations(resource: "appInfoLocalizations", parentID: appInfo.id), wanted: listing.appInfo)
+            let current = try await listings.localizations(resource: "appInfoLocalizations", parentID: appInfo.id)
+            // App Store Connect creates an app info localization only with its name (`name` is
+            // required in AppInfoLocalizationCreateRequest): a new locale without name.txt would be
+            // refused after the listing's other writes. Every such locale is named now, before any.
+            let existing = Set(current.compactMap { $0.attributes?["locale"] ?? nil })
+            let nameless = listing.appInfo.filter { !existing.contains($0.key) && ($0.value["name"] ?? "").isEmpty }.keys.sorted()
+            if !nameless.isEmpty {
+                throw StorePreflightError(target: "the App Store listing", problems: nameless.map { locale in
+                    ShiplaneError("\(locale) has no app info localization on App Store Connect yet, and one is created only with the app's name",
+                                  suggestion: "add \(metadataPath)/\(locale)/name.txt, or remove that locale's subtitle.txt and privacy_url.txt")
+                })
+            }
+            diff(resource: "appInfoLocalizations", parentID: appInfo.id, current: current, wanted: listing.appInfo)
         }
         if existingVersion == nil { step.log("App Store version \(version) (\(platform)) does not exist yet: it will be created") }
         for change in changes {
