@@ -48,6 +48,7 @@ struct VersionSourceSearch {
         // project that cannot be read, an INFOPLIST_FILE named through a setting).
         var usedPlists: Set<String>? = tree.xcodeProjects.isEmpty ? nil : []
         var projectNames: [String] = []
+        var projectFolders: [URL] = []
 
         for project in tree.xcodeProjects {
             let pbxproj = project.appendingPathComponent("project.pbxproj")
@@ -62,6 +63,7 @@ struct VersionSourceSearch {
                 continue
             }
             projectNames.append(project.lastPathComponent)
+            projectFolders.append(project.deletingLastPathComponent())
             if model.targets.isEmpty || model.namesAnInfoPlistThroughASetting { usedPlists = nil }
             for plist in model.infoPlists(of: model.targets) {
                 usedPlists?.insert(project.deletingLastPathComponent().appendingPathComponent(plist).standardizedFileURL.path)
@@ -107,6 +109,13 @@ struct VersionSourceSearch {
                     + (target.role == .test ? "" : " (list it under versions.targets in .shiplane.yml to move it with the app)"))
             }
             if model.targets.contains(where: { $0.role == .app }) { appProjects.append((display, files)) }
+        }
+        // A target's INFOPLIST_FILE may be set in an xcconfig rather than the project.
+        if usedPlists != nil {
+            for setting in infoPlistSettings(in: tree.xcconfigs + reachedXcconfigs) {
+                guard let path = setting else { usedPlists = nil; break }
+                for folder in projectFolders { usedPlists?.insert(folder.appendingPathComponent(path).standardizedFileURL.path) }
+            }
         }
         for plist in tree.shallowInfoPlists where !excluded.contains(plist.standardizedFileURL.path) {
             // An Info.plist no target uses (a leftover Tests/Info.plist at 1.0) ships in nothing.
@@ -187,6 +196,25 @@ struct VersionSourceSearch {
             leftAlone: leftAlone,
             ignored: ignored
         )
+    }
+
+    /// Every `INFOPLIST_FILE` the xcconfigs set, relative to the project's folder; nil for one
+    /// named through a setting (`$(TARGET_NAME)/Info.plist`), whose file is not known.
+    private func infoPlistSettings(in xcconfigs: [URL]) -> [String?] {
+        guard let regex = try? NSRegularExpression.builtIn(#"^\s*INFOPLIST_FILE(?:\[[^\]]*\])*\s*=\s*"?([^"]*?)"?\s*(?://.*)?$"#, options: [.anchorsMatchLines]) else { return [nil] }
+        var settings: [String?] = []
+        for xcconfig in xcconfigs {
+            guard let bytes = try? fileSystem.contents(of: xcconfig.path), let text = String(data: bytes, encoding: .utf8) else { continue }
+            for groups in VersionText.matches(regex, in: text) {
+                guard let range = groups[1] else { continue }
+                var path = String(decoding: Array(text.utf8)[range], as: UTF8.self)
+                for prefix in ["$(SRCROOT)/", "${SRCROOT}/", "$(PROJECT_DIR)/", "${PROJECT_DIR}/"] where path.hasPrefix(prefix) {
+                    path = String(path.dropFirst(prefix.count))
+                }
+                settings.append(path.contains("$(") || path.contains("${") ? nil : path)
+            }
+        }
+        return settings
     }
 
     /// The literal `CFBundleShortVersionString` of an Info.plist, or nil.

@@ -165,3 +165,35 @@ struct CompanionVersionTests {
         #expect(version.stdout.contains("WeatherWatch (Weather.xcodeproj/project.pbxproj): MARKETING_VERSION 2.2, an app of its own; left alone"), "\(version.all)")
     }
 }
+
+/// An Info.plist an xcconfig names (`INFOPLIST_FILE` set outside the project file) is used.
+@Suite("App projects: an Info.plist named in an xcconfig", .offThePool)
+struct InfoPlistFromXcconfigTests {
+    @Test func anInfoPlistAnXcconfigNamesIsRead() throws {
+        let repo = try XcconfigChainTests.repository()
+        let app = try #require(repo.read("Configs/App.xcconfig"))
+        try repo.write("Configs/App.xcconfig", app + "INFOPLIST_FILE = Podcast/Info.plist\n")
+        try repo.write("Podcast/Info.plist", CompanionVersionTests.plist.replacingOccurrences(of: "<string>1.0</string>", with: "<string>5.2.0</string>")
+            .replacingOccurrences(of: "<string>1</string>", with: "<string>310</string>"))
+        try repo.git("add", ".")
+        try repo.git("commit", "-qm", "plist named in the xcconfig")
+        let version = try repo.shiplane(["version"])
+        #expect(version.status == 0, "\(version.all)")
+        #expect(version.stdout.contains("Podcast/Info.plist  "), "\(version.stdout)")
+        #expect(CompanionVersionTests.rows("ignored", in: version.stdout).isEmpty, "\(version.stdout)")
+        #expect(try repo.shiplane(["bump", "patch"]).status == 0)
+        #expect(try repo.git("diff", "--name-only").split(separator: "\n") == ["Deployment/Deployment.xcconfig", "Podcast/Info.plist"])
+    }
+
+    @Test func anInfoPlistNamedThroughASettingLeavesEveryPlistRead() throws {
+        let repo = try XcconfigChainTests.repository()
+        let app = try #require(repo.read("Configs/App.xcconfig"))
+        try repo.write("Configs/App.xcconfig", app + "INFOPLIST_FILE = $(TARGET_NAME)/Info.plist\n")
+        try repo.write("Podcast/Info.plist", CompanionVersionTests.plist.replacingOccurrences(of: "<string>1.0</string>", with: "<string>5.2.0</string>")
+            .replacingOccurrences(of: "<string>1</string>", with: "<string>310</string>"))
+        try repo.git("add", ".")
+        try repo.git("commit", "-qm", "plist named through a setting")
+        let version = try repo.shiplane(["version"])
+        #expect(version.stdout.contains("Podcast/Info.plist  "), "\(version.all)")
+    }
+}
