@@ -62,6 +62,9 @@ package struct BumpVersion: Action {
         for target in current.leftAlone {
             step.log(target)
         }
+        for file in current.ignored {
+            step.log("\(file); ignored")
+        }
         for follower in current.outOfStep {
             step.log("\(follower) was out of step with the app; now \(current.shown(next))")
         }
