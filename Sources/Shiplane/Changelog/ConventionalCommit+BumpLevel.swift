@@ -51,6 +51,9 @@ package struct BumpRules: Sendable, Equatable {
     /// Xcode targets whose own version moves with the app's (`versions.targets`), beside the
     /// app's extensions, widgets and watch app, which always do.
     package var targets: Set<String> = []
+    /// Gradle modules (their folders, `app-wearos`) with a release train of their own
+    /// (`versions.independent`): never read nor moved with the app.
+    package var independent: Set<String> = []
 
     /// Creates rules; the defaults are commitizen's.
     package init(minorTypes: Set<String> = ["feat"], patchTypes: Set<String> = ["fix", "perf"], breakingBeforeOne: BumpLevel = .minor) {

@@ -157,9 +157,12 @@ package struct ProjectSettings: Sendable, Equatable {
         }
 
         func bumpRules(_ node: Node) throws -> BumpRules {
-            let fields = try mapping(node, allowed: ["minor_types", "patch_types", "breaking_before_1", "targets"], in: "versions")
+            let fields = try mapping(node, allowed: ["minor_types", "patch_types", "breaking_before_1", "targets", "independent"], in: "versions")
             var rules = BumpRules()
             if let value = fields["targets"] { rules.targets = Set(try strings(value, "targets")) }
+            if let value = fields["independent"] {
+                rules.independent = Set(try strings(value, "independent").map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+            }
             if let value = fields["minor_types"] { rules.minorTypes = Set(try strings(value, "minor_types").map { $0.lowercased() }) }
             if let value = fields["patch_types"] { rules.patchTypes = Set(try strings(value, "patch_types").map { $0.lowercased() }) }
             if let both = fields["patch_types"], !rules.minorTypes.isDisjoint(with: rules.patchTypes) {

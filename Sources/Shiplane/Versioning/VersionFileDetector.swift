@@ -62,15 +62,16 @@ package enum VersionFileDetector {
     /// Finds the version files in `root` and reads each one through `fileSystem` (in a dry
     /// run, an overlay): the sources with their bytes, the files that could not be read, and
     /// the targets left alone. `listedTargets` are Xcode targets whose own version moves with
-    /// the app's (`versions.targets` in `.shiplane.yml`).
+    /// the app's (`versions.targets` in `.shiplane.yml`); `independentModules` are Gradle module
+    /// folders with a release of their own (`versions.independent`), never read.
     /// - Throws: `VersionFileError.notFound` as `detect(in:)` does when the project has no
     ///   version file at all; `.missingVersion` when the project is an app (an Xcode project, an
     ///   Android app, a Flutter or Expo app) whose version is not found, or a value refers to a
     ///   setting that nothing sets.
-    package static func read(in root: URL, fileSystem: any FileSystem, listedTargets: Set<String> = []) throws -> Search {
+    package static func read(in root: URL, fileSystem: any FileSystem, listedTargets: Set<String> = [], independentModules: Set<String> = []) throws -> Search {
         let root = root.standardizedFileURL
         let tree = ProjectTree(root: root, fileSystem: fileSystem)
-        var search = VersionSourceSearch(root: root, fileSystem: fileSystem, tree: tree, listedTargets: listedTargets)
+        var search = VersionSourceSearch(root: root, fileSystem: fileSystem, tree: tree, listedTargets: listedTargets, independentModules: independentModules)
         return try search.run()
     }
 

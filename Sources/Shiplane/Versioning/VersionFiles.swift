@@ -87,8 +87,10 @@ extension LaneContext {
             var found: VersionFileDetector.Search
             do {
                 let folder = package.map { workingDirectory + "/" + $0.path } ?? workingDirectory
-                let listed = (try? ProjectSettings.load(root: workingDirectory))?.bumpRules.targets ?? []
-                found = try VersionFileDetector.read(in: URL(fileURLWithPath: folder), fileSystem: fileSystem, listedTargets: listed)
+                let rules = (try? ProjectSettings.load(root: workingDirectory))?.bumpRules
+                found = try VersionFileDetector.read(
+                    in: URL(fileURLWithPath: folder), fileSystem: fileSystem, listedTargets: rules?.targets ?? [], independentModules: rules?.independent ?? []
+                )
                 if let package {
                     // Paths relative to the repository, as commits and messages name them.
                     found.sources = found.sources.map { source in

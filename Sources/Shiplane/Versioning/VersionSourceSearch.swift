@@ -7,6 +7,8 @@ struct VersionSourceSearch {
     let fileSystem: any FileSystem
     let tree: ProjectTree
     let listedTargets: Set<String>
+    /// Gradle module folders with a release train of their own (`versions.independent`).
+    let independentModules: Set<String>
 
     /// The settings and properties a version or build number was found to refer to.
     struct Variables: Equatable {
@@ -28,11 +30,12 @@ struct VersionSourceSearch {
     /// Xcode's own two settings are read under their names; Flutter's come from pubspec.yaml.
     static let flutterVariables: Set<String> = [FlutterPubspecVersionFormat.nameVariable, FlutterPubspecVersionFormat.numberVariable]
 
-    init(root: URL, fileSystem: any FileSystem, tree: ProjectTree, listedTargets: Set<String>) {
+    init(root: URL, fileSystem: any FileSystem, tree: ProjectTree, listedTargets: Set<String>, independentModules: Set<String> = []) {
         self.root = root
         self.fileSystem = fileSystem
         self.tree = tree
         self.listedTargets = listedTargets
+        self.independentModules = independentModules
     }
 
     mutating func run() throws -> VersionFileDetector.Search {
@@ -134,7 +137,25 @@ struct VersionSourceSearch {
             })
         }
         var androidApps: [VersionFile] = []
-        let companions = placeholderCompanions(tree.gradleScripts)
+        var companions = placeholderCompanions(tree.gradleScripts)
+        var unmatched = independentModules
+        for script in tree.gradleScripts {
+            let folder = VersionFileDetector.relativePath(of: script.deletingLastPathComponent(), to: root)
+            guard independentModules.contains(folder) else { continue }
+            unmatched.remove(folder)
+            companions[script.standardizedFileURL.path] = "\(VersionFileDetector.relativePath(of: script, to: root)): a release of its own (versions.independent in .shiplane.yml)"
+        }
+        if !unmatched.isEmpty {
+            let settings = root.appendingPathComponent(".shiplane.yml")
+            problems.append((VersionFile(url: settings, format: PlainVersionFormat(), displayPath: ".shiplane.yml"), VersionFileError(
+                .missingVersion,
+                "versions.independent names \(unmatched.sorted().joined(separator: ", ")), which holds no build.gradle or build.gradle.kts",
+                file: ".shiplane.yml",
+                details: tree.gradleScripts.map { $0.deletingLastPathComponent().standardizedFileURL }.filter { $0.path != root.path }
+                    .map { ("module", VersionFileDetector.relativePath(of: $0, to: root)) },
+                suggestion: "Name each module by its folder from the project's root (app-wearos), as the list of modules shows"
+            )))
+        }
         ignored += companions.values.sorted()
         for script in tree.gradleScripts where companions[script.standardizedFileURL.path] == nil {
             let kotlin = script.lastPathComponent.hasSuffix(".kts")

@@ -199,3 +199,42 @@ struct InfoPlistFromXcconfigTests {
         #expect(version.stdout.contains("Podcast/Info.plist  "), "\(version.all)")
     }
 }
+
+/// A companion module with a release train of its own, named in one line of `.shiplane.yml`.
+@Suite("App projects: versions.independent", .offThePool)
+struct IndependentModuleTests {
+    static func repository() throws -> TemporaryRepository {
+        let repo = try AppVersionTests.repository("android-groovy")
+        try repo.write("app-wearos/build.gradle", CompanionVersionTests.wearModule.replacingOccurrences(of: "versionCode 1\n", with: "versionCode 2001\n")
+            .replacingOccurrences(of: "versionName \"1.0\"", with: "versionName \"2.0.1\""))
+        try repo.git("add", ".")
+        try repo.git("commit", "-qm", "wear at its own version")
+        return repo
+    }
+
+    @Test func withoutTheSettingTheVersionsDisagree() throws {
+        let version = try Self.repository().shiplane(["version"])
+        #expect(version.status != 0)
+        #expect(version.all.contains("app-wearos/build.gradle"), "\(version.all)")
+    }
+
+    @Test func aModuleNamedIndependentIsIgnoredWithWhyAndLeftAlone() throws {
+        let repo = try Self.repository()
+        try repo.write(".shiplane.yml", "versions:\n  independent: [app-wearos]\n")
+        let version = try repo.shiplane(["version"])
+        #expect(version.status == 0, "\(version.all)")
+        #expect(version.stdout.hasPrefix("4.2.0 (build 1043)\n"), "\(version.all)")
+        #expect(CompanionVersionTests.rows("ignored", in: version.stdout) == ["app-wearos/build.gradle: a release of its own (versions.independent in .shiplane.yml)"], "\(version.stdout)")
+        #expect(try repo.shiplane(["bump", "minor"]).status == 0)
+        #expect(try repo.git("diff", "--name-only") == "app/build.gradle")
+    }
+
+    @Test func aNameThatMatchesNoModuleIsAnError() throws {
+        let repo = try Self.repository()
+        try repo.write(".shiplane.yml", "versions:\n  independent: [wear]\n")
+        let version = try repo.shiplane(["version"])
+        #expect(version.status != 0)
+        #expect(version.all.contains("versions.independent names wear, which holds no build.gradle or build.gradle.kts"), "\(version.all)")
+        #expect(version.all.contains("module: app-wearos"), "\(version.all)")
+    }
+}
