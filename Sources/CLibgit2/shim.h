@@ -12,9 +12,9 @@ static inline int shiplane_set_strict_hash_verification(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }
 
-/* The object cache's total size in bytes (libgit2's default is 256 MiB). */
-static inline int shiplane_set_cache_max_size(long long bytes) {
-    return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)bytes);
+/* Turns libgit2's object cache on or off for the process (on by default, up to 256 MiB). */
+static inline int shiplane_set_caching(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_CACHING, enabled);
 }
 
 
