@@ -70,29 +70,26 @@ public struct Announcement: Sendable {
     /// Cuts `text` to at most `limit` bytes of UTF-8 (a service that limits a message's size, as
     /// Teams does), never splitting a character, ending with "…" (3 bytes) when cut.
     static func truncate(_ text: String, toBytes limit: Int) -> (text: String, cut: Bool) {
-        guard text.utf8.count > limit else { return (text, false) }
-        var result = ""
-        var used = 0
-        for character in text {
-            let size = character.utf8.count
-            if used + size + 3 > limit { break }
-            result.append(character)
-            used += size
-        }
-        return (result + "…", true)
+        truncate(text, to: limit, measuredBy: { $0.utf8.count })
     }
 
     /// Cuts `text` to at most `limit` Unicode scalars (how Discord, Teams and Mattermost count,
     /// or stricter), never splitting a character, ending with "…" when cut.
     static func truncate(_ text: String, to limit: Int) -> (text: String, cut: Bool) {
-        guard text.unicodeScalars.count > limit else { return (text, false) }
+        truncate(text, to: limit, measuredBy: { $0.unicodeScalars.count })
+    }
+
+    /// Cuts `text` to at most `limit` as `size` measures it, whole characters, with "…" when cut.
+    private static func truncate(_ text: String, to limit: Int, measuredBy size: (String) -> Int) -> (text: String, cut: Bool) {
+        guard size(text) > limit else { return (text, false) }
+        let ellipsis = size("…")
         var result = ""
         var used = 0
         for character in text {
-            let size = character.unicodeScalars.count
-            if used + size + 1 > limit { break }
+            let width = size(String(character))
+            if used + width + ellipsis > limit { break }
             result.append(character)
-            used += size
+            used += width
         }
         return (result + "…", true)
     }
