@@ -1,18 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// A release build of the command on Linux carries the Swift runtime and Foundation (as the
-// bundle's does) and keeps its own symbols out of the dynamic symbol table, as a position-dependent
-// executable: at start the loader then binds only libgit2 and the C libraries, instead of some
-// 30,000 symbol references into a dozen Swift libraries (`Scripts/bench startup`: the cached no-op
-// lane's command half went from about 18 ms to about 6 ms). Debug builds stay dynamic: they link
-// in a fraction of the time. SwiftPM takes these flags from a root package only, and a package
-// that depends on Shiplane does not build this executable.
-let packageRoot = String(#filePath.dropLast("/Package.swift".count))
-let commandLinkage: [LinkerSetting] = [.unsafeFlags(
-    ["-static-stdlib", "-Xlinker", "-no-pie", "-Xlinker", "--version-script=\(packageRoot)/Scripts/bundle-support/local-symbols.map"],
-    .when(platforms: [.linux], configuration: .release))]
-
 let package = Package(
     name: "Shiplane",
     platforms: [.macOS(.v13)],
@@ -68,7 +56,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"], linkerSettings: commandLinkage),
+        .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"]),
         .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"]),
         .testTarget(
             name: "ShiplaneTests",
