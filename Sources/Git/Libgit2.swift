@@ -29,9 +29,9 @@ public enum Libgit2 {
         Thread.detachNewThread { ensureInitialised() }
     }
 
-    /// The linked libgit2 version, for `shiplane --version` and bug reports.
+    /// The linked libgit2 version, for `shiplane --version` and bug reports. Needs no
+    /// initialisation (which would parse the whole CA bundle for a version string).
     public static var version: String {
-        ensureInitialised()
         var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
         git_libgit2_version(&major, &minor, &patch)
         return "\(major).\(minor).\(patch)"
