@@ -166,12 +166,19 @@ package struct RefsPushed: Effect, Equatable {
     package var refs: [String]
     /// The refs the remote refused, once it answered (nil when it refused none).
     package var refused: [String]?
+    /// The object each ref was sent with (`refs/tags/v1.2.0` → its id), and the one the remote held
+    /// when it was sent (absent: none): a push cut short is proved never to land when the remote
+    /// holds a third object under every ref (`UnlandedPush`). Nil in records older than them.
+    package var sent: [String: String]?
+    package var before: [String: String]?
 
     /// Describes a push.
-    package init(remote: String, refs: [String], refused: [String]? = nil) {
+    package init(remote: String, refs: [String], refused: [String]? = nil, sent: [String: String]? = nil, before: [String: String]? = nil) {
         self.remote = remote
         self.refs = refs
         self.refused = refused
+        self.sent = sent
+        self.before = before
     }
 
     /// On a remote.

@@ -95,28 +95,62 @@ package struct Push: AsyncAction {
         let ownsPoint = earlier.map { lane.state.journal.holds(step: step.number, kind: RefsPushed.kind, description: $0) } ?? true
         var sent: [Repository.RefUpdate] = []
         var pushedBefore: Set<String> = []
-        let outcome = try await gitOffThePool {
-            try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials, beforeChecks: { updates in
-                // Past a point of no return already (a resumed run, a release published first),
-                // the remote may hold this run's own tags from before.
-                pushedBefore = lane.state.journal.refsPushed(to: remote)
-                if earlier == nil {
-                    try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: pushedBefore)
+        let outcome: PushOutcome
+        do {
+            outcome = try await gitOffThePool {
+                try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials, beforeChecks: { updates in
+                    // Past a point of no return already (a resumed run, a release published first),
+                    // the remote may hold this run's own tags from before.
+                    pushedBefore = lane.state.journal.refsPushed(to: remote)
+                    if earlier == nil {
+                        try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: pushedBefore)
+                    }
+                }) { updates in
+                    sent = updates
+                    try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
+                    // What is sent now, others may see: a run stopped from here until the remote
+                    // answers is past its point of no return (`settle` narrows it to what the remote
+                    // accepted). A refused login or a ref git refuses before sending stops earlier.
+                    try step.passPointOfNoReturn(reason)
+                    let released = updates.filter { refs.contains($0.remoteRef) }
+                    effect = try step.record(RefsPushed(
+                        remote: remote, refs: refs,
+                        sent: Dictionary(released.compactMap { update in update.local.map { (update.remoteRef, $0.hex) } }) { first, _ in first },
+                        before: Dictionary(released.compactMap { update in update.remote.map { (update.remoteRef, $0.hex) } }) { first, _ in first }
+                    ), reason)
                 }
-            }) { updates in
-                sent = updates
-                try hooks?.beforePush(remote: remote, url: url, updates: updates) { step.log($0) }
-                // What is sent now, others may see: a run stopped from here until the remote
-                // answers is past its point of no return (`settle` narrows it to what the remote
-                // accepted). A refused login or a ref git refuses before sending stops earlier.
-                try step.passPointOfNoReturn(reason)
-                effect = try step.record(RefsPushed(remote: remote, refs: refs), reason)
             }
+        } catch let failure as GitFailure where failure.code == .rejected && earlier != nil && ownsPoint {
+            // Refused before anything was sent, by a resumed push whose earlier attempt was cut short.
+            if let unlanded = try takeBackUnlanded(in: step, repository: repository, credentials: credentials) { throw unlanded }
+            throw failure
         }
         let (settled, takenTags) = try Self.sameValueRefusals(
             in: outcome, sent: sent, pushedBefore: pushedBefore, ownsPoint: ownsPoint, repository: repository, remote: remote, credentials: credentials)
         try settle(settled, effect: effect, ownsPoint: ownsPoint, takenTags: takenTags, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
+    }
+
+    /// The earlier attempt of this push, cut short before the remote answered, when the remote now
+    /// proves it never landed (`UnlandedPush`): settled as not having happened, the point of no
+    /// return taken back (the run rolls back), the run record withdrawn here and, when the remote
+    /// holds this run's, there. Nil when the earlier attempt may have landed.
+    private func takeBackUnlanded(in step: StepContext, repository: Repository, credentials: PushCredentials) throws -> UnlandedPush? {
+        let lane = step.lane
+        guard let attempt = lane.state.journal.earlierAttempt(step: step.number, kind: RefsPushed.kind), attempt.status == .intended,
+              let pushed = attempt.effect.as(RefsPushed.self), let unlanded = UnlandedPush.look(pushed, in: repository, credentials: credentials)
+        else { return nil }
+        lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) never accepted it: \(remote) holds other objects")
+        try step.amendPointOfNoReturn(nil)
+        let record = RemoteRunRecord.reference
+        let ours = try? git { try repository.resolveCommit(record) }
+        let theirs = try? git { try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false)[record] }
+        if let ours, ours == theirs, let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment) {
+            step.log(warning, level: .warning)
+        } else {
+            try? git { try repository.deleteReference(record) }
+        }
+        return unlanded
     }
 
     /// Records what the remote accepted. All of it: done. None of the release's refs (the run

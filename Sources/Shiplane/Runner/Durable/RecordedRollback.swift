@@ -29,6 +29,9 @@ package struct RecordedRollback: Sendable {
         /// Each effect's result, and whether it stays by design (published, or undoable only by
         /// the process that made it) rather than because its undo failed.
         var results: [(entry: RollbackEntry, staysByDesign: Bool)] = []
+        /// Why the rollback went further than the record said it could: the push that passed its
+        /// point of no return never landed (`UnlandedPush`).
+        package var pointTakenBack: UnlandedPush?
 
         /// What became of each unsettled effect, newest first.
         package var entries: [RollbackEntry] { results.map(\.entry) }
@@ -41,7 +44,7 @@ package struct RecordedRollback: Sendable {
 
         /// One line per effect, for the terminal.
         package var lines: [String] {
-            results.map { result in
+            (pointTakenBack.map { ["not past the point of no return after all: " + $0.line] } ?? []) + results.map { result in
                 if result.entry.undone { return "undone: \(result.entry.description)" }
                 if result.staysByDesign { return "stays: \(result.entry.error ?? result.entry.description)" }
                 return "kept: \(result.entry.description): \(result.entry.error ?? "unknown")"
@@ -54,7 +57,20 @@ package struct RecordedRollback: Sendable {
     ///
     /// An undo that fails is reported in the outcome, not thrown.
     package func run(_ record: RunRecord) async throws -> Outcome {
+        var record = record
+        var takenBack: UnlandedPush?
+        // A push cut short that passed the point may be proved never to have landed: then there is no point.
+        if let noReturn = record.pointOfNoReturn, let index = record.effects.lastIndex(where: {
+            $0.status == .intended && $0.description == noReturn && $0.effect.kind == RefsPushed.kind
+        }), let pushed = record.effects[index].effect.as(RefsPushed.self),
+           let unlanded = UnlandedPush.look(pushed, workTree: workTree, environment: environment) {
+            record.effects[index].status = .undone
+            record.effects[index].note = "\(pushed.remote) never accepted it: \(pushed.remote) holds other objects"
+            record.pointOfNoReturn = nil
+            takenBack = unlanded
+        }
         var outcome = Outcome(record: record)
+        outcome.pointTakenBack = takenBack
         var context = EffectContext.live(store: store, workTree: workTree, environment: environment)
         context.undoElsewhere = undoElsewhere
         let journal = Journal(context: context)
