@@ -13,7 +13,7 @@ struct Release: Lane {
     @Flag(help: "Push the release commit and its tag to origin, then publish the GitHub release with the bundle")
     var push = false
 
-    @Flag(inversion: .prefixedNo, help: "Build the bundle (Scripts/bundle, a release build: 15-25 minutes on 2 cores) and check it before tagging (Scripts/bundle --check: a lane with a webhook from its interfaces alone, the glibc 2.31 floor, a run in a Debian 11 root, and the end-to-end suites with the bundle's own binary)")
+    @Flag(inversion: .prefixedNo, help: "Build the bundle (Scripts/bundle, a release build: 15-25 minutes on 2 cores) and check it before tagging (Scripts/bundle --check: a lane with a webhook from its interfaces alone, the glibc 2.31 floor, a run in a Debian 11 root, every README CI recipe in a Swift image root, and the end-to-end suites with the bundle's own binary)")
     var bundle = true
 
     func run(_ lane: LaneContext) async throws {
