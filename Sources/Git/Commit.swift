@@ -22,8 +22,11 @@ extension Repository {
     ///   here). What it stages besides `paths` is committed too, as git commits what a pre-commit
     ///   hook adds. When it or anything after it fails, the index entries of `paths` go back to
     ///   what they were and nothing is committed.
+    /// - Parameter sign: given, signs the commit: it gets the commit object's text and returns the
+    ///   signature (ASCII armor), stored in the commit's `gpgsig` header as git stores it.
     public func commit(
         paths: [String], message: String, author: Signature, committer: Signature,
+        sign: ((String) throws -> String)? = nil,
         beforeCommitting: (String) throws -> String = { $0 }
     ) throws -> ObjectID {
         let operation = "commit \(paths.joined(separator: ", "))"
@@ -62,7 +65,7 @@ extension Repository {
             }.sorted()
             return try commitTree(
                 of: paths + hookStaged, from: index, onTopOf: parent, message: cleanMessage,
-                author: author, committer: committer, operation)
+                author: author, committer: committer, sign: sign, operation)
         } catch {
             try? check(git_index_read(index, 1), operation)
             if (try? Self.restore(paths, to: before, in: index, ifStaged: { _, _ in true }))?.isEmpty == false {
@@ -75,7 +78,7 @@ extension Repository {
     /// Writes the tree of `parent` with `paths` from `index` and commits it on HEAD.
     private func commitTree(
         of paths: [String], from index: OpaquePointer?, onTopOf parent: ObjectID?, message: String,
-        author: Signature, committer: Signature, _ operation: String
+        author: Signature, committer: Signature, sign: ((String) throws -> String)?, _ operation: String
     ) throws -> ObjectID {
         let tree = try treeWithOnly(paths, from: index, onTopOf: parent, operation)
         var treeObject: OpaquePointer?
@@ -94,6 +97,22 @@ extension Repository {
             try committer.withLibgit2Signature(operation) { committerSignature in
                 var created = git_oid()
                 var parents: [OpaquePointer?] = parentObject.map { [$0] } ?? []
+                if let sign {
+                    var buffer = git_buf()
+                    defer { git_buf_dispose(&buffer) }
+                    let made = parents.withUnsafeMutableBufferPointer { list in
+                        git_commit_create_buffer(
+                            &buffer, pointer, authorSignature, committerSignature, nil, message, treeObject,
+                            list.count, list.baseAddress)
+                    }
+                    try check(made, operation)
+                    let content = buffer.ptr.map { String(cString: $0) } ?? ""
+                    let signature = try sign(content)
+                    try check(git_commit_create_with_signature(&created, pointer, content, signature, nil), operation)
+                    let commit = ObjectID(created)
+                    try moveHead(to: commit, from: parent, reflog: "commit: " + (message.split(separator: "\n").first.map(String.init) ?? ""), operation)
+                    return commit
+                }
                 // "HEAD" moves the branch HEAD names (or a detached HEAD itself); libgit2 refuses if
                 // it moved meanwhile.
                 let result = parents.withUnsafeMutableBufferPointer { buffer in
@@ -105,6 +124,30 @@ extension Repository {
                 return ObjectID(created)
             }
         }
+    }
+
+    /// Moves the branch HEAD names (or a detached HEAD) from `parent` to `commit`, refusing if it
+    /// moved meanwhile, as `git_commit_create` does with "HEAD"; an unborn branch is created.
+    private func moveHead(to commit: ObjectID, from parent: ObjectID?, reflog: String, _ operation: String) throws {
+        var head: OpaquePointer?
+        try check(git_reference_lookup(&head, pointer, "HEAD"), operation)
+        defer { git_reference_free(head) }
+        let name = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC
+            ? git_reference_symbolic_target(head).map { String(cString: $0) } ?? "HEAD" : "HEAD"
+        var id = commit.raw
+        var moved: OpaquePointer?
+        let result: Int32
+        if let parent {
+            var expected = parent.raw
+            result = git_reference_create_matching(&moved, pointer, name, &id, 1, &expected, reflog)
+        } else {
+            result = git_reference_create(&moved, pointer, name, &id, 0, reflog)
+        }
+        if result == GIT_EMODIFIED.rawValue || result == GIT_EEXISTS.rawValue {
+            throw GitError(code: .locked, operation: operation, message: "\(name) moved while the commit was being made")
+        }
+        try check(result, operation)
+        git_reference_free(moved)
     }
 
     /// Sets the index entries of `paths` to what `tree` holds (removing those it lacks; a nil

@@ -87,10 +87,16 @@ extension Repository {
     /// Creates a tag of `target`: annotated when `message` is given, lightweight otherwise.
     ///
     /// An annotated tag needs a `tagger`; its message gets git's whitespace clean-up.
+    /// - Parameter sign: given, signs the annotated tag: it gets the tag object's text and returns
+    ///   the signature (ASCII armor), which follows the message in the object, as `git tag -s`
+    ///   writes it.
     /// - Throws: `GitError` `.invalid` for a name git refuses (`v1..2`, `a b`, `-x`), `.exists` when
     ///   the tag exists and `force` is false, `.notFound` for an unknown target.
     @discardableResult
-    public func createTag(name: String, target: ObjectID, message: String? = nil, tagger: Signature? = nil, force: Bool = false) throws -> Tag {
+    public func createTag(
+        name: String, target: ObjectID, message: String? = nil, tagger: Signature? = nil, force: Bool = false,
+        sign: ((String) throws -> String)? = nil
+    ) throws -> Tag {
         let operation = "create tag \(name)"
         var valid: Int32 = 0
         try check(git_tag_name_is_valid(&valid, name), operation)
@@ -111,9 +117,19 @@ extension Repository {
                 throw GitError(code: .invalid, operation: operation, message: "an annotated tag needs a tagger")
             }
             let cleanMessage = try prettifiedMessage(message, operation)
-            result = try tagger.withLibgit2Signature(operation) { signature in
-                git_tag_create(&created, pointer, name, object, signature, cleanMessage, force ? 1 : 0)
+            if let sign {
+                result = try tagger.withLibgit2Signature(operation) { signature in
+                    try createSignedTag(
+                        &created, name: name, object: object, tagger: signature, message: cleanMessage, force: force,
+                        sign: sign, operation)
+                }
+            } else {
+                result = try tagger.withLibgit2Signature(operation) { signature in
+                    git_tag_create(&created, pointer, name, object, signature, cleanMessage, force ? 1 : 0)
+                }
             }
+        } else if sign != nil {
+            throw GitError(code: .invalid, operation: operation, message: "a lightweight tag cannot be signed: only an annotated tag has a message to hold the signature")
         } else {
             result = git_tag_create_lightweight(&created, pointer, name, object, force ? 1 : 0)
         }
@@ -125,6 +141,40 @@ extension Repository {
             throw GitError(code: .invalid, operation: operation, message: "\(target.short) is not a commit")
         }
         return tag
+    }
+
+    /// Writes a signed annotated tag object (the tag's text, then the signature of that text) and
+    /// points `refs/tags/NAME` at it; returns libgit2's code for the reference's creation.
+    private func createSignedTag(
+        _ created: inout git_oid, name: String, object: OpaquePointer?, tagger: UnsafePointer<git_signature>,
+        message: String, force: Bool, sign: (String) throws -> String, _ operation: String
+    ) throws -> Int32 {
+        guard let targetID = ObjectID(git_object_id(object)), let typeName = git_object_type2string(git_object_type(object)) else {
+            throw GitError(code: .invalid, operation: operation, message: "the tag's target cannot be read")
+        }
+        let raw = tagger.pointee
+        let seconds = raw.when.offset
+        let offset = (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", abs(seconds) / 60, abs(seconds) % 60)
+        let taggerLine = "\(raw.name.map { String(cString: $0) } ?? "") <\(raw.email.map { String(cString: $0) } ?? "")> \(raw.when.time) \(offset)"
+        let text = "object \(targetID.hex)\ntype \(String(cString: typeName))\ntag \(name)\ntagger \(taggerLine)\n\n\(message)"
+        let signature = try sign(text)
+        let whole = Array((text + signature).utf8)
+        if !force, try tag(named: name) != nil || referenceExists("refs/tags/" + name) { return GIT_EEXISTS.rawValue }
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), operation)
+        defer { git_odb_free(odb) }
+        try check(whole.withUnsafeBytes { git_odb_write(&created, odb, $0.baseAddress, $0.count, GIT_OBJECT_TAG) }, operation)
+        var reference: OpaquePointer?
+        let result = git_reference_create(&reference, pointer, "refs/tags/" + name, &created, force ? 1 : 0, nil)
+        git_reference_free(reference)
+        return result
+    }
+
+    /// True when a reference of that full name exists (whatever it points at).
+    private func referenceExists(_ name: String) -> Bool {
+        var reference: OpaquePointer?
+        defer { git_reference_free(reference) }
+        return git_reference_lookup(&reference, pointer, name) == 0
     }
 
     /// Deletes the tag `name`, only if it still points where the caller expects.

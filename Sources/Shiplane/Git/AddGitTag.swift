@@ -16,20 +16,24 @@ package struct AddGitTag: Action {
     package var lightweight: Bool
     /// True to move a tag that exists.
     package var force: Bool
+    /// True to sign the tag, false not to; nil: as git config's `tag.gpgSign` says (never for a lightweight tag).
+    package var sign: Bool?
 
     /// Creates the action that tags HEAD as `tag`.
-    package init(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false) {
+    package init(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false, sign: Bool? = nil) {
         self.tag = tag
         self.message = message
         self.lightweight = lightweight
         self.force = force
+        self.sign = sign
     }
 
-    /// The tag, and `lightweight` and `force` when set.
+    /// The tag, and `lightweight`, `force` and `sign` when set.
     package var options: [StepOption] {
         var shown = [StepOption("tag", tag)]
         if lightweight { shown.append(StepOption("lightweight", "true")) }
         if force { shown.append(StepOption("force", "true")) }
+        if let sign { shown.append(StepOption("sign", "\(sign)")) }
         return shown
     }
 
@@ -52,11 +56,19 @@ package struct AddGitTag: Action {
                     : "bump again, or pass force: true to move it"
             )
         }
+        if lightweight && sign == true {
+            throw SigningError(
+                "a lightweight tag cannot be signed: only an annotated tag holds a signature",
+                suggestion: "drop lightweight: true, or sign: true", category: .usage)
+        }
+        // git signs annotated tags only: tag.gpgSign leaves a lightweight tag as it is.
+        let signing = lightweight ? nil : try step.objectSigning(.tag, sign, in: repository)
+        let signed = signing.map { ", signed with the \($0.origin)" } ?? ""
         if step.isDryRun {
             // The real run tags the commit an earlier commit step makes, not today's HEAD.
-            step.note(lane.state.dryRunMadeCommit
+            step.note((lane.state.dryRunMadeCommit
                 ? "would tag the release commit (made on top of \(head.short)) as \(tag)"
-                : "would tag \(head.short) as \(tag)")
+                : "would tag \(head.short) as \(tag)") + signed)
             return
         }
         let tagger = lightweight ? nil : try git { try step.signatures([.committer], in: repository, for: "tag").first }
@@ -64,9 +76,10 @@ package struct AddGitTag: Action {
         let text = lightweight ? nil : lane.redactor.redact(message ?? "Release \(tag)")
         let description = existing == nil ? "delete tag \(tag)" : "move tag \(tag) back to \(existing?.target.short ?? "")"
         let effect = try step.record(TagWritten(name: tag, target: head.hex, object: nil, replaced: existing?.object.hex), description)
-        let created = try git { try repository.createTag(name: tag, target: head, message: text, tagger: tagger, force: force) }
+        let sign = signing.map { signing in { (text: String) throws -> String in try signing.sign(text) } }
+        let created = try git { try repository.createTag(name: tag, target: head, message: text, tagger: tagger, force: force, sign: sign) }
         step.done(effect, TagWritten(name: tag, target: head.hex, object: created.object.hex, replaced: existing?.object.hex))
-        step.note("\(tag) → \(head.short)")
+        step.note("\(tag) → \(head.short)" + (signing == nil ? "" : " (signed)"))
     }
 }
 
@@ -93,10 +106,10 @@ package struct GitTagExists: Action {
 extension LaneContext {
     /// Tags HEAD (annotated unless `lightweight`); refuses an existing tag unless `force`.
     public func addGitTag(
-        _ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false,
+        _ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false, sign: Bool? = nil,
         file: String = #fileID, line: Int = #line
     ) throws {
-        try run(AddGitTag(tag, message: message, lightweight: lightweight, force: force), file: file, line: line)
+        try run(AddGitTag(tag, message: message, lightweight: lightweight, force: force, sign: sign), file: file, line: line)
     }
 
     /// True when the tag exists locally.
@@ -110,12 +123,13 @@ extension AddGitTag: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Tag HEAD, annotated by default; an existing tag is refused unless force",
-        signature: "try lane.addGitTag(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false)",
+        signature: "try lane.addGitTag(_ tag: String, message: String? = nil, lightweight: Bool = false, force: Bool = false, sign: Bool? = nil)",
         parameters: [
             .init(name: "tag", type: "String", defaultValue: nil, help: "the tag name, e.g. \"v\\(version)\""),
             .init(name: "message", type: "String?", defaultValue: "\"Release TAG\"", help: "the annotated tag's message"),
             .init(name: "lightweight", type: "Bool", defaultValue: "false", help: "a lightweight tag (no tagger, no message)"),
             .init(name: "force", type: "Bool", defaultValue: "false", help: "move an existing tag"),
+            .init(name: "sign", type: "Bool?", defaultValue: "git config tag.gpgSign", help: "sign the annotated tag (SSH natively, OpenPGP with gpg, as gpg.format says)"),
         ],
         example: #"try lane.addGitTag("v\(version)")"#,
         dryRun: "checks the tag does not exist, says what it would tag", rollback: "deletes the tag if it still points where it was put"

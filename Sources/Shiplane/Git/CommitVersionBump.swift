@@ -18,17 +18,21 @@ package struct CommitVersionBump: Action {
     package var message: String?
     /// True to commit even when other files are dirty; they stay uncommitted.
     package var allowOtherChanges: Bool
+    /// True to sign the commit, false not to; nil: as git config's `commit.gpgSign` says.
+    package var sign: Bool?
 
     /// Creates the action that commits the files of `changes`.
-    package init(_ changes: [any ReleaseChanges] = [], message: String? = nil, allowOtherChanges: Bool = false) {
+    package init(_ changes: [any ReleaseChanges] = [], message: String? = nil, allowOtherChanges: Bool = false, sign: Bool? = nil) {
         self.changes = changes
         self.message = message
         self.allowOtherChanges = allowOtherChanges
+        self.sign = sign
     }
 
-    /// The message and `allowOtherChanges`, when set.
+    /// The message, `allowOtherChanges` and `sign`, when set.
     package var options: [StepOption] {
         (message.map { [StepOption("message", $0)] } ?? []) + (allowOtherChanges ? [StepOption("allowOtherChanges", "true")] : [])
+            + (sign.map { [StepOption("sign", "\($0)")] } ?? [])
     }
 
     /// Returns the new commit's id (in a dry run, `nil`).
@@ -60,12 +64,13 @@ package struct CommitVersionBump: Action {
                 )
             }
         }
+        let signing = try step.commitSigning(sign, in: repository)
         if step.isDryRun {
             lane.state.noteDryRunCommit()
-            step.note("would commit \(changed.joined(separator: ", ")): \(text)")
+            step.note("would commit \(changed.joined(separator: ", ")): \(text)" + (signing.map { ", signed with the \($0.origin)" } ?? ""))
             return nil
         }
-        let commit = try step.commitJournaled(paths: changed, message: text, in: repository, undoing: "drop the version bump commit")
+        let commit = try step.commitJournaled(paths: changed, message: text, in: repository, signing: signing, undoing: "drop the version bump commit")
         lane.state.markCommitted(Set(fileChanges.map(\.path)))
         step.note("\(commit.short) \(text)")
         return commit.hex
@@ -85,19 +90,19 @@ extension LaneContext {
     /// commit id.
     @discardableResult
     public func commitVersionBump(
-        _ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false,
+        _ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false, sign: Bool? = nil,
         file: String = #fileID, line: Int = #line
     ) throws -> String? {
-        try run(CommitVersionBump(changes, message: message, allowOtherChanges: allowOtherChanges), file: file, line: line)
+        try run(CommitVersionBump(changes, message: message, allowOtherChanges: allowOtherChanges, sign: sign), file: file, line: line)
     }
 
     /// `commitVersionBump(_:message:allowOtherChanges:)` for a list built up as the lane goes.
     @discardableResult
     public func commitVersionBump(
-        _ changes: [any ReleaseChanges], message: String? = nil, allowOtherChanges: Bool = false,
+        _ changes: [any ReleaseChanges], message: String? = nil, allowOtherChanges: Bool = false, sign: Bool? = nil,
         file: String = #fileID, line: Int = #line
     ) throws -> String? {
-        try run(CommitVersionBump(changes, message: message, allowOtherChanges: allowOtherChanges), file: file, line: line)
+        try run(CommitVersionBump(changes, message: message, allowOtherChanges: allowOtherChanges, sign: sign), file: file, line: line)
     }
 }
 
@@ -106,11 +111,12 @@ extension CommitVersionBump: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Commit exactly the files of the release steps' results it is given (bumpVersion, incrementBuildNumber, writeChangelog), or of this run's; refuses when other files are dirty",
-        signature: "try lane.commitVersionBump(_ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false) -> String?",
+        signature: "try lane.commitVersionBump(_ changes: any ReleaseChanges..., message: String? = nil, allowOtherChanges: Bool = false, sign: Bool? = nil) -> String?",
         parameters: [
             .init(name: "changes", type: "any ReleaseChanges... or [any ReleaseChanges]", defaultValue: "what this run's release steps returned", help: "the results of bumpVersion, incrementBuildNumber and writeChangelog: exactly their files are committed"),
             .init(name: "message", type: "String?", defaultValue: "\"chore(release): X\"", help: "the commit message"),
             .init(name: "allowOtherChanges", type: "Bool", defaultValue: "false", help: "commit even when other files are dirty (they stay uncommitted)"),
+            .init(name: "sign", type: "Bool?", defaultValue: "git config commit.gpgSign", help: "sign the commit (SSH natively, OpenPGP with gpg, as gpg.format says)"),
         ],
         example: #"try lane.commitVersionBump(message: "chore(release): \(version)")"#,
         dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"
@@ -123,7 +129,9 @@ extension StepContext {
     /// message; then the commit), with its undo registered: HEAD moves back only while it is still
     /// that commit.
     /// - Throws: `RepositoryProblem.detachedHead` when no branch is known, or what libgit2 or a hook reports.
-    func commitJournaled(paths: [String], message given: String, in repository: Repository, undoing description: String) throws -> ObjectID {
+    func commitJournaled(
+        paths: [String], message given: String, in repository: Repository, signing: GitObjectSigning?, undoing description: String
+    ) throws -> ObjectID {
         // What is committed may be pushed: a secret the run knows never goes into a message.
         let message = lane.redactor.redact(given)
         let head = try git { try repository.head() }
@@ -141,11 +149,27 @@ extension StepContext {
         let effect = try record(CommitMade(branch: branchName, parent: parent, message: message, commit: nil, indexBefore: indexBefore), description)
         let commit = try git {
             let hooks = try lane.gitHooks(repository)
-            return try repository.commit(paths: paths, message: message, author: author, committer: committer) { text in
+            let sign = signing.map { signing in { (text: String) throws -> String in try signing.sign(text) } }
+            return try repository.commit(paths: paths, message: message, author: author, committer: committer, sign: sign) { text in
                 try hooks?.aroundCommit(message: text) { self.log($0) } ?? text
             }
         }
         done(effect, CommitMade(branch: branchName, parent: parent, message: message, commit: commit.hex, indexBefore: indexBefore))
+        if let signing { log("signed with the \(signing.origin)") }
         return commit
+    }
+
+    /// How this step's commit is signed: as `sign` says, or as git config's `commit.gpgSign`
+    /// does when it is nil; nil for an unsigned commit.
+    /// - Throws: `SigningError` when signing is asked for and no key can sign.
+    func commitSigning(_ sign: Bool?, in repository: Repository) throws -> GitObjectSigning? {
+        try objectSigning(.commit, sign, in: repository)
+    }
+
+    /// The same for a commit or a tag.
+    func objectSigning(_ kind: GitObjectSigning.Kind, _ sign: Bool?, in repository: Repository) throws -> GitObjectSigning? {
+        let identity = try git { try repository.configuredIdentity(environment: lane.environment.variables, role: .committer) }
+        let committer = "\(identity.name ?? "") <\(identity.email ?? "")>"
+        return try GitObjectSigning.resolve(kind, option: sign, repository: repository, environment: lane.environment, committer: committer)
     }
 }

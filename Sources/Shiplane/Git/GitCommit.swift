@@ -10,15 +10,20 @@ package struct GitCommit: Action {
     package var paths: [String]
     /// The commit message.
     package var message: String
+    /// True to sign the commit, false not to; nil: as git config's `commit.gpgSign` says.
+    package var sign: Bool?
 
     /// Creates the action that commits exactly `paths` with `message`.
-    package init(paths: [String], message: String) {
+    package init(paths: [String], message: String, sign: Bool? = nil) {
         self.paths = paths
         self.message = message
+        self.sign = sign
     }
 
-    /// The paths and the message.
-    package var options: [StepOption] { [StepOption("paths", paths.joined(separator: ", ")), StepOption("message", message)] }
+    /// The paths, the message and `sign` when set.
+    package var options: [StepOption] {
+        [StepOption("paths", paths.joined(separator: ", ")), StepOption("message", message)] + (sign.map { [StepOption("sign", "\($0)")] } ?? [])
+    }
 
     /// Returns the new commit's id, or nil in a dry run.
     package func run(in step: StepContext) throws -> String? {
@@ -54,12 +59,13 @@ package struct GitCommit: Action {
         }
         // On a detached HEAD the commit is made there when a branch to release to is known.
         _ = try lane.releaseBranch(in: repository)
+        let signing = try step.commitSigning(sign, in: repository)
         if step.isDryRun {
             lane.state.noteDryRunCommit()
-            step.note("would commit \(selected.joined(separator: ", ")): \(message)")
+            step.note("would commit \(selected.joined(separator: ", ")): \(message)" + (signing.map { ", signed with the \($0.origin)" } ?? ""))
             return nil
         }
-        let commit = try step.commitJournaled(paths: selected, message: message, in: repository, undoing: "drop the commit")
+        let commit = try step.commitJournaled(paths: selected, message: message, in: repository, signing: signing, undoing: "drop the commit")
         step.note("\(commit.short) \(message) (\(selected.count) file\(selected.count == 1 ? "" : "s"))")
         return commit.hex
     }
@@ -69,8 +75,8 @@ extension LaneContext {
     /// Commits exactly `paths` (files, or folders for every changed file under them) with
     /// `message`, and returns the commit id (nil in a dry run).
     @discardableResult
-    public func gitCommit(paths: [String], message: String, file: String = #fileID, line: Int = #line) throws -> String? {
-        try run(GitCommit(paths: paths, message: message), file: file, line: line)
+    public func gitCommit(paths: [String], message: String, sign: Bool? = nil, file: String = #fileID, line: Int = #line) throws -> String? {
+        try run(GitCommit(paths: paths, message: message, sign: sign), file: file, line: line)
     }
 }
 
@@ -79,10 +85,11 @@ extension GitCommit: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Git",
         summary: "Commit exactly the given files or folders (every changed file under a folder), leaving other changes out, like git commit --only",
-        signature: "try lane.gitCommit(paths: [String], message: String) -> String?",
+        signature: "try lane.gitCommit(paths: [String], message: String, sign: Bool? = nil) -> String?",
         parameters: [
             .init(name: "paths", type: "[String]", defaultValue: nil, help: "files or folders relative to the repository root; each must hold a change"),
             .init(name: "message", type: "String", defaultValue: nil, help: "the commit message (git's hooks run unless --no-verify)"),
+            .init(name: "sign", type: "Bool?", defaultValue: "git config commit.gpgSign", help: "sign the commit (SSH natively, OpenPGP with gpg, as gpg.format says)"),
         ],
         example: #"try lane.gitCommit(paths: ["docs/"], message: "docs: regenerate the API reference")"#,
         dryRun: "says which files it would commit", rollback: "moves the branch back if HEAD is still the commit"

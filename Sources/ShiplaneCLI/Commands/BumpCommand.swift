@@ -48,6 +48,9 @@ struct BumpLane: Lane, BuiltInLane {
     @Flag(help: "Commit even when other files are dirty (they stay uncommitted)")
     var allowDirty = false
 
+    @Flag(inversion: .prefixedNo, help: "Sign the commit and the tag (default: as git config's commit.gpgSign and tag.gpgSign say)")
+    var sign: Bool?
+
     @Option(help: "A package of the monorepo (.shiplane.yml `packages`): bump its version from the commits touching it, tag NAME-vX.Y.Z")
     var package: String?
 
@@ -136,11 +139,11 @@ struct BumpLane: Lane, BuiltInLane {
             lane.log("no version file: the version lives in tags, so the bump is the tag \(tagName)")
         }
         if commit && written {
-            try lane.commitVersionBump(changes, message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty)
+            try lane.commitVersionBump(changes, message: text.replacingOccurrences(of: "{build}", with: build ?? ""), allowOtherChanges: allowDirty, sign: sign)
         } else if commit {
             lane.log("nothing was written, so there is nothing to commit: the tag names HEAD")
         }
-        if tagging { try lane.addGitTag(tagName, message: "Release \(version)") }
+        if tagging { try lane.addGitTag(tagName, message: "Release \(version)", sign: sign) }
         if push { try await lane.push(remote: remote, tags: tagging ? [tagName] : []) }
         lane.log("version \(version)" + (build.map { ", build \($0)" } ?? "") + (tagging ? ", tag \(tagName)" : ""))
     }
@@ -154,7 +157,7 @@ struct BumpLane: Lane, BuiltInLane {
         let text = message.replacingOccurrences(of: "{version}", with: shownVersion)
         let subject = text.contains("{build}") ? text.replacingOccurrences(of: "{build}", with: result.build) : text + " (\(result.build))"
         if commit {
-            try lane.commitVersionBump([result], message: subject, allowOtherChanges: allowDirty)
+            try lane.commitVersionBump([result], message: subject, allowOtherChanges: allowDirty, sign: sign)
         }
         if push { try await lane.push(remote: remote, tags: []) }
         lane.log("version \(version) kept, build \(result.build)")
