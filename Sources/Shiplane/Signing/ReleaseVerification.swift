@@ -1,0 +1,278 @@
+import Foundation
+internal import Crypto
+
+/// Checks a folder of downloaded release files, as `shiplane verify` does: every checksum in
+/// every checksum file, every signature (`.sig`, `.minisig`, `.asc`) against the keys given,
+/// that every file is covered by a checksum or a signature, that a checksum file is signed when
+/// keys are given, and that an SBOM or provenance statement names exactly the release's files
+/// with their digests.
+package struct ReleaseVerification {
+    /// The keys a person trusts.
+    package struct Keys {
+        /// An `allowed_signers` file's text (ssh-keygen's format), for `.sig` files.
+        package var sshAllowedSigners: String?
+        /// SSH public keys (`ssh-ed25519 AAAA…` lines), for `.sig` files.
+        package var sshPublicKeys: [String] = []
+        /// A minisign public key (the `.pub` file's text or its base64 line), for `.minisig` files.
+        package var minisignPublicKey: String?
+        /// An armored OpenPGP public key, for `.asc` files (checked by gpg).
+        package var openPGPPublicKey: String?
+
+        package init() {}
+
+        var isEmpty: Bool { sshAllowedSigners == nil && sshPublicKeys.isEmpty && minisignPublicKey == nil && openPGPPublicKey == nil }
+    }
+
+    /// One thing checked and found good.
+    package struct Passed: Equatable {
+        package var file: String
+        package var check: String
+    }
+
+    /// What was checked: the good, and the problems (each names its file).
+    package struct Outcome {
+        package var passed: [Passed] = []
+        package var problems: [VerificationProblem] = []
+    }
+
+    private static let signatureExtensions = [".sig", ".minisig", ".asc"]
+
+    /// Checks `folder`.
+    /// - Throws: `SigningError` (usage) for a folder that cannot be read or keys that do not read as keys.
+    package static func verify(folder: String, keys: Keys, environment: [String: String]) throws -> Outcome {
+        var outcome = Outcome()
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { name in
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder) && !isFolder.boolValue && !name.hasPrefix(".")
+            }.sorted()
+        } catch {
+            throw SigningError("cannot read the folder \(folder)", suggestion: "name the folder the release's files were downloaded to", category: .usage)
+        }
+        guard !names.isEmpty else { throw SigningError("\(folder) holds no files to verify", category: .usage) }
+        let allowed = try keys.sshAllowedSigners.map { try AllowedSigners(text: $0, source: "the allowed signers file") }
+        let sshKeys = try keys.sshPublicKeys.map { line in
+            guard let key = SSHPublicKey(line: line) else { throw SigningError("\(line.prefix(30))… is not an SSH public key", category: .usage) }
+            return key
+        }
+        let minisignKey = try keys.minisignPublicKey.map { try Minisign.publicKey(from: $0) }
+        var digests: [String: String] = [:]
+        func digest(_ name: String) throws -> String {
+            if let known = digests[name] { return known }
+            let value = try SHA256.hex(ofFile: folder + "/" + name)
+            digests[name] = value
+            return value
+        }
+
+        let checksumFiles = names.filter(isChecksumFile)
+        let signatures = names.filter { name in signatureExtensions.contains { name.hasSuffix($0) } }
+        let documents = names.filter { isSBOM($0) || isProvenance($0) }
+        var covered = Set<String>(checksumFiles + signatures)
+
+        // Checksums.
+        for sums in checksumFiles {
+            let text = String(decoding: FileManager.default.contents(atPath: folder + "/" + sums) ?? Data(), as: UTF8.self)
+            for (number, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+                guard parts.count == 2, parts[0].count == 64 else {
+                    outcome.problems.append(VerificationProblem(file: sums, "line \(number + 1) is not `<sha256>  <name>`"))
+                    continue
+                }
+                let expected = parts[0].lowercased()
+                var name = String(parts[1]).trimmingCharacters(in: .whitespaces)
+                if name.hasPrefix("*") { name.removeFirst() }
+                guard names.contains(name) else {
+                    outcome.problems.append(VerificationProblem(file: name, "\(sums) names it, and it is not in the folder"))
+                    continue
+                }
+                let actual = try digest(name)
+                covered.insert(name)
+                if actual == expected {
+                    outcome.passed.append(Passed(file: name, check: "SHA-256 matches \(sums)"))
+                } else {
+                    outcome.problems.append(VerificationProblem(
+                        file: name, "its SHA-256 does not match \(sums): the file was changed or damaged",
+                        info: [("expected", expected), ("actual", actual)]))
+                }
+            }
+        }
+
+        // Signatures.
+        var signed = Set<String>()
+        for signature in signatures {
+            let ext = signatureExtensions.first { signature.hasSuffix($0) } ?? ""
+            let target = String(signature.dropLast(ext.count))
+            guard names.contains(target) else {
+                outcome.problems.append(VerificationProblem(file: signature, "it signs \(target), which is not in the folder"))
+                continue
+            }
+            covered.insert(target)
+            let data = Array(FileManager.default.contents(atPath: folder + "/" + target) ?? Data())
+            let text = String(decoding: FileManager.default.contents(atPath: folder + "/" + signature) ?? Data(), as: UTF8.self)
+            do {
+                let who: String
+                switch ext {
+                case ".sig": who = try checkSSH(data, text, allowed: allowed, keys: sshKeys)
+                case ".minisig":
+                    guard let minisignKey else { throw SigningError("it is a minisign signature, and no minisign public key was given (--minisign-key)") }
+                    _ = try Minisign.verify(data, signature: text, key: minisignKey)
+                    who = "minisign key \(Minisign.hexID(minisignKey.keyID))"
+                default: who = try checkOpenPGP(folder + "/" + target, folder + "/" + signature, key: keys.openPGPPublicKey, environment: environment)
+                }
+                outcome.passed.append(Passed(file: target, check: "\(signature) is a good signature by \(who)"))
+                signed.insert(target)
+            } catch let error as SigningError {
+                outcome.problems.append(VerificationProblem(file: target, "\(signature) does not verify: \(error.message)", info: error.info))
+            }
+        }
+
+        // A checksum file proves nothing against a changed download unless it is signed.
+        if !keys.isEmpty {
+            for sums in checksumFiles where !signed.contains(sums) {
+                outcome.problems.append(VerificationProblem(file: sums, "it has no good signature by the keys given: its checksums prove nothing against a changed download"))
+            }
+        }
+
+        // SBOMs and provenance name exactly the release's files.
+        let released = Set(names).subtracting(checksumFiles).subtracting(signatures).subtracting(documents)
+        for document in documents {
+            do {
+                let named = try subjects(of: folder + "/" + document, provenance: isProvenance(document))
+                var wrong: [String] = []
+                for (name, sha256) in named.sorted(by: { $0.key < $1.key }) {
+                    if !names.contains(name) { wrong.append("\(name): named, not in the folder") }
+                    else if try digest(name) != sha256 { wrong.append("\(name): its SHA-256 differs from the one named") }
+                }
+                for name in released.sorted() where named[name] == nil { wrong.append("\(name): in the folder, not named") }
+                if wrong.isEmpty {
+                    outcome.passed.append(Passed(file: document, check: "names exactly the \(named.count) release file\(named.count == 1 ? "" : "s") with their SHA-256"))
+                } else {
+                    outcome.problems.append(VerificationProblem(file: document, "it does not name exactly the release's files", info: [("differences", wrong.joined(separator: "\n"))]))
+                }
+                covered.insert(document)
+            } catch let error as SigningError {
+                outcome.problems.append(VerificationProblem(file: document, error.message))
+            }
+        }
+
+        for name in names where !covered.contains(name) {
+            outcome.problems.append(VerificationProblem(file: name, "no checksum file names it and no signature signs it: nothing proves it is the released file"))
+        }
+        return outcome
+    }
+
+    /// True for `SHA256SUMS`, `…SHA256SUMS…`, `checksums.txt`, `*.sha256`.
+    static func isChecksumFile(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return !signatureExtensions.contains { lower.hasSuffix($0) }
+            && (lower.contains("sha256sums") || lower.hasSuffix("checksums.txt") || lower.hasSuffix(".sha256"))
+    }
+
+    static func isSBOM(_ name: String) -> Bool { name.hasSuffix(".cdx.json") || name.hasSuffix(".spdx.json") }
+
+    static func isProvenance(_ name: String) -> Bool {
+        name.hasSuffix(".intoto.json") || name.hasSuffix(".intoto.jsonl") || name.hasSuffix(".provenance.json")
+    }
+
+    /// The files a document names, with their SHA-256: a CycloneDX document's `file`
+    /// components, an SPDX document's files, an in-toto statement's (or its DSSE envelope's)
+    /// subjects.
+    private static func subjects(of path: String, provenance: Bool) throws -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path),
+              var object = try? JSONSerialization.jsonObject(with: Data(String(decoding: data, as: UTF8.self).split(separator: "\n").first.map { Data($0.utf8) } ?? data)) as? [String: Any]
+        else { throw SigningError("it is not a JSON document") }
+        if let payload = object["payload"] as? String, let decoded = Data(base64Encoded: payload),
+           let statement = try? JSONSerialization.jsonObject(with: decoded) as? [String: Any] {
+            object = statement
+        }
+        var named: [String: String] = [:]
+        if let subjects = object["subject"] as? [[String: Any]] {
+            for subject in subjects {
+                if let name = subject["name"] as? String, let sha = (subject["digest"] as? [String: Any])?["sha256"] as? String { named[name] = sha.lowercased() }
+            }
+        } else if let components = object["components"] as? [[String: Any]] {
+            for component in components where component["type"] as? String == "file" {
+                guard let name = component["name"] as? String else { continue }
+                let hash = (component["hashes"] as? [[String: Any]])?.first { $0["alg"] as? String == "SHA-256" }?["content"] as? String
+                named[name] = hash?.lowercased() ?? ""
+            }
+        } else if let files = object["files"] as? [[String: Any]] {
+            for file in files {
+                guard var name = file["fileName"] as? String else { continue }
+                if name.hasPrefix("./") { name.removeFirst(2) }
+                let hash = (file["checksums"] as? [[String: Any]])?.first { $0["algorithm"] as? String == "SHA256" }?["checksumValue"] as? String
+                named[name] = hash?.lowercased() ?? ""
+            }
+        } else if !provenance {
+            return [:]
+        } else {
+            throw SigningError("it names no subjects")
+        }
+        return named
+    }
+
+    /// Checks an SSH signature against the allowed signers and keys; returns who signed.
+    private static func checkSSH(_ data: [UInt8], _ text: String, allowed: AllowedSigners?, keys: [SSHPublicKey]) throws -> String {
+        guard allowed != nil || !keys.isEmpty else {
+            throw SigningError("it is an SSH signature, and no allowed signers file (--ssh-allowed-signers) or SSH public key (--ssh-key) was given")
+        }
+        let parsed = try SSHSignature.parse(text)
+        guard parsed.namespace == "file" else { throw SigningError("it was made for the namespace \(parsed.namespace), not file") }
+        let principals = allowed?.principals(for: parsed.publicKey, namespace: "file") ?? []
+        guard !principals.isEmpty || keys.contains(parsed.publicKey) else {
+            throw SigningError("it was made by \(parsed.publicKey.type) key \(parsed.publicKey.fingerprint), which is not among the keys given")
+        }
+        guard SSHSignature.isValid(parsed, for: data, namespace: "file") else {
+            throw SigningError("the signature does not match the file's bytes: the file was changed, or the signature is not for it")
+        }
+        return (principals.first.map { $0 + " with " } ?? "") + "\(parsed.publicKey.type) key \(parsed.publicKey.fingerprint)"
+    }
+
+    /// Checks an OpenPGP signature with gpg, against only the key given (a keyring of its own).
+    private static func checkOpenPGP(_ file: String, _ signature: String, key: String?, environment: [String: String]) throws -> String {
+        guard let key else { throw SigningError("it is an OpenPGP signature, and no OpenPGP public key was given (--gpg-key)") }
+        var template = Array("/tmp/shiplane-gpg-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw SigningError("cannot make a keyring folder in /tmp", category: .environment)
+        }
+        let home = String(cString: made)
+        let signer = OpenPGPSigner(program: "gpg", key: nil, environment: environment, passphrase: nil, temporaryHome: home)
+        defer { signer.finish() }
+        let imported = try SigningProgram.run("gpg", ["--homedir", home, "--batch", "--no-tty", "--import"], environment: environment, input: Array(key.utf8))
+        guard imported.status == .exited(0) else { throw SigningError("gpg did not import the OpenPGP public key given", info: [("gpg said", imported.errors)]) }
+        let checked = try SigningProgram.run(
+            "gpg", ["--homedir", home, "--batch", "--no-tty", "--status-fd=1", "--verify", signature, file], environment: environment, input: [])
+        let status = String(decoding: checked.output, as: UTF8.self)
+        guard checked.status == .exited(0), let valid = status.split(separator: "\n").first(where: { $0.hasPrefix("[GNUPG:] VALIDSIG ") }) else {
+            throw SigningError("gpg says it is not a good signature by the key given: the file was changed, or another key signed it")
+        }
+        let fingerprint = valid.split(separator: " ").dropFirst(2).first.map(String.init) ?? "?"
+        return "OpenPGP key \(fingerprint)"
+    }
+}
+
+/// A downloaded file that does not verify: names the file and says why.
+package struct VerificationProblem: ReportableError {
+    package var file: String
+    package var reason: String
+    package var info: [(key: String, value: String)]
+
+    init(file: String, _ reason: String, info: [(key: String, value: String)] = []) {
+        self.file = file
+        self.reason = reason
+        self.info = info
+    }
+
+    package var message: String { "\(file): \(reason)" }
+}
+
+/// `shiplane verify` found problems: each one names its file.
+package struct VerificationFailed: ReportableError {
+    package var problems: [VerificationProblem]
+    package var message: String { "\(problems.count) problem\(problems.count == 1 ? "" : "s") found: do not use these files" }
+    package var underlyingErrors: [any Error] { problems }
+    package var suggestion: String? { "download the release again from where it is published; if it still fails, tell its maintainers" }
+
+    package init(problems: [VerificationProblem]) { self.problems = problems }
+}
