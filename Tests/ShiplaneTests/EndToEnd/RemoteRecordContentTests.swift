@@ -55,7 +55,9 @@ struct RemoteRecordContentTests {
             #expect(!object.contains(Data(secret.utf8).base64EncodedString()), "\(object)")
             #expect(!object.contains(option), "\(object)")
             #expect(host.isEmpty || !object.contains("\"host\" : \"\(host)\""), "\(object)")
+            #expect(!object.contains(repo.root), "no path of this machine, only paths relative to the checkout: \(object)")
         }
+        #expect(objects.contains { $0.contains("\"workTree\" : \".\"") }, "\(objects)")
         // A fresh clone in CI recognises the same command by the digest of its options and finishes it.
         let fresh = try TemporaryRepository(commit: false)
         try fresh.git("clone", "-q", origin.path, fresh.path + "/clone")

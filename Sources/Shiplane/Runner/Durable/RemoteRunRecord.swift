@@ -79,7 +79,9 @@ package enum RemoteRunRecord {
     /// `sh` steps (a fresh clone runs commands again, and their output may hold anything), and
     /// with every secret the run knows redacted — the remote may be seen by many.
     static func snapshot(_ record: RunRecord, pointOfNoReturn: String, remote: String, redactor: SecretRedactor) throws -> Data {
-        var copy = record
+        // No path of this machine: the work tree is `.` and every path under it is relative to it
+        // (`./VERSION`); `fetch` moves them under the clone's work tree again.
+        var copy = record.rebased(to: RunRecord.portableWorkTree)
         copy.pointOfNoReturn = copy.pointOfNoReturn ?? pointOfNoReturn
         copy.remoteRecord = remote
         copy.state = .unfinished
@@ -103,7 +105,13 @@ package enum RemoteRunRecord {
             if step.name == Sh.name || step.output.map({ redactor.redact($0) != $0 }) == true { step.output = nil }
             return step
         }
-        return Data(redactor.redact(String(decoding: try RunStore.encoder.encode(copy), as: UTF8.self)).utf8)
+        var text = String(decoding: try RunStore.encoder.encode(copy), as: UTF8.self)
+        // What names the work tree in words (an effect's description, a note) names it relatively too.
+        if !record.workTree.isEmpty, record.workTree != RunRecord.portableWorkTree {
+            text = text.replacingOccurrences(of: record.workTree + "/", with: "")
+                .replacingOccurrences(of: "\"" + record.workTree + "\"", with: "\".\"")
+        }
+        return Data(redactor.redact(text).utf8)
     }
 
     /// Writes the run's record to the local `refs/shiplane/run`, ready to go out with a push.
@@ -181,6 +189,9 @@ package enum RemoteRunRecord {
 }
 
 extension RunRecord {
+    /// The work tree of the record on the remote: its paths are relative to the checkout's root.
+    static let portableWorkTree = "."
+
     /// The record with its paths moved from its work tree to `root` (a fresh clone elsewhere).
     package func rebased(to root: String) -> RunRecord {
         guard root != workTree, !workTree.isEmpty else { return self }
