@@ -112,9 +112,16 @@ struct LaneCompiler {
         let published = "\(lanesCache)/\(key)/lanes"
         onCompileStart()
         let started = Date()
-        let staging = "\(lanesCache)/.staging-\(key)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let staging = "\(lanesCache)/\(Self.stagingPrefix)\(key)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try Self.createCacheFolder(staging, cacheFolder: cacheFolder)
         defer { try? FileManager.default.removeItem(atPath: staging) }
+        // Held until this compile ends, however it ends: a staging folder whose lock is free was
+        // left by a compile that was killed (SIGKILL runs no `defer`), and the next compile removes it.
+        let owner = open(staging + "/" + Self.stagingOwner, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        // Marked (one byte) once locked: an empty owner file is one being set up.
+        if owner >= 0, flock(owner, LOCK_EX) == 0 { _ = write(owner, "1", 1) }
+        defer { if owner >= 0 { close(owner) } }
+        Self.removeAbandonedStaging(in: lanesCache, except: staging)
         let entry = staging + "/ShiplaneEntry.swift"
         try Data(Self.entrySource(found).utf8).write(to: URL(fileURLWithPath: entry))
         let output = staging + "/lanes"
@@ -162,6 +169,34 @@ struct LaneCompiler {
             )
         }
         return Compiled(executable: published, compiled: true, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// The name of a compile's staging folder starts so (`.staging-KEY-PID-RANDOM`).
+    static let stagingPrefix = ".staging-"
+    /// The file in a staging folder whose lock its compile holds while it runs.
+    static let stagingOwner = ".owner"
+
+    /// Removes the staging folders compiles killed midway left in `lanesCache`: those whose owner
+    /// lock is free (its process is gone, in this container or another sharing the cache), and,
+    /// with no marked owner file (made before it existed, or being set up), those whose process id is gone.
+    static func removeAbandonedStaging(in lanesCache: String, except own: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: lanesCache) else { return }
+        for name in names where name.hasPrefix(stagingPrefix) && lanesCache + "/" + name != own {
+            let folder = lanesCache + "/" + name
+            let owner = open(folder + "/" + stagingOwner, O_RDWR | O_CLOEXEC)
+            let abandoned: Bool
+            var owned = stat()
+            if owner >= 0, fstat(owner, &owned) == 0, owned.st_size > 0 {
+                abandoned = flock(owner, LOCK_EX | LOCK_NB) == 0
+                close(owner)
+            } else {
+                if owner >= 0 { close(owner) }
+                let parts = name.split(separator: "-")
+                let pid = parts.count >= 4 ? Int32(parts[parts.count - 2]) : nil
+                abandoned = pid.map { $0 > 0 && kill($0, 0) != 0 && errno == ESRCH } ?? false
+            }
+            if abandoned { try? FileManager.default.removeItem(atPath: folder) }
+        }
     }
 
     /// Every `.swift` file under `Lanes/` (subfolders too), sorted, skipping hidden ones.
