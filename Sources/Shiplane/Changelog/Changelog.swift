@@ -186,13 +186,20 @@ package struct WriteChangelog: Action {
             throw ValidationFailure(problems: ["writeChangelog keeps a file one release at a time; `.all` would rewrite it"], suggestion: "render the whole history with changelog(since: .all)")
         }
         let lane = step.lane
+        let full = path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path
+        // A submodule, nested clone or linked worktree is another project (`OtherProjects`), as
+        // for the version files: its changelog is its own, and a commit would not take the change.
+        if let other = OtherProjects.enclosingRepository(of: full, below: lane.workingDirectory, fileSystem: lane.fileSystem) {
+            throw ShiplaneError(
+                "\(path) is inside \(lane.displayPath(other)), another project (a submodule, a nested repository or a linked worktree): this project's changelog is not written there",
+                suggestion: "write the changelog to a file of this project's own work tree (e.g. CHANGELOG.md); nothing was written")
+        }
         let (configuration, releaseTags, merges) = try lane.changelogSettings(configuration, releaseTags, merges)
         let history = try ChangelogHistory(lane: lane, releaseTags: releaseTags, merges: merges)
         let (releases, links) = try Changelog.releases(range, version: version, history: history, lane: lane)
         guard let release = releases.first else { return ChangelogWriteResult(section: "", fileChanges: []) }
         let renderer = MarkdownChangelogRenderer(configuration: configuration, links: links)
         let section = renderer.renderSection(release)
-        let full = path.hasPrefix("/") ? path : lane.workingDirectory + "/" + path
         let existingBytes = try lane.fileSystem.contents(of: full)
         let existing = existingBytes.map { String(decoding: $0, as: UTF8.self) }
         let updated = try ChangelogFileEditor().updatedChangelog(

@@ -46,6 +46,24 @@ struct OtherProjectsTests {
         #expect(try repo.git("fsck", "--strict", "--no-progress") == "")
     }
 
+    /// `changelog --write` into a file inside the submodule is refused before anything is written,
+    /// as the version files there are never written: the submodule's files and its gitlink stay.
+    @Test(arguments: ["sub/CHANGELOG.md", "sub/docs/CHANGES.md"])
+    func changelogWriteIntoTheSubmoduleIsRefused(_ path: String) throws {
+        let (repo, _) = try repositoryWithSubmodule()
+        try repo.git("commit", "-q", "--allow-empty", "-m", "feat: something new")
+        let gitlink = try repo.git("ls-files", "-s", "sub")
+        let before = try snapshot(of: repo.path + "/sub")
+        let result = try repo.shiplane(["changelog", "--write", path])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("\(path) is inside sub, another project"), "\(result.all)")
+        #expect(try snapshot(of: repo.path + "/sub") == before, "nothing written in the submodule")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/sub/docs"), "no folder made in it")
+        #expect(try repo.git("ls-files", "-s", "sub") == gitlink)
+        #expect(try repo.git("status", "--porcelain") == "")
+        #expect(try repo.git("status", "--porcelain", in: "sub") == "")
+    }
+
     @Test func versionReadsNothingInsideTheSubmodule() throws {
         let (repo, _) = try repositoryWithSubmodule()
         let result = try repo.shiplane(["version"])
