@@ -98,7 +98,7 @@ package struct BuildNumberError: ReportableError, Equatable {
 
     /// Says what could not be done with which value, and why.
     package var message: String {
-        "Cannot \(action) '\(value)' as a build number: \(problem)"
+        "Cannot \(action) '\(quotedFromFile(value))' as a build number: \(problem)"
     }
 
     /// The CI variable it came from, when it came from one.

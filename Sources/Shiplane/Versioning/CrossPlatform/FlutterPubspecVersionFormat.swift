@@ -36,7 +36,7 @@ package struct FlutterPubspecVersionFormat: TextualVersionFormat {
                 guard value.allSatisfy(\.isASCIIDigit) else {
                     throw VersionFileError(
                         .invalidValue,
-                        "The build number in pubspec.yaml, '\(value)' (after the + of `version: \(text.text(version))+\(value)`), is not a whole number",
+                        "The build number in pubspec.yaml, '\(quotedFromFile(value))' (after the + of `version: \(text.text(version))+\(quotedFromFile(value))`), is not a whole number",
                         details: [("where", "line \(index + 1)")],
                         suggestion: "Flutter's build number becomes Android's versionCode and iOS's CFBundleVersion: write digits only, e.g. version: \(text.text(version))+\(value.filter(\.isASCIIDigit).isEmpty ? "1" : value.filter(\.isASCIIDigit))"
                     )

@@ -17,7 +17,7 @@ enum BinaryPlistVersionEditing {
             } catch let error as SemanticVersionParseError {
                 throw VersionFileError(
                     .invalidValue,
-                    "The \(InfoPlistVersionFormat.versionKey) in Info.plist, '\(versionText)', is not \(VersionShape.apple.article)",
+                    "The \(InfoPlistVersionFormat.versionKey) in Info.plist, '\(quotedFromFile(versionText))', is not \(VersionShape.apple.article)",
                     suggestion: VersionShape.apple.expected,
                     underlying: [error]
                 )

@@ -56,7 +56,7 @@ struct TOMLSections {
                 let found = text.text(value)
                 throw VersionFileError(
                     .malformed,
-                    "The \(format) file's [\(table)] version is `\(found)`, which is not a TOML string",
+                    "The \(format) file's [\(table)] version is `\(quotedFromFile(found))`, which is not a TOML string",
                     details: [("where", "[\(table)] line \(entry.index + 1)")],
                     suggestion: "Quote it: version = \"\(found)\""
                 )

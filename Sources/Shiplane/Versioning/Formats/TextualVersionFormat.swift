@@ -128,7 +128,7 @@ enum TextualVersionEditing {
             } catch let error as SemanticVersionParseError {
                 throw VersionFileError(
                     .invalidValue,
-                    "The \(format.versionKey) in \(format.name), '\(located.value)', is not \(format.versionShape.article)",
+                    "The \(format.versionKey) in \(format.name), '\(quotedFromFile(located.value))', is not \(format.versionShape.article)",
                     details: [("where", located.label)],
                     suggestion: format.versionShape == .semantic ? error.suggestion : format.versionShape.expected,
                     underlying: [error]
@@ -280,7 +280,7 @@ enum TextualVersionEditing {
             throw VersionFileError(
                 .inconsistent,
                 "The \(format) file sets \(key) to different values",
-                details: values.filter { !$0.follower }.map { (key: $0.label, value: $0.value) },
+                details: values.filter { !$0.follower }.map { (key: $0.label, value: quotedFromFile($0.value)) },
                 suggestion: "Make every \(key) the same, then run again"
             )
         }

@@ -34,7 +34,7 @@ package struct SemanticVersionParseError: ReportableError, Equatable {
         case negativeNumber
     }
 
-    /// The text that failed to parse, as given.
+    /// The text that failed to parse, as given (cut after 120 characters, saying so: `quotedFromFile`).
     package let input: String
     /// What is wrong with it.
     package let reason: Reason
@@ -43,7 +43,7 @@ package struct SemanticVersionParseError: ReportableError, Equatable {
 
     /// Creates the error for `input`, with the nearest valid version when there is one.
     package init(input: String, reason: Reason, correction: String? = nil) {
-        self.input = input
+        self.input = quotedFromFile(input)
         self.reason = reason
         self.correction = correction
     }
@@ -60,14 +60,14 @@ package struct SemanticVersionParseError: ReportableError, Equatable {
             return "\(subject): SemVer needs exactly three numbers, MAJOR.MINOR.PATCH, and this has \(found)"
         case .leadingZero(let part, let identifier):
             let what = part == .prerelease ? "the numeric prerelease identifier" : "the \(part.rawValue)"
-            return "\(subject): \(what) '\(identifier)' has a leading zero"
+            return "\(subject): \(what) '\(quotedFromFile(identifier))' has a leading zero"
         case .emptyIdentifier(let part, let position):
             let what = [.major, .minor, .patch].contains(part) ? "the \(part.rawValue) is empty" : "the \(part.rawValue) has an empty identifier"
             return "\(subject): \(what) at position \(position)"
         case .invalidCharacter(let character, let part, let position):
             return "\(subject): invalid character \(Self.describe(character)) at position \(position) in the \(part.rawValue)"
         case .numberTooLarge(let part, let digits):
-            return "\(subject): the \(part.rawValue) \(digits) is larger than the largest supported number (\(Int.max))"
+            return "\(subject): the \(part.rawValue) \(quotedFromFile(digits)) is larger than the largest supported number (\(Int.max))"
         case .negativeNumber:
             return "\(subject): MAJOR, MINOR and PATCH cannot be negative"
         }
