@@ -119,6 +119,33 @@ struct SecretsOnDiskTests {
         #expect(!(repo.read(".git/shiplane/lock") ?? "").contains("--deploy-key"), "the lock keeps no arguments")
     }
 
+    /// A file the run rewrites already held a secret (a token committed to package.json): its
+    /// saved copy is the file as it was, byte for byte — redacted, a rollback would write `***`
+    /// into the user's file — kept readable by this user only (folder 0700, copy 0600) and removed
+    /// with the record; the rollback puts the very bytes back.
+    @Test func aSavedCopyIsTheUsersFileExactlyAndOnlyTheirs() throws {
+        let repo = try repository()
+        let original = "{\n  \"name\": \"app\",\n  \"version\": \"1.2.3\",\n  \"publishToken\": \"\(Self.custom)\"\n}\n"
+        try repo.write("package.json", original)
+        try repo.git("commit", "-q", "-am", "chore: the token in package.json")
+        let failed = try repo.shiplane(["leaky", "--deploy-key", Self.deployKey, "--ending", "fail", "--no-rollback"], environment: environment)
+        #expect(failed.status == 1, "\(failed.all)")
+        #expect(repo.read("package.json") != original, "the bump rewrote it")
+        let saved = repo.path + "/.git/shiplane/saved"
+        #expect(mode(saved) == 0o700, "\(String(mode(saved) ?? 0, radix: 8))")
+        let copies = (try? FileManager.default.contentsOfDirectory(atPath: saved)) ?? []
+        let contents = copies.compactMap { FileManager.default.contents(atPath: saved + "/" + $0) }
+        #expect(contents.contains(Data(original.utf8)), "the copy is the file as it was: \(copies)")
+        for copy in copies { #expect(mode(saved + "/" + copy) == 0o600, "\(copy)") }
+        #expect(!(repo.read(".git/shiplane/run.json") ?? "").contains(Self.custom), "the record names the copy, never its bytes")
+
+        let rollback = try repo.shiplane(["rollback"], environment: environment)
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(repo.read("package.json") == original, "the very bytes are back")
+        #expect(!FileManager.default.fileExists(atPath: saved), "no copy outlives the run")
+        #expect(try repo.git("status", "--porcelain") == "")
+    }
+
     /// The same command, given its secret option again, resumes a run whose record keeps the
     /// option redacted; `shiplane resume` says to run that command.
     @Test func theSameCommandWithItsSecretAgainResumesTheRun() throws {

@@ -194,8 +194,16 @@ package final class RunStore: @unchecked Sendable {
     }
 
     /// Saves a copy of bytes a run is about to replace; returns its name in the saved folder.
+    ///
+    /// The copy is the user's file as it was, byte for byte, and is not redacted: a rollback puts
+    /// it back exactly (a `.env` or a config a step rewrites would be corrupted by `***`), and it
+    /// holds nothing the work tree did not already hold — no value of the environment, no step's
+    /// output. So it is kept like the record: the folder 0700, each copy 0600, readable by this
+    /// user only, removed with the record when the run ends (completed or rolled back), and never
+    /// sent anywhere (the record on origin names a copy and a hash, never its bytes).
     func saveCopy(_ data: Data, name: String) throws -> String {
         try createFolder(savedFolder)
+        chmod(savedFolder, 0o700)
         try Self.writeDurably(data, to: savedFolder + "/" + name)
         return name
     }
