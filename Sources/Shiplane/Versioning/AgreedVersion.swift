@@ -37,15 +37,38 @@ package struct AgreedVersion: Sendable {
         /// parse made when they were read.
         /// - Throws: `VersionFileError` naming the file.
         package func rewritten(version: SemanticVersion?, build: String?) throws -> Data {
-            guard let parsed else { return try file.rewritten(bytes, version: version, build: build) }
-            return try file.naming { try parsed.rewrite(version, build) }
+            try rewritten(version: version, builds: BuildNumbers(build))
+        }
+
+        /// The bytes with a new version and each platform's build number: a file of one
+        /// platform takes that platform's number, a file naming each value's platform (Expo)
+        /// each its own.
+        /// - Throws: `VersionFileError` naming the file.
+        package func rewritten(version: SemanticVersion?, builds: BuildNumbers) throws -> Data {
+            var builds = builds
+            if let platform = file.format.buildSeries.only { builds = BuildNumbers(builds.value(for: platform)) }
+            guard let parsed else { return try file.rewritten(bytes, version: version, build: builds.all) }
+            return try file.naming { try parsed.rewrite(version, builds) }
+        }
+
+        /// Each platform's build number this file holds: the platforms its values name, or
+        /// the platforms its format's build number is for.
+        package var builds: [BuildSeries: String] {
+            if !reading.seriesBuilds.isEmpty { return reading.seriesBuilds }
+            guard let build = reading.build?.literal else { return [:] }
+            return Dictionary(uniqueKeysWithValues: file.format.buildSeries.map { ($0, build) })
         }
     }
 
     /// The version every file with a literal version holds.
     package let version: SemanticVersion
-    /// The build number every file with a literal build number holds, if any does.
+    /// The build number every file with a literal build number holds, if any does; nil where
+    /// iOS and Android keep build numbers of their own that differ (see `builds`).
     package let build: String?
+    /// Each platform's build number: the same for both where the project keeps one series,
+    /// each its own where it keeps them apart (React Native at `versionCode 1` beside
+    /// `CFBundleVersion 1703279999`). Empty when no file holds one.
+    package let builds: [BuildSeries: String]
     /// Every file read, in the order given.
     package let sources: [Source]
     /// Set when no version file exists and the version comes from release tags.
@@ -66,6 +89,10 @@ package struct AgreedVersion: Sendable {
     /// The version as the files write it: `1.0` when every file with a version of its own
     /// writes the Apple marketing version `1.0`; otherwise the SemVer text.
     package var shown: String {
+        // A version read from a tag of two numbers (`v1.2`) is shown as the tag writes it.
+        if sources.isEmpty, let tag = tagOrigin?.tag, let style = ReleaseTagStyle(tag: tag) {
+            return style.text(for: version, shown: version.description)
+        }
         let texts = Set(sources.compactMap { $0.reading.version.literal == nil ? nil : $0.reading.text })
         return texts.count == 1 ? texts.first ?? version.description : version.description
     }
@@ -101,8 +128,27 @@ package struct AgreedVersion: Sendable {
     package init(version: SemanticVersion, build: String?, sources: [Source], tagOrigin: TagOrigin? = nil) {
         self.version = version
         self.build = build
+        self.builds = build.map { build in Dictionary(uniqueKeysWithValues: BuildSeries.allCases.map { ($0, build) }) } ?? [:]
         self.sources = sources
         self.tagOrigin = tagOrigin
+    }
+
+    /// Creates an agreed version with each platform's build number.
+    package init(version: SemanticVersion, builds: [BuildSeries: String], sources: [Source]) {
+        self.version = version
+        self.build = Set(builds.values).count == 1 ? builds.values.first : nil
+        self.builds = builds
+        self.sources = sources
+        self.tagOrigin = nil
+    }
+
+    /// True where iOS and Android keep build numbers of their own that differ now.
+    package var separateBuildSeries: Bool { Set(builds.values).count > 1 }
+
+    /// The build number as `version` shows it: `42`, or `iOS 1703279999, Android 1` where the
+    /// platforms keep their own.
+    package var shownBuild: String? {
+        build ?? (builds.isEmpty ? nil : BuildSeries.describe(builds))
     }
 
     /// Files whose version is delegated to build settings (`$(MARKETING_VERSION)`).
@@ -150,16 +196,25 @@ package struct AgreedVersion: Sendable {
         }
         let leaders = sources.contains { !$0.file.followsApp } ? sources.filter { !$0.file.followsApp } : sources
         let versions = Set(leaders.compactMap { $0.reading.version.literal })
-        let builds = Set(leaders.compactMap { $0.reading.build?.literal })
-        guard versions.count <= 1, builds.count <= 1 else {
-            let subject = versions.count > 1 ? "version" : "build number"
+        // Build numbers are each platform's: the files of one platform must agree (and a file
+        // both read, Flutter's pubspec.yaml, with both), iOS and Android need not.
+        var seriesBuilds: [BuildSeries: Set<String>] = [:]
+        for leader in leaders {
+            for (platform, build) in leader.builds { seriesBuilds[platform, default: []].insert(build) }
+        }
+        let split = seriesBuilds.first { $0.value.count > 1 }
+        guard versions.count <= 1, split == nil else {
+            let subject = versions.count > 1 ? "version" : seriesBuilds.count > 1 ? "\(split?.key.label ?? "") build number" : "build number"
             throw VersionFileError(
                 .disagreement,
                 "The version files disagree on the \(subject)",
                 details: leaders.map { (key: $0.file.displayPath, value: describe($0.reading)) },
-                suggestion: "Set the same version in every file (or delegate it to build settings), then run again"
+                suggestion: versions.count > 1 || seriesBuilds.count < 2
+                    ? "Set the same version in every file (or delegate it to build settings), then run again"
+                    : "Set the same \(split?.key.label ?? "") build number in every file that holds one (iOS and Android may each keep their own), then run again"
             )
         }
+        let builds = seriesBuilds.compactMapValues(\.first)
         guard let version = versions.first else {
             throw VersionFileError(
                 .missingVersion,
@@ -168,13 +223,14 @@ package struct AgreedVersion: Sendable {
                 suggestion: "Add the file that defines the build setting (an .xcconfig or project.pbxproj)"
             )
         }
-        var agreed = AgreedVersion(version: version, build: builds.first, sources: sources)
+        var agreed = AgreedVersion(version: version, builds: builds, sources: sources)
         for source in sources {
+            let appBuild = source.file.format.buildSeries.only.flatMap { builds[$0] } ?? agreed.build
             for (place, text) in source.reading.followerVersions.sorted(by: { $0.key < $1.key })
             where (try? source.reading.versionShape.parse(text)) != agreed.version {
                 agreed.outOfStep.append("\(source.file.displayPath) \(place): \(text)")
             }
-            for (place, text) in source.reading.followerBuilds.sorted(by: { $0.key < $1.key }) where text != agreed.build {
+            for (place, text) in source.reading.followerBuilds.sorted(by: { $0.key < $1.key }) where text != appBuild {
                 agreed.outOfStepBuilds.append("\(source.file.displayPath) \(place): \(text)")
             }
         }
@@ -182,7 +238,7 @@ package struct AgreedVersion: Sendable {
             if let version = source.reading.version.literal, version != agreed.version {
                 agreed.outOfStep.append("\(source.file.displayPath): version " + (source.reading.text ?? "\(version)"))
             }
-            if let build = source.reading.build?.literal, build != agreed.build {
+            if let build = source.reading.build?.literal, build != (source.file.format.buildSeries.only.flatMap { builds[$0] } ?? agreed.build) {
                 agreed.outOfStepBuilds.append("\(source.file.displayPath): build \(build)")
             }
         }
@@ -191,7 +247,7 @@ package struct AgreedVersion: Sendable {
 
     private static func describe(_ reading: VersionReading) -> String {
         var text = "version " + (reading.version.literal != nil ? reading.text ?? "\(reading.version)" : "\(reading.version)")
-        if let build = reading.build { text += ", build \(build)" }
+        if let build = reading.build { text += ", build \(build)" } else if !reading.seriesBuilds.isEmpty { text += ", build " + BuildSeries.describe(reading.seriesBuilds) }
         return text
     }
 }

@@ -30,7 +30,8 @@ public struct StoreBuildNumberSource: Sendable, Equatable, CustomStringConvertib
 
 /// Sets the build number to the stores' next one: the latest build of this version on App Store
 /// Connect (TestFlight) + 1, and the highest `versionCode` in any Google Play track + 1 — the
-/// larger where the project has both — through the same APIs and credentials as the uploads
+/// larger where the project keeps one series for both, each platform's own where it keeps
+/// them apart (iOS's files get App Store Connect's, Android's Google Play's) — through the same APIs and credentials as the uploads
 /// (`APP_STORE_CONNECT_*`, `GOOGLE_PLAY_SERVICE_ACCOUNT_JSON`). The Play edit it opens to read
 /// the tracks is deleted, never committed. Never lower than the current build number + 1.
 package struct IncrementBuildNumberFromStores: AsyncAction {
@@ -67,7 +68,8 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
             )
         }
         let variables = lane.environment.variables
-        var candidates: [(store: String, next: Int)] = []
+        var candidates: [(series: BuildSeries, next: Int)] = []
+        var appleNext: String?
         if let apple {
             let credentials: AppStoreConnectCredentials
             do {
@@ -82,7 +84,9 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
             }
             let latest = try await client.latestBuildNumber(appID: app.id, version: current.shown)
             step.log("App Store Connect: " + (latest.map { "latest build of \(current.shown) is \($0)" } ?? "no build of \(current.shown) yet"))
-            candidates.append(("App Store Connect", (latest.flatMap { Int($0.split(separator: ".").last ?? "") } ?? 0) + 1))
+            candidates.append((.apple, (latest.flatMap { Int($0.split(separator: ".").last ?? "") } ?? 0) + 1))
+            // Apple's own series keeps its shape: after 1.7.0.4 comes 1.7.0.5.
+            appleNext = try latest.map { try BuildNumber.incremented($0) } ?? "1"
         }
         if let android {
             let account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
@@ -98,14 +102,23 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
             }
             try await client.deleteEdit(edit)
             step.log("Google Play: " + (codes.max().map { "highest versionCode in any track is \($0)" } ?? "no release in any track yet"))
-            candidates.append(("Google Play", Int(codes.max() ?? 0) + 1))
+            candidates.append((.android, Int(codes.max() ?? 0) + 1))
         }
-        var next = candidates.map(\.next).max() ?? 1
-        // Never go back: a number in the files already above the stores' (a build not uploaded yet) wins.
-        if let currentNumber = current.build.flatMap({ Int($0) }), currentNumber >= next, holders.contains(where: { IncrementBuildNumber.holdsVersionCode($0.file.format) }) {
-            next = currentNumber + 1
+        // Never go back on Google Play: a versionCode in the files already above the store's (a
+        // build not uploaded yet) wins.
+        func floor(_ next: Int) -> Int {
+            guard let currentNumber = current.builds[.android].flatMap({ Int($0) }), currentNumber >= next,
+                  holders.contains(where: { $0.builds[.android] != nil }) else { return next }
+            return currentNumber + 1
         }
-        return try IncrementBuildNumber.write(String(next), over: current, holders: holders, change: source.description, in: step)
+        if current.separateBuildSeries {
+            // Each platform keeps its own series: each store's own next number goes to its files.
+            var series = current.builds
+            for candidate in candidates { series[candidate.series] = candidate.series == .android ? String(floor(candidate.next)) : appleNext ?? String(candidate.next) }
+            return try IncrementBuildNumber.write(BuildNumbers(series: series), over: current, holders: holders, change: source.description, in: step)
+        }
+        let next = floor(candidates.map(\.next).max() ?? 1)
+        return try IncrementBuildNumber.write(BuildNumbers(String(next)), over: current, holders: holders, change: source.description, in: step)
     }
 
     /// The app target's literal `PRODUCT_BUNDLE_IDENTIFIER` in the project's pbxproj.

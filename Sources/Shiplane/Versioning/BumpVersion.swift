@@ -92,7 +92,7 @@ package struct CurrentVersion: Action {
     /// - Throws: `VersionFileError` when they disagree, cannot be read, or none is found.
     package func run(in step: StepContext) throws -> SemanticVersion {
         let agreed = try step.lane.readVersion(files)
-        step.note(agreed.shown + (agreed.build.map { " (\($0))" } ?? ""))
+        step.note(agreed.shown + (agreed.shownBuild.map { " (\($0))" } ?? ""))
         return agreed.version
     }
 }

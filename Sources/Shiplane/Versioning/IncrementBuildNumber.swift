@@ -71,6 +71,10 @@ package struct IncrementBuildNumber: Action {
         let holders = try Self.holders(of: current)
         let next: String
         switch change {
+        case .increment where current.separateBuildSeries:
+            // Each platform's own series goes on from its own number.
+            let series = try current.builds.mapValues { try BuildNumber.incremented($0) }
+            return try Self.write(BuildNumbers(series: series), over: current, holders: holders, change: change.description, in: step)
         case .increment:
             next = try BuildNumber.incremented(current.build ?? "0")
         case .set(let value):
@@ -89,34 +93,37 @@ package struct IncrementBuildNumber: Action {
         case .timestamp:
             next = BuildNumberChange.timestamp(lane.state.now())
         }
-        return try Self.write(next, over: current, holders: holders, change: change.description, in: step)
+        return try Self.write(BuildNumbers(next), over: current, holders: holders, change: change.description, in: step)
     }
 
-    /// Writes `next` into every holder of the build number, refusing a number lower than the
-    /// current one where an Android `versionCode` holds it; one change set, for `commitVersionBump`.
-    static func write(_ next: String, over current: AgreedVersion, holders: [AgreedVersion.Source], change: String, in step: StepContext) throws -> BuildNumberResult {
+    /// Writes `next` into every holder of the build number (each platform's into its files),
+    /// refusing a number lower than the current one where an Android `versionCode` holds it;
+    /// one change set, for `commitVersionBump`.
+    static func write(_ next: BuildNumbers, over current: AgreedVersion, holders: [AgreedVersion.Source], change: String, in step: StepContext) throws -> BuildNumberResult {
         // Google Play refuses a versionCode that does not grow; App Store build numbers may start
         // again with each new version, so only an Android build number is held to it.
-        let android = holders.filter { holdsVersionCode($0.file.format) }
-        if let previous = current.build, !android.isEmpty, BuildNumber.isLower(next, than: previous) {
+        let android = holders.filter { $0.builds[.android] != nil }
+        if let previous = current.builds[.android], let new = next.value(for: .android), !android.isEmpty, BuildNumber.isLower(new, than: previous) {
             throw ShiplaneError(
-                "the new build number \(next) is lower than the current \(previous)",
+                "the new build number \(new) is lower than the current \(previous)",
                 info: [("change", change), ("versionCode in", android.map(\.file.displayPath).joined(separator: ", "))],
                 suggestion: "Google Play refuses a versionCode that does not grow: use .next, or a higher .value(…)"
             )
         }
         var changes: [FileChange] = []
         for source in holders {
-            let updated = try source.rewritten(version: nil, build: next)
+            let updated = try source.rewritten(version: nil, builds: next)
             if let change = try step.writeFile(updated, to: source.file.url.path, describedAs: source.file.displayPath, replacing: source.bytes) {
                 changes.append(change)
             }
         }
-        step.note("\(current.build ?? "none") → \(next)")
+        let shown = next.all ?? BuildSeries.describe(next.series)
+        step.note("\(current.shownBuild ?? "none") → \(shown)")
         for follower in current.outOfStepBuilds {
-            step.log("\(follower) was out of step with the app; now \(next)")
+            step.log("\(follower) was out of step with the app; now \(next.value(for: .apple) ?? shown)")
         }
-        return BuildNumberResult(previous: current.build, build: next, fileChanges: changes)
+        let perPlatform = next.all == nil ? Dictionary(uniqueKeysWithValues: next.series.map { ($0.key.rawValue, $0.value) }) : nil
+        return BuildNumberResult(previous: current.shownBuild, build: shown, builds: perPlatform, fileChanges: changes)
     }
 
     /// The files holding a build number, or an error naming the version files read.
@@ -130,14 +137,6 @@ package struct IncrementBuildNumber: Action {
             )
         }
         return holders
-    }
-}
-
-extension IncrementBuildNumber {
-    /// True for formats whose build number is an Android `versionCode`.
-    static func holdsVersionCode(_ format: any VersionFormat) -> Bool {
-        format is GradleVersionFormat || format is GradlePropertiesVersionFormat || format is GradleVersionCatalogFormat
-            || format is FlutterPubspecVersionFormat || format is ExpoAppJSONVersionFormat || format is ExpoAppConfigVersionFormat
     }
 }
 

@@ -93,15 +93,23 @@ public struct VersionBumpResult: ReleaseChanges, CustomStringConvertible, Equata
 public struct BuildNumberResult: ReleaseChanges, CustomStringConvertible, Equatable, Codable {
     /// The build number before, or nil when the files held none.
     public let previous: String?
-    /// The new build number.
+    /// The new build number; where iOS and Android keep their own, both (`iOS 1703280000, Android 2`).
     public let build: String
+    /// Where iOS and Android keep build numbers of their own: each platform's new number, by
+    /// `"ios"` and `"android"` (for an upload of one platform); nil where there is one.
+    public let builds: [String: String]?
     /// Each file rewritten, in the order written.
     public let fileChanges: [FileChange]
 
     /// Creates the result of a build-number change.
     public init(previous: String?, build: String, fileChanges: [FileChange]) {
+        self.init(previous: previous, build: build, builds: nil, fileChanges: fileChanges)
+    }
+
+    init(previous: String?, build: String, builds: [String: String]?, fileChanges: [FileChange]) {
         self.previous = previous
         self.build = build
+        self.builds = builds
         self.fileChanges = fileChanges
     }
 

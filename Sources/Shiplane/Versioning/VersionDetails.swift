@@ -17,8 +17,12 @@ public struct VersionDetails: Codable, Sendable, Equatable {
 
     /// The version the files agree on, as they write it (`1.0` for an Apple marketing version).
     public var version: String
-    /// The build number they agree on, when any file holds one.
+    /// The build number they agree on, when any file holds one; where iOS and Android keep
+    /// their own, both (`iOS 1703279999, Android 1`).
     public var build: String?
+    /// Where iOS and Android keep build numbers of their own: each, by `"ios"` and `"android"`.
+    /// Absent where there is one.
+    public var builds: [String: String]?
     /// Every version file read.
     public var sources: [Source]
     /// The last release tag reachable from HEAD, or nil.
@@ -63,7 +67,8 @@ extension LaneContext {
                 path: source.file.displayPath, format: source.file.format.name,
                 version: source.reading.version.literal == nil
                     ? (source.reading.holdsBuildOnly ? "no version" : source.reading.followerVersions.isEmpty ? Self.text(source.reading.version) : "follows the app")
-                    : source.reading.text ?? Self.text(source.reading.version), build: source.reading.build.map(Self.text)
+                    : source.reading.text ?? Self.text(source.reading.version),
+                build: source.reading.build.map(Self.text) ?? (source.reading.seriesBuilds.isEmpty ? nil : BuildSeries.describe(source.reading.seriesBuilds))
             )
         }
         var tag: Tag?
@@ -71,7 +76,9 @@ extension LaneContext {
             tag = try lastReleaseTag()
         }
         return VersionDetails(
-            version: agreed.shown, build: agreed.build, sources: sources,
+            version: agreed.shown, build: agreed.shownBuild,
+            builds: agreed.separateBuildSeries ? Dictionary(uniqueKeysWithValues: agreed.builds.map { ($0.key.rawValue, $0.value) }) : nil,
+            sources: sources,
             lastReleaseTag: tag?.name, lastReleaseCommit: tag?.target.short,
             origin: agreed.tagOrigin == nil ? "files" : "tags", versionTag: agreed.tagOrigin?.tag,
             ignoredTags: (agreed.tagOrigin?.ignored ?? []).map { VersionDetails.IgnoredTag(name: $0.name, reason: $0.reason) },

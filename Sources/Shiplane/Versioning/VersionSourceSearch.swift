@@ -75,12 +75,26 @@ struct VersionSourceSearch {
             let folder = project.deletingLastPathComponent()
             let labels = model.targets.isEmpty ? nil : model.configurationLabels(of: released)
             let followers = model.followerConfigurations(of: released)
-            candidates.append(Candidate(url: pbxproj, mustBeFile: false) { variables in
-                XcodeProjectVersionFormat(
-                    versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted(),
-                    configurations: labels, followers: followers
-                )
-            })
+            // Where every released target's Info.plist writes the value itself, the build
+            // setting is not what ships (Expo's prebuilt MARKETING_VERSION = 1.0 beside a plist at 1.7.0).
+            let written = plistsWriteTheirOwn(released, in: model, folder: folder)
+            if written.version || written.build {
+                let all = try? XcodeProjectVersionFormat(configurations: labels, followers: followers).read(bytes)
+                let unused = [written.version ? all?.text.map { "MARKETING_VERSION \($0)" } : nil,
+                              written.build ? all?.build?.literal.map { "CURRENT_PROJECT_VERSION \($0)" } : nil].compactMap { $0 }
+                if !unused.isEmpty {
+                    ignored.append("\(display): \(unused.joined(separator: ", ")), not used: the app's Info.plist writes its "
+                        + (written.version && written.build ? "version and build" : written.version ? "version" : "build") + " itself")
+                }
+            }
+            if !(written.version && written.build) {
+                candidates.append(Candidate(url: pbxproj, mustBeFile: false) { variables in
+                    XcodeProjectVersionFormat(
+                        versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted(),
+                        configurations: labels, followers: followers, readsVersion: !written.version, readsBuild: !written.build
+                    )
+                })
+            }
             var files: Set<String> = [pbxproj.path]
             let leading = model.infoPlists(of: released.filter { $0.role != .embedded })
             for plist in model.infoPlists(of: released).sorted() {
@@ -274,6 +288,25 @@ struct VersionSourceSearch {
             }
         }
         return companions
+    }
+
+    /// Whether every released target has an Info.plist and each writes a literal
+    /// `CFBundleShortVersionString` (`version`) or `CFBundleVersion` (`build`) of its own.
+    private func plistsWriteTheirOwn(_ targets: [XcodeProjectModel.Target], in model: XcodeProjectModel, folder: URL) -> (version: Bool, build: Bool) {
+        guard !targets.isEmpty, !model.namesAnInfoPlistThroughASetting else { return (false, false) }
+        var version = true
+        var build = true
+        for target in targets {
+            let plists = model.infoPlists(of: [target])
+            guard !plists.isEmpty else { return (false, false) }
+            for plist in plists {
+                guard let bytes = try? fileSystem.contents(of: folder.appendingPathComponent(plist).path),
+                      let reading = try? InfoPlistVersionFormat().read(bytes) else { return (false, false) }
+                version = version && reading.version.literal != nil
+                build = build && reading.build?.literal != nil
+            }
+        }
+        return (version, build)
     }
 
     /// "CFBundleShortVersionString 1.0 in Sources/Launcher/Info.plist" when the target's

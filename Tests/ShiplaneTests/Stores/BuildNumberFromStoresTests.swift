@@ -45,7 +45,16 @@ struct BuildNumberFromStoresTests {
             """,
     ]
 
-    func withStandIns(_ body: (FakeAppStoreConnect, FakeGooglePlay, String, [String: String]) async throws -> Void) async throws {
+    /// A React Native app whose platforms keep their own series: CFBundleVersion 1703279999, versionCode 3.
+    static let reactNative = [
+        "package.json": "{ \"name\": \"rocket\", \"version\": \"1.4.0\" }\n",
+        "android/app/build.gradle": "android {\n    defaultConfig {\n        applicationId \"com.acme.rocket\"\n        versionCode 3\n        versionName \"1.4.0\"\n    }\n}\n",
+        "ios/Runner.xcodeproj/project.pbxproj": files["ios/Runner.xcodeproj/project.pbxproj", default: ""]
+            .replacingOccurrences(of: "\"$(FLUTTER_BUILD_NUMBER)\"", with: "1703279999")
+            .replacingOccurrences(of: "\"$(FLUTTER_BUILD_NAME)\"", with: "1.4.0"),
+    ]
+
+    func withStandIns(files: [String: String] = files, _ body: (FakeAppStoreConnect, FakeGooglePlay, String, [String: String]) async throws -> Void) async throws {
         let apple = try FakeAppStoreConnect()
         try await apple.start()
         defer { apple.stop() }
@@ -53,7 +62,7 @@ struct BuildNumberFromStoresTests {
         try await play.start()
         defer { play.stop() }
         try await withTemporaryDirectory { folder in
-            for (name, text) in Self.files { _ = try writeFile(folder, name, text) }
+            for (name, text) in files { _ = try writeFile(folder, name, text) }
             let keyPath = try writeFile(folder, "secrets/play.json", StoreFixtures.serviceAccountJSON(tokenURL: play.tokenURL))
             var environment = StoreFixtures.appleEnvironment(apiURL: apple.baseURL)
             environment["GOOGLE_PLAY_SERVICE_ACCOUNT_JSON"] = keyPath
@@ -79,6 +88,20 @@ struct BuildNumberFromStoresTests {
             #expect(play.openEdits.isEmpty)
             #expect(!play.log.contains { $0.contains(":commit") })
             #expect(apple.log.contains { $0.hasPrefix("GET /v1/builds") })
+        }
+    }
+
+    @Test func separateSeriesTakeEachStoresOwnNextNumber() async throws {
+        try await withStandIns(files: Self.reactNative) { apple, play, folder, environment in
+            for build in ["1703279999", "1703280005"] { _ = apple.addBuild(version: "1.4.0", build: build) }
+            play.setTrack("production", versionCodes: [5])
+            let (result, messages) = await runStoreLane(try lane(BuildFromStores.self, []), folder: folder, variables: environment)
+            #expect(result.succeeded, "\(allText(result.failure))")
+            #expect(messages.contains("build iOS 1703280006, Android 6"), "\(messages)")
+            let gradle = String(decoding: FileManager.default.contents(atPath: folder + "/android/app/build.gradle") ?? Data(), as: UTF8.self)
+            #expect(gradle.contains("versionCode 6\n"), "\(gradle)")
+            let pbxproj = String(decoding: FileManager.default.contents(atPath: folder + "/ios/Runner.xcodeproj/project.pbxproj") ?? Data(), as: UTF8.self)
+            #expect(pbxproj.contains("CURRENT_PROJECT_VERSION = 1703280006;"), "\(pbxproj)")
         }
     }
 

@@ -10,6 +10,8 @@ package struct GradlePropertiesVersionFormat: TextualVersionFormat {
     package var name: String { "gradle.properties" }
     var versionKey: String { "VERSION_NAME" }
     var buildKey: String? { "VERSION_CODE" }
+    /// Google Play's (`versionCode`).
+    package var buildSeries: Set<BuildSeries> { [.android] }
     var versionShape: VersionShape { .android }
 
     /// The property names read as the version.
@@ -54,6 +56,8 @@ package struct GradleVersionCatalogFormat: TextualVersionFormat {
     package var name: String { "libs.versions.toml" }
     var versionKey: String { "[versions] versionName" }
     var buildKey: String? { "[versions] versionCode" }
+    /// Google Play's (`versionCode`).
+    package var buildSeries: Set<BuildSeries> { [.android] }
     var versionShape: VersionShape { .android }
 
     /// How a reference to a catalog entry is written among variables: `libs.versions.` + accessor.

@@ -18,6 +18,8 @@ package struct GradleVersionFormat: TextualVersionFormat {
     package var name: String { kotlin ? "build.gradle.kts" : "build.gradle" }
     var versionKey: String { "versionName" }
     var buildKey: String? { "versionCode" }
+    /// Google Play's (`versionCode`).
+    package var buildSeries: Set<BuildSeries> { [.android] }
     var versionShape: VersionShape { .android }
 
     /// True for the Kotlin DSL.

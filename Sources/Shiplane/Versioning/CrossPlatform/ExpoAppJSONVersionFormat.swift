@@ -1,7 +1,9 @@
 import Foundation
 
 /// An Expo `app.json`: `expo.version`, `expo.ios.buildNumber` and `expo.android.versionCode`
-/// (or the same keys at the top level when there is no `expo` object). A React Native
+/// (or the same keys at the top level when there is no `expo` object). The two build numbers
+/// are each their platform's: they may differ, and `ios.buildNumber` may be dotted (`1.7.0.4`);
+/// with `"platforms"` naming one platform, the other's number is not the app's. A React Native
 /// `app.json` with only a name holds no version and is not a source. Edited as text: only the
 /// values' bytes change; the file must be valid JSON.
 package struct ExpoAppJSONVersionFormat: TextualVersionFormat {
@@ -27,14 +29,22 @@ package struct ExpoAppJSONVersionFormat: TextualVersionFormat {
             throw VersionFileError(.malformed, "The app.json file does not hold a JSON object at the top level")
         }
         let prefix: [String] = object["expo"] is [String: Any] ? ["expo"] : []
+        // An app built for iOS alone (`"platforms": ["ios"]`) ships no versionCode: one left in
+        // the file is not a build number of the app.
+        let platforms = ((prefix.isEmpty ? object : object["expo"] as? [String: Any])?["platforms"] as? [String]).map(Set.init)
         var fields = LocatedFields()
         for value in JSONKeyPaths.values(in: text) {
             let label = "\(value.path.joined(separator: ".")) (line \(text.lineNumber(at: value.range.lowerBound)))"
-            let located = LocatedValue(range: value.range, value: text.text(value.range), label: label, isQuoted: value.isString)
+            var located = LocatedValue(range: value.range, value: text.text(value.range), label: label, isQuoted: value.isString)
             guard value.path.starts(with: prefix) else { continue }
             switch Array(value.path.dropFirst(prefix.count)) {
             case ["version"] where value.isString: fields.versions.append(located)
-            case ["ios", "buildNumber"] where value.isString, ["android", "versionCode"] where !value.isString: fields.builds.append(located)
+            case ["ios", "buildNumber"] where value.isString:
+                located.series = .apple
+                if platforms?.contains("ios") != false { fields.builds.append(located) }
+            case ["android", "versionCode"] where !value.isString:
+                located.series = .android
+                if platforms?.contains("android") != false { fields.builds.append(located) }
             case ["version"], ["ios", "buildNumber"], ["android", "versionCode"]:
                 throw VersionFileError(
                     .invalidValue, "\(value.path.joined(separator: ".")) in app.json is of the wrong kind",
@@ -70,7 +80,8 @@ package struct ExpoAppConfigVersionFormat: TextualVersionFormat {
         for index in text.lines.indices {
             guard let groups = text.matches(regex, inLine: index).first, let keyRange = groups[1], let valueRange = groups[3] ?? groups[4] else { continue }
             let key = text.text(keyRange)
-            let located = LocatedValue(range: valueRange, value: text.text(valueRange), label: "\(key) (line \(index + 1))", isQuoted: groups[3] != nil)
+            var located = LocatedValue(range: valueRange, value: text.text(valueRange), label: "\(key) (line \(index + 1))", isQuoted: groups[3] != nil)
+            located.series = key == "buildNumber" ? .apple : key == "versionCode" ? .android : nil
             if key == "version" { fields.versions.append(located) } else { fields.builds.append(located) }
         }
         fields.absenceReason = "it writes no literal version (it computes it or reads app.json)"

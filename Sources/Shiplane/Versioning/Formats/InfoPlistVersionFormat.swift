@@ -16,6 +16,8 @@ package struct InfoPlistVersionFormat: VersionFormat {
 
     /// True: `CFBundleVersion` is the build number.
     package var hasBuildNumber: Bool { true }
+    /// Apple's.
+    package var buildSeries: Set<BuildSeries> { [.apple] }
 
     /// Creates the format; it holds no state.
     package init() {}
@@ -36,7 +38,7 @@ package struct InfoPlistVersionFormat: VersionFormat {
         if Self.isBinary(original) {
             return try BinaryPlistVersionEditing.rewrite(original, version: version, build: build)
         }
-        return try TextualVersionEditing.rewrite(original, version: version, build: build, format: XMLPlistFields())
+        return try TextualVersionEditing.rewrite(original, version: version, build: BuildNumbers(build), format: XMLPlistFields())
     }
 
     static func isBinary(_ data: Data) -> Bool {

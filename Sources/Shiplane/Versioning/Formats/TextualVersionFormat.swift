@@ -24,6 +24,9 @@ struct LocatedValue {
     /// For a build number computed from the script's numbers (`versionMajor * 10000 + …`): the
     /// expression. It is never rewritten; it follows the parts.
     var computedFrom: String? = nil
+    /// For a build number, the platform it is for when the file names it (Expo's
+    /// `ios.buildNumber` is Apple's, `android.versionCode` Google Play's); nil: the format's.
+    var series: BuildSeries? = nil
 
     /// The variable the value refers to (`$(MARKETING_VERSION)`, `VERSION_NAME`), or nil for a literal.
     var reference: String? { explicitReference ?? BuildSettingReference.variable(in: value) }
@@ -50,6 +53,7 @@ protocol TextualVersionFormat: VersionFormat {
     /// Which versions the format holds: SemVer, or an Apple marketing version (`1.0`).
     var versionShape: VersionShape { get }
     /// Refuses a build number the format cannot hold (Gradle's `versionCode` is an integer).
+    /// Not asked for a value the file names as Apple's (Expo's `ios.buildNumber`).
     func checkBuild(_ build: String) throws
 }
 
@@ -77,7 +81,7 @@ extension TextualVersionFormat {
     /// Replaces the bytes of each value found; every other byte stays as it was.
     /// - Throws: `VersionFileError` when a value to replace is missing or its copies disagree.
     package func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data {
-        try TextualVersionEditing.rewrite(original, version: version, build: build, format: self)
+        try TextualVersionEditing.rewrite(original, version: version, build: BuildNumbers(build), format: self)
     }
 }
 
@@ -89,7 +93,7 @@ enum TextualVersionEditing {
     }
 
     /// `VersionFormat.rewritten` for a textual format.
-    static func rewrite(_ data: Data, version: SemanticVersion?, build: String?, format: some TextualVersionFormat) throws -> Data {
+    static func rewrite(_ data: Data, version: SemanticVersion?, build: BuildNumbers, format: some TextualVersionFormat) throws -> Data {
         try rewrite(try VersionText(data, format: format.name), version: version, build: build, format: format) {
             try format.locate(in: $0)
         }
@@ -136,13 +140,12 @@ enum TextualVersionEditing {
             }
         }
         var build: VersionField<String>?
+        var seriesBuilds: [BuildSeries: String] = [:]
         if let buildKey = format.buildKey, !fields.builds.isEmpty {
-            switch try agreedField(fields.builds, key: buildKey, format: format.name) {
-            case .delegated(let variable): build = .delegated(variable: variable)
-            case .literal(let located): build = .literal(located.value)
-            }
+            (build, seriesBuilds) = try agreedBuild(fields.builds, key: buildKey, format: format.name)
         }
         var reading = VersionReading(version: version, build: build)
+        reading.seriesBuilds = seriesBuilds
         reading.followerVersions = Dictionary(fields.versions.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
         reading.followerBuilds = Dictionary(fields.builds.filter { $0.follower && $0.reference == nil }.map { ($0.label, $0.value) }) { first, _ in first }
         reading.versionShape = format.versionShape
@@ -151,6 +154,29 @@ enum TextualVersionEditing {
         reading.buildReferences = Set(fields.builds.compactMap(\.reference))
         reading.definedVariables = Set((fields.versions + fields.builds).compactMap(\.key))
         return reading
+    }
+
+    /// The build number of a file's build values: one, or each platform's where the file names
+    /// the platform of each value (Expo) — the values of one platform must agree, the platforms need not.
+    /// - Throws: `VersionFileError.inconsistent` when copies for one platform differ.
+    private static func agreedBuild(_ values: [LocatedValue], key: String, format: String) throws -> (VersionField<String>?, [BuildSeries: String]) {
+        let platforms = Set(values.compactMap(\.series))
+        guard !platforms.isEmpty else {
+            switch try agreedField(values, key: key, format: format) {
+            case .delegated(let variable): return (.delegated(variable: variable), [:])
+            case .literal(let located): return (.literal(located.value), [:])
+            }
+        }
+        var series: [BuildSeries: String] = [:]
+        var field: VersionField<String>?
+        for platform in platforms.sorted() {
+            switch try agreedField(values.filter { $0.series == platform }, key: key, format: format) {
+            case .delegated(let variable): field = field ?? .delegated(variable: variable)
+            case .literal(let located): series[platform] = located.value
+            }
+        }
+        if Set(series.values).count == 1, let one = series.values.first { field = .literal(one) } else if !series.isEmpty { field = nil }
+        return (field, series)
     }
 
     /// The reading of a file that holds a build number and no version.
@@ -172,7 +198,7 @@ enum TextualVersionEditing {
     static func rewrite(
         _ text: VersionText,
         version: SemanticVersion?,
-        build: String?,
+        build: BuildNumbers,
         format: some TextualVersionFormat,
         locate: (VersionText) throws -> LocatedFields
     ) throws -> Data {
@@ -184,7 +210,7 @@ enum TextualVersionEditing {
         _ text: VersionText,
         fields: LocatedFields,
         version: SemanticVersion?,
-        build: String?,
+        build: BuildNumbers,
         format: some TextualVersionFormat,
         locate: (VersionText) throws -> LocatedFields
     ) throws -> Data {
@@ -206,23 +232,25 @@ enum TextualVersionEditing {
                 edits.append((located.range, format.encode(format.versionShape.text(for: version, replacing: located.value), replacing: located)))
             }
         }
-        if let build, let buildKey = format.buildKey {
-            let build = try BuildNumber.validated(build)
-            try format.checkBuild(build)
+        if !build.isEmpty, let buildKey = format.buildKey {
             guard !fields.builds.isEmpty else {
                 throw VersionFileError(.unsupported, "Cannot set the build number in \(format.name): it holds no \(buildKey)")
             }
-            _ = try agreedField(fields.builds, key: buildKey, format: format.name)
+            _ = try agreedBuild(fields.builds, key: buildKey, format: format.name)
             for located in fields.builds where located.reference == nil && located.computedFrom == nil {
-                edits.append((located.range, format.encode(build, replacing: located)))
+                guard let value = build.value(for: located.series) else { continue }
+                try BuildNumber.validated(value)
+                // Apple's build numbers may be dotted (1.7.0.4): Google Play's rule is not theirs.
+                if located.series != .apple { try format.checkBuild(value) }
+                edits.append((located.range, format.encode(value, replacing: located)))
             }
         }
         // A part named twice in one template, or read by two flavours' templates, is one edit.
         var seen: Set<Int> = []
         edits = edits.filter { seen.insert($0.range.lowerBound).inserted }
         let result = text.replacing(edits)
-        if let build {
-            try checkComputedBuilds(in: result, build: build, format: format, locate: locate)
+        if let all = build.all {
+            try checkComputedBuilds(in: result, build: all, format: format, locate: locate)
         }
         try verify(result, version: version, build: build, format: format, locate: locate)
         return result
@@ -232,15 +260,16 @@ enum TextualVersionEditing {
     private static func verify(
         _ data: Data,
         version: SemanticVersion?,
-        build: String?,
+        build: BuildNumbers,
         format: some TextualVersionFormat,
         locate: (VersionText) throws -> LocatedFields
     ) throws {
         let fields = try locate(try VersionText(data, format: format.name))
         let literalVersions = fields.versions.filter { $0.reference == nil }.map(\.value)
-        let literalBuilds = fields.builds.filter { $0.reference == nil && $0.computedFrom == nil }.map(\.value)
+        let literalBuildValues = fields.builds.filter { $0.reference == nil && $0.computedFrom == nil }
+        let literalBuilds = literalBuildValues.map(\.value)
         let versionOK = version.map { v in literalVersions.allSatisfy { (try? format.versionShape.parse($0)) == v } } ?? true
-        let buildOK = build.map { b in format.buildKey == nil || literalBuilds.allSatisfy { $0 == b } } ?? true
+        let buildOK = format.buildKey == nil || literalBuildValues.allSatisfy { located in build.value(for: located.series).map { $0 == located.value } ?? true }
         guard versionOK, buildOK else {
             throw VersionFileError(
                 .bug,

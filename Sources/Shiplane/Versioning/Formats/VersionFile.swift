@@ -42,7 +42,7 @@ package struct VersionFile: Sendable, CustomStringConvertible {
             if let textual = format as? any TextualVersionFormat { return try TextualVersionEditing.parse(data, format: textual) }
             let reading = try format.read(data)
             let format = self.format
-            return ParsedVersionFile(reading: reading) { try format.rewritten(data, version: $0, build: $1) }
+            return ParsedVersionFile(reading: reading) { try format.rewritten(data, version: $0, build: $1.value(for: format.buildSeries.only)) }
         }
     }
 

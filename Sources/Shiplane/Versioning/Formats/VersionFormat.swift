@@ -21,6 +21,15 @@ package protocol VersionFormat: Sendable {
     /// - Throws: `VersionFileError` when the file is malformed, lacks the field or holds
     ///   disagreeing copies of it.
     func rewritten(_ original: Data, version: SemanticVersion?, build: String?) throws -> Data
+
+    /// The platforms whose build number the file's own build number is: Apple's for Xcode's
+    /// files, Google Play's for Gradle's, both for a file both read (Flutter's `pubspec.yaml`).
+    var buildSeries: Set<BuildSeries> { get }
+}
+
+extension VersionFormat {
+    /// Both platforms: a file whose build number every platform reads.
+    package var buildSeries: Set<BuildSeries> { Set(BuildSeries.allCases) }
 }
 
 /// A value in a version file: written there, or taken from a build setting resolved elsewhere.
@@ -63,11 +72,15 @@ package struct VersionReading: Hashable, Sendable {
 
     /// True for a file that holds a build number and no version (`VERSION_CODE=310`).
     package var holdsBuildOnly = false
+    /// Each platform's build number, for a file that names the platform of each of its build
+    /// numbers (Expo's `ios.buildNumber` and `android.versionCode`); empty otherwise. When the
+    /// platforms' numbers differ, `build` is nil.
+    package var seriesBuilds: [BuildSeries: String] = [:]
 
     /// True when the file holds a version of its own or copies that follow one: a bump rewrites it.
     package var holdsVersion: Bool { version.literal != nil || !followerVersions.isEmpty }
     /// True when the file holds a build number of its own or copies that follow one.
-    package var holdsBuild: Bool { build?.literal != nil || !followerBuilds.isEmpty }
+    package var holdsBuild: Bool { build?.literal != nil || !followerBuilds.isEmpty || !seriesBuilds.isEmpty }
 
     /// Creates a reading of a version and, optionally, a build number.
     package init(version: VersionField<SemanticVersion>, build: VersionField<String>? = nil) {
@@ -91,5 +104,31 @@ extension VersionField: CustomStringConvertible {
 struct ParsedVersionFile: Sendable {
     let reading: VersionReading
     /// The bytes that were read, with a new version and build number (`nil` leaves a value alone).
-    let rewrite: @Sendable (SemanticVersion?, String?) throws -> Data
+    let rewrite: @Sendable (SemanticVersion?, BuildNumbers) throws -> Data
+}
+
+/// The build numbers a rewrite writes: one for every value, with each platform's own where the
+/// project keeps them apart (a value whose platform the file names takes its platform's).
+package struct BuildNumbers: Sendable, Equatable {
+    /// The number for values of no platform in particular, and for platforms not in `series`.
+    package var all: String?
+    /// Each platform's number.
+    package var series: [BuildSeries: String] = [:]
+
+    /// One number for every value; nil leaves build numbers alone.
+    package init(_ all: String?) { self.all = all }
+
+    /// Each platform's own number.
+    package init(series: [BuildSeries: String]) {
+        self.series = series
+        self.all = Set(series.values).count == 1 ? series.values.first : nil
+    }
+
+    /// Nothing to write.
+    package var isEmpty: Bool { all == nil && series.isEmpty }
+
+    /// The number a value of `platform` takes (nil: of no platform in particular).
+    package func value(for platform: BuildSeries?) -> String? {
+        platform.flatMap { series[$0] } ?? all
+    }
 }

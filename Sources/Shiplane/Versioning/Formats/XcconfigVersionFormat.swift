@@ -14,6 +14,8 @@ package struct XcconfigVersionFormat: TextualVersionFormat {
     package var name: String { "xcconfig" }
     var versionKey: String { "MARKETING_VERSION" }
     var buildKey: String? { "CURRENT_PROJECT_VERSION" }
+    /// Apple's.
+    package var buildSeries: Set<BuildSeries> { [.apple] }
     var versionShape: VersionShape { .apple }
 
     /// The settings that hold the version: `MARKETING_VERSION` and those it refers to.

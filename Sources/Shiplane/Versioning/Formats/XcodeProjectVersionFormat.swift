@@ -15,8 +15,10 @@ package struct XcodeProjectVersionFormat: TextualVersionFormat {
     /// `project.pbxproj`, as messages name the format.
     package var name: String { "project.pbxproj" }
     var versionKey: String { "MARKETING_VERSION" }
-    var buildKey: String? { "CURRENT_PROJECT_VERSION" }
+    var buildKey: String? { buildVariables.isEmpty ? nil : "CURRENT_PROJECT_VERSION" }
     var versionShape: VersionShape { .apple }
+    /// Apple's.
+    package var buildSeries: Set<BuildSeries> { [.apple] }
 
     /// The settings that hold the version: `MARKETING_VERSION` and those it refers to.
     package let versionVariables: [String]
@@ -31,10 +33,16 @@ package struct XcodeProjectVersionFormat: TextualVersionFormat {
 
     /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
     /// settings named, in `configurations` (nil: in every one); `followers` follow the others.
-    package init(versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil, followers: Set<String> = []) {
+    /// `readsVersion` and `readsBuild` false leave out settings no target uses: where every
+    /// released target's Info.plist writes its version (or build) itself, as Expo's prebuilt
+    /// projects do beside their template's `MARKETING_VERSION = 1.0`, `CURRENT_PROJECT_VERSION = 1`.
+    package init(
+        versionVariables: [String] = [], buildVariables: [String] = [], configurations: [String: String]? = nil, followers: Set<String> = [],
+        readsVersion: Bool = true, readsBuild: Bool = true
+    ) {
         self.followers = followers
-        self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
-        self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
+        self.versionVariables = readsVersion ? ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" } : []
+        self.buildVariables = readsBuild ? ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" } : []
         self.configurations = configurations
     }
 
