@@ -140,7 +140,7 @@ public struct ChangelogConfiguration: Sendable, Hashable, Codable {
 
     /// Whether a subject is the commit Shiplane makes for a release (`chore(release): 1.2.0`, or
     /// `Version bump to 1.2.0` from earlier versions): never listed in a changelog.
-    public static func isReleaseCommit(_ summary: String) -> Bool {
+    package static func isReleaseCommit(_ summary: String) -> Bool {
         // Only the subject Shiplane writes: the prefix, then a version or a tag and nothing more
         // but a build number — `chore(release): 1.3.0`, `chore(release): core-v1.3.0 (42)`. A
         // `chore(release): rename the notes option` is somebody's change, not a release.

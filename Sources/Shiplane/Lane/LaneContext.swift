@@ -194,7 +194,7 @@ public final class LaneContext: @unchecked Sendable {
         _ record: StepRecord, as type: Output.Type, makesLocalArtifacts: Bool, exports: (Output) -> [(name: String, value: String)]
     ) -> Output? {
         guard !isDryRun, let output = state.replay(record, as: type, makesLocalArtifacts: makesLocalArtifacts) else { return nil }
-        state.recordStepOutput(output)
+        state.recordStepOutput(output, step: record.number)
         state.setOutputs(exports(output))
         state.setNote(record.number, "done before the interruption")
         state.recordFinished(record, outcome: .succeeded, output: output)
@@ -205,7 +205,6 @@ public final class LaneContext: @unchecked Sendable {
 
     /// Records a step that succeeded (here and, past the point of no return, on the remote).
     private func succeeded<Output>(_ record: StepRecord, _ output: Output, exports: [(name: String, value: String)]) -> Output {
-        state.recordStepOutput(output)
         state.setOutputs(exports)
         state.recordFinished(record, outcome: .succeeded, output: output)
         publishRecordToRemote(after: record.name)
@@ -216,6 +215,7 @@ public final class LaneContext: @unchecked Sendable {
 
     /// Records a step that failed; returns the error to throw, with the call site.
     private func failed<Output>(_ record: StepRecord, _ error: any Error, as type: Output.Type) -> StepFailure {
+        state.forgetArtifacts(madeBy: record.number)
         state.recordFinished(record, outcome: .failed, output: nil as Output?)
         state.finish(record.number, outcome: .failed, error: describe(error))
         return StepFailure(step: record.name, callSite: record.callSite, cause: error)
@@ -266,6 +266,8 @@ public final class LaneContext: @unchecked Sendable {
         }
         do {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
+            state.recordStepOutput(output, step: record.number)
+            try state.checkRemadeArtifacts(record)
             return succeeded(record, output, exports: action.runOutputs(of: output))
         } catch {
             throw failed(record, error, as: A.Output.self)
@@ -283,6 +285,8 @@ public final class LaneContext: @unchecked Sendable {
         }
         do {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
+            state.recordStepOutput(output, step: record.number)
+            try state.checkRemadeArtifacts(record)
             return succeeded(record, output, exports: action.runOutputs(of: output))
         } catch {
             throw failed(record, error, as: A.Output.self)

@@ -7,7 +7,7 @@ public enum HTTPRequestMethod: String, Sendable {
 
     /// Whether sending the request twice does what sending it once does (RFC 9110 9.2.2): only
     /// these are repeated when a response is lost.
-    public var isIdempotent: Bool { self != .post && self != .patch }
+    package var isIdempotent: Bool { self != .post && self != .patch }
 }
 
 /// The body of a request: nothing, bytes in memory, or a file streamed from disk.
@@ -41,15 +41,15 @@ public struct HTTPRequest: Sendable {
     /// Whether the request may be sent again when its answer was lost: by default only idempotent
     /// methods; a caller sets it for a POST that cannot take effect twice (a named upload that the
     /// server refuses as a duplicate).
-    public var isRepeatable: Bool
+    package var isRepeatable: Bool
     /// Seconds to wait for the connection; nil: the transport's policy decides.
-    public var connectTimeout: Double?
+    package var connectTimeout: Double?
     /// Seconds the server may stay silent while the response is awaited or read; nil: the
     /// transport's policy decides.
-    public var readTimeout: Double?
+    package var readTimeout: Double?
     /// Bytes read from disk at a time for a file body; nil: 1 MiB. Smaller keeps memory low when
     /// many uploads run at once (about two chunks of each are in memory).
-    public var fileChunkSize: Int?
+    package var fileChunkSize: Int?
     /// Requests naming the same pool share connections, apart from other requests (nil: the
     /// common pool): file uploads keep their own warm connections while API calls run beside
     /// them, so a freed upload slot never waits for a connection an API call holds.

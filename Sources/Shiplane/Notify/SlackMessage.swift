@@ -3,21 +3,21 @@ import Foundation
 /// A Slack message: a plain-text fallback and Block Kit blocks, kept within Slack's limits when encoded.
 public struct SlackMessage: Sendable, Equatable {
     /// Slack's documented limits.
-    public enum Limits {
+    package enum Limits {
         /// Characters of the fallback text.
-        public static let text = 40_000
+        package static let text = 40_000
         /// Characters of a section's text.
-        public static let sectionText = 3_000
+        package static let sectionText = 3_000
         /// Characters of a header.
-        public static let headerText = 150
+        package static let headerText = 150
         /// Blocks in one message.
-        public static let blocks = 50
+        package static let blocks = 50
         /// Fields in one section.
-        public static let fields = 10
+        package static let fields = 10
         /// Characters of one field.
-        public static let fieldText = 2_000
+        package static let fieldText = 2_000
         /// Elements in one context block.
-        public static let contextElements = 10
+        package static let contextElements = 10
     }
 
     /// One Block Kit block.
@@ -46,7 +46,7 @@ public struct SlackMessage: Sendable, Equatable {
     }
 
     /// A message with the text also shown as one section.
-    public static func plain(_ text: String) -> SlackMessage {
+    package static func plain(_ text: String) -> SlackMessage {
         SlackMessage(text: text, blocks: [.section(text)])
     }
 
@@ -66,7 +66,7 @@ public struct SlackMessage: Sendable, Equatable {
     // MARK: - Payload
 
     /// The JSON object Slack receives, truncated with a note wherever a limit would be exceeded.
-    public func payload() -> [String: Any] {
+    package func payload() -> [String: Any] {
         var blocksJSON: [[String: Any]] = []
         for block in blocks {
             switch block {
@@ -106,7 +106,7 @@ public struct SlackMessage: Sendable, Equatable {
 
     /// The payload as JSON bytes (keys sorted, so the same message gives the same bytes).
     /// - Throws: only if Foundation cannot serialise strings, which would be a bug.
-    public func jsonBytes() throws -> [UInt8] {
+    package func jsonBytes() throws -> [UInt8] {
         Array(try JSONSerialization.data(withJSONObject: payload(), options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 

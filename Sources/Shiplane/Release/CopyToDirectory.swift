@@ -18,6 +18,7 @@ package struct CopyToDirectory: Action {
     /// Copies each file and returns the copies' paths; each write has its undo.
     /// - Throws: when a file is missing or a folder, or the target holds other content and `replace` is false.
     package func run(in step: StepContext) throws -> [String] {
+        try step.checkArtifacts(files)
         let folder = step.resolve(directory)
         var copied: [String] = []
         for file in files {
@@ -48,8 +49,8 @@ package struct CopyToDirectory: Action {
 extension LaneContext {
     /// Copies files into a folder, the local release target; returns the copies' paths.
     @discardableResult
-    public func copyToDirectory(_ files: [String], directory: String, replace: Bool = false, file: String = #fileID, line: Int = #line) throws -> [String] {
-        try run(CopyToDirectory(files: files, directory: directory, replace: replace), file: file, line: line)
+    public func copyToDirectory(_ files: [any ArtifactConvertible], directory: String, replace: Bool = false, file: String = #fileID, line: Int = #line) throws -> [String] {
+        try run(CopyToDirectory(files: try ArtifactInputs.paths(files), directory: directory, replace: replace), file: file, line: line)
     }
 }
 
@@ -58,9 +59,9 @@ extension CopyToDirectory: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Copy files into a folder (a local release target), atomically, never overwriting a different file unless replace",
-        signature: "try lane.copyToDirectory(_ files: [String], directory: String, replace: Bool = false) -> [String]",
+        signature: "try lane.copyToDirectory(_ files: [any ArtifactConvertible], directory: String, replace: Bool = false) -> [String]",
         parameters: [
-            .init(name: "files", type: "[String]", defaultValue: nil, help: "the files to copy"),
+            .init(name: "files", type: "[any ArtifactConvertible]", defaultValue: nil, help: "the files to copy"),
             .init(name: "directory", type: "String", defaultValue: nil, help: "the folder, created when missing"),
             .init(name: "replace", type: "Bool", defaultValue: "false", help: "overwrite a file with other content")
         ],

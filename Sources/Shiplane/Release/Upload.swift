@@ -29,6 +29,7 @@ package struct Upload: AsyncAction {
     /// Checks every file and URL first, then uploads; in a dry run only checks and notes what it would upload.
     /// - Throws: every problem found before uploading, or every failed upload together (`AggregateError`).
     package func run(in step: StepContext) async throws {
+        try step.checkArtifacts(files)
         let transport = step.httpTransport()
         let target = HTTPUploadTarget(
             urlTemplate: url, method: method, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
@@ -63,11 +64,11 @@ package struct Upload: AsyncAction {
 extension LaneContext {
     /// Uploads files to an HTTP URL (`{name}` and `{version}` are filled in), `concurrency` at a time.
     public func upload(
-        _ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:],
+        _ files: [any ArtifactConvertible], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:],
         version: String? = nil, concurrency: Int = 4, file: String = #fileID, line: Int = #line
     ) async throws {
         try await run(
-            Upload(files: files, url: url, method: method, headers: headers, version: version, concurrency: concurrency),
+            Upload(files: try ArtifactInputs.paths(files), url: url, method: method, headers: headers, version: version, concurrency: concurrency),
             file: file, line: line
         )
     }
@@ -78,9 +79,9 @@ extension Upload: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Upload files to any HTTP endpoint with PUT or POST, streamed from disk, concurrently, with retries",
-        signature: "try await lane.upload(_ files: [String], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:], version: String? = nil, concurrency: Int = 4)",
+        signature: "try await lane.upload(_ files: [any ArtifactConvertible], to url: String, method: HTTPRequestMethod = .put, headers: [String: String] = [:], version: String? = nil, concurrency: Int = 4)",
         parameters: [
-            .init(name: "files", type: "[String]", defaultValue: nil, help: "the files, streamed from disk"),
+            .init(name: "files", type: "[any ArtifactConvertible]", defaultValue: nil, help: "the files, streamed from disk"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the URL; {name} and {version} are filled in"),
             .init(name: "method", type: "HTTPRequestMethod", defaultValue: ".put", help: ".put or .post"),
             .init(name: "headers", type: "[String: String]", defaultValue: "[:]", help: "extra headers (secret values are redacted from output)"),

@@ -12,10 +12,12 @@ package struct WriteChecksums: Action {
     /// The files and the output file.
     package var options: [StepOption] { [StepOption("files", files.joined(separator: ", ")), StepOption("output", output)] }
 
-    /// Writes the checksum file (with its undo) and returns `output`.
-    /// - Throws: when a file is missing or the output cannot be written.
-    package func run(in step: StepContext) throws -> String {
+    /// Writes the checksum file (with its undo) and returns it as an artifact of the run.
+    /// - Throws: when a file is missing, an artifact among them changed since it was made, or
+    ///   the output cannot be written.
+    package func run(in step: StepContext) throws -> Artifact {
         let fileSystem = step.lane.fileSystem
+        try step.checkArtifacts(files)
         let entries = files.map { (name: URL(fileURLWithPath: step.resolve($0)).lastPathComponent, path: step.resolve($0)) }
         let text = try Checksums.sha256Sums(for: entries) { path in
             guard let data = try fileSystem.contents(of: path) else {
@@ -25,15 +27,16 @@ package struct WriteChecksums: Action {
         }
         try step.writeFile(Data(text.utf8), to: step.resolve(output), describedAs: output)
         step.note(output)
-        return output
+        return try step.registerArtifact(step.resolve(output), kind: .checksums)
     }
 }
 
 extension LaneContext {
-    /// Writes a SHA256SUMS file for `files`; returns its path.
+    /// Writes a SHA256SUMS file for `files` (paths or artifacts); returns it as an artifact of the
+    /// run (kind `.checksums`).
     @discardableResult
-    public func checksums(_ files: [String], to output: String, file: String = #fileID, line: Int = #line) throws -> String {
-        try run(WriteChecksums(files: files, output: output), file: file, line: line)
+    public func checksums(_ files: [any ArtifactConvertible], to output: String, file: String = #fileID, line: Int = #line) throws -> Artifact {
+        try run(WriteChecksums(files: try ArtifactInputs.paths(files), output: output), file: file, line: line)
     }
 }
 
@@ -42,9 +45,9 @@ extension WriteChecksums: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Write a SHA256SUMS file for files",
-        signature: "try lane.checksums(_ files: [String], to output: String) -> String",
+        signature: "try lane.checksums(_ files: [any ArtifactConvertible], to output: String) -> Artifact",
         parameters: [
-            .init(name: "files", type: "[String]", defaultValue: nil, help: "files to hash"),
+            .init(name: "files", type: "[any ArtifactConvertible]", defaultValue: nil, help: "files to hash: paths or artifacts"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the SHA256SUMS file to write")
         ],
         example: #"try lane.checksums(["dist/app.tar.gz"], to: "dist/SHA256SUMS")"#,

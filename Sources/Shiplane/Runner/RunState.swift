@@ -13,6 +13,7 @@ final class RunState: @unchecked Sendable {
     private var noReturn: String?
     private var namedOutputs: [(name: String, value: String)] = []
     private var dryRunCommits = 0
+    private var madeArtifacts: [(step: Int, artifact: Artifact)] = []
 
     init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
         self.reporter = reporter
@@ -56,7 +57,9 @@ final class RunState: @unchecked Sendable {
 
     /// Keeps the result of a step that returned `ReleaseChanges`, so `commitVersionBump()` called
     /// without arguments commits what this run's release steps returned.
-    func recordStepOutput<Output>(_ output: Output) {
+    func recordStepOutput<Output>(_ output: Output, step: Int) {
+        if let artifact = output as? Artifact { register(artifact, step: step) }
+        if let artifacts = output as? [Artifact] { for artifact in artifacts { register(artifact, step: step) } }
         guard let changes = output as? any ReleaseChanges else { return }
         lock.withLock { releaseChanges.append(changes) }
     }
@@ -102,6 +105,43 @@ final class RunState: @unchecked Sendable {
         for (name, value) in outputs { setOutput(name, value) }
     }
 
+    // MARK: - Artifacts
+
+    /// Keeps an artifact step `step` made (or a resumed run's step made before): it replaces an
+    /// earlier one at the same path, which the file no longer holds.
+    func register(_ artifact: Artifact, step: Int) {
+        lock.withLock {
+            madeArtifacts.removeAll { $0.artifact.path == artifact.path }
+            madeArtifacts.append((step, artifact))
+        }
+    }
+
+    /// Forgets the artifacts of a step that failed: what it wrote is not the release's.
+    func forgetArtifacts(madeBy step: Int) {
+        lock.withLock { madeArtifacts.removeAll { $0.step == step } }
+    }
+
+    /// Every artifact the run made so far, in the order they were made.
+    var artifacts: [Artifact] { lock.withLock { madeArtifacts.map(\.artifact) } }
+
+    /// The artifacts step `step` made.
+    func artifacts(madeBy step: Int) -> [Artifact] {
+        lock.withLock { madeArtifacts.filter { $0.step == step }.map(\.artifact) }
+    }
+
+    /// Checks that the files a step made again (a fresh clone reruns the steps that make local
+    /// artifacts) hold the bytes the run's record says the first time made: what may already be
+    /// published is never silently replaced by different bytes.
+    /// - Throws: `ArtifactChanged` naming the file and both digests.
+    func checkRemadeArtifacts(_ record: StepRecord) throws {
+        guard let recorded = journal.recorder?.recordedArtifacts(step: record.number, name: record.name), !recorded.isEmpty else { return }
+        let made = artifacts(madeBy: record.number)
+        for before in recorded {
+            guard let now = made.first(where: { $0.path == before.path }), now.sha256 != before.sha256 else { continue }
+            throw ArtifactChanged(path: before.path, recorded: before.sha256, found: now.sha256, when: "the run's record says step \(record.number) made")
+        }
+    }
+
     /// Why the run passed its point of no return, or nil while everything can still be undone.
     /// A resumed run is past it when the run it resumes was (its record says so).
     var pointOfNoReturn: String? { lock.withLock { noReturn } ?? journal.recorder?.current.pointOfNoReturn }
@@ -120,6 +160,7 @@ final class RunState: @unchecked Sendable {
         guard let recorder = journal.recorder,
               let step = recorder.replayedStep(number: record.number, name: record.name, makesLocalArtifacts: makesLocalArtifacts),
               let output = StepOutputCoding.decode(step, as: type) else { return nil }
+        for artifact in step.artifacts ?? [] { register(artifact, step: record.number) }
         return output
     }
 
@@ -130,7 +171,7 @@ final class RunState: @unchecked Sendable {
         recorder.stepFinished(RecordedStep(
             number: record.number, name: record.name, callSite: record.callSite, outcome: outcome,
             output: returnsNothing ? nil : output.flatMap { StepOutputCoding.encode($0) },
-            returnsNothing: returnsNothing
+            returnsNothing: returnsNothing, artifacts: outcome == .succeeded ? artifacts(madeBy: record.number) : []
         ))
     }
 

@@ -19,6 +19,7 @@ struct EveryAction: Lane {
         let notes = try lane.writeChangelog(version: version.description)
         let archive = try lane.archive(["Sources", "VERSION"], to: "dist/app-\(version).tar.gz")
         let sums = try lane.checksums([archive], to: "dist/SHA256SUMS")
+        _ = try lane.artifact("VERSION", kind: .other)
         try lane.commitVersionBump(version, build, notes, allowOtherChanges: true)
         try lane.gitCommit(paths: ["NOTES.md"], message: "docs: release notes")
         try lane.addGitTag("v\(version)")

@@ -38,7 +38,9 @@ struct ArchiveInputTests {
         let repo = try fixture()
         let test = TestLaneContext(workingDirectory: repo.path)
         let written = try test.context.archive(example.inputs, to: output)
-        #expect(written == output)
+        #expect(written.path == output && written.kind == .archive && written.name == (output as NSString).lastPathComponent)
+        #expect(written.sha256 == (try runTool(["sha256sum", repo.path + "/" + output]).output.split(separator: " ").first.map(String.init)), "sha256sum agrees")
+        #expect(test.context.artifacts == [written], "the run keeps the archive")
         #expect(try listing(repo.path + "/" + output) == example.expected.sorted())
         let extract = repo.path + "/extract"
         try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)

@@ -38,10 +38,10 @@ package struct Archive: Action {
         [StepOption("inputs", inputs.joined(separator: ", ")), StepOption("output", output), StepOption("format", format.rawValue)]
     }
 
-    /// Writes the archive (with its undo) and returns `output`; the time of every entry is
-    /// `SOURCE_DATE_EPOCH`, else 0.
+    /// Writes the archive (with its undo) and returns it as an artifact of the run; the time of
+    /// every entry is `SOURCE_DATE_EPOCH`, else 0.
     /// - Throws: when the name asks for another format, or every problem with the inputs at once.
-    package func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> Artifact {
         if let named = ArchiveFormat(fileName: output), named != format {
             throw ValidationFailure(
                 problems: ["\(output) would hold a .\(format.rawValue) archive under a .\(named.rawValue) name"],
@@ -62,7 +62,7 @@ package struct Archive: Action {
         try step.writeFile(data, to: destination, describedAs: output)
         let files = entries.filter { if case .file = $0.kind { return true } else { return false } }.count
         step.note("\(output) (\(files) file\(files == 1 ? "" : "s"), \(data.count) bytes)")
-        return output
+        return try step.registerArtifact(destination, kind: .archive)
     }
 }
 
@@ -76,15 +76,16 @@ extension ArchiveFormat {
 
 extension LaneContext {
     /// Packs a file, a folder's contents or a glob's matches into a deterministic `.tar.gz` or
-    /// `.zip` at `output` (the format follows the name unless given); returns `output`.
+    /// `.zip` at `output` (the format follows the name unless given); returns it as an artifact
+    /// of the run (kind `.archive`, its path and SHA-256), which `lane.artifacts` lists.
     @discardableResult
-    public func archive(_ input: String, to output: String, format: ArchiveFormat? = nil, file: String = #fileID, line: Int = #line) throws -> String {
+    public func archive(_ input: String, to output: String, format: ArchiveFormat? = nil, file: String = #fileID, line: Int = #line) throws -> Artifact {
         try run(Archive([input], to: output, format: format), file: file, line: line)
     }
 
-    /// Packs several files, folders and globs into one deterministic archive; returns `output`.
+    /// Packs several files, folders and globs into one deterministic archive; returns it as an artifact.
     @discardableResult
-    public func archive(_ inputs: [String], to output: String, format: ArchiveFormat? = nil, file: String = #fileID, line: Int = #line) throws -> String {
+    public func archive(_ inputs: [String], to output: String, format: ArchiveFormat? = nil, file: String = #fileID, line: Int = #line) throws -> Artifact {
         try run(Archive(inputs, to: output, format: format), file: file, line: line)
     }
 }
@@ -94,7 +95,7 @@ extension Archive: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Pack files, folders and globs into a deterministic .tar.gz or .zip (sorted entries, fixed times, owner 0); empty or missing input is an error, never an empty archive",
-        signature: "try lane.archive(_ input: String, to output: String, format: ArchiveFormat? = nil) -> String; lane.archive(_ inputs: [String], to:, format:)",
+        signature: "try lane.archive(_ input: String, to output: String, format: ArchiveFormat? = nil) -> Artifact; lane.archive(_ inputs: [String], to:, format:)",
         parameters: [
             .init(name: "input", type: "String", defaultValue: nil, help: "a file (by its name), a folder (its contents), or a glob such as \"docs/*.md\""),
             .init(name: "inputs", type: "[String]", defaultValue: nil, help: "several files, folders and globs in one archive"),

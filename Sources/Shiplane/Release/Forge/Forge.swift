@@ -10,7 +10,7 @@ public enum ForgeKind: String, Sendable, Equatable, CaseIterable, Codable {
     case gitea
 
     /// The forge's name as people write it.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .github: "GitHub"
         case .gitlab: "GitLab"
@@ -34,7 +34,7 @@ public enum Forge: Sendable, Equatable {
     case gitea(server: String? = nil, repository: String? = nil)
 
     /// Which forge this is.
-    public var kind: ForgeKind {
+    package var kind: ForgeKind {
         switch self {
         case .github: .github
         case .gitlab: .gitlab

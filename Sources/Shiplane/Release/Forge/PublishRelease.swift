@@ -50,6 +50,7 @@ package struct PublishRelease: AsyncAction {
 
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
+        try step.checkArtifacts(assets)
         let lane = step.lane
         let settings = try ProjectSettings.load(root: lane.workingDirectory)
         let origin = try git { try lane.repository().configString("remote.origin.url") }
@@ -80,10 +81,10 @@ extension LaneContext {
     /// from the settings, the origin remote or the CI, unless `forge` says); returns its web address.
     @discardableResult
     public func release(
-        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, forge: Forge? = nil,
+        tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], prerelease: Bool = false, forge: Forge? = nil,
         file: String = #fileID, line: Int = #line
     ) async throws -> String? {
-        try await run(PublishRelease(tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, forge: forge),
+        try await run(PublishRelease(tag: tag, name: name, notes: notes, assets: try ArtifactInputs.paths(assets), prerelease: prerelease, forge: forge),
                       file: file, line: line)
     }
 }
@@ -93,12 +94,12 @@ extension PublishRelease: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a release on the project's forge (GitHub, GitLab or Gitea/Forgejo, from settings, origin or CI): the same lane on every forge",
-        signature: "try await lane.release(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, forge: Forge? = nil) -> String?",
+        signature: "try await lane.release(tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], prerelease: Bool = false, forge: Forge? = nil) -> String?",
         parameters: [
             .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag"),
             .init(name: "name", type: "String?", defaultValue: "the tag", help: "the release's title"),
             .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release notes, e.g. from changelog()"),
-            .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+            .init(name: "assets", type: "[any ArtifactConvertible]", defaultValue: "[]", help: "files to attach"),
             .init(name: "prerelease", type: "Bool", defaultValue: "false", help: "mark it a prerelease (GitHub, Gitea)"),
             .init(name: "forge", type: "Forge?", defaultValue: "settings, origin or CI", help: ".github(...), .gitlab(...) or .gitea(...)"),
         ],

@@ -57,6 +57,7 @@ package struct PublishGitHubRelease: AsyncAction {
 
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
+        try step.checkArtifacts(assets)
         let lane = step.lane
         let target = try gitHubRepository(lane)
         let variables = lane.environment.variables
@@ -123,12 +124,12 @@ extension LaneContext {
     /// Publishes a GitHub release for `tag` with `notes` and `assets`; returns its web address.
     @discardableResult
     public func githubRelease(
-        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false,
+        tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], prerelease: Bool = false,
         repository: String? = nil, uploadConcurrency: Int = 4, file: String = #fileID, line: Int = #line
     ) async throws -> String? {
         try await run(
             PublishGitHubRelease(
-                tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, repository: repository,
+                tag: tag, name: name, notes: notes, assets: try ArtifactInputs.paths(assets), prerelease: prerelease, repository: repository,
                 uploadConcurrency: uploadConcurrency
             ),
             file: file, line: line
@@ -141,12 +142,12 @@ extension PublishGitHubRelease: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a GitHub release: preflight, draft, assets uploaded concurrently with retries, then published; a re-run finishes it",
-        signature: "try await lane.githubRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, repository: String? = nil, uploadConcurrency: Int = 4) -> String?",
+        signature: "try await lane.githubRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], prerelease: Bool = false, repository: String? = nil, uploadConcurrency: Int = 4) -> String?",
         parameters: [
             .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag"),
             .init(name: "name", type: "String?", defaultValue: "the tag", help: "the release's title"),
             .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release body, e.g. from changelog()"),
-            .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+            .init(name: "assets", type: "[any ArtifactConvertible]", defaultValue: "[]", help: "files to attach"),
             .init(name: "prerelease", type: "Bool", defaultValue: "false", help: "mark it a prerelease (and not the latest release)"),
             .init(name: "repository", type: "String?", defaultValue: "origin remote", help: "owner/name"),
             .init(name: "uploadConcurrency", type: "Int", defaultValue: "4", help: "assets uploading at once")

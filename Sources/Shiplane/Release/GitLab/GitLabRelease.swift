@@ -63,6 +63,7 @@ package struct PublishGitLabRelease: AsyncAction {
 
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
+        try step.checkArtifacts(assets)
         let lane = step.lane
         let variables = lane.environment.variables
         let origin = project == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
@@ -111,12 +112,12 @@ extension LaneContext {
     /// package registry and linked); returns its web address.
     @discardableResult
     public func gitlabRelease(
-        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], milestones: [String] = [],
+        tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], milestones: [String] = [],
         project: String? = nil, server: String? = nil, packageName: String? = nil, linkType: String = "package",
         file: String = #fileID, line: Int = #line
     ) async throws -> String? {
         try await run(
-            PublishGitLabRelease(tag: tag, name: name, notes: notes, assets: assets, milestones: milestones, project: project,
+            PublishGitLabRelease(tag: tag, name: name, notes: notes, assets: try ArtifactInputs.paths(assets), milestones: milestones, project: project,
                                  server: server, packageName: packageName, linkType: linkType),
             file: file, line: line)
     }
@@ -127,12 +128,12 @@ extension PublishGitLabRelease: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a GitLab release: preflight, files to the generic package registry, the release with a link to each; a re-run finishes it",
-        signature: "try await lane.gitlabRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], milestones: [String] = [], project: String? = nil, server: String? = nil, packageName: String? = nil, linkType: String = \"package\") -> String?",
+        signature: "try await lane.gitlabRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], milestones: [String] = [], project: String? = nil, server: String? = nil, packageName: String? = nil, linkType: String = \"package\") -> String?",
         parameters: [
             .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag (on GitLab)"),
             .init(name: "name", type: "String?", defaultValue: "the tag", help: "the release's title"),
             .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release description, e.g. from changelog()"),
-            .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to upload and link"),
+            .init(name: "assets", type: "[any ArtifactConvertible]", defaultValue: "[]", help: "files to upload and link"),
             .init(name: "milestones", type: "[String]", defaultValue: "[]", help: "milestone titles to associate"),
             .init(name: "project", type: "String?", defaultValue: "CI_PROJECT_ID or origin", help: "group/project or id"),
             .init(name: "server", type: "String?", defaultValue: "CI_SERVER_URL or origin's host", help: "the GitLab server URL"),

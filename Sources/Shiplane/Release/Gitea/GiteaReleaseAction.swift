@@ -59,6 +59,7 @@ package struct PublishGiteaRelease: AsyncAction {
 
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
+        try step.checkArtifacts(assets)
         let lane = step.lane
         let variables = lane.environment.variables
         let origin = repository == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
@@ -87,11 +88,11 @@ extension LaneContext {
     /// Publishes a Gitea or Forgejo release for `tag` with `notes` and `assets`; returns its web address.
     @discardableResult
     public func giteaRelease(
-        tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false,
+        tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], prerelease: Bool = false, draft: Bool = false,
         repository: String? = nil, server: String? = nil, file: String = #fileID, line: Int = #line
     ) async throws -> String? {
         try await run(
-            PublishGiteaRelease(tag: tag, name: name, notes: notes, assets: assets, prerelease: prerelease, draft: draft,
+            PublishGiteaRelease(tag: tag, name: name, notes: notes, assets: try ArtifactInputs.paths(assets), prerelease: prerelease, draft: draft,
                                 repository: repository, server: server),
             file: file, line: line)
     }
@@ -102,12 +103,12 @@ extension PublishGiteaRelease: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish a Gitea or Forgejo release: preflight, draft, attachments, then published (or left a draft); a re-run finishes it",
-        signature: "try await lane.giteaRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [String] = [], prerelease: Bool = false, draft: Bool = false, repository: String? = nil, server: String? = nil) -> String?",
+        signature: "try await lane.giteaRelease(tag: String, name: String? = nil, notes: String? = nil, assets: [any ArtifactConvertible] = [], prerelease: Bool = false, draft: Bool = false, repository: String? = nil, server: String? = nil) -> String?",
         parameters: [
             .init(name: "tag", type: "String", defaultValue: nil, help: "the release's tag (on the server)"),
             .init(name: "name", type: "String?", defaultValue: "the tag", help: "the release's title"),
             .init(name: "notes", type: "String?", defaultValue: "nil", help: "the release body, e.g. from changelog()"),
-            .init(name: "assets", type: "[String]", defaultValue: "[]", help: "files to attach"),
+            .init(name: "assets", type: "[any ArtifactConvertible]", defaultValue: "[]", help: "files to attach"),
             .init(name: "prerelease", type: "Bool", defaultValue: "false", help: "mark it a prerelease"),
             .init(name: "draft", type: "Bool", defaultValue: "false", help: "leave it a draft"),
             .init(name: "repository", type: "String?", defaultValue: "CI or origin", help: "owner/name"),

@@ -116,15 +116,22 @@ package struct RecordedStep: Codable, Sendable, Equatable {
     package var output: String?
     /// True when the step returns nothing (so replay returns `()` without a saved result).
     package var returnsNothing: Bool
+    /// The artifacts the step made, with their digests: a resumed run keeps them, and a fresh
+    /// clone that makes them again must make the same bytes (nil in records from before artifacts).
+    package var artifacts: [Artifact]?
 
     /// Creates the record of a finished step.
-    package init(number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: String? = nil, returnsNothing: Bool = false) {
+    package init(
+        number: Int, name: String, callSite: CallSite?, outcome: StepOutcome, output: String? = nil, returnsNothing: Bool = false,
+        artifacts: [Artifact] = []
+    ) {
         self.number = number
         self.name = name
         self.callSite = callSite
         self.outcome = outcome
         self.output = output
         self.returnsNothing = returnsNothing
+        self.artifacts = artifacts.isEmpty ? nil : artifacts
     }
 }
 

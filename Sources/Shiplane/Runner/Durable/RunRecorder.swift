@@ -73,6 +73,15 @@ package final class RunRecorder: @unchecked Sendable {
         }
     }
 
+    /// The artifacts the run being resumed recorded for step `number` named `name` (nil: none, or a
+    /// fresh run): a step that runs again must make the same bytes.
+    func recordedArtifacts(step number: Int, name: String) -> [Artifact]? {
+        lock.withLock {
+            guard let step = replaySteps[number], step.name == name else { return nil }
+            return step.artifacts
+        }
+    }
+
     /// Records a finished step and, when it can be saved, its result.
     func stepFinished(_ step: RecordedStep) {
         lock.withLock {
