@@ -171,9 +171,10 @@ struct ChangelogHistory {
         )
     }
 
-    /// `v1.2.0` → `1.2.0`: headings show the version.
+    /// `v1.2.0` → `1.2.0`: headings show the version, with as many numbers as the tag (`v7.76` → `7.76`).
     static func title(of tagName: String) -> String {
-        ReleaseTags.version(of: tagName)?.description ?? tagName
+        guard let version = ReleaseTags.version(of: tagName) else { return tagName }
+        return ReleaseTagStyle(tag: tagName)?.text(for: version, shown: version.description) ?? version.description
     }
 
     static func byVersion(_ left: Tag, _ right: Tag) -> Bool {

@@ -117,7 +117,7 @@ package struct ReleaseFromTag: Action {
     }
 
     static func version(of name: String, _ rule: ReleaseTags) -> SemanticVersion? {
-        if let prefix = rule.prefix, name.hasPrefix(prefix) { return try? SemanticVersion(parsing: String(name.dropFirst(prefix.count))) }
+        if let prefix = rule.prefix, name.hasPrefix(prefix) { return SemanticVersion(tagged: String(name.dropFirst(prefix.count))) }
         return ReleaseTags.version(of: name)
     }
 

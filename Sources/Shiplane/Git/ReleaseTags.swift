@@ -4,11 +4,28 @@ internal import Git
 /// Release tags and the commits since the last one, as version bumps and changelogs need them.
 ///
 /// A release tag is a tag whose name is a SemVer version, with or without a leading `v`
-/// (`v1.2.0`, `1.2.0`, `v2.0.0-rc.1`); other tags are not releases.
+/// (`v1.2.0`, `1.2.0`, `v2.0.0-rc.1`), or two numbers (`v7.76`, read as 7.76.0); other tags are
+/// not releases.
 enum ReleaseHistory {
     static func isReleaseTag(_ name: String, includePrereleases: Bool = true) -> Bool {
-        guard let version = try? SemanticVersion(parsing: name) else { return false }
+        guard let version = SemanticVersion(tagged: name) else { return false }
         return includePrereleases || !version.isPrerelease
+    }
+}
+
+extension SemanticVersion {
+    /// The version a tag names: SemVer with an optional `v` (`v1.2.3`, `1.2.3-rc.1`), or two
+    /// numbers as apps tag their releases (`v1.2` is 1.2.0, `7.76-beta.1` is 7.76.0-beta.1).
+    init?(tagged name: String) {
+        if let version = try? SemanticVersion(parsing: name) {
+            self = version
+            return
+        }
+        guard let style = ReleaseTagStyle(tag: name), style.numbers == 2 else { return nil }
+        let body = name.dropFirst(style.prefix.count)
+        let end = body.firstIndex { $0 == "-" || $0 == "+" } ?? body.endIndex
+        guard let version = try? SemanticVersion(parsing: String(body[..<end]) + ".0" + String(body[end...])) else { return nil }
+        self = version
     }
 }
 
@@ -49,25 +66,25 @@ public struct ReleaseTags: Sendable, Equatable {
 
     private func matchesIgnoringIgnore(_ name: String) -> Bool {
         if let prefix {
-            guard name.hasPrefix(prefix), let version = try? SemanticVersion(parsing: String(name.dropFirst(prefix.count))) else { return false }
+            guard name.hasPrefix(prefix), let version = SemanticVersion(tagged: String(name.dropFirst(prefix.count))) else { return false }
             return includePrereleases || !version.isPrerelease
         }
         if let pattern {
             guard fnmatch(pattern, name, 0) == 0 else { return false }
             return includePrereleases || !(Self.version(of: name)?.isPrerelease ?? false)
         }
-        guard let version = try? SemanticVersion(parsing: name) else { return false }
+        guard let version = SemanticVersion(tagged: name) else { return false }
         return includePrereleases || !version.isPrerelease
     }
 
     /// The version a release tag names: the whole name, else from its first digit on.
     static func version(of name: String) -> SemanticVersion? {
-        if let version = try? SemanticVersion(parsing: name) { return version }
+        if let version = SemanticVersion(tagged: name) { return version }
         // `app2-v1.0.0`: the version starts at the first digit from which the rest parses.
         var index = name.startIndex
         while let digit = name[index...].firstIndex(where: \.isASCIIDigit) {
             if digit == name.startIndex || !name[name.index(before: digit)].isASCIIDigit,
-               let version = try? SemanticVersion(parsing: String(name[digit...])) {
+               let version = SemanticVersion(tagged: String(name[digit...])) {
                 return version
             }
             index = name.index(after: digit)
