@@ -81,7 +81,7 @@ extension LaneContext {
 }
 
 /// Makes a file a step of the lane built one of the run's artifacts (`lane.artifact`).
-package struct RegisterArtifact: Action, MakesLocalArtifacts {
+package struct RegisterArtifact: Action {
     /// The action's name in steps and reports.
     package static let name = "artifact"
     package var path: String
@@ -126,3 +126,6 @@ extension RegisterArtifact: DocumentedAction {
         dryRun: "hashes what the dry run would have written", rollback: "nothing to undo (it only reads the file)"
     )
 }
+
+/// A fresh clone that finishes the run hashes the file it built again (and checks it against the record).
+extension RegisterArtifact: MakesLocalArtifacts {}
