@@ -5,7 +5,7 @@
 enum Features {
     /// Every built-in action, in the order a release lane uses them.
     static var actions: [any DocumentedAction.Type] { [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, CopyToDirectory.self, Slack.self, Webhook.self, Email.self, Discord.self, Teams.self, Mattermost.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Slack.self, Webhook.self, Email.self, Discord.self, Teams.self, Mattermost.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
         UpdatePlayStore.self,
         RegisterArtifact.self,
         SignFiles.self,

@@ -1,0 +1,117 @@
+import Foundation
+internal import Crypto
+
+/// Dead Simple Signing Envelope (DSSE v1, https://github.com/secure-systems-lab/dsse): the
+/// pre-authentication encoding that is signed, and the JSON envelope that carries the payload
+/// and its signatures.
+package enum DSSE {
+    /// The payload type of an in-toto statement.
+    package static let inTotoPayloadType = "application/vnd.in-toto+json"
+
+    /// `PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, lengths in ASCII decimal bytes.
+    package static func preAuthenticationEncoding(payloadType: String, payload: Data) -> Data {
+        var bytes = Data("DSSEv1 \(payloadType.utf8.count) \(payloadType) \(payload.count) ".utf8)
+        bytes.append(payload)
+        return bytes
+    }
+
+    /// The envelope JSON for `payload` signed by `signer` (sorted members, one line, final newline).
+    package static func envelope(payload: Data, payloadType: String = inTotoPayloadType, signer: Ed25519DSSESigner) throws -> Data {
+        let signature = try signer.sign(preAuthenticationEncoding(payloadType: payloadType, payload: payload))
+        let object: [String: Any] = [
+            "payload": payload.base64EncodedString(),
+            "payloadType": payloadType,
+            "signatures": [["keyid": signer.keyID, "sig": signature.base64EncodedString()]],
+        ]
+        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
+    }
+}
+
+/// An Ed25519 key that signs DSSE envelopes (RFC 8032 signatures: the same key and bytes give
+/// the same signature on Linux, where swift-crypto uses BoringSSL; Apple's CryptoKit adds
+/// randomness, so on macOS each signature differs and still verifies).
+///
+/// Read from a secret in any of three forms: a PKCS#8 PEM (`openssl genpkey -algorithm ed25519`),
+/// an unencrypted OpenSSH key (`ssh-keygen -t ed25519 -N ''`), or the 32-byte seed in base64.
+package struct Ed25519DSSESigner: Sendable {
+    private let key: Curve25519.Signing.PrivateKey
+    /// The key's id in envelopes: its OpenSSH fingerprint (`SHA256:…`, as `ssh-keygen -l` shows it).
+    package let keyID: String
+
+    /// The raw 32-byte public key.
+    package var publicKey: Data { key.publicKey.rawRepresentation }
+
+    /// - Throws: `ShiplaneError` saying which forms are read, never quoting the secret.
+    package init(secret text: String) throws {
+        let seed = try Self.seed(from: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        key = try Curve25519.Signing.PrivateKey(rawRepresentation: seed)
+        var blob = Self.sshString(Data("ssh-ed25519".utf8))
+        blob.append(Self.sshString(key.publicKey.rawRepresentation))
+        keyID = "SHA256:" + Data(Crypto.SHA256.hash(data: blob)).base64EncodedString().replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Signs `message`.
+    package func sign(_ message: Data) throws -> Data { try key.signature(for: message) }
+
+    private static func sshString(_ data: Data) -> Data {
+        var length = UInt32(data.count).bigEndian
+        return Data(bytes: &length, count: 4) + data
+    }
+
+    private static let unreadable = ShiplaneError(
+        "the signing key is not an Ed25519 private key Shiplane reads",
+        suggestion: "give a PKCS#8 PEM (openssl genpkey -algorithm ed25519), an unencrypted OpenSSH key (ssh-keygen -t ed25519 -N ''), or the 32-byte seed in base64"
+    )
+
+    private static func seed(from text: String) throws -> Data {
+        if text.hasPrefix("-----BEGIN PRIVATE KEY-----") {
+            let der = try pemBody(text)
+            // PKCS#8 for Ed25519 (RFC 8410): a fixed 16-byte prefix, then the 32-byte seed.
+            let prefix = Data([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20])
+            guard der.count == 48, der.prefix(16) == prefix else { throw unreadable }
+            return der.suffix(32)
+        }
+        if text.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----") {
+            return try openSSHSeed(pemBody(text))
+        }
+        guard let raw = Data(base64Encoded: text), raw.count == 32 else { throw unreadable }
+        return raw
+    }
+
+    private static func pemBody(_ text: String) throws -> Data {
+        let body = text.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
+        guard let data = Data(base64Encoded: body) else { throw unreadable }
+        return data
+    }
+
+    /// The seed inside an unencrypted `openssh-key-v1` file with one Ed25519 key.
+    private static func openSSHSeed(_ data: Data) throws -> Data {
+        var reader = Array(data)
+        let magic = Array("openssh-key-v1\0".utf8)
+        guard reader.starts(with: magic) else { throw unreadable }
+        reader.removeFirst(magic.count)
+        func string() throws -> [UInt8] {
+            guard reader.count >= 4 else { throw unreadable }
+            let length = reader.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard reader.count >= 4 + length else { throw unreadable }
+            let value = Array(reader[4..<4 + length])
+            reader.removeFirst(4 + length)
+            return value
+        }
+        let cipher = try string(), _ = try string(), _ = try string()
+        guard cipher == Array("none".utf8) else {
+            throw ShiplaneError("the OpenSSH signing key is encrypted with a passphrase", suggestion: "give an unencrypted copy as the secret (ssh-keygen -p -N '' -f a copy of the key)")
+        }
+        guard reader.count >= 4 else { throw unreadable }
+        reader.removeFirst(4)  // the number of keys
+        _ = try string()  // the public key
+        reader = try string()  // the private section
+        guard reader.count >= 8 else { throw unreadable }
+        reader.removeFirst(8)  // two check numbers
+        guard try string() == Array("ssh-ed25519".utf8) else { throw unreadable }
+        _ = try string()
+        let secret = try string()  // seed (32) then public key (32)
+        guard secret.count == 64 else { throw unreadable }
+        return Data(secret.prefix(32))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+internal import Git
+
+/// Writes SLSA v1 provenance for the release's files: an in-toto Statement v1 whose subjects are
+/// the files' SHA-256, with the builder (the CI, its runner and workflow), the source (the
+/// repository, HEAD's commit and the tags on it) and the parameters that are not secret, in a
+/// DSSE envelope signed with an Ed25519 key read from a secret (`.intoto.jsonl`, one line).
+///
+/// The same commit, files, key and CI variables give the same bytes: no time is written (the run's
+/// start is not part of what is attested), and Ed25519 signatures are deterministic.
+package struct MakeProvenance: Action {
+    /// The action's name in steps and reports.
+    package static let name = "provenance"
+    /// The envelope to write; missing folders are created.
+    package var output: String
+    /// The files attested.
+    package var artifacts: [String]
+    /// The environment variable holding the signing key.
+    package var keyVariable: String
+    /// More parameters to record (values redacted like everything else).
+    package var parameters: [String: String]
+
+    /// The output, files, key variable (never the key) and parameter names.
+    package var options: [StepOption] {
+        var options = [StepOption("output", output), StepOption("artifacts", artifacts.joined(separator: ", ")), StepOption("key", keyVariable)]
+        if !parameters.isEmpty { options.append(StepOption("parameters", parameters.keys.sorted().joined(separator: ", "))) }
+        return options
+    }
+
+    /// The SLSA build type of a Shiplane lane run.
+    static let buildType = "urn:shiplane:buildtype:lane:v1"
+
+    /// Writes the envelope (with its undo) and returns `output`.
+    /// - Throws: when the key is missing or unreadable, or every missing file at once.
+    package func run(in step: StepContext) throws -> String {
+        let lane = step.lane
+        guard let keyText = lane.environment[keyVariable], !keyText.isEmpty else {
+            throw ShiplaneError("no signing key for the provenance: \(keyVariable) is not set",
+                                info: [("variable", keyVariable)],
+                                suggestion: "set \(keyVariable) to an Ed25519 private key (openssl genpkey -algorithm ed25519) as a CI secret")
+        }
+        lane.registerSecret(keyText)
+        let signer = try Ed25519DSSESigner(secret: keyText)
+        var subjects: [[String: Any]] = []
+        var missing: [String] = []
+        for artifact in artifacts {
+            guard let data = try lane.fileSystem.contents(of: step.resolve(artifact)) else {
+                missing.append("the artifact \(artifact) does not exist")
+                continue
+            }
+            subjects.append(["name": (artifact as NSString).lastPathComponent, "digest": ["sha256": SHA256.hex(of: data)]])
+        }
+        guard missing.isEmpty else { throw ValidationFailure(problems: missing, suggestion: "build the artifacts before their provenance") }
+        guard !subjects.isEmpty else { throw ValidationFailure(problems: ["no artifact to attest"], suggestion: "pass the release's files") }
+        subjects.sort { ($0["name"] as? String ?? "") < ($1["name"] as? String ?? "") }
+
+        let repository = try lane.repository()
+        let head = try lane.headCommit(of: repository)
+        let origin = try? git { try repository.remoteURL(named: "origin") }
+        let tags = try git { try repository.tags() }.filter { $0.target == head }.map(\.name).sorted()
+        let redactor = lane.redactor
+        let environment = BuildEnvironment(lane.environment.variables)
+        let source = origin.map { CycloneDXDocument.uri(ofRepository: redactor.redact($0)) } ?? "file://" + lane.workingDirectory
+        var dependency: [String: Any] = ["uri": "git+" + source + (tags.last.map { "@refs/tags/" + $0 } ?? ""), "digest": ["gitCommit": head.description]]
+        if !tags.isEmpty { dependency["annotations"] = ["tags": tags] }
+        var external: [String: Any] = ["source": ["repository": source, "commit": head.description] as [String: Any]]
+        if let tag = tags.last { external["source"] = ["repository": source, "commit": head.description, "tag": tag] }
+        if let record = lane.journal.recorder?.current {
+            external["lane"] = ["name": record.lane, "arguments": record.arguments.map { redactor.redact($0) }] as [String: Any]
+        }
+        if !environment.workflow.isEmpty { external["workflow"] = environment.workflow }
+        if !parameters.isEmpty { external["parameters"] = parameters.mapValues { redactor.redact($0) } }
+        var internalParameters: [String: Any] = ["shiplane": ShiplaneVersion.current]
+        if !environment.runner.isEmpty { internalParameters["runner"] = environment.runner }
+        var runDetails: [String: Any] = ["builder": ["id": environment.builderID]]
+        if let invocation = environment.invocationID { runDetails["metadata"] = ["invocationId": invocation] }
+        let statement: [String: Any] = [
+            "_type": "https://in-toto.io/Statement/v1",
+            "subject": subjects,
+            "predicateType": "https://slsa.dev/provenance/v1",
+            "predicate": [
+                "buildDefinition": [
+                    "buildType": Self.buildType, "externalParameters": external,
+                    "internalParameters": internalParameters, "resolvedDependencies": [dependency],
+                ] as [String: Any],
+                "runDetails": runDetails,
+            ] as [String: Any],
+        ]
+        let payload = try JSONSerialization.data(withJSONObject: statement, options: [.sortedKeys, .withoutEscapingSlashes])
+        let envelope = try DSSE.envelope(payload: payload, signer: signer)
+        let destination = step.resolve(output)
+        try step.createFolder((destination as NSString).deletingLastPathComponent)
+        try step.writeFile(envelope, to: destination, describedAs: output)
+        step.note("\(output): \(subjects.count) subject\(subjects.count == 1 ? "" : "s"), signed by \(signer.keyID)")
+        return output
+    }
+}
+
+extension MakeProvenance: MakesLocalArtifacts {}
+
+extension LaneContext {
+    /// Writes signed SLSA v1 provenance (an in-toto statement in a DSSE envelope) for `artifacts`
+    /// to `output`, signed with the Ed25519 key in the environment variable `key`; returns `output`.
+    @discardableResult
+    public func provenance(
+        for artifacts: [String], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:],
+        file: String = #fileID, line: Int = #line
+    ) throws -> String {
+        try run(MakeProvenance(output: output, artifacts: artifacts, keyVariable: key, parameters: parameters), file: file, line: line)
+    }
+}
+
+extension MakeProvenance: DocumentedAction {
+    /// How `lane.provenance` appears in the action catalog.
+    package static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Write SLSA v1 provenance for files (in-toto Statement v1: SHA-256 subjects, builder from the CI, source commit and tag, non-secret parameters) in a DSSE envelope signed with an Ed25519 key; the same commit gives the same bytes",
+        signature: #"try lane.provenance(for artifacts: [String], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:]) -> String"#,
+        parameters: [
+            .init(name: "for", type: "[String]", defaultValue: nil, help: "the files attested (their SHA-256 are the statement's subjects)"),
+            .init(name: "to", type: "String", defaultValue: nil, help: "the envelope to write (e.g. dist/app.intoto.jsonl)"),
+            .init(name: "key", type: "String", defaultValue: "\"SHIPLANE_ATTESTATION_KEY\"", help: "the environment variable with the Ed25519 private key: PKCS#8 PEM, unencrypted OpenSSH, or the base64 seed"),
+            .init(name: "parameters", type: "[String: String]", defaultValue: "[:]", help: "more parameters to record (redacted)")
+        ],
+        example: #"try lane.provenance(for: [archive], to: "dist/app.intoto.jsonl")"#,
+        dryRun: "signs and writes to the overlay", rollback: "restores or removes the file"
+    )
+}
