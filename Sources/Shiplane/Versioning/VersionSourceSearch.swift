@@ -176,8 +176,10 @@ struct VersionSourceSearch {
             candidates.append(Candidate(url: script, mustBeFile: false) { variables in
                 GradleVersionFormat(kotlin: kotlin, versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
             })
+            // A test module (`com.android.test`, a convention plugin named `….android.test`:
+            // benchmarks) names the app it tests and ships nothing: it has no version to find.
             if let bytes = try? fileSystem.contents(of: script.path), let text = String(data: bytes, encoding: .utf8),
-               text.contains("applicationId") {
+               text.contains("applicationId"), !Self.isTestModule(text) {
                 androidApps.append(VersionFile(url: script, format: GradleVersionFormat(kotlin: kotlin), displayPath: VersionFileDetector.relativePath(of: script, to: root)))
             }
         }
@@ -263,11 +265,14 @@ struct VersionSourceSearch {
     /// share their `applicationId` with a module at a real version (a Wear OS module beside the
     /// phone app): by path, each with the line that says why it is ignored.
     private func placeholderCompanions(_ scripts: [URL]) -> [String: String] {
-        guard let regex = try? NSRegularExpression.builtIn(#"applicationId\s*(?:=\s*|\(\s*|\s+)["']([^"'$]+)["']"#) else { return [:] }
+        guard let regex = try? NSRegularExpression.builtIn(#"applicationId\s*(?:=\s*|\(\s*|\s+)["']([^"'$]+)["']"#),
+              let namespace = try? NSRegularExpression.builtIn(#"namespace\s*(?:=\s*|\(\s*|\s+)["']([^"'$]+)["']"#) else { return [:] }
         var byApplication: [String: [(url: URL, reading: VersionReading)]] = [:]
         for script in scripts {
+            // Without an applicationId, Android's build takes the module's namespace as its
+            // application ID (AntennaPod's app module sets only `namespace "de.danoeh.antennapod"`).
             guard let bytes = try? fileSystem.contents(of: script.path), let text = String(data: bytes, encoding: .utf8),
-                  let groups = VersionText.matches(regex, in: text).first, let range = groups[1],
+                  let groups = VersionText.matches(regex, in: text).first ?? VersionText.matches(namespace, in: text).first, let range = groups[1],
                   let reading = try? GradleVersionFormat(kotlin: script.lastPathComponent.hasSuffix(".kts")).read(bytes) else { continue }
             let id = String(decoding: Array(text.utf8)[range], as: UTF8.self)
             byApplication[id, default: []].append((script, reading))
@@ -288,6 +293,23 @@ struct VersionSourceSearch {
             }
         }
         return companions
+    }
+
+    /// The literal `applicationId` of a Gradle script, else its `namespace` (which Android's
+    /// build takes as the application ID when none is set).
+    static func applicationID(of bytes: Data) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for key in ["applicationId", "namespace"] {
+            guard let regex = try? NSRegularExpression.builtIn(key + #"\s*(?:=\s*|\(\s*|\s+)["']([^"'$]+)["']"#),
+                  let groups = VersionText.matches(regex, in: text).first, let range = groups[1] else { continue }
+            return String(decoding: Array(text.utf8)[range], as: UTF8.self)
+        }
+        return nil
+    }
+
+    /// True for a Gradle test module: `com.android.test`, or a convention plugin `….android.test`.
+    static func isTestModule(_ text: String) -> Bool {
+        text.range(of: #"(id\s*\(?\s*["']com\.android\.test["']|alias\s*\(\s*libs\.plugins\.[A-Za-z0-9.]*android\.test\s*\))"#, options: .regularExpression) != nil
     }
 
     /// Whether every released target has an Info.plist and each writes a literal
@@ -469,7 +491,12 @@ struct VersionSourceSearch {
                 suggestion: "Set the app's Version and Build in Xcode (target › General › Identity), or MARKETING_VERSION = 1.0 in an .xcconfig"
             )))
         }
+        // An app module with no versionName whose applicationId is that of a module with a
+        // version is its companion (PeopleInSpace's wearApp beside app): it ships under the app's entry.
+        let versioned = Set(sources.filter { $0.file.format is GradleVersionFormat && $0.reading.version.literal != nil }
+            .compactMap { Self.applicationID(of: $0.bytes) })
         for app in androidApps where !read.contains(app.url.standardizedFileURL.path) && !crossPlatform {
+            if let bytes = try? fileSystem.contents(of: app.url.path), let id = Self.applicationID(of: bytes), versioned.contains(id) { continue }
             problems.append((app, VersionFileError(
                 .missingVersion,
                 "The Android app module sets no versionName",

@@ -91,6 +91,21 @@ struct CompanionVersionTests {
         #expect(try repo.git("diff", "--name-only") == "app/build.gradle")
     }
 
+    @Test func aPhoneModuleNamedOnlyByItsNamespaceIsTheWearModulesApp() throws {
+        // AntennaPod's layout: the phone module sets `namespace` and no applicationId, which
+        // Android's build then takes as the application ID.
+        let repo = try AppVersionTests.repository("android-groovy")
+        let app = (repo.read("app/build.gradle") ?? "").replacingOccurrences(of: "applicationId \"com.example.notes\"", with: "")
+        #expect(app.contains("namespace 'com.example.notes'") && !app.contains("applicationId \"com.example.notes\""))
+        try repo.write("app/build.gradle", app)
+        try repo.write("app-wearos/build.gradle", Self.wearModule)
+        try repo.git("add", ".")
+        try repo.git("commit", "-qm", "wear")
+        let version = try repo.shiplane(["version"])
+        #expect(version.status == 0, "\(version.all)")
+        #expect(Self.rows("ignored", in: version.stdout).first?.hasPrefix("app-wearos/build.gradle: versionName 1.0, versionCode 1, a placeholder beside app/build.gradle") == true, "\(version.stdout)")
+    }
+
     @Test func aWearModuleAtTheAppsVersionMovesWithIt() throws {
         let repo = try AppVersionTests.repository("android-groovy")
         try repo.write("app-wearos/build.gradle", Self.wearModule.replacingOccurrences(of: "versionCode 1\n", with: "versionCode 1043\n")

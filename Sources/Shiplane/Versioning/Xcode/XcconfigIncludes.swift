@@ -1,8 +1,9 @@
 import Foundation
 
 /// The `#include` chains of Xcode configuration files, followed as Xcode follows them: a path
-/// is relative to the folder of the file that includes it; `#include?` may name a file that
-/// does not exist, `#include` may not.
+/// (`#include "…"` or `#include <…>`) is relative to the folder of the file that includes it,
+/// else to the folder of the project; `#include?` may name a file that does not exist,
+/// `#include` may not.
 ///
 /// A missing file that a tool writes is skipped like an `#include?`: Flutter's
 /// `Generated.xcconfig` (written from pubspec.yaml by `flutter pub get`), CocoaPods' `Pods-*`
@@ -39,7 +40,9 @@ struct XcconfigIncludes {
             let optional = rest.first == "?"
             if optional { rest = rest.dropFirst() }
             rest = rest.drop { $0 == " " || $0 == "\t" }
-            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { continue }
+            // `#include "Shared.xcconfig"` or `#include <Shared.xcconfig>`: the same file, found the same way.
+            guard let opening = rest.first, opening == "\"" || opening == "<",
+                  let close = rest.dropFirst().firstIndex(of: opening == "<" ? ">" : "\"") else { continue }
             let path = String(rest[rest.index(after: rest.startIndex)..<close])
             guard !path.isEmpty else { continue }
             found.append(Include(path: path, optional: optional, line: index + 1))
@@ -59,6 +62,10 @@ struct XcconfigIncludes {
                 chain.missing.append(missingBase(project, start))
             }
         }
+        // The folder holding the .xcodeproj: where Xcode looks for an included file that is not
+        // beside the file including it (hiddify's ios/Flutter/Debug.xcconfig includes "Base.xcconfig",
+        // which is ios/Base.xcconfig).
+        let projectFolder = project.map { $0.deletingLastPathComponent().deletingLastPathComponent() }
         while !queue.isEmpty {
             let file = queue.removeFirst()
             guard seen.insert(file.path).inserted else { continue }
@@ -67,8 +74,11 @@ struct XcconfigIncludes {
             let folder = file.deletingLastPathComponent()
             for include in Self.includes(in: text) {
                 let target = (include.path.hasPrefix("/") ? URL(fileURLWithPath: include.path) : folder.appendingPathComponent(include.path)).standardizedFileURL
+                let fallback = include.path.hasPrefix("/") ? nil : projectFolder.map { $0.appendingPathComponent(include.path).standardizedFileURL }
                 if fileSystem.kind(of: target.path) != nil {
                     queue.append(target)
+                } else if let fallback, fileSystem.kind(of: fallback.path) != nil {
+                    queue.append(fallback)
                 } else if !include.optional, !Self.isWrittenByATool(include.path) {
                     chain.missing.append(missingError(file, include, target))
                 }
