@@ -9,6 +9,7 @@ enum Features {
         UpdatePlayStore.self,
         RegisterArtifact.self,
         SignFiles.self,
+        UploadToS3.self,
     ] }
 
     /// Every built-in effect type, so a record written by any process reads back in any other.
@@ -24,6 +25,7 @@ enum Features {
         AppStoreReviewSubmissionCreated.self, AppStoreReviewItemAdded.self, AppStoreSubmittedForReview.self, PlayEditOpened.self,
         PlayEditChanged.self,
         MessageSent.self, SlackMessagePosted.self, EmailSent.self, DiscordMessagePosted.self,
+        S3ObjectUploaded.self,
         InProcessUndo.self,
     ]
 }
