@@ -93,7 +93,8 @@ struct SignedGitObjectsTests {
         agent.arguments = ["-D", "-a", socket]
         agent.standardOutput = FileHandle.nullDevice
         try agent.run()
-        defer { agent.terminate(); agent.waitUntilExit() }
+        // SIGKILL: a child Foundation starts inherits Dispatch's blocked signals, SIGTERM among them.
+        defer { kill(agent.processIdentifier, SIGKILL); agent.waitUntilExit() }
         while !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
         let added = try runProgram("/usr/bin/ssh-add", ["-q", key], in: repo.root, environment: ["PATH": "/usr/bin:/bin", "SSH_AUTH_SOCK": socket])
         #expect(added.status == 0, "\(added.all)")
