@@ -50,4 +50,31 @@ struct FreshCloneArtifactsTests {
         #expect(github.allAssets.first { $0.name == "app-1.5.0.tar.gz" }?.bytes == Array(built), "the same bytes as the first runner built")
         #expect(try origin.git("tag", "--list") == "v1.4.0\nv1.5.0", "no second version")
     }
+    /// The archive made again in the clone is checked against the digest origin's record keeps:
+    /// other bytes (here another SOURCE_DATE_EPOCH) stop the archive step with both digests
+    /// named, and nothing is published.
+    @Test func anArtifactMadeAgainWithOtherBytesStopsTheRunNamingBothDigests() async throws {
+        let github = FakeGitHub()
+        try await github.start()
+        defer { github.stop() }
+        let (repo, origin) = try releasableRepository(lane: artifactLane)
+        try repo.write(".gitignore", ".build/\ndist/\n")
+        try repo.git("add", ".gitignore")
+        try repo.git("commit", "-q", "-m", "chore: ignore dist")
+        try repo.git("push", "-q", "origin", "main")
+        let environment = ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token]
+        let killed = try await repo.shiplaneAsync(["release"], environment: environment.merging(["SHIPLANE_FAULT": "after-step:6"]) { $1 })
+        #expect(killed.status == 75, "\(killed.all)")
+        let first = try #require(runTool(["sha256sum", repo.path + "/dist/app-1.5.0.tar.gz"]).output.split(separator: " ").first.map(String.init))
+
+        let fresh = try TemporaryRepository(commit: false)
+        try fresh.git("clone", "-q", origin.path, fresh.path + "/clone")
+        let clone = fresh.path + "/clone"
+        let other = environment.merging(["CI": "true", "SOURCE_DATE_EPOCH": "1700000000"]) { $1 }
+        let finished = try await runProgramAsync(shiplaneBinary, ["release"], in: clone, environment: fresh.environment.merging(other) { $1 })
+        #expect(finished.status != 0, "\(finished.all)")
+        #expect(finished.all.contains("dist/app-1.5.0.tar.gz holds sha256:"), "\(finished.all)")
+        #expect(finished.all.contains("but the run's record says step 4 made it with sha256:\(first)"), "\(finished.all)")
+        #expect(github.allReleases.isEmpty && github.allAssets.isEmpty, "nothing published: \(github.allReleases)")
+    }
 }
