@@ -209,9 +209,10 @@ package struct AgreedVersion: Sendable {
                 .disagreement,
                 "The version files disagree on the \(subject)",
                 details: leaders.map { (key: $0.file.displayPath, value: describe($0.reading)) },
-                suggestion: versions.count > 1 || seriesBuilds.count < 2
+                suggestion: (versions.count > 1 || seriesBuilds.count < 2
                     ? "Set the same version in every file (or delegate it to build settings), then run again"
-                    : "Set the same \(split?.key.label ?? "") build number in every file that holds one (iOS and Android may each keep their own), then run again"
+                    : "Set the same \(split?.key.label ?? "") build number in every file that holds one (iOS and Android may each keep their own), then run again")
+                    + independentHint(leaders)
             )
         }
         let builds = seriesBuilds.compactMapValues(\.first)
@@ -243,6 +244,19 @@ package struct AgreedVersion: Sendable {
             }
         }
         return agreed
+    }
+
+    /// Where two Gradle modules hold different versions, how to name the one with a release
+    /// train of its own (a second app such as nowinandroid's app-nia-catalog): its folder in
+    /// `versions.independent`.
+    private static func independentHint(_ leaders: [Source]) -> String {
+        let modules = leaders.filter { $0.file.format is GradleVersionFormat && $0.reading.version.literal != nil }
+        let counts = Dictionary(grouping: modules) { $0.reading.version.literal }
+        guard counts.count > 1, let main = counts.max(by: { $0.value.count < $1.value.count || ($0.value.count == $1.value.count && ($0.key.map { "\($0)" } ?? "") < ($1.key.map { "\($0)" } ?? "")) })?.key else { return "" }
+        let others = modules.filter { $0.reading.version.literal != main }
+            .map { ($0.file.displayPath as NSString).deletingLastPathComponent }.filter { !$0.isEmpty }
+        guard !others.isEmpty else { return "" }
+        return "; or, for a module with a release train of its own, name its folder in .shiplane.yml (versions: { independent: [\(others.joined(separator: ", "))] })"
     }
 
     private static func describe(_ reading: VersionReading) -> String {

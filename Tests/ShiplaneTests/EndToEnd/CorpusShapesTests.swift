@@ -79,6 +79,24 @@ struct CorpusShapesTests {
         #expect(version.stdout.hasPrefix("0.1.2 (build 8)\n"), "\(version.stdout)")
     }
 
+    @Test func aSecondAppAtAnotherVersionIsNamedWithTheLineThatSetsItApart() throws {
+        // nowinandroid's app-nia-catalog: an app of its own (its own applicationId) at 0.0.1.
+        let repo = try TemporaryRepository()
+        try repo.write("app/build.gradle.kts", Self.app)
+        try repo.write("app-nia-catalog/build.gradle.kts", Self.app.replacingOccurrences(of: "com.example.space", with: "com.example.catalog")
+            .replacingOccurrences(of: "versionCode = 8", with: "versionCode = 1").replacingOccurrences(of: "0.1.2", with: "0.0.1"))
+        try repo.git("add", ".")
+        try repo.git("commit", "-qm", "space")
+        let version = try repo.shiplane(["version"])
+        #expect(version.status != 0, "\(version.all)")
+        #expect(version.all.contains("name its folder in .shiplane.yml (versions: { independent: [app-nia-catalog] })"), "\(version.all)")
+        try repo.write(".shiplane.yml", "versions:\n  independent: [app-nia-catalog]\n")
+        try repo.git("add", ".shiplane.yml")
+        try repo.git("commit", "-qm", "catalog has its own releases")
+        let named = try repo.shiplane(["version"])
+        #expect(named.status == 0 && named.stdout.hasPrefix("0.1.2 (build 8)\n"), "\(named.all)")
+    }
+
     @Test func aWearModuleWithThePhoneAppsIDAndNoVersionShipsUnderTheApp() throws {
         let repo = try TemporaryRepository()
         try repo.write("app/build.gradle.kts", Self.app)
