@@ -1,5 +1,8 @@
 import Foundation
 import Shiplane
+#if canImport(Testing)
+import Testing
+#endif
 
 /// An HTTP client for lane tests: records every request and answers from rules, with no network.
 ///
@@ -10,7 +13,10 @@ import Shiplane
 ///     #expect(test.http.githubReleases.map(\.tagName) == ["v1.2.3"])
 ///     #expect(test.http.requests.filter { $0.method == "POST" }.count == 3)   // the release and two assets
 ///
-/// A request no rule answers gets `404 {"message": "Not Found"}`, as an unknown route would.
+/// A request no rule answers fails the test: it is recorded in `unscriptedRequests`, reported as
+/// an issue of the running Swift Testing test, and the lane's `send` throws
+/// ``UnscriptedHTTPRequest`` naming it (as swift-dependencies' `unimplemented` does). A test that
+/// expects a 404 scripts it, like any other answer.
 public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
 
@@ -32,6 +38,7 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
 
     private let lock = NSLock()
     private var recorded: [Request] = []
+    private var unscripted: [Request] = []
     private var rules: [@Sendable (Request) -> HTTPResponse?] = []
     private var releases: [GitHubRelease] = []
     private var nextID = 1
@@ -40,6 +47,9 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
 
     /// Every request, in the order sent.
     public var requests: [Request] { lock.withLock { recorded } }
+
+    /// The requests no rule answered, in the order sent; each one also failed the test.
+    public var unscriptedRequests: [Request] { lock.withLock { unscripted } }
 
     /// Answers requests `handler` returns a response for; later rules are asked first.
     public func respond(with handler: @escaping @Sendable (Request) -> HTTPResponse?) {
@@ -83,7 +93,12 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
         for handler in handlers {
             if let response = handler(sent) { return response }
         }
-        return HTTPResponse(status: 404, headers: [("Content-Type", "application/json")], body: Array(#"{"message": "Not Found"}"#.utf8))
+        lock.withLock { unscripted.append(sent) }
+        let error = UnscriptedHTTPRequest(method: sent.method, url: sent.url)
+        #if canImport(Testing)
+        Issue.record(Comment(rawValue: error.description))
+        #endif
+        throw error
     }
 
     // MARK: - GitHub releases
@@ -93,7 +108,9 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
 
     /// Answers as GitHub's REST API does for `repository` (`owner/name`): the repository exists
     /// and the token may write; releases are created, found by tag, published, deleted; assets
-    /// upload to the release's `upload_url` and can be renamed and deleted.
+    /// upload to the release's `upload_url` and can be renamed and deleted. A route it models
+    /// with an id or tag it does not know answers 404, as GitHub does; any other request is
+    /// unscripted and fails the test.
     public func respondLikeGitHub(repository: String, apiURL: String = "https://api.github.com") {
         let repo = apiURL + "/repos/" + repository
         let uploads = apiURL + "/uploads/" + repository
@@ -110,7 +127,7 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
             return json(200, ["full_name": repository, "permissions": ["push": true]])
         case ("GET", let url) where url.hasPrefix(repo + "/releases/tags/"):
             let tag = String(url.dropFirst((repo + "/releases/tags/").count)).removingPercentEncoding ?? ""
-            guard let release = releases.first(where: { $0.tagName == tag }) else { return nil }
+            guard let release = releases.first(where: { $0.tagName == tag }) else { return notFound }
             return encoded(200, release)
         case ("GET", repo + "/releases"):
             return encoded(200, releases)
@@ -130,7 +147,7 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
             releases.append(release)
             return encoded(201, release)
         case ("PATCH", let url) where url.hasPrefix(repo + "/releases/") && !url.contains("/assets"):
-            guard let index = releases.firstIndex(where: { "\(repo)/releases/\($0.id)" == url }) else { return nil }
+            guard let index = releases.firstIndex(where: { "\(repo)/releases/\($0.id)" == url }) else { return notFound }
             let fields = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
             if let draft = fields["draft"] as? Bool { releases[index].draft = draft }
             if let name = fields["name"] as? String { releases[index].name = name }
@@ -139,19 +156,20 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
             return encoded(200, releases[index])
         case ("DELETE", let url) where url.hasPrefix(repo + "/releases/assets/"):
             let id = Int(url.dropFirst((repo + "/releases/assets/").count))
+            guard releases.contains(where: { $0.assets?.contains { $0.id == id } == true }) else { return notFound }
             for index in releases.indices { releases[index].assets?.removeAll { $0.id == id } }
             return HTTPResponse(status: 204)
         case ("DELETE", let url) where url.hasPrefix(repo + "/releases/"):
             let before = releases.count
             releases.removeAll { "\(repo)/releases/\($0.id)" == url }
-            return releases.count < before ? HTTPResponse(status: 204) : nil
+            return releases.count < before ? HTTPResponse(status: 204) : notFound
         case ("GET", let url) where url.hasPrefix(repo + "/releases/") && url.hasSuffix("/assets"):
             let release = releases.first { "\(repo)/releases/\($0.id)/assets" == url }
-            return release.map { encoded(200, $0.assets ?? []) }
+            return release.map { encoded(200, $0.assets ?? []) } ?? notFound
         case ("POST", let url) where url.hasPrefix(uploads + "/releases/"):
             let query = URLComponents(string: request.url)?.queryItems ?? []
-            guard let name = query.first(where: { $0.name == "name" })?.value,
-                  let index = releases.firstIndex(where: { url == "\(uploads)/releases/\($0.id)/assets" }) else { return nil }
+            guard let name = query.first(where: { $0.name == "name" })?.value else { return json(422, ["message": "Validation Failed"]) }
+            guard let index = releases.firstIndex(where: { url == "\(uploads)/releases/\($0.id)/assets" }) else { return notFound }
             let asset = GitHubAsset(id: takeID(), name: name, size: Int64(request.body.count), contentType: request.header("content-type"))
             releases[index].assets = (releases[index].assets ?? []) + [asset]
             return encoded(201, asset)
@@ -163,11 +181,15 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
                 if let name = fields["name"] as? String { releases[index].assets?[position].name = name }
                 return releases[index].assets.map { encoded(200, $0[position]) }
             }
-            return nil
+            return notFound
         default:
+            // A route this stand-in does not model: unscripted, so the test fails naming it.
             return nil
         }
     }
+
+    /// GitHub's answer for a route it has with an id or tag it does not know.
+    private var notFound: HTTPResponse { json(404, ["message": "Not Found"]) }
 
     private func takeID() -> Int {
         defer { nextID += 1 }
@@ -182,5 +204,15 @@ public final class RecordingHTTPClient: HTTPSending, @unchecked Sendable {
     private func encoded<Value: Encodable>(_ status: Int, _ value: Value) -> HTTPResponse {
         let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(data))
+    }
+}
+
+/// A request a ``RecordingHTTPClient`` was not told how to answer: the test fails, naming it.
+public struct UnscriptedHTTPRequest: Error, CustomStringConvertible, Sendable {
+    public var method: String
+    public var url: String
+
+    public var description: String {
+        "RecordingHTTPClient: no rule answers \(method) \(url); script it with respond(...) or respondLikeGitHub(...)"
     }
 }

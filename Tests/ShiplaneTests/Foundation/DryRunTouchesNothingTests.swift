@@ -97,8 +97,12 @@ struct DryRunTouchesNothingTests {
         )
         test.http.respondLikeGitHub(repository: "acme/rocket")
         // GitLab and Gitea: the project and repository exist, no release or tag yet (the dry run's
-        // tag is not pushed); any other read gets the default 404.
+        // tag is not pushed). Every read is scripted: an unscripted request fails the test.
         test.http.respond(.get, "https://gitlab.example.com/api/v4/projects/acme%2Frocket/releases?per_page=1", json: "[]")
+        test.http.respond(.get, "https://gitlab.example.com/api/v4/projects/acme%2Frocket/releases/v1.5.0", status: 404,
+                          json: #"{"message": "404 Not Found"}"#)
+        test.http.respond(.get, "https://gitlab.example.com/api/v4/projects/acme%2Frocket/repository/tags/v1.5.0", status: 404,
+                          json: #"{"message": "404 Tag Not Found"}"#)
         test.http.respond(.get, "https://gitlab.example.com/api/v4/projects/acme%2Frocket/packages?", json: "[]")
         test.http.respond(.get, "https://code.example.org/api/v1/repos/acme/rocket", json: #"{"id": 1, "full_name": "acme/rocket"}"#)
         test.http.respond(.get, "https://code.example.org/api/v1/repos/acme/rocket/releases/tags/", status: 404, json: #"{"message": "not found"}"#)
@@ -120,6 +124,7 @@ struct DryRunTouchesNothingTests {
         #expect(try Self.snapshot(root) == before, "a dry run wrote, created or removed something")
         let writes = test.http.requests.filter { $0.method != "GET" && $0.method != "HEAD" }
         #expect(writes.isEmpty, "a dry run sent \(writes.map { "\($0.method) \($0.url)" })")
+        #expect(test.http.unscriptedRequests.isEmpty, "every read the dry run makes is one the test expects")
         #expect(test.processes.commandLines == ["git --version"], "only read-only commands run")
         #expect(result.plannedWrites.contains("VERSION") && result.plannedWrites.contains("CHANGELOG.md"))
     }

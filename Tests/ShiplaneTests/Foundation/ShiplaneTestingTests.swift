@@ -52,6 +52,13 @@ struct PublishLane: Lane {
     }
 }
 
+/// Calls a webhook that a test may leave unscripted.
+struct WebhookLane: Lane {
+    func run(_ lane: LaneContext) async throws {
+        try await lane.webhook("https://hooks.example.com/released", template: #"{"text": "released"}"#, values: [:])
+    }
+}
+
 @Suite("ShiplaneTesting: recorded HTTP", .offThePool)
 struct RecordingHTTPTests {
     @Test func aLaneTestSeesTheReleaseItWouldCreateWithoutAServer() async throws {
@@ -69,6 +76,22 @@ struct RecordingHTTPTests {
         #expect(upload.text == "1.1.0\n")
         #expect(upload.header("Authorization") == "Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyz")
         #expect(try fixture.git("log", "-1", "--format=%s") == "chore(release): 1.1.0")
+    }
+
+    /// A request no rule answers fails the test (a known issue here) and the lane's step, naming
+    /// the request; it is never answered with a quiet 404.
+    @Test func anUnscriptedRequestFailsTheTestNamingIt() async throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
+        let test = TestLaneContext(workingDirectory: fixture.path)
+        var result: LaneRunResult?
+        try await withKnownIssue("the lane sent a request no rule answers") {
+            result = try await test.run(WebhookLane.self)
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("POST https://hooks.example.com/released") }
+        }
+        #expect(result?.succeeded == false)
+        #expect(test.http.unscriptedRequests.map { "\($0.method) \($0.url)" } == ["POST https://hooks.example.com/released"])
+        #expect(result?.failure?.failingStep?.step == "webhook")
     }
 
     @Test func aFailedUploadRollsBackTheReleaseItCreated() async throws {
