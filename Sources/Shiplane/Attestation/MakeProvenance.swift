@@ -30,9 +30,9 @@ package struct MakeProvenance: Action {
     /// The SLSA build type of a Shiplane lane run.
     static let buildType = "urn:shiplane:buildtype:lane:v1"
 
-    /// Writes the envelope (with its undo) and returns `output`.
+    /// Writes the envelope (with its undo) and returns it as an artifact of kind `.provenance`.
     /// - Throws: when the key is missing or unreadable, or every missing file at once.
-    package func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> Artifact {
         let lane = step.lane
         guard let keyText = lane.environment[keyVariable], !keyText.isEmpty else {
             throw ShiplaneError("no signing key for the provenance: \(keyVariable) is not set",
@@ -91,8 +91,9 @@ package struct MakeProvenance: Action {
         let destination = step.resolve(output)
         try step.createFolder((destination as NSString).deletingLastPathComponent)
         try step.writeFile(envelope, to: destination, describedAs: output)
+        let artifact = try step.registerArtifact(output, kind: .provenance)
         step.note("\(output): \(subjects.count) subject\(subjects.count == 1 ? "" : "s"), signed by \(signer.keyID)")
-        return output
+        return artifact
     }
 }
 
@@ -100,13 +101,13 @@ extension MakeProvenance: MakesLocalArtifacts {}
 
 extension LaneContext {
     /// Writes signed SLSA v1 provenance (an in-toto statement in a DSSE envelope) for `artifacts`
-    /// to `output`, signed with the Ed25519 key in the environment variable `key`; returns `output`.
+    /// to `output`, signed with the Ed25519 key in the environment variable `key`; returns it as an artifact.
     @discardableResult
     public func provenance(
-        for artifacts: [String], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:],
+        for artifacts: [any ArtifactConvertible], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:],
         file: String = #fileID, line: Int = #line
-    ) throws -> String {
-        try run(MakeProvenance(output: output, artifacts: artifacts, keyVariable: key, parameters: parameters), file: file, line: line)
+    ) throws -> Artifact {
+        try run(MakeProvenance(output: output, artifacts: try ArtifactInputs.paths(artifacts), keyVariable: key, parameters: parameters), file: file, line: line)
     }
 }
 
@@ -115,9 +116,9 @@ extension MakeProvenance: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Write SLSA v1 provenance for files (in-toto Statement v1: SHA-256 subjects, builder from the CI, source commit and tag, non-secret parameters) in a DSSE envelope signed with an Ed25519 key; the same commit gives the same bytes",
-        signature: #"try lane.provenance(for artifacts: [String], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:]) -> String"#,
+        signature: #"try lane.provenance(for artifacts: [any ArtifactConvertible], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:]) -> Artifact"#,
         parameters: [
-            .init(name: "for", type: "[String]", defaultValue: nil, help: "the files attested (their SHA-256 are the statement's subjects)"),
+            .init(name: "for", type: "[any ArtifactConvertible]", defaultValue: nil, help: "the files attested (their SHA-256 are the statement's subjects)"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the envelope to write (e.g. dist/app.intoto.jsonl)"),
             .init(name: "key", type: "String", defaultValue: "\"SHIPLANE_ATTESTATION_KEY\"", help: "the environment variable with the Ed25519 private key: PKCS#8 PEM, unencrypted OpenSSH, or the base64 seed"),
             .init(name: "parameters", type: "[String: String]", defaultValue: "[:]", help: "more parameters to record (redacted)")

@@ -40,10 +40,10 @@ package struct MakeSBOM: Action {
         return options
     }
 
-    /// Writes the document (with its undo) and returns `output`.
+    /// Writes the document (with its undo) and returns it as an artifact of kind `.sbom`.
     /// - Throws: `LockFileProblem` for a lock file that does not read as its format, or a
     ///   `ValidationFailure` listing every missing file at once.
-    package func run(in step: StepContext) throws -> String {
+    package func run(in step: StepContext) throws -> Artifact {
         let lane = step.lane
         let root = lane.workingDirectory
         let fileSystem = lane.fileSystem
@@ -98,8 +98,9 @@ package struct MakeSBOM: Action {
         try step.writeFile(data, to: destination, describedAs: output)
         let packageCount = bill.components.count
         let lockFileNames = bill.lockFiles.map(\.file)
+        let artifact = try step.registerArtifact(output, kind: .sbom)
         step.note("\(output): \(packageCount) package\(packageCount == 1 ? "" : "s") from \(lockFileNames.isEmpty ? "no lock file" : lockFileNames.joined(separator: ", "))")
-        return output
+        return artifact
     }
 
     /// `SOURCE_DATE_EPOCH` when set, else the time of HEAD's commit: the same for every build of one commit.
@@ -119,6 +120,10 @@ package struct MakeSBOM: Action {
            let last = path.split(separator: "/").last {
             return last.hasSuffix(".git") ? String(last.dropLast(4)) : String(last)
         }
+        // An origin on this machine (a path) names the project too, the same in every clone of it.
+        if let origin = try? git({ try repository.remoteURL(named: "origin") }), let last = origin.split(separator: "/").last {
+            return last.hasSuffix(".git") ? String(last.dropLast(4)) : String(last)
+        }
         return (lane.workingDirectory as NSString).lastPathComponent
     }
 
@@ -131,13 +136,13 @@ extension MakeSBOM: MakesLocalArtifacts {}
 
 extension LaneContext {
     /// Writes a CycloneDX 1.6 (or SPDX 2.3) SBOM of the release to `output`, from the lock files
-    /// git tracks (or `lockFiles`), naming `artifacts` with their SHA-256; returns `output`.
+    /// git tracks (or `lockFiles`), naming `artifacts` with their SHA-256; returns the document as an artifact.
     @discardableResult
     public func sbom(
-        to output: String, format: SBOMFormat = .cycloneDX, artifacts: [String] = [], lockFiles: [String]? = nil,
+        to output: String, format: SBOMFormat = .cycloneDX, artifacts: [any ArtifactConvertible] = [], lockFiles: [String]? = nil,
         name: String? = nil, version: CustomStringConvertible? = nil, file: String = #fileID, line: Int = #line
-    ) throws -> String {
-        try run(MakeSBOM(output: output, format: format, artifacts: artifacts, lockFiles: lockFiles, projectName: name, version: version?.description),
+    ) throws -> Artifact {
+        try run(MakeSBOM(output: output, format: format, artifacts: try ArtifactInputs.paths(artifacts), lockFiles: lockFiles, projectName: name, version: version?.description),
                 file: file, line: line)
     }
 }
@@ -147,11 +152,11 @@ extension MakeSBOM: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Write a CycloneDX 1.6 or SPDX 2.3 SBOM from the project's lock files (package URLs, versions, hashes, dependency graph) naming the release's files; the same commit gives the same bytes",
-        signature: "try lane.sbom(to output: String, format: SBOMFormat = .cycloneDX, artifacts: [String] = [], lockFiles: [String]? = nil, name: String? = nil, version: CustomStringConvertible? = nil) -> String",
+        signature: "try lane.sbom(to output: String, format: SBOMFormat = .cycloneDX, artifacts: [any ArtifactConvertible] = [], lockFiles: [String]? = nil, name: String? = nil, version: CustomStringConvertible? = nil) -> Artifact",
         parameters: [
             .init(name: "to", type: "String", defaultValue: nil, help: "the document to write (e.g. dist/app.cdx.json); missing folders are created"),
             .init(name: "format", type: "SBOMFormat", defaultValue: ".cycloneDX", help: ".cycloneDX (CycloneDX 1.6 JSON) or .spdx (SPDX 2.3 JSON)"),
-            .init(name: "artifacts", type: "[String]", defaultValue: "[]", help: "the files the release ships, named with their SHA-256"),
+            .init(name: "artifacts", type: "[any ArtifactConvertible]", defaultValue: "[]", help: "the files the release ships, named with their SHA-256"),
             .init(name: "lockFiles", type: "[String]?", defaultValue: "every tracked lock file", help: "Package.resolved, Cargo.lock, package-lock.json, pnpm-lock.yaml, yarn.lock, Gemfile.lock, Podfile.lock, pubspec.lock, gradle.lockfile, gradle/libs.versions.toml, go.sum, poetry.lock, uv.lock"),
             .init(name: "name", type: "String?", defaultValue: "the origin repository's name", help: "the project's name in the document"),
             .init(name: "version", type: "CustomStringConvertible?", defaultValue: "the version this run bumped to", help: "the release's version in the document")
