@@ -181,8 +181,8 @@ extension LaneContext {
     /// `SHIPLANE_GPG_KEY`), or through ssh-agent; returns the signature files (`.sig`,
     /// `.minisig`, `.asc`) to publish with the release.
     @discardableResult
-    public func sign(_ files: [String], format: String = "ssh", key: String? = nil, file: String = #fileID, line: Int = #line) throws -> [String] {
-        try run(SignFiles(files: files, format: format, keyVariable: key), file: file, line: line)
+    public func sign(_ files: [any ArtifactConvertible], format: String = "ssh", key: String? = nil, file: String = #fileID, line: Int = #line) throws -> [String] {
+        try run(SignFiles(files: try ArtifactInputs.paths(files), format: format, keyVariable: key), file: file, line: line)
     }
 }
 
@@ -191,9 +191,9 @@ extension SignFiles: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Sign files (SSH sshsig, minisign or OpenPGP) with a key from a secret or an agent; the signatures are files to publish",
-        signature: "try lane.sign(_ files: [String], format: String = \"ssh\", key: String? = nil) -> [String]",
+        signature: "try lane.sign(_ files: [any ArtifactConvertible], format: String = \"ssh\", key: String? = nil) -> [String]",
         parameters: [
-            .init(name: "files", type: "[String]", defaultValue: nil, help: "the files to sign (archives, or the SHA256SUMS file)"),
+            .init(name: "files", type: "[any ArtifactConvertible]", defaultValue: nil, help: "the files to sign (archives, or the SHA256SUMS file)"),
             .init(name: "format", type: "String", defaultValue: "\"ssh\"", help: "ssh (FILE.sig), minisign (FILE.minisig) or openpgp (FILE.asc, by gpg)"),
             .init(name: "key", type: "String?", defaultValue: "SHIPLANE_SSH_SIGNING_KEY, SHIPLANE_MINISIGN_KEY or SHIPLANE_GPG_KEY", help: "the environment variable that holds the key (its value is a secret)"),
         ],
