@@ -29,7 +29,7 @@ public enum ErrorCategory: Int, Sendable, Comparable, CaseIterable, Codable {
     public static func < (lhs: ErrorCategory, rhs: ErrorCategory) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The category of an error tree: the highest category of the error and everything beneath it.
-    public static func folded(_ error: any Error) -> ErrorCategory {
+    package static func folded(_ error: any Error) -> ErrorCategory {
         if error is CancellationError { return .interrupted }
         guard let reportable = error as? any ReportableError else { return .failure }
         return reportable.underlyingErrors.reduce(reportable.category) { max($0, folded($1)) }

@@ -76,7 +76,7 @@ public struct HTTPRequest: Sendable {
 
     /// Creates a request with a JSON body encoded from `value`.
     /// - Throws: an encoding error when `value` cannot be encoded.
-    public static func json<Value: Encodable>(
+    package static func json<Value: Encodable>(
         _ method: HTTPRequestMethod, url: String, headers: [(name: String, value: String)] = [],
         value: Value, timeout: Double = 30
     ) throws -> HTTPRequest {
