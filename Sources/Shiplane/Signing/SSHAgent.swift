@@ -77,8 +77,10 @@ struct SSHAgent {
     private static func openSocket() -> Int32 {
         #if canImport(Darwin)
         Darwin.socket(AF_UNIX, streamType, 0)
-        #else
+        #elseif os(Linux)
         Glibc.socket(AF_UNIX, streamType, 0)
+        #else
+        -1
         #endif
     }
 

@@ -3,7 +3,7 @@ import Testing
 import Crypto
 @testable import Shiplane
 
-@Suite("Signing formats: BLAKE2b, sshsig, allowed signers, minisign")
+@Suite("Signing formats: BLAKE2b, sshsig, allowed signers, minisign", .offThePool)
 struct SigningFormatTests {
     @Test func blake2bMatchesRFC7693AndPythonsHashlib() {
         // RFC 7693, Appendix A ("abc", 64 bytes); the others from Python's hashlib.blake2b.
