@@ -18,18 +18,24 @@ func allowSigners(_ keys: [String], in repo: TemporaryRepository) throws {
 
 /// A GnuPG home in the test's folder with one signing key without a passphrase (made by gpg itself).
 func makeGPGHome(in root: String, user: String = "Test Committer <committer@example.com>") throws -> String {
-    let home = root + "/gnupg"
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let made = try runProgram(
+    // A short path in /tmp, not the test's folder: gpg-agent's socket lives in the home, and a
+    // Unix socket's path has at most 107 bytes (the whole suite's folders are longer). Removed by
+    // stopGPGAgent.
+    var template = Array("/tmp/sl-gpg-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed for a GnuPG home") }
+    let home = String(cString: made)
+    _ = root
+    let generated = try runProgram(
         "/usr/bin/gpg", ["--batch", "--quiet", "--passphrase", "", "--quick-gen-key", user, "ed25519", "sign", "never"],
         in: root, environment: ["PATH": "/usr/bin:/bin", "GNUPGHOME": home])
-    guard made.status == 0 else { throw TestFailure("gpg: \(made.all)") }
+    guard generated.status == 0 else { throw TestFailure("gpg: \(generated.all)") }
     return home
 }
 
 /// Stops the gpg-agent a test's GnuPG home started.
 func stopGPGAgent(_ home: String) {
     _ = try? runProgram("/usr/bin/gpgconf", ["--kill", "all"], in: "/", environment: ["PATH": "/usr/bin:/bin", "GNUPGHOME": home])
+    if home.hasPrefix("/tmp/sl-gpg-") { try? FileManager.default.removeItem(atPath: home) }
 }
 
 @Suite("Signed commits and tags, checked by git verify-commit and verify-tag", .offThePool)
