@@ -24,7 +24,6 @@ func makeGPGHome(in root: String, user: String = "Test Committer <committer@exam
     var template = Array("/tmp/sl-gpg-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed for a GnuPG home") }
     let home = String(cString: made)
-    _ = root
     let generated = try runProgram(
         "/usr/bin/gpg", ["--batch", "--quiet", "--passphrase", "", "--quick-gen-key", user, "ed25519", "sign", "never"],
         in: root, environment: ["PATH": "/usr/bin:/bin", "GNUPGHOME": home])
