@@ -301,6 +301,20 @@ struct HostileRepositoryTests {
         print("HOSTILE \(hostileCase.name): " + lines.joined(separator: "; "))
     }
 
+    /// A VERSION written on Windows (a UTF-8 byte-order mark, CRLF) is read, and bumped keeping both.
+    @Test func aVersionFileWithAByteOrderMarkIsBumpedKeepingIt() throws {
+        let hostile = try Hostile()
+        try hostile.write("VERSION", Data("\u{FEFF}1.2.3\r\n".utf8))
+        try hostile.git("commit", "-q", "-am", "chore: written on Windows")
+        let version = try runProgram(shiplaneBinary, ["version"], in: hostile.path, environment: hostile.environment)
+        #expect(version.status == 0 && version.stdout.hasPrefix("1.2.3\n"), "\(version.all)")
+        let bump = try runProgram(shiplaneBinary, ["bump", "patch", "--commit", "--tag"], in: hostile.path, environment: hostile.environment)
+        #expect(bump.status == 0, "\(bump.all)")
+        #expect(FileManager.default.contents(atPath: hostile.path + "/VERSION") == Data("\u{FEFF}1.2.4\r\n".utf8))
+        #expect(try hostile.git("tag", "--points-at", "HEAD") == "v1.2.4")
+        #expect(try hostile.git("status", "--porcelain").isEmpty)
+    }
+
     /// What success must mean for each command.
     private func expectCorrect(_ command: Command, hostile: Hostile, before: Snapshot, after: Snapshot, context: String, output: String) throws {
         // Other projects inside the work tree are never touched, nor is their git folder.

@@ -44,7 +44,7 @@ struct S3UploadTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = await run(server, in: folder, extra: ["ACL": "public-read"])
         #expect(result.succeeded, "\(result.failure.map { allText(of: $0) } ?? "")")
-        let (objects, uploads) = try server.contents()
+        let (objects, uploads, _) = try server.contents()
         #expect(uploads.isEmpty)
         #expect(Set(objects.keys) == ["releases/1.2.0/SHA256SUMS", "releases/1.2.0/app.tar.gz"])
         for name in ["SHA256SUMS", "app.tar.gz"] {
@@ -103,7 +103,7 @@ struct S3UploadTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = await run(server, in: folder, extra: ["FAIL": "1"])
         #expect(!result.succeeded)
-        let (objects, uploads) = try server.contents()
+        let (objects, uploads, _) = try server.contents()
         #expect(objects.isEmpty && uploads.isEmpty, "rolled back: \(objects.keys) \(uploads)")
 
         // An object of the same key with other bytes stops the step and is left as it was.

@@ -14,13 +14,14 @@ final class RealS3Server {
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
-    init() throws {
+    /// `partDelay`: seconds each UploadPart's answer is held after the part is stored.
+    init(partDelay: Double = 0) throws {
         let python = packageRoot + "/.venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestFailure("no virtualenv at .venv: run Scripts/setup (it installs moto[server] from PyPI)")
         }
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [packageRoot + "/Tests/ShiplaneTests/Fixtures/S3/s3_server.py", "--bucket", bucket]
+        process.arguments = [packageRoot + "/Tests/ShiplaneTests/Fixtures/S3/s3_server.py", "--bucket", bucket, "--part-delay", "\(partDelay)"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -48,13 +49,13 @@ final class RealS3Server {
     }
 
     /// What the bucket holds, read through boto3: objects by key and open multipart uploads.
-    func contents() throws -> (objects: [String: [String: Any]], uploads: [String]) {
+    func contents() throws -> (objects: [String: [String: Any]], uploads: [String], parts: Int) {
         let read = try runTool([packageRoot + "/.venv/bin/python", packageRoot + "/Tests/ShiplaneTests/Fixtures/S3/s3_read.py",
                                 endpoint, accessKeyID, secretAccessKey, bucket])
         guard read.status == 0, let json = try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any] else {
             throw TestFailure("could not read the bucket: \(read.output)")
         }
-        return (json["objects"] as? [String: [String: Any]] ?? [:], json["uploads"] as? [String] ?? [])
+        return (json["objects"] as? [String: [String: Any]] ?? [:], json["uploads"] as? [String] ?? [], json["parts"] as? Int ?? 0)
     }
 
     func stop() {

@@ -25,7 +25,10 @@ final class SupervisedRun {
 
     /// Waits (at most 60 s, polling every 0.1 s) until `condition` holds.
     func wait(until condition: () -> Bool) {
-        for _ in 0..<600 where !condition() { usleep(100_000) }
+        for _ in 0..<600 {
+            if condition() { return }
+            usleep(100_000)
+        }
     }
 
     /// The supervisor's pid.

@@ -132,7 +132,7 @@ extension LaneContext {
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`.
     @discardableResult
     public func uploadToS3(
-        _ files: [String], bucket: String, prefix: String = "", region: String? = nil, endpoint: String? = nil,
+        _ files: [any ArtifactConvertible], bucket: String, prefix: String = "", region: String? = nil, endpoint: String? = nil,
         pathStyle: Bool = false, acl: String = "private", partSize: Int = 8 << 20, file: String = #fileID, line: Int = #line
     ) async throws -> [String] {
         var problems: [String] = []
@@ -140,6 +140,7 @@ extension LaneContext {
         if acl != "private" && acl != "public-read" { problems.append("acl \(acl) is neither private nor public-read") }
         if partSize < 5 << 20 { problems.append("partSize \(partSize) is below S3's smallest part, 5 MiB (5242880)") }
         if files.isEmpty { problems.append("no files given") }
+        let paths = try ArtifactInputs.paths(files)
         let region = region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         let endpoint = endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] ?? "https://s3.\(region).amazonaws.com"
         if let scheme = URLComponents(string: endpoint)?.scheme, scheme == "http" || scheme == "https" {} else {
@@ -150,7 +151,7 @@ extension LaneContext {
         }
         let target = S3Target(endpoint: endpoint, region: region, bucket: bucket, pathStyle: pathStyle)
         var urls: [String] = []
-        for path in files {
+        for path in paths {
             let name = (path as NSString).lastPathComponent
             let key = prefix.isEmpty ? name : (prefix.hasSuffix("/") ? prefix : prefix + "/") + name
             urls.append(try await run(UploadToS3(file: path, target: target, key: key, acl: acl, partSize: Int64(partSize)), file: file, line: line))
@@ -164,9 +165,9 @@ extension UploadToS3: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Put files in an S3-compatible bucket (AWS, MinIO, R2, Spaces): SigV4, multipart resumed after a kill, digests checked, unchanged objects not sent",
-        signature: "try await lane.uploadToS3(_ files: [String], bucket: String, prefix: String = \"\", region: String? = nil, endpoint: String? = nil, pathStyle: Bool = false, acl: String = \"private\", partSize: Int = 8 << 20) -> [String]",
+        signature: "try await lane.uploadToS3(_ files: [any ArtifactConvertible], bucket: String, prefix: String = \"\", region: String? = nil, endpoint: String? = nil, pathStyle: Bool = false, acl: String = \"private\", partSize: Int = 8 << 20) -> [String]",
         parameters: [
-            .init(name: "files", type: "[String]", defaultValue: nil, help: "the files to put, one step each"),
+            .init(name: "files", type: "[any ArtifactConvertible]", defaultValue: nil, help: "the files (paths or artifacts) to put, one step each"),
             .init(name: "bucket", type: "String", defaultValue: nil, help: "the bucket"),
             .init(name: "prefix", type: "String", defaultValue: "\"\"", help: "the keys' prefix (a folder: releases/1.2.0)"),
             .init(name: "region", type: "String?", defaultValue: "nil", help: "AWS_REGION, AWS_DEFAULT_REGION or us-east-1"),
@@ -175,7 +176,7 @@ extension UploadToS3: DocumentedAction {
             .init(name: "acl", type: "String", defaultValue: "\"private\"", help: "private or public-read"),
             .init(name: "partSize", type: "Int", defaultValue: "8 << 20", help: "larger files go up in parts of this size (at least 5 MiB)"),
         ],
-        example: #"try await lane.uploadToS3(["dist/app.tar.gz"], bucket: "downloads", prefix: "releases/\(version)", acl: "public-read")"#,
+        example: #"try await lane.uploadToS3(lane.artifacts, bucket: "downloads", prefix: "releases/\(version)", acl: "public-read")"#,
         dryRun: "checks the bucket and credentials and reads each object's digest; says what would be put and how",
         rollback: "aborts an unfinished multipart upload; deletes each object this run put while it still holds the bytes put (If-Match on its ETag)"
     )

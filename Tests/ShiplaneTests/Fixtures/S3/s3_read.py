@@ -1,6 +1,6 @@
 """Reads a bucket back through boto3 (an S3 client that is not Shiplane's): prints JSON with every
 object (size, SHA-256 of its bytes, the sha256 metadata, whether AllUsers may read it) and every
-multipart upload still open. Usage: s3_read.py ENDPOINT ACCESS_KEY SECRET BUCKET"""
+multipart upload still open, with the number of parts they hold. Usage: s3_read.py ENDPOINT ACCESS_KEY SECRET BUCKET"""
 import hashlib
 import json
 import sys
@@ -20,5 +20,7 @@ for item in s3.list_objects_v2(Bucket=bucket).get("Contents", []):
         "meta_sha256": got["Metadata"].get("sha256"),
         "public": any(g["Grantee"].get("URI", "").endswith("/AllUsers") and g["Permission"] == "READ" for g in grants),
     }
-uploads = [u["Key"] for u in s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])]
-print(json.dumps({"objects": objects, "uploads": uploads}))
+open_uploads = s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])
+uploads = [u["Key"] for u in open_uploads]
+parts = sum(len(s3.list_parts(Bucket=bucket, Key=u["Key"], UploadId=u["UploadId"]).get("Parts", [])) for u in open_uploads)
+print(json.dumps({"objects": objects, "uploads": uploads, "parts": parts}))

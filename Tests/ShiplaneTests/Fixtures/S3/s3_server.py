@@ -8,13 +8,16 @@ them — each of the tests' — is authenticated against that key's secret, and 
 another secret is answered 403 SignatureDoesNotMatch.
 
 Prints "READY <port> <access key id> <secret access key>" once it listens and runs until its
-standard input closes. --bucket names buckets to create (through the signed API).
+standard input closes. --bucket names buckets to create (through the signed API). --part-delay
+SECONDS holds each UploadPart's answer that long after the part is stored, so that a test can kill
+its client while a multipart upload is partly held (moto itself answers in milliseconds).
 """
 import argparse
 import json
 import os
 import socket
 import sys
+import time
 
 SETUP_ACTIONS = 3  # CreateUser, PutUserPolicy, CreateAccessKey
 os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = str(SETUP_ACTIONS)
@@ -22,6 +25,7 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 
 import boto3  # noqa: E402  (moto[server] brings it)
 from moto.server import ThreadedMotoServer  # noqa: E402
+from moto.moto_server import threaded_moto_server  # noqa: E402
 
 
 def free_port():
@@ -33,7 +37,19 @@ def free_port():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bucket", action="append", default=[])
+    parser.add_argument("--part-delay", type=float, default=0)
     arguments = parser.parse_args()
+    if arguments.part_delay > 0:
+        application = threaded_moto_server.DomainDispatcherApplication
+        answer = application.__call__
+
+        def slowly(self, environ, start_response):
+            body = answer(self, environ, start_response)
+            if environ.get("REQUEST_METHOD") == "PUT" and "partNumber=" in environ.get("QUERY_STRING", ""):
+                time.sleep(arguments.part_delay)
+            return body
+
+        application.__call__ = slowly
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

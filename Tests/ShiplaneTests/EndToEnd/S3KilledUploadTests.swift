@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+private let s3Lane = #"""
+import Shiplane
+
+struct Release: Lane {
+    func run(_ lane: LaneContext) async throws {
+        let version = try lane.bumpVersion(.patch)
+        try lane.commitVersionBump(message: "Version bump to \(version)")
+        try lane.addGitTag("v\(version)")
+        try await lane.push(tags: ["v\(version)"])
+        let archive = try lane.artifact(".build/dist/app.tar.gz")
+        try await lane.uploadToS3([archive], bucket: "releases", prefix: "rocket/\(version)", pathStyle: true,
+                                  partSize: 5 << 20)
+    }
+}
+"""#
+
+@Suite("S3: the shiplane binary killed in a multipart upload, then run again", .serialized, .offThePool)
+struct S3KilledUploadTests {
+    /// The lane program is SIGKILLed once the record holds the multipart upload's id (8 parts) and S3 holds
+    /// some of its parts: past the push the record
+    /// stays (exit 75) with the upload's id, and the same command run again continues that upload
+    /// (the parts S3 holds are not sent again) and completes it with the file's very bytes.
+    @Test func aMultipartUploadKilledMidwayIsContinuedByTheRerun() async throws {
+        let server = try RealS3Server(partDelay: 0.7)
+        defer { server.stop() }
+        let (repo, origin) = try releasableRepository(lane: s3Lane)
+        var generator = SeededGenerator(seed: 7)
+        let bytes = Data((0..<(40 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try FileManager.default.createDirectory(atPath: repo.path + "/.build/dist", withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: repo.path + "/.build/dist/app.tar.gz"))
+        var environment = repo.environment
+        for (key, value) in server.environment { environment[key] = value }
+
+        let run = try SupervisedRun(["release"], in: repo.path, environment: environment)
+        // Killed once the record holds the upload's id and S3 holds at least one of its parts.
+        let recordPath = repo.path + "/.git/shiplane/run.json"
+        run.wait {
+            ((try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? "").contains("\"uploadID\"")
+                && ((try? server.contents().parts) ?? 0) >= 1
+        }
+        #expect(try run.killLaneProgram())
+        let before = try server.contents()
+        #expect(before.uploads == ["rocket/1.4.1/app.tar.gz"] && before.objects.isEmpty, "killed midway: \(before)")
+        #expect((1..<8).contains(before.parts), "killed with some of the 8 parts held: \(before.parts)")
+        let (status, all) = run.finish()
+        #expect(status == 75, "past the push: resumable\n\(all)")
+        let record = try String(contentsOfFile: repo.path + "/.git/shiplane/run.json", encoding: .utf8)
+        #expect(record.contains("s3.object") && record.contains("uploadID"), "the upload id is in the record")
+        #expect(!record.contains(server.secretAccessKey) && !all.contains(server.secretAccessKey))
+
+        let again = try await repo.shiplaneAsync(["release"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        // The parts S3 held are not sent again: the rerun says how many it found and continues from there.
+        #expect(again.all.contains("continuing the multipart upload of s3://releases/rocket/1.4.1/app.tar.gz: S3 holds \(before.parts) of 8 parts")
+                || again.all.contains("S3 holds \(before.parts + 1) of 8 parts"), "\(again.all)")
+        let after = try server.contents()
+        #expect(after.uploads.isEmpty)
+        #expect(after.objects["rocket/1.4.1/app.tar.gz"]?["sha256"] as? String == SHA256.hex(of: bytes))
+        #expect(try origin.git("tag", "--list").contains("v1.4.1"))
+        #expect(!again.all.contains(server.secretAccessKey))
+    }
+}
