@@ -3,9 +3,15 @@ import Shiplane
 
 /// Shiplane releases itself with its own lane: the version lives in the `ShiplaneVersion.current`
 /// constant (what `shiplane --version` prints), the notes in CHANGELOG.md, the release in a tag,
-/// and the prebuilt bundle (`Scripts/bundle`) with its SHA256SUMS on the GitHub release.
+/// and the prebuilt bundle (`Scripts/bundle`) on the GitHub release with its SBOM, its signed
+/// provenance, and a SHA256SUMS signed with the project's OpenPGP release key (the key whose
+/// public half the README's install snippet checks with `gpgv`).
+///
+/// The bundle's release needs two secrets: `SHIPLANE_GPG_KEY` (the release key, armored) and
+/// `SHIPLANE_ATTESTATION_KEY` (the Ed25519 provenance key, PKCS#8 PEM). Both are checked before
+/// anything is committed.
 struct Release: Lane {
-    static let summary = "Bump ShiplaneVersion.current, write CHANGELOG.md, build and check the bundle, commit, tag v<version>, push, publish the GitHub release with the bundle"
+    static let summary = "Bump ShiplaneVersion.current, write CHANGELOG.md, build and check the bundle, commit, tag v<version>, SBOM, provenance, signed SHA256SUMS, push, publish the GitHub release with them"
 
     @Option(help: "major, minor, patch, auto (from the commits since the last release tag) or a version")
     var bump: VersionBump = .auto
@@ -31,13 +37,24 @@ struct Release: Lane {
         }
         try lane.commitVersionBump(version, notes)
         try lane.addGitTag("v\(version)", message: "Shiplane \(version)")
+        // What users download, made after the tag (the provenance names the tag's commit) and
+        // before the push: a missing or unusable key stops the run while it can still roll back.
+        var assets: [any ArtifactConvertible] = []
+        if bundle {
+            let name = try await lane.sh(["Scripts/bundle", "--name"], readOnly: true).trimmingCharacters(in: .whitespacesAndNewlines)
+            let stem = name.hasSuffix(".tar.gz") ? String(name.dropLast(".tar.gz".count)) : name
+            let tarball = try lane.artifact(".build-bundle/dist/\(name)", kind: .archive)
+            // The Swift packages the bundle is built from (Package.resolved is not committed: the
+            // bundle's build resolved it).
+            let sbom = try lane.sbom(to: ".build-bundle/dist/\(stem).cdx.json", artifacts: [tarball], lockFiles: ["Package.resolved"],
+                                     name: "shiplane", version: version)
+            let provenance = try lane.provenance(for: [tarball], to: ".build-bundle/dist/\(stem).intoto.jsonl")
+            let sums = try lane.checksums([tarball, sbom, provenance], to: ".build-bundle/dist/SHA256SUMS")
+            let signatures = try lane.sign([sums], format: "openpgp")  // SHA256SUMS.asc
+            assets = [tarball, sums, sbom, provenance] + signatures
+        }
         if push {
             try await lane.push(tags: ["v\(version)"])
-            var assets: [String] = []
-            if bundle {
-                let name = try await lane.sh(["Scripts/bundle", "--name"], readOnly: true).trimmingCharacters(in: .whitespacesAndNewlines)
-                assets = [".build-bundle/dist/\(name)", ".build-bundle/dist/SHA256SUMS"]
-            }
             try await lane.githubRelease(tag: "v\(version)", notes: notes.section, assets: assets)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 
 /// One file a release step changed, by the SHA-256 of its bytes before and after: the run's
 /// record keeps these, never the bytes (the saved copy of the old bytes is the file effect's).
+/// Steps make them as they write (`StepContext`'s file writes return one); lanes read them.
 public struct FileChange: Sendable, Equatable, Codable {
     /// The file's absolute path.
     public let path: String
@@ -13,7 +14,7 @@ public struct FileChange: Sendable, Equatable, Codable {
     public let afterDigest: String
 
     /// Creates the record of one changed file from its bytes before and after.
-    public init(path: String, displayPath: String, before: Data?, after: Data) {
+    package init(path: String, displayPath: String, before: Data?, after: Data) {
         self.path = path
         self.displayPath = displayPath
         beforeDigest = before.map { SHA256.hex(of: $0) }
@@ -21,7 +22,7 @@ public struct FileChange: Sendable, Equatable, Codable {
     }
 
     /// Creates the record of one changed file from the digests already taken of its bytes.
-    public init(path: String, displayPath: String, beforeDigest: String?, afterDigest: String) {
+    package init(path: String, displayPath: String, beforeDigest: String?, afterDigest: String) {
         self.path = path
         self.displayPath = displayPath
         self.beforeDigest = beforeDigest

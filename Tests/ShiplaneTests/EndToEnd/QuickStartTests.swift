@@ -64,8 +64,23 @@ struct QuickStartTests {
         let sums = try runProgram("/usr/bin/env", ["sha256sum", "\(name).tar.gz"], in: releases, environment: environment)
         #expect(sums.status == 0, "\(sums.all)")
         try Data(sums.stdout.utf8).write(to: URL(fileURLWithPath: releases + "/SHA256SUMS"))
+        // SHA256SUMS signed as the release lane signs it (OpenPGP, detached, armored), by a test
+        // key that stands in for the release key: its public key replaces the README's.
+        let home = try makeGPGHome(in: folder.root, user: "Shiplane releases")
+        defer { stopGPGAgent(home) }
+        let gpg = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
+        func sign() throws {
+            try? FileManager.default.removeItem(atPath: releases + "/SHA256SUMS.asc")
+            let signed = try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--detach-sign", "SHA256SUMS"], in: releases, environment: gpg)
+            #expect(signed.status == 0, "\(signed.all)")
+        }
+        try sign()
+        let readmeKey = try #require(snippet.components(separatedBy: "echo ").dropFirst().first?.components(separatedBy: " |").first)
+        let testKey = try runProgram("/bin/sh", ["-c", "gpg --batch --export | base64 -w0"], in: folder.root, environment: gpg).stdout
+        #expect(!testKey.isEmpty && readmeKey.count > 200)
+        let tested = snippet.replacingOccurrences(of: release, with: "file://\(folder.root)/releases").replacingOccurrences(of: readmeKey, with: testKey)
 
-        let script = "set -euo pipefail\n" + snippet.replacingOccurrences(of: release, with: "file://\(folder.root)/releases")
+        let script = "set -euo pipefail\n" + tested
         let work = folder.root + "/download"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local"), "a fresh home")
@@ -85,12 +100,48 @@ struct QuickStartTests {
         try Data("#!/bin/sh\necho tampered\n".utf8).write(to: URL(fileURLWithPath: tree + "/bin/shiplane"))
         let tampered = try runProgram("/usr/bin/env", ["tar", "-czf", "\(releases)/\(name).tar.gz", "-C", folder.root + "/tree", name], in: folder.root, environment: environment)
         #expect(tampered.status == 0, "\(tampered.all)")
-        let pasted = snippet.replacingOccurrences(of: release, with: "file://\(folder.root)/releases")
-        let refused = try runProgram("/bin/bash", ["-c", pasted], in: work, environment: environment)
+        let refused = try runProgram("/bin/bash", ["-c", tested], in: work, environment: environment)
         #expect(refused.status != 0, "\(refused.all)")
         #expect(refused.all.contains("FAILED"), "\(refused.all)")
         #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/opt/\(name)"))
         #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/bin/shiplane"))
+
+        // The same tampered tarball with a SHA256SUMS made for it (what one who can replace the
+        // release's files would serve): the key did not sign it, gpgv stops the block.
+        try FileManager.default.removeItem(atPath: work)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let forged = try runProgram("/usr/bin/env", ["sha256sum", "\(name).tar.gz"], in: releases, environment: environment)
+        try Data(forged.stdout.utf8).write(to: URL(fileURLWithPath: releases + "/SHA256SUMS"))
+        let unsigned = try runProgram("/bin/bash", ["-c", tested], in: work, environment: environment)
+        #expect(unsigned.status != 0, "\(unsigned.all)")
+        #expect(unsigned.all.contains("BAD signature"), "\(unsigned.all)")
+        #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/opt/\(name)"))
+        #expect(!FileManager.default.fileExists(atPath: folder.home + "/.local/bin/shiplane"))
+        // Signed again, it installs: the signature, not the test, was what stopped it.
+        try sign()
+        let resigned = try runProgram("/bin/bash", ["-c", tested], in: work, environment: environment)
+        #expect(resigned.status == 0, "\(resigned.all)")
+    }
+
+    /// The key the README's install block checks with is the release key the repository publishes
+    /// (`Scripts/release-keys/shiplane-release.asc`), with the fingerprint the README prints.
+    @Test func theInstallBlocksKeyIsThePublishedReleaseKey() throws {
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Quick start").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let snippet = try #require(section.components(separatedBy: "```sh\n").dropFirst().first { $0.hasPrefix("v=") })
+        let readmeKey = try #require(snippet.components(separatedBy: "echo ").dropFirst().first?.components(separatedBy: " |").first)
+        let folder = try TemporaryRepository(commit: false)
+        let home = folder.root + "/gnupg"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let environment = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
+        let published = try runProgram("/usr/bin/gpg", ["--batch", "--with-colons", "--show-keys", packageRoot + "/Scripts/release-keys/shiplane-release.asc"],
+                                       in: folder.root, environment: environment)
+        try #require(Data(base64Encoded: readmeKey), "the README's key is base64").write(to: URL(fileURLWithPath: folder.root + "/readme.gpg"))
+        let embedded = try runProgram("/usr/bin/gpg", ["--batch", "--with-colons", "--show-keys", folder.root + "/readme.gpg"], in: folder.root, environment: environment)
+        let fingerprints = { (listing: String) in listing.split(separator: "\n").filter { $0.hasPrefix("fpr:") }.map { $0.split(separator: ":", omittingEmptySubsequences: false)[9] } }
+        #expect(fingerprints(published.stdout) == ["4A723844F5BAD8A51B35885316D65E3673D8A7B6"], "\(published.all)")
+        #expect(fingerprints(embedded.stdout) == fingerprints(published.stdout), "\(embedded.all)")
+        #expect(section.contains("`4A72 3844 F5BA D8A5 1B35 8853 16D6 5E36\n73D8 A7B6`"))
     }
 
     @Test func initWithoutCommitSaysHowToProceedAndTheLaneWorksWithAllowDirty() throws {

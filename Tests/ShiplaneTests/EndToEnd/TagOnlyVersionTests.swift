@@ -197,10 +197,58 @@ struct SelfReleaseTests {
         #expect(try String(contentsOfFile: clone + "/Sources/Shiplane/Shiplane.swift", encoding: .utf8) == version, "the bump is rolled back")
         #expect(try git("status", "--porcelain").isEmpty)
 
-        try standIn("echo \"bundle $*\"; exit 0")
-        let built = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
+        // A bundle that builds: the stand-in writes a tarball, and the Package.resolved its build
+        // would have resolved. The release then makes what users download: the SBOM, the signed
+        // provenance, SHA256SUMS over the three, and its OpenPGP signature by the release key.
+        try standIn("""
+        echo "bundle $*"
+        case "$1" in
+          --name) echo shiplane-9.9.9-linux-x86_64.tar.gz ;;
+          --output) mkdir -p .build-bundle/dist && printf 'the bundle' > .build-bundle/dist/shiplane-9.9.9-linux-x86_64.tar.gz &&
+            printf '%s\\n' '{"pins":[{"identity":"yams","kind":"remoteSourceControl","location":"https://github.com/jpsim/Yams.git","state":{"revision":"3d6871d5b4a5cd519adf233fbb576e0a2af71c17","version":"5.4.0"}}],"version":2}' > Package.resolved ;;
+        esac
+        """)
+        let keys = repo.root + "/keys"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        let home = try makeGPGHome(in: repo.root, user: "Shiplane releases")
+        defer { stopGPGAgent(home) }
+        let gpg = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
+        let secret = try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--export-secret-keys"], in: keys, environment: gpg).stdout
+        #expect(try runProgram("/usr/bin/gpg", ["--batch", "--export", "--output", keys + "/release.gpg"], in: keys, environment: gpg).status == 0)
+        #expect(try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--export", "--output", keys + "/release.asc"], in: keys, environment: gpg).status == 0)
+        #expect(try runTool(["openssl", "genpkey", "-algorithm", "ed25519", "-out", keys + "/attest.pem"]).status == 0)
+        let attestation = try String(contentsOfFile: keys + "/attest.pem", encoding: .utf8)
+        var withKeys = environment
+        withKeys["SHIPLANE_GPG_KEY"] = secret
+        withKeys["SHIPLANE_ATTESTATION_KEY"] = attestation
+
+        // Without the keys, the run stops after the tag and before anything leaves the machine:
+        // rolled back, nothing committed or tagged.
+        let keyless = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
+        #expect(keyless.status != 0, "\(keyless.all)")
+        #expect(keyless.all.contains("SHIPLANE_ATTESTATION_KEY"), "\(keyless.all)")
+        let unreleased = try git("rev-parse", "HEAD")
+        #expect(try git("tag", "--points-at", "HEAD").isEmpty, "nothing tagged")
+
+        let built = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: withKeys)
         #expect(built.status == 0, "\(built.all)")
         #expect(try git("tag", "--points-at", "HEAD").hasPrefix("v"))
+        #expect(try git("rev-parse", "HEAD~1") == unreleased)
+        #expect(!built.all.contains(attestation) && !built.all.contains("PRIVATE KEY"), "no key is printed")
+        let dist = clone + "/.build-bundle/dist"
+        let listed = try String(contentsOfFile: dist + "/SHA256SUMS", encoding: .utf8)
+        for name in ["shiplane-9.9.9-linux-x86_64.tar.gz", "shiplane-9.9.9-linux-x86_64.cdx.json", "shiplane-9.9.9-linux-x86_64.intoto.jsonl"] {
+            #expect(listed.contains("  " + name + "\n"), "SHA256SUMS names \(name): \(listed)")
+        }
+        // What the README's install snippet runs: gpgv with the release key alone, then sha256sum.
+        let gpgv = try runProgram("/usr/bin/gpgv", ["--keyring", keys + "/release.gpg", "SHA256SUMS.asc", "SHA256SUMS"], in: dist, environment: environment)
+        #expect(gpgv.status == 0 && gpgv.stderr.contains("Good signature from \"Shiplane releases\""), "\(gpgv.all)")
+        #expect(try runProgram("/usr/bin/sha256sum", ["-c", "SHA256SUMS"], in: dist, environment: environment).status == 0)
+        let sbom = try String(contentsOfFile: dist + "/shiplane-9.9.9-linux-x86_64.cdx.json", encoding: .utf8)
+        #expect(sbom.contains("pkg:swift/github.com/jpsim/Yams@5.4.0"), "the SBOM names the packages the bundle is built from")
+        // And the whole chain, as `shiplane verify` checks a download folder.
+        let verified = try runProgram(shiplaneBinary, ["verify", dist, "--gpg-key", keys + "/release.asc"], in: clone, environment: environment)
+        #expect(verified.status == 0, "\(verified.all)")
     }
 }
 
