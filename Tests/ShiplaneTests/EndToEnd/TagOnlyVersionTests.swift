@@ -139,6 +139,22 @@ struct ColorDecisionTests {
     }
 }
 
+/// Test stand-ins for the release lane's two keys: an OpenPGP key named as the release key (gpg
+/// made it) and an Ed25519 provenance key (openssl made it), in `root/keys`, with the public keys
+/// beside them (`release.gpg`, `release.asc`). The caller stops the GnuPG home's agent.
+private func releaseKeys(in root: String) throws -> (variables: [String: String], keys: String, gnupgHome: String) {
+    let keys = root + "/keys"
+    try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+    let home = try makeGPGHome(in: root, user: "Shiplane releases")
+    let gpg = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
+    let secret = try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--export-secret-keys"], in: keys, environment: gpg).stdout
+    #expect(try runProgram("/usr/bin/gpg", ["--batch", "--export", "--output", keys + "/release.gpg"], in: keys, environment: gpg).status == 0)
+    #expect(try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--export", "--output", keys + "/release.asc"], in: keys, environment: gpg).status == 0)
+    #expect(try runTool(["openssl", "genpkey", "-algorithm", "ed25519", "-out", keys + "/attest.pem"]).status == 0)
+    let attestation = try String(contentsOfFile: keys + "/attest.pem", encoding: .utf8)
+    return (["SHIPLANE_GPG_KEY": secret, "SHIPLANE_ATTESTATION_KEY": attestation], keys, home)
+}
+
 @Suite("Shiplane releases itself with its own lane", .offThePool)
 struct SelfReleaseTests {
     @Test func theReleaseLaneOfThisRepositoryRunsOnAClone() throws {
@@ -151,11 +167,22 @@ struct SelfReleaseTests {
         // The lane releases from main: the clone is on main whatever branch this checkout is on.
         _ = try runProgram("/usr/bin/git", ["checkout", "-q", "-B", "main"], in: clone, environment: environment)
         let before = try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: environment).stdout
-        let dry = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment)
+        // The SBOM reads Package.resolved (not committed): a checkout that was ever built has one,
+        // and the bundle's build makes it in a real run.
+        try FileManager.default.copyItem(atPath: packageRoot + "/Package.resolved", toPath: clone + "/Package.resolved")
+        // The dry run checks the keys the release signs with: without them it stops, naming them.
+        let keyless = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment)
+        #expect(keyless.status != 0 && keyless.all.contains("SHIPLANE_ATTESTATION_KEY is not set"), "\(keyless.all)")
+        let (keyVariables, _, home) = try releaseKeys(in: repo.root)
+        defer { stopGPGAgent(home) }
+        let dry = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment.merging(keyVariables) { $1 })
         #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
+        #expect(dry.stdout.contains("would sign .build-bundle/dist/SHA256SUMS"), "\(dry.stdout)")
         #expect(dry.stdout.contains("Sources/Shiplane/Shiplane.swift"), "the version constant is the version file: \(dry.stdout)")
         #expect(dry.stdout.contains("would run: Scripts/bundle --output .build-bundle/dist"), "\(dry.stdout)")
         #expect(dry.stdout.contains("would run: Scripts/bundle --check --output .build-bundle/dist"), "\(dry.stdout)")
+        // What users download is planned too, signed with the keys the dry run checks (none here).
+        #expect(dry.stdout.contains("is not there yet: a real run hashes it once a command of the lane has made it"), "\(dry.stdout)")
         // --no-bundle: the bundle's release build takes 15-25 minutes (see bundleFailureStopsTheRelease).
         let real = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--no-bundle"], in: clone, environment: environment)
         #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
@@ -208,19 +235,10 @@ struct SelfReleaseTests {
             printf '%s\\n' '{"pins":[{"identity":"yams","kind":"remoteSourceControl","location":"https://github.com/jpsim/Yams.git","state":{"revision":"3d6871d5b4a5cd519adf233fbb576e0a2af71c17","version":"5.4.0"}}],"version":2}' > Package.resolved ;;
         esac
         """)
-        let keys = repo.root + "/keys"
-        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-        let home = try makeGPGHome(in: repo.root, user: "Shiplane releases")
+        let (keyVariables, keys, home) = try releaseKeys(in: repo.root)
         defer { stopGPGAgent(home) }
-        let gpg = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
-        let secret = try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--export-secret-keys"], in: keys, environment: gpg).stdout
-        #expect(try runProgram("/usr/bin/gpg", ["--batch", "--export", "--output", keys + "/release.gpg"], in: keys, environment: gpg).status == 0)
-        #expect(try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--export", "--output", keys + "/release.asc"], in: keys, environment: gpg).status == 0)
-        #expect(try runTool(["openssl", "genpkey", "-algorithm", "ed25519", "-out", keys + "/attest.pem"]).status == 0)
-        let attestation = try String(contentsOfFile: keys + "/attest.pem", encoding: .utf8)
-        var withKeys = environment
-        withKeys["SHIPLANE_GPG_KEY"] = secret
-        withKeys["SHIPLANE_ATTESTATION_KEY"] = attestation
+        let withKeys = environment.merging(keyVariables) { $1 }
+        let attestation = keyVariables["SHIPLANE_ATTESTATION_KEY"] ?? ""
 
         // Without the keys, the run stops after the tag and before anything leaves the machine:
         // rolled back, nothing committed or tagged.

@@ -103,6 +103,14 @@ package struct RegisterArtifact: Action {
     /// Hashes the file and keeps it with the run.
     /// - Throws: when there is no file at `path`.
     package func run(in step: StepContext) throws -> Artifact {
+        let absolute = step.resolve(path)
+        if step.isDryRun, !step.lane.fileSystem.isFile(absolute) {
+            // A dry run does not run the commands that build the file: the plan goes on with a
+            // stand-in in the dry run's overlay (never on disk), and says so.
+            try step.lane.fileSystem.write(Data("(dry run: \(path) is made by a command this dry run did not run)\n".utf8), to: absolute)
+            step.log("\(path) is not there yet: a real run hashes it once a command of the lane has made it, and stops if none has",
+                     level: .warning)
+        }
         let artifact = try step.registerArtifact(path, kind: kind, name: name, os: os, arch: arch)
         step.note("\(artifact.kind.rawValue) \(artifact.path) sha256:\(artifact.sha256.prefix(12))…")
         return artifact
@@ -123,7 +131,7 @@ extension RegisterArtifact: DocumentedAction {
             .init(name: "arch", type: "String?", defaultValue: "nil", help: "the CPU architecture a build is for"),
         ],
         example: #"let app = try lane.artifact(".build/release/app", kind: .binary, os: "linux", arch: "x86_64")"#,
-        dryRun: "hashes what the dry run would have written", rollback: "nothing to undo (it only reads the file)"
+        dryRun: "hashes what the dry run would have written; a file a command would make (not run in a dry run) is a stand-in, with a warning", rollback: "nothing to undo (it only reads the file)"
     )
 }
 
