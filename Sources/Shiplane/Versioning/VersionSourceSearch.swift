@@ -57,7 +57,7 @@ struct VersionSourceSearch {
             let pbxproj = project.appendingPathComponent("project.pbxproj")
             let display = VersionFileDetector.relativePath(of: pbxproj, to: root)
             guard let bytes = try? fileSystem.contents(of: pbxproj.path) else { continue }
-            let model: XcodeProjectModel
+            var model: XcodeProjectModel
             do {
                 model = try XcodeProjectModel(bytes)
             } catch {
@@ -65,15 +65,24 @@ struct VersionSourceSearch {
                 usedPlists = nil
                 continue
             }
+            let projectFolder = project.deletingLastPathComponent()
+            model = model.leavingPlaceholderExtensions { [self] target in plistLiterals(of: target, in: model, folder: projectFolder).version }
             projectNames.append(project.lastPathComponent)
-            projectFolders.append(project.deletingLastPathComponent())
+            projectFolders.append(projectFolder)
             if model.targets.isEmpty || model.namesAnInfoPlistThroughASetting { usedPlists = nil }
             for plist in model.infoPlists(of: model.targets) {
                 usedPlists?.insert(project.deletingLastPathComponent().appendingPathComponent(plist).standardizedFileURL.path)
             }
             let (released, independent) = model.releaseTargets(listed: listedTargets)
             let folder = project.deletingLastPathComponent()
-            let labels = model.targets.isEmpty ? nil : model.configurationLabels(of: released)
+            // An extension whose Info.plist writes both values itself does not use its build
+            // settings (exelban/stats' widget: 3.0.11 in the plist beside MARKETING_VERSION = 1.0):
+            // the plist moves with the app, the settings stay.
+            let plistOnly = Set(released.filter { $0.role == .embedded }.filter { target in
+                let literals = plistLiterals(of: target, in: model, folder: folder)
+                return literals.version != nil && literals.build != nil
+            }.flatMap { $0.configurations.map(\.id) })
+            let labels = model.targets.isEmpty ? nil : model.configurationLabels(of: released).filter { !plistOnly.contains($0.key) }
             let followers = model.followerConfigurations(of: released)
             // Where every released target's Info.plist writes the value itself, the build
             // setting is not what ships (Expo's prebuilt MARKETING_VERSION = 1.0 beside a plist at 1.7.0).
@@ -121,7 +130,7 @@ struct VersionSourceSearch {
             reachedXcconfigs += shared.files
             for target in independent {
                 guard let own = model.ownVersion(of: target).map({ "MARKETING_VERSION \($0)" }) ?? plistVersion(of: target, in: model, folder: folder) else { continue }
-                let kind = target.role == .test ? "a test target" : target.role == .app ? "an app of its own" : "not an extension of the app"
+                let kind = target.leftAloneBecause ?? (target.role == .test ? "a test target" : target.role == .app ? "an app of its own" : "not an extension of the app")
                 leftAlone.append("\(target.name) (\(display)): \(own), \(kind); left alone"
                     + (target.role == .test ? "" : " (list it under versions.targets in .shiplane.yml to move it with the app)"))
             }
@@ -329,6 +338,17 @@ struct VersionSourceSearch {
             }
         }
         return (version, build)
+    }
+
+    /// The literal `CFBundleShortVersionString` and `CFBundleVersion` a target's Info.plist
+    /// writes itself (nil where it has none or refers to a setting).
+    private func plistLiterals(of target: XcodeProjectModel.Target, in model: XcodeProjectModel, folder: URL) -> (version: String?, build: String?) {
+        for plist in model.infoPlists(of: [target]).sorted() {
+            guard let bytes = try? fileSystem.contents(of: folder.appendingPathComponent(plist).path),
+                  let reading = try? InfoPlistVersionFormat().read(bytes) else { continue }
+            return (reading.version.literal != nil ? reading.text : nil, reading.build?.literal)
+        }
+        return (nil, nil)
     }
 
     /// "CFBundleShortVersionString 1.0 in Sources/Launcher/Info.plist" when the target's

@@ -36,12 +36,15 @@ struct XcodeProjectModel: Sendable {
         let productType: String
         let role: Role
         let configurations: [Configuration]
+        /// Why a target that ships inside the app is left alone all the same (a login item, an
+        /// extension at a placeholder version), for `left alone`; nil for the others.
+        var leftAloneBecause: String? = nil
     }
 
     /// The project's own configurations, which every target inherits from.
     let projectConfigurations: [Configuration]
     /// The native targets, in the project's order.
-    let targets: [Target]
+    private(set) var targets: [Target]
 
     /// Product types that ship inside an app and must carry the app's version.
     static let embeddedProductTypes: Set<String> = [
@@ -59,6 +62,23 @@ struct XcodeProjectModel: Sendable {
         "com.apple.product-type.xpc-service",
         "com.apple.product-type.system-extension",
     ]
+
+    /// Extension product types whose version App Store Connect only warns about when it differs
+    /// from the app's (ITMS-90473): one left at a placeholder the project's own bumps never move
+    /// (Flutter's share extension at `MARKETING_VERSION = 1.0`) stays there. Watch apps, their
+    /// extensions and App Clips are refused when they differ, so they always move.
+    static let placeholderTolerantTypes: Set<String> = [
+        "com.apple.product-type.app-extension",
+        "com.apple.product-type.app-extension.messages",
+        "com.apple.product-type.app-extension.messages-sticker-pack",
+        "com.apple.product-type.extensionkit-extension",
+        "com.apple.product-type.tv-app-extension",
+        "com.apple.product-type.xpc-service",
+        "com.apple.product-type.system-extension",
+    ]
+
+    /// The versions Xcode gives a new target: a target still at one of them was never released with the app.
+    static let placeholderVersions: Set<String> = ["1", "1.0", "1.0.0"]
 
     /// Reads the model from the bytes of a `project.pbxproj`.
     /// - Throws: `VersionFileError.malformed` when the file is not a property list of that shape.
@@ -92,23 +112,35 @@ struct XcodeProjectModel: Sendable {
             }
         }
         projectConfigurations = configurations(project["buildConfigurationList"])
-        let embeddedApps = Self.appsEmbeddedInApps(objects, targets: project["targets"] as? [String] ?? [])
+        let copied = Self.appsCopiedIntoApps(objects, targets: project["targets"] as? [String] ?? [])
         targets = (project["targets"] as? [String] ?? []).compactMap { id in
             guard let target = objects[id] as? [String: Any], target["isa"] as? String == "PBXNativeTarget" else { return nil }
             let type = target["productType"] as? String ?? ""
-            let role: Role = embeddedApps.contains(id) ? .embedded
+            let name = target["name"] as? String ?? id
+            let configurations = configurations(target["buildConfigurationList"])
+            if let helper = copied.helpers[id] {
+                // A login item or helper app (Contents/Library/LoginItems): App Store Connect does
+                // not compare its version with the app's, and the projects' own bumps leave it.
+                return Target(name: name, productType: type, role: .other, configurations: configurations,
+                              leftAloneBecause: "a helper app \(helper.app) copies into \(helper.destination), not a watch app")
+            }
+            let role: Role = copied.watchApps.contains(id) ? .embedded
                 : type == "com.apple.product-type.application" ? .app
                 : Self.embeddedProductTypes.contains(type) ? .embedded
                 : type.hasPrefix("com.apple.product-type.bundle.unit-test") || type.hasPrefix("com.apple.product-type.bundle.ui-testing") ? .test
                 : .other
-            return Target(name: target["name"] as? String ?? id, productType: type, role: role, configurations: configurations(target["buildConfigurationList"]))
+            return Target(name: name, productType: type, role: role, configurations: configurations)
         }
     }
 
-    /// The application targets another application target copies into its bundle (a Copy
-    /// Files phase: Xcode's "Embed Watch Content" for a single-target watch app): they ship
-    /// inside it, so they carry its version.
-    private static func appsEmbeddedInApps(_ objects: [String: Any], targets ids: [String]) -> Set<String> {
+    /// Application targets another application target copies into its bundle (a Copy Files
+    /// phase). Into its `Watch` folder (Xcode's "Embed Watch Content" for a single-target watch
+    /// app) it is a watch app: it ships inside the app and carries its version. Anywhere else
+    /// (`Contents/Library/LoginItems`) it is a helper, by identifier, with the app that copies it
+    /// and where.
+    private static func appsCopiedIntoApps(
+        _ objects: [String: Any], targets ids: [String]
+    ) -> (watchApps: Set<String>, helpers: [String: (app: String, destination: String)]) {
         let application = "com.apple.product-type.application"
         var appByProduct: [String: String] = [:]
         for id in ids {
@@ -116,19 +148,49 @@ struct XcodeProjectModel: Sendable {
                   let product = target["productReference"] as? String else { continue }
             appByProduct[product] = id
         }
-        var embedded: Set<String> = []
+        var watchApps: Set<String> = []
+        var helpers: [String: (app: String, destination: String)] = [:]
         for id in ids {
             guard let target = objects[id] as? [String: Any], target["productType"] as? String == application else { continue }
             for phaseID in target["buildPhases"] as? [String] ?? [] {
                 guard let phase = objects[phaseID] as? [String: Any], phase["isa"] as? String == "PBXCopyFilesBuildPhase" else { continue }
+                let destination = phase["dstPath"] as? String ?? ""
+                let intoWatch = destination.split(separator: "/").last == "Watch"
                 for fileID in phase["files"] as? [String] ?? [] {
                     guard let file = objects[fileID] as? [String: Any], let reference = file["fileRef"] as? String,
                           let app = appByProduct[reference], app != id else { continue }
-                    embedded.insert(app)
+                    if intoWatch {
+                        watchApps.insert(app)
+                    } else {
+                        helpers[app] = (target["name"] as? String ?? id, destination.isEmpty ? "its bundle" : destination)
+                    }
                 }
             }
         }
-        return embedded
+        for app in watchApps { helpers[app] = nil }
+        return (watchApps, helpers)
+    }
+
+    /// The model with each extension still at Xcode's placeholder version while the app is
+    /// elsewhere made a target left alone: the project's own bumps never moved it (lichess' and
+    /// LocalSend's share extensions at `MARKETING_VERSION = 1.0` beside pubspec.yaml's version).
+    /// `shippedVersion` gives the version a target's Info.plist writes itself, when it does.
+    func leavingPlaceholderExtensions(shippedVersion: (Target) -> String?) -> XcodeProjectModel {
+        guard let app = targets.first(where: { $0.role == .app }) else { return self }
+        let projectVersion = projectConfigurations.compactMap { $0.settings["MARKETING_VERSION"] }.first
+        let appVersion = shippedVersion(app) ?? app.configurations.compactMap { $0.settings["MARKETING_VERSION"] }.first ?? projectVersion
+        var copy = self
+        for index in targets.indices where targets[index].role == .embedded && Self.placeholderTolerantTypes.contains(targets[index].productType) {
+            let target = targets[index]
+            let own = shippedVersion(target).map { [$0] } ?? Set(target.configurations.compactMap { $0.settings["MARKETING_VERSION"] })
+            guard own.count == 1, let version = own.first, Self.placeholderVersions.contains(version), version != appVersion else { continue }
+            copy.targets[index] = Target(
+                name: target.name, productType: target.productType, role: .other, configurations: target.configurations,
+                leftAloneBecause: "an extension of \(app.name) at Xcode's placeholder version, which the app's releases do not move "
+                    + "(App Store Connect only warns, ITMS-90473)"
+            )
+        }
+        return copy
     }
 
     /// The path of every file reference and group below the main group, relative to the
