@@ -10,6 +10,7 @@ enum Features {
         RegisterArtifact.self,
         SignFiles.self,
         UploadToS3.self,
+        PublishHomebrewFormula.self,
     ] }
 
     /// Every built-in effect type, so a record written by any process reads back in any other.
@@ -26,6 +27,7 @@ enum Features {
         PlayEditChanged.self,
         MessageSent.self, SlackMessagePosted.self, EmailSent.self, DiscordMessagePosted.self,
         S3ObjectUploaded.self,
+        HomebrewFormulaPushed.self,
         InProcessUndo.self,
     ]
 }

@@ -1,0 +1,111 @@
+import Foundation
+internal import Git
+
+/// A throwaway bare clone of one branch of a Homebrew tap, in a temporary folder: the formula is
+/// committed in it without a work tree (`Repository.commitFile`) and pushed from it, through
+/// libgit2. Made for one step (or one undo) and removed after it.
+struct TapClone {
+    /// The tap's URL or path as given, with no user-info (credentials come from the environment).
+    let tap: String
+    let branch: String
+    let credentials: PushCredentials
+    let repository: Repository
+    let folder: String
+
+    var reference: String { "refs/heads/\(branch)" }
+
+    /// The variables a tap token is read from, before the ones `push` reads.
+    static let tokenVariables = ["SHIPLANE_TAP_TOKEN", "HOMEBREW_TAP_TOKEN"]
+
+    /// Credentials for `tap`: `SHIPLANE_TAP_TOKEN` (or `HOMEBREW_TAP_TOKEN`) for HTTPS, else what `push` uses.
+    static func credentials(for tap: String, environment: LaneEnvironment) -> PushCredentials {
+        let lower = tap.lowercased()
+        if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+            for variable in tokenVariables {
+                if let token = environment[variable], !token.isEmpty {
+                    return .token(token, username: environment["SHIPLANE_GIT_USERNAME"] ?? "x-access-token")
+                }
+            }
+        }
+        return Push.credentials(for: tap, environment: environment)
+    }
+
+    /// `url` without user-info, for showing and recording.
+    static func withoutCredentials(_ url: String) -> String {
+        guard url.contains("://"), var components = URLComponents(string: url), components.user != nil || components.password != nil
+        else { return url }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url
+    }
+
+    /// Fetches `branch` of `tap` into a new temporary bare repository; the tip is nil when the tap
+    /// has no such branch. Reaching the tap checks its URL and the credentials (the preflight).
+    /// - Throws: `GitFailure` when the tap cannot be reached or refuses the credentials.
+    static func fetch(_ tap: String, branch: String, environment: LaneEnvironment) async throws -> (clone: TapClone, tip: ObjectID?) {
+        let folder = NSTemporaryDirectory() + "shiplane-tap-\(UUID().uuidString).git"
+        let credentials = credentials(for: tap, environment: environment)
+        do {
+            let repository = try git { try Repository.createBare(at: folder) }
+            let clone = TapClone(tap: tap, branch: branch, credentials: credentials, repository: repository, folder: folder)
+            let reference = clone.reference
+            let found = try await gitOffThePool {
+                try repository.fetchIfPresent(remote: tap, source: reference, destination: reference, credentials: credentials)
+            }
+            let tip = found ? try git { try repository.commitOfReference(reference) } : nil
+            return (clone, tip)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+    }
+
+    /// The formula file's bytes at `commit`.
+    func contents(_ path: String, at commit: ObjectID) throws -> Data? {
+        try git { try repository.fileContents(path, in: commit) }
+    }
+
+    /// Commits `contents` at `path` on top of `parent`, on the clone's branch.
+    func commit(_ path: String, contents: Data?, onTopOf parent: ObjectID, message: String, author: Signature, committer: Signature) throws -> ObjectID {
+        try git {
+            try repository.commitFile(path, contents: contents, onTopOf: parent, message: message, author: author, committer: committer, updating: reference)
+        }
+    }
+
+    /// Pushes the branch (a fast-forward: never forced); `beforeSending` runs right before the
+    /// upload (the effect is recorded there).
+    func push(beforeSending: @escaping () throws -> Void) async throws -> PushOutcome {
+        let repository = repository, tap = tap, credentials = credentials, reference = reference
+        return try await gitOffThePool {
+            try repository.pushReportingRefs(remote: tap, refspecs: ["\(reference):\(reference)"], credentials: credentials, beforeSending: { _ in
+                try beforeSending()
+            })
+        }
+    }
+
+    /// Removes the temporary folder.
+    func remove() {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The error for a push the tap refused (a hook, a protected branch, a branch that moved).
+    func refusal(_ outcome: PushOutcome, path: String) -> ShiplaneError {
+        let shown = Self.withoutCredentials(tap)
+        var info: [(key: String, value: String)] = outcome.refused.map { ($0.ref, $0.reason) }
+        for line in outcome.remoteMessages { info.append(("\(shown) said", line)) }
+        return ShiplaneError(
+            "\(shown) refused the commit of \(path) on \(branch)",
+            info: info,
+            suggestion: "the tap's branch \(branch) is protected or moved meanwhile; nothing was changed in the tap: allow the push (or its token), or open a pull request with the formula the dry run shows, then run again")
+    }
+}
+
+/// Signatures for a commit made where no step is (an undo): git's identity, else Shiplane's bot.
+func tapCommitSignature(_ repository: Repository, environment: LaneEnvironment, role: Signature.Role) -> Signature {
+    if let signature = try? git({ try repository.signature(environment: environment.variables, role: role) }) { return signature }
+    let identity = CIIdentity.read(from: environment.variables)
+    let now = Date()
+    return Signature(
+        name: identity?.name ?? CIIdentity.botName, email: identity?.email ?? CIIdentity.botEmail,
+        date: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)), timeZoneOffsetMinutes: 0)
+}
