@@ -52,10 +52,39 @@ struct VersionSourceSearch {
         var usedPlists: Set<String>? = tree.xcodeProjects.isEmpty ? nil : []
         var projectNames: [String] = []
         var projectFolders: [URL] = []
+        // The Info.plists and xcconfigs of projects that are not the app's.
+        var setAsideFiles: Set<String> = []
 
+        // The app's project, where the repository holds others (a sample's, a dependency's).
+        let choice = AppProjectChoice(root: root, fileSystem: fileSystem).choose(tree.xcodeProjects.compactMap { project in
+            let pbxproj = project.appendingPathComponent("project.pbxproj")
+            guard let bytes = try? fileSystem.contents(of: pbxproj.path), let model = try? XcodeProjectModel(bytes) else { return nil }
+            return AppProjectChoice.Candidate(url: pbxproj, display: VersionFileDetector.relativePath(of: pbxproj, to: root),
+                                              hasApp: model.targets.contains { $0.role == .app })
+        }, independent: independentModules)
+        if let problem = choice.problem {
+            let display = problem.file ?? "project.pbxproj"
+            problems.append((VersionFile(url: root.appendingPathComponent(display), format: XcodeProjectVersionFormat(), displayPath: display), problem))
+        }
+        var matchedProjects: Set<String> = []
         for project in tree.xcodeProjects {
             let pbxproj = project.appendingPathComponent("project.pbxproj")
             let display = VersionFileDetector.relativePath(of: pbxproj, to: root)
+            if let why = choice.setAside[pbxproj.path] {
+                // Its targets' Info.plists and xcconfigs are its own: never read from here.
+                ignored.append(why)
+                let folder = AppProjectChoice.folder(of: display)
+                matchedProjects.formUnion([folder, AppProjectChoice.projectPath(display)])
+                if let bytes = try? fileSystem.contents(of: pbxproj.path), let model = try? XcodeProjectModel(bytes) {
+                    let base = project.deletingLastPathComponent()
+                    for plist in model.infoPlists(of: model.targets) { setAsideFiles.insert(base.appendingPathComponent(plist).standardizedFileURL.path) }
+                    for xcconfig in XcconfigIncludes(root: root, fileSystem: fileSystem)
+                        .chain(from: model.baseConfigurations(of: model.targets, includingProject: true).sorted().map { base.appendingPathComponent($0) }).files {
+                        setAsideFiles.insert(xcconfig.standardizedFileURL.path)
+                    }
+                }
+                continue
+            }
             guard let bytes = try? fileSystem.contents(of: pbxproj.path) else { continue }
             var model: XcodeProjectModel
             do {
@@ -136,6 +165,8 @@ struct VersionSourceSearch {
             }
             if model.targets.contains(where: { $0.role == .app }) { appProjects.append((display, files)) }
         }
+        let readByTheApp = Set(appProjects.flatMap(\.files))
+        excluded.formUnion(setAsideFiles.subtracting(readByTheApp))
         // A target's INFOPLIST_FILE may be set in an xcconfig rather than the project.
         if usedPlists != nil {
             for setting in infoPlistSettings(in: tree.xcconfigs + reachedXcconfigs) {
@@ -161,7 +192,7 @@ struct VersionSourceSearch {
         }
         var androidApps: [VersionFile] = []
         var companions = placeholderCompanions(tree.gradleScripts)
-        var unmatched = independentModules
+        var unmatched = independentModules.subtracting(matchedProjects)
         for script in tree.gradleScripts {
             let folder = VersionFileDetector.relativePath(of: script.deletingLastPathComponent(), to: root)
             guard independentModules.contains(folder) else { continue }
