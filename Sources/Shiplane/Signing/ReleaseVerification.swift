@@ -179,8 +179,10 @@ package struct ReleaseVerification {
     /// components, an SPDX document's files, an in-toto statement's (or its DSSE envelope's)
     /// subjects.
     private static func subjects(of path: String, provenance: Bool) throws -> [String: String] {
+        // A JSON document (an SBOM is pretty-printed), or JSON Lines (`.intoto.jsonl`: the first line).
         guard let data = FileManager.default.contents(atPath: path),
-              var object = try? JSONSerialization.jsonObject(with: Data(String(decoding: data, as: UTF8.self).split(separator: "\n").first.map { Data($0.utf8) } ?? data)) as? [String: Any]
+              var object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])
+                ?? (try? JSONSerialization.jsonObject(with: Data(String(decoding: data, as: UTF8.self).split(separator: "\n").first.map { Data($0.utf8) } ?? data)) as? [String: Any])
         else { throw SigningError("it is not a JSON document") }
         if let payload = object["payload"] as? String, let decoded = Data(base64Encoded: payload),
            let statement = try? JSONSerialization.jsonObject(with: decoded) as? [String: Any] {

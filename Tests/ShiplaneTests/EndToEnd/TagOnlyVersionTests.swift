@@ -228,10 +228,10 @@ struct SelfReleaseTests {
         // would have resolved. The release then makes what users download: the SBOM, the signed
         // provenance, SHA256SUMS over the three, and its OpenPGP signature by the release key.
         try standIn("""
-        echo "bundle $*"
         case "$1" in
           --name) echo shiplane-9.9.9-linux-x86_64.tar.gz ;;
-          --output) mkdir -p .build-bundle/dist && printf 'the bundle' > .build-bundle/dist/shiplane-9.9.9-linux-x86_64.tar.gz &&
+          --check) echo "bundle $*" ;;
+          --output) echo "bundle $*" && mkdir -p .build-bundle/dist && printf 'the bundle' > .build-bundle/dist/shiplane-9.9.9-linux-x86_64.tar.gz &&
             printf '%s\\n' '{"pins":[{"identity":"yams","kind":"remoteSourceControl","location":"https://github.com/jpsim/Yams.git","state":{"revision":"3d6871d5b4a5cd519adf233fbb576e0a2af71c17","version":"5.4.0"}}],"version":2}' > Package.resolved ;;
         esac
         """)
