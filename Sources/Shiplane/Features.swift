@@ -4,14 +4,17 @@
 /// (goreleaser's pipeline list works the same way).
 enum Features {
     /// Every built-in action, in the order a release lane uses them.
-    static var actions: [any DocumentedAction.Type] { [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Slack.self, Webhook.self, Email.self, Discord.self, Teams.self, Mattermost.self, EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
+    static var actions: [any DocumentedAction.Type] {
+        let announcers: [any DocumentedAction.Type] = Announcers.all.map { $0 }
+        return [
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
         UpdatePlayStore.self,
         RegisterArtifact.self,
         SignFiles.self,
         UploadToS3.self,
         PublishHomebrewFormula.self,
-    ] }
+        ]
+    }
 
     /// Every built-in effect type, so a record written by any process reads back in any other.
     static let effects: [any Effect.Type] = [

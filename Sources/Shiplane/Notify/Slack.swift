@@ -155,3 +155,23 @@ extension Slack: DocumentedAction {
         rollback: "a bot message is deleted (chat.delete; one whose answer was lost is found by its metadata first); an incoming webhook's message cannot be taken back, so rollback reports it as staying: notify last"
     )
 }
+
+extension Slack: Announcer {
+    /// The service's name in messages.
+    package static let service = "Slack"
+    /// `SLACK_WEBHOOK_URL` (an incoming webhook) or `SLACK_BOT_TOKEN` (a bot, with a channel).
+    package static let configuration = ["SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN"]
+    /// 40,000 characters of text (the blocks' own limits are kept by `SlackMessage`); Slack
+    /// documents no byte limit.
+    package static let limits = AnnouncerLimits(characters: SlackMessage.Limits.text, bytes: nil)
+    /// A bot's answer carries the message's `ts`: a lost answer is searched for and rollback
+    /// deletes it. An incoming webhook answers `ok` only.
+    package static let semantics = AnnouncerSemantics(
+        answer: "bot: ok with the message's ts; webhook: ok", findsLostMessage: true, undoable: true)
+
+    /// The step for `.slack(…)`: the announcement as blocks.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Slack? {
+        guard case let .slack(channel, webhookURL) = target else { return nil }
+        return Slack(message: announcement.slackMessage, webhookURL: webhookURL, channel: channel, delivery: delivery)
+    }
+}

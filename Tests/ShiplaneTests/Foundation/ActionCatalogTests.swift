@@ -35,9 +35,24 @@ struct ActionCatalogTests {
         return overloads
     }
 
+    /// The parameters of `case NAME(` in `AnnouncementTarget`: an announcer that lanes reach only
+    /// through `lane.announce(_:to: [.NAME(…)])`, with the announcement and the delivery rule.
+    static func declaredTarget(_ name: String) throws -> [(label: String, name: String)]? {
+        let file = try String(contentsOfFile: packageRoot + "/Sources/Shiplane/Notify/Announce/Announce.swift", encoding: .utf8)
+        guard let found = file.range(of: "    case \(name)("), let close = file[found.upperBound...].range(of: ")\n") else { return nil }
+        let target = ActionDescription.parse(parameterList: String(file[found.upperBound..<close.lowerBound]))
+        return [("_", "announcement")] + target + [("delivery", "delivery")]
+    }
+
     @Test(arguments: ActionCatalog.all.map(\.name))
     func documentationMatchesTheDeclaration(_ name: String) throws {
         let action = try #require(ActionCatalog.named(name))
+        if action.signature.hasPrefix("try await lane.announce("), let target = try Self.declaredTarget(name) {
+            #expect(action.signature.contains("to: [.\(name)("), "\(action.signature)")
+            #expect(Set(action.parameters.map(\.name)) == Set(target.map { $0.label == "_" ? $0.name : $0.label }), "declared \(target)")
+            #expect(action.example.contains(".\(name)("), "the example calls the action")
+            return
+        }
         let overloads = try Self.declaredOverloads(of: name)
         #expect(!overloads.isEmpty, "no `public func \(name)(` in Sources/Shiplane")
         let documented = action.signatureParameters.map { "\($0.label) \($0.name)" }
@@ -55,7 +70,7 @@ struct ActionCatalogTests {
         var declared: [String] = []
         for relative in FileManager.default.subpaths(atPath: root) ?? [] where relative.hasSuffix(".swift") {
             let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
-            let pattern = try NSRegularExpression(pattern: #"(?:public|package) struct \w+: (?:Async)?Action \{\n(?:[ \t]*///[^\n]*\n)*\s+(?:public|package) static let name = "(\w+)""#)
+            let pattern = try NSRegularExpression(pattern: #"(?:public|package) struct \w+: (?:(?:Async)?Action|(?:Webhook)?Announcer) \{\n(?:[ \t]*///[^\n]*\n)*\s+(?:public|package) static let name = "(\w+)""#)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 if let range = Range(match.range(at: 1), in: text) { declared.append(String(text[range])) }
             }

@@ -43,6 +43,7 @@ struct EveryAction: Lane {
         try await lane.discord(announcement)
         try await lane.teams(announcement)
         try await lane.mattermost(announcement)
+        try await lane.announce(announcement, to: [.googleChat()])
         try await lane.email(to: ["team@example.com"], subject: "Released \(version)", text: notes.section)
     }
 }
@@ -91,7 +92,8 @@ struct DryRunTouchesNothingTests {
             environment: ["GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x",
                           "GITLAB_TOKEN": "glpat-0123456789abcdefghij", "GITEA_TOKEN": "0123456789abcdef0123456789abcdef01234567",
                           "DISCORD_WEBHOOK_URL": "https://discord.com/api/webhooks/123/abc", "TEAMS_WEBHOOK_URL": "https://example.webhook.office.com/workflows/x",
-                          "MATTERMOST_WEBHOOK_URL": "https://chat.example.com/hooks/xyz", "SMTP_HOST": "smtp.example.com", "SMTP_FROM": "releases@example.com",
+                          "MATTERMOST_WEBHOOK_URL": "https://chat.example.com/hooks/xyz",
+                          "GOOGLE_CHAT_WEBHOOK_URL": "https://chat.googleapis.com/v1/spaces/AAAA/messages?key=k&token=t", "SMTP_HOST": "smtp.example.com", "SMTP_FROM": "releases@example.com",
                           "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
             dryRun: true
         )

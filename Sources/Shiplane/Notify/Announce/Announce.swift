@@ -16,6 +16,8 @@ public enum AnnouncementTarget: Sendable {
     case mattermost(webhookURL: String? = nil, channel: String? = nil, username: String? = nil, iconURL: String? = nil)
     /// Email over SMTP (`SMTP_HOST` and the other `SMTP_` variables).
     case email(to: [String], cc: [String] = [], from: String? = nil)
+    /// Google Chat through a space's incoming webhook (`GOOGLE_CHAT_WEBHOOK_URL`).
+    case googleChat(webhookURL: String? = nil)
 }
 
 extension LaneContext {
@@ -29,26 +31,13 @@ extension LaneContext {
         file: String = #fileID, line: Int = #line
     ) async throws {
         for target in targets {
-            switch target {
-            case let .slack(channel, webhookURL):
-                try await run(Slack(message: announcement.slackMessage, webhookURL: webhookURL, channel: channel, delivery: delivery), file: file, line: line)
-            case let .webhook(url, template):
+            if case let .webhook(url, template) = target {
                 var values = ["title": announcement.title, "text": announcement.text, "version": announcement.version ?? "",
                               "url": announcement.url ?? "", "summary": announcement.plainText]
                 for fact in announcement.facts { values[fact.key] = fact.value }
                 try await run(Webhook(url: url, template: template, values: values, delivery: delivery), file: file, line: line)
-            case let .discord(webhookURL, username):
-                try await run(Discord(announcement, webhookURL: webhookURL, username: username, delivery: delivery), file: file, line: line)
-            case let .teams(webhookURL):
-                try await run(Teams(announcement, webhookURL: webhookURL, delivery: delivery), file: file, line: line)
-            case let .mattermost(webhookURL, channel, username, iconURL):
-                try await run(Mattermost(announcement, webhookURL: webhookURL, channel: channel, username: username, iconURL: iconURL, delivery: delivery),
-                              file: file, line: line)
-            case let .email(to, cc, from):
-                let text = announcement.plainText
-                var html = MIMEMessage.html(fromText: text)
-                if let url = announcement.url, let link = Self.htmlLink(url) { html = html.replacingOccurrences(of: "</body>", with: "<p>\(link)</p>\n</body>") }
-                try await run(Email(to: to, subject: announcement.title, text: text, html: html, from: from, cc: cc, delivery: delivery), file: file, line: line)
+            } else {
+                try await announce(announcement, to: target, delivery: delivery, file: file, line: line)
             }
         }
     }

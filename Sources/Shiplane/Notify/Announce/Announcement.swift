@@ -73,6 +73,25 @@ public struct Announcement: Sendable {
         truncate(text, to: limit, measuredBy: { $0.utf8.count })
     }
 
+    /// Cuts `text` until `encodedSize` of it — the whole message as sent, with the text in it —
+    /// is at most `limit` bytes (a service that limits a message's size: Teams, Google Chat),
+    /// whole characters, ending with "…"; empty when even no text is over. JSON escapes make a
+    /// byte of text cost up to six as sent, so each round cuts in proportion to what the text
+    /// costs, and a few rounds settle it.
+    static func fit(_ text: String, toBytes limit: Int, encodedSize: (String) -> Int) -> (text: String, cut: Bool) {
+        var text = text
+        var size = encodedSize(text)
+        guard size > limit else { return (text, false) }
+        let overhead = encodedSize("")
+        while size > limit, !text.isEmpty {
+            let allowed = max(0, limit - overhead)
+            let budget = text.utf8.count * allowed / max(1, size - overhead) - 8
+            text = budget <= 3 ? "" : truncate(String(text.dropLast()), toBytes: budget).text
+            size = encodedSize(text)
+        }
+        return (text, true)
+    }
+
     /// Cuts `text` to at most `limit` Unicode scalars (how Discord, Teams and Mattermost count,
     /// or stricter), never splitting a character, ending with "…" when cut.
     static func truncate(_ text: String, to limit: Int) -> (text: String, cut: Bool) {

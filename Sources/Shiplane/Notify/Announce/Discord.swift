@@ -7,7 +7,7 @@ import Foundation
 /// limits (content 2,000 characters; an embed's title 256, description 4,096, 25 fields of 256 and
 /// 1,024; all embeds 6,000) are kept by cutting visibly with "…" and a warning, never by a refusal.
 /// Mentions in the text do not ping anyone (`allowed_mentions` is empty).
-package struct Discord: AsyncAction {
+package struct Discord: WebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "discord"
     /// What is announced.
@@ -47,11 +47,40 @@ package struct Discord: AsyncAction {
         self.delivery = delivery
     }
 
-    /// The title (the webhook URL is a secret and not shown).
-    package var options: [StepOption] {
-        var shown = [StepOption("title", announcement.title)]
-        if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
-        return shown
+    // MARK: - Announcer
+
+    /// The service's name in messages.
+    package static let service = "Discord"
+    /// `DISCORD_WEBHOOK_URL`.
+    package static let configuration = ["DISCORD_WEBHOOK_URL"]
+    /// The content's 2,000 characters (the embed's own limits are kept by `payload`); Discord
+    /// documents no byte limit for a message without files.
+    package static let limits = AnnouncerLimits(characters: Limits.content, bytes: nil)
+    /// `?wait=true`: Discord answers with the message and its id, which rollback deletes by.
+    package static let semantics = AnnouncerSemantics(answer: "200 with the message and its id (?wait=true)", findsLostMessage: false, undoable: true)
+
+    /// The step for `.discord(…)`.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Discord? {
+        guard case let .discord(webhookURL, username) = target else { return nil }
+        return Discord(announcement, webhookURL: webhookURL, username: username, delivery: delivery)
+    }
+
+    /// The message with `?wait=true`, and what Discord's limits cut.
+    package func request(for announcement: Announcement) -> AnnouncerRequest {
+        let (json, cuts) = Self.payload(announcement, username: username)
+        return AnnouncerRequest(json: json, shown: json["content"] as? String ?? "", query: "wait=true", cuts: cuts)
+    }
+
+    /// Written down by the URL's digest, so that rollback finds the webhook again.
+    package func intended(_ hook: ServiceWebhook) -> (effect: DiscordMessagePosted, description: String, destination: String) {
+        (DiscordMessagePosted(webhookDigest: hook.digest, shownURL: hook.shown), "delete the Discord message", "Discord")
+    }
+
+    /// The message id from Discord's answer.
+    package func posted(_ intended: DiscordMessagePosted, answer response: HTTPResponse) -> DiscordMessagePosted {
+        var posted = intended
+        posted.messageID = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String
+        return posted
     }
 
     /// The JSON Discord receives, and what had to be cut to fit.
@@ -92,31 +121,8 @@ package struct Discord: AsyncAction {
         return (json, cuts)
     }
 
-    /// Posts the message and records its id; in a dry run only says what it would post.
-    /// - Throws: `NotifyError` for a missing or invalid URL or Discord's refusal; `HTTPTransportError`.
-    package func run(in step: StepContext) async throws {
-        let hook = try ServiceWebhook(service: "Discord", given: webhookURL, variable: "DISCORD_WEBHOOK_URL",
-                                      environment: step.lane.environment, transport: step.httpTransport())
-        let (json, cuts) = Self.payload(announcement.redacted(by: hook.transport.redactor), username: username)
-        for cut in cuts { step.log("Discord's limits: \(cut) (marked with …)", level: .warning) }
-        if step.isDryRun {
-            step.note("would post to Discord \(hook.shown): \(json["content"] as? String ?? "")")
-            return
-        }
-        let intended = DiscordMessagePosted(webhookDigest: hook.digest, shownURL: hook.shown)
-        let outcome = try await step.deliverOnce(
-            intended, "delete the Discord message", destination: "Discord", delivery: delivery, nothingHappened: { $0 is NotifyError }
-        ) {
-            let response = try await hook.post(json, query: "wait=true", message: Self.errorMessage)
-            var posted = intended
-            posted.messageID = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String
-            return posted
-        }
-        if outcome == .sent { step.note("posted") }
-    }
-
     /// Discord's error body (`{"message": …, "code": …}`) as one line.
-    static func errorMessage(_ response: HTTPResponse) -> String {
+    package static func errorMessage(_ response: HTTPResponse) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return response.bodySnippet() }
         let message = object["message"] as? String ?? "error"
         let code = (object["code"] as? Int).map { " (code \($0))" } ?? ""

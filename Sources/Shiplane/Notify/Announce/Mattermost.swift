@@ -7,7 +7,7 @@ import Foundation
 /// Mattermost takes at most 16,383 characters of text: longer text is cut visibly with "…" and a
 /// warning. An incoming webhook answers `ok` with no post id, so a post cannot be deleted:
 /// rollback reports it as staying.
-package struct Mattermost: AsyncAction {
+package struct Mattermost: WebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "mattermost"
     /// What is announced.
@@ -45,6 +45,31 @@ package struct Mattermost: AsyncAction {
         return shown
     }
 
+    // MARK: - Announcer
+
+    /// The service's name in messages.
+    package static let service = "Mattermost"
+    /// `MATTERMOST_WEBHOOK_URL`.
+    package static let configuration = ["MATTERMOST_WEBHOOK_URL"]
+    /// 16,383 characters of text; Mattermost documents no byte limit of its own.
+    package static let limits = AnnouncerLimits(characters: textLimit, bytes: nil)
+    /// An incoming webhook answers `ok` with no post id: nothing to find or delete by.
+    package static let semantics = AnnouncerSemantics(answer: "200 ok, no post id", findsLostMessage: false, undoable: false)
+
+    /// The step for `.mattermost(…)`.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Mattermost? {
+        guard case let .mattermost(webhookURL, channel, username, iconURL) = target else { return nil }
+        return Mattermost(announcement, webhookURL: webhookURL, channel: channel, username: username, iconURL: iconURL, delivery: delivery)
+    }
+
+    /// The Markdown post, cut to Mattermost's characters.
+    /// - Throws: `NotifyError.invalidURL` for an icon URL that is not http(s).
+    package func request(for announcement: Announcement) throws -> AnnouncerRequest {
+        if let iconURL { try WebhookURL.validate(iconURL) }
+        let (json, cut) = payload(announcement)
+        return AnnouncerRequest(json: json, shown: announcement.title, cuts: cut ? ["the text was cut to \(Self.textLimit) characters"] : [])
+    }
+
     /// The JSON Mattermost receives, and whether the text was cut.
     func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool) {
         let (text, cut) = Announcement.truncate(announcement.markdown, to: Self.textLimit)
@@ -55,31 +80,8 @@ package struct Mattermost: AsyncAction {
         return (json, cut)
     }
 
-    /// Posts the message; in a dry run only says what it would post.
-    /// - Throws: `NotifyError` for a missing or invalid URL or Mattermost's refusal; `HTTPTransportError`.
-    package func run(in step: StepContext) async throws {
-        let hook = try ServiceWebhook(service: "Mattermost", given: webhookURL, variable: "MATTERMOST_WEBHOOK_URL",
-                                      environment: step.lane.environment, transport: step.httpTransport())
-        if let iconURL { try WebhookURL.validate(iconURL) }
-        let (json, cut) = payload(announcement.redacted(by: hook.transport.redactor))
-        if cut { step.log("Mattermost's limits: the text was cut to \(Self.textLimit) characters (marked with …)", level: .warning) }
-        if step.isDryRun {
-            step.note("would post to Mattermost \(hook.shown): \(announcement.redacted(by: hook.transport.redactor).title)")
-            return
-        }
-        let destination = "Mattermost \(hook.shown)"
-        let outcome = try await step.deliverOnce(
-            MessageSent(destination: destination), "post to \(destination)", destination: destination, delivery: delivery,
-            nothingHappened: { $0 is NotifyError }
-        ) {
-            _ = try await hook.post(json, message: Self.errorMessage)
-            return MessageSent(destination: destination)
-        }
-        if outcome == .sent { step.note("posted") }
-    }
-
     /// Mattermost's error body (`{"id", "message", "status_code"}`) as one line.
-    static func errorMessage(_ response: HTTPResponse) -> String {
+    package static func errorMessage(_ response: HTTPResponse) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return response.bodySnippet() }
         return "\(object["message"] as? String ?? "error") (\(object["id"] as? String ?? "no id"))"
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A service's incoming-webhook URL (Discord, Teams, Mattermost): a secret, checked before anything
 /// is sent, added to the transport's redactor, and known in the record only by its digest.
-struct ServiceWebhook: Sendable {
+package struct ServiceWebhook: Sendable {
     /// The service's name, for messages.
     let service: String
     /// The URL (secret).
@@ -25,7 +25,7 @@ struct ServiceWebhook: Sendable {
     }
 
     /// The URL as people may see it: host shown, secret parts hidden.
-    var shown: String { transport.redactor.redact(url) }
+    package var shown: String { transport.redactor.redact(url) }
 
     /// The digest by which the record knows the URL (an undo finds it again in the environment).
     var digest: String { SHA256.hex(of: Data(url.utf8)) }
@@ -36,18 +36,19 @@ struct ServiceWebhook: Sendable {
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
-    /// Posts `json` to the URL with `query` appended; returns the response when it is a success.
-    /// - Throws: `NotifyError.serviceRejected` with the service's own message (redacted), `HTTPTransportError`.
     /// The size in bytes of `json` as `post` sends it.
     static func encodedSize(_ json: [String: Any]) -> Int {
         (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes]).count) ?? Int.max
     }
 
-    func post(_ json: [String: Any], query: String = "", message: (HTTPResponse) -> String) async throws -> HTTPResponse {
+    /// Posts `json` to the URL with `query` appended; returns the response when it is a success.
+    /// - Throws: `NotifyError.serviceRejected` with the service's own message (redacted), `HTTPTransportError`.
+    func post(_ json: [String: Any], query: String = "", contentType: String = "application/json",
+              message: (HTTPResponse) -> String) async throws -> HTTPResponse {
         let body = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
         let target = query.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + query
         let response = try await transport.send(HTTPRequest(
-            method: .post, url: target, headers: [("Content-Type", "application/json")], body: .bytes(Array(transport.redactor.redact(String(decoding: body, as: UTF8.self)).utf8))))
+            method: .post, url: target, headers: [("Content-Type", contentType)], body: .bytes(Array(transport.redactor.redact(String(decoding: body, as: UTF8.self)).utf8))))
         guard response.isSuccess else {
             throw NotifyError.serviceRejected(service: service, status: response.status, message: transport.redactor.redact(message(response)))
         }

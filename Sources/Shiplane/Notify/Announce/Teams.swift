@@ -9,7 +9,7 @@ import Foundation
 /// "…" and a warning past 20,000 characters, and further until the whole message, as sent, is
 /// within `messageByteLimit` bytes (CJK text is 3 bytes a character). Teams answers 202 with no message id, so a posted card cannot
 /// be deleted: rollback reports it as staying.
-package struct Teams: AsyncAction {
+package struct Teams: WebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "teams"
     /// What is announced.
@@ -31,29 +31,47 @@ package struct Teams: AsyncAction {
         self.delivery = delivery
     }
 
-    /// The title (the webhook URL is a secret and not shown).
-    package var options: [StepOption] {
-        var shown = [StepOption("title", announcement.title)]
-        if delivery != .atMostOnce { shown.append(StepOption("delivery", delivery.rawValue)) }
-        return shown
+    // MARK: - Announcer
+
+    /// The service's name in messages.
+    package static let service = "Teams"
+    /// `TEAMS_WEBHOOK_URL`.
+    package static let configuration = ["TEAMS_WEBHOOK_URL"]
+    /// 20,000 characters of text, and 28 KB of message in bytes (less a margin).
+    package static let limits = AnnouncerLimits(characters: textLimit, bytes: messageByteLimit)
+    /// A Workflows trigger answers 202 with no body: no id to find or delete by.
+    package static let semantics = AnnouncerSemantics(answer: "202 with no body (the flow posts it later)", findsLostMessage: false, undoable: false)
+
+    /// The step for `.teams(…)`.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Teams? {
+        guard case let .teams(webhookURL) = target else { return nil }
+        return Teams(announcement, webhookURL: webhookURL, delivery: delivery)
+    }
+
+    /// The card, cut to Teams' characters and bytes.
+    /// - Throws: `NotifyError.conflictingOptions` when the title and facts alone are over 28 KB.
+    package func request(for announcement: Announcement) throws -> AnnouncerRequest {
+        let (json, cut, bytes) = Self.payload(announcement)
+        if bytes > Self.messageByteLimit {
+            throw NotifyError.conflictingOptions("the Teams message is \(bytes) bytes without its text (title and facts), over Teams' 28 KB: shorten the title or the facts")
+        }
+        return AnnouncerRequest(json: json, shown: "a card: " + announcement.title,
+                                cuts: cut ? ["the text was cut to fit \(Self.textLimit) characters and \(Self.messageByteLimit) bytes of message"] : [])
+    }
+
+    /// A card sent: "card to Teams https://…".
+    package func intended(_ hook: ServiceWebhook) -> (effect: MessageSent, description: String, destination: String) {
+        let destination = "Teams \(hook.shown)"
+        return (MessageSent(destination: destination), "card to \(destination)", destination)
     }
 
     /// The message Teams receives: one Adaptive Card attachment; and whether the text was cut,
     /// and its size in bytes as sent.
     static func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool, bytes: Int) {
-        var (text, cut) = Announcement.truncate(announcement.text, to: textLimit)
-        var json = message(announcement, text: text)
-        var bytes = ServiceWebhook.encodedSize(json)
-        // Over the size: the text gives up what is too much (JSON escapes make a byte of text
-        // cost up to six in the message, so this may take a few rounds), down to nothing.
-        while bytes > messageByteLimit, !text.isEmpty {
-            let budget = max(0, text.utf8.count - (bytes - messageByteLimit) - 8)
-            text = budget <= 3 ? "" : Announcement.truncate(String(text.dropLast()), toBytes: budget).text
-            cut = true
-            json = message(announcement, text: text)
-            bytes = ServiceWebhook.encodedSize(json)
-        }
-        return (json, cut, bytes)
+        let (short, cutForCharacters) = Announcement.truncate(announcement.text, to: textLimit)
+        let (text, cutForBytes) = Announcement.fit(short, toBytes: messageByteLimit) { ServiceWebhook.encodedSize(message(announcement, text: $0)) }
+        let json = message(announcement, text: text)
+        return (json, cutForCharacters || cutForBytes, ServiceWebhook.encodedSize(json))
     }
 
     private static func message(_ announcement: Announcement, text: String) -> [String: Any] {
@@ -66,33 +84,8 @@ package struct Teams: AsyncAction {
         return ["type": "message", "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": NSNull(), "content": card]]]
     }
 
-    /// Posts the card; in a dry run only says what it would post.
-    /// - Throws: `NotifyError` for a missing or invalid URL or Teams' refusal; `HTTPTransportError`.
-    package func run(in step: StepContext) async throws {
-        let hook = try ServiceWebhook(service: "Teams", given: webhookURL, variable: "TEAMS_WEBHOOK_URL",
-                                      environment: step.lane.environment, transport: step.httpTransport())
-        let (json, cut, bytes) = Self.payload(announcement.redacted(by: hook.transport.redactor))
-        if bytes > Self.messageByteLimit {
-            throw NotifyError.conflictingOptions("the Teams message is \(bytes) bytes without its text (title and facts), over Teams' 28 KB: shorten the title or the facts")
-        }
-        if cut { step.log("Teams' limits: the text was cut to fit \(Self.textLimit) characters and \(Self.messageByteLimit) bytes of message (marked with …)", level: .warning) }
-        if step.isDryRun {
-            step.note("would post a card to Teams \(hook.shown): \(announcement.redacted(by: hook.transport.redactor).title)")
-            return
-        }
-        let destination = "Teams \(hook.shown)"
-        let outcome = try await step.deliverOnce(
-            MessageSent(destination: destination), "card to \(destination)", destination: destination, delivery: delivery,
-            nothingHappened: { $0 is NotifyError }
-        ) {
-            _ = try await hook.post(json, message: Self.errorMessage)
-            return MessageSent(destination: destination)
-        }
-        if outcome == .sent { step.note("posted") }
-    }
-
     /// A Workflows error body (`{"error": {"code", "message"}}`) as one line.
-    static func errorMessage(_ response: HTTPResponse) -> String {
+    package static func errorMessage(_ response: HTTPResponse) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
               let error = object["error"] as? [String: Any] else { return response.bodySnippet() }
         return "\(error["message"] as? String ?? "error") (\(error["code"] as? String ?? "no code"))"

@@ -119,3 +119,23 @@ extension Email: DocumentedAction {
         rollback: "written down before it goes; an email cannot be taken back, so rollback reports it as staying"
     )
 }
+
+extension Email: Announcer {
+    /// The service's name in messages.
+    package static let service = "email"
+    /// `SMTP_HOST` selects it; the other `SMTP_` variables configure the connection.
+    package static let configuration = ["SMTP_HOST", "SMTP_PORT", "SMTP_SECURITY", "SMTP_USERNAME", "SMTP_PASSWORD", "SMTP_FROM", "SMTP_CA_FILE"]
+    /// No limit of its own: the server's `SIZE` decides, and lines are encoded to fit SMTP's.
+    package static let limits = AnnouncerLimits(characters: nil, bytes: nil)
+    /// The server's `250` after the data: relayed, never taken back.
+    package static let semantics = AnnouncerSemantics(answer: "250 after DATA (accepted for delivery)", findsLostMessage: false, undoable: false)
+
+    /// The step for `.email(…)`: the plain text and HTML made from it, with a link to the release.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Email? {
+        guard case let .email(to, cc, from) = target else { return nil }
+        let text = announcement.plainText
+        var html = MIMEMessage.html(fromText: text)
+        if let url = announcement.url, let link = LaneContext.htmlLink(url) { html = html.replacingOccurrences(of: "</body>", with: "<p>\(link)</p>\n</body>") }
+        return Email(to: to, subject: announcement.title, text: text, html: html, from: from, cc: cc, delivery: delivery)
+    }
+}

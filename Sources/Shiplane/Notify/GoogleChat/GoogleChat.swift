@@ -1,0 +1,109 @@
+import Foundation
+
+/// Posts an announcement to a Google Chat space through its incoming webhook
+/// (`GOOGLE_CHAT_WEBHOOK_URL`, `https://chat.googleapis.com/v1/spaces/…/messages?key=…&token=…`):
+/// `POST` with `Content-Type: application/json; charset=UTF-8` and a Message whose `text` holds
+/// the title in bold, the facts, the text and a link to the release, in Chat's own formatting
+/// (`*bold*`, `<url|label>`).
+///
+/// Limits. Google's reference for `spaces.messages.create` says "The maximum message size,
+/// including text and cards, is 32,000 bytes"
+/// (https://developers.google.com/chat/api/reference/rest/v1/spaces.messages/create, and the
+/// "Send a message" guide, https://developers.google.com/workspace/chat/create-messages): the
+/// whole message as sent is kept within 32,000 bytes. The text is also cut at 4,096 characters
+/// (Unicode scalars), the limit issue 39 gives for a Chat message's text; the Google pages found
+/// for this work state only the byte limit, so this cut is the stricter of the two, and CJK text
+/// (three bytes a character) is cut by characters long before it reaches the bytes.
+///
+/// Delivery. A webhook's answer is 200 with the Message, populating only `name` and
+/// `thread.name` beside what was sent (same reference page); deleting a message needs OAuth
+/// credentials a webhook does not have, so rollback reports a sent message as staying.
+package struct GoogleChat: WebhookAnnouncer {
+    /// The action's name in steps and reports.
+    package static let name = "googleChat"
+    /// What is announced.
+    package var announcement: Announcement
+    /// The incoming webhook URL; nil: `GOOGLE_CHAT_WEBHOOK_URL`.
+    package var webhookURL: String?
+    /// What a retry does with a message whose answer was lost.
+    package var delivery: Delivery
+
+    /// Characters (Unicode scalars) of the message's text.
+    package static let textLimit = 4_096
+    /// Bytes of the message as sent (Google's documented 32,000).
+    package static let messageByteLimit = 32_000
+
+    /// Creates the action that posts `announcement`.
+    package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
+        self.announcement = announcement
+        self.webhookURL = webhookURL
+        self.delivery = delivery
+    }
+
+    // MARK: - Announcer
+
+    /// The service's name in messages.
+    package static let service = "Google Chat"
+    /// `GOOGLE_CHAT_WEBHOOK_URL`.
+    package static let configuration = ["GOOGLE_CHAT_WEBHOOK_URL"]
+    /// 4,096 characters of text, 32,000 bytes of message.
+    package static let limits = AnnouncerLimits(characters: textLimit, bytes: messageByteLimit)
+    /// 200 with the Message's `name`; a webhook cannot delete it.
+    package static let semantics = AnnouncerSemantics(
+        answer: "200 with the Message (its name and thread name)", findsLostMessage: false, undoable: false)
+
+    /// The step for `.googleChat(…)`.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> GoogleChat? {
+        guard case let .googleChat(webhookURL) = target else { return nil }
+        return GoogleChat(announcement, webhookURL: webhookURL, delivery: delivery)
+    }
+
+    /// The Message, cut to Chat's characters and bytes.
+    package func request(for announcement: Announcement) -> AnnouncerRequest {
+        let (json, cuts) = Self.payload(announcement, characters: Self.textLimit, bytes: Self.messageByteLimit)
+        return AnnouncerRequest(json: json, shown: announcement.title, contentType: "application/json; charset=UTF-8", cuts: cuts)
+    }
+
+    /// The Message Chat receives: `{"text": …}` within `characters` and, as sent, `bytes`; and
+    /// what had to be cut.
+    static func payload(_ announcement: Announcement, characters: Int, bytes: Int) -> (json: [String: Any], cuts: [String]) {
+        let (short, cutForCharacters) = Announcement.truncate(text(of: announcement), to: characters)
+        let (text, cutForBytes) = Announcement.fit(short, toBytes: bytes) { ServiceWebhook.encodedSize(["text": $0]) }
+        let cuts = cutForBytes ? ["the text was cut to fit \(bytes) bytes of message"]
+            : cutForCharacters ? ["the text was cut to \(characters) characters"] : []
+        return (["text": text], cuts)
+    }
+
+    /// The announcement in Chat's text formatting: the title in bold, the facts, the text, the link.
+    static func text(of announcement: Announcement) -> String {
+        var lines = ["*\(announcement.title)*"]
+        lines += announcement.allFacts.map { "*\($0.key)*: \($0.value)" }
+        if !announcement.text.isEmpty { lines += ["", announcement.text] }
+        if let url = announcement.url { lines += ["", "<\(url)|View the release>"] }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Google's error body (`{"error": {"code", "message", "status"}}`) as one line.
+    package static func errorMessage(_ response: HTTPResponse) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+              let error = object["error"] as? [String: Any] else { return response.bodySnippet() }
+        return "\(error["message"] as? String ?? "error") (\(error["status"] as? String ?? "no status"))"
+    }
+}
+
+extension GoogleChat: DocumentedAction {
+    /// How `.googleChat` appears in the action catalog.
+    package static let documentation = ActionDocumentation(
+        domain: "Notify",
+        summary: "Post an announcement to a Google Chat space's incoming webhook (GOOGLE_CHAT_WEBHOOK_URL) as formatted text: title, facts, text, a link to the release, cut with … past 4,096 characters or 32,000 bytes of message, redacted",
+        signature: "try await lane.announce(_ announcement: Announcement, to: [.googleChat(webhookURL: String? = nil)], delivery: Delivery = .atMostOnce)",
+        parameters: [
+            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
+            .init(name: "webhookURL", type: "String?", defaultValue: "GOOGLE_CHAT_WEBHOOK_URL", help: "the space's incoming webhook, with its key and token (a secret: redacted everywhere)"),
+            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a message whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
+        ],
+        example: #"try await lane.announce(Announcement(title: "Released \(version)", text: notes, url: releaseURL), to: [.googleChat()])"#,
+        dryRun: "says what it would post",
+        rollback: "written down before it goes; a webhook cannot delete a Chat message, so rollback reports it as staying"
+    )
+}
