@@ -31,6 +31,8 @@ package enum MatchStore {
         package var layout: MatchStoreLayout
         /// The format each decrypted file had (decrypting and changing the password).
         package var formats: [String: MatchEncryptionFormat] = [:]
+        /// Changing the password: files that already had the new one (a run cut short before).
+        package var alreadyChanged: [String] = []
     }
 
     /// Lists `folder`.
@@ -150,8 +152,10 @@ package enum MatchStore {
 
     // MARK: Change the password
 
-    /// Decrypts every file of `store` with `old` and encrypts it again with `new`, in place.
-    /// - Throws: `MatchStoreError` naming every file `old` does not decrypt; nothing is written.
+    /// Decrypts every file of `store` with `old` and encrypts it again with `new`, in place. A
+    /// file that `old` does not open but `new` does (in the format asked for) is left as it is:
+    /// a run killed halfway, run again, finishes the change.
+    /// - Throws: `MatchStoreError` naming every file neither password decrypts; nothing is written.
     package static func changePassword(
         store: String, from old: String, to new: String, format: MatchEncryptionFormat = .v2, dryRun: Bool = false
     ) throws -> Outcome {
@@ -160,6 +164,7 @@ package enum MatchStore {
         var writes: [(String, Data)] = []
         var formats: [String: MatchEncryptionFormat] = [:]
         var problems: [MatchFileProblem] = []
+        var alreadyChanged: [String] = []
         for file in contents.encrypted {
             switch read(store, file) {
             case .failure(let problem): problems.append(problem)
@@ -168,7 +173,16 @@ package enum MatchStore {
                 case .success(let (data, was)):
                     formats[file] = was
                     writes.append((file, try MatchEncryption.encrypt(data, password: new, format: format)))
-                case .failure(let failure): problems.append(MatchFileProblem(from: failure, file: file))
+                case .failure(let failure):
+                    guard failure == .wrongPassword, old != new,
+                          case .success(let (data, was)) = MatchEncryption.decrypt(text, password: new, plausible: plausibility(for: file))
+                    else {
+                        problems.append(MatchFileProblem(from: failure, file: file))
+                        continue
+                    }
+                    formats[file] = was
+                    alreadyChanged.append(file)
+                    if was != format { writes.append((file, try MatchEncryption.encrypt(data, password: new, format: format))) }
                 }
             }
         }
@@ -176,7 +190,9 @@ package enum MatchStore {
             throw MatchStoreError.files(problems, of: contents.encrypted.count, doing: "change the password of \(store)", folder: store)
         }
         if !dryRun { try replaceFiles(in: store, writes) }
-        return Outcome(files: contents.encrypted, copied: [], layout: layout(of: store, contents: contents), formats: formats)
+        return Outcome(
+            files: contents.encrypted, copied: [], layout: layout(of: store, contents: contents), formats: formats, alreadyChanged: alreadyChanged
+        )
     }
 
     // MARK: Helpers

@@ -67,6 +67,9 @@ enum MatchCommand {
             let new = try secret("MATCH_NEW_PASSWORD", environment, purpose: "the new password")
             let outcome = try MatchStore.changePassword(store: folder, from: password, to: new, format: format, dryRun: dryRun)
             session.out.line((dryRun ? "Would have changed" : "Changed") + " the password of \(outcome.files.count) file\(outcome.files.count == 1 ? "" : "s") in \(folder) (now \(format.label))")
+            if !outcome.alreadyChanged.isEmpty {
+                session.out.line("\(outcome.alreadyChanged.count) of them already had the new password (an earlier run cut short): \(outcome.alreadyChanged.joined(separator: ", "))")
+            }
             if !dryRun { session.out.line("Commit and push the store, then give MATCH_PASSWORD its new value wherever match runs.") }
         }
         return ShiplaneExitCode.success.rawValue

@@ -111,6 +111,42 @@ struct MatchRubyCompatibilityTests {
         #expect(MatchFixture.snapshot(fixture.root + "/new") == MatchFixture.snapshot(fixture.plain))
     }
 
+    /// A change killed halfway leaves files under both passwords: run again, it finishes.
+    @Test func aPasswordChangeCutShortFinishesWhenRunAgain() throws {
+        let fixture = try MatchFixture()
+        let store = try fixture.copyOfPlain("store")
+        let encrypted = try fixture.ruby(["encrypt-files", store, "1", "MD5"], environment: ["MATCH_PASSWORD": Self.password])
+        try #require(encrypted.status == 0, "\(encrypted.all)")
+        let both = ["MATCH_PASSWORD": Self.password, "MATCH_NEW_PASSWORD": Self.newPassword]
+        let half = try fixture.ruby(["change-password", store + "/profiles"], environment: both)
+        try #require(half.status == 0, "\(half.all)")
+        let result = try fixture.shiplane(["match", "change-password", "store"], environment: both)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("2 of them already had the new password"), "\(result.stdout)")
+        let withNew = try fixture.ruby(["decrypt-files", store], environment: ["MATCH_PASSWORD": Self.newPassword])
+        #expect(withNew.status == 0, "\(withNew.all)")
+        #expect(MatchFixture.snapshot(store) == MatchFixture.snapshot(fixture.plain))
+    }
+
+    @Test func withoutOutputTheFilesGoToAPrivateTemporaryFolderAndAFullFolderIsRefused() throws {
+        let fixture = try MatchFixture()
+        let encrypted = try fixture.shiplane(["match", "encrypt", "plain", "--output", "store"], environment: ["MATCH_PASSWORD": Self.password])
+        try #require(encrypted.status == 0, "\(encrypted.all)")
+        let result = try fixture.shiplane(["match", "decrypt", "store"], environment: ["MATCH_PASSWORD": Self.password])
+        #expect(result.status == 0, "\(result.all)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Decrypted 6 files") })
+        let folder = String(try #require(line.range(of: " into ").map { line[$0.upperBound...] }))
+        #expect(folder.hasPrefix(fixture.root + "/home/shiplane-match-"), "in TMPDIR: \(folder)")
+        #expect((try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int) == 0o700)
+        #expect(MatchFixture.snapshot(folder) == MatchFixture.snapshot(fixture.plain))
+
+        let full = try fixture.shiplane(["match", "decrypt", "store", "--output", "plain"], environment: ["MATCH_PASSWORD": Self.password])
+        #expect(full.status == 2 && full.stderr.contains("exists and is not an empty folder"), "\(full.all)")
+        let dryRun = try fixture.shiplane(["match", "decrypt", "store", "--output", "nowhere", "--dry-run"], environment: ["MATCH_PASSWORD": Self.password])
+        #expect(dryRun.status == 0 && dryRun.stdout.contains("Would have decrypted 6 files"), "\(dryRun.all)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.root + "/nowhere"))
+    }
+
     @Test(arguments: [["2"], ["1", "MD5"]])
     func aWrongPasswordNamesEveryFileAndWritesNothing(_ format: [String]) throws {
         let fixture = try MatchFixture()
