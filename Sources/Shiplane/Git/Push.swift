@@ -142,13 +142,12 @@ package struct Push: AsyncAction {
         else { return nil }
         lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) never accepted it: \(remote) holds other objects")
         try step.amendPointOfNoReturn(nil)
-        let record = RemoteRunRecord.reference
-        let ours = try? git { try repository.resolveCommit(record) }
-        let theirs = try? git { try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false)[record] }
-        if let ours, ours == theirs, let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment) {
+        // Only this run's record goes; one another run put there stays (`remove` compares and swaps).
+        if let runID = lane.state.journal.recorder?.current.id,
+           let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
             step.log(warning, level: .warning)
         } else {
-            try? git { try repository.deleteReference(record) }
+            try? git { try repository.deleteReference(RemoteRunRecord.reference) }
         }
         return unlanded
     }
@@ -183,8 +182,8 @@ package struct Push: AsyncAction {
             step.didNotHappen(effect, "\(remote) refused every ref")
             lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) has none of it")
             try step.amendPointOfNoReturn(nil)
-            if recordAccepted {
-                if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment) {
+            if recordAccepted, let runID = lane.state.journal.recorder?.current.id {
+                if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
                     step.log(warning, level: .warning)
                 }
             } else {

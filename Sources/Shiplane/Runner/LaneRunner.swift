@@ -72,8 +72,8 @@ package struct LaneRunner {
         do {
             _ = try await context.perform(lane)
             context.journal.commit()
-            if let remote = recorder?.current.remoteRecord,
-               let warning = RemoteRunRecord.remove(workTree: context.workingDirectory, remote: remote, environment: context.environment) {
+            if let current = recorder?.current, let remote = current.remoteRecord,
+               let warning = RemoteRunRecord.remove(workTree: context.workingDirectory, remote: remote, environment: context.environment, runID: current.id) {
                 context.log(warning, level: .warning)
             }
             recorder?.finishedCompletely()

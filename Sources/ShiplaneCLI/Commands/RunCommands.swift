@@ -314,7 +314,7 @@ enum RunCommands {
     /// a fresh clone must not resume what was rolled back or forgotten.
     private static func forgetRemoteRecord(of record: RunRecord, root: String, session: CommandSession) {
         guard let remote = record.remoteRecord,
-              let warning = RemoteRunRecord.remove(workTree: root, remote: remote, environment: session.laneEnvironment) else { return }
+              let warning = RemoteRunRecord.remove(workTree: root, remote: remote, environment: session.laneEnvironment, runID: record.id) else { return }
         session.err.line("warning: " + warning)
     }
 

@@ -172,19 +172,57 @@ package enum RemoteRunRecord {
         }
     }
 
-    /// Deletes the record on `remote` and here (after a completed run, or a rollback); a failure
-    /// is returned as text for a warning, never thrown: the release itself is done.
-    package static func remove(workTree: String, remote: String, environment: LaneEnvironment) -> String? {
+    /// Deletes the record on `remote` and here (after a completed run, or a rollback) when the
+    /// remote's is this run's (`runID`); a failure, or a record another run put there since, is
+    /// returned as text for a warning, never thrown: the release itself is settled.
+    ///
+    /// Compare-and-swap: the remote's record is this run's when it is the very commit this run
+    /// pushed (the local copy, `refs/shiplane/run`) or, when that copy is gone or newer (a record
+    /// fetched from the remote, an update the remote did not take), a record that names this
+    /// run's id. The deletion is sent from the value seen, and git's receive-pack deletes a ref
+    /// only from the value the push names: a record that another clone's run (a CI retry that
+    /// started over) put there in between is left as it is.
+    package static func remove(workTree: String, remote: String, environment: LaneEnvironment, runID: String) -> String? {
         do {
             let repository = try RepositoryAccess.open(at: workTree)
             guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
             let credentials = Push.credentials(for: url, environment: environment)
-            try git { try repository.push(remote: remote, refspecs: [":\(reference)"], credentials: credentials) }
-            try git { try repository.deleteReference(reference) }
+            defer { try? git { try repository.deleteReference(reference) } }
+            guard let theirs = try git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false) })[reference] else {
+                return nil
+            }
+            let pushed = try? git { try repository.resolveCommit(reference) }
+            guard theirs == pushed || Self.runID(on: remote, at: theirs, in: repository, credentials: credentials) == runID else {
+                return "\(remote)'s run record \(reference) (\(theirs.short)) is not the one this run pushed: another run replaced it, so it was left as it is"
+            }
+            let outcome = try git {
+                try repository.pushReportingRefs(remote: remote, refspecs: [":\(reference)"], credentials: credentials, beforeChecks: { updates in
+                    guard updates.allSatisfy({ $0.remote == theirs }) else { throw RecordReplaced() }
+                })
+            }
+            guard outcome.refused.isEmpty else {
+                return "\(remote) kept its run record \(reference) (\(outcome.refused.map(\.reason).joined(separator: ", "))): it changed while this run deleted it, so it was left as it is"
+            }
             return nil
+        } catch is RecordReplaced {
+            return "\(remote)'s run record \(reference) changed while this run deleted it (another run replaced it): left as it is"
         } catch {
             return "could not delete the run record \(reference) on \(remote): \(describe(error)); delete it with `git push \(remote) :\(reference)`"
         }
+    }
+
+    /// The remote's record changed between the look and the deletion.
+    private struct RecordReplaced: Error {}
+
+    /// The id of the run whose record `remote` holds at `value`, or nil when it cannot be read.
+    private static func runID(on remote: String, at value: ObjectID, in repository: Repository, credentials: PushCredentials) -> String? {
+        struct Identified: Decodable { var id: String }
+        let destination = fetched + "-owner"
+        defer { try? git { try repository.deleteReference(destination) } }
+        guard (try? git({ try repository.fetchIfPresent(remote: remote, source: reference, destination: destination, credentials: credentials) })) == true,
+              (try? git({ try repository.resolveCommit(destination) })) == value,
+              let data = try? git({ try repository.readFileReference(destination, name: "run.json") }) else { return nil }
+        return (try? RunStore.decoder.decode(Identified.self, from: data))?.id
     }
 }
 
