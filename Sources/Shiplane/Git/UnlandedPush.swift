@@ -3,7 +3,8 @@ internal import Git
 
 /// A release push that was cut short before the remote answered (the run killed while a hook
 /// held it), proved never to have landed: the remote holds, under every ref the push sent, an
-/// object other than the one sent and other than the one it held when the push was sent. Each
+/// object other than the one sent and other than the one it held when the push was sent — or,
+/// when that holds for every tag it sent, a branch still at the value it held then. Each
 /// ref update of a push is a compare-and-swap from the old value to the new one, so that push can
 /// no longer apply anywhere: another run released instead, and this run never passed its point of
 /// no return (what the remote accepted). The one check `shiplane resume` (the push step run again)
@@ -21,9 +22,18 @@ package struct UnlandedPush: ReportableError {
         guard let sent = pushed.sent, !sent.isEmpty,
               let has = try? git({ try repository.remoteReferences(remote: pushed.remote, credentials: credentials, peeled: false) })
         else { return nil }
-        let refuted = sent.allSatisfy { ref, value in
+        func heldByAnother(_ ref: String, _ value: String) -> Bool {
             guard let now = has[ref]?.hex else { return false }
             return now != value && now != pushed.before?[ref]
+        }
+        // The release is its tags: when another object holds every tag sent, this push can never
+        // publish it, and a branch still at its old value has nothing of this run either (another
+        // run released with a tag alone, or its branch update was refused). Landing late, the
+        // held push could move that branch only to a commit no tag of the release names.
+        let tags = sent.filter { $0.key.hasPrefix("refs/tags/") }
+        let releaseTaken = !tags.isEmpty && tags.allSatisfy { heldByAnother($0.key, $0.value) }
+        let refuted = sent.allSatisfy { ref, value in
+            heldByAnother(ref, value) || (releaseTaken && ref.hasPrefix("refs/heads/") && has[ref]?.hex == pushed.before?[ref])
         }
         guard refuted else { return nil }
         let peeled = (try? git({ try repository.remoteReferences(remote: pushed.remote, credentials: credentials, peeled: true) })) ?? has

@@ -14,7 +14,9 @@ struct PushNeverAcceptedTests {
     /// Starts the release with origin's pre-receive hook holding the push, kills `shiplane` and
     /// its children while it waits, lets the hook refuse, and releases 1.3.0 from a fresh clone
     /// with the git command; returns origin and the other runner's release commit.
-    private func killedWhileHeldThenReleasedElsewhere() async throws -> (Origin, String) {
+    /// With `tagOnly`, the other runner releases with a tag alone, at origin's main as it was:
+    /// origin's main is still at the value it held when this run's push was sent.
+    private func killedWhileHeldThenReleasedElsewhere(tagOnly: Bool = false) async throws -> (Origin, String) {
         let origin = try await Origin()
         let held = origin.repo.root + "/held", go = origin.repo.root + "/go", refused = origin.repo.root + "/refused"
         try origin.hook("pre-receive", """
@@ -39,9 +41,18 @@ struct PushNeverAcceptedTests {
         let record = origin.repo.read(".git/shiplane/run.json") ?? ""
         #expect(record.contains("\"pointOfNoReturn\" : \"pushed main, v1.3.0 to origin\""), "\(record)")
 
-        // Another runner: a fresh clone releases 1.3.0 at a commit of its own.
+        // Another runner: a fresh clone releases 1.3.0 at a commit of its own (or tags main as it is).
         let clone = origin.repo.root + "/clone"
         try runProgram("/usr/bin/git", ["clone", "-q", origin.bare, clone], in: origin.repo.root, environment: environment)
+        if tagOnly {
+            for arguments in [["tag", "-a", "v1.3.0", "-m", "Release 1.3.0"], ["push", "-q", "origin", "v1.3.0"]] {
+                let done = try runProgram("/usr/bin/git", arguments, in: clone, environment: environment)
+                #expect(done.status == 0, "\(done.all)")
+            }
+            #expect(origin.git("rev-parse", "refs/heads/main") == origin.start, "origin's main is where this run's push found it")
+            #expect(try origin.repo.git("rev-parse", "v1.3.0^{commit}") != origin.start, "this run's own local tag names another commit")
+            return (origin, origin.start)
+        }
         try Data("1.3.0\n".utf8).write(to: URL(fileURLWithPath: clone + "/VERSION"))
         let manifest = try String(contentsOfFile: clone + "/package.json", encoding: .utf8)
         try Data(manifest.replacingOccurrences(of: "\"version\": \"1.2.3\"", with: "\"version\": \"1.3.0\"").utf8)
@@ -91,6 +102,23 @@ struct PushNeverAcceptedTests {
         let next = try await origin.shiplane(RefusedPushTests.release)
         #expect(next.status == 0, "the next release continues from origin's: \(next.all)")
         #expect(origin.git("tag", "--list") == "v1.2.3\nv1.3.0\nv1.4.0")
+    }
+
+    /// Issue 37: the other runner released with a tag alone, so origin's main is still at its old
+    /// value. The release is its tag, which origin holds at another commit: this run's push can never
+    /// publish it, and a branch at its old value holds nothing of this run either. Neither the same
+    /// command, `resume` nor `rollback` may count the release as published (75 forever before).
+    @Test(arguments: [["resume"], RefusedPushTests.release, ["rollback"]])
+    func originMovedOnlyTheTagAndTheBranchIsAtItsOldValue(_ command: [String]) async throws {
+        let (origin, winner) = try await killedWhileHeldThenReleasedElsewhere(tagOnly: true)
+        defer { origin.server.stop() }
+        let again = try await origin.shiplane(command)
+        #expect(again.status == (command == ["rollback"] ? 0 : 1), "not 75: \(again.all)")
+        #expect(!again.all.contains("point of no return:"), "\(again.all)")
+        #expect(!again.all.contains("stays:"), "nothing of this run stays as published: \(again.all)")
+        #expect(again.all.contains("origin never accepted this run's push"), "\(again.all)")
+        #expect(again.all.contains("v1.3.0 at \(winner.prefix(7))"), "names the winner: \(again.all)")
+        try expectRolledBackAndLevelAfterPull(origin, winner: winner, "\(command.joined(separator: " ")) after a tag-only release")
     }
 
     @Test func rollbackFindsOriginHoldsAnotherReleaseAndUndoesEverything() async throws {
