@@ -186,7 +186,7 @@ package enum ShiplaneCommandLine {
             )
             return session.finish(LaneRunResult(
                 lane: lane, dryRun: false, startedAt: Date(), duration: 0, steps: [],
-                failure: LaneFailure(lane: lane, causes: [cause], rollback: settled.rollback, pointOfNoReturn: settled.pointOfNoReturn),
+                failure: LaneFailure(lane: lane, causes: [cause] + (settled.takenBack.map { [$0] } ?? []), rollback: settled.rollback, pointOfNoReturn: settled.pointOfNoReturn),
                 plannedWrites: []
             ), summary: false)
         case .signaled(let signal):
@@ -202,13 +202,15 @@ package enum ShiplaneCommandLine {
         let lane = session.rest.first ?? "lanes"
         var rollback: [RollbackEntry] = []
         var noReturn: String?
+        var causes: [any Error] = [died]
         if !session.globals.dryRun, let settled = await settleAfterDeath(root: root, child: child, program: program, session: session, orDeadRun: true) {
-            (rollback, noReturn) = settled
+            (rollback, noReturn) = (settled.rollback, settled.pointOfNoReturn)
             died.settled = true
+            causes = [died] + (settled.takenBack.map { [$0] } ?? [])
         }
         return session.finish(LaneRunResult(
             lane: lane, dryRun: session.globals.dryRun, startedAt: Date(), duration: 0, steps: [],
-            failure: LaneFailure(lane: lane, causes: [died], rollback: rollback, interrupted: !died.isCrash, pointOfNoReturn: noReturn),
+            failure: LaneFailure(lane: lane, causes: causes, rollback: rollback, interrupted: !died.isCrash, pointOfNoReturn: noReturn),
             plannedWrites: []
         ), summary: false)
     }
@@ -226,19 +228,22 @@ package enum ShiplaneCommandLine {
     /// child that exited — refusing to start, say — never settles another run's record.
     static func settleAfterDeath(
         root: String, child: pid_t, program: String, session: CommandSession, orDeadRun: Bool = false
-    ) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?)? {
+    ) async -> (rollback: [RollbackEntry], pointOfNoReturn: String?, takenBack: UnlandedPush?)? {
         guard let store = try? RunStore.forWorkTree(root), (try? store.lock()) != nil else { return nil }
         defer { store.unlock() }
-        guard let record = try? store.load(), record.state == .running else { return nil }
-        let deadRun = orDeadRun && record.pid != child && record.pid > 1 && record.host == RunRecord.currentHost
-            && OrphanedCommands.hasEnded(record.pid)
-        guard record.pid == child || deadRun else { return nil }
+        guard let found = try? store.load(), found.state == .running else { return nil }
+        let deadRun = orDeadRun && found.pid != child && found.pid > 1 && found.host == RunRecord.currentHost
+            && OrphanedCommands.hasEnded(found.pid)
+        guard found.pid == child || deadRun else { return nil }
         OrphanedCommands.stop()
+        // A push cut short that another run's release proves can never land passed no point:
+        // the same check as a resume's and `shiplane rollback`'s, so the run rolls back here.
+        let (record, takenBack) = RecordedRollback.takingBackUnlandedPush(found, workTree: root, environment: session.laneEnvironment)
         if let noReturn = record.pointOfNoReturn {
             var unfinished = record
             unfinished.state = .unfinished
             try? store.save(unfinished)
-            return ([], noReturn)
+            return ([], noReturn, nil)
         }
         let elsewhere = LaneEffectUndo.elsewhere(workTree: root, store: store, environment: session.laneEnvironment.variables) { program }
         guard let outcome = try? await RecordedRollback(store: store, workTree: root, environment: session.laneEnvironment, undoElsewhere: elsewhere)
@@ -250,7 +255,7 @@ package enum ShiplaneCommandLine {
             unfinished.state = .unfinished
             try? store.save(unfinished)
         }
-        return (outcome.entries, nil)
+        return (outcome.entries, nil, takenBack)
     }
 
     /// This executable's own path, so the library and modules can be found beside it.

@@ -57,18 +57,7 @@ package struct RecordedRollback: Sendable {
     ///
     /// An undo that fails is reported in the outcome, not thrown.
     package func run(_ record: RunRecord) async throws -> Outcome {
-        var record = record
-        var takenBack: UnlandedPush?
-        // A push cut short that passed the point may be proved never to have landed: then there is no point.
-        if let noReturn = record.pointOfNoReturn, let index = record.effects.lastIndex(where: {
-            $0.status == .intended && $0.description == noReturn && $0.effect.kind == RefsPushed.kind
-        }), let pushed = record.effects[index].effect.as(RefsPushed.self),
-           let unlanded = UnlandedPush.look(pushed, workTree: workTree, environment: environment) {
-            record.effects[index].status = .undone
-            record.effects[index].note = "\(pushed.remote) never accepted it: \(pushed.remote) holds other objects"
-            record.pointOfNoReturn = nil
-            takenBack = unlanded
-        }
+        let (record, takenBack) = Self.takingBackUnlandedPush(record, workTree: workTree, environment: environment)
         var outcome = Outcome(record: record)
         outcome.pointTakenBack = takenBack
         var context = EffectContext.live(store: store, workTree: workTree, environment: environment)
@@ -83,5 +72,24 @@ package struct RecordedRollback: Sendable {
             outcome.record.effects[index].note = entry.error
         }
         return outcome
+    }
+
+    /// `record` with its point of no return taken back when the push that passed it was cut short
+    /// and is proved never to have landed (`UnlandedPush`), and the proof; else `record` as it is.
+    /// The one check before a recorded run is settled past its point: `run` makes it, and so does
+    /// the supervisor after its lane program died (a run killed while origin held its push, when
+    /// another run released meanwhile), so neither leaves the run for a resume that can only fail.
+    package static func takingBackUnlandedPush(
+        _ record: RunRecord, workTree: String, environment: LaneEnvironment
+    ) -> (record: RunRecord, takenBack: UnlandedPush?) {
+        guard let noReturn = record.pointOfNoReturn, let index = record.effects.lastIndex(where: {
+            $0.status == .intended && $0.description == noReturn && $0.effect.kind == RefsPushed.kind
+        }), let pushed = record.effects[index].effect.as(RefsPushed.self),
+           let unlanded = UnlandedPush.look(pushed, workTree: workTree, environment: environment) else { return (record, nil) }
+        var record = record
+        record.effects[index].status = .undone
+        record.effects[index].note = "\(pushed.remote) never accepted it: \(pushed.remote) holds other objects"
+        record.pointOfNoReturn = nil
+        return (record, unlanded)
     }
 }
