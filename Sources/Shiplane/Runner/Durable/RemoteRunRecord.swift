@@ -91,6 +91,30 @@ package enum RemoteRunRecord {
         copy.pid = 0
         copy.arguments = [record.argumentsDigest ?? RunRecord.argumentsDigest(record.arguments)]
         copy.argumentsDigest = nil
+        // A file or folder outside the work tree is this machine's alone (a folder a lane copied
+        // the release to, a file in /tmp): another clone has no such file to restore, and its
+        // path would tell the remote how this machine is laid out. Its effects stay in the local
+        // record only, where this machine's supervisor and `shiplane rollback` undo them; the
+        // remote's copy leaves them out, and a step whose result or artifacts name such a path
+        // is left without them (a clone runs it again, on its own files).
+        var outside: Set<String> = []
+        copy.effects = copy.effects.filter { entry in
+            var paths: [String] = []
+            _ = entry.effect.rebased { path in
+                if path != RunRecord.portableWorkTree && !path.hasPrefix(RunRecord.portableWorkTree + "/") { paths.append(path) }
+                return path
+            }
+            outside.formUnion(paths)
+            return paths.isEmpty
+        }
+        outside.formUnion(copy.steps.flatMap { $0.artifacts ?? [] }.map(\.path).filter { $0.hasPrefix("/") })
+        copy.steps = copy.steps.map { step in
+            var step = step
+            let namesOutside = (step.artifacts ?? []).contains { $0.path.hasPrefix("/") }
+                || outside.contains { path in step.output?.contains(path) == true }
+            if namesOutside { (step.output, step.artifacts) = (nil, nil) }
+            return step
+        }
         // The remote's copy is written before a message goes: a clone cannot tell whether the
         // send began, so every message not yet done there may have been sent.
         copy.effects = copy.effects.map { effect in
@@ -110,6 +134,10 @@ package enum RemoteRunRecord {
         if !record.workTree.isEmpty, record.workTree != RunRecord.portableWorkTree {
             text = text.replacingOccurrences(of: record.workTree + "/", with: "")
                 .replacingOccurrences(of: "\"" + record.workTree + "\"", with: "\".\"")
+        }
+        // Words that still name a path outside it (a description, a note) name the file alone.
+        for path in outside.sorted(by: { $0.count > $1.count }) {
+            text = text.replacingOccurrences(of: path, with: "(outside the work tree)/" + (path as NSString).lastPathComponent)
         }
         return Data(redactor.redact(text).utf8)
     }
