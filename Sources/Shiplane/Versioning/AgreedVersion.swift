@@ -93,7 +93,10 @@ package struct AgreedVersion: Sendable {
         if sources.isEmpty, let tag = tagOrigin?.tag, let style = ReleaseTagStyle(tag: tag) {
             return style.text(for: version, shown: version.description)
         }
-        let texts = Set(sources.compactMap { $0.reading.version.literal == nil ? nil : $0.reading.text })
+        // An extension's file out of step (a widget's Info.plist at 0.98) follows the app: it never
+        // decides how the version is written, as it never decides the version.
+        let leaders = sources.contains { !$0.file.followsApp } ? sources.filter { !$0.file.followsApp } : sources
+        let texts = Set(leaders.compactMap { $0.reading.version.literal == nil ? nil : $0.reading.text })
         return texts.count == 1 ? texts.first ?? version.description : version.description
     }
 

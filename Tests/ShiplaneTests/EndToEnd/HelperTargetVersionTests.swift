@@ -122,3 +122,39 @@ struct HelperTargetVersionTests {
         #expect(!project.contains("MARKETING_VERSION = 2.2;"), "the watch app stayed behind")
     }
 }
+
+/// A two-number marketing version (Rectangle's `0.99`) is shown and written in two numbers even
+/// when an extension's Info.plist is out of step with it (issue 38, from the app corpus: its
+/// launcher's plist at `1.0` made `version` show `0.99.0`).
+@Suite("App projects: a two-number version beside an extension out of step", .offThePool)
+struct TwoNumberVersionBesideFollowerTests {
+    static func repository() throws -> TemporaryRepository {
+        let repo = try HelperTargetVersionTests.widgetAtThePlaceholder(plistVersion: "0.98", plistBuild: "41")
+        try repo.write("Config/Version.xcconfig", (repo.read("Config/Version.xcconfig") ?? "").replacingOccurrences(of: "APP_VERSION = 2.3 ", with: "APP_VERSION = 0.99 "))
+        try repo.git("commit", "-qam", "0.99")
+        return repo
+    }
+
+    @Test func theVersionIsShownAsTheAppWritesIt() throws {
+        let repo = try Self.repository()
+        #expect(repo.read("Config/Version.xcconfig")?.contains("APP_VERSION = 0.99 ") == true)
+        let version = try repo.shiplane(["version", "--json"])
+        #expect(version.status == 0, "\(version.all)")
+        #expect(version.stdout.contains("\"version\" : \"0.99\""), "\(version.stdout)")
+        let plain = try repo.shiplane(["version"])
+        #expect(plain.stdout.hasPrefix("0.99 (build 41)\n"), "\(plain.all)")
+        #expect(plain.stdout.contains("0.98"), "the widget is named out of step: \(plain.stdout)")
+    }
+
+    @Test(arguments: [("patch", "0.99.1"), ("minor", "0.100"), ("major", "1.0")])
+    func aBumpWritesTheFilesOwnShape(level: String, expected: String) throws {
+        let repo = try Self.repository()
+        let bump = try repo.shiplane(["bump", level])
+        #expect(bump.status == 0, "\(bump.all)")
+        #expect(bump.all.contains("0.99 → \(expected)"), "\(bump.all)")
+        #expect(repo.read("Config/Version.xcconfig")?.contains("APP_VERSION = \(expected) //") == true, "\(repo.read("Config/Version.xcconfig") ?? "")")
+        #expect(repo.read("WeatherWidget/Info.plist")?.contains("<string>\(expected)</string>") == true, "the widget is brought in step")
+        let version = try repo.shiplane(["version", "--json"])
+        #expect(version.stdout.contains("\"version\" : \"\(expected)\""), "\(version.stdout)")
+    }
+}
