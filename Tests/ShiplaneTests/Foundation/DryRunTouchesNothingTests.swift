@@ -120,10 +120,10 @@ struct DryRunTouchesNothingTests {
         // App Store Connect and Google Play stand-ins (TestFlightUploadTests, PlayStoreUploadTests).
         // releaseFromTag publishes a tag at HEAD, which this release's history has not: its dry run
         // is checked on a tag pipeline's checkout below (`releaseFromTagInADryRunTouchesNothing`).
-        // sbom, provenance, sign and uploadToS3 need lock files, a signing key or an S3 server:
-        // their dry runs are checked in SBOMActionTests, ReproducibleAttestationTests,
-        // ArtifactSignatureTests and S3UploadTests (not yet in this lane).
-        let checkedElsewhere: Set<String> = ["releaseFromTag", "sbom", "provenance", "sign", "uploadToS3"]
+        // sbom, provenance, sign, uploadToS3 and homebrewFormula need lock files, a signing key, an
+        // S3 server or a tap: their dry runs are checked in SBOMActionTests, ReproducibleAttestationTests,
+        // ArtifactSignatureTests, S3UploadTests and HomebrewTapTests (not yet in this lane).
+        let checkedElsewhere: Set<String> = ["releaseFromTag", "sbom", "provenance", "sign", "uploadToS3", "homebrewFormula"]
         let missing = ActionCatalog.all.filter { $0.domain != "Stores" && !checkedElsewhere.contains($0.name) }.map(\.name).filter { !ran.contains($0) }
         #expect(missing.isEmpty, "the lane must call every built-in action; it missed \(missing)")
 
