@@ -88,6 +88,17 @@ struct MatchEncryptionTests {
         #expect(layout.profiles.map { "\($0.type) \($0.kind) \($0.bundleID)" }
             == ["appstore AppStore com.example.app", "developer_id Direct com.example.mac"])
         #expect(layout.otherEncryptedFiles == ["stray.p12"])
+
+        // A bucket's layout (match's S3 and Google Cloud Storage): the same paths under the team id.
+        let bucket = MatchStoreLayout(encryptedFiles: [
+            "TEAM123456/certs/distribution/ABC.cer", "TEAM123456/certs/distribution/ABC.p12",
+            "TEAM123456/profiles/adhoc/AdHoc_com.example.app.mobileprovision", "a/b/certs/x/Y.cer",
+        ], matchVersion: nil)
+        #expect(bucket.lines == [
+            "certificate distribution/ABC (.cer, .p12) of team TEAM123456",
+            "profile adhoc com.example.app (AdHoc) of team TEAM123456",
+            "file a/b/certs/x/Y.cer",
+        ])
     }
 }
 
