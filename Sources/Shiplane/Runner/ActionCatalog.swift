@@ -122,9 +122,10 @@ package enum ActionCatalog {
 
 extension ActionDescription {
     /// The argument labels and parameter names of the first lane call in `signature`
-    /// (`bumpVersion(_ bump: VersionBump, files: …)` gives `_ bump` and `files files`).
+    /// (`bumpVersion(_ bump: VersionBump, files: …)` gives `_ bump` and `files files`), or of the
+    /// announcement target an announcer is reached by (`announce(…, to: [.googleChat(webhookURL: …)])`).
     package var signatureParameters: [(label: String, name: String)] {
-        guard let call = signature.range(of: "lane.\(name)(") else { return [] }
+        guard let call = signature.range(of: "lane.\(name)(") ?? signature.range(of: "[.\(name)(") else { return [] }
         return Self.parse(parameterList: String(signature[call.upperBound...]))
     }
 
