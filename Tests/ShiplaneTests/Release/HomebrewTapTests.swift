@@ -125,6 +125,34 @@ struct HomebrewTapTests {
         #expect(try Self.readWithRuby(universal.rendered())["urls"] as? [String: String] == ["https://x.org/one.tgz": "ab"])
     }
 
+    @Test(arguments: ["tab\there, bell \u{07}, DEL \u{7F}, CR\r", "#{1+1} #@x #$y \\#{z} \"q\" 'single' ${HOME}", "émoji 🍺 and 中文"])
+    func rubyReadsAnyDescriptionBackAsTheVeryText(description: String) throws {
+        let formula = HomebrewFormula(name: "t", desc: description, homepage: "https://x.org", version: "1", license: nil, binary: "t",
+                                      testArguments: [description], downloads: [.init(os: nil, arch: nil, url: "https://x.org/t.tgz", sha256: "ab")])
+        #expect(try Self.readWithRuby(formula.rendered())["desc"] as? String == description)
+    }
+
+    /// Every mistake in the call is named at once, before the tap is reached.
+    @Test func everyProblemWithTheCallIsNamedAndNothingIsSent() async throws {
+        struct BadLane: Lane {
+            func run(_ lane: LaneContext) async throws {
+                let twice = [Artifact(kind: .archive, path: "a.tar.gz", sha256: "aa", os: "macos", arch: "arm64"),
+                             Artifact(kind: .archive, path: "b.tar.gz", sha256: "bb", os: "darwin", arch: "aarch64"),
+                             Artifact(kind: .archive, path: "c.tar.gz", sha256: "cc", os: "plan9", arch: "x86_64")]
+                try await lane.homebrewFormula("Bad Name", tap: "/nowhere", files: twice, version: "1.0.0", downloadURL: "https://x.org/",
+                                               description: "d", homepage: "x.org")
+            }
+        }
+        let context = LaneContext(.init(workingDirectory: NSTemporaryDirectory(), environment: LaneEnvironment(variables: [:]), reporter: RecordingReporter()))
+        let result = await LaneRunner().run(BadLane(), in: context)
+        let text = result.failure.map { allText(of: $0) } ?? ""
+        for expected in ["Bad Name is not a formula name", "homepage x.org is not an http(s) URL", "downloadURL must hold {name}",
+                         "c.tar.gz: os plan9 is not macos or linux", "macos arm: https://x.org/ and https://x.org/ — one archive per platform"] {
+            #expect(text.contains(expected), "\(expected) in \(text)")
+        }
+        #expect(result.steps.allSatisfy { $0.name != "homebrewFormula" }, "no step ran")
+    }
+
     // MARK: - The tap over HTTP
 
     /// A tap (`tap.git`, bare, with one commit on main) served by `git http-backend` behind basic auth.
