@@ -44,7 +44,8 @@ struct OpenPGPSigner: Sendable {
     /// - Throws: `SigningError` when gpg does not import it.
     static func importing(_ armored: String, program: String, environment: [String: String], passphrase: String?) throws -> OpenPGPSigner {
         // A short path: gpg-agent's socket lives in the folder, and a socket's path is at most 107 bytes.
-        var template = Array("/tmp/shiplane-gpg-XXXXXX".utf8CString)
+        // Named with this process's id, so a folder left behind is told from one in use.
+        var template = Array("/tmp/shiplane-gpg-\(getpid())-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw SigningError("cannot make a keyring folder in /tmp: \(String(cString: strerror(errno)))", category: .environment)
         }

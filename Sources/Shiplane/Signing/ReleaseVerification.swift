@@ -17,6 +17,12 @@ package struct ReleaseVerification {
         package var minisignPublicKey: String?
         /// An armored OpenPGP public key, for `.asc` files (checked by gpg).
         package var openPGPPublicKey: String?
+        /// The Ed25519 public key provenance envelopes are signed with (a PEM `PUBLIC KEY`, or an
+        /// `ssh-ed25519 AAAA…` line); given, every provenance document must carry its signature.
+        package var attestationPublicKey: String?
+        /// The commit the release was made from; given, every provenance statement must name it
+        /// as its source (`resolvedDependencies[].digest.gitCommit`).
+        package var sourceCommit: String?
 
         package init() {}
 
@@ -57,6 +63,10 @@ package struct ReleaseVerification {
             return key
         }
         let minisignKey = try keys.minisignPublicKey.map { try Minisign.publicKey(from: $0) }
+        let attestationKey = try keys.attestationPublicKey.map { try Self.ed25519PublicKey(from: $0) }
+        if let commit = keys.sourceCommit, commit.count < 7 || !commit.allSatisfy(\.isHexDigit) {
+            throw SigningError("\(commit) is not a commit id (at least 7 hexadecimal digits)", category: .usage)
+        }
         var digests: [String: String] = [:]
         func digest(_ name: String) throws -> String {
             if let known = digests[name] { return known }
@@ -150,6 +160,9 @@ package struct ReleaseVerification {
                 } else {
                     outcome.problems.append(VerificationProblem(file: document, "it does not name exactly the release's files", info: [("differences", wrong.joined(separator: "\n"))]))
                 }
+                if isProvenance(document) {
+                    try checkProvenance(folder + "/" + document, name: document, key: attestationKey, commit: keys.sourceCommit, outcome: &outcome)
+                }
                 covered.insert(document)
             } catch let error as SigningError {
                 outcome.problems.append(VerificationProblem(file: document, error.message))
@@ -160,6 +173,62 @@ package struct ReleaseVerification {
             outcome.problems.append(VerificationProblem(file: name, "no checksum file names it and no signature signs it: nothing proves it is the released file"))
         }
         return outcome
+    }
+
+    /// Checks a provenance document's DSSE signature against `key` and its source commit against
+    /// `commit`, each when given; what passes and what does not goes into `outcome`.
+    private static func checkProvenance(_ path: String, name: String, key: Curve25519.Signing.PublicKey?, commit: String?,
+                                        outcome: inout Outcome) throws {
+        guard key != nil || commit != nil else { return }
+        guard let data = FileManager.default.contents(atPath: path),
+              let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first,
+              let envelope = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw SigningError("it is not a JSON document")
+        }
+        let payload = (envelope["payload"] as? String).flatMap { Data(base64Encoded: $0) }
+        if let key {
+            let signatures = (envelope["signatures"] as? [[String: Any]] ?? []).compactMap { ($0["sig"] as? String).flatMap { Data(base64Encoded: $0) } }
+            if let payload, let type = envelope["payloadType"] as? String, !signatures.isEmpty {
+                let signed = DSSE.preAuthenticationEncoding(payloadType: type, payload: payload)
+                if signatures.contains(where: { key.isValidSignature($0, for: signed) }) {
+                    outcome.passed.append(Passed(file: name, check: "its DSSE envelope is signed by the attestation key given"))
+                } else {
+                    outcome.problems.append(VerificationProblem(file: name, "its DSSE signature does not verify with the attestation key given: the statement was changed, or another key signed it"))
+                }
+            } else {
+                outcome.problems.append(VerificationProblem(file: name, "it is not a signed DSSE envelope, and an attestation key was given: nothing proves who made it"))
+            }
+        }
+        if let commit {
+            let statement = (payload ?? Data(line.utf8))
+            let object = (try? JSONSerialization.jsonObject(with: statement)) as? [String: Any]
+            let definition = ((object?["predicate"] as? [String: Any])?["buildDefinition"] as? [String: Any])
+            let commits = (definition?["resolvedDependencies"] as? [[String: Any]] ?? []).compactMap { ($0["digest"] as? [String: Any])?["gitCommit"] as? String }
+            if commits.contains(where: { $0.lowercased().hasPrefix(commit.lowercased()) }) {
+                outcome.passed.append(Passed(file: name, check: "its source is commit \(commit)"))
+            } else {
+                outcome.problems.append(VerificationProblem(file: name, "its source is not commit \(commit)",
+                                                            info: [("named", commits.isEmpty ? "no source commit" : commits.joined(separator: ", "))]))
+            }
+        }
+    }
+
+    /// An Ed25519 public key from a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) or an `ssh-ed25519` line.
+    static func ed25519PublicKey(from text: String) throws -> Curve25519.Signing.PublicKey {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let unreadable = SigningError("the attestation key is neither an Ed25519 PEM public key nor an ssh-ed25519 line",
+                                      suggestion: "give the public half of the provenance key: openssl pkey -in key.pem -pubout", category: .usage)
+        var raw: Data?
+        if trimmed.hasPrefix("-----BEGIN PUBLIC KEY-----") {
+            let body = trimmed.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+            // SubjectPublicKeyInfo of Ed25519 (RFC 8410): a fixed 12-byte prefix, then the key.
+            let prefix = Data([0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00])
+            if let der = Data(base64Encoded: body), der.count == 44, der.prefix(12) == prefix { raw = der.suffix(32) }
+        } else if trimmed.hasPrefix("ssh-ed25519 "), let key = SSHPublicKey(line: trimmed), key.blob.count == 51 {
+            raw = Data(key.blob.suffix(32))
+        }
+        guard let raw, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { throw unreadable }
+        return key
     }
 
     /// True for `SHA256SUMS`, `…SHA256SUMS…`, `checksums.txt`, `*.sha256`.
@@ -234,7 +303,8 @@ package struct ReleaseVerification {
     /// Checks an OpenPGP signature with gpg, against only the key given (a keyring of its own).
     private static func checkOpenPGP(_ file: String, _ signature: String, key: String?, environment: [String: String]) throws -> String {
         guard let key else { throw SigningError("it is an OpenPGP signature, and no OpenPGP public key was given (--gpg-key)") }
-        var template = Array("/tmp/shiplane-gpg-XXXXXX".utf8CString)
+        // Named with this process's id, so a folder left behind is told from one in use.
+        var template = Array("/tmp/shiplane-gpg-\(getpid())-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw SigningError("cannot make a keyring folder in /tmp", category: .environment)
         }

@@ -19,6 +19,12 @@ struct VerifyOptions: ParsableArguments {
 
     @Option(name: .customLong("gpg-key"), help: "An armored OpenPGP public key file for the .asc files (checked by gpg, against this key alone)")
     var gpgKey: String?
+
+    @Option(name: .customLong("attestation-key"), help: "The provenance key's public half (a PEM public key file, or an ssh-ed25519 .pub file): every provenance envelope must be signed by it")
+    var attestationKey: String?
+
+    @Option(name: .customLong("commit"), help: "The commit the release was made from (the tag's commit): every provenance statement must name it as its source")
+    var commit: String?
 }
 
 /// `shiplane verify FOLDER [keys]`: one line per check that passed; the problems, each naming
@@ -39,6 +45,8 @@ enum VerifyCommand {
             keys.minisignPublicKey = FileManager.default.fileExists(atPath: absolute(minisign)) ? try read(minisign, "--minisign-key") : minisign
         }
         keys.openPGPPublicKey = try options.gpgKey.map { try read($0, "--gpg-key") }
+        keys.attestationPublicKey = try options.attestationKey.map { try read($0, "--attestation-key") }
+        keys.sourceCommit = options.commit?.trimmingCharacters(in: .whitespacesAndNewlines)
         let outcome = try ReleaseVerification.verify(folder: absolute(options.folder), keys: keys, environment: environment)
         let width = outcome.passed.map(\.file.count).max() ?? 0
         for passed in outcome.passed {

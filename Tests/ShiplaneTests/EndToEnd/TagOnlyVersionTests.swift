@@ -265,8 +265,22 @@ struct SelfReleaseTests {
         let sbom = try String(contentsOfFile: dist + "/shiplane-9.9.9-linux-x86_64.cdx.json", encoding: .utf8)
         #expect(sbom.contains("pkg:swift/github.com/jpsim/Yams@5.4.0"), "the SBOM names the packages the bundle is built from")
         // And the whole chain, as `shiplane verify` checks a download folder.
-        let verified = try runProgram(shiplaneBinary, ["verify", dist, "--gpg-key", keys + "/release.asc"], in: clone, environment: environment)
+        #expect(try runTool(["openssl", "pkey", "-in", keys + "/attest.pem", "-pubout", "-out", keys + "/attest.pub.pem"]).status == 0)
+        let tagged = try git("rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)
+        let chain = ["verify", dist, "--gpg-key", keys + "/release.asc", "--attestation-key", keys + "/attest.pub.pem"]
+        let verified = try runProgram(shiplaneBinary, chain + ["--commit", tagged], in: clone, environment: environment)
         #expect(verified.status == 0, "\(verified.all)")
+        #expect(verified.stdout.contains("its DSSE envelope is signed by the attestation key given")
+                && verified.stdout.contains("its source is commit \(tagged)"), "\(verified.all)")
+        // Another commit, or another provenance key: each is a problem naming the file (exit 1).
+        let other = unreleased.trimmingCharacters(in: .whitespacesAndNewlines)
+        let otherCommit = try runProgram(shiplaneBinary, chain + ["--commit", other], in: clone, environment: environment)
+        #expect(otherCommit.status == 1 && otherCommit.all.contains("its source is not commit \(other)"), "\(otherCommit.all)")
+        #expect(try runTool(["openssl", "genpkey", "-algorithm", "ed25519", "-out", keys + "/other.pem"]).status == 0)
+        #expect(try runTool(["openssl", "pkey", "-in", keys + "/other.pem", "-pubout", "-out", keys + "/other.pub.pem"]).status == 0)
+        let otherKey = try runProgram(shiplaneBinary, ["verify", dist, "--gpg-key", keys + "/release.asc", "--attestation-key", keys + "/other.pub.pem"],
+                                      in: clone, environment: environment)
+        #expect(otherKey.status == 1 && otherKey.all.contains("its DSSE signature does not verify with the attestation key given"), "\(otherKey.all)")
     }
 }
 

@@ -10,9 +10,16 @@ func makeMinisignKey(in folder: String) throws -> (public: String, secret: Strin
     return (folder + "/minisign.pub", folder + "/minisign.key")
 }
 
-/// The shiplane-gpg-* folders in /tmp: a signing run leaves none behind.
+/// The shiplane-gpg-PID-* folders in /tmp whose process has ended: a signing run leaves none
+/// behind. (Folders of processes still running — other tests' signing runs in parallel — are
+/// in use, not left.)
 func temporaryKeyrings() -> Set<String> {
-    Set(((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("shiplane-gpg-") })
+    Set(((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { name in
+        guard name.hasPrefix("shiplane-gpg-") else { return false }
+        let pid = name.dropFirst("shiplane-gpg-".count).split(separator: "-").first.flatMap { Int32($0) }
+        guard let pid else { return true }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    })
 }
 
 @Suite("lane.sign and shiplane verify, checked by ssh-keygen, minisign and gpg", .serialized, .offThePool)
