@@ -13,6 +13,7 @@ enum Features {
         SignFiles.self,
         UploadToS3.self,
         PublishHomebrewFormula.self,
+        PushImage.self,
         ]
     }
 
@@ -31,6 +32,7 @@ enum Features {
         MessageSent.self, SlackMessagePosted.self, EmailSent.self, DiscordMessagePosted.self,
         S3ObjectUploaded.self,
         HomebrewFormulaPushed.self,
+        ImageTagPushed.self,
         InProcessUndo.self,
     ]
 }

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Builds a base-less OCI image (`FROM scratch`) from the run's files and pushes it to a registry
+/// over the OCI Distribution Spec: the blobs the registry lacks (monolithic or chunked uploads, the
+/// digests checked by the registry), then the manifest at each tag. Tags already pointing at the
+/// same manifest digest: nothing sent.
+package struct PushImage: AsyncAction {
+    package static let name = "pushImage"
+    package var target: RegistryTarget
+    package var tags: [String]
+    package var files: [OCIImage.File]
+    package var settings: OCIImage.Settings
+    /// Blobs larger than this go up in PATCH chunks of this size; nil: one PUT each.
+    package var chunkSize: Int64?
+
+    package var options: [StepOption] {
+        [StepOption("image", "\(target.host)/\(target.repository)"), StepOption("tags", tags.joined(separator: ", ")),
+         StepOption("platform", settings.os + "/" + settings.architecture + (settings.variant.map { "/" + $0 } ?? "")),
+         StepOption("files", files.map { "\($0.source) → \($0.imagePath)" }.joined(separator: ", "))]
+    }
+
+    /// Pushes the image (or finds it there) and returns its reference by digest (`host/repo@sha256:…`).
+    /// - Throws: `RegistryFailure` for a registry that refuses a call (with what to do),
+    ///   `ValidationFailure` for files that cannot go in the image.
+    package func run(in step: StepContext) async throws -> String {
+        let credentials = RegistryCredentials.from(step.lane.environment.variables)
+        var transport = step.httpTransport()
+        transport.redactor = SecretRedactor(secrets: transport.redactor.secrets + credentials.secrets)
+        // Preflight, a dry run too: the registry answers and accepts the credentials.
+        let client = try await RegistryClient.connect(target: target, credentials: credentials, transport: transport)
+        if step.isDryRun, let missing = files.first(where: { !FileManager.default.fileExists(atPath: step.resolve($0.source)) }) {
+            step.note("would build an image of \(files.map(\.imagePath).joined(separator: ", ")) and push it to \(tags.map(target.display).joined(separator: ", ")) (\(missing.source) is not built yet, so its digests are not known)")
+            return ""
+        }
+        let files = files.map { OCIImage.File(imagePath: $0.imagePath, source: step.resolve($0.source)) }
+        let folder = NSTemporaryDirectory() + "shiplane-oci-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let epoch = step.lane.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) ?? 0
+        let image = try OCIImage.build(files: files, settings: settings, modificationTime: epoch, in: folder)
+        let reference = "\(target.host)/\(target.repository)@\(image.manifestDigest)"
+
+        var current: [String: String?] = [:]
+        for tag in tags { current[tag] = try await client.manifestDigest(tag) }
+        let toTag = tags.filter { current[$0] != .some(image.manifestDigest) }
+        if toTag.isEmpty {
+            step.note("\(tags.map(target.display).joined(separator: ", ")) already \(tags.count == 1 ? "points" : "point") at \(image.manifestDigest): nothing sent")
+            return reference
+        }
+        var missing: [OCIImage.Blob] = []
+        for blob in [image.layer, image.config] where try await !client.hasBlob(blob.digest) { missing.append(blob) }
+
+        if step.isDryRun {
+            let blobs = missing.isEmpty ? "no blobs (the registry holds both)"
+                : missing.map { "\($0.mediaType == OCIImage.layerMediaType ? "layer" : "config") \($0.digest) (\(ByteCountText.file($0.size)))" }.joined(separator: " and ")
+            let moves = toTag.map { tag in target.display(tag) + (current[tag].flatMap { $0.map { " (now at \($0))" } } ?? " (new)") }
+            step.note("would push \(blobs) and manifest \(image.manifestDigest) at \(moves.joined(separator: ", ")); layer: \(image.entries.joined(separator: ", "))")
+            return reference
+        }
+        for blob in missing {
+            try await client.uploadBlob(blob, chunkSize: chunkSize)
+            step.log("sent \(blob.digest) (\(ByteCountText.file(blob.size)))")
+        }
+        for tag in toTag {
+            let previous = current[tag] ?? nil
+            let effect = ImageTagPushed(target: target, tag: tag, digest: image.manifestDigest, previousDigest: previous)
+            let undo = previous.map { "point \(target.display(tag)) back at \($0)" } ?? "delete \(target.display(tag))"
+            let handle = try step.record(effect, undo)
+            try await client.putManifest(image.manifest, mediaType: OCIImage.manifestMediaType, tag: tag)
+            step.done(handle, effect)
+        }
+        for tag in toTag where try await client.manifestDigest(tag) != image.manifestDigest {
+            throw ShiplaneError("\(target.display(tag)) does not point at \(image.manifestDigest) after the push",
+                                suggestion: "run again: the manifest is put again; report it if it persists")
+        }
+        step.note("\(toTag.map(target.display).joined(separator: ", ")) → \(image.manifestDigest)")
+        return reference
+    }
+}
+
+extension LaneContext {
+    /// Builds a base-less OCI image from files (`["/usr/local/bin/app": ".build/release/app"]`:
+    /// image path to built file) and pushes it to a registry at the version's tag and `tags`;
+    /// returns its reference by digest. Tags already holding the same image: nothing sent.
+    /// Credentials come from `REGISTRY_USERNAME` and `REGISTRY_PASSWORD`, or `REGISTRY_TOKEN`.
+    @discardableResult
+    public func pushImage(
+        _ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [],
+        platform: String = "linux/amd64", entrypoint: [String] = [], labels: [String: String] = [:],
+        source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, file: String = #fileID, line: Int = #line
+    ) async throws -> String {
+        var problems: [String] = []
+        let target = RegistryTarget.parse(image)
+        if target == nil { problems.append("\(image) is not an image name (like ghcr.io/acme/app or 127.0.0.1:5000/app, without a tag)") }
+        let allTags = [version] + tags.filter { $0 != version }
+        for tag in allTags where tag.range(of: "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$", options: .regularExpression) == nil {
+            problems.append("\(tag) is not a valid tag (letters, digits, _ . -, at most 128, not starting with . or -)")
+        }
+        let platformParts = platform.split(separator: "/").map(String.init)
+        if !(2...3).contains(platformParts.count) { problems.append("platform \(platform) is not os/architecture[/variant] (linux/amd64, linux/arm64)") }
+        if let chunkSize, chunkSize < 1 << 20 { problems.append("chunkSize \(chunkSize) is below 1 MiB") }
+        if files.isEmpty { problems.append("no files given") }
+        let sorted = files.sorted { $0.key < $1.key }
+        let paths = try ArtifactInputs.paths(sorted.map(\.value))
+        guard problems.isEmpty, let target else {
+            throw ValidationFailure(problems: problems, suggestion: "fix the call to pushImage; nothing was sent")
+        }
+        var allLabels = labels
+        allLabels["org.opencontainers.image.version"] = version
+        if let source { allLabels["org.opencontainers.image.source"] = source }
+        if let revision = revision ?? (try? headCommit(of: repository()).hex) { allLabels["org.opencontainers.image.revision"] = revision }
+        let settings = OCIImage.Settings(os: platformParts[0], architecture: platformParts[1], variant: platformParts.count > 2 ? platformParts[2] : nil,
+                                         entrypoint: entrypoint, labels: allLabels)
+        let imageFiles = zip(sorted, paths).map { OCIImage.File(imagePath: $0.0.key, source: $0.1) }
+        return try await run(PushImage(target: target, tags: allTags, files: imageFiles, settings: settings, chunkSize: chunkSize.map(Int64.init)),
+                             file: file, line: line)
+    }
+}
+
+extension PushImage: DocumentedAction {
+    /// How `lane.pushImage` appears in the action catalog.
+    package static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Build a base-less OCI image from built files (reproducible layer, config, manifest) and push it to a registry; unchanged tags not sent",
+        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil) -> String",
+        parameters: [
+            .init(name: "files", type: "[String: any ArtifactConvertible]", defaultValue: nil, help: "image path to built file: [\"/usr/local/bin/app\": \".build/release/app\"]"),
+            .init(name: "image", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
+            .init(name: "version", type: "String", defaultValue: nil, help: "the first tag and the org.opencontainers.image.version label"),
+            .init(name: "tags", type: "[String]", defaultValue: "[]", help: "more tags (latest)"),
+            .init(name: "platform", type: "String", defaultValue: "\"linux/amd64\"", help: "os/architecture[/variant] of the files"),
+            .init(name: "entrypoint", type: "[String]", defaultValue: "[]", help: "what the container runs: [\"/usr/local/bin/app\"]"),
+            .init(name: "labels", type: "[String: String]", defaultValue: "[:]", help: "more config labels"),
+            .init(name: "source", type: "String?", defaultValue: "nil", help: "the org.opencontainers.image.source label (the repository's URL)"),
+            .init(name: "revision", type: "String?", defaultValue: "nil", help: "the org.opencontainers.image.revision label; HEAD's commit when nil"),
+            .init(name: "chunkSize", type: "Int?", defaultValue: "nil", help: "blobs larger than this go up in PATCH chunks (at least 1 MiB); nil: one PUT"),
+        ],
+        example: #"try await lane.pushImage(["/usr/local/bin/app": ".build/release/app"], to: "ghcr.io/acme/app", version: version, tags: ["latest"], entrypoint: ["/usr/local/bin/app"])"#,
+        dryRun: "signs in to the registry (GET /v2/), builds the image and says which blobs and which manifest digest would be pushed at which tags",
+        rollback: "while a tag still points at the digest this run pushed: points it back at its earlier manifest, or deletes the manifest; a registry that refuses deletes keeps it (it stays)"
+    )
+}
