@@ -1,7 +1,7 @@
 import Foundation
 
 /// Levenshtein distance, for "did you mean" hints.
-public func editDistance(_ left: String, _ right: String) -> Int {
+package func editDistance(_ left: String, _ right: String) -> Int {
     let a = Array(left), b = Array(right)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }

@@ -37,14 +37,14 @@ extension Lane {
 }
 
 /// The kebab-case lane name for a type name: `BetaDeployLane` → `beta-deploy`.
-public func laneName(forType typeName: String) -> String {
+package func laneName(forType typeName: String) -> String {
     var base = typeName
     if base.hasSuffix("Lane"), base.count > 4 { base.removeLast(4) }
     return kebabCase(base)
 }
 
 /// `buildNumber`, `BuildNumber` and `build_number` → `build-number`.
-public func kebabCase(_ name: String) -> String {
+package func kebabCase(_ name: String) -> String {
     var result = ""
     // Not Foundation's `replacingOccurrences`: on Linux that goes through NSString, whose first
     // use costs a lane program's start more than the rest of this function.
