@@ -125,7 +125,7 @@ extension PushImage: DocumentedAction {
         signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil) -> String",
         parameters: [
             .init(name: "files", type: "[String: any ArtifactConvertible]", defaultValue: nil, help: "image path to built file: [\"/usr/local/bin/app\": \".build/release/app\"]"),
-            .init(name: "image", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
+            .init(name: "to", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
             .init(name: "version", type: "String", defaultValue: nil, help: "the first tag and the org.opencontainers.image.version label"),
             .init(name: "tags", type: "[String]", defaultValue: "[]", help: "more tags (latest)"),
             .init(name: "platform", type: "String", defaultValue: "\"linux/amd64\"", help: "os/architecture[/variant] of the files"),
