@@ -10,7 +10,7 @@ struct Image: Lane {
         let registry = lane.environment["REGISTRY"] ?? ""
         let chunk = lane.environment["CHUNK"].flatMap(Int.init)
         try await lane.pushImage(["/usr/local/bin/app": "dist/app", "/etc/app/README": "dist/README"],
-                                 to: "\(registry)/acme/app", version: "1.2.0", tags: ["latest"], platform: "linux/arm64",
+                                 to: "\(registry)/acme/app", version: lane.environment["VERSION"] ?? "1.2.0", tags: ["latest"], platform: "linux/arm64",
                                  entrypoint: ["/usr/local/bin/app"], source: "https://github.com/acme/app", chunkSize: chunk)
         if lane.environment["FAIL"] == "1" { try await lane.sh("false") }
     }
@@ -108,5 +108,32 @@ struct ImagePushTests {
         #expect(failed.status != 0)
         #expect(try registry.inspect("acme/app:1.2.0") == nil, "rolled back: \(failed.all)")
         #expect(try registry.inspect("acme/app:latest") == nil)
+    }
+
+    /// `latest` moved to a new image by a lane that then fails points back at the earlier image;
+    /// the new version's tag is deleted. A registry that refuses deletes keeps it, and says so.
+    @Test func rollbackPutsLatestBackAndARegistryRefusingDeletesKeepsTheTag() async throws {
+        let registry = try RealRegistry(username: "shiplane", password: "s3cret-registry-pass")
+        defer { registry.stop() }
+        let repo = try repository()
+        var environment = registry.environment
+        environment["REGISTRY"] = registry.host
+        let first = try await repo.shiplaneAsync(["image"], environment: environment)
+        #expect(first.status == 0, "\(first.all)")
+        let earlier = try #require(try registry.inspect("acme/app:latest")?["Digest"] as? String)
+        try repo.write("dist/README", "the app, changed\n")
+        let failed = try await repo.shiplaneAsync(["image"], environment: environment.merging(["VERSION": "1.3.0", "FAIL": "1"]) { $1 })
+        #expect(failed.status != 0)
+        #expect(try registry.inspect("acme/app:1.3.0") == nil, "\(failed.all)")
+        #expect(try registry.inspect("acme/app:latest")?["Digest"] as? String == earlier, "latest points back at 1.2.0's image")
+        #expect(try registry.inspect("acme/app:1.2.0")?["Digest"] as? String == earlier)
+
+        let refusing = try RealRegistry(username: "shiplane", password: "s3cret-registry-pass", deletes: false)
+        defer { refusing.stop() }
+        environment["REGISTRY"] = refusing.host
+        let kept = try await repo.shiplaneAsync(["image"], environment: environment.merging(["FAIL": "1"]) { $1 })
+        #expect(kept.status != 0)
+        #expect(kept.all.contains("stays: the registry refuses deletes"), "\(kept.all)")
+        #expect(try refusing.inspect("acme/app:1.2.0") != nil)
     }
 }

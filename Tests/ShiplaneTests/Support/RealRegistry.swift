@@ -13,7 +13,8 @@ final class RealRegistry: @unchecked Sendable {
     var host: String { "127.0.0.1:\(port)" }
 
     /// Starts the registry; with `username`, only that user with `password` may pull or push.
-    init(username: String? = nil, password: String? = nil) throws {
+    /// `deletes: false` turns deletes off, as many hosted registries have them.
+    init(username: String? = nil, password: String? = nil, deletes: Bool = true) throws {
         for tool in ["docker-registry", "skopeo"] where (try? runTool(["which", tool]).status) != 0 {
             throw TestFailure("\(tool) is not installed: run Scripts/setup (apt-get install docker-registry skopeo apache2-utils)")
         }
@@ -42,7 +43,7 @@ final class RealRegistry: @unchecked Sendable {
           filesystem:
             rootdirectory: \(folder)/data
           delete:
-            enabled: true
+            enabled: \(deletes)
         http:
           addr: 127.0.0.1:\(port)
         \(auth)
