@@ -7,7 +7,8 @@ import Foundation
 /// with apps, the one a workspace at the root opens, or the one XcodeGen's `project.yml` at the
 /// root generates, is the app's; a project inside a Swift package of its own (a folder below the
 /// root with a `Package.swift`) is a dependency's. A project named in `versions.independent` is
-/// never the app's. When that still leaves more than one, it is an error naming each.
+/// never the app's. When that still leaves more than one (one app per platform), all are read
+/// and must agree: when they do not, the disagreement names each.
 struct AppProjectChoice {
     let root: URL
     let fileSystem: any FileSystem
@@ -59,16 +60,9 @@ struct AppProjectChoice {
                 why = "inside a Swift package of its own, a dependency's"
             }
         }
-        guard chosen.count == 1 else {
-            outcome.problem = VersionFileError(
-                .disagreement,
-                "The repository has \(chosen.count) Xcode projects with an app target, and nothing says which is the app's",
-                file: chosen[0].display,
-                details: chosen.map { ("project", $0.display) },
-                suggestion: "Name the ones that are not the app's by their folder in .shiplane.yml (versions: { independent: [\(chosen.dropFirst().map { Self.folder(of: $0.display) }.joined(separator: ", "))] }), or open the app's from a workspace at the root"
-            )
-            return outcome
-        }
+        // Still more than one (a Flutter app's ios/ and macos/ Runner projects): all are read,
+        // and they must agree; when they do not, the error names each file.
+        guard chosen.count == 1 else { return outcome }
         for project in withApps where project.url != chosen[0].url {
             outcome.setAside[project.url.path] = "\(project.display): another app's project (\(why.hasPrefix("inside") ? Self.projectPath(project.display) + " is " + why : why)), not read"
         }
