@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Shiplane
 
-@Suite("OCI image: reproducible bytes, image names, registry challenges")
+@Suite("OCI image: reproducible bytes, image names, registry challenges", .offThePool)
 struct OCIImageTests {
     private func folder() throws -> String {
         let path = NSTemporaryDirectory() + "shiplane-oci-test-\(UUID().uuidString)"
