@@ -180,11 +180,7 @@ package struct ReleaseVerification {
     private static func checkProvenance(_ path: String, name: String, key: Curve25519.Signing.PublicKey?, commit: String?,
                                         outcome: inout Outcome) throws {
         guard key != nil || commit != nil else { return }
-        guard let data = FileManager.default.contents(atPath: path),
-              let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first,
-              let envelope = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw SigningError("it is not a JSON document")
-        }
+        let envelope = try jsonDocument(at: path)
         let payload = (envelope["payload"] as? String).flatMap { Data(base64Encoded: $0) }
         if let key {
             let signatures = (envelope["signatures"] as? [[String: Any]] ?? []).compactMap { ($0["sig"] as? String).flatMap { Data(base64Encoded: $0) } }
@@ -200,9 +196,9 @@ package struct ReleaseVerification {
             }
         }
         if let commit {
-            let statement = (payload ?? Data(line.utf8))
-            let object = (try? JSONSerialization.jsonObject(with: statement)) as? [String: Any]
-            let definition = ((object?["predicate"] as? [String: Any])?["buildDefinition"] as? [String: Any])
+            // The statement inside the envelope, or the document itself when it is not wrapped.
+            let object = payload.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] } ?? envelope
+            let definition = ((object["predicate"] as? [String: Any])?["buildDefinition"] as? [String: Any])
             let commits = (definition?["resolvedDependencies"] as? [[String: Any]] ?? []).compactMap { ($0["digest"] as? [String: Any])?["gitCommit"] as? String }
             if commits.contains(where: { $0.lowercased().hasPrefix(commit.lowercased()) }) {
                 outcome.passed.append(Passed(file: name, check: "its source is commit \(commit)"))
@@ -211,6 +207,16 @@ package struct ReleaseVerification {
                                                             info: [("named", commits.isEmpty ? "no source commit" : commits.joined(separator: ", "))]))
             }
         }
+    }
+
+    /// A JSON object document: a whole file (an SBOM or a statement, often pretty-printed), or
+    /// JSON Lines (`.intoto.jsonl`: its first line).
+    private static func jsonDocument(at path: String) throws -> [String: Any] {
+        guard let data = FileManager.default.contents(atPath: path),
+              let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])
+                ?? (try? JSONSerialization.jsonObject(with: Data(String(decoding: data, as: UTF8.self).split(separator: "\n").first.map { Data($0.utf8) } ?? data)) as? [String: Any])
+        else { throw SigningError("it is not a JSON document") }
+        return object
     }
 
     /// An Ed25519 public key from a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) or an `ssh-ed25519` line.
@@ -248,11 +254,7 @@ package struct ReleaseVerification {
     /// components, an SPDX document's files, an in-toto statement's (or its DSSE envelope's)
     /// subjects.
     private static func subjects(of path: String, provenance: Bool) throws -> [String: String] {
-        // A JSON document (an SBOM is pretty-printed), or JSON Lines (`.intoto.jsonl`: the first line).
-        guard let data = FileManager.default.contents(atPath: path),
-              var object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])
-                ?? (try? JSONSerialization.jsonObject(with: Data(String(decoding: data, as: UTF8.self).split(separator: "\n").first.map { Data($0.utf8) } ?? data)) as? [String: Any])
-        else { throw SigningError("it is not a JSON document") }
+        var object = try jsonDocument(at: path)
         if let payload = object["payload"] as? String, let decoded = Data(base64Encoded: payload),
            let statement = try? JSONSerialization.jsonObject(with: decoded) as? [String: Any] {
             object = statement

@@ -281,6 +281,23 @@ struct SelfReleaseTests {
         let otherKey = try runProgram(shiplaneBinary, ["verify", dist, "--gpg-key", keys + "/release.asc", "--attestation-key", keys + "/other.pub.pem"],
                                       in: clone, environment: environment)
         #expect(otherKey.status == 1 && otherKey.all.contains("its DSSE signature does not verify with the attestation key given"), "\(otherKey.all)")
+
+        // The envelope pretty-printed (as a `.intoto.json` often is) reads the same: its whole
+        // text is the document, not its first line. (A copy without the OpenPGP signature, its
+        // SHA256SUMS made again for the new bytes.)
+        let pretty = repo.root + "/pretty"
+        try FileManager.default.copyItem(atPath: dist, toPath: pretty)
+        try FileManager.default.removeItem(atPath: pretty + "/SHA256SUMS.asc")
+        let statement = pretty + "/shiplane-9.9.9-linux-x86_64.intoto.jsonl"
+        let reformatted = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statement))),
+                                                     options: [.prettyPrinted])
+        try reformatted.write(to: URL(fileURLWithPath: statement))
+        let resummed = try runProgram("/bin/sh", ["-c", "sha256sum shiplane-9.9.9-linux-x86_64.* > SHA256SUMS"], in: pretty, environment: environment)
+        #expect(resummed.status == 0, "\(resummed.all)")
+        let prettyVerified = try runProgram(shiplaneBinary, ["verify", pretty, "--attestation-key", keys + "/attest.pub.pem", "--commit", tagged],
+                                            in: clone, environment: environment)
+        #expect(prettyVerified.status == 0 && prettyVerified.stdout.contains("its DSSE envelope is signed by the attestation key given")
+                && prettyVerified.stdout.contains("its source is commit \(tagged)"), "\(prettyVerified.all)")
     }
 }
 
