@@ -104,7 +104,8 @@ package struct RegisterArtifact: Action {
     /// - Throws: when there is no file at `path`.
     package func run(in step: StepContext) throws -> Artifact {
         let absolute = step.resolve(path)
-        if step.isDryRun, !step.lane.fileSystem.isFile(absolute) {
+        let standIn = step.isDryRun && !step.lane.fileSystem.isFile(absolute)
+        if standIn {
             // A dry run does not run the commands that build the file: the plan goes on with a
             // stand-in in the dry run's overlay (never on disk), and says so.
             try step.lane.fileSystem.write(Data("(dry run: \(path) is made by a command this dry run did not run)\n".utf8), to: absolute)
@@ -112,7 +113,8 @@ package struct RegisterArtifact: Action {
                      level: .warning)
         }
         let artifact = try step.registerArtifact(path, kind: kind, name: name, os: os, arch: arch)
-        step.note("\(artifact.kind.rawValue) \(artifact.path) sha256:\(artifact.sha256.prefix(12))…")
+        // A stand-in's digest is not the file's: the plan says so instead of showing one.
+        step.note("\(artifact.kind.rawValue) \(artifact.path) " + (standIn ? "(not built in a dry run)" : "sha256:\(artifact.sha256.prefix(12))…"))
         return artifact
     }
 }
