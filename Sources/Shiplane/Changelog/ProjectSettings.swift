@@ -45,6 +45,9 @@ package struct ProjectSettings: Sendable, Equatable {
     package var releaseTags: ReleaseTags
     /// The packages of a monorepo, each released on its own.
     package var packages: [ProjectPackage]
+    /// The packages each package depends on by `depends_on:` (names, checked to be packages);
+    /// the manifests add theirs (`PackageGraph`).
+    package var packageDependencies: [String: [String]] = [:]
     /// Which commits release what (`versions:`).
     package var bumpRules = BumpRules()
     /// Which forge releases go to, and self-hosted forge hosts (`forge:`).
@@ -87,7 +90,7 @@ package struct ProjectSettings: Sendable, Equatable {
             try reader.changelog(changelog, into: &settings)
         }
         if let packages = top["packages"] {
-            settings.packages = try reader.packages(packages)
+            (settings.packages, settings.packageDependencies) = try reader.packages(packages)
         }
         if let forge = top["forge"] {
             settings.forge = try reader.forge(forge)
@@ -178,13 +181,14 @@ package struct ProjectSettings: Sendable, Equatable {
             return rules
         }
 
-        func packages(_ node: Node) throws -> [ProjectPackage] {
+        func packages(_ node: Node) throws -> ([ProjectPackage], [String: [String]]) {
             guard let sequence = node.sequence else {
                 throw fail(node, "`packages` must be a list", "write one `- { name: core, path: packages/core }` per package")
             }
             var packages: [(package: ProjectPackage, node: Node)] = []
+            var dependencies: [String: (names: [String], node: Node)] = [:]
             for item in sequence {
-                let fields = try mapping(item, allowed: ["name", "path", "tag"], in: "a package")
+                let fields = try mapping(item, allowed: ["name", "path", "tag", "depends_on"], in: "a package")
                 guard let nameNode = fields["name"], let pathNode = fields["path"] else {
                     throw fail(item, "a package needs a `name` and a `path`", "write `- { name: core, path: packages/core }`")
                 }
@@ -212,8 +216,17 @@ package struct ProjectSettings: Sendable, Equatable {
                 }
                 let prefix = String(format.dropLast("{version}".count)).replacingOccurrences(of: "{name}", with: name)
                 packages.append((ProjectPackage(name: name, path: path, tagPrefix: prefix), pathNode))
+                if let value = fields["depends_on"] { dependencies[name] = (try strings(value, "depends_on"), value) }
             }
-            return packages.map(\.package)
+            let names = Set(packages.map(\.package.name))
+            for (name, listed) in dependencies {
+                if let unknown = listed.names.first(where: { !names.contains($0) }) {
+                    throw fail(listed.node, "`\(name)` depends on `\(unknown)`, which is not a package here",
+                               "list packages by their `name`: " + packages.map(\.package.name).joined(separator: ", "))
+                }
+                if listed.names.contains(name) { throw fail(listed.node, "`\(name)` depends on itself", "remove it from its own `depends_on`") }
+            }
+            return (packages.map(\.package), dependencies.mapValues(\.names))
         }
 
         static func overlaps(_ a: String, _ b: String) -> Bool {

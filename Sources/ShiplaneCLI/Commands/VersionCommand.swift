@@ -14,8 +14,25 @@ struct VersionOptions: ParsableArguments {
     @Flag(help: "Every package of the monorepo with its version")
     var all = false
 
+    @Flag(help: "The packages of the monorepo to release now: changed since their last release tag (conventional commits touching their folders) and those that depend on them, in dependency order")
+    var changed = false
+
+    @Option(help: ArgumentHelp(
+        "With --changed: json (default), github (strategy.matrix JSON of one wave, see --wave), gitlab (child-pipeline YAML) or buildkite (pipeline upload YAML)",
+        valueName: "FORMAT"))
+    var format: String?
+
+    @Option(help: "With --changed --format github: the wave whose packages the matrix lists (from 1)")
+    var wave: Int?
+
     func validate() throws {
         if all && package != nil { throw ValidationError("choose --all or --package") }
+        if changed && (all || package != nil) { throw ValidationError("--changed plans every package: pass it without --all or --package") }
+        if (format != nil || wave != nil) && !changed { throw ValidationError("--format and --wave go with --changed") }
+        if let format, !PackagesMatrix.formats.contains(format) {
+            throw ValidationError("--format takes \(PackagesMatrix.formats.joined(separator: ", ")), not \(format)")
+        }
+        if let wave, wave < 1 { throw ValidationError("--wave counts from 1") }
     }
 }
 
@@ -24,6 +41,13 @@ struct VersionOptions: ParsableArguments {
 enum VersionCommand {
     static func run(session: CommandSession, options: VersionOptions) throws -> Int32 {
         let root = try GitSettings.workTreeRoot(from: session.currentDirectory)
+        if options.changed {
+            let plan = try PackagePlan.make(root: root)
+            let matrix = PackagesMatrix(plan: plan)
+            let format = options.format ?? (options.json ? "json" : "text")
+            session.out.line(try matrix.rendered(as: format, wave: options.wave))
+            return ShiplaneExitCode.success.rawValue
+        }
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
         // At a monorepo's root, which has no version of its own, `version` lists the packages.
         if options.all || (options.package == nil && Self.isMonorepoRootWithoutVersion(context)) {
