@@ -29,6 +29,8 @@ public final class LaneContext: @unchecked Sendable {
         package var isDryRun: Bool
         /// Whether git's pre-commit, commit-msg and pre-push hooks run (`--no-verify` turns them off).
         package var runsGitHooks: Bool
+        /// How the lane's parts run (`lane.part`): here, planned, one part (`--part`), or from origin (`--fan-in`).
+        package var fanOut: FanOutMode = .inline
 
         /// Creates the dependencies; everything but the folder, environment and reporter has a live default.
         package init(
@@ -77,6 +79,8 @@ public final class LaneContext: @unchecked Sendable {
     /// CI's variables say (`LaneEnvironment.ciBranch`).
     let branchOverride: String?
     let state: RunState
+    /// The parts of a release fanned out over CI jobs (`lane.part`), shared by the contexts of one run.
+    package let fanOut: FanOutRun
     let depth: Int
     private let repositories: RepositoryCache
 
@@ -98,6 +102,7 @@ public final class LaneContext: @unchecked Sendable {
             http: dependencies.http, retryPolicy: dependencies.retryPolicy, savedCopies: MemorySavedCopies(), gitFolder: nil
         )
         state = RunState(reporter: dependencies.reporter, journal: Journal(context: undoContext), now: dependencies.now)
+        fanOut = FanOutRun(mode: dependencies.fanOut, workTree: dependencies.workingDirectory)
         depth = 0
         repositories = RepositoryCache(path: dependencies.workingDirectory)
     }
@@ -115,6 +120,7 @@ public final class LaneContext: @unchecked Sendable {
         retryPolicy = parent.retryPolicy
         hooks = parent.hooks
         state = parent.state
+        fanOut = parent.fanOut
         self.depth = depth
         repositories = parent.repositories
     }
@@ -260,6 +266,7 @@ public final class LaneContext: @unchecked Sendable {
     @discardableResult
     public func run<A: Action>(_ action: A, file: String = #fileID, line: Int = #line) throws -> A.Output {
         try Task.checkCancellation()
+        try fanOut.beforeStep()
         let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
         if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts, exports: action.runOutputs(of:)) {
             return replayed
@@ -279,6 +286,7 @@ public final class LaneContext: @unchecked Sendable {
     @discardableResult
     public func run<A: AsyncAction>(_ action: A, file: String = #fileID, line: Int = #line) async throws -> A.Output {
         try Task.checkCancellation()
+        try fanOut.beforeStep()
         let record = state.start(name: A.name, callSite: CallSite.inLane(file: file, line: line), options: action.options, depth: depth)
         if let replayed = replayed(record, as: A.Output.self, makesLocalArtifacts: action is any MakesLocalArtifacts, exports: action.runOutputs(of:)) {
             return replayed

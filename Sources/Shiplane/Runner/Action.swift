@@ -221,6 +221,7 @@ public struct StepContext: Sendable {
         guard !isDryRun else { return }
         // A run that may make no effect never gets past the point where one is public.
         try lane.state.journal.checkRefusal()
+        try lane.fanOut.checkMayPublish(reason)
         lane.state.passPointOfNoReturn(reason)
         try lane.state.journal.recorder?.passPointOfNoReturn(reason)
     }

@@ -69,9 +69,30 @@ package struct LaneRunner {
 
         var failure: LaneFailure?
         let recorder = context.journal.recorder
+        context.fanOut.laneName = L.name
         do {
-            _ = try await context.perform(lane)
-            context.journal.commit()
+            var partRecorded = false
+            do {
+                _ = try await context.perform(lane)
+                try context.fanOut.laneEnded()
+            } catch {
+                // A plan that knows every part, a part job whose part is on origin: done.
+                guard let stop = FanOutStop.find(in: error) else { throw error }
+                if case .partRecorded = stop.kind { partRecorded = true }
+            }
+            if partRecorded && !context.isDryRun && context.journal.count > 0 {
+                // A part job leaves its checkout as it found it: what it changed to build the part
+                // (a bumped version file, build outputs) was for the record on origin alone.
+                state.reporter.report(.rollbackStarted(count: context.journal.count))
+                state.reporter.report(.rollbackFinished(await Self.rollBack(context.journal)))
+            } else {
+                context.journal.commit()
+            }
+            if context.fanOut.mode == .fanIn, !context.isDryRun {
+                // Published once: origin says so, and the parts' records are retired
+                // (compare-and-swap), before the run's own record goes.
+                for warning in await context.fanOut.retire(context) { context.log(warning, level: .warning) }
+            }
             if let current = recorder?.current, let remote = current.remoteRecord,
                let warning = RemoteRunRecord.remove(workTree: context.workingDirectory, remote: remote, environment: context.environment, runID: current.id) {
                 context.log(warning, level: .warning)

@@ -17,6 +17,9 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
     case locked = 6
     /// An earlier run in this repository is unfinished: `shiplane resume` or `shiplane rollback` first.
     case unfinished = 7
+    /// The fan-in job (`--fan-in`) found parts of the release that have not recorded their
+    /// artifacts on origin: nothing was published; run their jobs, then the fan-in again.
+    case partsMissing = 8
     /// A defect in Shiplane itself (also a lane program that crashed); the message says what to report.
     case bug = 70
     /// The run stopped (failed or interrupted) past its point of no return: nothing visible was
@@ -36,6 +39,7 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
         case .nothingToRelease: "nothing to release since the last release tag"
         case .locked: "another run holds the repository"
         case .unfinished: "an unfinished run is recorded: `shiplane resume` or `shiplane rollback` first"
+        case .partsMissing: "the fan-in job found parts not recorded on origin (listed): nothing was published"
         case .bug: "a defect in Shiplane (or a lane program that crashed)"
         case .resumable: "stopped past the point of no return: `shiplane resume` (or the same command) finishes it"
         case .interrupted: "interrupted (Ctrl-C, SIGTERM, SIGHUP); rolled back"
@@ -44,7 +48,10 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
 
     /// The one place errors become exit codes: the category folded over the whole error tree.
     static func `for`(_ error: any Error) -> ShiplaneExitCode {
-        ShiplaneExitCode(ErrorCategory.folded(error))
+        let category = ErrorCategory.folded(error)
+        // Parts not on origin are a failure with a code of its own: CI can tell it apart.
+        if category == .failure, PartsMissing.isIn(error) { return .partsMissing }
+        return ShiplaneExitCode(category)
     }
 
     init(_ category: ErrorCategory) {

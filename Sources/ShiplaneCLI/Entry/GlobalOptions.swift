@@ -32,6 +32,14 @@ struct GlobalOptions: ParsableArguments, Equatable {
     var environmentName: String?
     @Flag(help: "No colour (also NO_COLOR=1, or when output is not a terminal; FORCE_COLOR=1 or CLICOLOR_FORCE=1 force it into a pipe or CI log)")
     var noColor = false
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Build one part of a release fanned out over CI jobs (lane.part) and record its artifacts on origin", valueName: "NAME"))
+    var part: String?
+    @Flag(help: "The fan-in job of a release fanned out over CI jobs: every part's artifacts from origin, then publish once")
+    var fanIn = false
+    /// `shiplane plan` runs its lane as a dry run with this set: the CI format of the matrix.
+    @Option(parsing: .unconditional, help: .hidden)
+    var plan: String?
 
     init() {}
 
@@ -48,6 +56,9 @@ struct GlobalOptions: ParsableArguments, Equatable {
         options.ci = nil
         options.environmentName = nil
         options.noColor = false
+        options.part = nil
+        options.fanIn = false
+        options.plan = nil
         return options
     }
 
@@ -56,14 +67,14 @@ struct GlobalOptions: ParsableArguments, Equatable {
     }
 
     /// The long names of the options that take a value, for the parser's missing-value message.
-    private static let valueNames = ["--report-json", "--junit", "--ci", "--env"]
+    private static let valueNames = ["--report-json", "--junit", "--ci", "--env", "--part"]
 
     /// Refuses values the parser accepts but a run must not: an empty value, a value that looks
     /// like an option (`--report-json --no-color` would write a file named `--no-color`), a CI
     /// that is not known.
     /// - Throws: `UsageError`.
     func check() throws {
-        for (name, value) in [("--report-json", reportJSON), ("--junit", junit), ("--ci", ci), ("--env", environmentName)] {
+        for (name, value) in [("--report-json", reportJSON), ("--junit", junit), ("--ci", ci), ("--env", environmentName), ("--part", part)] {
             guard let value else { continue }
             guard !value.isEmpty else { throw UsageError("\(name) needs a value", suggestion: Self.usageHint(for: name)) }
             if value.hasPrefix("-") {
@@ -73,6 +84,9 @@ struct GlobalOptions: ParsableArguments, Equatable {
                         + "; nothing was run"
                 )
             }
+        }
+        if part != nil && fanIn {
+            throw UsageError("--part and --fan-in are two kinds of job", suggestion: "a part's job builds it (`--part NAME`); the final job takes every part from origin and publishes (`--fan-in`)")
         }
         if let ci, !["github", "gitlab", "none"].contains(ci) {
             throw UsageError("--ci takes github, gitlab or none, not \(ci)", suggestion: "write --ci github, --ci gitlab or --ci none")
@@ -92,6 +106,7 @@ struct GlobalOptions: ParsableArguments, Equatable {
         switch name {
         case "--env": "write --env NAME to load .env.NAME"
         case "--ci": "write --ci github, --ci gitlab or --ci none"
+        case "--part": "write --part NAME, a part the lane declares with lane.part (`shiplane plan LANE` lists them)"
         default: "write \(name) FILE"
         }
     }
@@ -100,7 +115,8 @@ struct GlobalOptions: ParsableArguments, Equatable {
     var values: GlobalValues {
         GlobalValues(
             dryRun: dryRun, verbose: verbose, reportJSON: reportJSON, junit: junit, noRollback: noRollback,
-            noVerify: noVerify, ci: ci, environmentName: environmentName, noColor: noColor
+            noVerify: noVerify, ci: ci, environmentName: environmentName, noColor: noColor,
+            part: part, fanIn: fanIn, plan: plan
         )
     }
 }
@@ -121,6 +137,12 @@ struct GlobalValues: Equatable {
     var ci: String?
     var environmentName: String?
     var noColor = false
+    /// `--part NAME`: this job builds one part of the release.
+    var part: String?
+    /// `--fan-in`: this job takes every part from origin and publishes.
+    var fanIn = false
+    /// Set by `shiplane plan`: the CI whose matrix the dry run prints.
+    var plan: String?
 
     /// No global option given.
     static let none = GlobalValues()
@@ -137,6 +159,9 @@ struct GlobalValues: Equatable {
         if let junit { arguments += ["--junit", junit] }
         if let environmentName { arguments += ["--env", environmentName] }
         if let ci { arguments += ["--ci", ci] }
+        if let part { arguments += ["--part", part] }
+        if fanIn { arguments.append("--fan-in") }
+        if let plan { arguments += ["--plan", plan] }
         return arguments
     }
 }

@@ -29,7 +29,7 @@ struct ShiplaneCommand: ParsableCommand {
     /// The built-in commands, in the order help lists them.
     static let commands: [any BuiltInCommand.Type] = [
         ListLanes.self, ListActions.self, ShowAction.self, Init.self, Edit.self, Version.self,
-        Resume.self, Rollback.self, Bump.self, Changelog.self, Verify.self, Match.self,
+        Resume.self, Rollback.self, Bump.self, Changelog.self, Verify.self, Match.self, Plan.self,
     ]
 
     /// Every word the command line takes as a command rather than a lane: the names of
@@ -37,7 +37,7 @@ struct ShiplaneCommand: ParsableCommand {
     /// command type for its name makes its configuration and its metadata, whose fields are the
     /// parser's resilient property wrappers, laid out at run time, on every lane's start.
     static let commandNames: [String] = [
-        "lanes", "actions", "action", "init", "edit", "version", "resume", "rollback", "bump", "changelog", "verify", "match", "help",
+        "lanes", "actions", "action", "init", "edit", "version", "resume", "rollback", "bump", "changelog", "verify", "match", "plan", "help",
     ]
 
     /// The built-in command named `word`, if any (a lane's name is told apart by `commandNames`,

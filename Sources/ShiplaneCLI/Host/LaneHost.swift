@@ -199,15 +199,16 @@ public enum LaneHost {
         var translated = given
         translated.hintTranslations = builtInHints(of: type) ?? []
         let session = translated
-        let reporter = TerminalReporter(terminal: session.out, verbose: session.globals.verbose, ci: session.ci)
-        let context = LaneContext(
-            .init(
-                workingDirectory: root, environment: session.laneEnvironment,
-                retryPolicy: RetryPolicy(environment: session.laneEnvironment),
-                reporter: reporter, isDryRun: session.globals.dryRun, runsGitHooks: !session.globals.noVerify
-            ),
-            hooks: hooks.map { $0.init() }
+        // `shiplane plan`: the steps go to standard error, standard output is the matrix alone.
+        let planFormat = session.globals.plan
+        let reporter = TerminalReporter(terminal: planFormat == nil ? session.out : session.err, verbose: session.globals.verbose, ci: session.ci)
+        var dependencies = LaneContext.Dependencies(
+            workingDirectory: root, environment: session.laneEnvironment,
+            retryPolicy: RetryPolicy(environment: session.laneEnvironment),
+            reporter: reporter, isDryRun: session.globals.dryRun || planFormat != nil, runsGitHooks: !session.globals.noVerify
         )
+        dependencies.fanOut = planFormat != nil ? .plan : session.globals.part.map { .part($0) } ?? (session.globals.fanIn ? .fanIn : .inline)
+        let context = LaneContext(dependencies, hooks: hooks.map { $0.init() })
         var recorder: RunRecorder?
         // A pull request's pipeline: the run reads, builds and tests, but its first effect is
         // refused before it happens; a dry run shows the release and says the real one would stop.
@@ -219,7 +220,9 @@ public enum LaneHost {
                 context.journal.refuseEffects(PullRequestPipeline(pullRequest: pullRequest, command: command))
             }
         }
-        if session.globals.dryRun {
+        if planFormat != nil {
+            // A plan only lists the parts: no record, no look at unfinished runs.
+        } else if session.globals.dryRun {
             DurableRun.noteUnfinishedRunForDryRun(lane: type.name, arguments: arguments, root: root, session: session)
         } else {
             do {
@@ -260,6 +263,15 @@ public enum LaneHost {
             )
             // The command starts again from its words (the lane value went to the run that stopped).
             return await runLane(L.self, arguments: arguments, hooks: hooks, root: root, session: given, supervisor: supervisor, fromOrigin: found.record)
+        }
+        if let planFormat {
+            guard result.succeeded else { return session.finish(result, summary: false) }
+            do {
+                session.out.line(try PartsMatrix(lane: type.name, arguments: arguments, parts: context.fanOut.parts).rendered(as: planFormat))
+            } catch {
+                return session.failWithoutRun(error, command: "shiplane plan \(type.name)")
+            }
+            return ShiplaneExitCode.success.rawValue
         }
         return session.finish(result)
     }

@@ -26,6 +26,7 @@ struct SharedSession: Equatable {
             fields += [
                 "g", flag(globals.dryRun), flag(globals.verbose), text(globals.reportJSON), text(globals.junit),
                 flag(globals.noRollback), flag(globals.noVerify), text(globals.ci), text(globals.environmentName), flag(globals.noColor),
+                text(globals.part), flag(globals.fanIn), text(globals.plan),
             ]
         } else {
             fields.append("-")
@@ -47,7 +48,7 @@ extension SharedSession {
             .map { String(decoding: $0, as: UTF8.self) }[...]
         guard fields.popFirst() == Self.formatVersion, let marker = fields.popFirst() else { return nil }
         if marker == "g" {
-            guard fields.count >= 9 else { return nil }
+            guard fields.count >= 12 else { return nil }
             var invalid = false
             func flag() -> Bool {
                 let field = fields.popFirst()
@@ -62,7 +63,7 @@ extension SharedSession {
             }
             let values = GlobalValues(
                 dryRun: flag(), verbose: flag(), reportJSON: text(), junit: text(), noRollback: flag(), noVerify: flag(),
-                ci: text(), environmentName: text(), noColor: flag()
+                ci: text(), environmentName: text(), noColor: flag(), part: text(), fanIn: flag(), plan: text()
             )
             guard !invalid else { return nil }
             globals = values

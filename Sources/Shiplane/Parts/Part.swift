@@ -1,0 +1,224 @@
+import Foundation
+internal import Git
+
+extension LaneContext {
+    /// One part of a release that a CI job of its own builds (an iOS app on a macOS runner, a
+    /// Linux arm64 binary): `body` builds the part and makes its artifacts (`lane.artifact`,
+    /// `lane.archive`). Run as `shiplane LANE`, every part's body runs here, in order; `shiplane
+    /// plan LANE` lists the parts as a CI matrix with the runner each needs (`os`, `arch`);
+    /// `shiplane LANE --part NAME` builds that part alone and records its artifacts, with their
+    /// bytes and digests, on origin (`refs/shiplane/parts/LANE/NAME`, compare-and-swap: one
+    /// runner records a part); `shiplane LANE --fan-in` takes every part's artifacts from origin
+    /// instead of building them, fails listing the parts origin does not have (exit 8), and runs
+    /// the rest of the lane — the release, the messages — once.
+    ///
+    /// Declare the parts one after another; steps before them run in every job (keep them to
+    /// reads and local changes), steps after them only in the fan-in job.
+    public func part(
+        _ name: String, os: String? = nil, arch: String? = nil, file: String = #fileID, line: Int = #line,
+        _ body: () async throws -> Void
+    ) async throws {
+        let callSite = CallSite.inLane(file: file, line: line)
+        let planned = PlannedPart(name: name, os: os, arch: arch)
+        do {
+            try fanOut.declare(planned)
+        } catch {
+            throw StepFailure(step: "part \(name)", callSite: callSite, cause: error)
+        }
+        switch fanOut.mode {
+        case .inline:
+            fanOut.enter(name)
+            defer { fanOut.enter(nil) }
+            try await body()
+        case .plan:
+            fanOut.passed()
+        case .part(let own):
+            guard own == name else {
+                fanOut.passed()
+                return
+            }
+            fanOut.enter(name)
+            defer { fanOut.enter(nil) }
+            try await buildAndRecord(planned, callSite: callSite, body)
+        case .fanIn:
+            fanOut.enter(name)
+            defer { fanOut.enter(nil) }
+            let listing: OriginParts.Listing
+            var published: PublishedRelease?
+            do {
+                listing = try await fanOut.originParts(lane: fanOut.laneName, context: self)
+                if let value = listing.published {
+                    published = try await OriginParts.readPublished(lane: fanOut.laneName, value: value, workTree: workingDirectory, environment: environment)
+                }
+            } catch {
+                throw StepFailure(step: "part \(name)", callSite: callSite, cause: error)
+            }
+            if let published, published.covers(fanOut.base) {
+                // Published already: a resumed run replays the steps after the parts (they need
+                // no file); any other run has nothing to do.
+                guard isResumed else { throw ReleasePublishedAlready(lane: fanOut.laneName, published: published) }
+                return
+            }
+            guard let value = listing.parts[name] else {
+                fanOut.noteMissing(MissingPart(name: name, reason: "no record on origin (\(OriginParts.reference(lane: fanOut.laneName, part: name)))"))
+                return
+            }
+            try await run(CollectPart(part: planned, lane: fanOut.laneName, value: value.hex), file: file, line: line)
+        }
+    }
+
+    /// A part job's own part: done when origin already holds this release's record of it (a
+    /// retry finds its earlier work); else built here and recorded on origin by compare-and-swap.
+    private func buildAndRecord(_ part: PlannedPart, callSite: CallSite?, _ body: () async throws -> Void) async throws {
+        let lane = fanOut.laneName
+        let base = fanOut.base ?? ""
+        let digest = fanOut.argumentsDigest(state.journal.recorder?.current)
+        var expected: ObjectID?
+        do {
+            try state.journal.checkRefusal()
+            let listing = try await fanOut.originParts(lane: lane, context: self)
+            if let value = listing.published,
+               let published = try await OriginParts.readPublished(lane: lane, value: value, workTree: workingDirectory, environment: environment),
+               published.covers(base) {
+                log("the release of this commit was published already (run \(published.run)): part \(part.name) has nothing to build")
+                throw FanOutStop(kind: .partRecorded(part.name, earlier: true))
+            }
+            expected = listing.parts[part.name]
+            if let value = expected, let earlier = try await OriginParts.read(
+                lane: lane, part: part.name, value: value, workTree: workingDirectory, environment: environment) {
+                if earlier.record.base == base && earlier.record.argumentsDigest == digest {
+                    log("part \(part.name) is already recorded on origin for this commit (\(earlier.record.artifacts.count) artifact\(earlier.record.artifacts.count == 1 ? "" : "s")): nothing to build again")
+                    throw FanOutStop(kind: .partRecorded(part.name, earlier: true))
+                }
+                log("origin's record of part \(part.name) is of another release (built from \(earlier.record.base.prefix(7))): this job builds it anew and replaces it")
+            }
+        } catch let stop as FanOutStop {
+            throw stop
+        } catch {
+            throw StepFailure(step: "part \(part.name)", callSite: callSite, cause: error)
+        }
+        let before = Set(state.artifacts.map(\.path))
+        try await body()
+        let made = state.artifacts.filter { !before.contains($0.path) }
+        let outcome = try await run(RecordPart(part: part, lane: lane, base: base, argumentsDigest: digest, artifacts: made, expected: expected?.hex))
+        throw FanOutStop(kind: .partRecorded(part.name, earlier: outcome == "earlier"))
+    }
+}
+
+extension LaneContext {
+    /// True when this run resumes an earlier one (here, or from origin's record in a fresh clone).
+    var isResumed: Bool {
+        guard let record = state.journal.recorder?.current else { return false }
+        return record.resumes > 0 || record.fetchedFromRemote == true
+    }
+}
+
+extension FanOutRun {
+    /// The SHA-256 of the run's lane arguments, as its record keeps them.
+    func argumentsDigest(_ record: RunRecord?) -> String {
+        guard let record else { return RunRecord.argumentsDigest([]) }
+        if let digest = record.argumentsDigest { return digest }
+        if record.arguments.count == 1, record.arguments[0].hasPrefix("sha256:"), record.fetchedFromRemote == true { return record.arguments[0] }
+        return RunRecord.argumentsDigest(record.arguments)
+    }
+}
+
+/// Records a part job's artifacts, with their bytes, on origin (`lane.part` with `--part NAME`).
+package struct RecordPart: AsyncAction {
+    package static let name = "part"
+    var part: PlannedPart
+    var lane: String
+    var base: String
+    var argumentsDigest: String
+    var artifacts: [Artifact]
+    var expected: String?
+
+    package var options: [StepOption] { [StepOption("name", part.name), StepOption("record", "origin " + OriginParts.reference(lane: lane, part: part.name))] }
+
+    /// Returns `recorded`, or `earlier` when another runner recorded the part first.
+    package func run(in step: StepContext) async throws -> String {
+        try step.lane.state.journal.checkRefusal()
+        guard !artifacts.isEmpty else {
+            throw ShiplaneError(
+                "part `\(part.name)` made no artifacts, so there is nothing to record for the fan-in job",
+                suggestion: "register what the part builds inside its body: `try lane.artifact(\"dist/app.ipa\")`, `lane.archive(…)`")
+        }
+        var files: [String: Data] = [:]
+        for artifact in artifacts {
+            guard !artifact.path.hasPrefix("/") else {
+                throw ShiplaneError(
+                    "part `\(part.name)`'s artifact \(artifact.path) is outside the work tree: the fan-in job puts each artifact at its path in its own checkout",
+                    suggestion: "build it inside the repository (a git-ignored folder such as .build/ or dist/)")
+            }
+            guard let data = try step.lane.fileSystem.contents(of: step.resolve(artifact.path)), SHA256.hex(of: data) == artifact.sha256 else {
+                throw ShiplaneError("\(artifact.path) changed after the part made it", suggestion: "build it again: run the part's job again")
+            }
+            files[artifact.sha256] = data
+        }
+        let record = PartRecord(
+            lane: lane, part: part.name, os: part.os, arch: part.arch, base: base, argumentsDigest: argumentsDigest,
+            run: step.lane.state.journal.recorder?.current.id ?? UUID().uuidString, artifacts: artifacts)
+        let written = try await OriginParts.record(
+            record, files: files, expected: expected.flatMap(ObjectID.init(hex:)), workTree: step.lane.workingDirectory, environment: step.lane.environment)
+        switch written {
+        case .recorded:
+            step.note("\(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") on origin")
+            return "recorded"
+        case .takenByAnother:
+            step.log("another runner recorded part \(part.name) on origin first: its artifacts are the release's, this runner's are not used", level: .warning)
+            step.note("recorded by another runner")
+            return "earlier"
+        }
+    }
+}
+
+/// Takes a part's artifacts from its record on origin into the work tree (`lane.part` with `--fan-in`).
+package struct CollectPart: AsyncAction {
+    package static let name = "part"
+    var part: PlannedPart
+    var lane: String
+    var value: String
+
+    package var options: [StepOption] { [StepOption("name", part.name), StepOption("from", "origin " + OriginParts.reference(lane: lane, part: part.name))] }
+
+    package func run(in step: StepContext) async throws -> [Artifact] {
+        let lane = step.lane
+        let missing = { (reason: String) in PartsMissing(missing: [MissingPart(name: part.name, reason: reason)], declared: lane.fanOut.parts.map(\.name)) }
+        guard let id = ObjectID(hex: value),
+              let (record, files) = try await OriginParts.read(lane: self.lane, part: part.name, value: id, workTree: lane.workingDirectory, environment: lane.environment)
+        else { throw missing("its record left origin while this job read it") }
+        let recorder = lane.state.journal.recorder?.current
+        let resumed = lane.isResumed
+        if let base = lane.fanOut.base, record.base != base {
+            // A resumed fan-in may stand on its own release commit, made on top of the parts' commit.
+            let ancestor = resumed && ((try? git {
+                let repository = try lane.repository()
+                guard let from = ObjectID(hex: base), let built = ObjectID(hex: record.base) else { return false }
+                return try repository.reachable([built], from: from).contains(built)
+            }) ?? false)
+            if !ancestor {
+                throw missing("recorded from commit \(record.base.prefix(7)), but this job runs at \(base.prefix(7)): run the part's job for this commit")
+            }
+        }
+        if !resumed, record.argumentsDigest != lane.fanOut.argumentsDigest(recorder) {
+            throw missing("recorded by a run with other lane options: run the part's job with this job's options")
+        }
+        var collected: [Artifact] = []
+        for artifact in record.artifacts {
+            guard !artifact.path.hasPrefix("/"), let data = files[artifact.sha256], SHA256.hex(of: data) == artifact.sha256 else {
+                throw missing("its record does not hold the bytes of \(artifact.path) with sha256:\(artifact.sha256.prefix(12))…")
+            }
+            let path = step.resolve(artifact.path)
+            let folder = (path as NSString).deletingLastPathComponent
+            try step.createFolder(folder)
+            try step.writeFile(data, to: path)
+            collected.append(try step.registerArtifact(artifact.path, kind: artifact.kind, name: artifact.name, os: artifact.os, arch: artifact.arch))
+        }
+        lane.fanOut.noteUsed(part.name, id, base: record.base)
+        step.note("\(collected.count) artifact\(collected.count == 1 ? "" : "s") from origin")
+        return collected
+    }
+}
+
+/// A fresh clone finishing the fan-in takes the part's artifacts from origin again.
+extension CollectPart: MakesLocalArtifacts {}
