@@ -20,7 +20,7 @@ enum Features {
     /// Every built-in effect type, so a record written by any process reads back in any other.
     static let effects: [any Effect.Type] = [
         FileWritten.self, FoldersCreated.self,
-        CommitMade.self, TagWritten.self, RefsPushed.self,
+        CommitMade.self, TagWritten.self, RefsPushed.self, ReleaseReplayed.self,
         GitHubReleaseCreated.self, FilesUploaded.self,
         GitLabPackageFileUploaded.self, GitLabReleaseCreated.self, GitLabReleaseUpdated.self, GitLabReleaseLinkCreated.self,
         GiteaReleaseCreated.self, GiteaAttachmentUploaded.self,

@@ -44,7 +44,19 @@ package struct Push: AsyncAction {
     /// - Throws: when the remote or a tag is missing, HEAD is not on a branch, a git hook refuses, or the remote
     ///   refuses the credentials or a ref.
     package func run(in step: StepContext) async throws {
+        // A monorepo package's release goes out branch first, put on top of whatever other
+        // packages' releases pushed meanwhile, then its tags (`PackagePush`).
+        if step.lane.package != nil, branch, !tags.isEmpty, !step.isDryRun {
+            try await PackagePush(push: self).run(in: step)
+            return
+        }
+        try await pushOnce(in: step, branch: branch, tags: tags)
+    }
+
+    /// One push of the branch (when `branch`) and `tags`, with the run record when the branch goes.
+    func pushOnce(in step: StepContext, branch: Bool, tags: [String]) async throws {
         let lane = step.lane
+        let recordReference = RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope)
         let repository = try lane.repository()
         guard let url = try git({ try repository.remoteURL(named: remote) }) else {
             throw ShiplaneError("there is no remote named \(remote)", suggestion: "add it with `git remote add \(remote) URL`, or pass remote:")
@@ -84,7 +96,7 @@ package struct Push: AsyncAction {
         if let recorder = lane.state.journal.recorder, branch {
             try RemoteRunRecord.stage(
                 recorder, in: repository, pointOfNoReturn: "pushed \(shown) to \(remote)", remote: remote, environment: lane.environment)
-            refspecs.append("+\(RemoteRunRecord.reference):\(RemoteRunRecord.reference)")
+            refspecs.append("+\(recordReference):\(recordReference)")
         }
         var effect: EffectHandle?
         let hooks = try lane.gitHooks(repository)
@@ -126,7 +138,7 @@ package struct Push: AsyncAction {
             throw failure
         }
         let (settled, takenTags) = try Self.sameValueRefusals(
-            in: outcome, sent: sent, pushedBefore: pushedBefore, ownsPoint: ownsPoint, repository: repository, remote: remote, credentials: credentials)
+            in: outcome, record: recordReference, sent: sent, pushedBefore: pushedBefore, ownsPoint: ownsPoint, repository: repository, remote: remote, credentials: credentials)
         try settle(settled, effect: effect, ownsPoint: ownsPoint, takenTags: takenTags, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
     }
@@ -147,7 +159,7 @@ package struct Push: AsyncAction {
            let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
             step.log(warning, level: .warning)
         } else {
-            try? git { try repository.deleteReference(RemoteRunRecord.reference) }
+            try? git { try repository.deleteReference(RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope)) }
         }
         return unlanded
     }
@@ -162,7 +174,7 @@ package struct Push: AsyncAction {
         _ outcome: PushOutcome, effect: EffectHandle?, ownsPoint: Bool, takenTags: [String] = [], in step: StepContext, repository: Repository,
         credentials: PushCredentials
     ) throws {
-        let record = RemoteRunRecord.reference
+        let record = RemoteRunRecord.reference(scope: step.lane.state.journal.recorder?.current.packageScope)
         let refused = outcome.refused.filter { $0.ref != record }
         let accepted = outcome.accepted.filter { $0 != record }
         let recordAccepted = outcome.accepted.contains(record)
@@ -211,10 +223,9 @@ package struct Push: AsyncAction {
     /// the other run: that run published the release, and this one stops before anything of its
     /// own counts (`AnotherRunReleased`; what it moved on the remote is identical to the other's).
     static func sameValueRefusals(
-        in outcome: PushOutcome, sent: [Repository.RefUpdate], pushedBefore: Set<String>, ownsPoint: Bool,
+        in outcome: PushOutcome, record: String = RemoteRunRecord.reference, sent: [Repository.RefUpdate], pushedBefore: Set<String>, ownsPoint: Bool,
         repository: Repository, remote: String, credentials: PushCredentials
     ) throws -> (outcome: PushOutcome, takenTags: [String]) {
-        let record = RemoteRunRecord.reference
         let refused = outcome.refused.filter { $0.ref != record }
         guard !refused.isEmpty, let has = try? git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false) })
         else { return (outcome, []) }

@@ -244,6 +244,18 @@ package final class Journal: @unchecked Sendable {
         }
     }
 
+    /// The newest commit this run made and still has (a release commit, or its copy put on top
+    /// of origin's newer branch: `ReleaseReplayed`), nil when it made none.
+    func madeCommit() -> String? {
+        lock.withLock {
+            for entry in entries.reversed() where entry.status == .done {
+                if let replayed = entry.effect.as(ReleaseReplayed.self), let copy = replayed.copy { return copy }
+                if let made = entry.effect.as(CommitMade.self), let commit = made.commit { return commit }
+            }
+            return nil
+        }
+    }
+
     /// The refs this run has pushed (or was pushing when it stopped) to `remote`, by any step:
     /// a ref the remote already has at the same value is this run's own only when named here.
     func refsPushed(to remote: String) -> Set<String> {

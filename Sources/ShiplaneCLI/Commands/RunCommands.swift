@@ -69,7 +69,7 @@ enum DurableRun {
             var previous = try store.load()
             if let stale = previous, let shown = finishedElsewhere(stale, root: root, session: session) {
                 store.clear()
-                RemoteRunRecord.deleteLocalCopy(workTree: root)
+                RemoteRunRecord.deleteLocalCopy(workTree: root, scope: stale.packageScope)
                 session.err.line(
                     "The unfinished run of `\(stale.commandLine)` recorded here was finished elsewhere (\(shown)): "
                         + "retired its local record instead of resuming it."
@@ -82,7 +82,7 @@ enum DurableRun {
             } else if previous == nil, session.globals.part == nil {
                 // A part's job never resumes origin's record: that is the fan-in job's run.
                 switch RemoteRunRecord.look(environment: session.laneEnvironment.variables) {
-                case .now: previous = try remoteRecord(root: root, session: session)
+                case .now: previous = try remoteRecord(root: root, session: session, scope: RunRecord.packageScope(lane: lane, arguments: arguments))
                 case .beforeFirstEffect: lookBeforeFirstEffect(lane: lane, arguments: arguments, root: root, context: context, session: session)
                 case .never: break
                 }
@@ -118,7 +118,7 @@ extension DurableRun {
     /// the same command at this commit restarts as its resume (`ResumingFromOrigin`), anything
     /// else is an `UnfinishedRun` (exit 7) that says which command finishes it.
     static func lookBeforeFirstEffect(lane: String, arguments: [String], root: String, context: LaneContext, session: CommandSession) {
-        let look = OriginLook(root: root, environment: session.laneEnvironment)
+        let look = OriginLook(root: root, environment: session.laneEnvironment, scope: RunRecord.packageScope(lane: lane, arguments: arguments))
         let err = session.err
         context.journal.holdFirstEffect(begin: { look.start() }) {
             let found: (record: RunRecord, head: String)
@@ -152,7 +152,7 @@ extension DurableRun {
         var found = (try? store.load()) ?? nil
         var place = "in this checkout"
         if found == nil, RemoteRunRecord.look(environment: session.laneEnvironment.variables) != .never {
-            let look = OriginLook(root: root, environment: session.laneEnvironment)
+            let look = OriginLook(root: root, environment: session.laneEnvironment, scope: RunRecord.packageScope(lane: lane, arguments: arguments))
             if case .success(let remote?)? = look.wait(seconds: originLookTimeout) {
                 guard remote.record.releaseCommit == nil || remote.record.releaseCommit == remote.head else {
                     session.err.line("Note: origin holds the unfinished run of `\(remote.record.commandLine)` (\(RemoteRunRecord.reference)) for another commit: the real run would stop with exit 7.")
@@ -186,10 +186,13 @@ final class OriginLook: @unchecked Sendable {
     private var started = false
     private let root: String
     private let environment: LaneEnvironment
+    /// The package a `bump --package` run releases: it looks for that package's record.
+    private let scope: String?
 
-    init(root: String, environment: LaneEnvironment) {
+    init(root: String, environment: LaneEnvironment, scope: String? = nil) {
         self.root = root
         self.environment = environment
+        self.scope = scope
     }
 
     /// Starts the look on a thread of its own; later calls do nothing.
@@ -198,12 +201,12 @@ final class OriginLook: @unchecked Sendable {
         defer { condition.unlock() }
         guard !started else { return }
         started = true
-        let (root, environment) = (root, environment)
+        let (root, environment, scope) = (root, environment, scope)
         let thread = Thread { [self] in
             var looked: (record: RunRecord, head: String)?
             var error: (any Error)?
             do {
-                looked = try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: environment, ownHandle: true)
+                looked = try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: environment, ownHandle: true, scope: scope)
             } catch let thrown {
                 error = thrown
             }
@@ -251,10 +254,10 @@ extension DurableRun {
     /// The unfinished run recorded on origin, when this checkout is at its release commit.
     /// - Throws: `UnfinishedRun` when origin holds a record of a run this checkout cannot finish
     ///   (another commit): releasing again would make a second version.
-    static func remoteRecord(root: String, session: CommandSession) throws -> RunRecord? {
+    static func remoteRecord(root: String, session: CommandSession, scope: String? = nil) throws -> RunRecord? {
         let found: (record: RunRecord, head: String)?
         do {
-            found = try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: session.laneEnvironment)
+            found = try RemoteRunRecord.fetch(workTree: root, remote: "origin", environment: session.laneEnvironment, scope: scope)
         } catch {
             session.err.line("warning: could not look for an unfinished run on origin: \(describe(error))")
             return nil

@@ -8,8 +8,18 @@ internal import Git
 /// starts with no local record, in CI or not, looks for it on `origin` before its first effect
 /// and, when it is the record of the same command at the same commit, resumes it.
 package enum RemoteRunRecord {
-    /// The ref that holds the record, here and on the remote.
+    /// The ref that holds the record of a run of the whole repository, here and on the remote.
     package static let reference = "refs/shiplane/run"
+
+    /// The ref that holds the record of a run releasing `scope`, a monorepo package on its own
+    /// (`refs/shiplane/packages/core/run`), or the repository's (`reference`) for nil: N jobs
+    /// releasing N packages each keep their own record, and a retry of one finds its own.
+    package static func reference(scope: String?) -> String {
+        scope.map { "refs/shiplane/packages/\($0)/run" } ?? reference
+    }
+
+    /// Where the local copies of package runs' records are.
+    static let packageReferences = "refs/shiplane/packages/*/run"
     /// Where a fetched record lands locally.
     static let fetched = "refs/shiplane/fetched-run"
 
@@ -39,7 +49,11 @@ package enum RemoteRunRecord {
     /// - Throws: when the remote cannot be reached or the record cannot be read.
     /// `ownHandle`: the caller runs this in a thread of its own, on a handle no one else uses, so
     /// it does not hold the handle lock (`git { }`) while it waits for the network.
-    package static func fetch(workTree: String, remote: String, environment: LaneEnvironment, ownHandle: Bool = false) throws -> (record: RunRecord, head: String)? {
+    /// `scope`: the package the run releases on its own (`RunRecord.packageScope`), whose record it looks for.
+    package static func fetch(
+        workTree: String, remote: String, environment: LaneEnvironment, ownHandle: Bool = false, scope: String? = nil
+    ) throws -> (record: RunRecord, head: String)? {
+        let reference = reference(scope: scope)
         func use<T>(_ body: () throws -> T) throws -> T {
             guard ownHandle else { return try git(body) }
             do {
@@ -84,6 +98,7 @@ package enum RemoteRunRecord {
         var copy = record.rebased(to: RunRecord.portableWorkTree)
         copy.pointOfNoReturn = copy.pointOfNoReturn ?? pointOfNoReturn
         copy.remoteRecord = remote
+        copy.scope = record.packageScope
         copy.state = .unfinished
         // What a fresh clone does not need stays here: the machine, the process, the option values
         // (a clone recognises the same command by their digest).
@@ -148,6 +163,7 @@ package enum RemoteRunRecord {
             pointOfNoReturn: pointOfNoReturn, remote: remote, redactor: SecretRedactor(secrets: Array(environment.secretValues)))
         // Only Shiplane writes this ref, and this process holds the run lock: a lock file on it was
         // left by a run killed while writing it.
+        let reference = reference(scope: recorder.current.packageScope)
         unlink(recorder.store.folder + "/../" + reference + ".lock")
         try git { try repository.writeFileReference(reference, name: "run.json", content: snapshot, message: "shiplane: run record") }
     }
@@ -165,8 +181,9 @@ package enum RemoteRunRecord {
         guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
         let refs = try git { try repository.remoteReferences(remote: remote, credentials: Push.credentials(for: url, environment: environment)) }
         var holds = "no run record"
-        if refs[reference] != nil {
-            guard let other = try fetch(workTree: workTree, remote: remote, environment: environment)?.record, other.id != record.id else { return nil }
+        if refs[reference(scope: record.packageScope)] != nil {
+            guard let other = try fetch(workTree: workTree, remote: remote, environment: environment, scope: record.packageScope)?.record,
+                  other.id != record.id else { return nil }
             holds = "the record of another run, `\(other.lane)`"
         }
         let written = record.effects.filter { $0.status != .undone }
@@ -183,9 +200,9 @@ package enum RemoteRunRecord {
 
     /// Deletes this checkout's copy of the record (`refs/shiplane/run`), when there is one: after a
     /// stale local record was retired.
-    package static func deleteLocalCopy(workTree: String) {
+    package static func deleteLocalCopy(workTree: String, scope: String? = nil) {
         guard let repository = try? RepositoryAccess.open(at: workTree) else { return }
-        try? git { try repository.deleteReference(reference) }
+        try? git { try repository.deleteReference(reference(scope: scope)) }
     }
 
     /// Writes the run's record to `refs/shiplane/run` and pushes it (alone) to `remote`, replacing
@@ -194,6 +211,7 @@ package enum RemoteRunRecord {
     static func publish(_ recorder: RunRecorder, in repository: Repository, remote: String, environment: LaneEnvironment) throws {
         guard let url = try git({ try repository.remoteURL(named: remote) }) else { return }
         try stage(recorder, in: repository, pointOfNoReturn: recorder.current.pointOfNoReturn ?? "", remote: remote, environment: environment)
+        let reference = reference(scope: recorder.current.packageScope)
         try git {
             try repository.push(
                 remote: remote, refspecs: ["+\(reference):\(reference)"], credentials: Push.credentials(for: url, environment: environment))
@@ -210,9 +228,13 @@ package enum RemoteRunRecord {
     /// run's id. The deletion is sent from the value seen, and git's receive-pack deletes a ref
     /// only from the value the push names: a record that another clone's run (a CI retry that
     /// started over) put there in between is left as it is.
+    ///
+    /// A package run's record (`reference(scope:)`) is the one whose local copy holds `runID`.
     package static func remove(workTree: String, remote: String, environment: LaneEnvironment, runID: String) -> String? {
+        var reference = reference
         do {
             let repository = try RepositoryAccess.open(at: workTree)
+            reference = ownReference(runID: runID, in: repository)
             guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
             let credentials = Push.credentials(for: url, environment: environment)
             defer { try? git { try repository.deleteReference(reference) } }
@@ -220,7 +242,7 @@ package enum RemoteRunRecord {
                 return nil
             }
             let pushed = try? git { try repository.resolveCommit(reference) }
-            guard theirs == pushed || Self.runID(on: remote, at: theirs, in: repository, credentials: credentials) == runID else {
+            guard theirs == pushed || Self.runID(on: remote, reference: reference, at: theirs, in: repository, credentials: credentials) == runID else {
                 return "\(remote)'s run record \(reference) (\(theirs.short)) is not the one this run pushed: another run replaced it, so it was left as it is"
             }
             let outcome = try git {
@@ -242,8 +264,21 @@ package enum RemoteRunRecord {
     /// The remote's record changed between the look and the deletion.
     private struct RecordReplaced: Error {}
 
+    /// The ref of the run `runID`'s record: a package's, when its local copy holds that run;
+    /// else the repository's.
+    private static func ownReference(runID: String, in repository: Repository) -> String {
+        struct Identified: Decodable { var id: String }
+        let names = (try? git { try repository.referenceNames(matching: packageReferences) }) ?? []
+        for name in names {
+            guard let data = try? git({ try repository.readFileReference(name, name: "run.json") }),
+                  (try? RunStore.decoder.decode(Identified.self, from: data))?.id == runID else { continue }
+            return name
+        }
+        return reference
+    }
+
     /// The id of the run whose record `remote` holds at `value`, or nil when it cannot be read.
-    private static func runID(on remote: String, at value: ObjectID, in repository: Repository, credentials: PushCredentials) -> String? {
+    private static func runID(on remote: String, reference: String, at value: ObjectID, in repository: Repository, credentials: PushCredentials) -> String? {
         struct Identified: Decodable { var id: String }
         let destination = fetched + "-owner"
         defer { try? git { try repository.deleteReference(destination) } }
@@ -297,6 +332,7 @@ extension RunRecord {
     /// The release commit the record made, when it made one.
     package var releaseCommit: String? {
         for entry in effects.reversed() {
+            if let copy = entry.effect.as(ReleaseReplayed.self)?.copy, entry.status != .undone { return copy }
             if let commit = entry.effect.as(CommitMade.self)?.commit, entry.status != .undone { return commit }
         }
         return nil

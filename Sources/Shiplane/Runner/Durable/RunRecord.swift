@@ -48,6 +48,25 @@ package struct RunRecord: Codable, Sendable, Equatable {
     /// True for a record fetched from the remote into a fresh clone: its commands run again
     /// there (the artifacts they made are not in the clone); the other steps replay.
     package var fetchedFromRemote: Bool?
+    /// The monorepo package the run releases (`bump --package core`), kept in the remote's copy,
+    /// whose arguments are only a digest; nil for a run of the whole repository.
+    package var scope: String?
+
+    /// The package a run of `lane` with `arguments` releases on its own: `shiplane bump …
+    /// --package NAME`. Its record on origin is the package's (`RemoteRunRecord.reference(scope:)`),
+    /// so the packages of a monorepo release at once, each with its own record.
+    package static func packageScope(lane: String, arguments: [String]) -> String? {
+        guard lane == "bump" else { return nil }
+        for (index, word) in arguments.enumerated() {
+            if word == "--" { return nil }
+            if word == "--package", index + 1 < arguments.count { return arguments[index + 1] }
+            if word.hasPrefix("--package=") { return String(word.dropFirst("--package=".count)) }
+        }
+        return nil
+    }
+
+    /// The package this run releases on its own, nil for the whole repository.
+    package var packageScope: String? { scope ?? Self.packageScope(lane: lane, arguments: arguments) }
 
     /// Creates the record of a fresh run: running, with no steps or effects yet.
     package init(
