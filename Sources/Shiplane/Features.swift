@@ -14,6 +14,7 @@ enum Features {
         UploadToS3.self,
         PublishHomebrewFormula.self,
         PushImage.self,
+        MatchSigning.self,
         ]
     }
 
@@ -33,6 +34,7 @@ enum Features {
         S3ObjectUploaded.self,
         HomebrewFormulaPushed.self,
         ImageTagPushed.self,
+        SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self,
         InProcessUndo.self,
     ]
 }

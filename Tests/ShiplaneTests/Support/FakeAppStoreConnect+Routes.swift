@@ -16,6 +16,7 @@ extension FakeAppStoreConnect {
             return captures
         }
         if let answer = reviewRoute(method, segments, query, body) { return answer }
+        if let answer = signingRoute(method, segments, query, body) { return answer }
         if let answer = listingRoute(method, segments, query, body) { return answer }
         if let answer = mediaRoute(method, segments, query, body) { return answer }
         if m("GET", "v1/apps") != nil {

@@ -59,6 +59,8 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     var lateAnswers: [(method: String, pathContains: String, remaining: Int, seconds: Double)] = []
     /// App Review's state (see `FakeAppStoreConnect+Review.swift`).
     var review = FakeReviewState()
+    /// Certificates, bundle IDs, devices and profiles (see `FakeAppStoreConnect+Signing.swift`).
+    var signing = FakeSigningState()
     var requestLog: [String] = []
     var partRequests: [(path: String, headers: [String: String])] = []
     var nextID = 1

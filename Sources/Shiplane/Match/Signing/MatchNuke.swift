@@ -1,0 +1,94 @@
+import Foundation
+
+/// `shiplane match nuke TYPE`: revokes the team's certificates of the type, deletes its profiles
+/// (every platform) and removes their files from the store — fastlane's `match nuke`. Without
+/// `confirmed` it only lists what it would do and refuses, changing nothing.
+package struct MatchNuke: AsyncAction {
+    package static let name = "matchNuke"
+
+    package var kind: MatchKind
+    package var store: String
+    package var confirmed: Bool
+
+    package init(kind: MatchKind, store: String, confirmed: Bool) {
+        self.kind = kind
+        self.store = store
+        self.confirmed = confirmed
+    }
+
+    package var options: [StepOption] { [StepOption("type", kind.rawValue), StepOption("store", store), StepOption("confirmed", String(confirmed))] }
+
+    /// What was (or would be) revoked, deleted and removed, one line each.
+    /// - Throws: `ValidationFailure` (usage) when not confirmed, listing everything; App Store Connect errors.
+    package func run(in step: StepContext) async throws -> [String] {
+        let lane = step.lane
+        let variables = lane.environment.variables
+        let credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
+        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
+                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let types = Array(Set(MatchPlatform.allCases.flatMap { kind.certificateTypes(for: $0) })).sorted()
+        let certificates = try await client.certificates(types: types)
+        var profiles: [AppStoreConnectClient.ProfileResource] = []
+        for type in Set(MatchPlatform.allCases.compactMap { kind.profileType(for: $0) }).sorted() {
+            profiles += try await client.profiles(type: type)
+        }
+        let root = step.resolve(store)
+        var files: [String] = []
+        for folder in ["certs/\(kind.certificateFolder)", "profiles/\(kind.rawValue)"] {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? []).sorted() where !name.hasPrefix(".") {
+                files.append(folder + "/" + name)
+            }
+        }
+        var lines = certificates.map { "revoke certificate \($0.id) (\($0.attributes?.certificateType ?? "?"), \($0.attributes?.displayName ?? $0.attributes?.name ?? ""))" }
+        lines += profiles.map { "delete profile \($0.id) (\($0.attributes?.name ?? ""))" }
+        lines += files.map { "remove \($0) from the store" }
+        guard confirmed, !step.isDryRun else {
+            if step.isDryRun { lines.forEach { step.log("would " + $0) }; return lines }
+            throw ValidationFailure(
+                problems: ["nuke revokes and deletes for good; nothing was changed. It would:"] + lines,
+                suggestion: "run it again with --yes (lane: confirmed: true) to do it — every machine that signs with these certificates needs new ones afterwards")
+        }
+        for certificate in certificates {
+            let handle = try step.record(SigningChangeStays(what: "certificate \(certificate.id) revoked by nuke"), "certificate \(certificate.id) stays revoked")
+            try await client.revokeCertificate(id: certificate.id)
+            step.done(handle)
+        }
+        for profile in profiles {
+            let handle = try step.record(SigningChangeStays(what: "profile \(profile.id) deleted by nuke"), "profile \(profile.id) stays deleted")
+            try await client.deleteProfile(id: profile.id)
+            step.done(handle)
+        }
+        for file in files {
+            let path = root + "/" + file
+            let before = FileManager.default.contents(atPath: path)
+            let handle = try step.record(MatchStoreFileRemoved(path: path, saved: try step.saveCopy(before)), "put \(file) back in the store")
+            try lane.fileSystem.remove(path)
+            step.done(handle)
+        }
+        step.note("revoked \(certificates.count), deleted \(profiles.count) profile\(profiles.count == 1 ? "" : "s"), removed \(files.count) file\(files.count == 1 ? "" : "s")")
+        return lines
+    }
+}
+
+/// A store file `nuke` removed: the undo puts the saved (still encrypted) bytes back while
+/// nothing else has taken its place.
+package struct MatchStoreFileRemoved: Effect, Equatable {
+    package static let kind = "match.storeFileRemoved"
+    package var path: String
+    package var saved: String?
+
+    package init(path: String, saved: String?) {
+        self.path = path
+        self.saved = saved
+    }
+
+    package var reach: EffectReach { .local }
+
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        guard try context.fileSystem.contents(of: path) == nil else { return }
+        guard let saved, let bytes = context.savedCopies.savedCopy(saved) else {
+            throw ShiplaneError("the saved copy of \(context.display(path)) is missing; it stays removed")
+        }
+        try context.fileSystem.write(bytes, to: path)
+    }
+}
