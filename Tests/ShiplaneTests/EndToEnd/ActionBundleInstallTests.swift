@@ -81,6 +81,7 @@ struct ActionBundleInstallTests {
             "GITHUB_ACTION_PATH": packageRoot, "ACTION_REPOSITORY": "owner/shiplane",
             "INPUT_INSTALL": "bundle", "INPUT_VERSION": Self.version,
             "SHIPLANE_RELEASES_URL": server.baseURL + "/owner/shiplane/releases/download",
+            "SHIPLANE_RELEASE_KEYRING": Self.keyring(folder.root),
         ])
         for (key, value) in inputs { environment[key] = value }
         if let path { environment["PATH"] = try path(folder.root) }
@@ -90,10 +91,42 @@ struct ActionBundleInstallTests {
         try check(Install(status: result.status, output: result.all, githubPath: written, runnerTemp: runnerTemp, requests: releases.requests))
     }
 
-    static func linuxFiles(_ folder: String) throws -> [String: [UInt8]] {
+    /// The binary keyring of the test key that signs the stand-in releases' SHA256SUMS, in place
+    /// of the release key embedded in the installer (`SHIPLANE_RELEASE_KEYRING` names it).
+    static func keyring(_ folder: String) -> String { folder + "/release-keyring.gpg" }
+
+    /// `SHA256SUMS.asc` over `sums`, signed as the release lane signs it (OpenPGP, detached,
+    /// armored) by a test key made in `folder`, whose public key goes to ``keyring(_:)``.
+    static func signature(of sums: [UInt8], in folder: String) throws -> [UInt8] {
+        let home = try makeGPGHome(in: folder, user: "Shiplane releases")
+        defer { stopGPGAgent(home); try? FileManager.default.removeItem(atPath: home) }
+        let gpg = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
+        let exported = try runProgram("/bin/sh", ["-c", "gpg --batch --export > '\(keyring(folder))'"], in: folder, environment: gpg)
+        #expect(exported.status == 0, "\(exported.all)")
+        try Data(sums).write(to: URL(fileURLWithPath: home + "/SHA256SUMS"))
+        let signed = try runProgram("/usr/bin/gpg", ["--batch", "--armor", "--detach-sign", "SHA256SUMS"], in: home, environment: gpg)
+        #expect(signed.status == 0, "\(signed.all)")
+        return Array(try Data(contentsOf: URL(fileURLWithPath: home + "/SHA256SUMS.asc")))
+    }
+
+    /// The Linux bundle, its `SHA256SUMS` and that file's signature; `tamper` changes the sums
+    /// after they are signed.
+    static func linuxFiles(_ folder: String) throws -> [String: [UInt8]] { try linuxFiles(folder, tamper: { $0 }) }
+
+    static func linuxFiles(_ folder: String, tamper: (String) -> String) throws -> [String: [UInt8]] {
         let name = "shiplane-\(version)-linux-x86_64"
         let tarball = try bundle(named: name, in: folder)
-        return ["\(name).tar.gz": tarball, "SHA256SUMS": Array("\(hex(tarball))  \(name).tar.gz\n".utf8)]
+        let sums = "\(hex(tarball))  \(name).tar.gz\n"
+        let signature = try Self.signature(of: Array(sums.utf8), in: folder)
+        return ["\(name).tar.gz": tarball, "SHA256SUMS": Array(tamper(sums).utf8), "SHA256SUMS.asc": signature]
+    }
+
+    /// The Linux bundle with `sums` as its `SHA256SUMS`, signed by the test key.
+    static func linuxFiles(_ folder: String, sums: String) throws -> [String: [UInt8]] {
+        var files = try linuxFiles(folder)
+        files["SHA256SUMS"] = Array(sums.utf8)
+        files["SHA256SUMS.asc"] = try signature(of: Array(sums.utf8), in: folder)
+        return files
     }
 
     @Test func itInstallsTheBundleOfTheRunnersSystemAfterCheckingItsSum() async throws {
@@ -113,10 +146,7 @@ struct ActionBundleInstallTests {
 
     @Test func aBundleThatDoesNotMatchItsSumIsRefusedAndNothingIsInstalled() async throws {
         try await install(files: { folder in
-            var files = try Self.linuxFiles(folder)
-            let name = "shiplane-\(Self.version)-linux-x86_64.tar.gz"
-            files["SHA256SUMS"] = Array("\(String(repeating: "0", count: 64))  \(name)\n".utf8)
-            return files
+            try Self.linuxFiles(folder, sums: "\(String(repeating: "0", count: 64))  shiplane-\(Self.version)-linux-x86_64.tar.gz\n")
         }) { run in
             #expect(run.status == 4, "\(run.output)")
             #expect(run.output.contains("::error title=Shiplane::shiplane-9.1.0-linux-x86_64.tar.gz does not match its SHA256SUMS (expected 0000"), "\(run.output)")
@@ -129,9 +159,7 @@ struct ActionBundleInstallTests {
 
     @Test func aSumsFileWithoutTheBundleIsRefused() async throws {
         try await install(files: { folder in
-            var files = try Self.linuxFiles(folder)
-            files["SHA256SUMS"] = Array("\(String(repeating: "1", count: 64))  shiplane-9.1.0-macos-arm64.tar.gz\n".utf8)
-            return files
+            try Self.linuxFiles(folder, sums: "\(String(repeating: "1", count: 64))  shiplane-9.1.0-macos-arm64.tar.gz\n")
         }) { run in
             #expect(run.status == 4, "\(run.output)")
             #expect(run.output.contains("SHA256SUMS has no line for shiplane-9.1.0-linux-x86_64.tar.gz: nothing was installed"), "\(run.output)")
@@ -190,11 +218,13 @@ struct ActionBundleInstallTests {
 
     /// A folder standing for a CI image's PATH: bash and the basic tools the installer uses, and
     /// of the tools that can download only `downloader` (none when nil) — no curl, no sudo.
-    static func imagePath(in folder: String, downloader: String?, more: [String] = []) throws -> String {
+    /// `checker` is what checks SHA256SUMS.asc: the Swift images have `gpgv`.
+    static func imagePath(in folder: String, downloader: String?, checker: String? = "gpgv", more: [String] = []) throws -> String {
         let bin = folder + "/image-bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        var tools = ["bash", "sh", "env", "mktemp", "rm", "mkdir", "mv", "tar", "gzip", "awk", "sha256sum", "uname", "basename", "dirname", "cat", "sed", "head"]
+        var tools = ["bash", "sh", "env", "mktemp", "rm", "mkdir", "mv", "tar", "gzip", "awk", "sha256sum", "uname", "basename", "dirname", "cat", "sed", "head", "base64", "printf"]
         if let downloader { tools.append(downloader) }
+        if let checker { tools.append(checker) }
         tools += more
         let hostPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for tool in tools {
@@ -228,5 +258,75 @@ struct ActionBundleInstallTests {
             #expect(run.requests.isEmpty)
             #expect(run.githubPath.isEmpty)
         }
+    }
+
+    /// A SHA256SUMS changed after the release key signed it (a mirror or a man in the middle
+    /// serving other sums with other tarballs): refused before the tarball is even checked.
+    @Test func sumsTheReleaseKeyDidNotSignAreRefusedAndNothingIsInstalled() async throws {
+        try await install(files: { folder in
+            try Self.linuxFiles(folder, tamper: { $0 + "\(String(repeating: "2", count: 64))  extra.tar.gz\n" })
+        }) { run in
+            #expect(run.status == 4, "\(run.output)")
+            #expect(run.output.contains("/v9.1.0/SHA256SUMS is not signed by the release key (SHA256SUMS.asc does not verify with gpgv; its message is above): nothing was installed"), "\(run.output)")
+            #expect(run.output.contains("BAD signature"), "gpgv's own message is shown: \(run.output)")
+            #expect(run.githubPath.isEmpty)
+            let left = try FileManager.default.contentsOfDirectory(atPath: run.runnerTemp)
+            #expect(left.isEmpty, "\(left)")
+        }
+    }
+
+    /// Signed by a key that is not the release key: the installer's own key (no
+    /// `SHIPLANE_RELEASE_KEYRING`) refuses what the test key signed.
+    @Test func aSignatureByAnotherKeyIsRefused() async throws {
+        try await install(files: Self.linuxFiles, inputs: ["SHIPLANE_RELEASE_KEYRING": ""]) { run in
+            #expect(run.status == 4, "\(run.output)")
+            #expect(run.output.contains("SHA256SUMS is not signed by the release key"), "\(run.output)")
+            #expect(run.output.contains("No public key") || run.output.contains("public key not found"), "\(run.output)")
+            #expect(run.githubPath.isEmpty)
+        }
+    }
+
+    @Test func aReleaseWithoutASignatureIsRefused() async throws {
+        try await install(files: { folder in
+            var files = try Self.linuxFiles(folder)
+            files["SHA256SUMS.asc"] = nil
+            return files
+        }) { run in
+            #expect(run.status == 4, "\(run.output)")
+            #expect(run.output.contains("could not download"), "\(run.output)")
+            #expect(run.output.contains("/v9.1.0/SHA256SUMS.asc with curl"), "\(run.output)")
+            #expect(run.githubPath.isEmpty)
+        }
+    }
+
+    /// Where only `gpg` is there (a macOS runner with GnuPG from Homebrew), it checks the
+    /// signature; where neither is, the installer says what to install and downloads nothing.
+    @Test func gpgChecksWhereGpgvIsMissingAndNeitherIsAnError() async throws {
+        try await install(files: Self.linuxFiles, path: { try Self.imagePath(in: $0, downloader: "curl", checker: "gpg") }) { run in
+            #expect(run.status == 0, "\(run.output)")
+            let installed = try runProgram(run.runnerTemp + "/shiplane/bin/shiplane", [], in: run.runnerTemp, environment: [:])
+            #expect(installed.stdout == "shiplane 9.1.0 from the bundle\n")
+        }
+        try await install(files: { folder in try Self.linuxFiles(folder, tamper: { $0 + "\n" }) },
+                          path: { try Self.imagePath(in: $0, downloader: "curl", checker: "gpg") }) { run in
+            #expect(run.status == 4, "\(run.output)")
+            #expect(run.output.contains("SHA256SUMS.asc does not verify with gpg;"), "\(run.output)")
+        }
+        try await install(files: Self.linuxFiles, path: { try Self.imagePath(in: $0, downloader: "curl", checker: nil) }) { run in
+            #expect(run.status == 4, "\(run.output)")
+            #expect(run.output.contains("neither gpgv nor gpg is on PATH, so SHA256SUMS.asc cannot be checked: install one (apt-get install -y gpgv, apk add gpgv, brew install gnupg); nothing was downloaded"), "\(run.output)")
+            #expect(run.requests.isEmpty)
+        }
+    }
+
+    /// The key the installer trusts is the release key the README prints (which QuickStartTests
+    /// checks against `Scripts/release-keys/shiplane-release.asc`).
+    @Test func theInstallersKeyIsTheReadmesReleaseKey() throws {
+        let script = try String(contentsOfFile: packageRoot + "/Scripts/get-shiplane", encoding: .utf8)
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        let installerKey = try #require(script.components(separatedBy: "release_key='").dropFirst().first?.components(separatedBy: "'").first)
+        let readmeKey = try #require(readme.components(separatedBy: "\necho ").dropFirst().first?.components(separatedBy: " |").first)
+        #expect(installerKey.count > 200)
+        #expect(installerKey == readmeKey)
     }
 }

@@ -53,6 +53,7 @@ struct CIRecipeTests {
         let environment = [
             "PATH": image, "HOME": home, "TMPDIR": home, "GIT_CONFIG_NOSYSTEM": "1",
             "SHIPLANE_RELEASES_URL": server.baseURL + "/owner/shiplane/releases/download",
+            "SHIPLANE_RELEASE_KEYRING": ActionBundleInstallTests.keyring(folder.root),
         ]
         let run = try await runProgramAsync("/bin/bash", ["-euo", "pipefail", "-c", command], in: folder.root, environment: environment, timeout: 120)
         #expect(run.status == 0, "\(command)\n\(run.all)")

@@ -101,7 +101,7 @@ struct GitLabTemplateTests {
             "GITLAB_CI": "true", "CI": "true", "CI_COMMIT_BRANCH": "main", "CI_PROJECT_DIR": repo.path, "PATH": image,
             "SHIPLANE_VERSION": ActionBundleInstallTests.version, "SHIPLANE_REPOSITORY": "owner/shiplane",
             "SHIPLANE_GIT_URL": shiplaneSource.path, "SHIPLANE_RELEASES_URL": server.baseURL + "/owner/shiplane/releases/download",
-            "SHIPLANE_LANE": "lanes",
+            "SHIPLANE_RELEASE_KEYRING": ActionBundleInstallTests.keyring(repo.root), "SHIPLANE_LANE": "lanes",
         ]))
         let run = try await runProgramAsync("/bin/bash", ["-c", try Self.program()], in: repo.path, environment: environment, timeout: 120)
         #expect(run.status == 0, "\(run.all)")
