@@ -14,7 +14,6 @@ enum Features {
         UploadToS3.self,
         PublishHomebrewFormula.self,
         PushImage.self,
-        PublishToSwiftRegistry.self,
         MatchSigning.self,
         ]
     }
@@ -35,7 +34,6 @@ enum Features {
         S3ObjectUploaded.self,
         HomebrewFormulaPushed.self,
         ImageTagPushed.self,
-        SwiftPackageReleasePublished.self,
         SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self,
         InProcessUndo.self,
     ]
