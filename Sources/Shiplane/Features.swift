@@ -14,6 +14,7 @@ enum Features {
         UploadToS3.self,
         PublishHomebrewFormula.self,
         PushImage.self,
+        PublishToSwiftRegistry.self,
         MatchSigning.self,
         ]
     }
@@ -34,6 +35,7 @@ enum Features {
         S3ObjectUploaded.self,
         HomebrewFormulaPushed.self,
         ImageTagPushed.self,
+        SwiftPackageReleasePublished.self,
         SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self,
         InProcessUndo.self,
     ]
