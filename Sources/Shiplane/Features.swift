@@ -15,6 +15,7 @@ enum Features {
         PublishHomebrewFormula.self,
         PushImage.self,
         PublishToSwiftRegistry.self,
+        PushPodspec.self,
         MatchSigning.self,
         ]
     }
@@ -36,6 +37,7 @@ enum Features {
         HomebrewFormulaPushed.self,
         ImageTagPushed.self,
         SwiftPackageReleasePublished.self,
+        PodVersionPushed.self,
         SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self,
         InProcessUndo.self,
     ]

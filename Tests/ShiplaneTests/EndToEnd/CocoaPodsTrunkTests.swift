@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+private let podLane = #"""
+import Shiplane
+
+struct Pods: Lane {
+    func run(_ lane: LaneContext) async throws {
+        try await lane.pushPodspec(lane.environment["PODSPEC"] ?? "Rocket.podspec", version: lane.environment["VERSION"] ?? "1.2.0",
+                                   trunk: lane.environment["TRUNK"] ?? "")
+    }
+}
+"""#
+
+private let rubyPodspec = """
+Pod::Spec.new do |s|
+  s.name         = 'Rocket'
+  s.version      = '1.2.0'
+  s.summary      = 'Rockets, "quoted" and #{not interpolated}.'
+  s.homepage     = 'https://github.com/acme/rocket'
+  s.license      = { :type => 'MIT', :file => 'LICENSE' }
+  s.author       = { 'Acme' => 'dev@acme.test' }
+  s.source       = { :git => 'https://github.com/acme/rocket.git', :tag => "v#{s.version}" }
+  s.ios.deployment_target = '13.0'
+  s.osx.deployment_target = '10.15'
+  s.swift_version = '5.9'
+  s.source_files = 'Sources/Rocket/**/*.swift'
+  s.dependency 'Alamofire', '~> 5.0'
+  s.subspec 'Core' do |core|
+    core.source_files = 'Sources/Core/**/*.swift'
+    core.ios.frameworks = 'UIKit'
+  end
+end
+
+"""
+
+@Suite("CocoaPods trunk: the shiplane binary pushes a podspec to a trunk stand-in", .serialized, .offThePool)
+struct CocoaPodsTrunkTests {
+    private func repository() throws -> TemporaryRepository {
+        let repo = try TemporaryRepository()
+        try repo.write("Rocket.podspec", rubyPodspec)
+        try repo.write("Lanes/Pods.swift", podLane)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: a pod")
+        return repo
+    }
+
+    /// A Ruby podspec is read with ruby into CocoaPods' JSON form and pushed with the token; the
+    /// re-run finds the version on trunk and sends nothing; the token never shows.
+    @Test func aRubyPodspecIsPushedAsJSONAndTheRerunReportsUnchanged() async throws {
+        let trunk = FakeTrunk(token: "trunk-session-token-0123456789abcdef")
+        try await trunk.start()
+        defer { trunk.stop() }
+        let repo = try repository()
+        let environment = ["TRUNK": trunk.baseURL, "COCOAPODS_TRUNK_TOKEN": trunk.token]
+        let dry = try await repo.shiplaneAsync(["--dry-run", "pods"], environment: environment)
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(dry.all.contains("would push Rocket 1.2.0 to \(trunk.baseURL)/api/v1/pods"), "\(dry.all)")
+        #expect(trunk.pushes == 0)
+
+        let pushed = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(pushed.status == 0, "\(pushed.all)")
+        #expect(!pushed.all.contains(trunk.token) && !(repo.read(".git/shiplane/run.json") ?? "").contains(trunk.token))
+        let spec = try #require(trunk.spec("Rocket", "1.2.0"), "\(trunk.log)")
+        #expect(spec["summary"] as? String == "Rockets, \"quoted\" and #{not interpolated}.")
+        #expect(spec["authors"] as? [String: String] == ["Acme": "dev@acme.test"])
+        #expect(spec["platforms"] as? [String: String] == ["ios": "13.0", "osx": "10.15"])
+        #expect(spec["swift_versions"] as? [String] == ["5.9"])
+        #expect(spec["dependencies"] as? [String: [String]] == ["Alamofire": ["~> 5.0"]])
+        #expect((spec["source"] as? [String: String])?["tag"] == "v1.2.0")
+        let core = (spec["subspecs"] as? [[String: Any]])?.first
+        #expect(core?["name"] as? String == "Core" && (core?["ios"] as? [String: Any])?["frameworks"] as? [String] == ["UIKit"])
+        #expect(trunk.violations.isEmpty, "\(trunk.violations)")
+
+        let again = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.all.contains("Rocket 1.2.0 is already on trunk: unchanged, nothing sent"), "\(again.all)")
+        #expect(trunk.pushes == 1)
+    }
+
+    /// A podspec of another version, a JSON podspec missing what trunk requires, a missing or
+    /// wrong token and another owner's pod: each a clear error, nothing pushed.
+    @Test func theVersionTheTokenAndTrunksRefusalsAreClearErrors() async throws {
+        let trunk = FakeTrunk(token: "trunk-session-token-0123456789abcdef")
+        trunk.othersPods = ["Taken"]
+        try await trunk.start()
+        defer { trunk.stop() }
+        let repo = try repository()
+        var environment = ["TRUNK": trunk.baseURL, "COCOAPODS_TRUNK_TOKEN": trunk.token, "VERSION": "1.3.0"]
+        let wrongVersion = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(wrongVersion.status != 0)
+        #expect(wrongVersion.all.contains("Rocket.podspec says version 1.2.0, but the release is 1.3.0"), "\(wrongVersion.all)")
+        #expect(wrongVersion.all.contains("source tag v1.2.0 is not the release's"), "\(wrongVersion.all)")
+
+        try repo.write("Rocket.podspec.json", #"{"name": "Rocket", "version": "1.3.0", "source": {"git": "https://github.com/acme/rocket.git", "tag": "1.3.0"}}"#)
+        environment["PODSPEC"] = "Rocket.podspec.json"
+        environment["COCOAPODS_TRUNK_TOKEN"] = nil
+        let incomplete = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(incomplete.status != 0)
+        for problem in ["has no summary", "has no homepage", "has no license", "has no author(s)", "COCOAPODS_TRUNK_TOKEN is not set"] {
+            #expect(incomplete.all.contains(problem), "\(problem)\n\(incomplete.all)")
+        }
+
+        try repo.write("Taken.podspec.json", #"{"name": "Taken", "version": "1.3.0", "summary": "s", "homepage": "https://x.test", "license": "MIT", "authors": "A", "source": {"git": "https://x.test/t.git", "tag": "1.3.0"}}"#)
+        environment["PODSPEC"] = "Taken.podspec.json"
+        environment["COCOAPODS_TRUNK_TOKEN"] = "not-the-session-token-0987654321"
+        let wrongToken = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(wrongToken.status != 0)
+        #expect(wrongToken.all.contains("Authentication token is invalid or unverified") && wrongToken.all.contains("set COCOAPODS_TRUNK_TOKEN"), "\(wrongToken.all)")
+        #expect(!wrongToken.all.contains("not-the-session-token-0987654321"))
+
+        environment["COCOAPODS_TRUNK_TOKEN"] = trunk.token
+        let taken = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(taken.status != 0)
+        #expect(taken.all.contains("You are not allowed to push new versions for this pod") && taken.all.contains("pod trunk add-owner"), "\(taken.all)")
+        #expect(trunk.spec("Taken", "1.3.0") == nil && trunk.spec("Rocket", "1.3.0") == nil)
+        #expect(trunk.violations.isEmpty, "\(trunk.violations)")
+    }
+}
