@@ -124,7 +124,10 @@ struct DryRunTouchesNothingTests {
         // S3 server or a tap: their dry runs are checked in SBOMActionTests, ReproducibleAttestationTests,
         // ArtifactSignatureTests, S3UploadTests and HomebrewTapTests (not yet in this lane).
         // pushImage needs a registry: its dry run is checked against docker-registry in ImagePushTests.
-        let checkedElsewhere: Set<String> = ["releaseFromTag", "sbom", "provenance", "sign", "uploadToS3", "homebrewFormula", "pushImage"]
+        // publishToSwiftRegistry and pushPodspec need a package registry or trunk: their dry runs are
+        // checked in SwiftRegistryTests and CocoaPodsTrunkTests.
+        let checkedElsewhere: Set<String> = ["releaseFromTag", "sbom", "provenance", "sign", "uploadToS3", "homebrewFormula", "pushImage",
+                                             "publishToSwiftRegistry", "pushPodspec"]
         let missing = ActionCatalog.all.filter { $0.domain != "Stores" && !checkedElsewhere.contains($0.name) }.map(\.name).filter { !ran.contains($0) }
         #expect(missing.isEmpty, "the lane must call every built-in action; it missed \(missing)")
 
