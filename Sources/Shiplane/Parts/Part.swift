@@ -57,6 +57,9 @@ extension LaneContext {
                 // Published already: a resumed run replays the steps after the parts (they need
                 // no file); any other run has nothing to do.
                 guard isResumed else { throw ReleasePublishedAlready(lane: fanOut.laneName, published: published) }
+                // The part's step still runs (with nothing to take), so the resumed run's steps
+                // keep their numbers and the recorded ones replay.
+                try await run(CollectPart(part: planned, lane: fanOut.laneName, value: "", published: true), file: file, line: line)
                 return
             }
             guard let value = listing.parts[name] else {
@@ -155,6 +158,10 @@ package struct RecordPart: AsyncAction {
             }
             files[artifact.sha256] = data
         }
+        if step.isDryRun {
+            step.note("would record \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") on origin")
+            return "recorded"
+        }
         let record = PartRecord(
             lane: lane, part: part.name, os: part.os, arch: part.arch, base: base, argumentsDigest: argumentsDigest,
             run: step.lane.state.journal.recorder?.current.id ?? UUID().uuidString, artifacts: artifacts)
@@ -178,10 +185,16 @@ package struct CollectPart: AsyncAction {
     var part: PlannedPart
     var lane: String
     var value: String
+    /// Origin says the release was published: a resumed run's step, with nothing to take.
+    var published = false
 
     package var options: [StepOption] { [StepOption("name", part.name), StepOption("from", "origin " + OriginParts.reference(lane: lane, part: part.name))] }
 
     package func run(in step: StepContext) async throws -> [Artifact] {
+        if published {
+            step.note("published already: nothing to take")
+            return []
+        }
         let lane = step.lane
         let missing = { (reason: String) in PartsMissing(missing: [MissingPart(name: part.name, reason: reason)], declared: lane.fanOut.parts.map(\.name)) }
         guard let id = ObjectID(hex: value),
