@@ -6,17 +6,53 @@ enum MatchOperation: String, CaseIterable, ExpressibleByArgument {
     case decrypt
     case encrypt
     case changePassword = "change-password"
+    case appstore
+    case adhoc
+    case development
+    case enterprise
+    case developerID = "developer_id"
+    case nuke
+
+    /// The match type a sync operation brings up to date (nil: a store operation or nuke).
+    var kind: MatchKind? { MatchKind(rawValue: rawValue) }
 }
 
 /// The options of `shiplane match`.
 struct MatchOptions: ParsableArguments {
-    static let summary = "fastlane match's encrypted store of certificates and profiles: decrypt, encrypt, change-password (MATCH_PASSWORD)"
+    static let summary = "fastlane match: appstore|adhoc|development|enterprise|developer_id (certificates and profiles through App Store Connect), nuke TYPE, decrypt, encrypt, change-password (MATCH_PASSWORD)"
 
-    @Argument(help: "decrypt, encrypt or change-password")
+    @Argument(help: "appstore, adhoc, development, enterprise, developer_id, nuke, decrypt, encrypt or change-password")
     var operation: MatchOperation
 
-    @Argument(help: "decrypt and change-password: the store (a checkout of the match repository); encrypt: the decrypted folder")
-    var folder: String
+    @Argument(help: "decrypt and change-password: the store (a checkout of the match repository); encrypt: the decrypted folder; nuke: the type")
+    var folder: String?
+
+    @Option(help: "appstore … developer_id and nuke: the match store (a checkout of the match repository; default: MATCH_STORE)")
+    var store: String?
+
+    @Option(name: .customLong("app-identifier"), help: "The bundle IDs to sign (repeat it, or comma-separate; default: MATCH_APP_IDENTIFIER)")
+    var appIdentifier: [String] = []
+
+    @Option(help: "ios, tvos or macos")
+    var platform: String = "ios"
+
+    @Flag(help: "Only read the store: never call App Store Connect, never write (as match's readonly)")
+    var readonly = false
+
+    @Option(name: .customLong("renew-days"), help: "Renew a certificate or profile that expires within this many days")
+    var renewDays: Int = 30
+
+    @Flag(help: "Make every profile again, even those still valid (match's force)")
+    var force = false
+
+    @Option(name: .customLong("device"), help: "development and adhoc: register a device first, as NAME=UDID (repeatable)")
+    var devices: [String] = []
+
+    @Option(help: "macOS: the keychain to import the certificate into (made when missing, e.g. a temporary one in CI)")
+    var keychain: String?
+
+    @Flag(help: "nuke: revoke and delete for real (without it, nuke lists what it would do and changes nothing)")
+    var yes = false
 
     @Option(help: "decrypt: a new folder for the decrypted files (default: a private temporary folder); encrypt: the store to write into")
     var output: String?
@@ -30,7 +66,10 @@ struct MatchOptions: ParsableArguments {
 enum MatchCommand {
     static func run(session: CommandSession, environment: [String: String], options: MatchOptions) throws -> Int32 {
         func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : session.currentDirectory + "/" + path }
-        let folder = absolute(options.folder)
+        guard let given = options.folder else {
+            throw UsageError("\(options.operation.rawValue) needs the store's folder", suggestion: "shiplane match \(options.operation.rawValue) FOLDER")
+        }
+        let folder = absolute(given)
         let format: MatchEncryptionFormat = options.legacy ? .legacyMD5 : .v2
         let dryRun = session.globals.dryRun
         switch options.operation {
@@ -71,6 +110,9 @@ enum MatchCommand {
                 session.out.line("\(outcome.alreadyChanged.count) of them already had the new password (an earlier run cut short): \(outcome.alreadyChanged.joined(separator: ", "))")
             }
             if !dryRun { session.out.line("Commit and push the store, then give MATCH_PASSWORD its new value wherever match runs.") }
+        case .appstore, .adhoc, .development, .enterprise, .developerID, .nuke:
+            // Run as the built-in `match` lane (`MatchLane`), never here.
+            throw UsageError("match \(options.operation.rawValue) runs as a lane")
         }
         return ShiplaneExitCode.success.rawValue
     }
@@ -93,5 +135,62 @@ enum MatchCommand {
             throw MatchStoreError("cannot make a temporary folder in \(base)", suggestion: "set TMPDIR to a writable folder, or pass --output", category: .environment)
         }
         return String(cString: made)
+    }
+}
+
+/// `shiplane match appstore|adhoc|development|enterprise|developer_id|nuke …`, run as a built-in
+/// lane: steps, a run record, rollback of what it made, and a re-run that finishes a killed one.
+struct MatchLane: Lane, BuiltInLane {
+    static let name = "match"
+    static let summary = MatchOptions.summary
+
+    @OptionGroup var options: MatchOptions
+
+    func validate() throws {
+        let problems = MatchLane.problems(options)
+        guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
+    }
+
+    /// Every mistake in the words, at once.
+    static func problems(_ options: MatchOptions) -> [String] {
+        var problems: [String] = []
+        if options.operation == .nuke {
+            if options.folder.flatMap(MatchKind.init(matchName:)) == nil {
+                problems.append("nuke needs a type: appstore, adhoc, development, enterprise or developer_id")
+            }
+        } else if options.folder != nil {
+            problems.append("\(options.operation.rawValue) takes no folder: name the store with --store")
+        }
+        if MatchPlatform(rawValue: options.platform.lowercased()) == nil { problems.append("--platform must be ios, tvos or macos") }
+        for device in options.devices where !device.contains("=") { problems.append("--device \(device): write it as NAME=UDID") }
+        return problems
+    }
+
+    func run(_ lane: LaneContext) async throws {
+        guard let store = options.store ?? lane.environment["MATCH_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            throw UsageError("match needs the store: --store FOLDER (a checkout of the match repository) or MATCH_STORE")
+        }
+        if options.operation == .nuke {
+            guard let kind = options.folder.flatMap(MatchKind.init(matchName:)) else { return }
+            let lines = try await lane.run(MatchNuke(kind: kind, store: store, confirmed: options.yes))
+            if !lane.isDryRun { lane.log("nuke \(kind.rawValue): " + (lines.isEmpty ? "nothing to revoke or delete" : lines.joined(separator: "; "))) }
+            return
+        }
+        guard let kind = options.operation.kind else { return }
+        var identifiers = options.appIdentifier.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if identifiers.isEmpty, let fromEnvironment = lane.environment["MATCH_APP_IDENTIFIER"] {
+            identifiers = fromEnvironment.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        var devices: [String: String] = [:]
+        for device in options.devices {
+            let parts = device.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { devices[parts[0]] = parts[1] }
+        }
+        let result = try await lane.run(MatchSigning(
+            kind: kind, platform: MatchPlatform(rawValue: options.platform.lowercased()) ?? .iOS, appIdentifiers: identifiers.filter { !$0.isEmpty },
+            readonly: options.readonly, store: store, renewWithinDays: options.renewDays, forceProfiles: options.force, devices: devices,
+            keychain: options.keychain))
+        lane.log("certificate \(result.certificateID)" + (result.identity.map { " (\($0))" } ?? "") + (result.teamID.map { ", team \($0)" } ?? ""))
+        for profile in result.profiles { lane.log("profile \(profile.name) for \(profile.bundleID): \(profile.uuid)") }
     }
 }

@@ -200,7 +200,14 @@ extension ShiplaneCommand {
         @OptionGroup var options: MatchOptions
 
         func run(_ invocation: Invocation) async throws -> Int32 {
-            try MatchCommand.run(session: invocation.session, environment: invocation.environment, options: options)
+            guard options.operation.kind != nil || options.operation == .nuke else {
+                return try MatchCommand.run(session: invocation.session, environment: invocation.environment, options: options)
+            }
+            // Certificates and profiles: a built-in lane, with its run record in the repository.
+            let root = try GitSettings.workTreeRoot(from: invocation.session.currentDirectory, environment: invocation.environment)
+            var session = invocation.session
+            try session.loadDotEnv(root: root)
+            return await LaneHost.runLane(MatchLane.self, arguments: invocation.commandWords, hooks: [], root: root, session: session)
         }
     }
 
