@@ -9,7 +9,7 @@ import Testing
 @Suite("One command line: parsed once, run from its parsed values", .offThePool)
 struct OneCommandLineTests {
     /// The words a command needs to parse at all (bump needs a level).
-    private static let required: [String: [String]] = ["bump": ["patch"], "verify": ["dist"], "match": ["decrypt", "store"]]
+    private static let required: [String: [String]] = ["bump": ["patch"], "verify": ["dist"], "match": ["decrypt", "store"], "plan": ["release"]]
 
     /// The line read as `shiplane` reads it: the global options and the words, then the command's
     /// words by its node.
