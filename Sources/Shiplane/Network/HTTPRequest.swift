@@ -57,6 +57,10 @@ public struct HTTPRequest: Sendable {
     /// With `connectionPool`: the connections the pool opens to one host at most (nil: 8), so
     /// that `n` uploads at a time reuse `n` connections.
     package var maxConnections: Int?
+    /// Where a successful (2xx) answer's body is written as it arrives, instead of being
+    /// collected in memory (downloads of release files); the response's `body` is then empty.
+    /// Written anew on every attempt. nil: the body is collected.
+    package var responseFile: String?
 
     /// Creates a request; `timeout` is in seconds.
     public init(

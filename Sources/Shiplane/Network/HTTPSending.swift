@@ -70,9 +70,35 @@ public struct LiveHTTPClient: HTTPSending {
         }
         let timeout = TimeAmount.milliseconds(Int64(max(0.001, request.timeout) * 1000))
         let response = try await client.execute(outgoing, timeout: timeout)
-        let buffer = try await response.body.collect(upTo: maxResponseBytes)
         let headers = response.headers.map { (name: $0.name, value: $0.value) }
+        if let file = request.responseFile, (200..<300).contains(Int(response.status.code)) {
+            try await Self.write(response.body, to: file)
+            return HTTPResponse(status: Int(response.status.code), headers: headers, body: [])
+        }
+        let buffer = try await response.body.collect(upTo: maxResponseBytes)
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
+    }
+
+    /// Writes a body to `path` as it arrives (created or truncated, mode 0644).
+    private static func write(_ body: HTTPClientResponse.Body, to path: String) async throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw HTTPTransportError.fileUnreadable(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        for try await chunk in body {
+            try chunk.withUnsafeReadableBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Foundation.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw HTTPTransportError.fileUnreadable(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
+                    }
+                    offset += written
+                }
+            }
+        }
     }
 }
 

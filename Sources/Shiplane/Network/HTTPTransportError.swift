@@ -16,7 +16,7 @@ package enum HTTPTransportError: ReportableError {
     case noResponse(method: String, url: String, attempts: Int, reason: String)
     /// The URL could not be parsed or has no http/https scheme.
     case invalidURL(String)
-    /// An upload body file could not be read.
+    /// An upload body file could not be read, or a download's file written.
     case fileUnreadable(path: String, reason: String)
 
     /// Names the request and what happened to it.
@@ -34,8 +34,9 @@ package enum HTTPTransportError: ReportableError {
             return "\(method) \(url): \(reason) (\(attempts) attempt\(attempts == 1 ? "" : "s"))"
         case let .invalidURL(url):
             return "invalid URL \(url)"
-        case let .fileUnreadable(path, _):
-            return "cannot read upload file \(path)"
+        case let .fileUnreadable(path, reason):
+            // A download's file (`HTTPRequest.responseFile`) that cannot be written says so.
+            return reason.hasPrefix("cannot be written") ? "cannot write download file \(path)" : "cannot read upload file \(path)"
         }
     }
 

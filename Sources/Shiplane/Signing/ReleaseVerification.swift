@@ -332,7 +332,7 @@ package struct VerificationProblem: ReportableError {
     package var reason: String
     package var info: [(key: String, value: String)]
 
-    init(file: String, _ reason: String, info: [(key: String, value: String)] = []) {
+    package init(file: String, _ reason: String, info: [(key: String, value: String)] = []) {
         self.file = file
         self.reason = reason
         self.info = info

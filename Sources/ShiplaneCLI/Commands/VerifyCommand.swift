@@ -5,8 +5,17 @@ import Shiplane
 struct VerifyOptions: ParsableArguments {
     static let summary = "Check downloaded release files: every checksum, every signature, and that the SBOM and provenance name exactly the files"
 
-    @Argument(help: "The folder the release's files were downloaded to")
+    @Argument(help: "The folder the release's files were downloaded to, or the release's address (https://github.com/OWNER/REPO/releases/tag/TAG), whose files are downloaded first")
     var folder: String
+
+    @Option(name: .customLong("tag"), help: "With a repository's address (https://HOST/OWNER/REPO): the release's tag")
+    var tag: String?
+
+    @Option(name: .customLong("forge"), help: "With an address on a host other than github.com: github (GitHub Enterprise) or gitea (Gitea, Forgejo)")
+    var forge: String?
+
+    @Option(name: .customLong("download-to"), help: "With an address: keep the downloaded files in this folder (new or empty) instead of a temporary one")
+    var downloadTo: String?
 
     @Option(name: .customLong("ssh-allowed-signers"), help: "An allowed_signers file (ssh-keygen's format) for the .sig files")
     var sshAllowedSigners: String?
@@ -27,10 +36,11 @@ struct VerifyOptions: ParsableArguments {
     var commit: String?
 }
 
-/// `shiplane verify FOLDER [keys]`: one line per check that passed; the problems, each naming
-/// its file, as the error (exit 1).
+/// `shiplane verify FOLDER|ADDRESS [keys]`: one line per check that passed; the problems, each
+/// naming its file, as the error (exit 1). An address is downloaded first (`ReleaseDownload`),
+/// and the tag's commit as the forge gives it is the provenance's expected source commit.
 enum VerifyCommand {
-    static func run(session: CommandSession, environment: [String: String], options: VerifyOptions) throws -> Int32 {
+    static func run(session: CommandSession, environment: [String: String], options: VerifyOptions) async throws -> Int32 {
         func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : session.currentDirectory + "/" + path }
         func read(_ path: String, _ option: String) throws -> String {
             guard let data = FileManager.default.contents(atPath: absolute(path)) else {
@@ -47,7 +57,52 @@ enum VerifyCommand {
         keys.openPGPPublicKey = try options.gpgKey.map { try read($0, "--gpg-key") }
         keys.attestationPublicKey = try options.attestationKey.map { try read($0, "--attestation-key") }
         keys.sourceCommit = options.commit?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let outcome = try ReleaseVerification.verify(folder: absolute(options.folder), keys: keys, environment: environment)
+        var folder = absolute(options.folder)
+        var temporary: String?
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        var isFolder: ObjCBool = false
+        let isAddress = options.folder.contains("://")
+        if !isAddress {
+            guard options.tag == nil, options.forge == nil, options.downloadTo == nil else {
+                throw UsageError("--tag, --forge and --download-to go with a release's address, not a folder", suggestion: "give the release's address, or leave them out")
+            }
+        } else {
+            let forge: ReleaseDownload.Forge?
+            if let name = options.forge {
+                guard let known = ReleaseDownload.Forge(rawValue: name.lowercased()) else {
+                    throw UsageError("--forge is github or gitea, not \(name)", suggestion: "for another forge, download the release's files into a folder and give the folder")
+                }
+                forge = known
+            } else {
+                forge = nil
+            }
+            let target = try ReleaseDownload.target(address: options.folder, tag: options.tag, forge: forge, environment: environment)
+            if let keep = options.downloadTo {
+                folder = absolute(keep)
+                if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
+                    guard isFolder.boolValue, (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true else {
+                        throw UsageError("\(keep) is not an empty folder", suggestion: "name a new or empty folder for --download-to")
+                    }
+                } else {
+                    do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+                    catch { throw UsageError("cannot make the folder \(keep) for --download-to", suggestion: "name a folder that can be made") }
+                }
+            } else {
+                let base = (environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/shiplane-verify-XXXXXX"
+                var template = Array(base.utf8CString)
+                guard let made = mkdtemp(&template) else { throw UsageError("cannot make a temporary folder under \(base)", suggestion: "set TMPDIR to a writable folder") }
+                folder = String(cString: made)
+                temporary = folder
+            }
+            let transport = HTTPTransport(sender: LiveHTTPClient(), redactor: session.redactor)
+            let downloaded = try await ReleaseDownload.download(target, into: folder, environment: environment, transport: transport)
+            session.out.line("Downloaded \(downloaded.files.count) file\(downloaded.files.count == 1 ? "" : "s") of \(target.owner)/\(target.repository) \(target.tag) from \(target.forge == .github ? "GitHub" : "Gitea"); \(target.tag) is commit \(downloaded.commit.map { String($0.prefix(12)) } ?? "?")")
+            if let given = keys.sourceCommit, let commit = downloaded.commit, !commit.lowercased().hasPrefix(given.lowercased()) {
+                throw VerificationFailed(problems: [VerificationProblem(file: target.tag, "--commit \(given) is not the commit \(target.tag) points at on the forge (\(commit))")])
+            }
+            keys.sourceCommit = keys.sourceCommit ?? downloaded.commit
+        }
+        let outcome = try ReleaseVerification.verify(folder: folder, keys: keys, environment: environment)
         let width = outcome.passed.map(\.file.count).max() ?? 0
         for passed in outcome.passed {
             session.out.line("✓ " + passed.file.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + passed.check)

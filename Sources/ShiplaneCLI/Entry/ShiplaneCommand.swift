@@ -191,7 +191,7 @@ extension ShiplaneCommand {
         @OptionGroup var options: VerifyOptions
 
         func run(_ invocation: Invocation) async throws -> Int32 {
-            try VerifyCommand.run(session: invocation.session, environment: invocation.environment, options: options)
+            try await VerifyCommand.run(session: invocation.session, environment: invocation.environment, options: options)
         }
     }
 

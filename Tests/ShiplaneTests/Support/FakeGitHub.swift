@@ -98,6 +98,10 @@ final class FakeGitHub: @unchecked Sendable {
                      action: .status(status, headers: headers, body: body, contentType: contentType)))
     }
 
+    /// The commits refs (tags) name, for `GET /repos/{owner}/{repo}/commits/{ref}`.
+    private var refCommits: [String: String] = [:]
+    func setCommit(_ sha: String, forRef ref: String) { lock.withLock { refCommits[ref] = sha } }
+
     @discardableResult
     func addRelease(tag: String, draft: Bool, name: String? = nil) -> Int {
         lock.withLock {
@@ -133,6 +137,7 @@ final class FakeGitHub: @unchecked Sendable {
 
     private func route(_ request: Request, method: String, path: String, query: [String: String]) async throws -> Response {
         if let htmlPage { return Reply.text(200, htmlPage, contentType: "text/html; charset=utf-8") }
+        if method == "GET", let answer = download(request, path: path) { return answer }
         guard request.header("Authorization") == "Bearer \(token)" else {
             var body: [String: Any] = ["message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"]
             if echoAuthorizationInErrors { body["message"] = "Bad credentials: \(request.header("Authorization") ?? "")" }
@@ -152,6 +157,13 @@ final class FakeGitHub: @unchecked Sendable {
                                   headers: ["x-accepted-github-permissions": missingPermission])
             }
             return Reply.json(200, ["id": 42, "full_name": "\(owner)/\(repo)", "name": repo])
+        case ("GET", 2, false) where rest[0] == "commits":
+            // GET /repos/{owner}/{repo}/commits/{ref}: the commit a tag (or branch) names.
+            let ref = rest[1].removingPercentEncoding ?? rest[1]
+            guard let sha = lock.withLock({ refCommits[ref] }) else {
+                return Reply.json(422, ["message": "No commit found for SHA: \(ref)", "documentation_url": "https://docs.github.com/rest/commits/commits#get-a-commit"])
+            }
+            return Reply.json(200, ["sha": sha, "url": "\(baseURL)/repos/\(owner)/\(repo)/commits/\(sha)", "commit": ["message": "release"]])
         case ("GET", 3, false) where rest[0] == "releases" && rest[1] == "tags":
             let tag = rest[2].removingPercentEncoding ?? rest[2]
             guard let found = lock.withLock({ releases.values.first { $0.tag == tag && !$0.draft } }) else {
@@ -280,10 +292,35 @@ final class FakeGitHub: @unchecked Sendable {
         ]
     }
 
+    /// An asset as the API describes it; its `browser_download_url` is this server's download
+    /// route (`/OWNER/REPO/releases/download/asset-ID/NAME`, GitHub's shape with the asset's id in
+    /// place of the tag, which redirects to the storage as github.com does).
     private func assetJSON(_ asset: Asset) -> [String: Any] {
         ["id": asset.id, "name": asset.name, "size": asset.size, "state": asset.state, "content_type": asset.contentType,
          "digest": "sha256:" + SHA256.hex(of: asset.bytes),
-         "browser_download_url": "https://github.com/\(owner)/\(repo)/releases/download/x/\(asset.name)"]
+         "browser_download_url": "\(baseURL)/\(owner)/\(repo)/releases/download/asset-\(asset.id)/\(asset.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? asset.name)"]
+    }
+
+    /// The web downloads, outside the API and without its token: `GET
+    /// /OWNER/REPO/releases/download/asset-ID/NAME` answers `302 Found` to the storage
+    /// (`/storage/ID`), which answers the bytes and, like a pre-signed storage URL, refuses a
+    /// request that carries an `Authorization` header (400).
+    private func download(_ request: Request, path: String) -> Response? {
+        let parts = path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        if parts.count == 6, parts[0] == owner, parts[1] == repo, parts[2] == "releases", parts[3] == "download", parts[4].hasPrefix("asset-") {
+            guard let id = Int(parts[4].dropFirst("asset-".count)), let asset = lock.withLock({ assets[id] }), asset.name == parts[5] else {
+                return Reply.text(404, "Not Found")
+            }
+            return Reply.empty(302, headers: ["Location": "\(baseURL)/storage/\(asset.id)"])
+        }
+        if parts.count == 2, parts[0] == "storage" {
+            guard request.header("Authorization") == nil else {
+                return Reply.text(400, "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified")
+            }
+            guard let id = Int(parts[1]), let asset = lock.withLock({ assets[id] }) else { return Reply.text(404, "Not Found") }
+            return Reply.raw(200, asset.bytes, contentType: "application/octet-stream", headers: [:])
+        }
+        return nil
     }
 }
 

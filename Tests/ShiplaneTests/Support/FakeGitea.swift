@@ -44,6 +44,9 @@ final class FakeGitea: @unchecked Sendable {
     var allReleases: [Release] { lock.withLock { releases.values.sorted { $0.id < $1.id } } }
     var allAttachments: [Attachment] { lock.withLock { attachments.values.sorted { $0.id < $1.id } } }
     func addTag(_ tag: String) { lock.withLock { _ = tags.insert(tag) } }
+    /// The commits tags name, given in the tag's `commit` (CommitMeta) when known.
+    private var tagCommits: [String: String] = [:]
+    func addTag(_ tag: String, commit: String) { lock.withLock { _ = tags.insert(tag); tagCommits[tag] = commit } }
     func inject(_ fault: FakeGitHub.Fault) { faults.inject(fault) }
 
     @discardableResult
@@ -163,7 +166,11 @@ final class FakeGitea: @unchecked Sendable {
         case ("GET", "/repos/{owner}/{repo}"):
             return Reply.json(200, ["id": 7, "name": repo, "full_name": "\(owner)/\(repo)"])
         case ("GET", "/repos/{owner}/{repo}/tags/{tag}"):
-            return lock.withLock { tags.contains(parameters["tag"] ?? "") } ? Reply.json(200, ["name": parameters["tag"] ?? ""]) : error(404, "tag not found", notFound: true)
+            let tag = parameters["tag"] ?? ""
+            guard let known = lock.withLock({ tags.contains(tag) ? .some(tagCommits[tag]) : nil }) else { return error(404, "tag not found", notFound: true) }
+            guard let commit = known else { return Reply.json(200, ["name": tag]) }
+            return Reply.json(200, ["name": tag, "id": commit,
+                                    "commit": ["sha": commit, "url": "\(baseURL)/api/v1/repos/\(owner)/\(repo)/git/commits/\(commit)", "created": "2026-11-28T12:00:00Z"]])
         case ("GET", "/repos/{owner}/{repo}/releases"):
             let draft = query["draft"].map { $0 == "true" }
             let list = lock.withLock { releases.values.filter { draft == nil || $0.draft == draft }.sorted { $0.id > $1.id } }

@@ -1,0 +1,181 @@
+import Foundation
+
+/// A forge release's files, downloaded for `shiplane verify URL`: the release is found by its
+/// web address (a GitHub or Gitea/Forgejo release page, or the repository's address and a tag),
+/// every file attached to it is downloaded into a folder, and the tag's commit is read from the
+/// forge, for the provenance's source check.
+package struct ReleaseDownload {
+    /// The forges whose releases can be downloaded.
+    package enum Forge: String, CaseIterable, Sendable {
+        case github, gitea
+
+        var name: String { self == .github ? "GitHub" : "Gitea" }
+    }
+
+    /// What a release address names.
+    package struct Target: Equatable, Sendable {
+        package var forge: Forge
+        /// The API base without a trailing slash (`https://api.github.com`, `https://HOST/api/v1`).
+        package var apiBase: String
+        package var owner: String
+        package var repository: String
+        package var tag: String
+    }
+
+    /// What was downloaded.
+    package struct Downloaded: Sendable {
+        package var target: Target
+        /// The files' names, in the release's order.
+        package var files: [String]
+        /// The commit the tag points at, as the forge says.
+        package var commit: String?
+    }
+
+    /// Reads a release address: `https://github.com/OWNER/REPO/releases/tag/TAG`, a Gitea or
+    /// Forgejo `https://HOST/OWNER/REPO/releases/tag/TAG`, or `https://HOST/OWNER/REPO` with `tag`.
+    /// `forge` is needed for a host other than github.com (GitHub Enterprise or Gitea); the API
+    /// base is `GITHUB_API_URL` (else `https://api.github.com` for github.com and
+    /// `https://HOST/api/v3` for GitHub Enterprise) or `https://HOST/api/v1` for Gitea.
+    /// - Throws: `SigningError` (usage) for an address that names no release.
+    package static func target(address: String, tag: String?, forge: Forge?, environment: [String: String]) throws -> Target {
+        guard let components = URLComponents(string: address), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty else {
+            throw SigningError("\(address) is neither a folder nor a release's address",
+                               suggestion: "give the folder the files were downloaded to, or a release page such as https://github.com/OWNER/REPO/releases/tag/v1.2.0",
+                               category: .usage)
+        }
+        var parts = components.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        var named: String?
+        if parts.count == 5, parts[2] == "releases", parts[3] == "tag" {
+            named = parts[4]
+            parts = Array(parts.prefix(2))
+        } else if parts.count >= 2, parts.contains("-") {
+            throw SigningError("\(address) looks like a GitLab address; verify downloads GitHub and Gitea releases",
+                               suggestion: "download the release's files into a folder and give the folder", category: .usage)
+        }
+        guard parts.count == 2 else {
+            throw SigningError("\(address) names no repository or release (expected https://HOST/OWNER/REPO/releases/tag/TAG, or https://HOST/OWNER/REPO with --tag)",
+                               category: .usage)
+        }
+        if let named, let tag, named != tag {
+            throw SigningError("the address names the release \(named), --tag names \(tag)", suggestion: "give one of them", category: .usage)
+        }
+        guard let chosenTag = named ?? tag, !chosenTag.isEmpty else {
+            throw SigningError("\(address) names a repository but no release", suggestion: "add --tag TAG, or give the release's page", category: .usage)
+        }
+        let isGitHubDotCom = host.lowercased() == "github.com"
+        guard let forge = forge ?? (isGitHubDotCom ? .github : nil) else {
+            throw SigningError("cannot tell which forge \(host) is (GitHub Enterprise and Gitea write releases at the same addresses)",
+                               suggestion: "add --forge github or --forge gitea", category: .usage)
+        }
+        let server = "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
+        var base: String
+        switch forge {
+        case .github:
+            let configured = environment["GITHUB_API_URL"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            base = !configured.isEmpty ? configured : isGitHubDotCom ? "https://api.github.com" : server + "/api/v3"
+        case .gitea:
+            base = server + "/api/v1"
+        }
+        while base.hasSuffix("/") { base.removeLast() }
+        return Target(forge: forge, apiBase: base, owner: parts[0], repository: parts[1], tag: chosenTag)
+    }
+
+    private struct GitHubReleaseDocument: Decodable {
+        struct Asset: Decodable {
+            var name: String
+            var browser_download_url: String
+            var size: Int64?
+            var digest: String?
+        }
+        var assets: [Asset]
+    }
+
+    private struct GiteaReleaseDocument: Decodable {
+        struct Asset: Decodable {
+            var name: String
+            var browser_download_url: String
+            var size: Int64?
+        }
+        var assets: [Asset]
+    }
+
+    private struct CommitDocument: Decodable { var sha: String }
+    private struct GiteaTagDocument: Decodable { var commit: CommitDocument? }
+
+    /// Downloads every file of the release into `folder` (which must exist and be empty), and
+    /// reads the tag's commit. The token (`GITHUB_TOKEN`/`GH_TOKEN`, `GITEA_TOKEN`/`FORGEJO_TOKEN`)
+    /// goes to the API only, never to a download's storage host.
+    /// - Throws: `SigningError` naming the release and what is wrong: no such release, a release
+    ///   with no files, a download that fails or whose size differs from the release's.
+    package static func download(_ target: Target, into folder: String, environment: [String: String], transport: HTTPTransport) async throws -> Downloaded {
+        let tokenNames = target.forge == .github ? ["GITHUB_TOKEN", "GH_TOKEN"] : ["GITEA_TOKEN", "FORGEJO_TOKEN"]
+        let token = tokenNames.lazy.compactMap { environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines) }.first { !$0.isEmpty }
+        var transport = transport
+        if let token { transport.redactor = transport.redactor.adding([token]) }
+        let shown = "\(target.owner)/\(target.repository) \(target.tag) on \(target.forge.name)"
+        let encode = { (text: String) in URITemplate.percentEncode(text, allowReserved: false) }
+        let repo = "\(target.apiBase)/repos/\(encode(target.owner))/\(encode(target.repository))"
+        func api(_ url: String) -> HTTPRequest {
+            var headers: [(name: String, value: String)] = [("Accept", target.forge == .github ? "application/vnd.github+json" : "application/json"),
+                                                            ("User-Agent", "shiplane")]
+            if target.forge == .github { headers.append(("X-GitHub-Api-Version", "2022-11-28")) }
+            if let token { headers.append(("Authorization", target.forge == .github ? "Bearer \(token)" : "token \(token)")) }
+            return HTTPRequest(method: .get, url: url, headers: headers)
+        }
+        func failure(_ response: HTTPResponse, _ what: String) -> SigningError {
+            let hint = response.status == 404 ? "check the address and the tag (a draft is not found without a token that can see it)"
+                : response.status == 401 || response.status == 403 ? "set \(tokenNames[0]) to a token that can read the repository" : nil
+            return SigningError("\(target.forge.name) answered HTTP \(response.status) for \(what) of \(shown)", suggestion: hint, category: .failure)
+        }
+
+        let releaseResponse = try await transport.send(api("\(repo)/releases/tags/\(encode(target.tag))"))
+        guard releaseResponse.isSuccess else { throw failure(releaseResponse, "the release") }
+        let assets: [(name: String, url: String, size: Int64?)]
+        do {
+            switch target.forge {
+            case .github:
+                assets = try JSONDecoder().decode(GitHubReleaseDocument.self, from: Data(releaseResponse.body)).assets.map { ($0.name, $0.browser_download_url, $0.size) }
+            case .gitea:
+                assets = try JSONDecoder().decode(GiteaReleaseDocument.self, from: Data(releaseResponse.body)).assets.map { ($0.name, $0.browser_download_url, $0.size) }
+            }
+        } catch {
+            throw SigningError("\(target.forge.name)'s answer for the release \(shown) is not a release document: \(error)", category: .failure)
+        }
+        guard !assets.isEmpty else { throw SigningError("the release \(shown) has no files", category: .failure) }
+        for asset in assets where asset.name.isEmpty || asset.name.contains("/") || asset.name.hasPrefix(".") {
+            throw SigningError("the release \(shown) has a file named \(asset.name), which cannot be saved as a file", category: .failure)
+        }
+
+        var files: [String] = []
+        for asset in assets {
+            var request = HTTPRequest(method: .get, url: asset.url, headers: [("User-Agent", "shiplane")], timeout: 3600)
+            request.responseFile = folder + "/" + asset.name
+            let response = try await transport.send(request)
+            guard response.isSuccess else {
+                throw SigningError("downloading \(asset.name) of \(shown) answered HTTP \(response.status)", category: .failure)
+            }
+            if let size = asset.size {
+                let written = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + asset.name)[.size] as? Int64) ?? nil
+                guard written == size else {
+                    throw SigningError("\(asset.name) of \(shown) downloaded as \(written.map(String.init) ?? "no") bytes; the release says \(size)",
+                                       suggestion: "run again: the download was cut", category: .failure)
+                }
+            }
+            files.append(asset.name)
+        }
+
+        let commitURL = target.forge == .github ? "\(repo)/commits/\(encode(target.tag))" : "\(repo)/tags/\(encode(target.tag))"
+        let commitResponse = try await transport.send(api(commitURL))
+        guard commitResponse.isSuccess else { throw failure(commitResponse, "the tag's commit") }
+        let commit: String?
+        switch target.forge {
+        case .github: commit = (try? JSONDecoder().decode(CommitDocument.self, from: Data(commitResponse.body)))?.sha
+        case .gitea: commit = (try? JSONDecoder().decode(GiteaTagDocument.self, from: Data(commitResponse.body)))?.commit?.sha
+        }
+        guard let commit, commit.count >= 40, commit.allSatisfy(\.isHexDigit) else {
+            throw SigningError("\(target.forge.name) did not say which commit \(target.tag) of \(target.owner)/\(target.repository) is", category: .failure)
+        }
+        return Downloaded(target: target, files: files, commit: commit)
+    }
+}
