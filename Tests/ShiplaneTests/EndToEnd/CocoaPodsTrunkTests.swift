@@ -79,6 +79,33 @@ struct CocoaPodsTrunkTests {
         #expect(trunk.pushes == 1)
     }
 
+    /// The lane program SIGKILLed while trunk has taken the version but not yet answered: past the
+    /// point of no return (exit 75, the record stays), and the same command again finds the version
+    /// on trunk and pushes nothing.
+    @Test func killedWhileTrunkAnswersThenRunAgainPushesNothing() async throws {
+        let trunk = FakeTrunk(token: "trunk-session-token-0123456789abcdef")
+        trunk.answerDelay = 20
+        try await trunk.start()
+        defer { trunk.stop() }
+        let repo = try repository()
+        let environment = repo.environment.merging(["TRUNK": trunk.baseURL, "COCOAPODS_TRUNK_TOKEN": trunk.token]) { $1 }
+        let run = try SupervisedRun(["pods"], in: repo.path, environment: environment)
+        run.wait { trunk.spec("Rocket", "1.2.0") != nil }
+        #expect(trunk.spec("Rocket", "1.2.0") != nil, "trunk took the version")
+        #expect(try run.killLaneProgram())
+        let (status, all) = run.finish()
+        #expect(status == 75, "past the point of no return: resumable\n\(all)")
+        #expect(repo.read(".git/shiplane/run.json")?.contains("cocoapods.trunk") == true)
+        #expect(!(repo.read(".git/shiplane/run.json") ?? "").contains(trunk.token) && !all.contains(trunk.token))
+        trunk.answerDelay = 0
+
+        let again = try await repo.shiplaneAsync(["pods"], environment: ["TRUNK": trunk.baseURL, "COCOAPODS_TRUNK_TOKEN": trunk.token])
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.all.contains("Rocket 1.2.0 is already on trunk: unchanged, nothing sent"), "\(again.all)")
+        #expect(trunk.pushes == 1)
+        #expect(trunk.violations.isEmpty, "\(trunk.violations)")
+    }
+
     /// A podspec of another version, a JSON podspec missing what trunk requires, a missing or
     /// wrong token and another owner's pod: each a clear error, nothing pushed.
     @Test func theVersionTheTokenAndTrunksRefusalsAreClearErrors() async throws {

@@ -22,6 +22,8 @@ final class FakeTrunk: @unchecked Sendable {
     let token: String
     /// Pods pushed by another owner: 403 for this token.
     var othersPods: Set<String> = []
+    /// Seconds a push waits, after trunk stored the version, before it is answered.
+    var answerDelay: Double = 0
 
     static let attributes: Set<String> = [
         "name", "version", "summary", "description", "homepage", "license", "authors", "source", "platforms", "swift_versions",
@@ -99,6 +101,7 @@ final class FakeTrunk: @unchecked Sendable {
                 return error(409, "Unable to accept duplicate entry for: \(name) (\(version))", headers: ["Location": location])
             }
             lock.withLock { specs[name, default: [:]][version] = spec }
+            if answerDelay > 0 { try await Task.sleep(nanoseconds: UInt64(answerDelay * 1_000_000_000)) }
             return Reply.empty(303, headers: ["Location": location])
         default:
             return error(404, "Not found.")

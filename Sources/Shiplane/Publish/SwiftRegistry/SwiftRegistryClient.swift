@@ -85,14 +85,6 @@ package struct SwiftRegistryClient: Sendable {
         return .published(checksum: archive?["checksum"] as? String)
     }
 
-    /// Whether the registry answers at all and takes the credentials: the package's release list
-    /// (4.1; 404 is a package with no release yet).
-    /// - Throws: `SwiftRegistryFailure` when it refuses.
-    package func checkAccess() async throws {
-        let response = try await send(.get, "\(package.registry)/\(package.scope)/\(package.name)")
-        guard response.status == 200 || response.status == 404 else { throw failure(response, doing: "list the releases of \(package.id)") }
-    }
-
     /// Creates the release (4.6): the archive, its signature and the metadata as
     /// `multipart/form-data`, the archive streamed from disk. Waits for an asynchronous
     /// publication (202) by polling the status location it names, at most `maxWait` seconds.
