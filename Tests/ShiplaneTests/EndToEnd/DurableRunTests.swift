@@ -151,8 +151,7 @@ struct DurableRunTests {
             let start = try ReleaseState(repo, origin: origin)
             let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "\(moment):\(count)"])
             if killed.status == 0 { break }
-            let record = repo.read(".git/shiplane/run.json") ?? ""
-            let pastNoReturn = record.contains("\"pointOfNoReturn\" : \"")
+            let pastNoReturn = (try? RunStore.forWorkTree(repo.path).load())??.pointOfNoReturn != nil
             let rollback = try repo.shiplane(["rollback"])
             #expect(rollback.status == 0, "\(moment):\(count): \(rollback.all)")
             let state = try ReleaseState(repo, origin: origin)

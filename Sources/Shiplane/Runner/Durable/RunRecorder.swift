@@ -2,8 +2,12 @@ import Foundation
 
 /// Keeps the on-disk record of a live run up to date: steps and their results, effects before
 /// and after they happen, the point of no return. One per run; every write is durable.
+///
+/// The record is written whole once (the first step or effect, or a resume), then each change is
+/// one line appended to it and synced (`RecordChange`, `RunStore.append`): a run of a thousand
+/// steps writes a thousand short lines, not a thousand copies of a growing record.
 package final class RunRecorder: @unchecked Sendable {
-    // @unchecked: `record` and `replaySteps` are only touched under `lock`.
+    // @unchecked: every `var` is only touched under `lock`.
     /// The run folder the record is written to.
     package let store: RunStore
     private let lock = NSLock()
@@ -42,11 +46,17 @@ package final class RunRecorder: @unchecked Sendable {
         if previous != nil {
             try store.save(record, redactor: redactor)
             written = true
+            wholeWriteNeeded = false
         }
     }
 
     /// True once the record is on disk.
     private var written = false
+    /// True while the file on disk cannot take appended changes: none written yet, or a write
+    /// failed part-way. The next write then writes the record whole.
+    private var wholeWriteNeeded = true
+    /// Effects changed with `durable: false` since the last write: they go with the next one.
+    private var unwrittenEffects: Set<Int> = []
 
     /// The record as it stands.
     package var current: RunRecord { lock.withLock { record } }
@@ -85,12 +95,9 @@ package final class RunRecorder: @unchecked Sendable {
     /// Records a finished step and, when it can be saved, its result.
     func stepFinished(_ step: RecordedStep) {
         lock.withLock {
-            if let index = record.steps.firstIndex(where: { $0.number == step.number }) {
-                record.steps[index] = step
-            } else {
-                record.steps.append(step)
-            }
-            persist()
+            let change = RecordChange.step(step)
+            try? record.apply(change)
+            persist(change)
         }
     }
 
@@ -106,13 +113,12 @@ package final class RunRecorder: @unchecked Sendable {
     func intend(step: Int, _ effects: [(description: String, effect: AnyEffect)]) throws -> [Int] {
         try lock.withLock {
             let first = record.effects.count
-            for (description, effect) in effects {
-                record.effects.append(RecordedEffect(
-                    step: step, description: description, effect: effect, status: .intended,
-                    afterPointOfNoReturn: record.pointOfNoReturn != nil
-                ))
+            let added = effects.map { description, effect in
+                RecordedEffect(step: step, description: description, effect: effect, status: .intended,
+                               afterPointOfNoReturn: record.pointOfNoReturn != nil)
             }
-            persist()
+            record.effects += added
+            persist(.effects(added, from: first))
             if let writeFailure { throw writeFailure }
             for index in first..<record.effects.count { FaultInjection.reached(.beforeEffect, index + 1) }
             return Array(first..<record.effects.count)
@@ -155,7 +161,7 @@ package final class RunRecorder: @unchecked Sendable {
         try lock.withLock {
             guard record.pointOfNoReturn == nil else { return }
             record.pointOfNoReturn = reason
-            persist()
+            persist(.pointOfNoReturn(reason))
             if let writeFailure { throw writeFailure }
         }
     }
@@ -167,7 +173,7 @@ package final class RunRecorder: @unchecked Sendable {
         try lock.withLock {
             record.pointOfNoReturn = reason
             if reason == nil { record.remoteRecord = nil }
-            persist()
+            persist(.pointOfNoReturn(reason), reason == nil ? .remoteRecord(nil) : nil)
             if let writeFailure { throw writeFailure }
         }
     }
@@ -178,7 +184,7 @@ package final class RunRecorder: @unchecked Sendable {
     func remoteRefusedRecord() {
         lock.withLock {
             record.remoteRecord = nil
-            persist()
+            persist(.remoteRecord(nil))
         }
     }
 
@@ -188,7 +194,7 @@ package final class RunRecorder: @unchecked Sendable {
         try lock.withLock {
             let data = try RemoteRunRecord.snapshot(record, pointOfNoReturn: pointOfNoReturn, remote: remote, redactor: redactor)
             record.remoteRecord = remote
-            persist()
+            persist(.remoteRecord(remote))
             return data
         }
     }
@@ -204,7 +210,7 @@ package final class RunRecorder: @unchecked Sendable {
     package func stoppedUnfinished() {
         lock.withLock {
             record.state = .unfinished
-            persist()
+            persist(.state(.unfinished))
         }
     }
 
@@ -240,16 +246,30 @@ package final class RunRecorder: @unchecked Sendable {
         lock.withLock {
             guard record.effects.indices.contains(index) else { return }
             change(&record.effects[index])
-            if persisting { persist() }
+            if persisting {
+                persist(.effect(record.effects[index], at: index))
+            } else {
+                unwrittenEffects.insert(index)
+            }
         }
     }
 
+    /// Writes `changes` (already made to `record`), with the effects changed since the last write,
+    /// as lines appended to the record; or the whole record when it cannot take lines yet.
     /// Called under `lock`.
-    private func persist() {
+    private func persist(_ changes: RecordChange?...) {
         do {
-            try store.save(record, redactor: redactor)
+            if wholeWriteNeeded {
+                try store.save(record, redactor: redactor)
+                wholeWriteNeeded = false
+            } else {
+                let pending = unwrittenEffects.sorted().map { RecordChange.effect(record.effects[$0], at: $0) }
+                try store.append(pending + changes.compactMap { $0 }, redactor: redactor)
+            }
+            unwrittenEffects = []
             written = true
         } catch {
+            wholeWriteNeeded = true
             writeFailure = error
         }
     }

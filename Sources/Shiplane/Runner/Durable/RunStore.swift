@@ -3,10 +3,14 @@ import Foundation
 /// The run folder of a repository (`.git/shiplane/`, shared by all its worktrees): the lock that
 /// keeps runs one at a time, the record of the current run, and saved copies of replaced files.
 package final class RunStore: @unchecked Sendable {
-    // @unchecked: `lockDescriptor` is set while holding the lock only, by the one owning process.
+    // @unchecked: `lockDescriptor` is set while holding the lock only, by the one owning process;
+    // `logDescriptor` is only touched under `logLock`.
     /// The run folder.
     package let folder: String
     private var lockDescriptor: Int32 = -1
+    /// The record's log, open for appending once its first line is written (`save`); -1 before.
+    private var logDescriptor: Int32 = -1
+    private let logLock = NSLock()
 
     /// Creates the store of a run folder; nothing is created on disk until it is needed.
     package init(folder: String) {
@@ -152,10 +156,15 @@ package final class RunStore: @unchecked Sendable {
     // MARK: - The record
 
     /// The record of the current or last unfinished run, or nil when there is none.
+    ///
+    /// The file is a log (`RecordChange`): the record's first line, then one line per change,
+    /// replayed in order. A last line without its newline is a write a crash cut short: nothing
+    /// acted on it (a change is acted on only once its line is synced), so it is left out. A
+    /// record an earlier Shiplane wrote whole (one pretty-printed document) is read as it is.
     package func load() throws -> RunRecord? {
         guard let data = readWholeFile(recordPath) else { return nil }
         do {
-            return try Self.decoder.decode(RunRecord.self, from: data)
+            return try Self.replay(data)
         } catch {
             throw ShiplaneError(
                 "the run record \(recordPath) cannot be read: \(describe(error))",
@@ -164,25 +173,93 @@ package final class RunStore: @unchecked Sendable {
         }
     }
 
-    /// Writes the record durably (temporary file, fsync, rename, fsync of the folder), with
-    /// every secret `redactor` knows (and those registered while the run goes, and token shapes)
-    /// redacted: no secret is on disk in clear. A step result that held one is left out, so a
-    /// resume runs its step again, reading the secret from the environment again.
+    /// The record a log's bytes hold (see `load`).
+    static func replay(_ data: Data) throws -> RunRecord {
+        let newline = UInt8(ascii: "\n")
+        guard let firstEnd = data.firstIndex(of: newline), firstEnd > data.startIndex,
+              var record = try? decoder.decode(RunRecord.self, from: data[data.startIndex..<firstEnd]) else {
+            // An earlier Shiplane's record: one document over many lines.
+            return try decoder.decode(RunRecord.self, from: data)
+        }
+        var start = data.index(after: firstEnd)
+        var line = 2
+        while let end = data[start...].firstIndex(of: newline) {
+            if end > start {
+                do {
+                    try record.apply(try decoder.decode(RecordChange.self, from: data[start..<end]))
+                } catch {
+                    throw ShiplaneError("line \(line) of the record: \(describe(error))")
+                }
+            }
+            start = data.index(after: end)
+            line += 1
+        }
+        return record
+    }
+
+    /// Writes the whole record durably as a log of one line (temporary file, fsync, rename, fsync
+    /// of the folder), with every secret `redactor` knows (and those registered while the run
+    /// goes, and token shapes) redacted: no secret is on disk in clear. A step result that held
+    /// one is left out, so a resume runs its step again, reading the secret from the environment
+    /// again. Later changes are appended to it (`append`).
     package func save(_ record: RunRecord, redactor: SecretRedactor = SecretRedactor()) throws {
         try createFolder(folder)
         var copy = record.redactingArguments(redactor)
-        copy.steps = copy.steps.map { step in
-            var step = step
-            if step.output.map({ redactor.redact($0) != $0 }) == true { step.output = nil }
-            return step
+        copy.steps = copy.steps.map { Self.withoutSecretOutput($0, redactor) }
+        let text = redactor.redact(String(decoding: try Self.lineEncoder.encode(copy), as: UTF8.self)) + "\n"
+        try logLock.withLock {
+            closeLog()
+            try Self.writeDurably(Data(text.utf8), to: recordPath)
         }
-        let text = redactor.redact(String(decoding: try Self.encoder.encode(copy), as: UTF8.self))
-        try Self.writeDurably(Data(text.utf8), to: recordPath)
+    }
+
+    /// Appends changes to the record written by `save`, one line each, and fsyncs them: when it
+    /// returns they survive a crash. Secrets are redacted as `save` redacts them. A write that
+    /// fails is cut off again, so the log never holds half a line before a later one.
+    /// - Throws: when the lines cannot be written and synced (the caller writes the record whole next).
+    func append(_ changes: [RecordChange], redactor: SecretRedactor) throws {
+        var bytes: [UInt8] = []
+        for change in changes {
+            var change = change
+            if case .step(let step) = change { change = .step(Self.withoutSecretOutput(step, redactor)) }
+            bytes += Array(redactor.redact(String(decoding: try Self.lineEncoder.encode(change), as: UTF8.self)).utf8)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        try logLock.withLock {
+            if logDescriptor < 0 {
+                logDescriptor = open(recordPath, O_WRONLY | O_APPEND | O_CLOEXEC)
+                guard logDescriptor >= 0 else {
+                    throw ShiplaneError("could not write \(recordPath): \(String(cString: strerror(errno)))",
+                                        suggestion: "check the disk has room and the folder is writable")
+                }
+            }
+            let length = lseek(logDescriptor, 0, SEEK_END)
+            guard length >= 0, writeAll(bytes, to: logDescriptor), fsync(logDescriptor) == 0 else {
+                let reason = String(cString: strerror(errno))
+                if length >= 0 { _ = ftruncate(logDescriptor, length) }
+                closeLog()
+                throw ShiplaneError("could not write \(recordPath): \(reason)", suggestion: "check the disk has room and the folder is writable")
+            }
+        }
+    }
+
+    /// Called under `logLock`.
+    private func closeLog() {
+        if logDescriptor >= 0 { close(logDescriptor) }
+        logDescriptor = -1
+    }
+
+    /// `step` without its result when the result held a secret (see `save`).
+    private static func withoutSecretOutput(_ step: RecordedStep, _ redactor: SecretRedactor) -> RecordedStep {
+        var step = step
+        if step.output.map({ redactor.redact($0) != $0 }) == true { step.output = nil }
+        return step
     }
 
     /// Forgets the run: the record, the saved copies and the copy of the record staged for a
     /// push (`refs/shiplane/run`: a push a hook or the remote refused, or a rollback, leaves it).
     package func clear() {
+        logLock.withLock { closeLog() }
         unlink(recordPath)
         try? FileManager.default.removeItem(atPath: savedFolder)
         Self.syncFolder(folder)
@@ -217,6 +294,14 @@ package final class RunStore: @unchecked Sendable {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = RecordDates.encoding
+        return encoder
+    }()
+
+    /// Writes a record or a change as one line of the log: no line breaks (a string's are escaped).
+    static let lineEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = RecordDates.encoding
         return encoder
     }()

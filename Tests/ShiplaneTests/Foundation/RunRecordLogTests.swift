@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+/// Issue 39, item 3: the run's record is an append-only log, one synced line per change, that
+/// every reader (resume, rollback, the supervisor) replays into the same record the run held.
+@Suite(.offThePool) struct RunRecordLogTests {
+    private func withStore(_ body: (RunStore, String) throws -> Void) throws {
+        let folder = NSTemporaryDirectory() + "run-record-log-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try body(RunStore(folder: folder), folder + "/run.json")
+    }
+
+    private func freshRecord() -> RunRecord {
+        RunRecord(lane: "release", arguments: ["--bump", "minor"], pid: 42, host: "ci", startedAt: Date(timeIntervalSince1970: 1_800_000_000), workTree: "/w")
+    }
+
+    private func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// A thousand steps, each with an effect intended and done: the record is written whole once,
+    /// then grows by one line per change, and reads back as the record the run held.
+    @Test func eachChangeIsOneLineAndTheLogReadsBackAsTheRecord() throws {
+        try withStore { store, path in
+            let recorder = try RunRecorder(store: store, record: freshRecord())
+            for number in 1...1000 {
+                let index = try recorder.intend(step: number, description: "write out/\(number).txt",
+                                                effect: try AnyEffect(FileWritten(path: "/w/out/\(number).txt", saved: nil, afterHash: "")))
+                recorder.done(index, effect: try AnyEffect(FileWritten(path: "/w/out/\(number).txt", saved: nil, afterHash: "h\(number)")))
+                recorder.stepFinished(RecordedStep(number: number, name: "write", callSite: nil, outcome: .succeeded, output: "\"\(number)\""))
+            }
+            try recorder.passPointOfNoReturn("pushed main to origin")
+            recorder.stoppedUnfinished()
+            let written = try lines(path)
+            #expect(written.count == 3 * 1000 + 2 + 1, "the first line, three per step, two more, and the last newline")
+            #expect(written.last == "")
+            #expect(written.dropLast().allSatisfy { !$0.isEmpty && $0.first == "{" && $0.last == "}" })
+            let read = try #require(try store.load())
+            #expect(read == recorder.current)
+            #expect(read.effects.count == 1000 && read.steps.count == 1000 && read.effects.allSatisfy { $0.status == .done })
+            #expect(read.pointOfNoReturn == "pushed main to origin" && read.state == .unfinished)
+        }
+    }
+
+    /// A change kept in memory (`durable: false`) goes with the next line, before it.
+    @Test func aChangeKeptInMemoryGoesWithTheNextWrite() throws {
+        try withStore { store, _ in
+            let recorder = try RunRecorder(store: store, record: freshRecord())
+            let index = try recorder.intend(step: 1, description: "a", effect: try AnyEffect(FileWritten(path: "/w/a", saved: nil, afterHash: "")))
+            recorder.done(index, durable: false)
+            #expect(try store.load()?.effects[0].status == .intended, "not written yet")
+            recorder.stepFinished(RecordedStep(number: 1, name: "a", callSite: nil, outcome: .succeeded, returnsNothing: true))
+            #expect(try store.load()?.effects[0].status == .done)
+        }
+    }
+
+    /// A crash in the middle of an append leaves half a line at the end: nothing acted on it, so
+    /// it is left out. Half a line before another is no log of this record: it is an error.
+    @Test func aTornLastLineIsLeftOutAndACorruptLineIsNamed() throws {
+        try withStore { store, path in
+            let recorder = try RunRecorder(store: store, record: freshRecord())
+            recorder.stepFinished(RecordedStep(number: 1, name: "a", callSite: nil, outcome: .succeeded, returnsNothing: true))
+            let whole = try #require(FileManager.default.contents(atPath: path))
+            try (whole + Data("{\"step\":{\"numb".utf8)).write(to: URL(fileURLWithPath: path))
+            #expect(try store.load() == recorder.current)
+            try (whole + Data("{\"step\":{\"numb\n{\"state\":\"unfinished\"}\n".utf8)).write(to: URL(fileURLWithPath: path))
+            #expect(throws: ShiplaneError.self) { try store.load() }
+            try (whole + Data("{\"effect\":{},\"at\":7}\n".utf8)).write(to: URL(fileURLWithPath: path))
+            #expect(throws: ShiplaneError.self) { try store.load() }
+        }
+    }
+
+    /// A record an earlier Shiplane wrote whole, pretty-printed, is read as it is, and a resume
+    /// writes it again as a log.
+    @Test func aWholeRecordOfAnEarlierShiplaneIsRead() throws {
+        try withStore { store, path in
+            var record = freshRecord()
+            record.steps = [RecordedStep(number: 1, name: "bumpVersion", callSite: nil, outcome: .succeeded, output: "\"1.3.0\"")]
+            record.pointOfNoReturn = "pushed main to origin"
+            try FileManager.default.createDirectory(atPath: store.folder, withIntermediateDirectories: true)
+            try RunStore.encoder.encode(record).write(to: URL(fileURLWithPath: path))
+            #expect(try store.load() == record)
+            let resumed = try RunRecorder(store: store, record: freshRecord(), resuming: record)
+            #expect(try lines(path).count == 2, "one line and its newline")
+            #expect(try store.load() == resumed.current)
+        }
+    }
+}
