@@ -6,8 +6,9 @@ enum Features {
     /// Every built-in action, in the order a release lane uses them.
     static var actions: [any DocumentedAction.Type] {
         let announcers: [any DocumentedAction.Type] = Announcers.all.map { $0 }
+        let forges: [any DocumentedAction.Type] = Forges.all.map { $0.action }
         return [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self, PublishGitHubRelease.self, PublishGitLabRelease.self, PublishGiteaRelease.self, Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self] + forges + [Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
         UpdatePlayStore.self,
         RegisterArtifact.self,
         SignFiles.self,
@@ -21,12 +22,10 @@ enum Features {
     }
 
     /// Every built-in effect type, so a record written by any process reads back in any other.
-    static let effects: [any Effect.Type] = [
+    static let effects: [any Effect.Type] = Forges.all.flatMap { $0.effects } + [
         FileWritten.self, FoldersCreated.self,
         CommitMade.self, TagWritten.self, RefsPushed.self, ReleaseReplayed.self,
-        GitHubReleaseCreated.self, FilesUploaded.self,
-        GitLabPackageFileUploaded.self, GitLabReleaseCreated.self, GitLabReleaseUpdated.self, GitLabReleaseLinkCreated.self,
-        GiteaReleaseCreated.self, GiteaAttachmentUploaded.self,
+        FilesUploaded.self,
         BuildUploadCreated.self, AppStoreLocalizationUpdated.self, AppStoreListingCreated.self, AppStoreMediaSetCreated.self, AppStoreMediaUploaded.self,
         AppStoreMediaDeleted.self, AppStoreMediaReordered.self, AppStorePreviewFrameChanged.self,
         AppStoreBuildAttached.self, AppStoreReviewDetailChanged.self, AppStoreReleaseTypeChanged.self, AppStorePhasedReleaseChanged.self,

@@ -43,14 +43,7 @@ struct ChangelogHistory {
         let url = (try? git { try opened.configString("remote.origin.url") }) ?? nil
         // Self-hosted forges declared in the settings get their links too.
         let declared = try ProjectSettings.load(root: lane.workingDirectory).forge.hosts
-        let hosts = declared.mapValues { kind -> RemoteLinks.Host in
-            switch kind {
-            case .github: .github
-            case .gitlab: .gitlab
-            case .gitea: .gitea
-            }
-        }
-        links = url.flatMap { RemoteLinks(remoteURL: $0, additionalHosts: hosts) }
+        links = url.flatMap { RemoteLinks(remoteURL: $0, additionalHosts: declared) }
     }
 
     /// The releases `range` covers, newest first, titled by `title` when it is unreleased work.

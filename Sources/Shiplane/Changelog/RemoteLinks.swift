@@ -1,5 +1,6 @@
-/// Web links to commits, comparisons, tags and issues of a repository hosted on GitHub, GitLab or
-/// Gitea/Forgejo, derived from its git remote URL.
+/// Web links to commits, comparisons, tags and issues of a repository hosted on a registered forge
+/// (`Forges.all`: GitHub, GitLab, Gitea/Forgejo, Bitbucket), derived from its git remote URL; each
+/// forge gives its own link shapes (`Forge.url(of:repositoryURL:)`).
 ///
 /// Understood remote forms (with or without `.git`, with or without a trailing `/`):
 /// `https://github.com/o/r.git`, `http://…`, `git://…`, `ssh://git@github.com/o/r`,
@@ -7,23 +8,15 @@
 /// Credentials (`https://user:token@github.com/…`) and ports are dropped: links hold only the
 /// host and the repository path, so a token never reaches a changelog.
 ///
-/// Known hosts are `github.com` (also `www.` and `ssh.github.com`), `gitlab.com` (also
-/// `www.` and `altssh.gitlab.com`), and `codeberg.org` and `gitea.com` (Forgejo and Gitea);
-/// GitLab paths may have subgroups (`group/sub/repo`), GitHub and Gitea paths must be exactly
-/// `owner/repo`. Self-hosted GitLab, Gitea and GitHub Enterprise are not detected from the URL;
+/// Known hosts are the forges' public hosts (`Forge.publicHosts`): `github.com` (also `www.` and
+/// `ssh.github.com`), `gitlab.com` (also `www.` and `altssh.gitlab.com`), `codeberg.org` and
+/// `gitea.com`, `bitbucket.org`; GitLab paths may have subgroups (`group/sub/repo`), the others'
+/// must be exactly `owner/repo`. Self-hosted GitLab, Gitea and GitHub Enterprise are not detected from the URL;
 /// pass their host names in `additionalHosts` (`forge.hosts` in `.shiplane.yml`). Any other host
 /// gives nil (no links).
 package struct RemoteLinks: Sendable, Hashable, Codable {
-    /// The kind of hosting service, which decides the shape of the links.
-    package enum Host: String, Sendable, Hashable, Codable {
-        /// GitHub, or GitHub Enterprise named in `additionalHosts`.
-        case github
-        /// GitLab, or a self-hosted GitLab named in `additionalHosts`.
-        case gitlab
-        /// Gitea or Forgejo (codeberg.org), or a self-hosted one named in `additionalHosts`:
-        /// GitHub's link shapes (`/commit/`, `/issues/`, `/compare/`, `/releases/tag/`).
-        case gitea
-    }
+    /// The kind of hosting service, which decides the shape of the links: a registered forge.
+    package typealias Host = ForgeKind
 
     /// The hosting service.
     package var host: Host
@@ -45,52 +38,35 @@ package struct RemoteLinks: Sendable, Hashable, Codable {
     package init?(remoteURL: String, additionalHosts: [String: Host] = [:]) {
         guard let location = Self.hostAndPath(of: remoteURL) else { return nil }
         let webHost: String
-        let service: Host
-        switch location.host {
-        case "github.com", "www.github.com", "ssh.github.com":
-            (webHost, service) = ("github.com", .github)
-        case "gitlab.com", "www.gitlab.com", "altssh.gitlab.com":
-            (webHost, service) = ("gitlab.com", .gitlab)
-        case "codeberg.org", "gitea.com":
-            (webHost, service) = (location.host, .gitea)
-        default:
-            guard let configured = additionalHosts[location.host] else { return nil }
+        let service: any Forge.Type
+        if let known = Forges.publicHost(location.host) {
+            (webHost, service) = (known.webHost, known.forge)
+        } else {
+            guard let configured = additionalHosts[location.host]?.forge else { return nil }
             (webHost, service) = (location.host, configured)
         }
-        guard let components = Self.repositoryPathComponents(location.path) else { return nil }
-        switch service {
-        case .github, .gitea: guard components.count == 2 else { return nil }
-        case .gitlab: guard components.count >= 2 else { return nil }
-        }
-        self.init(host: service, repositoryURL: "https://\(webHost)/" + components.joined(separator: "/"))
+        guard let components = Self.repositoryPathComponents(location.path), service.isRepositoryPath(components.count) else { return nil }
+        self.init(host: service.kind, repositoryURL: "https://\(webHost)/" + components.joined(separator: "/"))
     }
 
     // MARK: - Links
 
     /// The page of one commit.
-    package func commitURL(_ id: String) -> String {
-        "\(repositoryURL)\(sectionPrefix)/commit/\(Self.percentEncoded(id))"
-    }
+    package func commitURL(_ id: String) -> String { url(.commit(id)) }
 
     /// The comparison between two refs (`/compare/v1.1.0...v1.2.0`).
-    package func compareURL(from base: String, to head: String) -> String {
-        "\(repositoryURL)\(sectionPrefix)/compare/\(Self.percentEncoded(base))...\(Self.percentEncoded(head))"
-    }
+    package func compareURL(from base: String, to head: String) -> String { url(.compare(from: base, to: head)) }
 
     /// The page of one issue (GitHub redirects to the pull request when the number is one).
-    package func issueURL(_ number: Int) -> String {
-        "\(repositoryURL)\(sectionPrefix)/issues/\(number)"
-    }
+    package func issueURL(_ number: Int) -> String { url(.issue(number)) }
 
     /// The page of one tag (GitHub: its release page).
-    package func tagURL(_ tag: String) -> String {
-        switch host {
-        case .github, .gitea: "\(repositoryURL)/releases/tag/\(Self.percentEncoded(tag))"
-        case .gitlab: "\(repositoryURL)/-/tags/\(Self.percentEncoded(tag))"
-        }
-    }
+    package func tagURL(_ tag: String) -> String { url(.tag(tag)) }
 
-    private var sectionPrefix: String { host == .gitlab ? "/-" : "" }
+    /// The link in the shape of the forge's pages (GitHub's when no forge is registered as `host`).
+    private func url(_ link: ForgeLink) -> String {
+        (host.forge ?? GitHubForge.self).url(of: link, repositoryURL: repositoryURL)
+    }
 
     // MARK: - Parsing
 
@@ -140,7 +116,7 @@ package struct RemoteLinks: Sendable, Hashable, Codable {
 
     /// Percent-encodes everything but letters, digits and `-._~/+`, so a ref is safe in a URL and
     /// inside a Markdown link.
-    static func percentEncoded(_ text: String) -> String {
+    package static func percentEncoded(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

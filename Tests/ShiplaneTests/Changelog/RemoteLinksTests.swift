@@ -51,7 +51,7 @@ struct RemoteLinksTests {
     @Test(
         "unknown hosts and malformed paths give no links",
         arguments: [
-            "", "not a url", "https://bitbucket.org/o/r.git", "git@example.com:o/r.git", "/local/path/repo",
+            "", "not a url", "https://git.sr.ht/~o/r", "git@example.com:o/r.git", "/local/path/repo",
             "file:///tmp/repo", "https://github.com/o", "https://github.com/o/r/extra", "https://github.com/o/../r",
             "https://github.com//r", "https://github.com/o/r%20x", "C:\\repos\\r", "https://gitlab.com/only",
         ])

@@ -125,9 +125,10 @@ struct DryRunTouchesNothingTests {
         // ArtifactSignatureTests, S3UploadTests and HomebrewTapTests (not yet in this lane).
         // pushImage needs a registry: its dry run is checked against docker-registry in ImagePushTests.
         // publishToSwiftRegistry and pushPodspec need a package registry or trunk: their dry runs are
-        // checked in SwiftRegistryTests and CocoaPodsTrunkTests.
+        // checked in SwiftRegistryTests and CocoaPodsTrunkTests. bitbucketRelease needs the Bitbucket
+        // stand-in and an origin that names bitbucket.org: its dry run is checked in BitbucketReleaseTests.
         let checkedElsewhere: Set<String> = ["releaseFromTag", "sbom", "provenance", "sign", "uploadToS3", "homebrewFormula", "pushImage",
-                                             "publishToSwiftRegistry", "pushPodspec"]
+                                             "publishToSwiftRegistry", "pushPodspec", "bitbucketRelease"]
         let missing = ActionCatalog.all.filter { $0.domain != "Stores" && !checkedElsewhere.contains($0.name) }.map(\.name).filter { !ran.contains($0) }
         #expect(missing.isEmpty, "the lane must call every built-in action; it missed \(missing)")
 

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Forge choice for lane.release: argument, settings, origin, CI", .offThePool)
 struct ForgeChoiceTests {
-    private func choose(_ forge: Forge? = nil, settings: ForgeSettings = .init(), env environment: [String: String] = [:], origin: String?) throws -> ForgeChoice {
+    private func choose(_ forge: ForgeTarget? = nil, settings: ForgeSettings = .init(), env environment: [String: String] = [:], origin: String?) throws -> ForgeChoice {
         try ForgeChoice.choose(explicit: forge, settings: settings, environment: environment, originURL: origin)
     }
 
@@ -59,7 +59,7 @@ struct ForgeChoiceTests {
         let settings = try ProjectSettings.parse("forge:\n  type: gitea\n  url: https://code.example.org\n  hosts:\n    Git.Corp.Example: gitlab\n", file: ".shiplane.yml")
         #expect(settings.forge == ForgeSettings(kind: .gitea, url: "https://code.example.org", hosts: ["git.corp.example": .gitlab]))
         let mistakes = [
-            ("forge:\n  type: bitbucket\n", "use one of: github, gitlab, gitea"),
+            ("forge:\n  type: sourcehut\n", "use one of: github, gitlab, gitea, bitbucket"),
             ("forge:\n  url: code.example.org\n", "not an http or https URL"),
             ("forge:\n  hosts:\n    git.corp.example: svn\n", "use one of"),
             ("forge:\n  host: x\n", "did you mean `hosts`?"),
@@ -85,5 +85,32 @@ struct ForgeChoiceTests {
         let declared = try #require(RemoteLinks(remoteURL: "https://git.corp.example/acme/rocket.git", additionalHosts: ["git.corp.example": .gitea]))
         #expect(declared.commitURL("abc") == "https://git.corp.example/acme/rocket/commit/abc")
         #expect(RemoteLinks(remoteURL: "https://codeberg.org/a/b/c.git") == nil, "Gitea paths are owner/repo")
+    }
+
+    @Test func bitbucketIsRecognisedByItsHostAndPipelinesAndLinksToItsPages() throws {
+        #expect(try choose(origin: "git@bitbucket.org:acme/rocket.git") == ForgeChoice(forge: .bitbucket(), reason: "the origin remote's host bitbucket.org"))
+        #expect(try choose(env: ["BITBUCKET_BUILD_NUMBER": "42"], origin: "https://git.corp.example/acme/rocket.git")
+                == ForgeChoice(forge: .bitbucket(), reason: "BITBUCKET_BUILD_NUMBER"))
+        let settings = try ProjectSettings.parse("forge:\n  type: bitbucket\n", file: ".shiplane.yml")
+        #expect(settings.forge.kind == .bitbucket)
+        let links = try #require(RemoteLinks(remoteURL: "https://bitbucket.org/acme/rocket.git"))
+        #expect(links.host == .bitbucket)
+        #expect(links.commitURL("abc123") == "https://bitbucket.org/acme/rocket/commits/abc123")
+        #expect(links.compareURL(from: "v1.0.0", to: "v1.1.0") == "https://bitbucket.org/acme/rocket/branches/compare/v1.1.0%0Dv1.0.0")
+        #expect(links.issueURL(7) == "https://bitbucket.org/acme/rocket/issues/7")
+        #expect(links.tagURL("v1.1.0") == "https://bitbucket.org/acme/rocket/src/v1.1.0")
+        #expect(RemoteLinks(remoteURL: "https://bitbucket.org/acme/sub/rocket.git") == nil, "Bitbucket paths are workspace/repo_slug")
+    }
+
+    @Test func everyForgeIsRegisteredOnceWithItsOwnKindActionAndEffects() {
+        let kinds = Forges.all.map { $0.kind }
+        #expect(Set(kinds).count == kinds.count && kinds == ForgeKind.allCases)
+        #expect(Set(Forges.all.map { $0.action.name }) == ["githubRelease", "gitlabRelease", "giteaRelease", "bitbucketRelease"])
+        for forge in Forges.all {
+            #expect(ForgeKind(rawValue: forge.kind.rawValue) == forge.kind)
+            #expect(!forge.effects.isEmpty, "\(forge.displayName) declares its effects")
+            for effect in forge.effects { #expect(Features.effects.contains { $0.kind == effect.kind }, "\(effect.kind) is registered") }
+        }
+        #expect(ForgeKind(rawValue: "sourcehut") == nil)
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// Where a release publisher writes its effects down: the step in a run, nothing in a unit test.
 ///
-/// Publishers (GitLab, Gitea) call `record` before each effect and `done` after it, and
+/// Every forge's publisher calls `record` before each effect and `done` after it, and
 /// `makingPublic` right before the first change others can see (the run's point of no return).
-protocol ReleaseEffectRecording: Sendable {
+package protocol ReleaseEffectRecording: Sendable {
     /// Writes an effect down before it happens; nil when nothing is recorded (a test, a dry run).
     func record<E: Effect>(_ effect: E, _ description: String) throws -> EffectHandle?
     /// Writes down that the effect happened, with what became known.
@@ -18,27 +18,28 @@ protocol ReleaseEffectRecording: Sendable {
 }
 
 /// Records into a step's journal and the run's record.
-struct StepEffectRecording: ReleaseEffectRecording {
+package struct StepEffectRecording: ReleaseEffectRecording {
     let step: StepContext
 
-    func record<E: Effect>(_ effect: E, _ description: String) throws -> EffectHandle? { try step.record(effect, description) }
-    func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) { step.done(handle, effect) }
-    func didNotHappen(_ handle: EffectHandle?, _ why: String) { step.didNotHappen(handle, why) }
+    package func record<E: Effect>(_ effect: E, _ description: String) throws -> EffectHandle? { try step.record(effect, description) }
+    package func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) { step.done(handle, effect) }
+    package func didNotHappen(_ handle: EffectHandle?, _ why: String) { step.didNotHappen(handle, why) }
 
-    func makingPublic(_ reason: String) throws -> Bool {
+    package func makingPublic(_ reason: String) throws -> Bool {
         guard !step.isDryRun, step.lane.state.pointOfNoReturn == nil else { return false }
         try step.passPointOfNoReturn(reason)
         return true
     }
 
-    func notPublicAfterAll() throws { try step.amendPointOfNoReturn(nil) }
+    package func notPublicAfterAll() throws { try step.amendPointOfNoReturn(nil) }
 }
 
 /// Records nothing (unit tests of a publisher).
-struct NoEffectRecording: ReleaseEffectRecording {
-    func record<E: Effect>(_ effect: E, _ description: String) throws -> EffectHandle? { nil }
-    func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) {}
-    func didNotHappen(_ handle: EffectHandle?, _ why: String) {}
-    func makingPublic(_ reason: String) throws -> Bool { false }
-    func notPublicAfterAll() throws {}
+package struct NoEffectRecording: ReleaseEffectRecording {
+    package init() {}
+    package func record<E: Effect>(_ effect: E, _ description: String) throws -> EffectHandle? { nil }
+    package func done<E: Effect>(_ handle: EffectHandle?, _ effect: E) {}
+    package func didNotHappen(_ handle: EffectHandle?, _ why: String) {}
+    package func makingPublic(_ reason: String) throws -> Bool { false }
+    package func notPublicAfterAll() throws {}
 }

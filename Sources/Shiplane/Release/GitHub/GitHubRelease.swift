@@ -11,7 +11,7 @@ internal import Git
 /// name and size is skipped, a different one is uploaded under a temporary name first, then the
 /// old one is deleted and the new one renamed — never deleted first. Rollback deletes a release
 /// this run created (a re-used one is left as it is).
-package struct PublishGitHubRelease: AsyncAction {
+package struct PublishGitHubRelease: ForgeReleaseStep {
     /// The action's name in steps and reports.
     package static let name = "githubRelease"
     /// The release's tag; the release is made for it, or found by it on a re-run.
@@ -52,13 +52,20 @@ package struct PublishGitHubRelease: AsyncAction {
         return shown
     }
 
-    /// `release_url`: the release's web address (none in a dry run).
-    package func runOutputs(of output: String?) -> [(name: String, value: String)] { output.map { [("release_url", $0)] } ?? [] }
+    /// Set by `release`: a repository taken from an origin that is not a public GitHub host is a
+    /// GitHub Enterprise server, which needs `GITHUB_API_URL`.
+    package var requiresEnterpriseAPI = false
 
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
         try step.checkArtifacts(assets)
         let lane = step.lane
+        if requiresEnterpriseAPI, repository == nil, (lane.environment.variables["GITHUB_API_URL"] ?? "").isEmpty,
+           let origin = try git({ try lane.repository().configString("remote.origin.url") }),
+           let host = RemoteLinks.hostAndPath(of: origin)?.host, GitHubForge.publicHosts[host] == nil {
+            throw ShiplaneError("the origin remote's host \(host) is a GitHub Enterprise server, but GITHUB_API_URL is not set",
+                                suggestion: "set GITHUB_API_URL=https://\(host)/api/v3")
+        }
         let target = try gitHubRepository(lane)
         let variables = lane.environment.variables
         let publisher = GitHubReleasePublisher(
@@ -76,29 +83,7 @@ package struct PublishGitHubRelease: AsyncAction {
             if let notes { step.log("release notes:\n" + notes) }
             return nil
         }
-        // The release is written down before the create call (with no id yet) and given its id
-        // when GitHub answers, so a run killed in between still finds and deletes its draft; a
-        // failure before it is public leaves the effect for the rollback, which deletes the draft.
-        let description = "delete GitHub release \(tag)"
-        let api = publisher.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
-        let repositoryName = publisher.repository.description
-        let creation = DraftCreation()
-        let tag = self.tag
-        let published = "published the GitHub release \(tag) on \(target)"
-        let result = try await publisher.publish(
-            request,
-            beforeCreating: {
-                creation.intended(try step.record(GitHubReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag), description))
-            },
-            created: { id, createdByThisCall in
-                if createdByThisCall {
-                    step.done(creation.handle, GitHubReleaseCreated(api: api, repository: repositoryName, id: id, tag: tag))
-                } else {
-                    step.didNotHappen(creation.handle, "a release for \(tag) already existed")
-                }
-            },
-            beforeMakingPublic: { try step.passPointOfNoReturn(published) }
-        )
+        let result = try await publisher.publish(request, recording: StepEffectRecording(step: step))
         var parts: [String] = []
         if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
         if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
@@ -155,19 +140,4 @@ extension PublishGitHubRelease: DocumentedAction {
         example: #"try await lane.githubRelease(tag: "v\(version)", notes: notes, assets: ["dist/app.tar.gz"])"#,
         dryRun: "preflight only (token, access, files), then says what it would publish", rollback: "deletes a release this run created"
     )
-}
-
-/// What became of this run's create call for a release: written down (its effect index), and
-/// answered (the id, and whether the call made it) once GitHub replied.
-private final class DraftCreation: @unchecked Sendable {
-    // @unchecked: `recorded` is only touched under `lock`.
-    private let lock = NSLock()
-    private var recorded: EffectHandle?
-
-    /// The handle of the release's effect, once written down.
-    var handle: EffectHandle? { lock.withLock { recorded } }
-
-    func intended(_ handle: EffectHandle?) {
-        lock.withLock { recorded = handle }
-    }
 }

@@ -183,20 +183,15 @@ package struct GitHubReleasePublisher: Sendable {
 
     // MARK: - Publishing
 
-    /// Publishes the release and returns what was done.
+    /// Publishes the release and returns what was done: preflight, `findOrCreateDraft`,
+    /// `uploadAssets`, `publishDraft` — the life `ForgeReleaseRun` drives on every forge.
     /// - Throws: `ReleasePreflightError` before any change; `GitHubPublishError` (with every upload failure) after.
-    /// `beforeCreating` runs just before the draft is created (when no release has the tag yet;
-    /// throwing stops the run before anything is sent), and `created` once GitHub has answered
-    /// with the release's id and whether this call made it. `beforeMakingPublic` runs just before
-    /// a draft is published (the first change others see).
-    package func publish(
-        _ request: GitHubReleaseRequest,
-        beforeCreating: @Sendable () throws -> Void = {},
-        created: @Sendable (_ releaseID: Int, _ createdByThisCall: Bool) -> Void = { _, _ in },
-        beforeMakingPublic: @Sendable () throws -> Void = {}
-    ) async throws -> GitHubPublishResult {
+    package func publish(_ request: GitHubReleaseRequest, recording: any ReleaseEffectRecording = NoEffectRecording()) async throws -> GitHubPublishResult {
         let client = try await preflight(request)
-        var (release, created) = try await findOrCreateDraft(request, client: client, beforeCreating: beforeCreating, afterCreating: created)
+        let found = try await findOrCreateDraft(request, existing: try await client.release(forTag: request.tag), client: client,
+                                                             recording: recording)
+        var release = found.0
+        let created = found.1
         do {
             let outcomes = try await uploadAssets(request, release: release, client: client)
             var result = GitHubPublishResult(
@@ -210,8 +205,7 @@ package struct GitHubReleasePublisher: Sendable {
                 }
             }
             if request.publish, release.draft {
-                try beforeMakingPublic()
-                release = try await client.publish(releaseID: release.id, makeLatest: request.makeLatest)
+                release = try await publishDraft(release, request: request, client: client, recording: recording)
                 result.published = true
                 result.htmlURL = release.htmlURL ?? result.htmlURL
             }
@@ -221,12 +215,15 @@ package struct GitHubReleasePublisher: Sendable {
         }
     }
 
-    private func findOrCreateDraft(
-        _ request: GitHubReleaseRequest, client: GitHubClient,
-        beforeCreating: @Sendable () throws -> Void, afterCreating: @Sendable (Int, Bool) -> Void
-    ) async throws -> (GitHubRelease, Bool) {
-        if var existing = try await client.release(forTag: request.tag) {
-            // A draft left by an earlier run gets this run's name, notes and flags.
+    /// The API base the release's effects name.
+    var apiURL: String { environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL }
+
+    /// `existing` (an earlier run's draft gets this run's name, notes and flags), or a new draft.
+    /// The release is written down before the create call (with no id yet) and given its id when
+    /// GitHub answers, so a run killed in between still finds and deletes its draft.
+    func findOrCreateDraft(_ request: GitHubReleaseRequest, existing: GitHubRelease?, client: GitHubClient,
+                           recording: any ReleaseEffectRecording) async throws -> (GitHubRelease, Bool) {
+        if var existing {
             if existing.draft, existing.name != (request.name ?? request.tag) || existing.body != request.notes
                 || existing.prerelease != request.prerelease {
                 existing = try await client.updateDraft(
@@ -234,17 +231,30 @@ package struct GitHubReleasePublisher: Sendable {
             }
             return (existing, false)
         }
-        try beforeCreating()
+        let effect = GitHubReleaseCreated(api: apiURL, repository: repository.description, id: nil, tag: request.tag)
+        let handle = try recording.record(effect, "delete GitHub release \(request.tag)")
         let (release, created) = try await client.createRelease(
             tag: request.tag, name: request.name ?? request.tag, body: request.notes, draft: true,
             prerelease: request.prerelease, makeLatest: request.makeLatest, targetCommitish: request.targetCommitish)
-        afterCreating(release.id, created)
+        if created {
+            recording.done(handle, GitHubReleaseCreated(api: apiURL, repository: repository.description, id: release.id, tag: request.tag))
+        } else {
+            recording.didNotHappen(handle, "a release for \(request.tag) already existed")
+        }
         return (release, created)
+    }
+
+    /// Publishes a draft, passing the run's point of no return right before.
+    func publishDraft(_ release: GitHubRelease, request: GitHubReleaseRequest, client: GitHubClient,
+                      recording: any ReleaseEffectRecording) async throws -> GitHubRelease {
+        guard release.draft else { return release }
+        _ = try recording.makingPublic("published the GitHub release \(request.tag) on \(repository)")
+        return try await client.publish(releaseID: release.id, makeLatest: request.makeLatest)
     }
 
     enum UploadOutcome: Sendable { case uploaded, skipped, replaced }
 
-    private func uploadAssets(_ request: GitHubReleaseRequest, release: GitHubRelease, client: GitHubClient) async throws -> [(String, UploadOutcome)] {
+    func uploadAssets(_ request: GitHubReleaseRequest, release: GitHubRelease, client: GitHubClient) async throws -> [(String, UploadOutcome)] {
         guard !request.assets.isEmpty else { return [] }
         let existing = try await client.listAssets(releaseID: release.id)
         let outcomes = try await performConcurrently(request.assets, limit: request.uploadConcurrency, what: "asset uploads") { asset in

@@ -12,7 +12,7 @@ internal import Git
 /// before any change. A re-run finds the release by its tag and the files by their SHA-256 and
 /// finishes what is missing. Rollback (before the point of no return) removes the links, the
 /// package files and the release this run made.
-package struct PublishGitLabRelease: AsyncAction {
+package struct PublishGitLabRelease: ForgeReleaseStep {
     /// The action's name in steps and reports.
     package static let name = "gitlabRelease"
     /// The release's tag, which must be on GitLab (pushed) when the release is made.
@@ -58,11 +58,12 @@ package struct PublishGitLabRelease: AsyncAction {
         return shown
     }
 
-    /// `release_url`: the release's web address (none in a dry run).
-    package func runOutputs(of output: String?) -> [(name: String, value: String)] { output.map { [("release_url", $0)] } ?? [] }
+    /// Set by `release` for a prerelease: GitLab has no such flag, so the step says so.
+    package var prerelease = false
 
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
+        if prerelease { step.log("GitLab releases have no prerelease flag: \(tag) is released as usual", level: .warning) }
         try step.checkArtifacts(assets)
         let lane = step.lane
         let variables = lane.environment.variables

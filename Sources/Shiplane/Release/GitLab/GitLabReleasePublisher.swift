@@ -115,9 +115,18 @@ struct GitLabReleasePublisher: Sendable {
     /// - Throws: `ReleasePreflightError` before any change; the first failure after.
     func publish(_ request: GitLabReleaseRequest, recording: some ReleaseEffectRecording) async throws -> GitLabPublishResult {
         let client = try await preflight(request)
-        let api = project.apiURL, projectID = project.id, tag = request.tag
-        var existing = try await client.release(forTag: tag)
+        let existing = try await client.release(forTag: request.tag)
         var result = GitLabPublishResult(webURL: existing?.links?.selfURL, createdRelease: false)
+        let links = try await uploadFiles(request, existing: existing, client: client, recording: recording, result: &result)
+        try await createOrFinish(request, existing: existing, links: links, client: client, recording: recording, result: &result)
+        return result
+    }
+
+    /// Uploads the files to the generic package registry (GitLab has no drafts: these come before
+    /// the release); returns the release links that point at them.
+    func uploadFiles(_ request: GitLabReleaseRequest, existing: GitLabRelease?, client: GitLabClient, recording: some ReleaseEffectRecording,
+                     result: inout GitLabPublishResult) async throws -> [GitLabClient.LinkRequest] {
+        let api = project.apiURL, projectID = project.id, tag = request.tag
         let publishedLinks = Set((existing?.assets?.links ?? []).map(\.name))
         var links: [GitLabClient.LinkRequest] = []
         var files = request.assets.isEmpty ? [] : try await client.packageFiles(package: request.packageName, version: request.packageVersion)
@@ -163,6 +172,15 @@ struct GitLabReleasePublisher: Sendable {
             files.append(stored)
             result.uploaded.append(asset.name)
         }
+        return links
+    }
+
+    /// Creates the release with its links in one call (the point of no return passes right
+    /// before), or brings the one that exists up to this run's texts and links.
+    func createOrFinish(_ request: GitLabReleaseRequest, existing: GitLabRelease?, links: [GitLabClient.LinkRequest], client: GitLabClient,
+                        recording: some ReleaseEffectRecording, result: inout GitLabPublishResult) async throws {
+        let api = project.apiURL, projectID = project.id, tag = request.tag
+        var existing = existing
         let name = request.name ?? tag
         if existing == nil {
             let passedHere = try recording.makingPublic("published the GitLab release \(tag) in \(projectID)")
@@ -191,7 +209,6 @@ struct GitLabReleasePublisher: Sendable {
             result.webURL = existing.links?.selfURL ?? result.webURL
             try await finish(existing, name: name, request: request, links: links, client: client, recording: recording, result: &result)
         }
-        return result
     }
 
     /// Brings a release that exists up to this run's texts and links.

@@ -1,5 +1,4 @@
 import Foundation
-internal import Git
 
 /// Publishes a Gitea or Forgejo release: preflight, a draft, the files attached, then published
 /// (or left a draft).
@@ -10,7 +9,7 @@ internal import Git
 /// else `FORGEJO_TOKEN` (else `GITHUB_TOKEN` under Gitea/Forgejo Actions), sent as
 /// `Authorization: token …`. A re-run finds the release by its tag and finishes it; rollback
 /// (before the point of no return) deletes the attachments and the draft this run made.
-package struct PublishGiteaRelease: AsyncAction {
+package struct PublishGiteaRelease: ForgeReleaseStep {
     /// The action's name in steps and reports.
     package static let name = "giteaRelease"
     /// The release's tag, which must be on the server (pushed) when the release is made.
@@ -54,33 +53,10 @@ package struct PublishGiteaRelease: AsyncAction {
         return shown
     }
 
-    /// `release_url`: the release's web address (none in a dry run).
-    package func runOutputs(of output: String?) -> [(name: String, value: String)] { output.map { [("release_url", $0)] } ?? [] }
-
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
-        try step.checkArtifacts(assets)
-        let lane = step.lane
-        let variables = lane.environment.variables
-        let origin = repository == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
-        let located = try GiteaRepository.locate(repository: repository, server: server, environment: variables, originURL: origin)
-        let publisher = GiteaReleasePublisher(repository: located, token: GiteaClient.token(from: variables), transport: step.httpTransport(),
-                                              version: ShiplaneVersion.current)
-        let request = GiteaReleaseRequest(tag: tag, name: name ?? tag, notes: notes, prerelease: prerelease,
-                                          assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) }, publish: !draft)
-        if step.isDryRun {
-            try await publisher.preflight(request, dryRun: true, checkFile: step.checkSendableFile, note: { step.log($0) })
-            step.note("would publish \(tag) on Gitea \(located) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
-            if let notes { step.log("release notes:\n" + notes) }
-            return nil
-        }
-        let result = try await publisher.publish(request, recording: StepEffectRecording(step: step))
-        var parts: [String] = []
-        if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
-        if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
-        if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
-        step.note((result.htmlURL ?? "Gitea release \(tag)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
-        return result.htmlURL
+        let request = ForgeReleaseRequest(tag: tag, name: name, notes: notes, prerelease: prerelease, assets: assets, publish: !draft)
+        return try await ForgeReleaseRun.run(GiteaForge.self, target: .gitea(server: server, repository: repository), request, in: step)
     }
 }
 

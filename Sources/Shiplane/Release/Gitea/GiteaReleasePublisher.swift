@@ -67,91 +67,112 @@ struct GiteaReleasePublisher: Sendable {
 
     func publish(_ request: GiteaReleaseRequest, recording: some ReleaseEffectRecording) async throws -> GiteaPublishResult {
         let client = try await preflight(request)
-        let api = repository.apiURL, repositoryName = repository.description, tag = request.tag, name = request.name ?? tag
-        var release: GiteaRelease
-        var created = false
-        if var existing = try await client.release(forTag: tag) {
-            if existing.draft, existing.name != name || (existing.body ?? "") != (request.notes ?? "") || existing.prerelease != request.prerelease {
-                existing = try await client.editRelease(id: existing.id, name: name, body: request.notes ?? "", prerelease: request.prerelease)
-            }
-            release = existing
-        } else {
-            let handle = try recording.record(GiteaReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag), "delete Gitea release \(tag)")
-            let made: (release: GiteaRelease, created: Bool)
-            do {
-                made = try await client.createRelease(tag: tag, name: name, body: request.notes, draft: true, prerelease: request.prerelease)
-            } catch let refused as GiteaError {
-                recording.didNotHappen(handle, refused.message)
-                throw refused
-            }
-            if made.created {
-                recording.done(handle, GiteaReleaseCreated(api: api, repository: repositoryName, id: made.release.id, tag: tag))
-            } else {
-                recording.didNotHappen(handle, "a release for \(tag) already existed")
-            }
-            release = made.release
-            created = made.created
-        }
+        let found = try await findOrCreateDraft(request, existing: try await client.release(forTag: request.tag), client: client,
+                                                             recording: recording)
+        var release = found.0
+        let created = found.1
         var result = GiteaPublishResult(releaseID: release.id, htmlURL: release.htmlURL, createdRelease: created, published: !release.draft)
-        if !request.assets.isEmpty {
-            var attachments = try await client.attachments(releaseID: release.id)
-            for asset in request.assets {
-                let size = try HTTPTransport.regularFileSize(asset.path)
-                let digest = try SHA256.hex(ofFile: asset.path)
-                func holds(_ attachment: GiteaAttachment) async throws -> Bool {
-                    attachment.size == size ? try await client.digest(of: attachment) == digest : false
-                }
-                let current = attachments.first { $0.name == asset.name }
-                if let current, try await holds(current) {
-                    result.skipped.append(asset.name)
-                    continue
-                }
-                if let current, !release.draft {
-                    throw ShiplaneError(
-                        "the published Gitea release \(tag) has \(asset.name) with other bytes than the file here (sha256:\(digest))",
-                        suggestion: "build the same bytes again (Shiplane's archives are deterministic: check the inputs and SOURCE_DATE_EPOCH), or release a new version",
-                        underlying: [ShiplaneError("attachment \(current.id): \(current.size) bytes")])
-                }
-                let uploadName = current == nil ? asset.name : asset.name + Self.temporarySuffix
-                if current != nil, let stale = attachments.first(where: { $0.name == uploadName }) {
-                    try await client.deleteAttachment(releaseID: release.id, id: stale.id)
-                }
-                var effect = GiteaAttachmentUploaded(api: api, repository: repositoryName, releaseID: release.id, name: asset.name)
-                let handle = try recording.record(effect, "delete \(asset.name) from Gitea release \(tag)")
-                var stored: GiteaAttachment
-                do {
-                    stored = try await client.uploadAttachment(releaseID: release.id, name: uploadName, path: asset.path)
-                } catch HTTPTransportError.responseLost {
-                    attachments = try await client.attachments(releaseID: release.id)
-                    if let landed = attachments.last(where: { $0.name == uploadName }), try await holds(landed) {
-                        stored = landed
-                    } else {
-                        stored = try await client.uploadAttachment(releaseID: release.id, name: uploadName, path: asset.path)
-                    }
-                } catch let refused as GiteaError {
-                    recording.didNotHappen(handle, refused.message)
-                    throw refused
-                }
-                if let current {
-                    try await client.deleteAttachment(releaseID: release.id, id: current.id)
-                    try await client.renameAttachment(releaseID: release.id, id: stored.id, to: asset.name)
-                    stored.name = asset.name
-                    result.replaced.append(asset.name)
-                } else {
-                    result.uploaded.append(asset.name)
-                }
-                effect.id = stored.id
-                recording.done(handle, effect)
-                attachments.removeAll { $0.name == asset.name || $0.name == uploadName }
-                attachments.append(stored)
-            }
-        }
+        let outcome = try await attach(request.assets, to: release, tag: request.tag, client: client, recording: recording)
+        (result.uploaded, result.skipped, result.replaced) = (outcome.uploaded, outcome.unchanged, outcome.replaced)
         if request.publish, release.draft {
-            _ = try recording.makingPublic("published the Gitea release \(tag) on \(repositoryName)")
-            release = try await client.editRelease(id: release.id, draft: false)
+            release = try await publishDraft(release, tag: request.tag, client: client, recording: recording)
             result.published = true
             result.htmlURL = release.htmlURL ?? result.htmlURL
         }
         return result
+    }
+
+    /// `existing` brought up to this request when it is a draft, or a new draft, written down first.
+    func findOrCreateDraft(_ request: GiteaReleaseRequest, existing: GiteaRelease?, client: GiteaClient,
+                           recording: some ReleaseEffectRecording) async throws -> (GiteaRelease, Bool) {
+        let api = repository.apiURL, repositoryName = repository.description, tag = request.tag, name = request.name ?? tag
+        if var existing {
+            if existing.draft, existing.name != name || (existing.body ?? "") != (request.notes ?? "") || existing.prerelease != request.prerelease {
+                existing = try await client.editRelease(id: existing.id, name: name, body: request.notes ?? "", prerelease: request.prerelease)
+            }
+            return (existing, false)
+        }
+        let handle = try recording.record(GiteaReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag), "delete Gitea release \(tag)")
+        let made: (release: GiteaRelease, created: Bool)
+        do {
+            made = try await client.createRelease(tag: tag, name: name, body: request.notes, draft: true, prerelease: request.prerelease)
+        } catch let refused as GiteaError {
+            recording.didNotHappen(handle, refused.message)
+            throw refused
+        }
+        if made.created {
+            recording.done(handle, GiteaReleaseCreated(api: api, repository: repositoryName, id: made.release.id, tag: tag))
+        } else {
+            recording.didNotHappen(handle, "a release for \(tag) already existed")
+        }
+        return (made.release, made.created)
+    }
+
+    /// Attaches the files: the same bytes kept, other bytes on a draft replaced (new one first),
+    /// on a published release an error.
+    func attach(_ assets: [ReleaseAssetFile], to release: GiteaRelease, tag: String, client: GiteaClient,
+                recording: some ReleaseEffectRecording) async throws -> ForgeAttachOutcome {
+        let api = repository.apiURL, repositoryName = repository.description
+        var result = ForgeAttachOutcome()
+        guard !assets.isEmpty else { return result }
+        var attachments = try await client.attachments(releaseID: release.id)
+        for asset in assets {
+            let size = try HTTPTransport.regularFileSize(asset.path)
+            let digest = try SHA256.hex(ofFile: asset.path)
+            func holds(_ attachment: GiteaAttachment) async throws -> Bool {
+                attachment.size == size ? try await client.digest(of: attachment) == digest : false
+            }
+            let current = attachments.first { $0.name == asset.name }
+            if let current, try await holds(current) {
+                result.unchanged.append(asset.name)
+                continue
+            }
+            if let current, !release.draft {
+                throw ShiplaneError(
+                    "the published Gitea release \(tag) has \(asset.name) with other bytes than the file here (sha256:\(digest))",
+                    suggestion: "build the same bytes again (Shiplane's archives are deterministic: check the inputs and SOURCE_DATE_EPOCH), or release a new version",
+                    underlying: [ShiplaneError("attachment \(current.id): \(current.size) bytes")])
+            }
+            let uploadName = current == nil ? asset.name : asset.name + Self.temporarySuffix
+            if current != nil, let stale = attachments.first(where: { $0.name == uploadName }) {
+                try await client.deleteAttachment(releaseID: release.id, id: stale.id)
+            }
+            var effect = GiteaAttachmentUploaded(api: api, repository: repositoryName, releaseID: release.id, name: asset.name)
+            let handle = try recording.record(effect, "delete \(asset.name) from Gitea release \(tag)")
+            var stored: GiteaAttachment
+            do {
+                stored = try await client.uploadAttachment(releaseID: release.id, name: uploadName, path: asset.path)
+            } catch HTTPTransportError.responseLost {
+                attachments = try await client.attachments(releaseID: release.id)
+                if let landed = attachments.last(where: { $0.name == uploadName }), try await holds(landed) {
+                    stored = landed
+                } else {
+                    stored = try await client.uploadAttachment(releaseID: release.id, name: uploadName, path: asset.path)
+                }
+            } catch let refused as GiteaError {
+                recording.didNotHappen(handle, refused.message)
+                throw refused
+            }
+            if let current {
+                try await client.deleteAttachment(releaseID: release.id, id: current.id)
+                try await client.renameAttachment(releaseID: release.id, id: stored.id, to: asset.name)
+                stored.name = asset.name
+                result.replaced.append(asset.name)
+            } else {
+                result.uploaded.append(asset.name)
+            }
+            effect.id = stored.id
+            recording.done(handle, effect)
+            attachments.removeAll { $0.name == asset.name || $0.name == uploadName }
+            attachments.append(stored)
+        }
+        return result
+    }
+
+    /// Publishes a draft, passing the run's point of no return right before.
+    func publishDraft(_ release: GiteaRelease, tag: String, client: GiteaClient, recording: some ReleaseEffectRecording) async throws -> GiteaRelease {
+        guard release.draft else { return release }
+        _ = try recording.makingPublic("published the Gitea release \(tag) on \(repository.description)")
+        return try await client.editRelease(id: release.id, draft: false)
     }
 }
