@@ -21,7 +21,20 @@ extension ShiplaneCommand {
         var laneArguments: [String] = []
 
         func run(_ invocation: Invocation) async throws -> Int32 {
-            let chosen = format ?? PartsMatrix.detectedFormat(environment: invocation.environment)
+            // `--format` after the lane's name is plan's too (`shiplane plan release --format github`).
+            var laneArguments = laneArguments
+            var given = format
+            if given == nil, let index = laneArguments.firstIndex(where: { $0 == "--format" || $0.hasPrefix("--format=") }) {
+                if laneArguments[index] == "--format" {
+                    guard index + 1 < laneArguments.count else { throw UsageError("plan --format needs a value", suggestion: "write --format github, gitlab, buildkite or json") }
+                    given = laneArguments[index + 1]
+                    laneArguments.removeSubrange(index...(index + 1))
+                } else {
+                    given = String(laneArguments[index].dropFirst("--format=".count))
+                    laneArguments.remove(at: index)
+                }
+            }
+            let chosen = given ?? PartsMatrix.detectedFormat(environment: invocation.environment)
             guard PartsMatrix.formats.contains(chosen) else {
                 throw UsageError("plan --format takes \(PartsMatrix.formats.joined(separator: ", ")), not \(chosen)", suggestion: "write --format github, gitlab, buildkite or json")
             }

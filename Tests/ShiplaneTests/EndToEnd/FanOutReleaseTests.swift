@@ -108,12 +108,12 @@ final class FanOutWorld: @unchecked Sendable {
         process.environment = cloneEnvironment(clone)
         process.standardOutput = handle
         process.standardError = handle
-        let ended: Void = await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            process.terminationHandler = { _ in continuation.resume() }
+        let started: (any Error)? = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+            process.terminationHandler = { _ in continuation.resume(returning: nil) }
             do {
                 try process.run()
             } catch {
-                continuation.resume()
+                continuation.resume(returning: error)
                 return
             }
             if let killAfter {
@@ -127,7 +127,8 @@ final class FanOutWorld: @unchecked Sendable {
                 }
             }
         }
-        _ = ended
+        if let started { throw TestFailure("could not start \(shiplaneBinary): \(started)") }
+        process.waitUntilExit()
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return (process.terminationReason == .exit ? process.terminationStatus : nil, output)
     }
@@ -237,6 +238,33 @@ struct FanOutReleaseTests {
         let lateFanIn = try await world.job(["release", "--fan-in"])
         #expect(lateFanIn.status == 5 && lateFanIn.output.contains("was published already"), "\(lateFanIn.output)")
         #expect(world.github.allReleases.count == 1 && world.slack.payloads.count == 1)
+    }
+
+    /// The jobs the plan names, run as a CI runs them: each part's command (GitHub's matrix rows,
+    /// the same words as GitLab's scripts and Buildkite's commands) at once in fresh clones, then
+    /// the fan-in's command: one published release with every part's archive, one message.
+    @Test func theCommandsThePlanNamesMakeOneRelease() async throws {
+        let world = try await FanOutWorld()
+        defer { world.stop() }
+        let planner = try world.freshClone()
+        let plan = try await runProgramAsync(shiplaneBinary, ["plan", "release", "--format", "json"], in: planner.path, environment: world.cloneEnvironment(planner))
+        #expect(plan.status == 0, "\(plan.all)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
+        let parts = try #require(parsed["parts"] as? [[String: String]])
+        let fanIn = try #require(parsed["fanIn"] as? String)
+        // The words after `shiplane` (the plan quotes none here: the lane has no options).
+        func words(_ command: String) -> [String] { Array(command.split(separator: " ").map(String.init).dropFirst()) }
+        let jobs = parts.map { ($0["command"] ?? "", words($0["command"] ?? "")) }
+        try await withThrowingTaskGroup(of: (String, Int32?, String).self) { group in
+            for (command, arguments) in jobs {
+                group.addTask { let ran = try await world.job(arguments); return (command, ran.status, ran.output) }
+            }
+            for try await (command, status, output) in group { #expect(status == 0, "\(command): \(output)") }
+        }
+        let published = try await world.job(words(fanIn))
+        #expect(published.status == 0, "\(fanIn): \(published.output)")
+        #expect(world.github.allAssets.map(\.name).sorted() == fanOutAssetNames && world.slack.payloads.count == 1, "\(world.github.allAssets.map(\.name))")
+        #expect(try world.originRefs("refs/shiplane/parts/") == [])
     }
 
     /// Two runners build one part at the same moment: origin keeps one record (compare-and-swap),
