@@ -8,7 +8,7 @@ import Shiplane
 struct Pods: Lane {
     func run(_ lane: LaneContext) async throws {
         try await lane.pushPodspec(lane.environment["PODSPEC"] ?? "Rocket.podspec", version: lane.environment["VERSION"] ?? "1.2.0",
-                                   trunk: lane.environment["TRUNK"] ?? "")
+                                   trunk: lane.environment["TRUNK"] ?? "", specsRepo: lane.environment["SPECS"])
     }
 }
 """#
@@ -106,6 +106,36 @@ struct CocoaPodsTrunkTests {
         #expect(trunk.violations.isEmpty, "\(trunk.violations)")
     }
 
+    /// A private specs repository (a bare repository): the podspec's JSON committed at
+    /// `Rocket/1.2.0/Rocket.podspec.json` on master and pushed through libgit2, read back with the
+    /// `git` command; the dry run and the re-run send nothing.
+    @Test func aPrivateSpecsRepositoryGetsThePodspecCommittedAndPushed() async throws {
+        let specs = try TemporaryRepository(branch: "master", bare: true)
+        let seed = try TemporaryRepository(branch: "master")
+        try seed.git("remote", "add", "origin", specs.path)
+        try seed.git("push", "-q", "origin", "master")
+        let start = try specs.git("rev-parse", "master")
+        let repo = try repository()
+        let environment = ["SPECS": specs.path]
+        let dry = try await repo.shiplaneAsync(["--dry-run", "pods"], environment: environment)
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(dry.all.contains("would commit Rocket/1.2.0/Rocket.podspec.json on master of \(specs.path)"), "\(dry.all)")
+        #expect(try specs.git("rev-parse", "master") == start)
+
+        let pushed = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(pushed.status == 0, "\(pushed.all)")
+        let json = try specs.git("show", "master:Rocket/1.2.0/Rocket.podspec.json")
+        let spec = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(spec["name"] as? String == "Rocket" && spec["version"] as? String == "1.2.0")
+        #expect(try specs.git("log", "-1", "--format=%s", "master") == "[Add] Rocket (1.2.0)")
+        #expect(try specs.git("rev-parse", "master^") == start, "one commit on top of the branch, not forced")
+
+        let again = try await repo.shiplaneAsync(["pods"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.all.contains("already holds this podspec: unchanged, nothing sent"), "\(again.all)")
+        #expect(try specs.git("rev-list", "--count", "master") == "2")
+    }
+
     /// A podspec of another version, a JSON podspec missing what trunk requires, a missing or
     /// wrong token and another owner's pod: each a clear error, nothing pushed.
     @Test func theVersionTheTokenAndTrunksRefusalsAreClearErrors() async throws {
@@ -141,6 +171,8 @@ struct CocoaPodsTrunkTests {
         let taken = try await repo.shiplaneAsync(["pods"], environment: environment)
         #expect(taken.status != 0)
         #expect(taken.all.contains("You are not allowed to push new versions for this pod") && taken.all.contains("pod trunk add-owner"), "\(taken.all)")
+        #expect(taken.status != 75, "a refused push published nothing: the run is not past its point of no return\n\(taken.all)")
+        #expect(repo.read(".git/shiplane/run.json") == nil, "the run finished (rolled back), no record left")
         #expect(trunk.spec("Taken", "1.3.0") == nil && trunk.spec("Rocket", "1.3.0") == nil)
         #expect(trunk.violations.isEmpty, "\(trunk.violations)")
     }

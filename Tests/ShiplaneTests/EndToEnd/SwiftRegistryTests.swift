@@ -151,6 +151,8 @@ struct SwiftRegistryTests {
         let refused = try await repo.shiplaneAsync(["publish"], environment: environment)
         #expect(refused.status != 0)
         #expect(refused.all.contains("HTTP 401") && refused.all.contains("SWIFTPM_REGISTRY_TOKEN"), "\(refused.all)")
+        #expect(refused.status != 75, "a refused PUT published nothing: the run is not past its point of no return\n\(refused.all)")
+        #expect(repo.read(".git/shiplane/run.json") == nil, "the run finished (rolled back), no record left")
         #expect(!refused.all.contains("wrong-token-9876543210"))
         #expect(registry.release("acme.Rocket", "1.3.0") == nil)
         #expect(registry.violations.isEmpty, "\(registry.violations)")

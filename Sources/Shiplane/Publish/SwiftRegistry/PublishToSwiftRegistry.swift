@@ -59,6 +59,9 @@ package struct PublishToSwiftRegistry: AsyncAction {
             return releaseURL
         }
 
+        // Passed here unless an earlier step (a push) already did; only a point this step passed is
+        // taken back when the registry refuses the release.
+        let ownsPoint = step.lane.state.pointOfNoReturn == nil
         try step.passPointOfNoReturn("published \(package.id) \(version) to \(package.registry)")
         let effect = SwiftPackageReleasePublished(package: package, version: version, checksum: archive.checksum)
         let handle = try step.record(effect, "\(package.id) \(version) stays in the registry (a published release cannot be removed)")
@@ -69,6 +72,12 @@ package struct PublishToSwiftRegistry: AsyncAction {
             // An earlier attempt landed (its answer lost), or another publisher was first.
             guard case .published(let checksum) = try await client.release(version), checksum == archive.checksum else { throw failure }
             step.log("\(package.id) \(version) was already there with the same checksum (an earlier attempt landed)")
+        } catch let failure as SwiftRegistryFailure where (400..<500).contains(failure.status) {
+            // The registry answered that it refuses the release: nothing was published, so the run
+            // is not past its point of no return because of it, and can still be undone.
+            step.didNotHappen(handle, "the registry refused it (HTTP \(failure.status))")
+            if ownsPoint { try step.amendPointOfNoReturn(nil) }
+            throw failure
         }
         step.done(handle, effect)
         guard case .published(let checksum) = try await client.release(version), checksum == archive.checksum else {
