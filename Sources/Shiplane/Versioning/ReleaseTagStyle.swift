@@ -25,11 +25,19 @@ package struct ReleaseTagStyle: Sendable, Equatable {
     package init() {}
 
     /// `version` as this style writes it: a release with as many numbers as the tags have (more
-    /// when it needs them: `7.76` style, 7.77.1 → `7.77.1`); a prerelease whole.
+    /// when it needs them: `7.76` style, 7.77.1 → `7.77.1`); a prerelease whole. A part the files
+    /// write zero-padded (`26.07.6`) keeps its zeros.
     package func text(for version: SemanticVersion, shown: String) -> String {
         guard let numbers, !version.isPrerelease, version.buildMetadata.isEmpty else { return shown }
         let needed = version.patch != 0 ? 3 : 2
-        return [version.major, version.minor, version.patch].prefix(max(numbers, needed)).map(String.init).joined(separator: ".")
+        let numbersOfVersion = [version.major, version.minor, version.patch]
+        // Only the files' own text of this very version lends its zeros.
+        let written = VersionShape.integerTexts(shown).flatMap { parts in
+            parts.compactMap { Int($0) } + Array(repeating: 0, count: 3 - parts.count) == numbersOfVersion ? parts : nil
+        } ?? []
+        return numbersOfVersion.prefix(max(numbers, needed)).enumerated().map { index, number in
+            VersionShape.padded(number, like: index < written.count ? written[index] : nil)
+        }.joined(separator: ".")
     }
 }
 

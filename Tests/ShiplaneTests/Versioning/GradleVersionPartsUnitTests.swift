@@ -70,4 +70,14 @@ struct GradleVersionPartsUnitTests {
         let semantic = try SemanticVersion(parsing: version)
         #expect(style.text(for: semantic, shown: version) == expected)
     }
+
+    @Test("a tag keeps the zeros the files write for this version, and only for it", arguments: [
+        (3, "26.07.6", "26.07.6"), (2, "26.08", "26.08"), (3, "26.08", "26.08.0"), (3, "26.07.5", "26.7.6"), (3, "26.7.6", "26.7.6"),
+    ])
+    func paddedTagText(_ numbers: Int, _ shown: String, _ expected: String) {
+        var style = ReleaseTagStyle()
+        style.numbers = numbers
+        let version = shown == "26.07.5" ? SemanticVersion(unchecked: 26, 7, 6) : (try? VersionShape.apple.parse(shown)) ?? SemanticVersion(unchecked: 0, 0, 0)
+        #expect(style.text(for: version, shown: shown) == expected, "\(shown)")
+    }
 }

@@ -16,6 +16,8 @@ struct VersionShapeTests {
     @Test("a two-number version grows only the numbers it needs", arguments: [
         ("1.0", BumpLevel.minor, "1.1"), ("1.0", .patch, "1.0.1"), ("1.0", .major, "2.0"),
         ("1", .major, "2"), ("1", .minor, "1.1"), ("2026.8.0", .patch, "2026.8.1"), ("2026.8.0", .minor, "2026.9.0"),
+        // Zero-padded CalVer keeps its zeros (element-x-ios: 26.06.2 → 26.07.0, 26.07.4 → 26.07.5).
+        ("26.07.5", .patch, "26.07.6"), ("26.07.5", .minor, "26.08.0"), ("26.09.1", .minor, "26.10.0"), ("26.07", .minor, "26.08"),
     ])
     func shapeIsKept(_ original: String, _ level: BumpLevel, _ expected: String) throws {
         let current = try VersionShape.apple.parse(original)

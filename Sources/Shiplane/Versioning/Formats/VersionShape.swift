@@ -57,14 +57,32 @@ package enum VersionShape: Sendable, Equatable {
     }
 
     /// `version` written in the shape of `original`: as many integers as `original` has, or
-    /// more when the version needs them (`1.0` → `1.1`, `1.0.1`; `1` → `2`, `1.1`).
+    /// more when the version needs them (`1.0` → `1.1`, `1.0.1`; `1` → `2`, `1.1`), each as wide
+    /// as the part it replaces when that part is zero-padded (CalVer's `26.07.5` → `26.07.6`,
+    /// `26.08.0`; element-x-ios writes its months so).
     func text(for version: SemanticVersion, replacing original: String) -> String {
-        guard self != .semantic, let count = Self.integers(original)?.count, count < 3,
+        guard self != .semantic, let parts = Self.integerTexts(original),
               !version.isPrerelease, version.buildMetadata.isEmpty else {
             return version.description
         }
         let needed = version.patch != 0 ? 3 : version.minor != 0 ? 2 : 1
-        return [version.major, version.minor, version.patch].prefix(max(count, needed)).map(String.init).joined(separator: ".")
+        let numbers = [version.major, version.minor, version.patch].prefix(max(parts.count, needed))
+        return numbers.enumerated().map { index, number in
+            Self.padded(number, like: index < parts.count ? parts[index] : nil)
+        }.joined(separator: ".")
+    }
+
+    /// `number` with leading zeros to the width of `part` when `part` has them (`07`), else as it is.
+    static func padded(_ number: Int, like part: Substring?) -> String {
+        let text = String(number)
+        guard let part, part.count > 1, part.first == "0", text.count < part.count else { return text }
+        return String(repeating: "0", count: part.count - text.count) + text
+    }
+
+    /// The dot-separated parts of `1`, `1.2` or `1.2.3` as written (`07` keeps its zero), or nil.
+    static func integerTexts(_ text: String) -> [Substring]? {
+        guard integers(text) != nil else { return nil }
+        return text.split(separator: ".", omittingEmptySubsequences: false)
     }
 
     /// The integers of `1`, `1.2` or `1.2.3` (digits only, each fitting `Int`), or nil.
