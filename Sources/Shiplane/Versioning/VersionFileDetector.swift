@@ -21,6 +21,7 @@ package enum VersionFileDetector {
         "app.json, app.config.js, app.config.ts (Expo: version, ios.buildNumber, android.versionCode)",
         "**/*.xcodeproj/project.pbxproj (MARKETING_VERSION, CURRENT_PROJECT_VERSION in the app's targets)",
         "**/*.xcconfig",
+        "project.yml and the files it includes (XcodeGen: MARKETING_VERSION, CURRENT_PROJECT_VERSION in settings)",
         "Info.plist, */Info.plist, */*/Info.plist, and each app target's INFOPLIST_FILE",
         "**/build.gradle, **/build.gradle.kts (versionName, versionCode), **/gradle.properties, gradle/libs.versions.toml",
         "Sources/*/Version.swift",

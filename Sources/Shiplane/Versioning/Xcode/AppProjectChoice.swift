@@ -27,8 +27,15 @@ struct AppProjectChoice {
     }
 
     /// Decides among `projects`; `independent` are folders (or `.xcodeproj` paths) relative to the root.
-    func choose(_ projects: [Candidate], independent: Set<String>) -> Outcome {
+    /// `generatedApart`: the project XcodeGen's spec generates, when git ignores it and it is not
+    /// among `projects`: the app is the spec's, so every project with an app target is another's.
+    func choose(_ projects: [Candidate], independent: Set<String>, generatedApart: String? = nil) -> Outcome {
         var outcome = Outcome()
+        if let generatedApart {
+            for project in projects where project.hasApp {
+                outcome.setAside[project.url.path] = "\(project.display): another app's project (project.yml at the root generates \(generatedApart)), not read"
+            }
+        }
         var remaining: [Candidate] = []
         for project in projects {
             let folder = (project.display as NSString).deletingLastPathComponent
@@ -98,7 +105,7 @@ struct AppProjectChoice {
     }
 
     /// The project XcodeGen's `project.yml` at the root generates (`name: ElementX` → `ElementX.xcodeproj`).
-    private func xcodeGenProject() -> String? {
+    func xcodeGenProject() -> String? {
         guard let bytes = try? fileSystem.contents(of: root.appendingPathComponent("project.yml").path) else { return nil }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) where line.hasPrefix("name:") {
             let name = line.dropFirst("name:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
