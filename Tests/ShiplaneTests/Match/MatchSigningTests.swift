@@ -154,6 +154,23 @@ struct MatchSigningTests {
         #expect(try folder.decrypted() == files)
     }
 
+    @Test("a dry run reads the store and App Store Connect, says what it would make, and sends no change and writes nothing")
+    func dryRunChangesNothing() async throws {
+        let folder = try Folder()
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let lane = try MatchLaneForTest.parse(["--kind", "adhoc", "--store", folder.store, "--identifiers", "com.acme.rocket",
+                                               "--device", "Ada's iPhone=00008110-000000000002"])
+        let (result, messages) = await runStoreLane(lane, folder: folder.work, variables: folder.variables(fake), dryRun: true)
+        #expect(result.failure == nil, "\(allText(result.failure))")
+        #expect(!fake.log.isEmpty && fake.log.allSatisfy { $0.hasPrefix("GET ") }, "\(fake.log)")
+        #expect(messages.contains { $0.contains("would create a DISTRIBUTION certificate") })
+        #expect(fake.lock.withLock { fake.signing.certificates.isEmpty && fake.signing.devices.isEmpty })
+        #expect(try MatchStore.contents(of: folder.store).encrypted.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.work)) ?? []).isEmpty)
+    }
+
     @Test("a lane that fails after match: the certificate is revoked, the profiles and bundle IDs deleted, the store's files removed; devices stay")
     func rollbackTakesBackWhatTheRunMade() async throws {
         let folder = try Folder()

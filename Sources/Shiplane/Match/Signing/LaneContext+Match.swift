@@ -38,7 +38,7 @@ extension LaneContext {
 extension MatchSigning: DocumentedAction {
     /// How `lane.match` appears in the action catalog.
     package static let documentation = ActionDocumentation(
-        domain: "Release",
+        domain: "Stores",
         summary: "fastlane match: a valid signing certificate with its key and a profile per bundle ID in match's encrypted store, made through App Store Connect when missing or expiring",
         signature: "try await lane.match(type: String, appIdentifier: [String], readonly: Bool = false, store: String? = nil, platform: String = \"ios\", renewWithinDays: Int = 30, force: Bool = false, devices: [String: String] = [:], keychain: String? = nil) -> [String: String]",
         parameters: [

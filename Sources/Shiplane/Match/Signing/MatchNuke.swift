@@ -3,7 +3,11 @@ import Foundation
 /// `shiplane match nuke TYPE`: revokes the team's certificates of the type, deletes its profiles
 /// (every platform) and removes their files from the store — fastlane's `match nuke`. Without
 /// `confirmed` it only lists what it would do and refuses, changing nothing.
-package struct MatchNuke: AsyncAction {
+///
+/// The step of a command, not a lane action: no lane method calls it (revoking a team's
+/// certificates from a release lane is not something to make easy), so the action catalog does
+/// not list it; its conformance is declared apart for that reason.
+package struct MatchNuke {
     package static let name = "matchNuke"
 
     package var kind: MatchKind
@@ -16,6 +20,9 @@ package struct MatchNuke: AsyncAction {
         self.confirmed = confirmed
     }
 
+}
+
+extension MatchNuke: AsyncAction {
     package var options: [StepOption] { [StepOption("type", kind.rawValue), StepOption("store", store), StepOption("confirmed", String(confirmed))] }
 
     /// What was (or would be) revoked, deleted and removed, one line each.
