@@ -16,7 +16,7 @@ package enum DSSE {
     }
 
     /// The envelope JSON for `payload` signed by `signer` (sorted members, one line, final newline).
-    package static func envelope(payload: Data, payloadType: String = inTotoPayloadType, signer: Ed25519DSSESigner) throws -> Data {
+    package static func envelope(payload: Data, payloadType: String = inTotoPayloadType, signer: DSSESigner) throws -> Data {
         let signature = try signer.sign(preAuthenticationEncoding(payloadType: payloadType, payload: payload))
         let object: [String: Any] = [
             "payload": payload.base64EncodedString(),
@@ -24,6 +24,52 @@ package enum DSSE {
             "signatures": [["keyid": signer.keyID, "sig": signature.base64EncodedString()]],
         ]
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
+    }
+}
+
+/// A key that signs DSSE envelopes: Ed25519 (a PKCS#8 PEM, an OpenSSH key or the base64 seed:
+/// deterministic), or an unencrypted OpenSSH RSA or ECDSA key (RSA PKCS#1 v1.5 with SHA-256,
+/// deterministic; ECDSA as DER, with a random nonce, so each signature differs and verifies).
+/// Its id in envelopes is the key's OpenSSH fingerprint (`SHA256:…`).
+package enum DSSESigner: Sendable {
+    case ed25519(Ed25519DSSESigner)
+    case ssh(SSHPrivateKey)
+
+    /// Reads the key from a secret's text.
+    /// - Throws: `ShiplaneError`/`SigningError` saying which forms are read, never quoting the secret.
+    package init(secret text: String) throws {
+        if SSHPrivateKey.looksLikeKey(text), let key = try? SSHPrivateKey(openSSH: text), key.publicKey.type != "ssh-ed25519" {
+            self = .ssh(key)
+        } else if SSHPrivateKey.looksLikeKey(text), (try? Ed25519DSSESigner(secret: text)) == nil {
+            // An OpenSSH key of a type or form not read: its own error says why (a passphrase, …).
+            self = .ssh(try SSHPrivateKey(openSSH: text))
+        } else {
+            self = .ed25519(try Ed25519DSSESigner(secret: text))
+        }
+    }
+
+    /// The key's OpenSSH fingerprint.
+    package var keyID: String {
+        switch self {
+        case .ed25519(let signer): return signer.keyID
+        case .ssh(let key): return key.publicKey.fingerprint
+        }
+    }
+
+    /// The key's type as OpenSSH names it (`ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`).
+    package var keyType: String {
+        switch self {
+        case .ed25519: return "ssh-ed25519"
+        case .ssh(let key): return key.publicKey.type
+        }
+    }
+
+    /// Signs `message` (the pre-authentication encoding).
+    package func sign(_ message: Data) throws -> Data {
+        switch self {
+        case .ed25519(let signer): return try signer.sign(message)
+        case .ssh(let key): return Data(try key.dsseSignature(Array(message)))
+        }
     }
 }
 

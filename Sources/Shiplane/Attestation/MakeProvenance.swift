@@ -4,10 +4,11 @@ internal import Git
 /// Writes SLSA v1 provenance for the release's files: an in-toto Statement v1 whose subjects are
 /// the files' SHA-256, with the builder (the CI, its runner and workflow), the source (the
 /// repository, HEAD's commit and the tags on it) and the parameters that are not secret, in a
-/// DSSE envelope signed with an Ed25519 key read from a secret (`.intoto.jsonl`, one line).
+/// DSSE envelope signed with an Ed25519, RSA or ECDSA key read from a secret (`.intoto.jsonl`, one line).
 ///
 /// The same commit, files, key and CI variables give the same bytes: no time is written (the run's
-/// start is not part of what is attested), and Ed25519 signatures are deterministic.
+/// start is not part of what is attested), and Ed25519 and RSA signatures are deterministic (ECDSA's
+/// are not: a random nonce; each verifies).
 package struct MakeProvenance: Action {
     /// The action's name in steps and reports.
     package static let name = "provenance"
@@ -37,10 +38,10 @@ package struct MakeProvenance: Action {
         guard let keyText = lane.environment[keyVariable], !keyText.isEmpty else {
             throw ShiplaneError("no signing key for the provenance: \(keyVariable) is not set",
                                 info: [("variable", keyVariable)],
-                                suggestion: "set \(keyVariable) to an Ed25519 private key (openssl genpkey -algorithm ed25519) as a CI secret")
+                                suggestion: "set \(keyVariable) to an Ed25519 private key (openssl genpkey -algorithm ed25519), or an OpenSSH Ed25519, RSA or ECDSA key without a passphrase, as a CI secret")
         }
         lane.registerSecret(keyText)
-        let signer = try Ed25519DSSESigner(secret: keyText)
+        let signer = try DSSESigner(secret: keyText)
         var subjects: [[String: Any]] = []
         var missing: [String] = []
         for artifact in artifacts {
@@ -101,7 +102,8 @@ extension MakeProvenance: MakesLocalArtifacts {}
 
 extension LaneContext {
     /// Writes signed SLSA v1 provenance (an in-toto statement in a DSSE envelope) for `artifacts`
-    /// to `output`, signed with the Ed25519 key in the environment variable `key`; returns it as an artifact.
+    /// to `output`, signed with the key in the environment variable `key` (Ed25519: PKCS#8 PEM,
+    /// OpenSSH or the base64 seed; RSA or ECDSA: an unencrypted OpenSSH key); returns it as an artifact.
     @discardableResult
     public func provenance(
         for artifacts: [any ArtifactConvertible], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:],
@@ -115,12 +117,12 @@ extension MakeProvenance: DocumentedAction {
     /// How `lane.provenance` appears in the action catalog.
     package static let documentation = ActionDocumentation(
         domain: "Release",
-        summary: "Write SLSA v1 provenance for files (in-toto Statement v1: SHA-256 subjects, builder from the CI, source commit and tag, non-secret parameters) in a DSSE envelope signed with an Ed25519 key; the same commit gives the same bytes",
+        summary: "Write SLSA v1 provenance for files (in-toto Statement v1: SHA-256 subjects, builder from the CI, source commit and tag, non-secret parameters) in a DSSE envelope signed with an Ed25519, RSA or ECDSA key; with Ed25519 or RSA the same commit gives the same bytes",
         signature: #"try lane.provenance(for artifacts: [any ArtifactConvertible], to output: String, key: String = "SHIPLANE_ATTESTATION_KEY", parameters: [String: String] = [:]) -> Artifact"#,
         parameters: [
             .init(name: "for", type: "[any ArtifactConvertible]", defaultValue: nil, help: "the files attested (their SHA-256 are the statement's subjects)"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the envelope to write (e.g. dist/app.intoto.jsonl)"),
-            .init(name: "key", type: "String", defaultValue: "\"SHIPLANE_ATTESTATION_KEY\"", help: "the environment variable with the Ed25519 private key: PKCS#8 PEM, unencrypted OpenSSH, or the base64 seed"),
+            .init(name: "key", type: "String", defaultValue: "\"SHIPLANE_ATTESTATION_KEY\"", help: "the environment variable with the private key: Ed25519 as PKCS#8 PEM, unencrypted OpenSSH or the base64 seed; RSA or ECDSA as unencrypted OpenSSH"),
             .init(name: "parameters", type: "[String: String]", defaultValue: "[:]", help: "more parameters to record (redacted)")
         ],
         example: #"try lane.provenance(for: [archive], to: "dist/app.intoto.jsonl")"#,

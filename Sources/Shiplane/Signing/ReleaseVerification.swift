@@ -1,5 +1,6 @@
 import Foundation
 internal import Crypto
+internal import _CryptoExtras
 
 /// Checks a folder of downloaded release files, as `shiplane verify` does: every checksum in
 /// every checksum file, every signature (`.sig`, `.minisig`, `.asc`) against the keys given,
@@ -63,7 +64,7 @@ package struct ReleaseVerification {
             return key
         }
         let minisignKey = try keys.minisignPublicKey.map { try Minisign.publicKey(from: $0) }
-        let attestationKey = try keys.attestationPublicKey.map { try Self.ed25519PublicKey(from: $0) }
+        let attestationKey = try keys.attestationPublicKey.map { try AttestationPublicKey(text: $0) }
         if let commit = keys.sourceCommit, commit.count < 7 || !commit.allSatisfy(\.isHexDigit) {
             throw SigningError("\(commit) is not a commit id (at least 7 hexadecimal digits)", category: .usage)
         }
@@ -177,7 +178,7 @@ package struct ReleaseVerification {
 
     /// Checks a provenance document's DSSE signature against `key` and its source commit against
     /// `commit`, each when given; what passes and what does not goes into `outcome`.
-    private static func checkProvenance(_ path: String, name: String, key: Curve25519.Signing.PublicKey?, commit: String?,
+    private static func checkProvenance(_ path: String, name: String, key: AttestationPublicKey?, commit: String?,
                                         outcome: inout Outcome) throws {
         guard key != nil || commit != nil else { return }
         let envelope = try jsonDocument(at: path)
@@ -186,7 +187,7 @@ package struct ReleaseVerification {
             let signatures = (envelope["signatures"] as? [[String: Any]] ?? []).compactMap { ($0["sig"] as? String).flatMap { Data(base64Encoded: $0) } }
             if let payload, let type = envelope["payloadType"] as? String, !signatures.isEmpty {
                 let signed = DSSE.preAuthenticationEncoding(payloadType: type, payload: payload)
-                if signatures.contains(where: { key.isValidSignature($0, for: signed) }) {
+                if signatures.contains(where: { key.isValidSignature(Array($0), for: Array(signed)) }) {
                     outcome.passed.append(Passed(file: name, check: "its DSSE envelope is signed by the attestation key given"))
                 } else {
                     outcome.problems.append(VerificationProblem(file: name, "its DSSE signature does not verify with the attestation key given: the statement was changed, or another key signed it"))
@@ -217,6 +218,56 @@ package struct ReleaseVerification {
                 ?? (try? JSONSerialization.jsonObject(with: Data(String(decoding: data, as: UTF8.self).split(separator: "\n").first.map { Data($0.utf8) } ?? data)) as? [String: Any])
         else { throw SigningError("it is not a JSON document") }
         return object
+    }
+
+    /// The public half of a provenance key: an SSH public key line of any type `DSSESigner`
+    /// signs with (`ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256/384/521`), or a PEM `PUBLIC KEY`
+    /// (SubjectPublicKeyInfo, `openssl pkey -pubout`, `ssh-keygen -e -m PKCS8`) of Ed25519, RSA or
+    /// ECDSA P-256/P-384/P-521.
+    enum AttestationPublicKey {
+        case ed25519(Curve25519.Signing.PublicKey)
+        case ssh(SSHPublicKey)
+        case rsa(_RSA.Signing.PublicKey)
+        case p256(P256.Signing.PublicKey)
+        case p384(P384.Signing.PublicKey)
+        case p521(P521.Signing.PublicKey)
+
+        init(text: String) throws {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let key = SSHPublicKey(line: trimmed) {
+                self = .ssh(key)
+            } else if let key = try? ReleaseVerification.ed25519PublicKey(from: trimmed) {
+                self = .ed25519(key)
+            } else if trimmed.hasPrefix("-----BEGIN PUBLIC KEY-----") || trimmed.hasPrefix("-----BEGIN RSA PUBLIC KEY-----") {
+                if let key = try? P256.Signing.PublicKey(pemRepresentation: trimmed) { self = .p256(key) }
+                else if let key = try? P384.Signing.PublicKey(pemRepresentation: trimmed) { self = .p384(key) }
+                else if let key = try? P521.Signing.PublicKey(pemRepresentation: trimmed) { self = .p521(key) }
+                else if let key = try? _RSA.Signing.PublicKey(pemRepresentation: trimmed) { self = .rsa(key) }
+                else { throw Self.unreadable }
+            } else {
+                throw Self.unreadable
+            }
+        }
+
+        static let unreadable = SigningError(
+            "the attestation key is not a public key Shiplane reads (an SSH public key line, or a PEM public key of Ed25519, RSA or ECDSA)",
+            suggestion: "give the public half of the provenance key: its .pub file, or openssl pkey -in key.pem -pubout", category: .usage)
+
+        /// True when `signature` is a DSSE signature of `data` by this key.
+        func isValidSignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
+            switch self {
+            case .ed25519(let key): return key.isValidSignature(signature, for: data)
+            case .ssh(let key): return key.isValidDSSESignature(signature, for: data)
+            case .rsa(let key):
+                return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: Crypto.SHA256.hash(data: data), padding: .insecurePKCS1v1_5)
+            case .p256(let key):
+                return (try? P256.Signing.ECDSASignature(derRepresentation: signature)).map { key.isValidSignature($0, for: Crypto.SHA256.hash(data: data)) } ?? false
+            case .p384(let key):
+                return (try? P384.Signing.ECDSASignature(derRepresentation: signature)).map { key.isValidSignature($0, for: SHA384.hash(data: data)) } ?? false
+            case .p521(let key):
+                return (try? P521.Signing.ECDSASignature(derRepresentation: signature)).map { key.isValidSignature($0, for: SHA512.hash(data: data)) } ?? false
+            }
+        }
     }
 
     /// An Ed25519 public key from a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) or an `ssh-ed25519` line.

@@ -87,9 +87,44 @@ struct SSHPublicKey: Equatable, Sendable {
     }
 }
 
+extension SSHPublicKey {
+    /// True when `signature` is a DSSE signature of `data` by this key, in the forms
+    /// `SSHPrivateKey.dsseSignature` makes.
+    func isValidDSSESignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
+        do {
+            var keyReader = SSHWireReader(blob)
+            _ = try keyReader.string()
+            switch type {
+            case "ssh-ed25519":
+                return try Curve25519.Signing.PublicKey(rawRepresentation: try keyReader.string()).isValidSignature(signature, for: data)
+            case "ssh-rsa":
+                let e = try keyReader.string(), n = try keyReader.string()
+                let key = try _RSA.Signing.PublicKey(n: Array(n.drop { $0 == 0 }), e: Array(e.drop { $0 == 0 }))
+                return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: Crypto.SHA256.hash(data: data), padding: .insecurePKCS1v1_5)
+            case "ecdsa-sha2-nistp256":
+                _ = try keyReader.string()
+                return try P256.Signing.PublicKey(x963Representation: try keyReader.string())
+                    .isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: signature), for: Crypto.SHA256.hash(data: data))
+            case "ecdsa-sha2-nistp384":
+                _ = try keyReader.string()
+                return try P384.Signing.PublicKey(x963Representation: try keyReader.string())
+                    .isValidSignature(try P384.Signing.ECDSASignature(derRepresentation: signature), for: SHA384.hash(data: data))
+            case "ecdsa-sha2-nistp521":
+                _ = try keyReader.string()
+                return try P521.Signing.PublicKey(x963Representation: try keyReader.string())
+                    .isValidSignature(try P521.Signing.ECDSASignature(derRepresentation: signature), for: SHA512.hash(data: data))
+            default:
+                return false
+            }
+        } catch {
+            return false
+        }
+    }
+}
+
 /// An SSH private key read from an OpenSSH key file (`-----BEGIN OPENSSH PRIVATE KEY-----`)
 /// without a passphrase: Ed25519, RSA or ECDSA. It signs natively; the key never leaves memory.
-struct SSHPrivateKey: Sendable {
+package struct SSHPrivateKey: Sendable {
     private enum Material: Sendable {
         case ed25519(Curve25519.Signing.PrivateKey)
         case rsa(_RSA.Signing.PrivateKey)
@@ -179,6 +214,20 @@ struct SSHPrivateKey: Sendable {
             Self.ecdsa(&writer, publicKey.type, Array(try key.signature(for: SHA512.hash(data: data)).rawRepresentation))
         }
         return writer.bytes
+    }
+
+    /// Signs `data` for a DSSE envelope, in the form DSSE verifiers (securesystemslib, openssl)
+    /// read for the key's type: Ed25519 (RFC 8032, 64 bytes), RSA PKCS#1 v1.5 with SHA-256
+    /// (`rsa-pkcs1v15-sha256`), ECDSA as DER with the curve's hash (SHA-256 for P-256, SHA-384 for
+    /// P-384, SHA-512 for P-521).
+    func dsseSignature(_ data: [UInt8]) throws -> [UInt8] {
+        switch material {
+        case .ed25519(let key): return Array(try key.signature(for: data))
+        case .rsa(let key): return Array(try key.signature(for: Crypto.SHA256.hash(data: data), padding: .insecurePKCS1v1_5).rawRepresentation)
+        case .p256(let key): return Array(try key.signature(for: Crypto.SHA256.hash(data: data)).derRepresentation)
+        case .p384(let key): return Array(try key.signature(for: SHA384.hash(data: data)).derRepresentation)
+        case .p521(let key): return Array(try key.signature(for: SHA512.hash(data: data)).derRepresentation)
+        }
     }
 
     private static func ecdsa(_ writer: inout SSHWireWriter, _ type: String, _ raw: [UInt8]) {

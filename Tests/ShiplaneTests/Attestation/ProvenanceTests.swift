@@ -100,6 +100,44 @@ struct ProvenanceTests {
         #expect(fingerprint.contains(signer.keyID), "\(fingerprint) vs \(signer.keyID)")
     }
 
+    /// RSA and ECDSA keys made by ssh-keygen sign the envelope too (RSA PKCS#1 v1.5 with SHA-256;
+    /// ECDSA as DER with the curve's hash), openssl verifies the signature over the
+    /// pre-authentication encoding with the key ssh-keygen exports, and `shiplane verify` takes
+    /// the `.pub` file or that PEM, and refuses another key's.
+    @Test(arguments: [(["-t", "rsa", "-b", "3072"], "-sha256"), (["-t", "ecdsa", "-b", "256"], "-sha256"), (["-t", "ecdsa", "-b", "384"], "-sha384")])
+    func rsaAndECDSAKeysSignAndOpenSSLAndVerifyCheckThem(keyType: [String], digest: String) throws {
+        let repo = try TemporaryRepository()
+        try repo.write("dist/rocket-1.0.0.tar.gz", "archive bytes")
+        try repo.git("tag", "-a", "v1.0.0", "-m", "1.0.0")
+        let key = try makeSSHKey(keyType, named: "attest", in: repo.root)
+        let test = TestLaneContext(workingDirectory: repo.path, environment: ["SHIPLANE_ATTESTATION_KEY": try String(contentsOfFile: key, encoding: .utf8)])
+        let sums = try test.context.checksums(["dist/rocket-1.0.0.tar.gz"], to: "dist/SHA256SUMS")
+        try test.context.provenance(for: ["dist/rocket-1.0.0.tar.gz", sums], to: "dist/rocket.intoto.jsonl")
+        let text = try String(contentsOfFile: repo.path + "/dist/rocket.intoto.jsonl", encoding: .utf8)
+        let envelope = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let signature = try #require((envelope["signatures"] as? [[String: Any]])?.first)
+        let fingerprint = try runTool(["ssh-keygen", "-l", "-f", key + ".pub"]).output
+        #expect(fingerprint.contains(try #require(signature["keyid"] as? String)), "\(fingerprint) vs \(signature)")
+        let payload = try #require((envelope["payload"] as? String).flatMap { Data(base64Encoded: $0) })
+        let type = try #require(envelope["payloadType"] as? String)
+        try DSSE.preAuthenticationEncoding(payloadType: type, payload: payload).write(to: URL(fileURLWithPath: repo.root + "/pae"))
+        try #require((signature["sig"] as? String).flatMap { Data(base64Encoded: $0) }).write(to: URL(fileURLWithPath: repo.root + "/sig"))
+        let exported = try runProgram("/bin/sh", ["-c", "ssh-keygen -e -m PKCS8 -f attest.pub > attest.pem"], in: repo.root, environment: ["PATH": "/usr/bin:/bin"])
+        #expect(exported.status == 0, "\(exported.all)")
+        let openssl = try runTool(["openssl", "dgst", digest, "-verify", repo.root + "/attest.pem", "-signature", repo.root + "/sig", repo.root + "/pae"])
+        #expect(openssl.status == 0 && openssl.output.contains("Verified OK"), "\(openssl.output)")
+
+        for trusted in [key + ".pub", repo.root + "/attest.pem"] {
+            let verified = try repo.shiplane(["verify", "dist", "--attestation-key", trusted])
+            #expect(verified.status == 0, "\(trusted): \(verified.all)")
+            #expect(verified.stdout.contains("its DSSE envelope is signed by the attestation key given"), "\(verified.all)")
+        }
+        let other = try makeSSHKey(keyType, named: "other", in: repo.root)
+        let refused = try repo.shiplane(["verify", "dist", "--attestation-key", other + ".pub"])
+        #expect(refused.status == 1, "\(refused.all)")
+        #expect(refused.stderr.contains("its DSSE signature does not verify with the attestation key given"), "\(refused.all)")
+    }
+
     @Test func aMissingKeyIsAnErrorThatSaysWhatToSetAndNothingIsWritten() throws {
         let repo = try releasedRepository()
         let test = TestLaneContext(workingDirectory: repo.path)
