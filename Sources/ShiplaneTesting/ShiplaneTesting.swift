@@ -1,18 +1,27 @@
 @_exported import Shiplane
 import Foundation
+#if canImport(Testing)
+import Testing
+#endif
 
 /// A process runner for lane tests: records every command and answers with scripted results
 /// instead of starting processes.
+///
+/// A command no script answers fails the test: it is recorded in `unscriptedCommands`, reported
+/// as an issue of the running Swift Testing test, and `run` throws ``UnscriptedCommand`` naming
+/// it (as swift-dependencies' `unimplemented` does), never a quiet success. A test that expects a
+/// command to succeed with no output scripts it: `script(["swift", "build"], result: ProcessResult(exitCode: 0))`.
 public final class RecordingProcessRunner: ProcessRunning, @unchecked Sendable {
-    // @unchecked: `recorded` and `scripted` are only touched under `lock`.
+    // @unchecked: `recorded`, `unscripted` and `scripted` are only touched under `lock`.
     private let lock = NSLock()
     private var recorded: [ProcessInvocation] = []
+    private var unscripted: [ProcessInvocation] = []
     private var scripted: [(matches: @Sendable (ProcessInvocation) -> Bool, result: ProcessResult)] = []
 
     public init() {}
 
-    /// Answers commands whose executable and first arguments match `command` with `result`;
-    /// unscripted commands succeed with no output.
+    /// Answers commands whose executable and first arguments match `command` with `result`; a
+    /// later script for the same command wins. A command no script matches fails the test.
     public func script(_ command: [String], result: ProcessResult) {
         lock.withLock {
             scripted.append(({ invocation in
@@ -27,15 +36,38 @@ public final class RecordingProcessRunner: ProcessRunning, @unchecked Sendable {
     /// The command lines the lane ran, as a person would type them.
     public var commandLines: [String] { invocations.map(\.commandLine) }
 
+    /// The commands no script answered, in order; each one also failed the test.
+    public var unscriptedCommands: [ProcessInvocation] { lock.withLock { unscripted } }
+
     public func run(
         _ invocation: ProcessInvocation, onLine: @escaping @Sendable (String, CommandStream) -> Void
     ) async throws -> ProcessResult {
-        let result = lock.withLock { () -> ProcessResult in
+        let result = lock.withLock { () -> ProcessResult? in
             recorded.append(invocation)
-            return scripted.last { $0.matches(invocation) }?.result ?? ProcessResult(exitCode: 0)
+            guard let found = scripted.last(where: { $0.matches(invocation) })?.result else {
+                unscripted.append(invocation)
+                return nil
+            }
+            return found
+        }
+        guard let result else {
+            let error = UnscriptedCommand(commandLine: invocation.commandLine)
+            #if canImport(Testing)
+            Issue.record(Comment(rawValue: error.description))
+            #endif
+            throw error
         }
         for line in result.standardOutput.split(separator: "\n") { onLine(String(line), .standardOutput) }
         return result
+    }
+}
+
+/// A command a ``RecordingProcessRunner`` was not told how to answer: the test fails, naming it.
+public struct UnscriptedCommand: Error, CustomStringConvertible, Sendable {
+    public var commandLine: String
+
+    public var description: String {
+        "RecordingProcessRunner: no script answers `\(commandLine)`; script it with script([...], result: ...)"
     }
 }
 

@@ -17,10 +17,28 @@ struct ShiplaneTestingTests {
     @Test func aLaneRunsAgainstAFixtureWithRecordedCommands() async throws {
         let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
         let test = TestLaneContext(workingDirectory: fixture.path)
+        test.processes.script(["deploy"], result: ProcessResult(exitCode: 0))
         let result = try await test.run(DeployLane.self) { $0.target = "production" }
         #expect(result.succeeded)
         #expect(test.processes.commandLines == ["deploy --target production --version 1.1.0"])
         #expect(try String(contentsOfFile: fixture.path + "/VERSION", encoding: .utf8) == "1.1.0\n")
+    }
+
+    /// A command no script answers fails the test (a known issue here) and the lane's step,
+    /// naming the command; it never succeeds quietly, and the bump before it is rolled back.
+    @Test func anUnscriptedCommandFailsTheTestNamingIt() async throws {
+        let fixture = try FixtureRepository(files: ["VERSION": "1.0.0\n"])
+        let test = TestLaneContext(workingDirectory: fixture.path)
+        var result: LaneRunResult?
+        try await withKnownIssue("the lane ran a command no script answers") {
+            result = try await test.run(DeployLane.self)
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("deploy --target staging --version 1.1.0") }
+        }
+        #expect(result?.succeeded == false)
+        #expect(test.processes.unscriptedCommands.map(\.commandLine) == ["deploy --target staging --version 1.1.0"])
+        #expect(result?.failure?.failingStep?.step == "sh")
+        #expect(try String(contentsOfFile: fixture.path + "/VERSION", encoding: .utf8) == "1.0.0\n")
     }
 
     @Test func aScriptedFailureRollsBackTheBump() async throws {
