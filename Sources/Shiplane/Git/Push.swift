@@ -13,7 +13,7 @@ internal import Git
 /// one push. What the remote accepts is the run's point of no return, ref by ref: a run that stops
 /// after it is finished by `shiplane resume`, never undone (others may already have fetched what
 /// was pushed); a push the remote refused whole published nothing, so the run rolls back.
-package struct Push: AsyncAction {
+package struct Push: AsyncAction, CarriesRunRecord {
     /// The action's name in steps and reports.
     package static let name = "push"
     /// The remote's name.
@@ -113,7 +113,7 @@ package struct Push: AsyncAction {
                 try repository.pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials, beforeChecks: { updates in
                     // Past a point of no return already (a resumed run, a release published first),
                     // the remote may hold this run's own tags from before.
-                    pushedBefore = lane.state.journal.refsPushed(to: remote)
+                    pushedBefore = Set(lane.state.journal.effects(RefsPushed.self).filter { $0.remote == remote }.flatMap(\.refs))
                     if earlier == nil {
                         try Self.refuseTagsAnotherRunPushed(updates, remote: remote, pushedBefore: pushedBefore)
                     }

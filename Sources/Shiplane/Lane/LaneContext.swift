@@ -29,6 +29,8 @@ public final class LaneContext: @unchecked Sendable {
         package var isDryRun: Bool
         /// Whether git's pre-commit, commit-msg and pre-push hooks run (`--no-verify` turns them off).
         package var runsGitHooks: Bool
+        /// Hear each finished step and each message about to go: durability and fault injection.
+        package var observers: [any RunObserving] = RunObservers.standard
         /// How the lane's parts run (`lane.part`): here, planned, one part (`--part`), or from origin (`--fan-in`).
         package var fanOut: FanOutMode = .inline
 
@@ -101,7 +103,8 @@ public final class LaneContext: @unchecked Sendable {
             workTree: dependencies.workingDirectory, environment: dependencies.environment, fileSystem: dependencies.fileSystem,
             http: dependencies.http, retryPolicy: dependencies.retryPolicy, savedCopies: MemorySavedCopies(), gitFolder: nil
         )
-        state = RunState(reporter: dependencies.reporter, journal: Journal(context: undoContext), now: dependencies.now)
+        state = RunState(reporter: dependencies.reporter, journal: Journal(context: undoContext), now: dependencies.now,
+                         observers: dependencies.observers)
         fanOut = FanOutRun(mode: dependencies.fanOut, workTree: dependencies.workingDirectory)
         depth = 0
         repositories = RepositoryCache(path: dependencies.workingDirectory)
@@ -204,17 +207,18 @@ public final class LaneContext: @unchecked Sendable {
         state.setOutputs(exports(output))
         state.setNote(record.number, "done before the interruption")
         state.recordFinished(record, outcome: .succeeded, output: output)
-        FaultInjection.reached(.afterStep, record.number)
+        for observer in state.observers { observer.stepFinished(record, replayed: true, carriesRecord: false, in: self) }
         state.finish(record.number, outcome: .succeeded)
         return output
     }
 
-    /// Records a step that succeeded (here and, past the point of no return, on the remote).
-    private func succeeded<Output>(_ record: StepRecord, _ output: Output, exports: [(name: String, value: String)]) -> Output {
+    /// Records a step that succeeded and tells the run's observers (`RunObserving`).
+    private func succeeded<Output>(
+        _ record: StepRecord, _ output: Output, exports: [(name: String, value: String)], carriesRecord: Bool
+    ) -> Output {
         state.setOutputs(exports)
         state.recordFinished(record, outcome: .succeeded, output: output)
-        publishRecordToRemote(after: record.name)
-        FaultInjection.reached(.afterStep, record.number)
+        for observer in state.observers { observer.stepFinished(record, replayed: false, carriesRecord: carriesRecord, in: self) }
         state.finish(record.number, outcome: .succeeded)
         return output
     }
@@ -227,31 +231,10 @@ public final class LaneContext: @unchecked Sendable {
         return StepFailure(step: record.name, callSite: record.callSite, cause: error)
     }
 
-    /// Past the point of no return the record on the remote follows each finished step (after the
-    /// push that carried it), so a fresh clone replays what was done — a published release, a sent
-    /// message — instead of doing it again. A failure to update it is a warning, not an error.
-    private func publishRecordToRemote(after step: String) {
-        guard !isDryRun, step != Push.name, let recorder = state.journal.recorder,
-              let remote = recorder.current.remoteRecord, recorder.isPastPointOfNoReturn else { return }
-        do {
-            try RemoteRunRecord.publish(recorder, in: try repository(), remote: remote, environment: environment)
-        } catch {
-            log("could not update the run record on \(remote): \(describe(error)); a retry on a fresh clone may repeat the step after the push", level: .warning)
-        }
-    }
-
-    /// Past the point of no return, writes the record to the remote before a message goes out
-    /// (`deliverOnce`), with the message written down as intended: a retry in a fresh clone then
-    /// knows it may have been sent and keeps the step's delivery rule instead of sending it blind.
-    /// A failure to update it is a warning, not an error.
-    func publishRecordBeforeMessage() {
-        guard !isDryRun, let recorder = state.journal.recorder,
-              let remote = recorder.current.remoteRecord, recorder.isPastPointOfNoReturn else { return }
-        do {
-            try RemoteRunRecord.publish(recorder, in: try repository(), remote: remote, environment: environment)
-        } catch {
-            log("could not update the run record on \(remote) before the message: \(describe(error)); a retry on a fresh clone may send it again", level: .warning)
-        }
+    /// A message is about to go out, written down as intended: the run's observers hear it
+    /// (past the point of no return the remote's record learns of it first: `RemoteRecordFollower`).
+    func messageAboutToGo() {
+        for observer in state.observers { observer.messageAboutToGo(in: self) }
     }
 
     /// The open repository of the working directory (opened once per run).
@@ -275,7 +258,7 @@ public final class LaneContext: @unchecked Sendable {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output, step: record.number)
             try state.checkRemadeArtifacts(record)
-            return succeeded(record, output, exports: action.runOutputs(of: output))
+            return succeeded(record, output, exports: action.runOutputs(of: output), carriesRecord: action is any CarriesRunRecord)
         } catch {
             throw failed(record, error, as: A.Output.self)
         }
@@ -295,7 +278,7 @@ public final class LaneContext: @unchecked Sendable {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output, step: record.number)
             try state.checkRemadeArtifacts(record)
-            return succeeded(record, output, exports: action.runOutputs(of: output))
+            return succeeded(record, output, exports: action.runOutputs(of: output), carriesRecord: action is any CarriesRunRecord)
         } catch {
             throw failed(record, error, as: A.Output.self)
         }

@@ -256,16 +256,11 @@ package final class Journal: @unchecked Sendable {
         }
     }
 
-    /// The refs this run has pushed (or was pushing when it stopped) to `remote`, by any step:
-    /// a ref the remote already has at the same value is this run's own only when named here.
-    func refsPushed(to remote: String) -> Set<String> {
-        lock.withLock {
-            var refs: Set<String> = []
-            for entry in entries where entry.status != .undone {
-                if let pushed = entry.effect.as(RefsPushed.self), pushed.remote == remote { refs.formUnion(pushed.refs) }
-            }
-            return refs
-        }
+    /// Every effect of type `E` this run recorded that is not undone (done, or happening when it
+    /// stopped), by any step, oldest first: what a feature asks of its own earlier effects (the
+    /// refs a push sent) without the journal knowing the feature.
+    func effects<E: Effect>(_ type: E.Type) -> [E] {
+        lock.withLock { entries.filter { $0.status != .undone }.compactMap { $0.effect.as(type) } }
     }
 
     /// The newest effect of `kind` that step `step` recorded in an earlier process of this run and

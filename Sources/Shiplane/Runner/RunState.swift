@@ -6,6 +6,8 @@ final class RunState: @unchecked Sendable {
     let reporter: any Reporting
     let journal: Journal
     let now: @Sendable () -> Date
+    /// Hear the run's moments (`RunObserving`): the runner names no integration.
+    let observers: [any RunObserving]
     private let lock = NSLock()
     private var records: [StepRecord] = []
     private var releaseChanges: [any ReleaseChanges] = []
@@ -15,10 +17,11 @@ final class RunState: @unchecked Sendable {
     private var dryRunCommits = 0
     private var madeArtifacts: [(step: Int, artifact: Artifact)] = []
 
-    init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date) {
+    init(reporter: any Reporting, journal: Journal, now: @escaping @Sendable () -> Date, observers: [any RunObserving] = RunObservers.standard) {
         self.reporter = reporter
         self.journal = journal
         self.now = now
+        self.observers = observers
     }
 
     func start(name: String, callSite: CallSite?, options: [StepOption], depth: Int) -> StepRecord {
