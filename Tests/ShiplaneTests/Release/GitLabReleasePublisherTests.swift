@@ -289,6 +289,17 @@ struct GitLabReleasePublisherTests {
                 try await GitLabReleaseUpdated(api: api, project: project, tag: "v3", previousName: "old", previousDescription: "old notes")
                     .undo(in: context, status: .done)
                 #expect(gitlab.allReleases.first.map { [$0.name, $0.description] } == ["old", "old notes"])
+                // Compare and swap: a release edited since this run made or changed it is left, and the undo says so.
+                gitlab.addRelease(tag: "v4", name: "edited by hand", description: "theirs")
+                await #expect { try await GitLabReleaseCreated(api: api, project: project, tag: "v4", name: "v4", description: "ours").undo(in: context, status: .done) }
+                    throws: { allText(of: $0).contains("was changed after this run made it") && allText(of: $0).contains("left as it is") }
+                await #expect {
+                    try await GitLabReleaseUpdated(api: api, project: project, tag: "v4", previousName: "old", previousDescription: "", newName: "v4",
+                                                   newDescription: "ours").undo(in: context, status: .done)
+                } throws: { allText(of: $0).contains("was edited again after this run changed it") }
+                #expect(gitlab.allReleases.first { $0.tag == "v4" }.map { [$0.name, $0.description] } == ["edited by hand", "theirs"])
+                try await GitLabReleaseCreated(api: api, project: project, tag: "v4", name: "edited by hand", description: "theirs").undo(in: context, status: .done)
+                #expect(!gitlab.allReleases.contains { $0.tag == "v4" })
                 // Without a token the undo says what stays and how to remove it.
                 let bare = EffectContext(workTree: "/", environment: LaneEnvironment(variables: [:]), fileSystem: LiveFileSystem(),
                                          http: LiveHTTPClient(), retryPolicy: RetryPolicy(), savedCopies: MemorySavedCopies(), gitFolder: nil)

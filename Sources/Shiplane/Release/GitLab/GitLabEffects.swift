@@ -42,25 +42,34 @@ struct GitLabPackageFileUploaded: Effect, Equatable {
     }
 }
 
-/// A GitLab release this run created for `tag`.
+/// A GitLab release this run created for `tag`, with the name and description it was made with.
+/// Its undo is a compare-and-swap: the release is deleted only while it still has them (a release
+/// someone edited, or deleted and made again, since is left, and the rollback says so).
 struct GitLabReleaseCreated: Effect, Equatable {
     static let kind = "gitlab.release"
     var api: String
     var project: String
     var tag: String
+    /// The name and description the run made it with; nil in records written before they were kept.
+    var name: String?
+    var description: String?
 
     /// Public at once (GitLab has no drafts): it stays past the point of no return.
     var reach: EffectReach { .publication }
 
-    /// Deletes the release (not the tag); when the create call's answer never came, only if it exists.
+    /// Deletes the release (not the tag) while it is as this run made it; gone: nothing to do.
     func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try GitLabClient.forUndo(api: api, project: project, in: context, what: "the GitLab release \(tag)")
-        if status == .intended, try await client.release(forTag: tag) == nil { return }
+        guard let found = try await client.release(forTag: tag) else { return }
+        if let name, found.name != name || (found.description ?? "") != (description ?? "") {
+            throw ShiplaneError("the GitLab release \(tag) in \(project) was changed after this run made it (now named \(found.name ?? tag)): left as it is")
+        }
         try await client.deleteRelease(tag: tag)
     }
 }
 
-/// A GitLab release whose name and description this run changed; undo puts the old ones back.
+/// A GitLab release whose name and description this run changed; undo puts the old ones back,
+/// only while the release still has the ones this run set (compare and swap).
 struct GitLabReleaseUpdated: Effect, Equatable {
     static let kind = "gitlab.release-update"
     var api: String
@@ -68,12 +77,18 @@ struct GitLabReleaseUpdated: Effect, Equatable {
     var tag: String
     var previousName: String
     var previousDescription: String
+    /// What this run set; nil in records written before they were kept.
+    var newName: String?
+    var newDescription: String?
 
     var reach: EffectReach { .publication }
 
     func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try GitLabClient.forUndo(api: api, project: project, in: context, what: "the new text of the GitLab release \(tag)")
-        guard try await client.release(forTag: tag) != nil else { return }
+        guard let found = try await client.release(forTag: tag) else { return }
+        if let newName, found.name != newName || (found.description ?? "") != (newDescription ?? "") {
+            throw ShiplaneError("the GitLab release \(tag) in \(project) was edited again after this run changed it: its text is left as it is")
+        }
         _ = try await client.updateRelease(tag: tag, name: previousName, description: previousDescription)
     }
 }

@@ -184,7 +184,7 @@ struct GitLabReleasePublisher: Sendable {
         let name = request.name ?? tag
         if existing == nil {
             let passedHere = try recording.makingPublic("published the GitLab release \(tag) in \(projectID)")
-            let effect = GitLabReleaseCreated(api: api, project: projectID, tag: tag)
+            let effect = GitLabReleaseCreated(api: api, project: projectID, tag: tag, name: name, description: request.notes ?? "")
             let handle = try recording.record(effect, "delete GitLab release \(tag)")
             do {
                 let (release, created) = try await client.createRelease(tag: tag, name: name, description: request.notes,
@@ -218,7 +218,7 @@ struct GitLabReleasePublisher: Sendable {
         if release.name != name || (release.description ?? "") != (request.notes ?? "") {
             _ = try recording.makingPublic("updated the GitLab release \(tag) in \(projectID)")
             let effect = GitLabReleaseUpdated(api: api, project: projectID, tag: tag, previousName: release.name ?? tag,
-                                              previousDescription: release.description ?? "")
+                                              previousDescription: release.description ?? "", newName: name, newDescription: request.notes ?? "")
             let handle = try recording.record(effect, "put back the name and notes of GitLab release \(tag)")
             _ = try await client.updateRelease(tag: tag, name: name, description: request.notes)
             recording.done(handle, effect)
