@@ -1,0 +1,275 @@
+import Foundation
+import Testing
+
+/// A monorepo's packages released by many CI jobs at once (issue 42, item 4): the plan from
+/// `shiplane version --changed --json`, then one job per package — each a fresh clone of an
+/// origin behind `git http-backend`, running the built `shiplane bump LEVEL --package NAME
+/// --commit --tag --push` — wave by wave, many jobs at a time. Checked with the git command:
+/// every planned package released exactly once (one release commit, one tag, on origin's main),
+/// no other package touched, dependents after their dependencies, no record left on origin, and
+/// each package's changelog naming its own commits.
+///
+/// The suite's size is small (12 packages, 6 released, 4 jobs at a time); with
+/// `SHIPLANE_SCALE=1` it is the issue's: 200 packages, 60 released, 16 jobs at a time, and it
+/// prints the wall time beside one job releasing the same 60 one after another (no assertion on
+/// time).
+@Suite("Monorepo packages released by concurrent jobs, each from a fresh clone, to one origin", .serialized, .offThePool)
+struct MonorepoParallelReleaseTests {
+    static let token = "ghp_" + String(repeating: "M0n", count: 12)
+    static let scaled = ProcessInfo.processInfo.environment["SHIPLANE_SCALE"] == "1"
+
+    /// `count` packages p000…, all at 1.0.0 with a tag each; the first `changed - 3` get a
+    /// releasing commit (feat or fix); p001 depends on p000 (package.json), p003 on p000
+    /// (package.json), p002 on p001 (`depends_on`): three dependents released after p000.
+    final class Monorepo: @unchecked Sendable {
+        let repo: TemporaryRepository
+        let bare: String
+        let server: GitHTTPServer
+        let count: Int
+        let changedCount: Int
+
+        static func name(_ index: Int) -> String { "p" + String(format: "%03d", index) }
+
+        init(count: Int, released: Int) async throws {
+            self.count = count
+            changedCount = released - 3
+            repo = try TemporaryRepository(commit: false)
+            var stream = ""
+            func blob(_ path: String, _ text: String) -> String {
+                "M 100644 inline \(path)\ndata \(text.utf8.count)\n\(text)\n"
+            }
+            var files = ""
+            var yaml = "packages:\n"
+            for index in 0..<count {
+                let name = Self.name(index)
+                files += blob("packages/\(name)/VERSION", "1.0.0\n")
+                yaml += "  - { name: \(name), path: packages/\(name)" + (index == 2 ? ", depends_on: [p001]" : "") + " }\n"
+                if index == 1 || index == 3 {
+                    files += blob("packages/\(name)/package.json", "{\"name\":\"@mono/\(name)\",\"version\":\"1.0.0\",\"dependencies\":{\"@mono/p000\":\"^1.0.0\"}}\n")
+                } else if index == 0 {
+                    files += blob("packages/\(name)/package.json", "{\"name\":\"@mono/p000\",\"version\":\"1.0.0\"}\n")
+                }
+            }
+            files += blob(".shiplane.yml", yaml)
+            let date = 1_700_000_000
+            stream += "commit refs/heads/main\nmark :1\ncommitter Test <t@example.com> \(date) +0000\ndata 14\nchore: start\n\(files)\n"
+            for index in 0..<count { stream += "reset refs/tags/\(Self.name(index))-v1.0.0\nfrom :1\n\n" }
+            // Changed packages: 0, then the ones after the dependents (4, 5, …).
+            var changed = [0]
+            var next = 4
+            while changed.count < changedCount { changed.append(next); next += 1 }
+            for (offset, index) in changed.enumerated() {
+                let name = Self.name(index)
+                let message = offset % 2 == 0 ? "feat(\(name)): new thing in \(name)\n" : "fix(\(name)): a bug in \(name)\n"
+                stream += "commit refs/heads/main\nmark :\(offset + 2)\ncommitter Test <t@example.com> \(date + offset + 1) +0000\n"
+                stream += "data \(message.utf8.count)\n\(message)from :\(offset + 1)\n" + blob("packages/\(name)/src.txt", "change \(offset)\n") + "\n"
+            }
+            // A commit touching no package, and one that does not release (docs) touching one that does not change.
+            stream += "commit refs/heads/main\nmark :\(changed.count + 2)\ncommitter Test <t@example.com> \(date + 999_000) +0000\n"
+            stream += "data 19\ndocs: top readme !\nfrom :\(changed.count + 1)\n" + blob("README.md", "# mono\n") + blob("packages/\(Self.name(count - 1))/NOTES.md", "notes\n") + "\n"
+            let input = repo.root + "/import.txt"
+            try Data(stream.utf8).write(to: URL(fileURLWithPath: input))
+            let imported = try runProgram("/bin/sh", ["-c", "git fast-import --quiet < \"$0\" && git reset -q --hard main", input], in: repo.path, environment: repo.environment)
+            guard imported.status == 0 else { throw TestFailure("fast-import: \(imported.all)") }
+            let served = repo.root + "/served"
+            try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+            bare = served + "/origin.git"
+            try runProgram("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", bare], in: served, environment: repo.environment)
+            try repo.git("push", "-q", bare, "main", "--tags")
+            server = try await GitHTTPServer.start(projectRoot: served, username: "x-access-token", password: MonorepoParallelReleaseTests.token, environment: repo.environment)
+        }
+
+        /// The names released by their own commits.
+        var changedNames: Set<String> {
+            var names: Set<String> = [Self.name(0)]
+            var next = 4
+            while names.count < changedCount { names.insert(Self.name(next)); next += 1 }
+            return names
+        }
+
+        func origin(_ arguments: String...) throws -> String {
+            let output = try runProgram("/usr/bin/git", ["--git-dir", bare] + arguments, in: repo.root, environment: repo.environment)
+            guard output.status == 0 else { throw TestFailure("git \(arguments.joined(separator: " ")): \(output.stderr)") }
+            return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// A fresh clone in its own folder (a CI job's checkout), made by the git command.
+        func freshClone(_ name: String) throws -> String {
+            let folder = repo.root + "/jobs/" + name
+            try FileManager.default.createDirectory(atPath: repo.root + "/jobs", withIntermediateDirectories: true)
+            let url = server.url("origin.git").replacingOccurrences(of: "http://", with: "http://x-access-token:\(MonorepoParallelReleaseTests.token)@")
+            let cloned = try runProgram("/usr/bin/git", ["clone", "-q", url, folder], in: repo.root, environment: repo.environment)
+            guard cloned.status == 0 else { throw TestFailure("clone: \(cloned.all)") }
+            // The job's origin URL carries no token: shiplane takes it from SHIPLANE_GIT_TOKEN.
+            _ = try runProgram("/usr/bin/git", ["remote", "set-url", "origin", server.url("origin.git")], in: folder, environment: repo.environment)
+            return folder
+        }
+
+        func shiplane(_ arguments: [String], in folder: String) async throws -> CommandOutput {
+            var environment = repo.environment
+            environment["SHIPLANE_GIT_TOKEN"] = MonorepoParallelReleaseTests.token
+            return try await runProgramAsync(shiplaneBinary, arguments, in: folder, environment: environment)
+        }
+    }
+
+    struct PlannedPart: Decodable {
+        var name: String
+        var level: String
+        var wave: Int
+        var after: [String]
+        var lastVersion: String?
+    }
+
+    struct Plan: Decodable {
+        var packages: [PlannedPart]
+        var waves: [[String]]
+        var unchanged: Int
+    }
+
+    static func plan(_ mono: Monorepo) async throws -> Plan {
+        let folder = try mono.freshClone("plan")
+        let output = try await mono.shiplane(["version", "--changed", "--json"], in: folder)
+        #expect(output.status == 0, "\(output.all)")
+        return try JSONDecoder().decode(Plan.self, from: Data(output.stdout.utf8))
+    }
+
+    static func next(_ level: String) -> String {
+        switch level {
+        case "major": "2.0.0"
+        case "minor": "1.1.0"
+        default: "1.0.1"
+        }
+    }
+
+    /// Runs each wave's jobs, `parallel` at a time, each in a fresh clone; returns every job's output.
+    static func release(_ plan: Plan, in mono: Monorepo, parallel: Int) async throws -> [String: CommandOutput] {
+        var outputs: [String: CommandOutput] = [:]
+        let levels = Dictionary(uniqueKeysWithValues: plan.packages.map { ($0.name, $0.level) })
+        for wave in plan.waves {
+            var pending = wave[...]
+            try await withThrowingTaskGroup(of: (String, CommandOutput).self) { group in
+                func startNext() {
+                    guard let name = pending.popFirst(), let level = levels[name] else { return }
+                    group.addTask {
+                        let folder = try mono.freshClone(name)
+                        return (name, try await mono.shiplane(["bump", level, "--package", name, "--commit", "--tag", "--push"], in: folder))
+                    }
+                }
+                for _ in 0..<parallel { startNext() }
+                while let (name, output) = try await group.next() {
+                    outputs[name] = output
+                    startNext()
+                }
+            }
+        }
+        return outputs
+    }
+
+    /// Every planned package released exactly once on origin's main, nothing else touched.
+    static func expectReleasedOnce(_ plan: Plan, _ mono: Monorepo, outputs: [String: CommandOutput]) async throws {
+        for (name, output) in outputs { #expect(output.status == 0, "\(name): \(output.all)") }
+        let fsck = try runProgram("/usr/bin/git", ["--git-dir", mono.bare, "fsck", "--strict", "--no-dangling"], in: mono.repo.root, environment: mono.repo.environment)
+        #expect(fsck.status == 0, "\(fsck.all)")
+        let log = try mono.origin("log", "--format=%H %s", "main").split(separator: "\n").map(String.init)
+        let planned = Set(plan.packages.map(\.name))
+        var releaseCommits: [String: String] = [:]
+        for part in plan.packages {
+            let tag = "\(part.name)-v\(next(part.level))"
+            let subjects = log.filter { $0.hasSuffix(" chore(release): \(tag)") }
+            #expect(subjects.count == 1, "\(part.name): one release commit on main, found \(subjects.count)")
+            let commit = try mono.origin("rev-parse", tag + "^{commit}")
+            releaseCommits[part.name] = commit
+            #expect(subjects.first?.hasPrefix(commit) == true, "\(tag) names its release commit on main")
+            #expect(try mono.origin("show", "\(tag):packages/\(part.name)/VERSION") == next(part.level))
+            #expect(try mono.origin("show", "main:packages/\(part.name)/VERSION") == next(part.level))
+            let tags = try mono.origin("tag", "--list", "\(part.name)-v*").split(separator: "\n")
+            #expect(tags.count == 2, "\(part.name): 1.0.0 and one release: \(tags)")
+        }
+        for index in 0..<mono.count where !planned.contains(Monorepo.name(index)) {
+            let name = Monorepo.name(index)
+            #expect(try mono.origin("tag", "--list", "\(name)-v*") == "\(name)-v1.0.0", "\(name) not released")
+            #expect(try mono.origin("show", "main:packages/\(name)/VERSION") == "1.0.0")
+        }
+        #expect(log.filter { $0.contains(" chore(release): ") }.count == plan.packages.count, "no other release commit")
+        // Dependents after their dependencies, in origin's history.
+        for part in plan.packages {
+            for dependency in part.after {
+                guard let mine = releaseCommits[part.name], let theirs = releaseCommits[dependency] else { continue }
+                let ancestor = try runProgram("/usr/bin/git", ["--git-dir", mono.bare, "merge-base", "--is-ancestor", theirs, mine], in: mono.repo.root, environment: mono.repo.environment)
+                #expect(ancestor.status == 0, "\(dependency) released before \(part.name)")
+            }
+        }
+        #expect(try mono.origin("for-each-ref", "refs/shiplane").isEmpty, "no run record left on origin")
+    }
+
+    @Test func everyChangedPackageAndItsDependentsAreReleasedOnceByConcurrentJobs() async throws {
+        let (count, released, parallel) = Self.scaled ? (200, 60, 16) : (12, 6, 4)
+        let mono = try await Monorepo(count: count, released: released)
+        defer { mono.server.stop() }
+        let plan = try await Self.plan(mono)
+        #expect(plan.packages.count == released, "\(plan.packages.map(\.name))")
+        #expect(Set(plan.packages.map(\.name)) == mono.changedNames.union(["p001", "p002", "p003"]))
+        #expect(plan.unchanged == count - released)
+        #expect(plan.waves.count == 3 && plan.waves[1] == ["p001", "p003"] && plan.waves[2] == ["p002"], "\(plan.waves)")
+        #expect(plan.packages.first { $0.name == "p000" }?.level == "minor")
+        #expect(plan.packages.first { $0.name == "p004" }?.level == "patch")
+        #expect(plan.packages.first { $0.name == "p001" }?.level == "patch")
+
+        let started = Date()
+        let outputs = try await Self.release(plan, in: mono, parallel: parallel)
+        let parallelTime = Date().timeIntervalSince(started)
+        try await Self.expectReleasedOnce(plan, mono, outputs: outputs)
+
+        // The packages' changelogs, from a fresh clone: each names its own commit, not another's.
+        let reader = try mono.freshClone("reader")
+        for name in ["p000", "p004", "p005"] {
+            let changelog = try await mono.shiplane(["changelog", "--package", name], in: reader)
+            #expect(changelog.status == 0, "\(changelog.all)")
+            #expect(changelog.stdout.contains(name == "p000" ? "1.1.0" : (name == "p004" ? "1.0.1" : "1.1.0")), "\(name): \(changelog.stdout)")
+            #expect(changelog.stdout.contains("in \(name)"), "\(name)'s own commit: \(changelog.stdout)")
+            let others = ["p000", "p004", "p005"].filter { $0 != name }
+            #expect(!others.contains { changelog.stdout.contains("in \($0)") }, "\(name)'s changelog names no other package's commit: \(changelog.stdout)")
+        }
+        // Planned again after the release: nothing left.
+        let again = try await Self.plan(mono)
+        #expect(again.packages.isEmpty, "\(again.packages.map(\.name))")
+
+        if Self.scaled {
+            // The same 60 releases by one job, one after another, on a fresh origin of the same history.
+            let serial = try await Monorepo(count: count, released: released)
+            defer { serial.server.stop() }
+            let serialPlan = try await Self.plan(serial)
+            let start = Date()
+            let folder = try serial.freshClone("one-job")
+            var serialOutputs: [String: CommandOutput] = [:]
+            for part in serialPlan.packages.sorted(by: { ($0.wave, $0.name) < ($1.wave, $1.name) }) {
+                serialOutputs[part.name] = try await serial.shiplane(["bump", part.level, "--package", part.name, "--commit", "--tag", "--push"], in: folder)
+            }
+            let serialTime = Date().timeIntervalSince(start)
+            try await Self.expectReleasedOnce(serialPlan, serial, outputs: serialOutputs)
+            print("MonorepoParallelReleaseTests: \(released) of \(count) packages: \(parallel) concurrent jobs (fresh clone each) \(String(format: "%.1f", parallelTime)) s; one job, one after another \(String(format: "%.1f", serialTime)) s")
+        } else {
+            print("MonorepoParallelReleaseTests: \(released) of \(count) packages by \(parallel) concurrent jobs in \(String(format: "%.1f", parallelTime)) s")
+        }
+    }
+
+    /// Two jobs release the same package at once: one lands; the other finds the tag on origin
+    /// and stops before anything is sent, rolled back (nothing of it on origin or in its clone).
+    @Test func twoJobsReleasingOnePackageReleaseItOnce() async throws {
+        let mono = try await Monorepo(count: 6, released: 4)
+        defer { mono.server.stop() }
+        let first = try mono.freshClone("first")
+        let second = try mono.freshClone("second")
+        let one = try await mono.shiplane(["bump", "minor", "--package", "p000", "--commit", "--tag", "--push"], in: first)
+        #expect(one.status == 0, "\(one.all)")
+        let other = try await mono.shiplane(["bump", "minor", "--package", "p000", "--commit", "--tag", "--push"], in: second)
+        #expect(other.status == 1, "\(other.all)")
+        #expect(other.stderr.contains("origin already has p000-v1.1.0: another job released p000 first"), "\(other.all)")
+        #expect(try mono.origin("log", "--format=%s", "main").split(separator: "\n").filter { $0.contains("chore(release): p000-v1.1.0") }.count == 1)
+        let status = try runProgram("/usr/bin/git", ["status", "--porcelain"], in: second, environment: mono.repo.environment)
+        #expect(status.stdout.isEmpty, "the second clone is as it was: \(status.stdout)")
+        let tags = try runProgram("/usr/bin/git", ["tag", "--list", "p000-v1.1.0"], in: second, environment: mono.repo.environment)
+        #expect(tags.stdout.isEmpty, "its tag was rolled back")
+        #expect(try mono.origin("for-each-ref", "refs/shiplane").isEmpty)
+    }
+}
