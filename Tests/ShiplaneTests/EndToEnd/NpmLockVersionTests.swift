@@ -58,6 +58,50 @@ struct NpmLockVersionTests {
         #expect(try repo.git("status", "--porcelain").isEmpty)
     }
 
+    /// An npm workspace: the member's entry in the root lock, `packages["packages/foo"].version`,
+    /// follows the member's bump; the root's version and the member's link entry stay.
+    @Test func aWorkspaceMembersEntryInTheRootLockFollowsItsBump() throws {
+        let (repo, environment) = try Self.repository()
+        try repo.write("package.json", "{\n  \"name\": \"mobile\",\n  \"version\": \"2.43.0\",\n  \"workspaces\": [\"packages/*\"]\n}\n")
+        try repo.write("packages/foo/package.json", "{\n  \"name\": \"foo\",\n  \"version\": \"1.4.0\"\n}\n")
+        let lock = """
+            {
+              "name": "mobile",
+              "version": "2.43.0",
+              "lockfileVersion": 3,
+              "requires": true,
+              "packages": {
+                "": {
+                  "name": "mobile",
+                  "version": "2.43.0",
+                  "workspaces": [
+                    "packages/*"
+                  ]
+                },
+                "node_modules/foo": {
+                  "resolved": "packages/foo",
+                  "link": true
+                },
+                "packages/foo": {
+                  "name": "foo",
+                  "version": "1.4.0"
+                }
+              }
+            }
+
+            """
+        try repo.write("package-lock.json", lock)
+        try repo.write(".shiplane.yml", "packages:\n  - name: foo\n    path: packages/foo\n")
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: foo")
+        let result = try repo.shiplane(["bump", "patch", "--package", "foo", "--commit"], environment: environment)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(try repo.git("show", "--name-only", "--format=", "HEAD") == "package-lock.json\npackages/foo/package.json")
+        #expect(repo.read("package-lock.json") == lock.replacingOccurrences(of: "\"name\": \"foo\",\n      \"version\": \"1.4.0\"", with: "\"name\": \"foo\",\n      \"version\": \"1.4.1\""))
+        #expect(repo.read("package-lock.json") != lock)
+        #expect(try repo.git("status", "--porcelain").isEmpty)
+    }
+
     @Test func aDryRunWritesNothing() throws {
         let (repo, environment) = try Self.repository()
         let result = try repo.shiplane(["bump", "patch", "--commit", "--dry-run"], environment: environment)
