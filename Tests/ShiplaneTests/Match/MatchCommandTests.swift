@@ -74,6 +74,13 @@ struct MatchCommandTests {
         #expect(fake.lock.withLock { fake.signing.certificates.count } == 1)
         try run.killEverything()
         #expect(try MatchStore.contents(of: store).encrypted.isEmpty)
+        // What the killed run left on disk (its record, the key kept for Apple's answer) holds no secret in the clear.
+        let left = FileManager.default.subpaths(atPath: repository.path + "/.git/shiplane") ?? []
+        #expect(left.contains { $0.contains("match-key-DEVELOPMENT-") })
+        for file in left {
+            let text = String(decoding: FileManager.default.contents(atPath: repository.path + "/.git/shiplane/" + file) ?? Data(), as: UTF8.self)
+            #expect(!text.contains(Self.password) && !text.contains("PRIVATE KEY"), "\(file)")
+        }
 
         let again = try await shiplane(arguments, repository, fake)
         #expect(again.status == 0, "\(again.all)")
