@@ -18,6 +18,7 @@ enum Features {
         PublishToSwiftRegistry.self,
         PushPodspec.self,
         MatchSigning.self,
+        RecordPart.self,
         ]
     }
 

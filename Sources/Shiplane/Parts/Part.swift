@@ -235,3 +235,21 @@ package struct CollectPart: AsyncAction {
 
 /// A fresh clone finishing the fan-in takes the part's artifacts from origin again.
 extension CollectPart: MakesLocalArtifacts {}
+
+extension RecordPart: DocumentedAction {
+    /// How `lane.part` appears in the action catalog.
+    package static let documentation = ActionDocumentation(
+        domain: "Release",
+        summary: "Declare one part of a release fanned out over CI jobs: its body builds the part's artifacts; `--part NAME` records them on origin, `--fan-in` takes every part's and publishes once",
+        signature: "try await lane.part(_ name: String, os: String? = nil, arch: String? = nil, _ body: () async throws -> Void)",
+        parameters: [
+            .init(name: "name", type: "String", defaultValue: nil, help: "the part's name, as `--part` and the plan's matrix give it"),
+            .init(name: "os", type: "String?", defaultValue: "nil", help: "the runner's system the plan asks for: macos or linux"),
+            .init(name: "arch", type: "String?", defaultValue: "nil", help: "the runner's architecture the plan asks for: x86_64 or arm64"),
+            .init(name: "body", type: "() async throws -> Void", defaultValue: nil, help: "builds the part and registers its artifacts (`lane.artifact`, `lane.archive`)"),
+        ],
+        example: #"try await lane.part("ios", os: "macos") { try lane.artifact(try await lane.sh("make", "ipa")) }"#,
+        dryRun: "runs the body's dry run and says what it would record on origin",
+        rollback: "a part's job rolls back its local changes; a record it pushed stays for the fan-in (delete it with git push origin --delete refs/shiplane/parts/LANE/NAME)"
+    )
+}
