@@ -52,7 +52,7 @@ struct MonorepoParallelReleaseTests {
             }
             files += blob(".shiplane.yml", yaml)
             let date = 1_700_000_000
-            stream += "commit refs/heads/main\nmark :1\ncommitter Test <t@example.com> \(date) +0000\ndata 14\nchore: start\n\(files)\n"
+            stream += "commit refs/heads/main\nmark :1\ncommitter Test <t@example.com> \(date) +0000\ndata 13\nchore: start\n\(files)\n"
             for index in 0..<count { stream += "reset refs/tags/\(Self.name(index))-v1.0.0\nfrom :1\n\n" }
             // Changed packages: 0, then the ones after the dependents (4, 5, …).
             var changed = [0]
@@ -127,7 +127,7 @@ struct MonorepoParallelReleaseTests {
     }
 
     static func plan(_ mono: Monorepo) async throws -> Plan {
-        let folder = try mono.freshClone("plan")
+        let folder = try mono.freshClone("plan-" + UUID().uuidString)
         let output = try await mono.shiplane(["version", "--changed", "--json"], in: folder)
         #expect(output.status == 0, "\(output.all)")
         return try JSONDecoder().decode(Plan.self, from: Data(output.stdout.utf8))
@@ -223,7 +223,7 @@ struct MonorepoParallelReleaseTests {
         // The packages' changelogs, from a fresh clone: each names its own commit, not another's.
         let reader = try mono.freshClone("reader")
         for name in ["p000", "p004", "p005"] {
-            let changelog = try await mono.shiplane(["changelog", "--package", name], in: reader)
+            let changelog = try await mono.shiplane(["changelog", "--all", "--package", name], in: reader)
             #expect(changelog.status == 0, "\(changelog.all)")
             #expect(changelog.stdout.contains(name == "p000" ? "1.1.0" : (name == "p004" ? "1.0.1" : "1.1.0")), "\(name): \(changelog.stdout)")
             #expect(changelog.stdout.contains("in \(name)"), "\(name)'s own commit: \(changelog.stdout)")
