@@ -95,7 +95,7 @@ struct RefusedPushTests {
         defer { origin.server.stop() }
         let killed = try await origin.shiplane(Self.release, environment: ["SHIPLANE_FAULT": "before-effect:5"])
         #expect(killed.status == SIGKILL, "\(killed.all)")
-        let record = origin.repo.read(".git/shiplane/run.json") ?? ""
+        let record = runRecordText(origin.repo.path) ?? ""
         #expect(record.contains("\"git.push\"") && record.contains("\"pointOfNoReturn\" : \"pushed main, v1.3.0 to origin\""), "\(record)")
         try origin.hook("pre-receive", "exit 1")
         let again = try await origin.shiplane(Self.release)
@@ -123,7 +123,7 @@ struct RefusedPushTests {
         let remoteRecord = origin.git("show", "refs/shiplane/run:run.json") ?? ""
         #expect(remoteRecord.contains("pushed v1.3.0 to origin; origin refused main"), "\(remoteRecord)")
         #expect(!remoteRecord.contains("pushed main, v1.3.0"), "the record on origin claims no refused ref")
-        let local = origin.repo.read(".git/shiplane/run.json") ?? ""
+        let local = runRecordText(origin.repo.path) ?? ""
         #expect(local.contains("\"refused\" : [\n") && local.contains("\"refs/heads/main\""), "\(local)")
 
         let stillRefused = try await origin.shiplane(["resume"])
