@@ -8,28 +8,7 @@ extension Repository {
     /// `reference` (`refs/shiplane/run`) at it, replacing what it pointed at. Such a ref is pushed
     /// and fetched like any other (a push only carries commits and tags, so not a bare blob).
     public func writeFileReference(_ reference: String, name: String, content: Data, message: String) throws {
-        let operation = "write \(reference)"
-        var blob = git_oid()
-        try content.withUnsafeBytes { raw in
-            try check(git_blob_create_from_buffer(&blob, pointer, raw.baseAddress, raw.count), operation)
-        }
-        var builder: OpaquePointer?
-        try check(git_treebuilder_new(&builder, pointer, nil), operation)
-        defer { git_treebuilder_free(builder) }
-        try check(git_treebuilder_insert(nil, builder, name, &blob, GIT_FILEMODE_BLOB), operation)
-        var treeID = git_oid()
-        try check(git_treebuilder_write(&treeID, builder), operation)
-        var tree: OpaquePointer?
-        try check(git_tree_lookup(&tree, pointer, &treeID), operation)
-        defer { git_tree_free(tree) }
-        var signature: UnsafeMutablePointer<git_signature>?
-        try check(git_signature_now(&signature, "Shiplane", "shiplane@localhost"), operation)
-        defer { git_signature_free(signature) }
-        var commit = git_oid()
-        try check(git_commit_create(&commit, pointer, nil, signature, signature, nil, message, tree, 0, nil), operation)
-        var created: OpaquePointer?
-        try check(git_reference_create(&created, pointer, reference, &commit, 1, message), operation)
-        git_reference_free(created)
+        try writeFilesReference(reference, files: [(name: name, content: content)], message: message)
     }
 
     /// The bytes of the file `name` in the commit `reference` points at, or nil when there is no
