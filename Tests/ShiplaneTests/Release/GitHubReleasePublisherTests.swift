@@ -180,7 +180,8 @@ struct GitHubReleasePublisherTests {
             let path = try writeFile(folder, "app.zip", "complete")
             try await withFakeGitHub { github in
                 let id = github.addRelease(tag: "v1", draft: true)
-                github.addAsset(releaseID: id, name: "app.zip", bytes: Array("complete".utf8), state: "starter")
+                // An unfinished asset: the description's release-asset states are `uploaded` and `open`.
+                github.addAsset(releaseID: id, name: "app.zip", bytes: Array("complete".utf8), state: "open")
                 try await withTransport { transport, _ in
                     let result = try await publisher(github, transport, token: github.token).publish(
                         GitHubReleaseRequest(tag: "v1", assets: [.init(path: path)]))

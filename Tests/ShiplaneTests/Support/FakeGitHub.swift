@@ -2,13 +2,22 @@ import Foundation
 import Shiplane
 import Hummingbird
 import NIOCore
+import Testing
 
-/// An in-process model of GitHub's releases REST API with fault injection.
+/// An in-process model of GitHub's releases REST API with fault injection, checked against
+/// GitHub's published description (`OpenAPIDescription.gitHub`, the operations it serves
+/// transcribed from github/rest-api-description): every API request is matched to an operation
+/// (method and path template; uploads to the one GitHub serves from its uploads host), its path
+/// and query parameters and JSON body checked, and every answer checked against the schema
+/// documented for its status. A violation is recorded and fails the test when the stand-in stops;
+/// a request the description refuses is answered 422 `Validation Failed`. Not checked: refused
+/// tokens (401), injected faults, the HTML page of a misconfigured proxy, and the web downloads.
 ///
 /// Models: token check (401), repository visibility (404), missing permission (403 with
 /// `x-accepted-github-permissions`), releases by tag (drafts hidden), paginated lists with `Link`
 /// headers, 422 `already_exists`, uploads to the `upload_url` template on the same server (checking
-/// Content-Length against the bytes received), asset rename and delete.
+/// Content-Length against the bytes received; a name already taken is the description's 422
+/// without a body), asset rename and delete.
 final class FakeGitHub: @unchecked Sendable {
     struct Release {
         var id: Int
@@ -69,6 +78,14 @@ final class FakeGitHub: @unchecked Sendable {
     private(set) var server: TestServer?
     var baseURL: String { server?.baseURL ?? "" }
 
+    /// GitHub's published description, which every API request and answer is checked against.
+    let description = OpenAPIDescription.gitHub
+    /// What the description check found; `stop()` fails the test on any violation.
+    let ledger = DescriptionLedger()
+    var violations: [String] { ledger.violations }
+    /// The violations so far, forgotten (for a test that breaks the description on purpose).
+    func takeViolations() -> [String] { ledger.take() }
+
     init(owner: String = "acme", repo: String = "rocket", token: String = "ghp_FakeTokenForTests1234567890abcd") {
         self.owner = owner
         self.repo = repo
@@ -81,7 +98,11 @@ final class FakeGitHub: @unchecked Sendable {
         }
     }
 
-    func stop() { server?.stop() }
+    /// Stops the server; a violation of the description found meanwhile fails the running test.
+    func stop() {
+        server?.stop()
+        ledger.finish("GitHub", descriptionLoaded: description != nil)
+    }
 
     // MARK: - Inspection and setup
 
@@ -130,9 +151,58 @@ final class FakeGitHub: @unchecked Sendable {
         let (path, query) = request.pathAndQuery
         let target = path + (query["name"].map { "?name=\($0)" } ?? "")
         lock.withLock { requestLog.append("\(method) \(target)") }
-        return try await faults.apply(request, context, method: method, target: target) {
-            try await route(request, method: method, path: path, query: query)
+        let recorded = RecordedAnswer()
+        let response = try await RecordedAnswer.$current.withValue(recorded) {
+            try await faults.apply(request, context, method: method, target: target) {
+                try await route(request, method: method, path: path, query: query)
+            }
         }
+        if let operation = recorded.operation, let answer = recorded.answer {
+            ledger.answer(problems: description?.check(answer: answer.status, body: answer.body, to: operation) ?? [])
+        }
+        return response
+    }
+
+    /// A JSON answer, kept for the description's check.
+    private func json(_ status: Int, _ body: Any, headers: [String: String] = [:]) -> Response {
+        RecordedAnswer.current?.record(status, body)
+        return Reply.json(status, body, headers: headers)
+    }
+
+    /// An answer without a body, kept for the description's check.
+    private func empty(_ status: Int) -> Response {
+        RecordedAnswer.current?.record(status, nil)
+        return Reply.empty(status)
+    }
+
+    private static let documentation = "https://docs.github.com/rest"
+    private func notFound() -> Response { json(404, ["message": "Not Found", "documentation_url": Self.documentation]) }
+
+    /// GitHub's `Validation Failed` (the description's `validation-error`).
+    private func validationFailed(_ resource: String, _ code: String, _ field: String) -> Response {
+        json(422, ["message": "Validation Failed", "documentation_url": Self.documentation,
+                   "errors": [["resource": resource, "code": code, "field": field]]])
+    }
+
+    /// Matches the request to the description's operation and checks it; a request it refuses is
+    /// recorded and answered 422 as GitHub refuses one. Uploads come to `/uploads/…`, the API
+    /// path on GitHub's uploads host.
+    private func checkRequest(_ request: Request, method: String, isUpload: Bool, body: [UInt8]) -> Response? {
+        let rawPath = String(request.uri.description.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "/")
+        let apiPath = isUpload ? String(rawPath.dropFirst("/uploads".count)) : rawPath
+        let query = request.pathAndQuery.query
+        guard let description else { return nil }
+        var (operation, problems) = description.check(method: method, path: apiPath, query: query, body: body)
+        if let operation {
+            let servedFromUploads = operation.object["servers"] != nil
+            if servedFromUploads != isUpload {
+                problems.append("\(operation.method) \(operation.template) is served from \(servedFromUploads ? "the uploads host (upload_url)" : "the API host"), not \(isUpload ? "the uploads host" : "the API host")")
+            }
+        }
+        ledger.request(operation.map { "\($0.method) \($0.template)" }, problems: problems)
+        guard problems.isEmpty else { return Reply.json(422, ["message": "Validation Failed", "documentation_url": Self.documentation, "errors": [["code": "invalid", "message": problems.joined(separator: "; ")]]]) }
+        RecordedAnswer.current?.operation = operation
+        return nil
     }
 
     private func route(_ request: Request, method: String, path: String, query: [String: String]) async throws -> Response {
@@ -146,38 +216,40 @@ final class FakeGitHub: @unchecked Sendable {
         let parts = path.split(separator: "/").map(String.init)
         let isUpload = parts.first == "uploads"
         let apiParts = isUpload ? Array(parts.dropFirst()) : parts
+        // JSON bodies are read here, once, for the check; an upload's bytes are read by `upload`.
+        let bytes = isUpload ? [] : try await request.readBody().bytes
+        if let refusal = checkRequest(request, method: method, isUpload: isUpload, body: bytes) { return refusal }
         guard apiParts.count >= 3, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo else {
-            return Reply.json(404, ["message": "Not Found", "documentation_url": "https://docs.github.com/rest"])
+            return notFound()
         }
         let rest = Array(apiParts.dropFirst(3))
         switch (method, rest.count, isUpload) {
         case ("GET", 0, false):
             if let missingPermission {
-                return Reply.json(403, ["message": "Resource not accessible by personal access token"],
-                                  headers: ["x-accepted-github-permissions": missingPermission])
+                return json(403, ["message": "Resource not accessible by personal access token", "documentation_url": Self.documentation],
+                            headers: ["x-accepted-github-permissions": missingPermission])
             }
-            return Reply.json(200, ["id": 42, "full_name": "\(owner)/\(repo)", "name": repo])
+            return json(200, repositoryJSON())
         case ("GET", 2, false) where rest[0] == "commits":
             // GET /repos/{owner}/{repo}/commits/{ref}: the commit a tag (or branch) names.
             let ref = rest[1].removingPercentEncoding ?? rest[1]
             guard let sha = lock.withLock({ refCommits[ref] }) else {
-                return Reply.json(422, ["message": "No commit found for SHA: \(ref)", "documentation_url": "https://docs.github.com/rest/commits/commits#get-a-commit"])
+                return json(422, ["message": "No commit found for SHA: \(ref)", "documentation_url": "https://docs.github.com/rest/commits/commits#get-a-commit"])
             }
-            return Reply.json(200, ["sha": sha, "url": "\(baseURL)/repos/\(owner)/\(repo)/commits/\(sha)", "commit": ["message": "release"]])
+            return json(200, commitJSON(sha))
         case ("GET", 3, false) where rest[0] == "releases" && rest[1] == "tags":
             let tag = rest[2].removingPercentEncoding ?? rest[2]
             guard let found = lock.withLock({ releases.values.first { $0.tag == tag && !$0.draft } }) else {
-                return Reply.json(404, ["message": "Not Found"])
+                return notFound()
             }
-            return Reply.json(200, releaseJSON(found))
+            return json(200, releaseJSON(found))
         case ("GET", 1, false) where rest[0] == "releases":
             let all = lock.withLock { releases.values.sorted { $0.id > $1.id } }
             return page(all.map(releaseJSON), query: query, path: path)
         case ("POST", 1, false) where rest[0] == "releases":
-            let (bytes, _) = try await request.readBody()
             guard let payload = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
                   let tag = payload["tag_name"] as? String else {
-                return Reply.json(400, ["message": "Problems parsing JSON"])
+                return validationFailed("Release", "missing_field", "tag_name")
             }
             let created: Release? = lock.withLock {
                 if releases.values.contains(where: { $0.tag == tag }) { return nil }
@@ -188,13 +260,9 @@ final class FakeGitHub: @unchecked Sendable {
                 releases[id] = release
                 return release
             }
-            guard let created else {
-                return Reply.json(422, ["message": "Validation Failed",
-                                        "errors": [["resource": "Release", "code": "already_exists", "field": "tag_name"]]])
-            }
-            return Reply.json(201, releaseJSON(created))
+            guard let created else { return validationFailed("Release", "already_exists", "tag_name") }
+            return json(201, releaseJSON(created))
         case ("PATCH", 2, false) where rest[0] == "releases":
-            let (bytes, _) = try await request.readBody()
             let payload = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]) ?? [:]
             let updated: Release? = lock.withLock {
                 guard let id = Int(rest[1]), var release = releases[id] else { return nil }
@@ -205,18 +273,17 @@ final class FakeGitHub: @unchecked Sendable {
                 releases[id] = release
                 return release
             }
-            guard let updated else { return Reply.json(404, ["message": "Not Found"]) }
-            return Reply.json(200, releaseJSON(updated))
+            guard let updated else { return notFound() }
+            return json(200, releaseJSON(updated))
         case ("DELETE", 2, false) where rest[0] == "releases":
             let removed = lock.withLock { Int(rest[1]).flatMap { releases.removeValue(forKey: $0) } != nil }
-            return removed ? Reply.empty(204) : Reply.json(404, ["message": "Not Found"])
+            return removed ? empty(204) : notFound()
         case ("GET", 3, false) where rest[0] == "releases" && rest[2] == "assets":
             let list = lock.withLock { assets.values.filter { $0.releaseID == Int(rest[1]) }.sorted { $0.id < $1.id } }
             return page(list.map(assetJSON), query: query, path: path)
         case ("POST", 3, true) where rest[0] == "releases" && rest[2] == "assets":
             return try await upload(request, releaseID: Int(rest[1]) ?? 0, query: query)
         case ("PATCH", 3, false) where rest[0] == "releases" && rest[1] == "assets":
-            let (bytes, _) = try await request.readBody()
             let payload = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]) ?? [:]
             enum Rename { case renamed(Asset), missing, taken }
             let result: Rename = lock.withLock {
@@ -228,29 +295,31 @@ final class FakeGitHub: @unchecked Sendable {
                 assets[id] = asset
                 return .renamed(asset)
             }
+            // The description documents only 200 here: a taken name or a missing asset is
+            // answered as GitHub does and recorded as a violation when the check runs.
             switch result {
-            case .renamed(let asset): return Reply.json(200, assetJSON(asset))
-            case .taken:
-                return Reply.json(422, ["message": "Validation Failed", "errors": [["resource": "ReleaseAsset", "code": "already_exists", "field": "name"]]])
-            case .missing: return Reply.json(404, ["message": "Not Found"])
+            case .renamed(let asset): return json(200, assetJSON(asset))
+            case .taken: return validationFailed("ReleaseAsset", "already_exists", "name")
+            case .missing: return notFound()
             }
         case ("DELETE", 3, false) where rest[0] == "releases" && rest[1] == "assets":
             let removed = lock.withLock { Int(rest[2]).flatMap { assets.removeValue(forKey: $0) } != nil }
-            return removed ? Reply.empty(204) : Reply.json(404, ["message": "Not Found"])
+            return removed ? empty(204) : notFound()
         default:
-            return Reply.json(404, ["message": "Not Found"])
+            return notFound()
         }
     }
 
     private func upload(_ request: Request, releaseID: Int, query: [String: String]) async throws -> Response {
         guard let name = query["name"], !name.isEmpty else {
-            return Reply.json(422, ["message": "Validation Failed", "errors": [["resource": "ReleaseAsset", "code": "missing_field", "field": "name"]]])
+            _ = try await request.readBody(keeping: 0)
+            return empty(422)
         }
         let declared = request.header("Content-Length").flatMap { Int($0) }
         let (bytes, count) = try await request.readBody()
         lock.withLock { uploadByteCounts[name] = count }
         guard let declared, declared == count else {
-            return Reply.json(400, ["message": "Content-Length \(String(describing: declared)) does not match \(count) bytes received"])
+            return json(400, ["message": "Content-Length \(String(describing: declared)) does not match \(count) bytes received", "documentation_url": Self.documentation])
         }
         let asset: Asset? = lock.withLock {
             guard releases[releaseID] != nil,
@@ -262,10 +331,10 @@ final class FakeGitHub: @unchecked Sendable {
             assets[id] = asset
             return asset
         }
-        guard let asset else {
-            return Reply.json(422, ["message": "Validation Failed", "errors": [["resource": "ReleaseAsset", "code": "already_exists", "field": "name"]]])
-        }
-        return Reply.json(201, assetJSON(asset))
+        // "Response if you upload an asset with the same filename as another uploaded asset":
+        // the description documents this 422 without a body.
+        guard let asset else { return empty(422) }
+        return json(201, assetJSON(asset))
     }
 
     private func page(_ items: [[String: Any]], query: [String: String], path: String) -> Response {
@@ -278,14 +347,77 @@ final class FakeGitHub: @unchecked Sendable {
             let lastPage = (items.count + perPage - 1) / perPage
             headers["Link"] = "<\(baseURL)\(path)?per_page=\(perPage)&page=\(pageNumber + 1)>; rel=\"next\", <\(baseURL)\(path)?per_page=\(perPage)&page=\(lastPage)>; rel=\"last\""
         }
-        return Reply.json(200, slice, headers: headers)
+        return json(200, slice, headers: headers)
+    }
+
+    private static let time = "2026-01-01T00:00:00Z"
+
+    /// The account that owns the repository and uploads its assets (the description's `simple-user`).
+    private func userJSON() -> [String: Any] {
+        let api = "\(baseURL)/users/\(owner)"
+        return ["login": owner, "id": 1, "node_id": "MDQ6VXNlcjE=", "avatar_url": "https://avatars.githubusercontent.com/u/1",
+                "gravatar_id": "", "url": api, "html_url": "https://github.com/\(owner)", "followers_url": api + "/followers",
+                "following_url": api + "/following{/other_user}", "gists_url": api + "/gists{/gist_id}",
+                "starred_url": api + "/starred{/owner}{/repo}", "subscriptions_url": api + "/subscriptions",
+                "organizations_url": api + "/orgs", "repos_url": api + "/repos", "events_url": api + "/events{/privacy}",
+                "received_events_url": api + "/received_events", "type": "User", "site_admin": false]
+    }
+
+    /// The repository as `GET /repos/{owner}/{repo}` gives it (the description's `full-repository`).
+    private func repositoryJSON() -> [String: Any] {
+        let api = "\(baseURL)/repos/\(owner)/\(repo)"
+        var json: [String: Any] = [
+            "id": 42, "node_id": "R_kgDOAAAAKg", "name": repo, "full_name": "\(owner)/\(repo)", "owner": userJSON(), "private": false,
+            "html_url": "https://github.com/\(owner)/\(repo)", "description": NSNull(), "fork": false, "url": api,
+            "clone_url": "https://github.com/\(owner)/\(repo).git", "git_url": "git://github.com/\(owner)/\(repo).git",
+            "ssh_url": "git@github.com:\(owner)/\(repo).git", "svn_url": "https://github.com/\(owner)/\(repo)", "mirror_url": NSNull(),
+            "homepage": NSNull(), "language": "Swift", "forks": 0, "forks_count": 0, "stargazers_count": 0, "watchers": 0, "watchers_count": 0,
+            "size": 108, "default_branch": "main", "open_issues": 0, "open_issues_count": 0, "is_template": false, "topics": [],
+            "has_issues": true, "has_projects": true, "has_wiki": true, "has_pages": false, "has_discussions": false,
+            "archived": false, "disabled": false, "visibility": "public", "license": NSNull(),
+            "pushed_at": Self.time, "created_at": Self.time, "updated_at": Self.time,
+            "permissions": ["admin": false, "maintain": false, "push": true, "triage": true, "pull": true],
+            "network_count": 0, "subscribers_count": 0,
+        ]
+        for (key, suffix) in [("archive_url", "/{archive_format}{/ref}"), ("assignees_url", "/assignees{/user}"), ("blobs_url", "/git/blobs{/sha}"),
+                              ("branches_url", "/branches{/branch}"), ("collaborators_url", "/collaborators{/collaborator}"),
+                              ("comments_url", "/comments{/number}"), ("commits_url", "/commits{/sha}"), ("compare_url", "/compare/{base}...{head}"),
+                              ("contents_url", "/contents/{+path}"), ("contributors_url", "/contributors"), ("deployments_url", "/deployments"),
+                              ("downloads_url", "/downloads"), ("events_url", "/events"), ("forks_url", "/forks"),
+                              ("git_commits_url", "/git/commits{/sha}"), ("git_refs_url", "/git/refs{/sha}"), ("git_tags_url", "/git/tags{/sha}"),
+                              ("hooks_url", "/hooks"), ("issue_comment_url", "/issues/comments{/number}"), ("issue_events_url", "/issues/events{/number}"),
+                              ("issues_url", "/issues{/number}"), ("keys_url", "/keys{/key_id}"), ("labels_url", "/labels{/name}"),
+                              ("languages_url", "/languages"), ("merges_url", "/merges"), ("milestones_url", "/milestones{/number}"),
+                              ("notifications_url", "/notifications{?since,all,participating}"), ("pulls_url", "/pulls{/number}"),
+                              ("releases_url", "/releases{/id}"), ("stargazers_url", "/stargazers"), ("statuses_url", "/statuses/{sha}"),
+                              ("subscribers_url", "/subscribers"), ("subscription_url", "/subscription"), ("tags_url", "/tags"),
+                              ("teams_url", "/teams"), ("trees_url", "/git/trees{/sha}")] {
+            json[key] = api + suffix
+        }
+        return json
+    }
+
+    /// A commit as `GET /repos/{owner}/{repo}/commits/{ref}` gives it (the description's `commit`);
+    /// its author and committer accounts are unknown (null).
+    private func commitJSON(_ sha: String) -> [String: Any] {
+        let api = "\(baseURL)/repos/\(owner)/\(repo)"
+        let person: [String: Any] = ["name": "Release Bot", "email": "release@example.com", "date": Self.time]
+        return ["url": "\(api)/commits/\(sha)", "sha": sha, "node_id": "C_\(sha.prefix(12))", "html_url": "https://github.com/\(owner)/\(repo)/commit/\(sha)",
+                "comments_url": "\(api)/commits/\(sha)/comments",
+                "commit": ["url": "\(api)/git/commits/\(sha)", "author": person, "committer": person, "message": "release", "comment_count": 0,
+                           "tree": ["sha": String(repeating: "0", count: 40), "url": "\(api)/git/trees/\(String(repeating: "0", count: 40))"]],
+                "author": NSNull(), "committer": NSNull(), "parents": []]
     }
 
     private func releaseJSON(_ release: Release) -> [String: Any] {
         let releaseAssets = lock.withLock { assets.values.filter { $0.releaseID == release.id }.sorted { $0.id < $1.id } }
+        let api = "\(baseURL)/repos/\(owner)/\(repo)"
         return [
-            "id": release.id, "tag_name": release.tag, "name": release.name, "body": release.body,
-            "draft": release.draft, "prerelease": release.prerelease,
+            "url": "\(api)/releases/\(release.id)", "assets_url": "\(api)/releases/\(release.id)/assets",
+            "id": release.id, "node_id": "RE_\(release.id)", "tag_name": release.tag, "target_commitish": "main",
+            "name": release.name, "body": release.body, "draft": release.draft, "prerelease": release.prerelease,
+            "created_at": Self.time, "published_at": release.draft ? NSNull() as Any : Self.time as Any, "author": userJSON(),
+            "tarball_url": "\(api)/tarball/\(release.tag)", "zipball_url": "\(api)/zipball/\(release.tag)",
             "html_url": "https://github.com/\(owner)/\(repo)/releases/tag/\(release.tag)",
             "upload_url": "\(baseURL)/uploads/repos/\(owner)/\(repo)/releases/\(release.id)/assets{?name,label}",
             "assets": releaseAssets.map(assetJSON),
@@ -298,6 +430,8 @@ final class FakeGitHub: @unchecked Sendable {
     private func assetJSON(_ asset: Asset) -> [String: Any] {
         ["id": asset.id, "name": asset.name, "size": asset.size, "state": asset.state, "content_type": asset.contentType,
          "digest": "sha256:" + SHA256.hex(of: asset.bytes),
+         "url": "\(baseURL)/repos/\(owner)/\(repo)/releases/assets/\(asset.id)", "node_id": "RA_\(asset.id)", "label": NSNull(),
+         "download_count": 0, "created_at": Self.time, "updated_at": Self.time, "uploader": userJSON(),
          "browser_download_url": "\(baseURL)/\(owner)/\(repo)/releases/download/asset-\(asset.id)/\(asset.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? asset.name)"]
     }
 

@@ -15,6 +15,11 @@ final class OpenAPIDescription: @unchecked Sendable {
     static let appStoreConnect: OpenAPIDescription? = try? OpenAPIDescription(
         file: packageRoot + "/Tests/ShiplaneTests/Fixtures/Specs/app_store_connect_api-4.4.1.json")
 
+    /// The operations of GitHub's REST API description (github/rest-api-description) that the
+    /// GitHub stand-in serves, transcribed with their schemas; the fixture names its commit.
+    static let gitHub: OpenAPIDescription? = try? OpenAPIDescription(
+        file: packageRoot + "/Tests/ShiplaneTests/Fixtures/Specs/github-rest-api-subset.json")
+
     struct Operation {
         var method: String
         var template: String
@@ -27,6 +32,15 @@ final class OpenAPIDescription: @unchecked Sendable {
     let title: String
     private let paths: [PathItem]
     private let schemas: [String: Any]
+    private let parameters: [String: Any]
+    private let responses: [String: Any]
+
+    /// Every operation the description holds, as "METHOD template".
+    var operationNames: [String] {
+        paths.flatMap { item in
+            ["get", "put", "post", "delete", "patch", "head"].filter { item.object[$0] != nil }.map { "\($0.uppercased()) \(item.template)" }
+        }.sorted()
+    }
 
     init(file: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -35,7 +49,10 @@ final class OpenAPIDescription: @unchecked Sendable {
             throw CocoaError(.fileReadCorruptFile)
         }
         title = ((root["info"] as? [String: Any])?["title"] as? String) ?? file
-        schemas = ((root["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:]
+        let components = root["components"] as? [String: Any]
+        schemas = (components?["schemas"] as? [String: Any]) ?? [:]
+        parameters = (components?["parameters"] as? [String: Any]) ?? [:]
+        responses = (components?["responses"] as? [String: Any]) ?? [:]
         self.paths = paths.compactMap { template, item in
             (item as? [String: Any]).map { PathItem(template: template, segments: template.split(separator: "/").map(String.init), object: $0) }
         }
@@ -56,19 +73,41 @@ final class OpenAPIDescription: @unchecked Sendable {
                 if want == have { literal += 1 } else { matches = false; break }
             }
             guard matches, literal > (best?.1 ?? -1) else { continue }
-            let parameters = ((item.object["parameters"] as? [[String: Any]]) ?? []) + ((object["parameters"] as? [[String: Any]]) ?? [])
-            best = (Operation(method: method.uppercased(), template: item.template, object: object, parameters: parameters), literal)
+            let declared = ((item.object["parameters"] as? [[String: Any]]) ?? []) + ((object["parameters"] as? [[String: Any]]) ?? [])
+            best = (Operation(method: method.uppercased(), template: item.template, object: object, parameters: declared.map(resolveParameter)), literal)
         }
         return best?.0
     }
 
+    /// A parameter given as `$ref` to `#/components/parameters/NAME`, resolved.
+    private func resolveParameter(_ parameter: [String: Any]) -> [String: Any] {
+        guard let reference = parameter["$ref"] as? String else { return parameter }
+        let name = reference.replacingOccurrences(of: "#/components/parameters/", with: "")
+        return parameters[name] as? [String: Any] ?? ["name": reference, "in": "missing"]
+    }
+
     /// What is wrong with a request by the description (empty when nothing is); the operation when one matched.
+    /// `path` is the raw (still percent-encoded) path, so an encoded `/` stays inside its segment.
     func check(method: String, path: String, query: [String: String], body: [UInt8]) -> (Operation?, [String]) {
         guard let operation = operation(method: method, path: path) else {
             return (nil, ["\(method) \(path) is not an operation of \(title)"])
         }
         let name = "\(operation.method) \(operation.template)"
         var problems: [String] = []
+        for parameter in operation.parameters where parameter["in"] as? String == "missing" {
+            problems.append("\(name): parameter \(parameter["name"] ?? "") is not in the description")
+        }
+        // Path parameters: an integer parameter takes only digits.
+        for (want, have) in zip(operation.template.split(separator: "/"), path.split(separator: "/")) where want.hasPrefix("{") {
+            let key = want.dropFirst().dropLast()
+            guard let parameter = operation.parameters.first(where: { $0["in"] as? String == "path" && $0["name"] as? String == String(key) }) else {
+                problems.append("\(name): path parameter \(key) is not declared")
+                continue
+            }
+            if resolve(parameter["schema"] as? [String: Any] ?? [:])["type"] as? String == "integer", Int(have) == nil {
+                problems.append("\(name): path parameter \(key)=\(have) is not an integer")
+            }
+        }
         let declared = operation.parameters.filter { $0["in"] as? String == "query" }
         let byName = Dictionary(declared.compactMap { p in (p["name"] as? String).map { ($0, p) } }, uniquingKeysWith: { a, _ in a })
         for (key, value) in query.sorted(by: { $0.key < $1.key }) {
@@ -98,8 +137,12 @@ final class OpenAPIDescription: @unchecked Sendable {
             if let key = parameter["name"] as? String, query[key] == nil { problems.append("\(name): required query parameter \(key) is missing") }
         }
         let requestBody = operation.object["requestBody"] as? [String: Any]
-        let schema = ((requestBody?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
-        if let schema {
+        let content = requestBody?["content"] as? [String: Any] ?? [:]
+        let schema = (content["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+        if schema == nil, content.keys.contains(where: { $0 != "application/json" }) {
+            // A raw body (an upload): its bytes are the file.
+            if body.isEmpty, requestBody?["required"] as? Bool == true { problems.append("\(name): the request body is required") }
+        } else if let schema {
             if body.isEmpty {
                 if requestBody?["required"] as? Bool == true { problems.append("\(name): the request body is required") }
             } else if let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) {
@@ -118,8 +161,13 @@ final class OpenAPIDescription: @unchecked Sendable {
     /// What is wrong with an answer: a status the operation does not document, or a body its schema refuses.
     func check(answer status: Int, body: Any?, to operation: Operation) -> [String] {
         let name = "\(operation.method) \(operation.template)"
-        guard let response = (operation.object["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
+        guard var response = (operation.object["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
             return ["\(name) answered \(status), which it does not document"]
+        }
+        if let reference = response["$ref"] as? String {
+            let key = reference.replacingOccurrences(of: "#/components/responses/", with: "")
+            guard let resolved = responses[key] as? [String: Any] else { return ["\(name): answer \(status) is \(reference), which the description does not hold"] }
+            response = resolved
         }
         let schema = ((response["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
         switch (schema, body) {
@@ -137,7 +185,8 @@ final class OpenAPIDescription: @unchecked Sendable {
         var seen = 0
         while let reference = schema["$ref"] as? String, seen < 32 {
             let name = reference.replacingOccurrences(of: "#/components/schemas/", with: "")
-            var target = schemas[name] as? [String: Any] ?? [:]
+            // A schema the file does not hold refuses every value (a transcribed extract leaves some out).
+            var target = schemas[name] as? [String: Any] ?? ["x-missing": name]
             // A sibling `nullable` beside `$ref` applies to the reference.
             if schema["nullable"] as? Bool == true { target["nullable"] = true }
             schema = target
@@ -154,6 +203,9 @@ final class OpenAPIDescription: @unchecked Sendable {
     /// Every way `value` breaks `schema`, each with its JSON pointer.
     func validate(_ value: Any, _ raw: [String: Any], at pointer: String) -> [String] {
         let schema = resolve(raw)
+        if let missing = schema["x-missing"] as? String {
+            return value is NSNull && raw["nullable"] as? Bool == true ? [] : ["\(pointer) needs schema \(missing), which the description file does not hold"]
+        }
         if value is NSNull {
             return schema["nullable"] as? Bool == true ? [] : ["\(pointer) is null, which is not allowed"]
         }

@@ -275,9 +275,9 @@ package struct GitHubReleasePublisher: Sendable {
         do {
             _ = try await client.uploadAsset(uploadURL: release.uploadURL, file: asset.path, name: name, contentType: asset.contentType)
         } catch let error as GitHubError {
-            guard case let .unexpectedStatus(_, 422, _, details) = error, details.contains(where: { $0.contains("already_exists") }) else {
-                throw error
-            }
+            // GitHub's description documents this 422 ("an asset with the same filename as another
+            // uploaded asset") without a body: the asset list, not the body, says what is there.
+            guard case .unexpectedStatus(_, 422, _, _) = error else { throw error }
             let current = try await client.listAssets(releaseID: release.id)
             guard try current.contains(where: { try $0.name == name && Self.holds($0, asset, size: size) }) else { throw error }
         } catch let error as HTTPTransportError {
