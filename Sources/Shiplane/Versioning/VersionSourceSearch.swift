@@ -49,12 +49,14 @@ struct VersionSourceSearch {
         var ignored: [String] = []
         // XcodeGen's spec is where such a project's version lives; the project it generates is
         // read beside it when the repository keeps it, and not when git ignores it (a local build's).
-        let spec = XcodeGenSpecVersionFormat.specFiles(in: root, fileSystem: fileSystem)
-        for file in spec {
-            candidates.append(Candidate(url: file, mustBeFile: false) { variables in
-                XcodeGenSpecVersionFormat(versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted())
+        let xcodeGen = XcodeGenSpec.load(root: root, fileSystem: fileSystem)
+        let spec = xcodeGen.files.map(\.url)
+        for file in xcodeGen.files {
+            candidates.append(Candidate(url: file.url, mustBeFile: false) { variables in
+                XcodeGenSpecVersionFormat(versionVariables: variables.version.sorted(), buildVariables: variables.build.sorted(), spec: xcodeGen, rank: file.rank)
             })
         }
+        ignored += xcodeGen.skippedIncludes
         let generated = spec.isEmpty ? nil : AppProjectChoice(root: root, fileSystem: fileSystem).xcodeGenProject()
         var xcodeProjects = tree.xcodeProjects
         let generatedApart = generated.flatMap { gitIgnoresAtTheRoot($0) ? $0 : nil }
@@ -193,9 +195,22 @@ struct VersionSourceSearch {
                 for folder in projectFolders { usedPlists?.insert(folder.appendingPathComponent(path).standardizedFileURL.path) }
             }
         }
-        // Without the project XcodeGen generates, which target uses which plist is not known:
-        // the version is the spec's, and no plist is read.
-        if generatedApart != nil, projectNames.isEmpty { usedPlists = [] }
+        // Without the project XcodeGen generates, the spec says which plist each target uses (an
+        // `info:` block's path, INFOPLIST_FILE in its settings or templates): the app's and its
+        // extensions' are read (theirs follow the app), the others' are theirs.
+        if generatedApart != nil, projectNames.isEmpty {
+            let named = xcodeGen.infoPlists(root: root)
+            usedPlists = []
+            for (paths, follower) in [(named.app, false), (named.followers, true)] {
+                for path in paths.sorted() {
+                    let url = root.appendingPathComponent(path).standardizedFileURL
+                    usedPlists?.insert(url.path)
+                    guard fileSystem.isFile(url.path) else { continue }
+                    candidates.append(Candidate(url: url, mustBeFile: false, follower: follower) { _ in InfoPlistVersionFormat() })
+                }
+            }
+            for path in named.others { excluded.insert(root.appendingPathComponent(path).standardizedFileURL.path) }
+        }
         for plist in tree.shallowInfoPlists where !excluded.contains(plist.standardizedFileURL.path) {
             // An Info.plist no target uses (a leftover Tests/Info.plist at 1.0) ships in nothing.
             if let usedPlists, !usedPlists.contains(plist.standardizedFileURL.path) {

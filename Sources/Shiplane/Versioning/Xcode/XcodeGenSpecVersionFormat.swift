@@ -33,67 +33,76 @@ package struct XcodeGenSpecVersionFormat: TextualVersionFormat {
         "application.watchapp2-container", "application.on-demand-install-capable", "tv-app-extension", "application.messages",
     ]
 
+    /// The spec this file is part of, and the file's rank in it: which targets are the app and
+    /// its extensions (types from templates too), and which values a file merged later overrides.
+    /// Nil: the file read alone.
+    let spec: XcodeGenSpec?
+    let rank: Int
+
     /// Creates the format reading `MARKETING_VERSION`, `CURRENT_PROJECT_VERSION` and the
     /// settings named (that one of those refers to elsewhere).
     package init(versionVariables: [String] = [], buildVariables: [String] = []) {
-        self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
-        self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
+        self.init(versionVariables: versionVariables, buildVariables: buildVariables, spec: nil, rank: 0)
     }
 
-    /// One `key: value` or `key:` line, with where its key sits.
-    private struct Entry {
-        let line: Int
-        let indent: Int
-        let key: String
-        /// The value's bytes (inside quotes when quoted); nil for `key:` that opens a mapping.
-        let value: Range<Int>?
-        let isQuoted: Bool
+    /// The format for one file of `spec`, at `rank`.
+    init(versionVariables: [String], buildVariables: [String], spec: XcodeGenSpec?, rank: Int) {
+        self.versionVariables = ["MARKETING_VERSION"] + versionVariables.filter { $0 != "MARKETING_VERSION" }
+        self.buildVariables = ["CURRENT_PROJECT_VERSION"] + buildVariables.filter { $0 != "CURRENT_PROJECT_VERSION" }
+        self.spec = spec
+        self.rank = rank
     }
 
     func locate(in text: VersionText) throws -> LocatedFields {
-        let regex = try NSRegularExpression.builtIn(#"^(\s*(?:-\s+)*)([A-Za-z_][A-Za-z0-9_.\-]*|"[^"]+"|'[^']+')\s*:(?:\s+(?:"([^"]*)"|'([^']*)'|([^#"'\s][^#]*?)))?\s*(?:#.*)?$"#)
-        var entries: [Entry] = []
-        for index in text.lines.indices {
-            guard let groups = text.matches(regex, inLine: index).first, let indentRange = groups[1], let keyRange = groups[2] else { continue }
-            let key = text.text(keyRange).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-            let value = groups[3] ?? groups[4] ?? groups[5]
-            entries.append(Entry(line: index, indent: indentRange.count, key: key, value: value, isQuoted: groups[3] != nil || groups[4] != nil))
-        }
-        // Each entry's path of keys, from the indentation.
-        var paths: [[String]] = []
-        var stack: [(indent: Int, key: String)] = []
-        for entry in entries {
-            while let last = stack.last, last.indent >= entry.indent { stack.removeLast() }
-            paths.append(stack.map(\.key) + [entry.key])
-            if entry.value == nil { stack.append((entry.indent, entry.key)) }
-        }
-        var types: [String: String] = [:]
-        for (entry, path) in zip(entries, paths) where path.count == 3 && path[0] == "targets" && path[2] == "type" {
-            if let range = entry.value { types[path[1]] = text.text(range) }
-        }
+        let entries = XcodeGenSpec.entries(in: text)
+        let spec = self.spec ?? XcodeGenSpec(
+            files: [.init(url: URL(fileURLWithPath: "/project.yml"), pathBase: URL(fileURLWithPath: "/"), data: Data(text.bytes), entries: entries, rank: 0)],
+            skippedIncludes: []
+        )
         var fields = LocatedFields()
-        for (entry, path) in zip(entries, paths) {
-            guard let range = entry.value, path.count >= 2 else { continue }
-            let isVersion = versionVariables.contains(entry.key)
-            guard isVersion || buildVariables.contains(entry.key) else { continue }
+        for entry in entries {
+            guard let range = entry.value, entry.path.count >= 2 else { continue }
+            let path = entry.path
             let value = text.text(range)
-            // `MARKETING_VERSION: $(MARKETING_VERSION)` in a target inherits the project's value.
-            if BuildSettingReference.variable(in: value) == entry.key { continue }
+            // An `info:` block's properties: XcodeGen writes them into the target's Info.plist.
+            let inInfo = path.count == 5 && (path[0] == "targets" || path[0] == "targetTemplates") && path[2] == "info" && path[3] == "properties"
+            let isVersion: Bool
+            if inInfo {
+                guard entry.key == "CFBundleShortVersionString" || entry.key == "CFBundleVersion" else { continue }
+                isVersion = entry.key == "CFBundleShortVersionString"
+                // `$(MARKETING_VERSION)` is the build setting's value: the plist holds none of its own.
+                if BuildSettingReference.variable(in: value) == (isVersion ? "MARKETING_VERSION" : "CURRENT_PROJECT_VERSION") { continue }
+            } else {
+                isVersion = versionVariables.contains(entry.key)
+                guard isVersion || buildVariables.contains(entry.key) else { continue }
+                // `MARKETING_VERSION: $(MARKETING_VERSION)` in a target inherits the project's value.
+                if BuildSettingReference.variable(in: value) == entry.key { continue }
+            }
+            // A file merged later sets it again (or replaces the mapping): XcodeGen uses that one.
+            if spec.isOverridden(path, inRank: rank) { continue }
             var follower = false
             var place = path.dropLast().joined(separator: " › ")
             switch path[0] {
-            case "settings", "settingGroups":
-                break
-            case "targets" where path.count >= 4 && path[2] == "settings":
-                // A target whose type is not the app's nor an extension's keeps its own version.
-                let type = types[path[1]] ?? ""
-                guard type == "application" || Self.followerTypes.contains(type) else { continue }
-                follower = type != "application"
-                place = "target \(path[1])" + (path.count > 4 ? " › " + path[3..<(path.count - 1)].joined(separator: " › ") : "")
+            case "settings":
+                // Beside `base:`, `configs:` or `groups:`, XcodeGen ignores a plain key.
+                if path.count == 2, spec.usesSettingsSections(["settings"]) { continue }
+            case "settingGroups":
+                if path.count == 3, spec.usesSettingsSections(Array(path.prefix(2))) { continue }
+            case "targets", "targetTemplates":
+                guard path.count >= 4, path[2] == "settings" || inInfo else { continue }
+                if !inInfo, path.count == 4, spec.usesSettingsSections(Array(path.prefix(3))) { continue }
+                // A target whose type is not the app's nor an extension's keeps its own version; a
+                // template's values are the app's when the app merges it.
+                let role = path[0] == "targets" ? spec.role(ofTarget: path[1]) : spec.role(ofTemplate: path[1])
+                guard let role else { continue }
+                follower = role == .follower
+                place = (path[0] == "targets" ? "target " : "template ") + path[1]
+                    + (inInfo ? " › info" : path.count > 4 ? " › " + path[3..<(path.count - 1)].joined(separator: " › ") : "")
             default:
                 continue
             }
-            var located = LocatedValue(range: range, value: value, label: "\(entry.key) in \(place) (line \(entry.line + 1))", isQuoted: entry.isQuoted, key: entry.key)
+            var located = LocatedValue(range: range, value: value, label: "\(entry.key) in \(place) (line \(entry.line + 1))",
+                                       isQuoted: entry.isQuoted, key: inInfo ? nil : entry.key)
             located.follower = follower
             if isVersion { fields.versions.append(located) } else { fields.builds.append(located) }
         }
@@ -107,61 +116,5 @@ package struct XcodeGenSpecVersionFormat: TextualVersionFormat {
         let fraction = value.split(separator: ".").last ?? ""
         let integer = value.split(separator: ".").first ?? ""
         return fraction.hasSuffix("0") || (integer.count > 1 && integer.hasPrefix("0")) ? "\"\(value)\"" : value
-    }
-
-    /// The spec files of `root`: `project.yml` and every file its `include:` names, relative to
-    /// the file that names it, each once; empty without `project.yml`.
-    static func specFiles(in root: URL, fileSystem: any FileSystem) -> [URL] {
-        var files: [URL] = []
-        var queue = [root.appendingPathComponent("project.yml").standardizedFileURL]
-        var seen: Set<String> = []
-        while !queue.isEmpty {
-            let file = queue.removeFirst()
-            guard seen.insert(file.path).inserted, let bytes = try? fileSystem.contents(of: file.path) else { continue }
-            files.append(file)
-            let folder = file.deletingLastPathComponent()
-            queue += includes(in: String(decoding: bytes, as: UTF8.self)).map { folder.appendingPathComponent($0).standardizedFileURL }
-        }
-        return files
-    }
-
-    /// The paths a spec's top-level `include:` names: `include: base.yml`, `include: [a.yml, b.yml]`,
-    /// or a list of paths or of `- path: a.yml` entries.
-    static func includes(in text: String) -> [String] {
-        func unquoted(_ text: Substring) -> String {
-            let stripped = (text.firstIndex(of: "#").map { text[..<$0] } ?? text).trimmingCharacters(in: .whitespaces)
-            return stripped.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-        }
-        var paths: [String] = []
-        var inside = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map({ $0.hasSuffix("\r") ? $0.dropLast() : $0 }) {
-            if line.hasPrefix("include:") {
-                inside = true
-                let rest = unquoted(line.dropFirst("include:".count))
-                if rest.hasPrefix("[") {
-                    paths += rest.dropFirst().dropLast().split(separator: ",").map(unquoted).filter { !$0.isEmpty }
-                    inside = false
-                } else if !rest.isEmpty {
-                    paths.append(rest)
-                    inside = false
-                }
-                continue
-            }
-            guard inside else { continue }
-            let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if line.first != " " && line.first != "\t" && line.first != "-" { inside = false; continue }
-            if trimmed.hasPrefix("- ") {
-                var item = trimmed.dropFirst(2).drop { $0 == " " }
-                if item.hasPrefix("path:") { item = item.dropFirst("path:".count) }
-                let path = unquoted(item)
-                if !path.isEmpty, !path.hasSuffix(":") { paths.append(path) }
-            } else if trimmed.hasPrefix("path:") {
-                // `- relativePaths: false` first, `path:` on the next line of the same entry.
-                let path = unquoted(trimmed.dropFirst("path:".count))
-                if !path.isEmpty { paths.append(path) }
-            }
-        }
-        return paths
     }
 }
