@@ -121,15 +121,39 @@ package enum RuntimeSecrets {
     /// The write end of the supervisor's secret channel, when there is one (under `lock`).
     nonisolated(unsafe) private static var channel: Int32 = -1
 
-    /// Registers values as secrets (short ones are ignored, as in `SecretRedactor`).
+    /// Who is told of new values (under `lock`): the run's record, whose earlier lines a new
+    /// secret may be in.
+    nonisolated(unsafe) private static var observers: [Int: @Sendable ([String]) -> Void] = [:]
+    nonisolated(unsafe) private static var nextObserver = 0
+
+    /// Registers values as secrets (short ones are ignored, as in `SecretRedactor`); then tells
+    /// the observers which were new, outside the registry's lock (they redact with `values`,
+    /// which takes it).
     package static func register(_ values: [String]) {
         let usable = SecretRedactor.withLines(values).filter { $0.count >= SecretRedactor.minimumSecretLength }
         guard !usable.isEmpty else { return }
-        lock.withLock {
+        let (new, toTell): ([String], [@Sendable ([String]) -> Void]) = lock.withLock {
             let new = usable.filter { !registered.contains($0) }
             registered = Array(Set(registered + usable)).sorted { $0.utf8.count > $1.utf8.count }
             if channel >= 0, !new.isEmpty { _ = writeAll(channelLines(new), to: channel) }
+            return (new, new.isEmpty ? [] : observers.sorted { $0.key < $1.key }.map(\.value))
         }
+        for observer in toTell { observer(new) }
+    }
+
+    /// Calls `observer` with the values each registration brings that were not known before;
+    /// returns the id that `stopObserving` takes.
+    package static func observe(_ observer: @escaping @Sendable ([String]) -> Void) -> Int {
+        lock.withLock {
+            nextObserver += 1
+            observers[nextObserver] = observer
+            return nextObserver
+        }
+    }
+
+    /// Stops calling the observer `id`.
+    package static func stopObserving(_ id: Int) {
+        _ = lock.withLock { observers.removeValue(forKey: id) }
     }
 
     /// Sends every value registered from now on (and those registered so far) to `descriptor`,

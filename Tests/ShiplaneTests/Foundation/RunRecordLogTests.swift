@@ -71,6 +71,46 @@ import Testing
         }
     }
 
+    /// Every file under the run folder, whole, as text.
+    private func everyFile(under folder: String) -> [(path: String, text: String)] {
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.compactMap { name in
+            let path = folder + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            return (path, String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// A value that becomes a secret only later in the run (a token a step printed, then
+    /// registered) is in a line already written: the record is written again whole at once,
+    /// redacted, and no file of the run folder holds it in clear, then or after later lines.
+    @Test func aSecretRegisteredLaterLeavesNoLineHoldingIt() throws {
+        try withStore { store, path in
+            let token = "tok-late-\(UUID().uuidString)"
+            let recorder = try RunRecorder(store: store, record: freshRecord())
+            recorder.stepFinished(RecordedStep(number: 1, name: "sh", callSite: nil, outcome: .succeeded, output: "\"issued \(token)\""))
+            let index = try recorder.intend(step: 2, description: "tag with \(token)",
+                                            effect: try AnyEffect(FileWritten(path: "/w/\(token).txt", saved: nil, afterHash: "")))
+            #expect(everyFile(under: store.folder).contains { $0.text.contains(token) }, "in clear before it is a secret: the check can fail")
+
+            RuntimeSecrets.register([token])
+            let afterRegistering = everyFile(under: store.folder)
+            #expect(!afterRegistering.isEmpty)
+            #expect(afterRegistering.allSatisfy { !$0.text.contains(token) }, "\(afterRegistering.map(\.path))")
+
+            recorder.done(index)
+            recorder.stepFinished(RecordedStep(number: 2, name: "tag", callSite: nil, outcome: .succeeded, output: "\"\(token)\""))
+            recorder.stoppedUnfinished()
+            let files = everyFile(under: store.folder)
+            #expect(files.allSatisfy { !$0.text.contains(token) }, "\(files.map(\.path))")
+            #expect(try lines(path).count > 2, "later changes are lines again")
+            // What the log reads back as: the steps whose results held it run again on resume.
+            let read = try #require(try store.load())
+            #expect(read.steps.map(\.number) == [1, 2] && read.steps.allSatisfy { $0.output == nil })
+            #expect(read.effects.first?.status == .done && read.effects.first?.description.contains("***") == true)
+        }
+    }
+
     /// A record an earlier Shiplane wrote whole, pretty-printed, is read as it is, and a resume
     /// writes it again as a log.
     @Test func aWholeRecordOfAnEarlierShiplaneIsRead() throws {

@@ -39,6 +39,7 @@ package final class RunRecorder: @unchecked Sendable {
             record.remoteRecord = previous.remoteRecord
         }
         self.record = record
+        secretObserver = -1
         replaySteps = Dictionary((previous?.steps ?? []).filter { $0.outcome == .succeeded }.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
         replaying = previous != nil
         // A fresh run writes its record at its first step or effect: a lane that does nothing
@@ -47,6 +48,28 @@ package final class RunRecorder: @unchecked Sendable {
             try store.save(record, redactor: redactor)
             written = true
             wholeWriteNeeded = false
+        }
+        // A value registered as a secret later in the run may be in a line written before: the
+        // record is written again whole, redacted, as soon as it is registered.
+        secretObserver = RuntimeSecrets.observe { [weak self] values in self?.rewriteHolding(values) }
+    }
+
+    deinit {
+        RuntimeSecrets.stopObserving(secretObserver)
+    }
+
+    /// The observer of new secrets (`RuntimeSecrets.observe`).
+    private var secretObserver: Int
+
+    /// Writes the record again whole, redacted with every secret known now, when a line on disk
+    /// holds one of `values`, secrets registered after it was written (a token a step printed,
+    /// then registered): the old lines go with the file they were in (the new one is written
+    /// beside it and renamed over it). Lines appended later are redacted as they are written.
+    private func rewriteHolding(_ values: [String]) {
+        lock.withLock {
+            guard written, !wholeWriteNeeded, store.recordHolds(anyOf: values) else { return }
+            wholeWriteNeeded = true
+            persist()
         }
     }
 

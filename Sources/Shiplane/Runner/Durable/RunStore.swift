@@ -243,6 +243,16 @@ package final class RunStore: @unchecked Sendable {
         }
     }
 
+    /// True when the record on disk holds one of `values` as written or as a JSON string
+    /// writes it (a secret registered after the line that holds it was written).
+    func recordHolds(anyOf values: [String]) -> Bool {
+        guard let data = logLock.withLock({ readWholeFile(recordPath) }), !data.isEmpty else { return false }
+        return values.contains { value in
+            let escaped = (try? Self.lineEncoder.encode(value)).map { Data($0.dropFirst().dropLast()) }
+            return data.range(of: Data(value.utf8)) != nil || escaped.map { data.range(of: $0) != nil } == true
+        }
+    }
+
     /// Called under `logLock`.
     private func closeLog() {
         if logDescriptor >= 0 { close(logDescriptor) }
