@@ -34,7 +34,7 @@ enum Features {
         PlayEditChanged.self,
         MessageSent.self, SlackMessagePosted.self, EmailSent.self, DiscordMessagePosted.self,
         S3ObjectUploaded.self,
-        HomebrewFormulaPushed.self,
+        HomebrewFormulaPushed.self, HomebrewPullRequestOpened.self,
         ImageTagPushed.self,
         SwiftPackageReleasePublished.self,
         PodVersionPushed.self,

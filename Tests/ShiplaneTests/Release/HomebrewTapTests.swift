@@ -189,7 +189,7 @@ struct HomebrewTapTests {
                 Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
     }
 
-    private func leftoverClones() -> [String] {
+    func leftoverClones() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []).filter { $0.hasPrefix("shiplane-tap-") }
     }
 

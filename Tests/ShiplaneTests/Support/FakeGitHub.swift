@@ -75,6 +75,8 @@ final class FakeGitHub: @unchecked Sendable {
     /// When true, error bodies echo the Authorization header back (a careless proxy).
     var echoAuthorizationInErrors = false
 
+    /// The pulls API, when a test gives one (FakeGitHubPulls.swift); nil: `/pulls` is Not Found.
+    var pulls: FakeGitHubPulls?
     private(set) var server: TestServer?
     var baseURL: String { server?.baseURL ?? "" }
 
@@ -218,6 +220,11 @@ final class FakeGitHub: @unchecked Sendable {
         let apiParts = isUpload ? Array(parts.dropFirst()) : parts
         // JSON bodies are read here, once, for the check; an upload's bytes are read by `upload`.
         let bytes = isUpload ? [] : try await request.readBody().bytes
+        // The pulls API (issue 41, a protected Homebrew tap's pull request), which the transcribed
+        // description does not hold yet: FakeGitHubPulls checks its documented parameters and members.
+        if !isUpload, apiParts.count >= 4, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo, apiParts[3] == "pulls", let pulls {
+            return try pulls.route(method: method, owner: owner, repo: repo, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, baseURL: baseURL)
+        }
         if let refusal = checkRequest(request, method: method, isUpload: isUpload, body: bytes) { return refusal }
         guard apiParts.count >= 3, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo else {
             return notFound()

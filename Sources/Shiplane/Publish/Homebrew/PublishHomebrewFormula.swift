@@ -5,16 +5,20 @@ internal import Git
 /// in a temporary folder, one commit made with libgit2 (no work tree, no `git` command), pushed
 /// as a fast-forward. A tap already holding the same bytes gets nothing; a tap that refuses the
 /// push (a hook, a protected branch) is an error with nothing changed there; a dry run reaches the
-/// tap (URL and credentials) and shows the exact formula.
+/// tap (URL and credentials) and shows the exact formula. A protected tap (`pullRequest`) gets the
+/// formula on a branch of its own and a pull request on GitHub instead (`TapPullRequest.swift`).
 package struct PublishHomebrewFormula: AsyncAction {
     package static let name = "homebrewFormula"
     package var formula: HomebrewFormula
     /// The tap's URL or path, with no credentials.
     package var tap: String
     package var branch: String
+    /// Propose the formula by a pull request into `branch` instead of pushing to it.
+    package var pullRequest = false
 
     package var options: [StepOption] {
         [StepOption("formula", formula.name), StepOption("tap", tap), StepOption("branch", branch), StepOption("version", formula.version)]
+            + (pullRequest ? [StepOption("pull request", "true")] : [])
     }
 
     /// Pushes the formula (or finds it there already) and returns its Ruby source.
@@ -38,6 +42,9 @@ package struct PublishHomebrewFormula: AsyncAction {
             }
             step.note("\(path) in \(tap) (\(branch)) already holds this formula: nothing sent")
             return text
+        }
+        if pullRequest {
+            return try await proposeByPullRequest(text, clone: clone, base: parent, in: step)
         }
         if step.isDryRun {
             step.note("would commit \(path) on \(branch) of \(tap) (on \(parent.short)) and push it:\n\(text)")
@@ -71,11 +78,13 @@ extension LaneContext {
     /// Writes `Formula/<name>.rb` in a Homebrew tap from the release's archives (url and sha256
     /// per OS and architecture) and pushes it; returns the formula's Ruby source. A re-run with
     /// the same formula sends nothing. HTTPS taps take `SHIPLANE_TAP_TOKEN` (else `push`'s tokens).
+    /// With `pullRequest`, for a protected tap on GitHub, the formula goes to the branch
+    /// `shiplane/<name>-<version>` and a pull request into `branch` (found again on a re-run).
     @discardableResult
     public func homebrewFormula(
         _ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String,
         homepage: String, license: String? = nil, binary: String? = nil, test: [String] = ["--version"], branch: String = "main",
-        file: String = #fileID, line: Int = #line
+        pullRequest: Bool = false, file: String = #fileID, line: Int = #line
     ) async throws -> String {
         var problems: [String] = []
         if !HomebrewFormula.isValidName(name) {
@@ -123,7 +132,8 @@ extension LaneContext {
         let formula = HomebrewFormula(
             name: name, desc: description, homepage: homepage, version: version, license: license, binary: program,
             testArguments: test, downloads: downloads)
-        return try await run(PublishHomebrewFormula(formula: formula, tap: TapClone.withoutCredentials(tap), branch: branch), file: file, line: line)
+        return try await run(PublishHomebrewFormula(formula: formula, tap: TapClone.withoutCredentials(tap), branch: branch, pullRequest: pullRequest),
+                             file: file, line: line)
     }
 }
 
@@ -132,7 +142,7 @@ extension PublishHomebrewFormula: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Write Formula/<name>.rb in a Homebrew tap (url and sha256 per OS and architecture from the archives) and push it through libgit2; unchanged formulae not sent",
-        signature: "try await lane.homebrewFormula(_ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String, homepage: String, license: String? = nil, binary: String? = nil, test: [String] = [\"--version\"], branch: String = \"main\") -> String",
+        signature: "try await lane.homebrewFormula(_ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String, homepage: String, license: String? = nil, binary: String? = nil, test: [String] = [\"--version\"], branch: String = \"main\", pullRequest: Bool = false) -> String",
         parameters: [
             .init(name: "name", type: "String", defaultValue: nil, help: "the formula's name (foo-bar: class FooBar, file Formula/foo-bar.rb)"),
             .init(name: "tap", type: "String", defaultValue: nil, help: "the tap repository's URL or path (https with SHIPLANE_TAP_TOKEN, ssh through the agent)"),
@@ -145,9 +155,10 @@ extension PublishHomebrewFormula: DocumentedAction {
             .init(name: "binary", type: "String?", defaultValue: "nil", help: "the program the archives hold (the formula's name)"),
             .init(name: "test", type: "[String]", defaultValue: "[\"--version\"]", help: "the arguments the formula's test runs the program with"),
             .init(name: "branch", type: "String", defaultValue: "\"main\"", help: "the tap's branch"),
+            .init(name: "pullRequest", type: "Bool", defaultValue: "false", help: "a protected tap on GitHub: push the branch shiplane/<name>-<version> and open a pull request into branch (SHIPLANE_TAP_TOKEN or GITHUB_TOKEN)"),
         ],
         example: #"try await lane.homebrewFormula("tool", tap: "https://github.com/acme/homebrew-tap.git", files: archives, version: version, downloadURL: "https://github.com/acme/tool/releases/download/v\(version)/{name}", description: "Ships things", homepage: "https://github.com/acme/tool")"#,
         dryRun: "reaches the tap (URL, credentials, branch) and shows the exact formula it would commit; sends nothing",
-        rollback: "pushes a commit that puts the formula back as it was, while the tap's branch still ends with Shiplane's commit (never a forced push)"
+        rollback: "pushes a commit that puts the formula back as it was, while the tap's branch still ends with Shiplane's commit (never a forced push); pullRequest: closes the pull request while its head is Shiplane's commit and deletes the branch while it still ends there"
     )
 }

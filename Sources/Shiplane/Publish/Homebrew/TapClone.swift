@@ -60,6 +60,46 @@ struct TapClone {
         }
     }
 
+    /// Fetches another branch of the same tap into this clone (`fetch`'s second look, for a pull
+    /// request's branch); the tip is nil when the tap has no such branch.
+    /// - Throws: `GitFailure` when the tap cannot be reached.
+    func fetchBranch(_ other: String) async throws -> (clone: TapClone, tip: ObjectID?) {
+        let clone = TapClone(tap: tap, branch: other, credentials: credentials, repository: repository, folder: folder)
+        let repository = repository, tap = tap, credentials = credentials, reference = clone.reference
+        let found = try await gitOffThePool {
+            try repository.fetchIfPresent(remote: tap, source: reference, destination: reference, credentials: credentials)
+        }
+        return (clone, found ? try git { try repository.commitOfReference(reference) } : nil)
+    }
+
+    /// Deletes the clone's branch on the tap only while the tap's branch is still `expected`
+    /// (compare and swap: checked on the push's own connection, and git's receive-pack refuses a
+    /// deletion whose old value moved). Returns false when the tap has no such branch.
+    /// - Throws: `ShiplaneError` when the branch moved on (it is kept), or the tap refuses.
+    func deleteBranch(expecting expected: String) async throws -> Bool {
+        let repository = repository, tap = tap, credentials = credentials, reference = reference, branch = branch
+        let shown = Self.withoutCredentials(tap)
+        let outcome: PushOutcome
+        do {
+            outcome = try await gitOffThePool {
+                try repository.pushReportingRefs(remote: tap, refspecs: [":\(reference)"], credentials: credentials, beforeChecks: { updates in
+                    guard let theirs = updates.first(where: { $0.remoteRef == reference })?.remote else { throw TapBranchAbsent() }
+                    guard theirs.hex == expected else {
+                        throw ShiplaneError("\(shown) \(branch) moved on to \(theirs.short) after Shiplane's \(String(expected.prefix(7))): the branch is kept",
+                                            suggestion: "delete it by hand once nobody needs it")
+                    }
+                })
+            }
+        } catch is TapBranchAbsent {
+            return false
+        }
+        guard outcome.refused.isEmpty else {
+            throw ShiplaneError("\(shown) refused to delete \(branch)", info: outcome.refused.map { ($0.ref, $0.reason) },
+                                suggestion: "delete the branch by hand")
+        }
+        return true
+    }
+
     /// The formula file's bytes at `commit`.
     func contents(_ path: String, at commit: ObjectID) throws -> Data? {
         try git { try repository.fileContents(path, in: commit) }
@@ -72,12 +112,13 @@ struct TapClone {
         }
     }
 
-    /// Pushes the branch (a fast-forward: never forced); `beforeSending` runs right before the
-    /// upload (the effect is recorded there).
-    func push(beforeSending: @escaping () throws -> Void) async throws -> PushOutcome {
+    /// Pushes the branch (a fast-forward: never forced), to the tap's branch `remoteBranch` (the
+    /// same name when nil); `beforeSending` runs right before the upload (the effect is recorded there).
+    func push(to remoteBranch: String? = nil, beforeSending: @escaping () throws -> Void) async throws -> PushOutcome {
         let repository = repository, tap = tap, credentials = credentials, reference = reference
+        let destination = remoteBranch.map { "refs/heads/\($0)" } ?? reference
         return try await gitOffThePool {
-            try repository.pushReportingRefs(remote: tap, refspecs: ["\(reference):\(reference)"], credentials: credentials, beforeSending: { _ in
+            try repository.pushReportingRefs(remote: tap, refspecs: ["\(reference):\(destination)"], credentials: credentials, beforeSending: { _ in
                 try beforeSending()
             })
         }
@@ -99,6 +140,9 @@ struct TapClone {
             suggestion: "the tap's branch \(branch) is protected or moved meanwhile; nothing was changed in the tap: allow the push (or its token), or open a pull request with the formula the dry run shows, then run again")
     }
 }
+
+/// Thrown from a deletion's checks when the tap has no such branch: nothing to delete.
+struct TapBranchAbsent: Error {}
 
 /// Signatures for a commit made where no step is (an undo): git's identity, else Shiplane's bot.
 func tapCommitSignature(_ repository: Repository, environment: LaneEnvironment, role: Signature.Role) -> Signature {
