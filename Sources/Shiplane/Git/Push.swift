@@ -88,6 +88,8 @@ package struct Push: AsyncAction, CarriesRunRecord {
             return
         }
         let credentials = Self.credentials(for: url, environment: lane.environment)
+        // A push an earlier run took back may have landed in part since (origin held it).
+        try PushMayStillLand.check(remote: remote, repository: repository, credentials: credentials, workTree: lane.workingDirectory)
         if let pushedBranch, pushedBranch.isDetached {
             try step.ensureRemoteBranchIsBehindHead(pushedBranch.name, remote: remote, url: url, credentials: credentials, in: repository)
         }
@@ -135,6 +137,7 @@ package struct Push: AsyncAction, CarriesRunRecord {
         } catch let failure as GitFailure where failure.code == .rejected && earlier != nil && ownsPoint {
             // Refused before anything was sent, by a resumed push whose earlier attempt was cut short.
             if let unlanded = try takeBackUnlanded(in: step, repository: repository, credentials: credentials) { throw unlanded }
+            if try publishedWithoutBranch(in: step, repository: repository, credentials: credentials) { return }
             throw failure
         }
         let (settled, takenTags) = try Self.sameValueRefusals(
@@ -154,6 +157,11 @@ package struct Push: AsyncAction, CarriesRunRecord {
         else { return nil }
         lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) never accepted it: \(remote) holds other objects")
         try step.amendPointOfNoReturn(nil)
+        if let runID = lane.state.journal.recorder?.current.id {
+            PushMayStillLand.remember(
+                unlanded, runID: runID, record: RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope),
+                workTree: lane.workingDirectory)
+        }
         // Only this run's record goes; one another run put there stays (`remove` compares and swaps).
         if let runID = lane.state.journal.recorder?.current.id,
            let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
@@ -162,6 +170,40 @@ package struct Push: AsyncAction, CarriesRunRecord {
             try? git { try repository.deleteReference(RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope)) }
         }
         return unlanded
+    }
+
+    /// A resumed push whose earlier attempt published every tag (the release) while the remote
+    /// refused its branch, when the remote's branch has since moved on to a commit without this
+    /// run's (another run released, or someone pushed): the branch update can never land, and
+    /// waiting for it would keep the run past its point of no return for ever (exit 75 each
+    /// time). The release is published and is finished as such: the push step is done, with a
+    /// warning that the branch does not hold the release commit and how to bring it in.
+    private func publishedWithoutBranch(in step: StepContext, repository: Repository, credentials: PushCredentials) throws -> Bool {
+        let lane = step.lane
+        let earlier = lane.state.journal.effects(RefsPushed.self).filter { $0.remote == remote }
+        let accepted = Set(earlier.flatMap(\.refs)), refused = Set(earlier.flatMap { $0.refused ?? [] })
+        let tagRefs = tags.map { "refs/tags/\($0)" }
+        guard !tagRefs.isEmpty, tagRefs.allSatisfy(accepted.contains), !refused.isEmpty,
+              refused.allSatisfy({ $0.hasPrefix("refs/heads/") && !accepted.contains($0) }),
+              let head = try? lane.headCommit(of: repository),
+              let has = try? git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false) })
+        else { return false }
+        // A branch this release commit still fast-forwards may yet take it (a protection lifted): keep waiting.
+        for ref in refused {
+            guard has[ref] != nil, has[ref] != head,
+                  let relation = UnlandedPush.relation(of: ref, to: head.hex, remote: remote, repository, credentials: credentials),
+                  !relation.contains, !relation.fastForward else { return false }
+        }
+        let branches = refused.sorted().map(PushRefused.shortName).joined(separator: ", ")
+        let tagNames = tags.joined(separator: ", ")
+        step.log(
+            "\(remote)'s \(branches) moved on (another run released, or someone pushed) to a commit without this release's \(head.short), "
+                + "so it can never take it; the release \(tagNames) is published at \(head.short) and the run finishes it. "
+                + "Bring the release commit into \(branches) (`git pull \(remote) \(branches)`, then `git merge \(tags[0])` and push) "
+                + "if the branch should carry its version files",
+            level: .warning)
+        step.note("\(tagNames) → \(remote); \(branches) moved on without it")
+        return true
     }
 
     /// Records what the remote accepted. All of it: done. None of the release's refs (the run

@@ -132,6 +132,11 @@ extension DurableRun {
             case .success(nil)?:
                 return
             case .success(let record?)?:
+                // A record of a push this checkout took back, which origin applied late.
+                if let said = try PushMayStillLand.lateRecord(record.record, workTree: root, environment: session.laneEnvironment) {
+                    err.line("warning: " + said)
+                    return
+                }
                 found = record
             }
             let atThisCommit = found.record.releaseCommit == nil || found.record.releaseCommit == found.head
@@ -263,6 +268,10 @@ extension DurableRun {
             return nil
         }
         guard let found else { return nil }
+        if let said = try PushMayStillLand.lateRecord(found.record, workTree: root, environment: session.laneEnvironment) {
+            session.err.line("warning: " + said)
+            return nil
+        }
         guard found.record.releaseCommit == nil || found.record.releaseCommit == found.head else {
             throw UnfinishedRun(record: found.record, onRemote: true)
         }
