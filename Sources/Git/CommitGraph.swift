@@ -63,11 +63,16 @@ final class CommitGraph {
     /// The nodes whose raw object is kept in `objects`, some possibly taken by `record` since.
     private var keptNodes: [Node] = []
     private let keepsObjects: Bool
+    /// Each parsed node's root tree, when the graph was made to keep them (a path's history
+    /// needs them; other walks do not pay for them). Unset for commits the commit-graph file gave.
+    private var trees: [ObjectKey?] = []
+    private let keepsTrees: Bool
     /// git's commit-graph file, when the repository has one: parents and dates without reads.
     private let file: CommitGraphFile?
 
-    init(repository: Repository, keepingObjects: Bool = false, file: CommitGraphFile? = nil) throws {
+    init(repository: Repository, keepingObjects: Bool = false, keepingTrees: Bool = false, file: CommitGraphFile? = nil) throws {
         keepsObjects = keepingObjects
+        keepsTrees = keepingTrees
         self.file = file
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.pointer), "open the object database")
@@ -101,6 +106,7 @@ final class CommitGraph {
         dates.append(0)
         flags.append(0)
         objects.append(nil)
+        if keepsTrees { trees.append(nil) }
         parentStart.append(-1)
         parentCount.append(0)
         return node
@@ -201,6 +207,7 @@ final class CommitGraph {
             let object = try read(key)
             Self.withBytes(of: object) { buffer in
                 var header = CommitHeader(buffer)
+                if keepsTrees { trees[Int(node)] = header.tree() }
                 parentKeys = header.parents()
                 date = header.committerDate()
             }
@@ -234,6 +241,20 @@ final class CommitGraph {
         defer { git_odb_object_free(object) }
         let isBoundary = shallow.contains(key)
         return Self.withBytes(of: object) { CommitRecord(id: key.objectID, raw: $0, dropParents: isBoundary) }
+    }
+
+    /// The id of a parsed node's root tree: kept by `parse` (`keepingTrees`), or from the raw
+    /// object it kept, else read again.
+    func treeKey(_ node: Node) throws -> ObjectKey {
+        let key = keys[Int(node)]
+        if keepsTrees, let tree = trees[Int(node)] { return tree }
+        if let kept = objects[Int(node)], let tree = Self.withBytes(of: kept, { CommitHeader($0).tree() }) { return tree }
+        let object = try read(key)
+        defer { git_odb_object_free(object) }
+        guard let tree = Self.withBytes(of: object, { CommitHeader($0).tree() }) else {
+            throw GitError(code: .invalid, operation: "read commit \(key.objectID.hex)", message: "the commit names no tree")
+        }
+        return tree
     }
 
     /// Reads a commit object; the caller frees it with `git_odb_object_free`.
@@ -288,6 +309,12 @@ struct CommitHeader {
     private var position = 0
 
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// The root tree's id, from the first line.
+    func tree() -> ObjectKey? {
+        guard startsWith("tree "), position + 45 <= bytes.count else { return nil }
+        return Self.key(hex: bytes, at: position + 5)
+    }
 
     /// Parent ids, in order; reading stops at the first line that is not `tree` or `parent`.
     mutating func parents() -> [ObjectKey] {

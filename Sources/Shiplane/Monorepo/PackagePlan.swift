@@ -91,35 +91,18 @@ extension PackagePlan {
             for (position, index) in indexes.enumerated() where then[position] != atHead[index] { changed.append(index) }
         }
 
-        // Levels: the commits since each changed package's tag that touch its folder, one walk per tag commit.
+        // Levels: the commits since each changed package's tag that touch its folder, in one walk
+        // of the history for all of them (`Repository.messagesChanging`).
         let rules = settings.bumpRules
         var levels: [String: (level: BumpLevel, commits: Int)] = [:]
-        var groups: [ObjectID?: [Int]] = [:]
-        for index in changed { groups[lastTags[packages[index].name]?.commit, default: []].append(index) }
-        for (tagCommit, indexes) in groups {
-            let paths = indexes.map { packages[$0].path }
-            var messages = [[String]](repeating: [], count: indexes.count)
-            var known: [ObjectID: [ObjectID?]] = [:]
-            func objects(_ commit: ObjectID) throws -> [ObjectID?] {
-                if let found = known[commit] { return found }
-                let found = try repository.objects(at: commit, paths: paths)
-                known[commit] = found
-                return found
-            }
-            try repository.walk(from: head, hiding: tagCommit.map { [$0] } ?? []) { record in
-                let mine = try objects(record.id)
-                let theirs = try record.parents.first.map(objects) ?? [ObjectID?](repeating: nil, count: paths.count)
-                known[record.id] = nil
-                for position in paths.indices where mine[position] != theirs[position] { messages[position].append(record.message) }
-                return true
-            }
-            for (position, index) in indexes.enumerated() {
-                let package = packages[index]
-                let zero = lastTags[package.name].map { $0.version.major == 0 } ?? true
-                if let level = ConventionalCommit.bumpLevel(for: messages[position], currentMajorIsZero: zero, rules: rules) {
-                    let releasing = messages[position].filter { ConventionalCommit(parsing: $0)?.bumpLevel(currentMajorIsZero: zero, rules: rules) != nil }
-                    levels[package.name] = (level, releasing.count)
-                }
+        let messages = try repository.messagesChanging(
+            changed.map { packages[$0].path }, since: changed.map { lastTags[packages[$0].name]?.commit }, from: head)
+        for (position, index) in changed.enumerated() {
+            let package = packages[index]
+            let zero = lastTags[package.name].map { $0.version.major == 0 } ?? true
+            if let level = ConventionalCommit.bumpLevel(for: messages[position], currentMajorIsZero: zero, rules: rules) {
+                let releasing = messages[position].filter { ConventionalCommit(parsing: $0)?.bumpLevel(currentMajorIsZero: zero, rules: rules) != nil }
+                levels[package.name] = (level, releasing.count)
             }
         }
 
