@@ -27,6 +27,22 @@ struct Leaky: Lane {
 }
 """#
 
+/// A lane that learns a token from a command's output (recorded as that step's result) and only
+/// then registers it as a secret, then fails without rolling back: the record stays on disk.
+private let lateLane = #"""
+import Foundation
+import Shiplane
+struct Late: Lane {
+    func run(_ lane: LaneContext) async throws {
+        let issued = try await lane.shell("echo tok-late-" + String(7777 * 3))
+        _ = try lane.bumpVersion(.patch)
+        lane.registerSecret(issued.trimmingCharacters(in: .whitespacesAndNewlines))
+        _ = try await lane.shell("true")
+        throw ShiplaneError("the lane stops here")
+    }
+}
+"""#
+
 @Suite("No secret on disk in clear: the record, the lock, saved copies and the lane cache", .serialized, .offThePool)
 struct SecretsOnDiskTests {
     static let token = "ghp_" + String(repeating: "Zq8", count: 12)
@@ -117,6 +133,28 @@ struct SecretsOnDiskTests {
             if let mode = mode(path) { #expect(mode == 0o600, "\(file) is \(String(mode, radix: 8))") }
         }
         #expect(!(repo.read(".git/shiplane/lock") ?? "").contains("--deploy-key"), "the lock keeps no arguments")
+    }
+
+    /// A value that is a secret only from the middle of the run on (a token a command printed,
+    /// then registered): the step result and record lines written before hold it, and the record
+    /// is written again without it as soon as it is registered (issue 39).
+    @Test func aValueRegisteredAfterAStepRecordedItIsInNoFile() throws {
+        let repo = try versionedRepository()
+        try repo.write("Lanes/Late.swift", lateLane)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        let token = "tok-late-" + String(7777 * 3)
+        let result = try repo.shiplane(["late", "--no-rollback"])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(repo.read(".git/shiplane/run.json") != nil, "the record stays")
+        var found: [String] = []
+        let folder = repo.path + "/.git/shiplane"
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            if let data = FileManager.default.contents(atPath: folder + "/" + relative), data.range(of: Data(token.utf8)) != nil { found.append(relative) }
+        }
+        #expect(found.isEmpty, "\(found)")
+        #expect(repo.read(".git/shiplane/run.json")?.contains("\"name\":\"bumpVersion\"") == true, "later steps are recorded: \(repo.read(".git/shiplane/run.json") ?? "")")
     }
 
     /// A file the run rewrites already held a secret (a token committed to package.json): its
