@@ -67,9 +67,21 @@ extension Repository {
         _ path: String, contents: Data?, onTopOf parent: ObjectID?, message: String, author: Signature, committer: Signature,
         updating ref: String
     ) throws -> ObjectID {
-        let operation = "commit \(path)"
-        guard !path.isEmpty, !path.hasPrefix("/") else {
-            throw GitError(code: .invalid, operation: operation, message: "the path must be relative to the repository root")
+        try commitFiles([(path, contents)], onTopOf: parent, message: message, author: author, committer: committer, updating: ref)
+    }
+
+    /// Commits several files at once, without a work tree or index: `parent`'s tree with each
+    /// file's `contents` at its `path` (nil removes it), as one commit; `ref` moves as `commitFile`'s.
+    /// - Returns: The new commit.
+    /// - Throws: `GitError` `.invalid` for no files, an empty path or message, `.locked`/`.other`
+    ///   when `ref` moved meanwhile; nothing moves then.
+    public func commitFiles(
+        _ files: [(path: String, contents: Data?)], onTopOf parent: ObjectID?, message: String, author: Signature, committer: Signature,
+        updating ref: String
+    ) throws -> ObjectID {
+        let operation = "commit " + (files.count == 1 ? files[0].path : "\(files.count) files")
+        guard !files.isEmpty, files.allSatisfy({ !$0.path.isEmpty && !$0.path.hasPrefix("/") }) else {
+            throw GitError(code: .invalid, operation: operation, message: "name at least one path, each relative to the repository root")
         }
         let cleanMessage = try prettifiedMessage(message, operation)
         var scratch: OpaquePointer?
@@ -85,19 +97,21 @@ extension Repository {
             try check(git_index_read_tree(scratch, tree), operation)
         }
         defer { git_commit_free(parentObject) }
-        if let contents {
-            var blob = git_oid()
-            try check(contents.withUnsafeBytes { bytes in git_blob_create_from_buffer(&blob, pointer, bytes.baseAddress, bytes.count) }, operation)
-            var entry = git_index_entry()
-            entry.mode = 0o100644
-            entry.id = blob
-            let added = path.withCString { name -> Int32 in
-                entry.path = name
-                return git_index_add(scratch, &entry)
+        for (path, contents) in files {
+            if let contents {
+                var blob = git_oid()
+                try check(contents.withUnsafeBytes { bytes in git_blob_create_from_buffer(&blob, pointer, bytes.baseAddress, bytes.count) }, operation)
+                var entry = git_index_entry()
+                entry.mode = 0o100644
+                entry.id = blob
+                let added = path.withCString { name -> Int32 in
+                    entry.path = name
+                    return git_index_add(scratch, &entry)
+                }
+                try check(added, operation)
+            } else if git_index_get_bypath(scratch, path, 0) != nil {
+                try check(git_index_remove_bypath(scratch, path), operation)
             }
-            try check(added, operation)
-        } else if git_index_get_bypath(scratch, path, 0) != nil {
-            try check(git_index_remove_bypath(scratch, path), operation)
         }
         var treeID = git_oid()
         try check(git_index_write_tree_to(&treeID, scratch, pointer), operation)

@@ -38,7 +38,7 @@ enum Features {
         ImageTagPushed.self,
         SwiftPackageReleasePublished.self,
         PodVersionPushed.self,
-        SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self,
+        SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self, MatchStorePushed.self,
         InProcessUndo.self,
     ]
 }

@@ -27,8 +27,11 @@ struct MatchOptions: ParsableArguments {
     @Argument(help: "decrypt and change-password: the store (a checkout of the match repository); encrypt: the decrypted folder; nuke: the type")
     var folder: String?
 
-    @Option(help: "appstore … developer_id and nuke: the match store (a checkout of the match repository; default: MATCH_STORE)")
+    @Option(help: "appstore … developer_id and nuke: the match store, the match repository's URL or a folder (default: MATCH_STORE, else MATCH_GIT_URL)")
     var store: String?
+
+    @Option(name: .customLong("git-branch"), help: "The match repository's branch (default: MATCH_GIT_BRANCH, else master)")
+    var gitBranch: String?
 
     @Option(name: .customLong("app-identifier"), help: "The bundle IDs to sign (repeat it, or comma-separate; default: MATCH_APP_IDENTIFIER)")
     var appIdentifier: [String] = []
@@ -167,9 +170,10 @@ struct MatchLane: Lane, BuiltInLane {
     }
 
     func run(_ lane: LaneContext) async throws {
-        guard let store = options.store ?? lane.environment["MATCH_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-            throw UsageError("match needs the store: --store FOLDER (a checkout of the match repository) or MATCH_STORE")
+        guard let store = options.store ?? ["MATCH_STORE", "MATCH_GIT_URL"].lazy.compactMap({ lane.environment[$0].flatMap { $0.isEmpty ? nil : $0 } }).first else {
+            throw UsageError("match needs the store: --store URL|FOLDER (the match repository, or a checkout of it) or MATCH_STORE / MATCH_GIT_URL")
         }
+        let branch = options.gitBranch ?? lane.environment["MATCH_GIT_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "master"
         if options.operation == .nuke {
             guard let kind = options.folder.flatMap(MatchKind.init(matchName:)) else { return }
             let lines = try await lane.run(MatchNuke(kind: kind, store: store, confirmed: options.yes))
@@ -189,7 +193,7 @@ struct MatchLane: Lane, BuiltInLane {
         let result = try await lane.run(MatchSigning(
             kind: kind, platform: MatchPlatform(rawValue: options.platform.lowercased()) ?? .iOS, appIdentifiers: identifiers.filter { !$0.isEmpty },
             readonly: options.readonly, store: store, renewWithinDays: options.renewDays, forceProfiles: options.force, devices: devices,
-            keychain: options.keychain))
+            keychain: options.keychain, gitBranch: branch))
         lane.log("certificate \(result.certificateID)" + (result.identity.map { " (\($0))" } ?? "") + (result.teamID.map { ", team \($0)" } ?? ""))
         for profile in result.profiles { lane.log("profile \(profile.name) for \(profile.bundleID): \(profile.uuid)") }
     }

@@ -259,7 +259,7 @@ struct MatchSigningTests {
         // What the killed run left: its key, saved encrypted, and Apple's certificate for it.
         let key = try SigningKey.generate()
         let context = LaneContext(.init(workingDirectory: folder.work, environment: LaneEnvironment(variables: [:]), reporter: RecordingReporter()))
-        try PendingSigningKeys(lane: context, password: Self.password).save(key, type: "DISTRIBUTION")
+        try await PendingSigningKeys(lane: context, password: Self.password).save(key, type: "DISTRIBUTION")
         let client = AppStoreConnectClient(
             credentials: try AppStoreConnectCredentials.fromEnvironment(folder.variables(fake), workingDirectory: folder.work),
             environment: folder.variables(fake), transport: HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy()))

@@ -20,6 +20,8 @@ final class GitHTTPServer: @unchecked Sendable {
     private var http: TestServer?
     private var requests = 0
     private var refused = 0
+    private var pushes = 0
+    private var heldPushes: [Int: TimeInterval] = [:]
     var port: Int { http?.port ?? 0 }
 
     /// The URL of `repository` (a folder name under `projectRoot`).
@@ -55,6 +57,13 @@ final class GitHTTPServer: @unchecked Sendable {
 
     enum GitHTTPServerError: Error { case noExecPath }
 
+    /// Holds back the answer to the `number`th push (`POST …/git-receive-pack`, from 1) for
+    /// `seconds` after `git http-backend` has run it: the repository has taken the push, the
+    /// client has not heard so (a client killed meanwhile never learns it landed).
+    func holdAnswer(toPush number: Int, seconds: TimeInterval) {
+        lock.withLock { heldPushes[number] = seconds }
+    }
+
     // MARK: - Requests
 
     private func respond(to request: Request) async throws -> Response {
@@ -89,6 +98,13 @@ final class GitHTTPServer: @unchecked Sendable {
         if let encoding = request.headers[.contentEncoding] { cgi["HTTP_CONTENT_ENCODING"] = encoding }
 
         let output = try await runCGI(input: body, environment: cgi)
+        if request.method == .post && path.hasSuffix("/git-receive-pack") {
+            let hold: TimeInterval? = lock.withLock {
+                pushes += 1
+                return heldPushes[pushes]
+            }
+            if let hold { try await Task.sleep(nanoseconds: UInt64(hold * 1_000_000_000)) }
+        }
         return Self.response(fromCGI: output)
     }
 

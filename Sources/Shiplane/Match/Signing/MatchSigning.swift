@@ -45,8 +45,11 @@ package struct MatchSigning: AsyncAction {
     package var platform: MatchPlatform = .iOS
     package var appIdentifiers: [String]
     package var readonly = false
-    /// The match store: a checkout of the match repository (relative to the work tree).
+    /// The match store: the match repository's URL (match's `git_url`), or a folder (a checkout
+    /// of it, or one synced from its bucket; relative to the work tree).
     package var store: String
+    /// The repository's branch (match's `git_branch`).
+    package var gitBranch = "master"
     /// Renew a certificate or profile that expires within this many days.
     package var renewWithinDays = 30
     /// Make every profile again even when it is valid (match's `force`).
@@ -57,7 +60,9 @@ package struct MatchSigning: AsyncAction {
     package var keychain: String?
 
     package init(kind: MatchKind, platform: MatchPlatform = .iOS, appIdentifiers: [String], readonly: Bool = false, store: String,
-                 renewWithinDays: Int = 30, forceProfiles: Bool = false, devices: [String: String] = [:], keychain: String? = nil) {
+                 renewWithinDays: Int = 30, forceProfiles: Bool = false, devices: [String: String] = [:], keychain: String? = nil,
+                 gitBranch: String = "master") {
+        self.gitBranch = gitBranch
         self.kind = kind
         self.platform = platform
         self.appIdentifiers = appIdentifiers
@@ -71,7 +76,8 @@ package struct MatchSigning: AsyncAction {
 
     package var options: [StepOption] {
         var options = [StepOption("type", kind.rawValue), StepOption("appIdentifier", appIdentifiers.joined(separator: ", ")),
-                       StepOption("store", store)]
+                       StepOption("store", MatchGitStore.withoutCredentials(store))]
+        if MatchGitStore.isRepository(store) && gitBranch != "master" { options.append(StepOption("gitBranch", gitBranch)) }
         if platform != .iOS { options.append(StepOption("platform", platform.rawValue)) }
         if readonly { options.append(StepOption("readonly", "true")) }
         options.append(.secret("password"))
@@ -109,8 +115,15 @@ package struct MatchSigning: AsyncAction {
         lane.registerSecret(password)
         let base = MatchScratch.base(lane.environment.variables)
         for removed in MatchScratch.removeLeftovers(base: base) { step.log("removed \(removed), decrypted files a killed run left") }
-        var sync = MatchSync(step: step, request: self, store: step.resolve(store), password: password)
+        var git: MatchGitStore?
+        if MatchGitStore.isRepository(store) {
+            let credentials = MatchGitStore.credentials(for: store, environment: lane.environment, registerSecret: lane.registerSecret)
+            git = try await MatchGitStore.open(store, branch: gitBranch, credentials: credentials, base: base, keys: !readonly)
+        }
+        defer { git?.remove() }
+        var sync = MatchSync(step: step, request: self, store: git == nil ? step.resolve(store) : store, password: password, git: git)
         let result = readonly ? try sync.readStoreOnly() : try await sync.bringUpToDate()
+        try await sync.finishWrites()
         try await sync.install(result)
         step.note(result.changes.isEmpty ? "\(kind.rawValue): valid (certificate \(result.certificateID), \(result.profiles.count) profile\(result.profiles.count == 1 ? "" : "s"))"
                   : "\(kind.rawValue): \(result.changes.count) change\(result.changes.count == 1 ? "" : "s")")

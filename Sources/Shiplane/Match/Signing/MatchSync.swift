@@ -7,15 +7,39 @@ struct MatchSync {
     let request: MatchSigning
     let store: String
     let password: String
+    /// The store's repository, when `store` names one (match's `git_url`); nil for a folder.
+    let git: MatchGitStore?
     /// Decrypted store files by path (relative to the store), read once.
     private var decrypted: [String: Data] = [:]
     private var changes: [String] = []
+    /// A repository store's files to commit (path → encrypted or plain bytes), in order.
+    private var staged: [(path: String, contents: Data?)] = []
+    /// Whether this step wrote into the store (match adds its version file and README then).
+    private var wroteStore = false
+    /// Keys kept for Apple's answer whose certificate is now written: dropped once it is stored for good.
+    private var settledKeys: [(type: String, digest: String)] = []
 
-    init(step: StepContext, request: MatchSigning, store: String, password: String) {
+    init(step: StepContext, request: MatchSigning, store: String, password: String, git: MatchGitStore? = nil) {
         self.step = step
         self.request = request
         self.store = store
         self.password = password
+        self.git = git
+    }
+
+    private var pendingKeys: PendingSigningKeys { PendingSigningKeys(lane: step.lane, password: password, remote: git) }
+
+    /// The store's file as it is (encrypted), staged writes first; nil when it has none.
+    private func rawStoreFile(_ path: String) throws -> Data? {
+        guard let git else { return FileManager.default.contents(atPath: store + "/" + path) }
+        if let staged = staged.last(where: { $0.path == path }) { return staged.contents }
+        return try git.contents(path)
+    }
+
+    /// The names of the store's files directly in `folder`.
+    private func storeNames(in folder: String) -> [String] {
+        guard let git else { return ((try? FileManager.default.contentsOfDirectory(atPath: store + "/" + folder)) ?? []).sorted() }
+        return Set(git.names(in: folder) + staged.filter { ($0.path as NSString).deletingLastPathComponent == folder }.map { ($0.path as NSString).lastPathComponent }).sorted()
     }
 
     private var kind: MatchKind { request.kind }
@@ -27,7 +51,7 @@ struct MatchSync {
     /// - Throws: `MatchStoreError` naming the file when it does not decrypt.
     private mutating func storeFile(_ path: String) throws -> Data? {
         if let known = decrypted[path] { return known }
-        guard let text = FileManager.default.contents(atPath: store + "/" + path) else { return nil }
+        guard let text = try rawStoreFile(path) else { return nil }
         switch MatchEncryption.decrypt(text, password: password, plausible: MatchStore.plausibility(for: path)) {
         case .success(let (data, _)):
             decrypted[path] = data
@@ -40,8 +64,7 @@ struct MatchSync {
     /// The store's certificates of this type that have their key and are valid until `after`,
     /// latest expiry first.
     private mutating func storedCertificates(validAfter after: Date) throws -> [(id: String, certificate: SigningCertificate, der: Data, key: Data)] {
-        let folder = store + "/certs/" + kind.certificateFolder
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".cer") }.sorted()
+        let names = storeNames(in: "certs/" + kind.certificateFolder).filter { $0.hasSuffix(".cer") }
         var found: [(String, SigningCertificate, Data, Data)] = []
         for name in names {
             let id = String(name.dropLast(4))
@@ -65,13 +88,27 @@ struct MatchSync {
     /// would write.
     private mutating func writeStore(_ data: Data, to path: String, label: String) throws {
         if let current = try? storeFile(path), current == data { return }
-        let full = store + "/" + path
         guard !step.isDryRun else {
             step.log("would write \(label) to \(path) in the store")
             changes.append("would write \(path)")
             return
         }
         let encrypted = try MatchEncryption.encrypt(data, password: password)
+        try writeStoreBytes(encrypted, to: path)
+        decrypted[path] = data
+        changes.append("wrote \(path)")
+    }
+
+    /// Writes `bytes` as they are to the store's `path`: staged for the commit in a repository,
+    /// else written with its undo (the old bytes put back).
+    private mutating func writeStoreBytes(_ bytes: Data, to path: String) throws {
+        wroteStore = true
+        guard git == nil else {
+            staged.append((path, bytes))
+            return
+        }
+        let full = store + "/" + path
+        let encrypted = bytes
         let before = FileManager.default.contents(atPath: full)
         let handle = try step.record(
             FileWritten(path: full, saved: try step.saveCopy(before), afterHash: SHA256.hex(of: encrypted)),
@@ -80,8 +117,41 @@ struct MatchSync {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try step.lane.fileSystem.write(encrypted, to: full)
         step.done(handle)
-        decrypted[path] = data
-        changes.append("wrote \(path)")
+    }
+
+    /// Ends the step's writes: match's version file and README added on the store's first use
+    /// (and the README brought back to match's), then, for a repository, one commit pushed by
+    /// compare and swap through a recorded effect (its undo reverts it); then the keys kept for
+    /// Apple's answer are dropped. Nothing when the step wrote nothing.
+    mutating func finishWrites() async throws {
+        guard !step.isDryRun else { return }
+        for file in wroteStore ? try MatchStore.firstUseFiles(current: { try rawStoreFile($0) }) : [] {
+            try writeStoreBytes(file.data, to: file.path)
+            changes.append("wrote \(file.path)")
+        }
+        if let git, !staged.isEmpty {
+            var latest: [String: Data?] = [:]
+            var order: [String] = []
+            for (path, contents) in staged {
+                if latest[path] == nil { order.append(path) }
+                latest[path] = .some(contents)
+            }
+            let files = order.map { (path: $0, contents: latest[$0] ?? nil) }
+            let signatures = try step.signatures([.author, .committer], in: git.repository, for: "match store's commit")
+            let message = "[shiplane] Updated \(kind.rawValue) and platform \(request.platform.rawValue)"
+            let recorded = MatchHandleBox()
+            let parent = git.tip?.hex, shown = git.shown, branch = git.branch, step = step
+            let commit = try await git.push(files, message: message, author: signatures[0], committer: signatures[1]) { commit in
+                recorded.handle = try step.record(
+                    MatchStorePushed(repository: shown, branch: branch, parent: parent, commit: commit.hex, paths: order),
+                    "revert the match store's commit \(commit.short) on \(branch) of \(shown)")
+            }
+            step.done(recorded.handle, MatchStorePushed(repository: shown, branch: branch, parent: parent, commit: commit.hex, paths: order))
+            step.log("pushed \(files.count) file\(files.count == 1 ? "" : "s") to \(shown) (\(branch)), commit \(commit.short)")
+            staged = []
+        }
+        for key in settledKeys { await pendingKeys.remove(type: key.type, digest: key.digest) }
+        settledKeys = []
     }
 
     // MARK: - Readonly
@@ -149,10 +219,14 @@ struct MatchSync {
         let types = kind.certificateTypes(for: request.platform)
         let atApple = try await client.certificates(types: types)
         let appleIDs = Set(atApple.map(\.id))
+        let pending = pendingKeys
         if let stored = try storedCertificates(validAfter: renewBefore).first(where: { appleIDs.contains($0.id) }) {
+            // A key kept for this certificate (a run stopped after the store took it) is no longer needed.
+            for (digest, _) in pending.keys(type: types[0]) where digest == stored.certificate.publicKeyDigest {
+                settledKeys.append((types[0], digest))
+            }
             return (stored.id, stored.certificate)
         }
-        let pending = PendingSigningKeys(lane: step.lane, password: password)
         // A key an earlier run made: if Apple holds a certificate for it, that run's request landed.
         for (digest, key) in pending.keys(type: types[0]) {
             if let resource = atApple.first(where: { Self.certificate(of: $0)?.publicKeyDigest == digest }),
@@ -164,7 +238,7 @@ struct MatchSync {
                 }
                 try storeCertificate(id: resource.id, der: der, key: key.pem)
                 changes.append("adopted certificate \(resource.id)")
-                pending.remove(type: types[0], digest: digest)
+                settledKeys.append((types[0], digest))
                 return (resource.id, certificate)
             }
         }
@@ -175,7 +249,7 @@ struct MatchSync {
         }
         let key = try pending.keys(type: types[0]).first?.key ?? SigningKey.generate()
         step.lane.registerSecret(String(decoding: key.pem, as: UTF8.self))
-        try pending.save(key, type: types[0])
+        try await pending.save(key, type: types[0])
         let csr = try key.certificateSigningRequestPEM(commonName: "Shiplane match \(kind.rawValue)")
         var effect = SigningCertificateCreated(api: client.apiBaseURL, certificateType: types[0], publicKeyDigest: key.publicKeyDigest)
         let handle = try step.record(effect, "revoke the \(types[0]) certificate this run created")
@@ -188,7 +262,7 @@ struct MatchSync {
                                 suggestion: "run again: the certificate is found by its key; or revoke it in the developer portal")
         }
         try storeCertificate(id: resource.id, der: der, key: key.pem)
-        pending.remove(type: types[0], digest: key.publicKeyDigest)
+        settledKeys.append((types[0], key.publicKeyDigest))
         changes.append("created certificate \(resource.id)")
         return (resource.id, certificate)
     }
@@ -339,31 +413,57 @@ struct MatchSync {
 struct PendingSigningKeys {
     let state: StoreResumeState
     let password: String
+    /// A repository store: the keys are kept there (any machine's next run finds them), not here.
+    let remote: MatchGitStore?
 
-    init(lane: LaneContext, password: String) {
+    init(lane: LaneContext, password: String, remote: MatchGitStore? = nil) {
         state = StoreResumeState(lane: lane)
         self.password = password
+        self.remote = remote
     }
 
     private struct Saved: Codable { var type: String; var digest: String; var key: String }
 
     func keys(type: String) -> [(digest: String, key: SigningKey)] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: state.folder)) ?? []).filter { $0.hasPrefix("match-key-\(type)-") }.sorted()
-        return names.compactMap { name in
-            guard let saved = state.read(Saved.self, name: String(name.dropLast(".json".count))), saved.type == type,
+        let saved: [Saved]
+        if let remote {
+            saved = remote.pendingKeys.filter { $0.key.hasPrefix("\(type)-") }.sorted { $0.key < $1.key }
+                .compactMap { try? JSONDecoder().decode(Saved.self, from: $0.value) }
+        } else {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: state.folder)) ?? []).filter { $0.hasPrefix("match-key-\(type)-") }.sorted()
+            saved = names.compactMap { state.read(Saved.self, name: String($0.dropLast(".json".count))) }
+        }
+        return saved.compactMap { saved in
+            guard saved.type == type,
                   case .success(let (pem, _)) = MatchEncryption.decrypt(Data(saved.key.utf8), password: password),
                   let key = try? SigningKey(pem: String(decoding: pem, as: UTF8.self)), key.publicKeyDigest == saved.digest else { return nil }
             return (saved.digest, key)
         }
     }
 
-    func save(_ key: SigningKey, type: String) throws {
+    func save(_ key: SigningKey, type: String) async throws {
         let encrypted = try MatchEncryption.encrypt(key.pem, password: password)
-        try state.write(Saved(type: type, digest: key.publicKeyDigest, key: String(decoding: encrypted, as: UTF8.self)),
-                        name: "match-key-\(type)-\(key.publicKeyDigest.prefix(16))")
+        let saved = Saved(type: type, digest: key.publicKeyDigest, key: String(decoding: encrypted, as: UTF8.self))
+        if let remote {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try await remote.pushKey(try encoder.encode(saved), name: "\(type)-\(key.publicKeyDigest.prefix(16))")
+        } else {
+            try state.write(saved, name: "match-key-\(type)-\(key.publicKeyDigest.prefix(16))")
+        }
     }
 
-    func remove(type: String, digest: String) {
-        state.remove(name: "match-key-\(type)-\(digest.prefix(16))")
+    func remove(type: String, digest: String) async {
+        if let remote {
+            _ = await remote.deleteKey(name: "\(type)-\(digest.prefix(16))")
+        } else {
+            state.remove(name: "match-key-\(type)-\(digest.prefix(16))")
+        }
     }
+}
+
+/// The effect handle recorded on the push's thread, read back after it.
+private final class MatchHandleBox: @unchecked Sendable {
+    // @unchecked: written once on the push's thread while this task waits for it, read after.
+    var handle: EffectHandle?
 }

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+/// `lane.match` / `shiplane match` with the store as a git repository (match's `git_url`):
+/// served by `git http-backend` behind basic auth, read and checked with the `git` command and
+/// the Ruby oracle of match's encryption.
+@Suite("match store in a git repository: one commit pushed by compare and swap, rolled back with the run, a killed run finished from a fresh clone", .offThePool, .tags(.slow))
+struct MatchGitStoreTests {
+    static let password = "correct horse battery staple"
+    static let token = "match-store-token-7f3a91"
+    /// SHA-256 of fastlane's match/lib/assets/READMETemplate.md (fastlane/fastlane aa33711, March 2025).
+    static let fastlaneReadmeDigest = "1954b422ba2234a43c81faef941f32d082a4ae50a3f60205ca2a19f9db490af4"
+
+    /// An empty bare repository `certificates.git` served over HTTP, and a folder for checks.
+    final class Served: @unchecked Sendable {
+        let holder: TemporaryRepository
+        let bare: String
+        let server: GitHTTPServer
+        var url: String { server.url("certificates.git") }
+
+        init() async throws {
+            holder = try TemporaryRepository(commit: false)
+            let root = holder.root + "/served"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            bare = root + "/certificates.git"
+            try runProgram("/usr/bin/git", ["init", "-q", "--bare", "-b", "master", bare], in: root, environment: holder.environment)
+            server = try await GitHTTPServer.start(projectRoot: root, username: "x-access-token", password: MatchGitStoreTests.token, environment: holder.environment)
+        }
+
+        func stop() { server.stop() }
+
+        /// `git --git-dir=<the served repository> ARGUMENTS`; nil when it fails.
+        func git(_ arguments: String...) throws -> String? {
+            let output = try runProgram("/usr/bin/git", ["--git-dir=" + bare] + arguments, in: holder.root, environment: holder.environment)
+            return output.status == 0 ? output.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        }
+
+        /// A fresh `git clone` of the branch, decrypted in place by the Ruby oracle (fastlane's
+        /// encryption); its files by path.
+        func clonedAndDecryptedByRuby() throws -> (files: [String: Data], ruby: CommandOutput) {
+            let folder = holder.root + "/clone-\(UUID().uuidString.prefix(8))"
+            let cloned = try runProgram("/usr/bin/git", ["clone", "-q", "-b", "master", bare, folder], in: holder.root, environment: holder.environment)
+            #expect(cloned.status == 0, "\(cloned.stderr)")
+            var environment = holder.environment
+            environment["MATCH_PASSWORD"] = MatchGitStoreTests.password
+            let ruby = try runProgram("/usr/bin/env", ["ruby", packageRoot + "/Tests/ShiplaneTests/Fixtures/Match/match_oracle.rb", "decrypt-files", folder],
+                                      in: holder.root, environment: environment)
+            var files: [String: Data] = [:]
+            for path in FileManager.default.subpaths(atPath: folder) ?? [] where !path.hasPrefix(".git") {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
+                    files[path] = FileManager.default.contents(atPath: folder + "/" + path)
+                }
+            }
+            return (files, ruby)
+        }
+    }
+
+    func environment(_ work: TemporaryRepository, _ fake: FakeAppStoreConnect) -> [String: String] {
+        var extra = ["MATCH_PASSWORD": Self.password, "MATCH_GIT_BASIC_AUTHORIZATION": Data("x-access-token:\(Self.token)".utf8).base64EncodedString()]
+        extra.merge(StoreFixtures.appleEnvironment(apiURL: fake.baseURL)) { $1 }
+        return isolatedEnvironment(home: work.home, extra: extra)
+    }
+
+    /// What every finished run must leave: one certificate at Apple, its `.cer` and key in the
+    /// store (the key the certificate's), the profile, match's version file and README, no key
+    /// kept on a ref; fastlane's encryption decrypts every file.
+    func expectConsistent(_ served: Served, _ fake: FakeAppStoreConnect) throws {
+        let state = fake.lock.withLock { fake.signing }
+        #expect(state.certificates.count == 1)
+        let id = try #require(state.certificates.keys.first)
+        #expect(try served.git("for-each-ref", "refs/shiplane/") == "")
+        let (files, ruby) = try served.clonedAndDecryptedByRuby()
+        #expect(ruby.status == 0, "\(ruby.stdout)\(ruby.stderr)")
+        #expect(files["certs/development/\(id).cer"] == state.certificates[id]?.der)
+        let key = try #require(files["certs/development/\(id).p12"])
+        let certificate = try #require(files["certs/development/\(id).cer"].flatMap(SigningCertificate.init(der:)))
+        #expect(try SigningKey(pem: String(decoding: key, as: UTF8.self)).publicKeyDigest == certificate.publicKeyDigest)
+        #expect(files["profiles/development/Development_com.acme.rocket.mobileprovision"] == state.profiles.values.first?.content)
+        #expect(files["match_version.txt"] == Data("2.237.0".utf8))
+        #expect(files["README.md"].map { SHA256.hex(of: $0) } == Self.fastlaneReadmeDigest)
+        #expect(files.count == 5, "\(files.keys.sorted())")
+    }
+
+    @Test("shiplane SIGKILLed mid-push (the repository took the store's commit, its answer held back): the same command from a fresh clone finds the store complete and changes nothing; one certificate, one commit, fastlane's code decrypts it")
+    func killedMidPushFinishesFromAFreshClone() async throws {
+        let served = try await Served()
+        defer { served.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        // Pushes: the certificate's key (1), the store's commit (2), the key's deletion (3).
+        served.server.holdAnswer(toPush: 2, seconds: 20)
+        let arguments = ["match", "development", "--store", served.url, "--app-identifier", "com.acme.rocket", "--device", "Ada=00008110-000000000002"]
+        let first = try TemporaryRepository()
+        let run = try SupervisedRun(arguments, in: first.path, environment: environment(first, fake))
+        run.wait { ((try? served.git("rev-parse", "--verify", "-q", "refs/heads/master")) ?? nil) != nil }
+        try run.killEverything()
+        #expect(try served.git("rev-list", "--count", "master") == "1")
+        #expect(try served.git("for-each-ref", "--format=%(refname)", "refs/shiplane/")?.hasPrefix("refs/shiplane/match-keys/DEVELOPMENT-") == true)
+
+        let fresh = try TemporaryRepository()
+        let again = try await runProgramAsync(shiplaneBinary, arguments, in: fresh.path, environment: environment(fresh, fake))
+        #expect(again.status == 0, "\(again.all)")
+        #expect(fake.log.filter { $0 == "POST /v1/certificates" }.count == 1)
+        #expect(fake.log.filter { $0 == "POST /v1/profiles" }.count == 1)
+        #expect(try served.git("rev-list", "--count", "master") == "1")
+        #expect(!again.all.contains(Self.password) && !again.all.contains(Self.token))
+        try expectConsistent(served, fake)
+    }
+
+    @Test("shiplane SIGKILLed while Apple makes the certificate: the key was pushed first, so the same command from a fresh clone adopts that certificate; one POST, one commit")
+    func killedBeforeTheStoreHeldItAdoptsFromAFreshClone() async throws {
+        let served = try await Served()
+        defer { served.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        fake.answerLate(1, method: "POST", path: "/v1/certificates$", seconds: 30)
+        let arguments = ["match", "development", "--store", served.url, "--app-identifier", "com.acme.rocket", "--device", "Ada=00008110-000000000002"]
+        let first = try TemporaryRepository()
+        let run = try SupervisedRun(arguments, in: first.path, environment: environment(first, fake))
+        run.wait { fake.lock.withLock { !fake.signing.certificates.isEmpty } }
+        try run.killEverything()
+        #expect(try served.git("rev-parse", "--verify", "-q", "refs/heads/master") == nil)
+
+        let fresh = try TemporaryRepository()
+        let again = try await runProgramAsync(shiplaneBinary, arguments, in: fresh.path, environment: environment(fresh, fake))
+        #expect(again.status == 0, "\(again.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        #expect(again.all.contains("adopted certificate \(id)"))
+        #expect(fake.log.filter { $0 == "POST /v1/certificates" }.count == 1)
+        #expect(try served.git("rev-list", "--count", "master") == "1")
+        try expectConsistent(served, fake)
+
+        // A second run: nothing to make, nothing pushed.
+        let third = try await runProgramAsync(shiplaneBinary, arguments, in: fresh.path, environment: environment(fresh, fake))
+        #expect(third.status == 0, "\(third.all)")
+        #expect(try served.git("rev-list", "--count", "master") == "1")
+    }
+
+    @Test("a lane that fails after match: the store's commit is reverted by a commit on top (history kept), the certificate revoked")
+    func rollbackRevertsTheStoresCommit() async throws {
+        let served = try await Served()
+        defer { served.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let variables = environment(work, fake)
+        let lane = try MatchLaneForTest.parse(["--kind", "appstore", "--store", served.url, "--identifiers", "com.acme.rocket", "--fail-after"])
+        let (result, messages) = await runStoreLane(lane, folder: work.path, variables: variables)
+        #expect(result.failure != nil)
+        let told = allText(result.failure) + messages.joined(separator: "\n")
+        #expect(told.contains("pushed 5 files to \(served.url) (master)"), "\(told)")
+        #expect(fake.lock.withLock { fake.signing.certificates.isEmpty && fake.signing.revoked.count == 1 })
+        #expect(try served.git("rev-list", "--count", "master") == "2", "\(told)")
+        #expect(try served.git("ls-tree", "-r", "--name-only", "master") == "")
+        #expect(try served.git("log", "-1", "--format=%s", "master")?.hasPrefix("[shiplane] Revert ") == true)
+        #expect(try served.git("for-each-ref", "refs/shiplane/") == "")
+    }
+}
