@@ -61,7 +61,7 @@ struct BitbucketForge: Forge {
             credentials: BitbucketCredentials.from(variables), transport: step.httpTransport())
     }
 
-    var place: String { "Bitbucket \(repository)" }
+    var place: String { "on Bitbucket \(repository)" }
 
     private func client() throws -> BitbucketClient {
         guard let credentials else { throw BitbucketError.missingCredentials }

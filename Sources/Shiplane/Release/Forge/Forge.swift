@@ -179,7 +179,8 @@ package protocol Forge: Sendable {
     /// - Throws: when nothing names the repository or the server.
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> Self
 
-    /// "acme/rocket on Bitbucket": where the release goes, for messages.
+    /// Where the release goes, for messages, with its preposition ("on Bitbucket acme/rocket",
+    /// "in GitLab project acme/rocket").
     var place: String { get }
     /// Checks the token, repository access, the tag and the files (`artifacts`); every problem at
     /// once, before any change. A dry run only notes what a real run would refuse that a later

@@ -21,9 +21,56 @@ package enum ForgeReleaseRun {
     package static func run<F: Forge>(_ forge: F, _ request: ForgeReleaseRequest, in step: StepContext) async throws -> String? {
         try step.checkArtifacts(request.assets)
         let (artifacts, fileProblems) = artifacts(request.assets, in: step)
+        try await preflight(forge, request, artifacts: artifacts, fileProblems: fileProblems, dryRun: step.isDryRun, note: { step.log($0) })
+        if step.isDryRun {
+            let count = request.assets.count
+            step.note("would publish \(request.tag) \(forge.place) with \(count) asset\(count == 1 ? "" : "s")")
+            if let notes = request.notes { step.log("release notes:\n" + notes) }
+            return nil
+        }
+        let outcome = try await drive(forge, request, artifacts: artifacts, recording: StepEffectRecording(step: step))
+        let url = forge.webURL(of: outcome.release)
+        let summary = outcome.attached.summary
+        step.note((url ?? "\(F.displayName) release \(request.tag)") + (summary.isEmpty ? "" : " (\(summary))"))
+        return url
+    }
+
+    /// What `drive` did: the release an earlier run left (nil when there was none), the release
+    /// as it is now, and what attaching the files did.
+    package struct Outcome<Release: Sendable>: Sendable {
+        package var existing: Release?
+        package var release: Release
+        package var attached: ForgeAttachOutcome
+    }
+
+    /// Publishes `request` with `files` on `forge` outside a step (a forge's publisher on its own,
+    /// as its unit tests use it): the same preflight and the same life as in a run.
+    /// - Throws: `ReleasePreflightError` with every problem before any change; the forge's errors after.
+    package static func publish<F: Forge>(_ forge: F, _ request: ForgeReleaseRequest, files: [ReleaseAssetFile],
+                                          recording: any ReleaseEffectRecording) async throws -> Outcome<F.Release> {
+        var artifacts: [Artifact] = []
+        var problems: [any Error] = []
+        for file in files {
+            do {
+                _ = try HTTPTransport.regularFileSize(file.path)
+                artifacts.append(Artifact(kind: Artifact.kind(forFileName: file.name), name: file.name, path: file.path,
+                                          sha256: try SHA256.hex(ofFile: file.path)))
+            } catch {
+                problems.append(error)
+            }
+        }
+        try await preflight(forge, request, artifacts: artifacts, fileProblems: problems, dryRun: false, note: { _ in })
+        return try await drive(forge, request, artifacts: artifacts, recording: recording)
+    }
+
+    /// Every problem at once, before any change: the forge's own (token, access, tag, …), the
+    /// files that cannot be read, and names two files share.
+    /// - Throws: `ReleasePreflightError` naming the forge.
+    static func preflight<F: Forge>(_ forge: F, _ request: ForgeReleaseRequest, artifacts: [Artifact], fileProblems: [any Error], dryRun: Bool,
+                                    note: @Sendable (String) -> Void) async throws {
         var problems: [any Error] = []
         do {
-            try await forge.preflight(request, artifacts: artifacts, dryRun: step.isDryRun, note: { step.log($0) })
+            try await forge.preflight(request, artifacts: artifacts, dryRun: dryRun, note: note)
         } catch let refused as ReleasePreflightError {
             problems += refused.underlyingErrors
         } catch {
@@ -35,22 +82,18 @@ package enum ForgeReleaseRun {
                                           suggestion: "give each asset a distinct name"))
         }
         guard problems.isEmpty else { throw ReleasePreflightError(underlyingErrors: problems, forge: F.displayName) }
-        if step.isDryRun {
-            let count = request.assets.count
-            step.note("would publish \(request.tag) on \(forge.place) with \(count) asset\(count == 1 ? "" : "s")")
-            if let notes = request.notes { step.log("release notes:\n" + notes) }
-            return nil
-        }
-        let recording = StepEffectRecording(step: step)
+    }
+
+    /// The one life of a release after its preflight: found by its tag, created as a draft or an
+    /// earlier run's draft brought up to date, the artifacts attached, then published.
+    static func drive<F: Forge>(_ forge: F, _ request: ForgeReleaseRequest, artifacts: [Artifact],
+                                recording: any ReleaseEffectRecording) async throws -> Outcome<F.Release> {
         let existing = try await forge.findRelease(tag: request.tag)
         var release = try await forge.createDraft(request, existing: existing, recording: recording)
-        let outcome: ForgeAttachOutcome
-        (release, outcome) = try await forge.attach(artifacts, to: release, request: request, recording: recording)
+        let attached: ForgeAttachOutcome
+        (release, attached) = try await forge.attach(artifacts, to: release, request: request, recording: recording)
         if request.publish { release = try await forge.publish(release, request: request, recording: recording) }
-        let url = forge.webURL(of: release)
-        let summary = outcome.summary
-        step.note((url ?? "\(F.displayName) release \(request.tag)") + (summary.isEmpty ? "" : " (\(summary))"))
-        return url
+        return Outcome(existing: existing, release: release, attached: attached)
     }
 
     /// Runs `request` through the forge `F` chosen for `target`, connected in `step`.

@@ -34,8 +34,26 @@ struct GitHubForge: Forge {
         return step
     }
 
+    /// A release on GitHub, and whether this run created it (a failure after that says so, for rollback).
+    struct Draft: Sendable {
+        var release: GitHubRelease
+        var created: Bool
+    }
+
+    /// Whether the release becomes GitHub's latest: not for a prerelease (as `githubRelease` and
+    /// `release` ask), or as the publisher's request says.
+    enum Latest: Sendable {
+        case unlessPrerelease
+        case fixed(GitHubMakeLatest?)
+    }
+
     let publisher: GitHubReleasePublisher
     var uploadConcurrency = 4
+    var latest = Latest.unlessPrerelease
+    /// The branch or commit a new tag is created at; nil: GitHub's default.
+    var targetCommitish: String?
+    /// Media types by asset name; a name not here is guessed from the name.
+    var contentTypes: [String: String] = [:]
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GitHubForge {
         guard let remote = target.repository ?? origin else {
@@ -48,12 +66,17 @@ struct GitHubForge: Forge {
             transport: step.httpTransport(), version: ShiplaneVersion.current))
     }
 
-    var place: String { publisher.repository.description }
+    var place: String { "on \(publisher.repository.description)" }
 
     private func request(_ request: ForgeReleaseRequest, _ artifacts: [Artifact] = []) -> GitHubReleaseRequest {
-        GitHubReleaseRequest(tag: request.tag, name: request.title, notes: request.notes, prerelease: request.prerelease,
-                             makeLatest: request.prerelease ? .no : .yes, assets: artifacts.map { ReleaseAssetFile(path: $0.path, name: $0.name) },
-                             publish: request.publish, uploadConcurrency: uploadConcurrency)
+        let makeLatest: GitHubMakeLatest? = switch latest {
+        case .unlessPrerelease: request.prerelease ? .no : .yes
+        case .fixed(let chosen): chosen
+        }
+        return GitHubReleaseRequest(
+            tag: request.tag, name: request.title, notes: request.notes, prerelease: request.prerelease, makeLatest: makeLatest,
+            targetCommitish: targetCommitish, assets: artifacts.map { ReleaseAssetFile(path: $0.path, name: $0.name, contentType: contentTypes[$0.name]) },
+            publish: request.publish, uploadConcurrency: max(1, uploadConcurrency))
     }
 
     private func client() throws -> GitHubClient {
@@ -66,28 +89,45 @@ struct GitHubForge: Forge {
         try await publisher.preflight(self.request(request))
     }
 
-    func findRelease(tag: String) async throws -> GitHubRelease? { try await client().release(forTag: tag) }
+    func findRelease(tag: String) async throws -> Draft? { try await client().release(forTag: tag).map { Draft(release: $0, created: false) } }
 
-    func createDraft(_ request: ForgeReleaseRequest, existing: GitHubRelease?, recording: any ReleaseEffectRecording) async throws -> GitHubRelease {
-        try await publisher.findOrCreateDraft(self.request(request), existing: existing, client: client(), recording: recording).0
+    func createDraft(_ request: ForgeReleaseRequest, existing: Draft?, recording: any ReleaseEffectRecording) async throws -> Draft {
+        let (release, created) = try await publisher.findOrCreateDraft(self.request(request), existing: existing?.release, client: client(),
+                                                                       recording: recording)
+        return Draft(release: release, created: created)
     }
 
-    func attach(_ artifacts: [Artifact], to release: GitHubRelease, request: ForgeReleaseRequest,
-                recording: any ReleaseEffectRecording) async throws -> (GitHubRelease, ForgeAttachOutcome) {
+    /// A failure once the release exists names it, and whether this run created it.
+    private func failing<T>(_ draft: Draft, _ tag: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch {
+            throw GitHubPublishError(tag: tag, releaseID: draft.release.id, createdRelease: draft.created, underlyingErrors: [error])
+        }
+    }
+
+    func attach(_ artifacts: [Artifact], to draft: Draft, request: ForgeReleaseRequest,
+                recording: any ReleaseEffectRecording) async throws -> (Draft, ForgeAttachOutcome) {
         var outcome = ForgeAttachOutcome()
-        for (name, result) in try await publisher.uploadAssets(self.request(request, artifacts), release: release, client: client()) {
+        let results = try await failing(draft, request.tag) {
+            try await publisher.uploadAssets(self.request(request, artifacts), release: draft.release, client: client())
+        }
+        for (name, result) in results {
             switch result {
             case .uploaded: outcome.uploaded.append(name)
             case .skipped: outcome.unchanged.append(name)
             case .replaced: outcome.replaced.append(name)
             }
         }
-        return (release, outcome)
+        return (draft, outcome)
     }
 
-    func publish(_ release: GitHubRelease, request: ForgeReleaseRequest, recording: any ReleaseEffectRecording) async throws -> GitHubRelease {
-        try await publisher.publishDraft(release, request: self.request(request), client: client(), recording: recording)
+    func publish(_ draft: Draft, request: ForgeReleaseRequest, recording: any ReleaseEffectRecording) async throws -> Draft {
+        var draft = draft
+        let before = draft.release
+        draft.release = try await failing(draft, request.tag) {
+            try await publisher.publishDraft(before, request: self.request(request), client: client(), recording: recording)
+        }
+        return draft
     }
 
-    func webURL(of release: GitHubRelease) -> String? { release.htmlURL }
+    func webURL(of draft: Draft) -> String? { draft.release.htmlURL }
 }

@@ -56,52 +56,20 @@ package struct PublishGitHubRelease: ForgeReleaseStep {
     /// GitHub Enterprise server, which needs `GITHUB_API_URL`.
     package var requiresEnterpriseAPI = false
 
-    /// Returns the release's web address (in a dry run, nil).
+    /// Returns the release's web address (in a dry run, nil): the life `ForgeReleaseRun` drives on every forge.
     package func run(in step: StepContext) async throws -> String? {
         try step.checkArtifacts(assets)
         let lane = step.lane
+        let origin = try git { try lane.repository().configString("remote.origin.url") }
         if requiresEnterpriseAPI, repository == nil, (lane.environment.variables["GITHUB_API_URL"] ?? "").isEmpty,
-           let origin = try git({ try lane.repository().configString("remote.origin.url") }),
-           let host = RemoteLinks.hostAndPath(of: origin)?.host, GitHubForge.publicHosts[host] == nil {
+           let origin, let host = RemoteLinks.hostAndPath(of: origin)?.host, GitHubForge.publicHosts[host] == nil {
             throw ShiplaneError("the origin remote's host \(host) is a GitHub Enterprise server, but GITHUB_API_URL is not set",
                                 suggestion: "set GITHUB_API_URL=https://\(host)/api/v3")
         }
-        let target = try gitHubRepository(lane)
-        let variables = lane.environment.variables
-        let publisher = GitHubReleasePublisher(
-            repository: target, token: GitHubReleasePublisher.token(from: variables), environment: variables,
-            transport: step.httpTransport(), version: ShiplaneVersion.current
-        )
-        let request = GitHubReleaseRequest(
-            tag: tag, name: name ?? tag, notes: notes, prerelease: prerelease,
-            makeLatest: prerelease ? .no : .yes, assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) },
-            uploadConcurrency: max(1, uploadConcurrency)
-        )
-        if step.isDryRun {
-            try await publisher.preflight(request, checkFile: step.checkSendableFile)
-            step.note("would publish \(tag) on \(target) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
-            if let notes { step.log("release notes:\n" + notes) }
-            return nil
-        }
-        let result = try await publisher.publish(request, recording: StepEffectRecording(step: step))
-        var parts: [String] = []
-        if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
-        if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
-        if !result.replaced.isEmpty { parts.append("replaced \(result.replaced.joined(separator: ", "))") }
-        step.note((result.htmlURL ?? "release \(result.releaseID)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
-        return result.htmlURL
-    }
-
-    private func gitHubRepository(_ lane: LaneContext) throws -> GitHubRepository {
-        if let repository { return try GitHubRepository(remoteURL: repository) }
-        let url = try git { try lane.repository().configString("remote.origin.url") }
-        guard let url else {
-            throw ShiplaneError(
-                "the repository has no origin remote to take the GitHub repository from",
-                suggestion: "pass repository: \"owner/name\", or add the remote"
-            )
-        }
-        return try GitHubRepository(remoteURL: url)
+        var forge = try GitHubForge.connect(.github(repository: repository), origin: origin, in: step)
+        forge.uploadConcurrency = uploadConcurrency
+        let request = ForgeReleaseRequest(tag: tag, name: name, notes: notes, prerelease: prerelease, assets: assets)
+        return try await ForgeReleaseRun.run(forge, request, in: step)
     }
 }
 

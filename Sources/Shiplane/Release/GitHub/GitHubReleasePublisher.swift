@@ -147,15 +147,11 @@ package struct GitHubReleasePublisher: Sendable {
 
     // MARK: - Preflight
 
-    /// Checks the token, the asset files, duplicate names and repository access; reports every problem.
-    /// Sends no request when the token is missing.
+    /// Checks the token and repository access; reports every problem. The files and their names
+    /// are `ForgeReleaseRun`'s to check, as on every forge. Sends no request when the token is missing.
     /// - Throws: `ReleasePreflightError` holding all problems.
     @discardableResult
-    package func preflight(
-        _ request: GitHubReleaseRequest,
-        checkFile: ((String) throws -> Void)? = nil
-    ) async throws -> GitHubClient {
-        let checkFile = checkFile ?? { _ = try HTTPTransport.regularFileSize($0) }
+    package func preflight(_ request: GitHubReleaseRequest) async throws -> GitHubClient {
         var problems: [any Error] = []
         var client: GitHubClient?
         do {
@@ -164,55 +160,31 @@ package struct GitHubReleasePublisher: Sendable {
         } catch {
             problems.append(error)
         }
-        for asset in request.assets {
-            do { try checkFile(asset.path) } catch { problems.append(error) }
-        }
-        let names = Dictionary(grouping: request.assets, by: \.name)
-        for (name, assets) in names.sorted(by: { $0.key < $1.key }) where assets.count > 1 {
-            problems.append(ShiplaneError("\(assets.count) assets share the name \(name)",
-                                          info: assets.map { ("file", $0.path) },
-                                          suggestion: "give each asset a distinct name"))
-        }
         if let client {
             do { try await client.checkAccess() } catch { problems.append(error) }
         }
         if let client, problems.isEmpty { return client }
-        // Errors from the client are already redacted (the token is in its redactor); the rest name only files.
+        // Errors from the client are already redacted (the token is in its redactor).
         throw ReleasePreflightError(underlyingErrors: problems)
     }
 
     // MARK: - Publishing
 
-    /// Publishes the release and returns what was done: preflight, `findOrCreateDraft`,
-    /// `uploadAssets`, `publishDraft` — the life `ForgeReleaseRun` drives on every forge.
+    /// Publishes the release and returns what was done, through the life `ForgeReleaseRun` drives
+    /// on every forge: preflight, `findOrCreateDraft`, `uploadAssets`, `publishDraft`.
     /// - Throws: `ReleasePreflightError` before any change; `GitHubPublishError` (with every upload failure) after.
     package func publish(_ request: GitHubReleaseRequest, recording: any ReleaseEffectRecording = NoEffectRecording()) async throws -> GitHubPublishResult {
-        let client = try await preflight(request)
-        let found = try await findOrCreateDraft(request, existing: try await client.release(forTag: request.tag), client: client,
-                                                             recording: recording)
-        var release = found.0
-        let created = found.1
-        do {
-            let outcomes = try await uploadAssets(request, release: release, client: client)
-            var result = GitHubPublishResult(
-                releaseID: release.id, htmlURL: release.htmlURL, createdRelease: created,
-                uploaded: [], skipped: [], replaced: [], published: !release.draft)
-            for (name, outcome) in outcomes {
-                switch outcome {
-                case .uploaded: result.uploaded.append(name)
-                case .skipped: result.skipped.append(name)
-                case .replaced: result.replaced.append(name)
-                }
-            }
-            if request.publish, release.draft {
-                release = try await publishDraft(release, request: request, client: client, recording: recording)
-                result.published = true
-                result.htmlURL = release.htmlURL ?? result.htmlURL
-            }
-            return result
-        } catch {
-            throw GitHubPublishError(tag: request.tag, releaseID: release.id, createdRelease: created, underlyingErrors: [error])
-        }
+        var forge = GitHubForge(publisher: self, uploadConcurrency: request.uploadConcurrency, latest: .fixed(request.makeLatest),
+                                targetCommitish: request.targetCommitish)
+        for asset in request.assets { forge.contentTypes[asset.name] = asset.contentType }
+        let outcome = try await ForgeReleaseRun.publish(
+            forge, ForgeReleaseRequest(tag: request.tag, name: request.name, notes: request.notes, prerelease: request.prerelease,
+                                       assets: request.assets.map(\.path), publish: request.publish),
+            files: request.assets, recording: recording)
+        let release = outcome.release.release
+        return GitHubPublishResult(
+            releaseID: release.id, htmlURL: release.htmlURL, createdRelease: outcome.release.created, uploaded: outcome.attached.uploaded,
+            skipped: outcome.attached.unchanged, replaced: outcome.attached.replaced, published: !release.draft)
     }
 
     /// The API base the release's effects name.

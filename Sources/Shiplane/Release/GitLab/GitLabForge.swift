@@ -54,7 +54,11 @@ struct GitLabForge: Forge {
     }
 
     let publisher: GitLabReleasePublisher
-    let packageName: String
+    var packageName: String
+    /// Titles of milestones the release is associated with.
+    var milestones: [String] = []
+    /// The `link_type` of each asset link.
+    var linkType = "package"
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GitLabForge {
         let variables = step.lane.environment.variables
@@ -65,11 +69,12 @@ struct GitLabForge: Forge {
             packageName: PublishGitLabRelease.defaultPackageName(located, environment: variables, originURL: origin))
     }
 
-    var place: String { "GitLab project \(publisher.project)" }
+    var place: String { "in GitLab project \(publisher.project)" }
 
     private func request(_ request: ForgeReleaseRequest, _ artifacts: [Artifact] = []) -> GitLabReleaseRequest {
         GitLabReleaseRequest(tag: request.tag, name: request.title, notes: request.notes,
-                             assets: artifacts.map { ReleaseAssetFile(path: $0.path, name: $0.name) }, packageName: packageName, packageVersion: request.tag)
+                             assets: artifacts.map { ReleaseAssetFile(path: $0.path, name: $0.name) }, milestones: milestones,
+                             packageName: packageName, packageVersion: request.tag, linkType: linkType)
     }
 
     private func client() throws -> GitLabClient {
@@ -78,7 +83,8 @@ struct GitLabForge: Forge {
     }
 
     func preflight(_ request: ForgeReleaseRequest, artifacts: [Artifact], dryRun: Bool, note: @Sendable (String) -> Void) async throws {
-        try await publisher.preflight(self.request(request), dryRun: dryRun, checkFile: { _ in }, note: note)
+        // The files are the run's to check (ForgeReleaseRun): their names GitLab takes, the package, the rest here.
+        try await publisher.preflight(self.request(request, artifacts), dryRun: dryRun, note: note)
     }
 
     func findRelease(tag: String) async throws -> PendingRelease? {

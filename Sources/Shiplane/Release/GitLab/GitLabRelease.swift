@@ -61,32 +61,17 @@ package struct PublishGitLabRelease: ForgeReleaseStep {
     /// Set by `release` for a prerelease: GitLab has no such flag, so the step says so.
     package var prerelease = false
 
-    /// Returns the release's web address (in a dry run, nil).
+    /// Returns the release's web address (in a dry run, nil): the life `ForgeReleaseRun` drives on every forge.
     package func run(in step: StepContext) async throws -> String? {
         if prerelease { step.log("GitLab releases have no prerelease flag: \(tag) is released as usual", level: .warning) }
         try step.checkArtifacts(assets)
-        let lane = step.lane
-        let variables = lane.environment.variables
-        let origin = project == nil || server == nil ? try git { try lane.repository().configString("remote.origin.url") } : nil
-        let located = try GitLabProject.locate(project: project, server: server, environment: variables, originURL: origin)
-        let publisher = GitLabReleasePublisher(project: located, token: GitLabToken.from(variables), transport: step.httpTransport(),
-                                               version: ShiplaneVersion.current)
-        let request = GitLabReleaseRequest(
-            tag: tag, name: name ?? tag, notes: notes, assets: assets.map { ReleaseAssetFile(path: step.resolve($0)) }, milestones: milestones,
-            packageName: packageName ?? Self.defaultPackageName(located, environment: variables, originURL: origin), packageVersion: tag, linkType: linkType)
-        if step.isDryRun {
-            try await publisher.preflight(request, dryRun: true, checkFile: step.checkSendableFile, note: { step.log($0) })
-            step.note("would publish \(tag) in GitLab project \(located) with \(assets.count) asset\(assets.count == 1 ? "" : "s")")
-            if let notes { step.log("release notes:\n" + notes) }
-            return nil
-        }
-        let result = try await publisher.publish(request, recording: StepEffectRecording(step: step))
-        var parts: [String] = []
-        if !result.uploaded.isEmpty { parts.append("uploaded \(result.uploaded.joined(separator: ", "))") }
-        if !result.skipped.isEmpty { parts.append("unchanged \(result.skipped.joined(separator: ", "))") }
-        if !result.createdRelease, !result.linked.isEmpty { parts.append("linked \(result.linked.joined(separator: ", "))") }
-        step.note((result.webURL ?? "GitLab release \(tag)") + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))"))
-        return result.webURL
+        let origin = project == nil || server == nil ? try git { try step.lane.repository().configString("remote.origin.url") } : nil
+        var forge = try GitLabForge.connect(.gitlab(server: server, project: project), origin: origin, in: step)
+        if let packageName { forge.packageName = packageName }
+        forge.milestones = milestones
+        forge.linkType = linkType
+        let request = ForgeReleaseRequest(tag: tag, name: name, notes: notes, assets: assets)
+        return try await ForgeReleaseRun.run(forge, request, in: step)
     }
 
     /// The project's name, reduced to the characters a generic package name may hold: the last

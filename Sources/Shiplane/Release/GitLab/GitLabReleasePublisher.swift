@@ -42,29 +42,23 @@ struct GitLabReleasePublisher: Sendable {
 
     // MARK: - Preflight
 
-    /// Checks everything before any change and reports every problem at once: the token, the
-    /// files (readable, distinct names GitLab accepts), the package name and version, the link
-    /// type, access to the project, the tag on GitLab (in a dry run a missing tag is only
-    /// noted: the push before the release would make it) and the milestones.
+    /// Checks everything GitLab asks before any change and reports every problem at once: the
+    /// token, file names GitLab accepts, the package name and version, the link type, access to
+    /// the project, the tag on GitLab (in a dry run a missing tag is only noted: the push before
+    /// the release would make it) and the milestones. The files themselves and names two of them
+    /// share are `ForgeReleaseRun`'s to check, as on every forge.
     /// - Throws: `ReleasePreflightError` holding all problems.
     @discardableResult
-    func preflight(_ request: GitLabReleaseRequest, dryRun: Bool = false, checkFile: ((String) throws -> Void)? = nil,
-                   note: (String) -> Void = { _ in }) async throws -> GitLabClient {
-        let checkFile = checkFile ?? { _ = try HTTPTransport.regularFileSize($0) }
+    func preflight(_ request: GitLabReleaseRequest, dryRun: Bool = false, note: (String) -> Void = { _ in }) async throws -> GitLabClient {
         var problems: [any Error] = []
         let client = token.map { GitLabClient(project: project, token: $0, transport: transport, version: version) }
         if client == nil { problems.append(GitLabError.missingToken) }
         for asset in request.assets {
-            do { try checkFile(asset.path) } catch { problems.append(error) }
             if !Self.isValidName(asset.name) {
                 problems.append(ShiplaneError("GitLab's package registry does not take the file name \(asset.name)",
                                               info: [("file", asset.path)],
                                               suggestion: "name it with letters, digits, `.`, `_`, `-` and `+` only"))
             }
-        }
-        for (name, assets) in Dictionary(grouping: request.assets, by: \.name).sorted(by: { $0.key < $1.key }) where assets.count > 1 {
-            problems.append(ShiplaneError("\(assets.count) assets share the name \(name)", info: assets.map { ("file", $0.path) },
-                                          suggestion: "give each asset a distinct name"))
         }
         if !request.assets.isEmpty {
             if !Self.isValidName(request.packageName) {
@@ -111,15 +105,15 @@ struct GitLabReleasePublisher: Sendable {
 
     // MARK: - Publishing
 
-    /// Publishes the release and returns what was done.
+    /// Publishes the release and returns what was done, through the life `ForgeReleaseRun` drives
+    /// on every forge (`GitLabForge`: the files in `attach`, the release in `publish`).
     /// - Throws: `ReleasePreflightError` before any change; the first failure after.
     func publish(_ request: GitLabReleaseRequest, recording: some ReleaseEffectRecording) async throws -> GitLabPublishResult {
-        let client = try await preflight(request)
-        let existing = try await client.release(forTag: request.tag)
-        var result = GitLabPublishResult(webURL: existing?.links?.selfURL, createdRelease: false)
-        let links = try await uploadFiles(request, existing: existing, client: client, recording: recording, result: &result)
-        try await createOrFinish(request, existing: existing, links: links, client: client, recording: recording, result: &result)
-        return result
+        let forge = GitLabForge(publisher: self, packageName: request.packageName, milestones: request.milestones, linkType: request.linkType)
+        let outcome = try await ForgeReleaseRun.publish(
+            forge, ForgeReleaseRequest(tag: request.tag, name: request.name, notes: request.notes, assets: request.assets.map(\.path)),
+            files: request.assets, recording: recording)
+        return outcome.release.result
     }
 
     /// Uploads the files to the generic package registry (GitLab has no drafts: these come before

@@ -46,7 +46,7 @@ struct GiteaForge: Forge {
                                                            transport: step.httpTransport(), version: ShiplaneVersion.current))
     }
 
-    var place: String { "Gitea \(publisher.repository)" }
+    var place: String { "on Gitea \(publisher.repository)" }
 
     private func request(_ request: ForgeReleaseRequest) -> GiteaReleaseRequest {
         GiteaReleaseRequest(tag: request.tag, name: request.title, notes: request.notes, prerelease: request.prerelease, publish: request.publish)
