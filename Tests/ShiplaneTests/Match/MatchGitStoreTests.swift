@@ -140,6 +140,37 @@ struct MatchGitStoreTests {
         #expect(try served.git("rev-list", "--count", "master") == "1")
     }
 
+    @Test("another machine's match pushes to the branch after this run read it: the store's push is refused before anything is sent (compare and swap), the run rolls back, and run again it commits on top of the other's commit")
+    func aBranchThatMovedIsNeverOverwritten() async throws {
+        let served = try await Served()
+        defer { served.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        // The key's push (the first) is held back while another writer makes the branch.
+        served.server.holdAnswer(toPush: 1, seconds: 3)
+        let arguments = ["match", "appstore", "--store", served.url, "--app-identifier", "com.acme.rocket"]
+        let work = try TemporaryRepository()
+        let run = try SupervisedRun(arguments, in: work.path, environment: environment(work, fake))
+        run.wait { ((try? served.git("for-each-ref", "refs/shiplane/")) ?? nil)?.isEmpty == false }
+        try served.holder.write("NOTES.md", "another machine's commit\n")
+        try served.holder.git("add", "NOTES.md")
+        try served.holder.git("commit", "-q", "-m", "Another machine")
+        try served.holder.git("push", "-q", served.bare, "HEAD:refs/heads/master")
+        let other = try #require(try served.git("rev-parse", "master"))
+        let first = run.finish()
+        #expect(first.status != 0)
+        #expect(first.all.contains("moved on"), "\(first.all)")
+        #expect(try served.git("rev-parse", "master") == other)
+        #expect(fake.lock.withLock { fake.signing.certificates.isEmpty && fake.signing.revoked.count == 1 })
+
+        let again = try await runProgramAsync(shiplaneBinary, arguments, in: work.path, environment: environment(work, fake))
+        #expect(again.status == 0, "\(again.all)")
+        #expect(try served.git("rev-parse", "master^") == other)
+        #expect(try served.git("show", "master:NOTES.md") == "another machine's commit")
+        #expect(fake.lock.withLock { fake.signing.certificates.count } == 1)
+    }
+
     @Test("a lane that fails after match: the store's commit is reverted by a commit on top (history kept), the certificate revoked")
     func rollbackRevertsTheStoresCommit() async throws {
         let served = try await Served()
