@@ -3,7 +3,8 @@ import Foundation
 /// Builds a base-less OCI image (`FROM scratch`) from the run's files and pushes it to a registry
 /// over the OCI Distribution Spec: the blobs the registry lacks (monolithic or chunked uploads, the
 /// digests checked by the registry), then the manifest at each tag. Tags already pointing at the
-/// same manifest digest: nothing sent.
+/// same manifest digest: nothing sent. The version's tag at another digest is an error unless
+/// `overwrite`; the other tags (`latest`) move.
 package struct PushImage: AsyncAction {
     package static let name = "pushImage"
     package var target: RegistryTarget
@@ -12,6 +13,9 @@ package struct PushImage: AsyncAction {
     package var settings: OCIImage.Settings
     /// Blobs larger than this go up in PATCH chunks of this size; nil: one PUT each.
     package var chunkSize: Int64?
+    /// Move the version's tag (the first) when it points at another image; false: that is an error.
+    /// Other tags (`latest`) always move to the new image.
+    package var overwrite = false
 
     package var options: [StepOption] {
         [StepOption("image", "\(target.host)/\(target.repository)"), StepOption("tags", tags.joined(separator: ", ")),
@@ -43,6 +47,14 @@ package struct PushImage: AsyncAction {
         var current: [String: String?] = [:]
         for tag in tags { current[tag] = try await client.manifestDigest(tag) }
         let toTag = tags.filter { current[$0] != .some(image.manifestDigest) }
+        // The version's tag names one image for good: a tag at another digest is another build
+        // of this version, which people may have pulled already, so it is not moved silently.
+        if let version = tags.first, toTag.contains(version), let other = current[version] ?? nil, !overwrite {
+            throw ShiplaneError(
+                "\(target.display(version)) already points at \(other), not at this build's \(image.manifestDigest)",
+                info: [("image", reference)],
+                suggestion: "the version was published from other bytes: bump the version, make the build reproducible (SOURCE_DATE_EPOCH, the same files), or pass overwrite: true to move the tag; nothing was sent")
+        }
         if toTag.isEmpty {
             step.note("\(tags.map(target.display).joined(separator: ", ")) already \(tags.count == 1 ? "points" : "point") at \(image.manifestDigest): nothing sent")
             return reference
@@ -87,7 +99,7 @@ extension LaneContext {
     public func pushImage(
         _ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [],
         platform: String = "linux/amd64", entrypoint: [String] = [], labels: [String: String] = [:],
-        source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, file: String = #fileID, line: Int = #line
+        source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, file: String = #fileID, line: Int = #line
     ) async throws -> String {
         var problems: [String] = []
         let target = RegistryTarget.parse(image)
@@ -112,7 +124,8 @@ extension LaneContext {
         let settings = OCIImage.Settings(os: platformParts[0], architecture: platformParts[1], variant: platformParts.count > 2 ? platformParts[2] : nil,
                                          entrypoint: entrypoint, labels: allLabels)
         let imageFiles = zip(sorted, paths).map { OCIImage.File(imagePath: $0.0.key, source: $0.1) }
-        return try await run(PushImage(target: target, tags: allTags, files: imageFiles, settings: settings, chunkSize: chunkSize.map(Int64.init)),
+        return try await run(PushImage(target: target, tags: allTags, files: imageFiles, settings: settings, chunkSize: chunkSize.map(Int64.init),
+                                       overwrite: overwrite),
                              file: file, line: line)
     }
 }
@@ -122,7 +135,7 @@ extension PushImage: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Build a base-less OCI image from built files (reproducible layer, config, manifest) and push it to a registry; unchanged tags not sent",
-        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil) -> String",
+        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false) -> String",
         parameters: [
             .init(name: "files", type: "[String: any ArtifactConvertible]", defaultValue: nil, help: "image path to built file: [\"/usr/local/bin/app\": \".build/release/app\"]"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
@@ -134,6 +147,7 @@ extension PushImage: DocumentedAction {
             .init(name: "source", type: "String?", defaultValue: "nil", help: "the org.opencontainers.image.source label (the repository's URL)"),
             .init(name: "revision", type: "String?", defaultValue: "nil", help: "the org.opencontainers.image.revision label; HEAD's commit when nil"),
             .init(name: "chunkSize", type: "Int?", defaultValue: "nil", help: "blobs larger than this go up in PATCH chunks (at least 1 MiB); nil: one PUT"),
+            .init(name: "overwrite", type: "Bool", defaultValue: "false", help: "move the version's tag when it points at another image (false: an error; other tags always move)"),
         ],
         example: #"try await lane.pushImage(["/usr/local/bin/app": ".build/release/app"], to: "ghcr.io/acme/app", version: version, tags: ["latest"], entrypoint: ["/usr/local/bin/app"])"#,
         dryRun: "signs in to the registry (GET /v2/), builds the image and says which blobs and which manifest digest would be pushed at which tags",
