@@ -38,30 +38,32 @@ struct PackagesMatrix {
         return (try? String(decoding: encoder.encode(document), as: UTF8.self)) ?? "{}"
     }
 
-    /// `{"include":[{"package":…,"level":…,"command":…}]}` for one wave, for `fromJSON`; a wave
-    /// past the last is `{"include":[]}`.
+    /// `{"include":[{"part":…,"package":…,"level":…,"wave":…,"runs-on":…,"command":…}]}` for one
+    /// wave, for `fromJSON` (a lane's parts have the same `part`, `runs-on` and `command`, so one
+    /// workflow runs either); a wave past the last is `{"include":[]}`.
     func github(wave: Int) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        struct Row: Encodable {
-            var package: String
-            var level: String
-            var command: String
+        let rows = plan.parts.filter { $0.wave == wave }.map { part in
+            JSONText.object([
+                ("part", part.name), ("package", part.name), ("level", part.level), ("wave", String(part.wave)),
+                ("runs-on", "ubuntu-latest"), ("command", part.command),
+            ])
         }
-        let rows = plan.parts.filter { $0.wave == wave }.map { Row(package: $0.name, level: $0.level, command: $0.command) }
-        return "{\"include\":" + ((try? String(decoding: encoder.encode(rows), as: UTF8.self)) ?? "[]") + "}"
+        return "{\"include\":[" + rows.joined(separator: ",") + "]}"
     }
 
-    /// A child pipeline: one job per package, `needs:` the planned packages it depends on.
+    /// A child pipeline: a stage per wave, one job per package, `needs:` the planned packages it
+    /// depends on.
     var gitlab: String {
-        var lines = ["# shiplane version --changed --format gitlab: one job per package, each after its dependencies"]
+        var lines = ["# shiplane plan --format gitlab: one job per package, each after its dependencies"]
         if plan.parts.isEmpty {
             // A child pipeline needs a job: one that says there is nothing to release.
             return (lines + ["\"nothing to release\":", "  script:", "    - \"echo no package changed since its last release\""]).joined(separator: "\n")
         }
+        lines.append("stages: [" + plan.waves.indices.map { quoted("wave-\($0 + 1)") }.joined(separator: ", ") + "]")
         lines.append("")
         for part in plan.parts {
-            lines += [quoted("release:" + part.name) + ":", "  needs: [" + part.after.map { quoted("release:" + $0) }.joined(separator: ", ") + "]",
+            lines += [quoted("release:" + part.name) + ":", "  stage: " + quoted("wave-\(part.wave)"),
+                      "  needs: [" + part.after.map { quoted("release:" + $0) }.joined(separator: ", ") + "]",
                       "  resource_group: " + quoted("release-" + part.name), "  script:", "    - " + quoted(part.command), ""]
         }
         return lines.joined(separator: "\n")
@@ -69,7 +71,7 @@ struct PackagesMatrix {
 
     /// A pipeline upload: one step per package, `depends_on` the planned packages it depends on.
     var buildkite: String {
-        var lines = ["# shiplane version --changed --format buildkite | buildkite-agent pipeline upload", "steps:"]
+        var lines = ["# shiplane plan --format buildkite | buildkite-agent pipeline upload", "steps:"]
         for part in plan.parts {
             lines += ["  - label: " + quoted("release \(part.name) (\(part.level))"), "    key: " + quoted("release-" + part.name),
                       "    command: " + quoted(part.command), "    concurrency: 1", "    concurrency_group: " + quoted("shiplane/release-" + part.name)]

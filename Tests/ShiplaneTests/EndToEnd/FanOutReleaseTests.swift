@@ -267,6 +267,31 @@ struct FanOutReleaseTests {
         #expect(try world.originRefs("refs/shiplane/parts/") == [])
     }
 
+    /// The GitLab child pipeline and the Buildkite pipeline upload, read by Ruby's YAML and run as
+    /// those CIs run them (each part's job at once, the fan-in's after them all, each in a fresh
+    /// clone through `sh -c`): each makes one published release with every part's archive and
+    /// one message.
+    @Test(arguments: ["gitlab", "buildkite"])
+    func theGitLabAndBuildkitePipelinesMakeOneRelease(format: String) async throws {
+        let world = try await FanOutWorld()
+        defer { world.stop() }
+        let planner = try world.freshClone()
+        let plan = try await runProgramAsync(shiplaneBinary, ["plan", "release", "--format", format], in: planner.path, environment: world.cloneEnvironment(planner))
+        #expect(plan.status == 0, "\(plan.all)")
+        let pipeline = try CIPipeline(yaml: plan.stdout, format: format, scratch: planner.root, environment: planner.environment)
+        #expect(pipeline.jobs.count == 4, "three parts and the fan-in: \(pipeline.jobs.map(\.name))")
+        let order = try await pipeline.run { _ in
+            let clone = try world.freshClone()
+            return (clone.path, world.cloneEnvironment(clone))
+        }
+        #expect(order.last == "fan-in", "the fan-in runs last: \(order)")
+        var expected: [String: [UInt8]] = [:]
+        for asset in world.github.allAssets { expected[asset.name] = asset.bytes }
+        let problems = try world.oneReleaseProblems(assets: expected)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(world.slack.payloads.count == 1)
+    }
+
     /// Two runners build one part at the same moment: origin keeps one record (compare-and-swap),
     /// both jobs succeed, and the release carries that record's bytes.
     @Test func twoRunnersOfOnePartLeaveOneRecord() async throws {

@@ -253,6 +253,41 @@ struct MonorepoParallelReleaseTests {
         }
     }
 
+    /// `shiplane plan` without a lane plans the packages as the matrix: GitHub's rows for one wave
+    /// carry the lane parts' keys (part, runs-on, command); the GitLab child pipeline (a stage per
+    /// wave, `needs:`) and the Buildkite upload (`depends_on`), read by Ruby's YAML and run as
+    /// those CIs run them (every ready job at once, each in a fresh clone through `sh -c`),
+    /// release every planned package once, dependents after their dependencies.
+    @Test(arguments: ["gitlab", "buildkite"])
+    func thePlansPipelinesReleaseEveryPackageOnce(format: String) async throws {
+        let mono = try await Monorepo(count: 8, released: 5)
+        defer { mono.server.stop() }
+        let planner = try mono.freshClone("planner")
+        let json = try await mono.shiplane(["plan", "--format", "json"], in: planner)
+        #expect(json.status == 0, "\(json.all)")
+        let plan = try JSONDecoder().decode(Plan.self, from: Data(json.stdout.utf8))
+        #expect(plan.waves == [["p000", "p004"], ["p001", "p003"], ["p002"]], "\(plan.waves)")
+        let github = try await mono.shiplane(["plan", "--format", "github", "--wave", "2"], in: planner)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(github.stdout.utf8)) as? [String: [[String: String]]])["include"]
+        #expect(rows?.map { $0["part"] ?? "" } == ["p001", "p003"], "\(github.all)")
+        #expect(rows?.first?["runs-on"] == "ubuntu-latest" && rows?.first?["command"] == "shiplane bump patch --package p001 --commit --tag --push", "\(github.stdout)")
+        let lane = try await mono.shiplane(["plan", "--wave", "2", "release"], in: planner)
+        #expect(lane.status == 2 && lane.stderr.contains("--wave is for a monorepo's packages"), "\(lane.all)")
+
+        let yaml = try await mono.shiplane(["plan", "--format", format], in: planner)
+        #expect(yaml.status == 0, "\(yaml.all)")
+        var environment = mono.repo.environment
+        environment["SHIPLANE_GIT_TOKEN"] = MonorepoParallelReleaseTests.token
+        let pipeline = try CIPipeline(yaml: yaml.stdout, format: format, scratch: mono.repo.root, environment: environment)
+        #expect(pipeline.jobs.count == 5, "\(pipeline.jobs.map(\.name))")
+        let jobEnvironment = environment
+        let order = try await pipeline.run { job in
+            (try mono.freshClone(job.name.replacingOccurrences(of: ":", with: "-") + "-" + UUID().uuidString), jobEnvironment)
+        }
+        #expect(order.firstIndex { $0.hasSuffix("p002") } ?? 0 > order.firstIndex { $0.hasSuffix("p001") } ?? 9, "\(order)")
+        try await Self.expectReleasedOnce(plan, mono, outputs: [:])
+    }
+
     /// Two jobs release the same package at once: one lands; the other finds the tag on origin
     /// and stops before anything is sent, rolled back (nothing of it on origin or in its clone).
     @Test func twoJobsReleasingOnePackageReleaseItOnce() async throws {
