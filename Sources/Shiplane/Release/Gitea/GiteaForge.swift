@@ -37,6 +37,12 @@ struct GiteaForge: Forge {
                             draft: !request.publish, repository: target.repository, server: target.server)
     }
 
+    /// A release on the server, and whether this run created it.
+    struct Draft: Sendable {
+        var release: GiteaRelease
+        var created: Bool
+    }
+
     let publisher: GiteaReleasePublisher
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GiteaForge {
@@ -58,24 +64,28 @@ struct GiteaForge: Forge {
     }
 
     func preflight(_ request: ForgeReleaseRequest, artifacts: [Artifact], dryRun: Bool, note: @Sendable (String) -> Void) async throws {
-        try await publisher.preflight(self.request(request), dryRun: dryRun, checkFile: { _ in }, note: note)
+        try await publisher.preflight(self.request(request), dryRun: dryRun, note: note)
     }
 
-    func findRelease(tag: String) async throws -> GiteaRelease? { try await client().release(forTag: tag) }
+    func findRelease(tag: String) async throws -> Draft? { try await client().release(forTag: tag).map { Draft(release: $0, created: false) } }
 
-    func createDraft(_ request: ForgeReleaseRequest, existing: GiteaRelease?, recording: any ReleaseEffectRecording) async throws -> GiteaRelease {
-        try await publisher.findOrCreateDraft(self.request(request), existing: existing, client: client(), recording: recording).0
+    func createDraft(_ request: ForgeReleaseRequest, existing: Draft?, recording: any ReleaseEffectRecording) async throws -> Draft {
+        let (release, created) = try await publisher.findOrCreateDraft(self.request(request), existing: existing?.release, client: client(),
+                                                                       recording: recording)
+        return Draft(release: release, created: created)
     }
 
-    func attach(_ artifacts: [Artifact], to release: GiteaRelease, request: ForgeReleaseRequest,
-                recording: any ReleaseEffectRecording) async throws -> (GiteaRelease, ForgeAttachOutcome) {
+    func attach(_ artifacts: [Artifact], to draft: Draft, request: ForgeReleaseRequest,
+                recording: any ReleaseEffectRecording) async throws -> (Draft, ForgeAttachOutcome) {
         let files = artifacts.map { ReleaseAssetFile(path: $0.path, name: $0.name) }
-        return (release, try await publisher.attach(files, to: release, tag: request.tag, client: client(), recording: recording))
+        return (draft, try await publisher.attach(files, to: draft.release, tag: request.tag, client: client(), recording: recording))
     }
 
-    func publish(_ release: GiteaRelease, request: ForgeReleaseRequest, recording: any ReleaseEffectRecording) async throws -> GiteaRelease {
-        try await publisher.publishDraft(release, tag: request.tag, client: client(), recording: recording)
+    func publish(_ draft: Draft, request: ForgeReleaseRequest, recording: any ReleaseEffectRecording) async throws -> Draft {
+        var draft = draft
+        draft.release = try await publisher.publishDraft(draft.release, tag: request.tag, client: client(), recording: recording)
+        return draft
     }
 
-    func webURL(of release: GiteaRelease) -> String? { release.htmlURL }
+    func webURL(of draft: Draft) -> String? { draft.release.htmlURL }
 }

@@ -35,21 +35,13 @@ struct GiteaReleasePublisher: Sendable {
     var transport: HTTPTransport
     var version: String = "dev"
 
-    /// Checks the token, the files, duplicate names, repository access and the tag; every problem at once.
+    /// Checks the token, repository access and the tag; every problem at once. The files and the
+    /// names they share are `ForgeReleaseRun`'s to check, as on every forge.
     @discardableResult
-    func preflight(_ request: GiteaReleaseRequest, dryRun: Bool = false, checkFile: ((String) throws -> Void)? = nil,
-                   note: (String) -> Void = { _ in }) async throws -> GiteaClient {
-        let checkFile = checkFile ?? { _ = try HTTPTransport.regularFileSize($0) }
+    func preflight(_ request: GiteaReleaseRequest, dryRun: Bool = false, note: (String) -> Void = { _ in }) async throws -> GiteaClient {
         var problems: [any Error] = []
         let client = token.map { GiteaClient(repository: repository, token: $0, transport: transport, version: version) }
         if client == nil { problems.append(GiteaError.missingToken) }
-        for asset in request.assets {
-            do { try checkFile(asset.path) } catch { problems.append(error) }
-        }
-        for (name, assets) in Dictionary(grouping: request.assets, by: \.name).sorted(by: { $0.key < $1.key }) where assets.count > 1 {
-            problems.append(ShiplaneError("\(assets.count) assets share the name \(name)", info: assets.map { ("file", $0.path) },
-                                          suggestion: "give each asset a distinct name"))
-        }
         if let client {
             do {
                 try await client.checkAccess()
@@ -65,21 +57,18 @@ struct GiteaReleasePublisher: Sendable {
         throw ReleasePreflightError(underlyingErrors: problems, forge: "Gitea")
     }
 
+    /// Publishes the release and returns what was done, through the life `ForgeReleaseRun` drives
+    /// on every forge (`GiteaForge`).
     func publish(_ request: GiteaReleaseRequest, recording: some ReleaseEffectRecording) async throws -> GiteaPublishResult {
-        let client = try await preflight(request)
-        let found = try await findOrCreateDraft(request, existing: try await client.release(forTag: request.tag), client: client,
-                                                             recording: recording)
-        var release = found.0
-        let created = found.1
-        var result = GiteaPublishResult(releaseID: release.id, htmlURL: release.htmlURL, createdRelease: created, published: !release.draft)
-        let outcome = try await attach(request.assets, to: release, tag: request.tag, client: client, recording: recording)
-        (result.uploaded, result.skipped, result.replaced) = (outcome.uploaded, outcome.unchanged, outcome.replaced)
-        if request.publish, release.draft {
-            release = try await publishDraft(release, tag: request.tag, client: client, recording: recording)
-            result.published = true
-            result.htmlURL = release.htmlURL ?? result.htmlURL
-        }
-        return result
+        let outcome = try await ForgeReleaseRun.publish(
+            GiteaForge(publisher: self),
+            ForgeReleaseRequest(tag: request.tag, name: request.name, notes: request.notes, prerelease: request.prerelease,
+                                assets: request.assets.map(\.path), publish: request.publish),
+            files: request.assets, recording: recording)
+        let release = outcome.release.release
+        return GiteaPublishResult(releaseID: release.id, htmlURL: release.htmlURL, createdRelease: outcome.release.created,
+                                  uploaded: outcome.attached.uploaded, skipped: outcome.attached.unchanged, replaced: outcome.attached.replaced,
+                                  published: !release.draft)
     }
 
     /// `existing` brought up to this request when it is a draft, or a new draft, written down first.
