@@ -5,79 +5,39 @@ extension MatchStore {
     /// whose storage and encryption (v2) Shiplane writes, read from fastlane's sources.
     package static let writtenMatchVersion = "2.237.0"
 
-    /// The README match writes at a store's root (fastlane's `match/lib/assets/READMETemplate.md`,
-    /// MIT licence, byte for byte: match rewrites it whenever it differs).
+    /// The README a store Shiplane starts gets at its root: what the store is and how to use it,
+    /// in Shiplane's own words. A store that has a README (match's, or the team's) keeps it; match
+    /// replaces this one with its own template the next time it writes.
     package static let readmeText = """
-        ## [fastlane match](https://docs.fastlane.tools/actions/match/)
+        # Code signing store
 
-        > Do not modify this file, as it gets overwritten every time you run _match_.
+        This repository holds a team's code signing certificates (`certs/<type>/<id>.cer` and
+        `.p12`) and provisioning profiles (`profiles/<type>/<Type>_<bundle id>.mobileprovision`)
+        in fastlane match's layout. Every file except this one and `match_version.txt` is
+        encrypted with the store's password (`MATCH_PASSWORD`).
 
-        This repository contains all your certificates and provisioning profiles needed to build and sign your applications. They are encrypted using OpenSSL via a passphrase.
+        Keep this repository private: only the people and CI jobs that sign builds need access.
 
-        **Important:** Make sure this repository is set to private and only your team members have access to this repo.
-
-        ### Installation
-
-        Make sure you have the latest version of the Xcode command line tools installed:
-
-        ```
-        xcode-select --install
-        ```
-
-        Install _fastlane_ using bundler by following instructions here on [fastlane docs](https://docs.fastlane.tools).
-
-        or alternatively using\u{20}
-
-        `brew install fastlane`
-
-        ### Usage
-
-        Navigate to your project folder and run
+        Read it with either tool:
 
         ```
-        fastlane match appstore
+        shiplane match appstore --readonly
+        fastlane match appstore --readonly
         ```
 
-        ```
-        fastlane match adhoc
-        ```
-
-        ```
-        fastlane match development
-        ```
-
-        ```
-        fastlane match enterprise
-        ```
-
-        For more information open [fastlane match git repo](https://docs.fastlane.tools/actions/match/)
-
-        ### Content
-
-        #### certs
-
-        This directory contains all your certificates with their private keys
-
-        #### profiles
-
-        This directory contains all provisioning profiles
-
-        ---
-
-        For more information open [fastlane match git repo](https://docs.fastlane.tools/actions/match/)
+        Do not edit these files by hand: `shiplane match` and `fastlane match` write them.
 
         """
 
     /// The plain files match adds to a write (`Match::Storage::Interface#save_changes!`):
     /// `match_version.txt` (the version, no newline, unencrypted) when the store has none — a
-    /// store another match version wrote keeps its own — and the README when it is missing or
-    /// differs from match's.
+    /// store another match version wrote keeps its own — and a README when the store has none.
     /// - Parameter current: the store's file at a path, nil when it has none.
     package static func firstUseFiles(current: (String) throws -> Data?) rethrows -> [(path: String, data: Data)] {
         var files: [(path: String, data: Data)] = []
         if try current(versionFile) == nil { files.append((versionFile, Data(writtenMatchVersion.utf8))) }
         let readme = Data(readmeText.utf8)
-        if try current("README.md") != readme { files.append(("README.md", readme)) }
+        if try current("README.md") == nil { files.append(("README.md", readme)) }
         return files
     }
 }

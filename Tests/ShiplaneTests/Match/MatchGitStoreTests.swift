@@ -9,8 +9,6 @@ import Testing
 struct MatchGitStoreTests {
     static let password = "correct horse battery staple"
     static let token = "match-store-token-7f3a91"
-    /// SHA-256 of fastlane's match/lib/assets/READMETemplate.md (fastlane/fastlane aa33711, March 2025).
-    static let fastlaneReadmeDigest = "1954b422ba2234a43c81faef941f32d082a4ae50a3f60205ca2a19f9db490af4"
 
     /// An empty bare repository `certificates.git` served over HTTP, and a folder for checks.
     final class Served: @unchecked Sendable {
@@ -79,8 +77,19 @@ struct MatchGitStoreTests {
         #expect(try SigningKey(pem: String(decoding: key, as: UTF8.self)).publicKeyDigest == certificate.publicKeyDigest)
         #expect(files["profiles/development/Development_com.acme.rocket.mobileprovision"] == state.profiles.values.first?.content)
         #expect(files["match_version.txt"] == Data("2.237.0".utf8))
-        #expect(files["README.md"].map { SHA256.hex(of: $0) } == Self.fastlaneReadmeDigest)
+        #expect(files["README.md"] == Data(MatchStore.readmeText.utf8))
         #expect(files.count == 5, "\(files.keys.sorted())")
+    }
+
+    @Test("first use: match_version.txt and a README are added only where the store has none; a store's own README and version are kept")
+    func firstUseFilesAreAddedOnlyWhereMissing() throws {
+        let empty = MatchStore.firstUseFiles(current: { _ in nil })
+        #expect(empty.map(\.path) == ["match_version.txt", "README.md"])
+        #expect(empty.first?.data == Data("2.237.0".utf8))
+        let readme = try #require(empty.last.map { String(decoding: $0.data, as: UTF8.self) })
+        #expect(readme.contains("shiplane match appstore --readonly") && readme.contains("fastlane match appstore --readonly"))
+        let held: [String: Data] = ["match_version.txt": Data("2.220.0".utf8), "README.md": Data("# our signing store\n".utf8)]
+        #expect(MatchStore.firstUseFiles(current: { held[$0] }).isEmpty, "a store's own files are not replaced")
     }
 
     @Test("shiplane SIGKILLed mid-push (the repository took the store's commit, its answer held back): the same command from a fresh clone finds the store complete and changes nothing; one certificate, one commit, fastlane's code decrypts it")
