@@ -16,6 +16,8 @@ package struct PushImage: AsyncAction {
     /// Move the version's tag (the first) when it points at another image; false: that is an error.
     /// Other tags (`latest`) always move to the new image.
     package var overwrite = false
+    /// More platforms, each with its own files: the tags then name an image index of every platform.
+    package var morePlatforms: [(settings: OCIImage.Settings, files: [OCIImage.File])] = []
 
     package var options: [StepOption] {
         [StepOption("image", "\(target.host)/\(target.repository)"), StepOption("tags", tags.joined(separator: ", ")),
@@ -36,12 +38,21 @@ package struct PushImage: AsyncAction {
             step.note("would build an image of \(files.map(\.imagePath).joined(separator: ", ")) and push it to \(tags.map(target.display).joined(separator: ", ")) (\(missing.source) is not built yet, so its digests are not known)")
             return ""
         }
-        let files = files.map { OCIImage.File(imagePath: $0.imagePath, source: step.resolve($0.source)) }
         let folder = NSTemporaryDirectory() + "shiplane-oci-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let epoch = step.lane.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) ?? 0
-        let image = try OCIImage.build(files: files, settings: settings, modificationTime: epoch, in: folder)
+        var images: [(image: OCIImage, settings: OCIImage.Settings)] = []
+        for (index, platform) in ([(settings: settings, files: files)] + morePlatforms).enumerated() {
+            let platformFolder = folder + "/\(index)"
+            try FileManager.default.createDirectory(atPath: platformFolder, withIntermediateDirectories: true)
+            let resolved = platform.files.map { OCIImage.File(imagePath: $0.imagePath, source: step.resolve($0.source)) }
+            images.append((try OCIImage.build(files: resolved, settings: platform.settings, modificationTime: epoch, in: platformFolder), platform.settings))
+        }
+        // One platform: its manifest at the tags; more: each manifest by digest and the index at the tags.
+        let index = images.count > 1 ? try OCIImageIndex(images) : nil
+        let image = (manifest: index?.bytes ?? images[0].image.manifest, manifestDigest: index?.digest ?? images[0].image.manifestDigest,
+                     mediaType: index == nil ? OCIImage.manifestMediaType : OCIImageIndex.mediaType)
         let reference = "\(target.host)/\(target.repository)@\(image.manifestDigest)"
 
         var current: [String: String?] = [:]
@@ -60,25 +71,39 @@ package struct PushImage: AsyncAction {
             return reference
         }
         var missing: [OCIImage.Blob] = []
-        for blob in [image.layer, image.config] where try await !client.hasBlob(blob.digest) { missing.append(blob) }
+        for blob in images.flatMap({ [$0.image.layer, $0.image.config] }) where !missing.contains(where: { $0.digest == blob.digest }) {
+            if try await !client.hasBlob(blob.digest) { missing.append(blob) }
+        }
+        var platformManifests: [OCIImage] = []
+        if index != nil {
+            for built in images.map(\.image) where try await client.manifestDigest(built.manifestDigest) == nil { platformManifests.append(built) }
+        }
 
         if step.isDryRun {
             let blobs = missing.isEmpty ? "no blobs (the registry holds both)"
                 : missing.map { "\($0.mediaType == OCIImage.layerMediaType ? "layer" : "config") \($0.digest) (\(ByteCountText.file($0.size)))" }.joined(separator: " and ")
             let moves = toTag.map { tag in target.display(tag) + (current[tag].flatMap { $0.map { " (now at \($0))" } } ?? " (new)") }
-            step.note("would push \(blobs) and manifest \(image.manifestDigest) at \(moves.joined(separator: ", ")); layer: \(image.entries.joined(separator: ", "))")
+            let platforms = index == nil ? "" : " (an index of \(images.map { $0.settings.os + "/" + $0.settings.architecture }.joined(separator: ", ")))"
+            step.note("would push \(blobs) and manifest \(image.manifestDigest)\(platforms) at \(moves.joined(separator: ", ")); layer: \(images[0].image.entries.joined(separator: ", "))")
             return reference
         }
         for blob in missing {
             try await client.uploadBlob(blob, chunkSize: chunkSize)
             step.log("sent \(blob.digest) (\(ByteCountText.file(blob.size)))")
         }
+        for built in platformManifests {
+            // Each platform's manifest by its digest (untagged): undone by deleting it while it is there.
+            let effect = ImageTagPushed(target: target, tag: built.manifestDigest, digest: built.manifestDigest, previousDigest: nil)
+            let handle = try step.record(effect, "delete \(target.display(built.manifestDigest))")
+            try await client.putManifest(built.manifest, mediaType: OCIImage.manifestMediaType, tag: built.manifestDigest)
+            step.done(handle, effect)
+        }
         for tag in toTag {
             let previous = current[tag] ?? nil
             let effect = ImageTagPushed(target: target, tag: tag, digest: image.manifestDigest, previousDigest: previous)
             let undo = previous.map { "point \(target.display(tag)) back at \($0)" } ?? "delete \(target.display(tag))"
             let handle = try step.record(effect, undo)
-            try await client.putManifest(image.manifest, mediaType: OCIImage.manifestMediaType, tag: tag)
+            try await client.putManifest(image.manifest, mediaType: image.mediaType, tag: tag)
             step.done(handle, effect)
         }
         for tag in toTag where try await client.manifestDigest(tag) != image.manifestDigest {
@@ -99,7 +124,8 @@ extension LaneContext {
     public func pushImage(
         _ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [],
         platform: String = "linux/amd64", entrypoint: [String] = [], labels: [String: String] = [:],
-        source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, file: String = #fileID, line: Int = #line
+        source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false,
+        morePlatforms: [String: [String: any ArtifactConvertible]] = [:], file: String = #fileID, line: Int = #line
     ) async throws -> String {
         var problems: [String] = []
         let target = RegistryTarget.parse(image)
@@ -109,7 +135,11 @@ extension LaneContext {
             problems.append("\(tag) is not a valid tag (letters, digits, _ . -, at most 128, not starting with . or -)")
         }
         let platformParts = platform.split(separator: "/").map(String.init)
-        if !(2...3).contains(platformParts.count) { problems.append("platform \(platform) is not os/architecture[/variant] (linux/amd64, linux/arm64)") }
+        for given in [platform] + morePlatforms.keys.sorted() where !(2...3).contains(given.split(separator: "/").count) {
+            problems.append("platform \(given) is not os/architecture[/variant] (linux/amd64, linux/arm64)")
+        }
+        if morePlatforms[platform] != nil { problems.append("platform \(platform) is given twice (platform: and morePlatforms:)") }
+        if morePlatforms.values.contains(where: \.isEmpty) { problems.append("a platform in morePlatforms has no files") }
         if let chunkSize, chunkSize < 1 << 20 { problems.append("chunkSize \(chunkSize) is below 1 MiB") }
         if files.isEmpty { problems.append("no files given") }
         let sorted = files.sorted { $0.key < $1.key }
@@ -124,8 +154,21 @@ extension LaneContext {
         let settings = OCIImage.Settings(os: platformParts[0], architecture: platformParts[1], variant: platformParts.count > 2 ? platformParts[2] : nil,
                                          entrypoint: entrypoint, labels: allLabels)
         let imageFiles = zip(sorted, paths).map { OCIImage.File(imagePath: $0.0.key, source: $0.1) }
-        return try await run(PushImage(target: target, tags: allTags, files: imageFiles, settings: settings, chunkSize: chunkSize.map(Int64.init),
-                                       overwrite: overwrite),
+        var others: [(settings: OCIImage.Settings, files: [OCIImage.File])] = []
+        for (name, platformFiles) in morePlatforms.sorted(by: { $0.key < $1.key }) {
+            let parts = name.split(separator: "/").map(String.init)
+            let sortedFiles = platformFiles.sorted { $0.key < $1.key }
+            let sources = try ArtifactInputs.paths(sortedFiles.map(\.value))
+            var other = settings
+            other.os = parts[0]
+            other.architecture = parts[1]
+            other.variant = parts.count > 2 ? parts[2] : nil
+            others.append((other, zip(sortedFiles, sources).map { OCIImage.File(imagePath: $0.0.key, source: $0.1) }))
+        }
+        var action = PushImage(target: target, tags: allTags, files: imageFiles, settings: settings, chunkSize: chunkSize.map(Int64.init),
+                               overwrite: overwrite)
+        action.morePlatforms = others
+        return try await run(action,
                              file: file, line: line)
     }
 }
@@ -135,7 +178,7 @@ extension PushImage: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Build a base-less OCI image from built files (reproducible layer, config, manifest) and push it to a registry; unchanged tags not sent",
-        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false) -> String",
+        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, morePlatforms: [String: [String: any ArtifactConvertible]] = [:]) -> String",
         parameters: [
             .init(name: "files", type: "[String: any ArtifactConvertible]", defaultValue: nil, help: "image path to built file: [\"/usr/local/bin/app\": \".build/release/app\"]"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
@@ -148,6 +191,7 @@ extension PushImage: DocumentedAction {
             .init(name: "revision", type: "String?", defaultValue: "nil", help: "the org.opencontainers.image.revision label; HEAD's commit when nil"),
             .init(name: "chunkSize", type: "Int?", defaultValue: "nil", help: "blobs larger than this go up in PATCH chunks (at least 1 MiB); nil: one PUT"),
             .init(name: "overwrite", type: "Bool", defaultValue: "false", help: "move the version's tag when it points at another image (false: an error; other tags always move)"),
+            .init(name: "morePlatforms", type: "[String: [String: any ArtifactConvertible]]", defaultValue: "[:]", help: "more platforms, each with its files (\"linux/arm64\": [...]): the tags name an image index (multi-architecture) of them all"),
         ],
         example: #"try await lane.pushImage(["/usr/local/bin/app": ".build/release/app"], to: "ghcr.io/acme/app", version: version, tags: ["latest"], entrypoint: ["/usr/local/bin/app"])"#,
         dryRun: "signs in to the registry (GET /v2/), builds the image and says which blobs and which manifest digest would be pushed at which tags",
