@@ -94,11 +94,12 @@ package struct Push: AsyncAction, CarriesRunRecord {
             try step.ensureRemoteBranchIsBehindHead(pushedBranch.name, remote: remote, url: url, credentials: credentials, in: repository)
         }
         let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
-        // The run's record goes to the remote in the same push: a retry on a fresh clone finds it.
-        if let recorder = lane.state.journal.recorder, branch {
-            try RemoteRunRecord.stage(
-                recorder, in: repository, pointOfNoReturn: "pushed \(shown) to \(remote)", remote: remote, environment: lane.environment)
-            refspecs.append("+\(recordReference):\(recordReference)")
+        // What the run's observers send with the release branch (the run's record, so a retry on
+        // a fresh clone finds it) goes in the same push.
+        if branch {
+            for observer in lane.state.observers {
+                refspecs += try observer.refspecsToCarry(pushing: "pushed \(shown) to \(remote)", to: remote, in: lane)
+            }
         }
         var effect: EffectHandle?
         let hooks = try lane.gitHooks(repository)

@@ -9,10 +9,15 @@ package protocol RunObserving: Sendable {
     func stepFinished(_ record: StepRecord, replayed: Bool, carriesRecord: Bool, in lane: LaneContext)
     /// A message is about to go out (`deliverOnce`), written down in the record as intended.
     func messageAboutToGo(in lane: LaneContext)
+    /// A push of the release branch is about to pass the run's point of no return (`reason`):
+    /// the refspecs to send in the same push (the run's record, so any clone finds it).
+    /// - Throws: when what must go with the push cannot be made ready (the push does not start).
+    func refspecsToCarry(pushing reason: String, to remote: String, in lane: LaneContext) throws -> [String]
 }
 
 extension RunObserving {
     package func messageAboutToGo(in lane: LaneContext) {}
+    package func refspecsToCarry(pushing reason: String, to remote: String, in lane: LaneContext) throws -> [String] { [] }
 }
 
 /// An action whose step takes the run's record to the remote itself (a push carries it in the

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Past the point of no return, keeps the record on the remote (`refs/shiplane/run`) following the
-/// run: after each finished step, so a fresh clone replays what was done — a published release, a
+/// Sends the run's record with the push that passes the point of no return (staged as
+/// `refs/shiplane/run` and carried in the same push), then keeps the record on the remote following
+/// the run: after each finished step, so a fresh clone replays what was done — a published release, a
 /// sent message — instead of doing it again; and before a message goes, so a retry in a fresh
 /// clone knows it may have been sent and keeps the step's delivery rule instead of sending it
 /// blind. A failure to update it is a warning, not an error.
@@ -9,6 +10,13 @@ struct RemoteRecordFollower: RunObserving {
     func stepFinished(_ record: StepRecord, replayed: Bool, carriesRecord: Bool, in lane: LaneContext) {
         guard !replayed, !carriesRecord else { return }
         publish(in: lane, consequence: "a retry on a fresh clone may repeat the step after the push")
+    }
+
+    func refspecsToCarry(pushing reason: String, to remote: String, in lane: LaneContext) throws -> [String] {
+        guard let recorder = lane.state.journal.recorder else { return [] }
+        try RemoteRunRecord.stage(recorder, in: try lane.repository(), pointOfNoReturn: reason, remote: remote, environment: lane.environment)
+        let reference = RemoteRunRecord.reference(scope: recorder.current.packageScope)
+        return ["+\(reference):\(reference)"]
     }
 
     func messageAboutToGo(in lane: LaneContext) {
