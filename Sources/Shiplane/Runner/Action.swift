@@ -83,7 +83,9 @@ public struct StepContext: Sendable {
     /// Returns the change, or nil when the file already held `data`.
     @discardableResult
     public func writeFile(_ data: Data, to path: String, describedAs name: String? = nil) throws -> FileChange? {
-        try writeFile(data, to: path, describedAs: name, replacing: try lane.fileSystem.contents(of: path))
+        // Checked before it is read too: reading a device or a pipe may fail or never end.
+        try checkWritable(path, label: name ?? lane.displayPath(path))
+        return try writeFile(data, to: path, describedAs: name, replacing: try lane.fileSystem.contents(of: path))
     }
 
     /// `writeFile(_:to:describedAs:)` for a caller that has just read the file: `before` is

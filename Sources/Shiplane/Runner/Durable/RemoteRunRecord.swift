@@ -119,6 +119,10 @@ package enum RemoteRunRecord {
                 if path != RunRecord.portableWorkTree && !path.hasPrefix(RunRecord.portableWorkTree + "/") { paths.append(path) }
                 return path
             }
+            // A lane's own effect type moves no path (`Effect.rebased` by default): its fields
+            // are read instead, and one that names a place on this machine outside the work tree
+            // keeps the effect local as well (the work tree's own paths become relative below).
+            paths += entry.effect.payload.strings.filter { isPathOutside($0, workTree: record.workTree) }
             outside.formUnion(paths)
             return paths.isEmpty
         }
@@ -155,6 +159,15 @@ package enum RemoteRunRecord {
             text = text.replacingOccurrences(of: path, with: "(outside the work tree)/" + (path as NSString).lastPathComponent)
         }
         return Data(redactor.redact(text).utf8)
+    }
+
+    /// Whether `value`, a string an effect recorded, names a place on this machine outside
+    /// `workTree`: an absolute path that exists, or whose folder does (not the root folder alone,
+    /// so an API path such as `/repos/acme/app` is not taken for one).
+    static func isPathOutside(_ value: String, workTree: String) -> Bool {
+        guard value.hasPrefix("/"), value != workTree, !value.hasPrefix(workTree + "/"), !value.contains("\n") else { return false }
+        let folder = (value as NSString).deletingLastPathComponent
+        return FileManager.default.fileExists(atPath: value) || (folder != "/" && FileManager.default.fileExists(atPath: folder))
     }
 
     /// Writes the run's record to the local `refs/shiplane/run`, ready to go out with a push.

@@ -81,6 +81,16 @@ enum JSONValue: Codable, Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Every string in the value, however deep.
+    var strings: [String] {
+        switch self {
+        case .string(let text): [text]
+        case .array(let values): values.flatMap(\.strings)
+        case .object(let members): members.values.flatMap(\.strings)
+        case .null, .bool, .number: []
+        }
+    }
+
     /// The value's JSON as the record writes it. Read back by `JSONValue.parse`, not through
     /// `Decodable`: that tries each kind of value in turn and builds an error for each miss, a
     /// cost paid for every effect recorded (a screenshot upload records one per file while the
