@@ -64,13 +64,31 @@ package struct SecretRedactor: Sendable {
         return TokenShapeScanner.redact(result)
     }
 
-    /// The values, and for each of several lines, its lines (without their line ends) too.
+    /// The values, and for each of several lines, its lines (without their line ends) too; and
+    /// each of them as a JSON string holds it (`"` as `\"`, `\` as `\\`, `/` as `\/` or not, control
+    /// characters escaped), so a value inside a JSON document — the run record, a report — is
+    /// found in the form it was written in.
     static func withLines(_ values: [String]) -> [String] {
         var all = values
         for value in values where value.contains(where: \.isNewline) {
             all += value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         }
+        for value in all where value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0 == "/" || $0.value < 0x20 }) {
+            for escaped in jsonEscaped(value) where escaped != value && !all.contains(escaped) { all.append(escaped) }
+        }
         return all
+    }
+
+    /// `value` as JSONEncoder writes it inside a string, with slashes escaped and without.
+    private static func jsonEscaped(_ value: String) -> [String] {
+        [JSONEncoder.OutputFormatting(), .withoutEscapingSlashes].compactMap { format in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = format
+            guard let data = try? encoder.encode([value]) else { return nil }
+            let text = String(decoding: data, as: UTF8.self)
+            guard text.hasPrefix("[\""), text.hasSuffix("\"]") else { return nil }
+            return String(text.dropFirst(2).dropLast(2))
+        }
     }
 
     /// An error whose message, facts, suggestion and causes have been redacted, keeping its tree.

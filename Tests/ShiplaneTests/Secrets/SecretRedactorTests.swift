@@ -36,6 +36,25 @@ struct SecretRedactorTests {
         #expect(redactor.redact("a hunter2-extended b hunter2 c abc") == "a *** b *** c abc")
     }
 
+    /// A secret holding `"`, `\\` or `/` (a base64 key, a password) is found in the form a JSON
+    /// document — the run record, a JSON report — writes it, slashes escaped or not; registered
+    /// while the run goes too.
+    @Test func redactsSecretsAsJSONWritesThem() throws {
+        let secret = "pa\"ss\\wo/rd+K9"
+        let runtime = "rt/\"x\\9/Zq"
+        let redactor = SecretRedactor(secrets: [secret])
+        RuntimeSecrets.register([runtime])
+        for format in [JSONEncoder.OutputFormatting(), .withoutEscapingSlashes, [.prettyPrinted, .sortedKeys]] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = format
+            let text = String(decoding: try encoder.encode(["output": "token \(secret) and \(runtime)", "line": "a\n\(secret)"]), as: UTF8.self)
+            #expect(text.contains("pa\\\"ss"), "the check can fail: the encoded text holds the escaped form")
+            let redacted = redactor.redact(text)
+            #expect(!redacted.contains("wo") && !redacted.contains("Zq"), "\(redacted)")
+            #expect(redacted.components(separatedBy: SecretRedactor.mask).count - 1 == 3, "\(redacted)")
+        }
+    }
+
     @Test func redactsErrorTrees() {
         let secret = "s3cr3t-value-123"
         let error = ShiplaneError("failed with \(secret)", info: [("header", "Bearer \(secret)")], suggestion: "rotate \(secret)",
