@@ -59,7 +59,7 @@ package struct Podspec: Sendable {
            tag != releaseVersion, tag != "v" + releaseVersion {
             problems.append("\(shown)'s source tag \(tag) is not the release's (\(releaseVersion) or v\(releaseVersion))")
         }
-        return problems
+        return problems + Self.lintProblems(object, shown: shown)
     }
 
     /// A stand-in for CocoaPods' specification DSL, enough to turn a Ruby podspec into its JSON.
