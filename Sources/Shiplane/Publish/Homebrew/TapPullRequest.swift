@@ -31,7 +31,7 @@ extension PublishHomebrewFormula {
         try await client.checkAccess()
         let name = pullRequestBranch
         let (branchClone, tip) = try await clone.fetchBranch(name)
-        var open = try await client.openPullRequests(branch: name, base: branch).first
+        let open = try await client.openPullRequests(branch: name, base: branch).first
 
         var effect = HomebrewPullRequestOpened(
             tap: tap, api: client.apiBaseURL, repository: repository.description, base: branch, branch: name, path: path,
