@@ -38,6 +38,7 @@ enum Features {
         ImageTagPushed.self,
         SwiftPackageReleasePublished.self,
         PodVersionPushed.self,
+        GitHubAttestationUploaded.self,
         SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self, MatchStorePushed.self,
         InProcessUndo.self,
     ]

@@ -34,6 +34,32 @@ package enum DSSE {
 package enum DSSESigner: Sendable {
     case ed25519(Ed25519DSSESigner)
     case ssh(SSHPrivateKey)
+    /// A signer `lane.sign` makes: an SSH key or ssh-agent, minisign, or gpg.
+    case artifactSigner(ArtifactSigner)
+
+    /// The signer for `lane.provenance`: with no format, the key's text in `keyVariable`;
+    /// with one, the signer `lane.sign` makes for it (`keyVariable` when it is set, else the
+    /// format's own variable; ssh-agent for `ssh` without a private key).
+    /// - Throws: `ShiplaneError`/`SigningError` saying what is missing, never quoting a secret.
+    static func resolve(format: String?, keyVariable: String, lane: LaneContext) throws -> DSSESigner {
+        guard let format else {
+            guard let keyText = lane.environment[keyVariable], !keyText.isEmpty else {
+                throw ShiplaneError("no signing key for the provenance: \(keyVariable) is not set",
+                                    info: [("variable", keyVariable)],
+                                    suggestion: "set \(keyVariable) to an Ed25519 private key (openssl genpkey -algorithm ed25519), or an OpenSSH Ed25519, RSA or ECDSA key without a passphrase, as a CI secret; or sign through ssh-agent, minisign or gpg with format:")
+            }
+            lane.registerSecret(keyText)
+            return try DSSESigner(secret: keyText)
+        }
+        let given = lane.environment[keyVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let given { lane.registerSecret(given) }
+        return .artifactSigner(try ArtifactSigner.resolve(format: format, keyVariable: given == nil ? nil : keyVariable, environment: lane.environment))
+    }
+
+    /// Removes what signing needed for the run (a keyring folder gpg imported a key into).
+    package func finish() {
+        if case .artifactSigner(let signer) = self { signer.finish() }
+    }
 
     /// Reads the key from a secret's text.
     /// - Throws: `ShiplaneError`/`SigningError` saying which forms are read, never quoting the secret.
@@ -53,6 +79,7 @@ package enum DSSESigner: Sendable {
         switch self {
         case .ed25519(let signer): return signer.keyID
         case .ssh(let key): return key.publicKey.fingerprint
+        case .artifactSigner(let signer): return signer.dsseKeyID
         }
     }
 
@@ -61,6 +88,7 @@ package enum DSSESigner: Sendable {
         switch self {
         case .ed25519: return "ssh-ed25519"
         case .ssh(let key): return key.publicKey.type
+        case .artifactSigner(let signer): return signer.dsseKeyType
         }
     }
 
@@ -69,6 +97,7 @@ package enum DSSESigner: Sendable {
         switch self {
         case .ed25519(let signer): return try signer.sign(message)
         case .ssh(let key): return Data(try key.dsseSignature(Array(message)))
+        case .artifactSigner(let signer): return Data(try signer.dsseSignature(Array(message)))
         }
     }
 }

@@ -21,6 +21,12 @@ struct OpenPGPSigner: Sendable {
     /// An ASCII-armored detached signature of `data`.
     /// - Throws: `SigningError` with what gpg said when it did not sign; `CommandNotFound` without gpg.
     func sign(_ data: [UInt8]) throws -> String {
+        String(decoding: try signature(data, armored: true), as: UTF8.self)
+    }
+
+    /// A detached signature of `data`: ASCII-armored, or gpg's binary packets.
+    /// - Throws: `SigningError` with what gpg said when it did not sign; `CommandNotFound` without gpg.
+    func signature(_ data: [UInt8], armored: Bool) throws -> [UInt8] {
         var arguments = ["--status-fd=2", "--batch", "--no-tty"]
         if let temporaryHome { arguments += ["--homedir", temporaryHome] }
         var extra: [Int32: [UInt8]] = [:]
@@ -28,7 +34,7 @@ struct OpenPGPSigner: Sendable {
             arguments += ["--pinentry-mode", "loopback", "--passphrase-fd", "3"]
             extra[3] = Array((passphrase + "\n").utf8)
         }
-        arguments += ["-bsa"] + (key.map { ["-u", $0] } ?? [])
+        arguments += [armored ? "-bsa" : "-bs"] + (key.map { ["-u", $0] } ?? [])
         let result = try SigningProgram.run(program, arguments, environment: environment, input: data, extraInputs: extra)
         guard result.status == .exited(0), result.errors.contains("[GNUPG:] SIG_CREATED ") else {
             let said = result.errors.split(separator: "\n").filter { !$0.hasPrefix("[GNUPG:]") }.suffix(5).joined(separator: "\n")
@@ -37,7 +43,7 @@ struct OpenPGPSigner: Sendable {
                 info: [("gpg said", said.isEmpty ? "(nothing; exit code \(result.status.code))" : said)],
                 suggestion: "check the key exists (`gpg --list-secret-keys`) and can sign without a prompt (gpg-agent, or a passphrase in SHIPLANE_GPG_PASSPHRASE)")
         }
-        return String(decoding: result.output, as: UTF8.self)
+        return Array(result.output)
     }
 
     /// A signer with the armored secret key `armored` imported into a keyring folder of its own.

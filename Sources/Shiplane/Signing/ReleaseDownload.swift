@@ -178,4 +178,36 @@ package struct ReleaseDownload {
         }
         return Downloaded(target: target, files: files, commit: commit)
     }
+
+    /// The attestations GitHub stores for each of `files` in `folder` (by its SHA-256:
+    /// `GET /repos/{owner}/{repo}/attestations/sha256:HEX`), as Sigstore bundles; a file with
+    /// none has an empty list. The token, when set, goes to the API only.
+    /// - Throws: `SigningError` when GitHub refuses the token or answers something else.
+    package static func gitHubAttestations(_ target: Target, files: [String], in folder: String, environment: [String: String],
+                                           transport: HTTPTransport) async throws -> [(file: String, bundles: [[String: Any]])] {
+        let token = ["GITHUB_TOKEN", "GH_TOKEN"].lazy.compactMap { environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines) }.first { !$0.isEmpty }
+        var transport = transport
+        if let token { transport.redactor = transport.redactor.adding([token]) }
+        let encode = { (text: String) in URITemplate.percentEncode(text, allowReserved: false) }
+        var found: [(file: String, bundles: [[String: Any]])] = []
+        for file in files {
+            let digest = try SHA256.hex(ofFile: folder + "/" + file)
+            var headers: [(name: String, value: String)] = [("Accept", "application/vnd.github+json"), ("User-Agent", "shiplane"), ("X-GitHub-Api-Version", "2022-11-28")]
+            if let token { headers.append(("Authorization", "Bearer \(token)")) }
+            let url = "\(target.apiBase)/repos/\(encode(target.owner))/\(encode(target.repository))/attestations/sha256:\(digest)?per_page=100"
+            let response = try await transport.send(HTTPRequest(method: .get, url: url, headers: headers))
+            if response.status == 404 {
+                found.append((file, []))
+                continue
+            }
+            guard response.isSuccess,
+                  let list = ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["attestations"] as? [[String: Any]] else {
+                throw SigningError("GitHub answered HTTP \(response.status) for the attestations of \(file) in \(target.owner)/\(target.repository)",
+                                   suggestion: response.status == 401 || response.status == 403 ? "set GITHUB_TOKEN to a token that can read the repository's attestations" : nil,
+                                   category: .failure)
+            }
+            found.append((file, list.compactMap { $0["bundle"] as? [String: Any] }))
+        }
+        return found
+    }
 }

@@ -162,7 +162,8 @@ package struct ReleaseVerification {
                     outcome.problems.append(VerificationProblem(file: document, "it does not name exactly the release's files", info: [("differences", wrong.joined(separator: "\n"))]))
                 }
                 if isProvenance(document) {
-                    try checkProvenance(folder + "/" + document, name: document, key: attestationKey, commit: keys.sourceCommit, outcome: &outcome)
+                    let verifier = EnvelopeVerifier(key: attestationKey, minisign: minisignKey, openPGP: keys.openPGPPublicKey, environment: environment)
+                    try checkProvenance(folder + "/" + document, name: document, verifier: verifier, commit: keys.sourceCommit, outcome: &outcome)
                 }
                 covered.insert(document)
             } catch let error as SigningError {
@@ -176,25 +177,77 @@ package struct ReleaseVerification {
         return outcome
     }
 
-    /// Checks a provenance document's DSSE signature against `key` and its source commit against
-    /// `commit`, each when given; what passes and what does not goes into `outcome`.
-    private static func checkProvenance(_ path: String, name: String, key: AttestationPublicKey?, commit: String?,
-                                        outcome: inout Outcome) throws {
-        guard key != nil || commit != nil else { return }
-        let envelope = try jsonDocument(at: path)
-        let payload = (envelope["payload"] as? String).flatMap { Data(base64Encoded: $0) }
-        if let key {
-            let signatures = (envelope["signatures"] as? [[String: Any]] ?? []).compactMap { ($0["sig"] as? String).flatMap { Data(base64Encoded: $0) } }
-            if let payload, let type = envelope["payloadType"] as? String, !signatures.isEmpty {
-                let signed = DSSE.preAuthenticationEncoding(payloadType: type, payload: payload)
-                if signatures.contains(where: { key.isValidSignature(Array($0), for: Array(signed)) }) {
-                    outcome.passed.append(Passed(file: name, check: "its DSSE envelope is signed by the attestation key given"))
-                } else {
-                    outcome.problems.append(VerificationProblem(file: name, "its DSSE signature does not verify with the attestation key given: the statement was changed, or another key signed it"))
+    /// The files of a release that attestations are about: not checksum files, signatures, SBOMs or provenance.
+    package static func releasedFiles(_ names: [String]) -> [String] {
+        names.filter { name in !isChecksumFile(name) && !signatureExtensions.contains { name.hasSuffix($0) } && !isSBOM(name) && !isProvenance(name) }
+    }
+
+    /// Checks the attestations GitHub stores for each released file: at least one per file whose
+    /// statement names the file with its SHA-256, signed by a key given (when keys are given),
+    /// with `commit` as its source (when given). Keyless (Sigstore certificate) bundles are
+    /// counted but not checked here: `gh attestation verify` checks those.
+    package static func checkGitHubAttestations(_ found: [(file: String, bundles: [[String: Any]])], folder: String, keys: Keys,
+                                                environment: [String: String]) throws -> Outcome {
+        var outcome = Outcome()
+        let verifier = EnvelopeVerifier(
+            key: try keys.attestationPublicKey.map { try AttestationPublicKey(text: $0) },
+            minisign: try keys.minisignPublicKey.map { try Minisign.publicKey(from: $0) },
+            openPGP: keys.openPGPPublicKey, environment: environment)
+        for (file, bundles) in found {
+            let digest = try SHA256.hex(ofFile: folder + "/" + file)
+            var good = false
+            var reasons: [String] = []
+            var keyless = 0
+            for (index, bundle) in bundles.enumerated() {
+                if SigstoreBundle.isKeyless(bundle) { keyless += 1; continue }
+                guard let envelope = SigstoreBundle.envelope(of: bundle) else { reasons.append("attestation \(index + 1) carries no DSSE envelope"); continue }
+                guard SigstoreBundle.subjects(of: envelope).contains(where: { $0.name == file && $0.sha256 == digest }) else {
+                    reasons.append("attestation \(index + 1) does not name \(file) with its SHA-256")
+                    continue
                 }
-            } else {
-                outcome.problems.append(VerificationProblem(file: name, "it is not a signed DSSE envelope, and an attestation key was given: nothing proves who made it"))
+                var checked = Outcome()
+                let what = "GitHub attestation \(index + 1)"
+                checkEnvelope(envelope, name: file, what: what, verifier: verifier, commit: keys.sourceCommit, outcome: &checked)
+                if checked.problems.isEmpty {
+                    good = true
+                    outcome.passed.append(Passed(file: file, check: "\(what) names it with its SHA-256"))
+                    outcome.passed += checked.passed
+                } else {
+                    reasons += checked.problems.map(\.reason)
+                }
             }
+            if !good {
+                let none = bundles.isEmpty ? "GitHub holds no attestation of it (sha256:\(digest))"
+                    : "no attestation GitHub holds for it checks out" + (keyless > 0 ? " (\(keyless) keyless Sigstore attestation\(keyless == 1 ? "" : "s") not checked here: use gh attestation verify)" : "")
+                outcome.problems.append(VerificationProblem(file: file, none, info: reasons.map { ("attestation", $0) }))
+            }
+        }
+        return outcome
+    }
+
+    /// Checks a provenance document's DSSE signature with the keys given and its source commit
+    /// against `commit`, each when given; what passes and what does not goes into `outcome`.
+    private static func checkProvenance(_ path: String, name: String, verifier: EnvelopeVerifier, commit: String?,
+                                        outcome: inout Outcome) throws {
+        let envelope = try jsonDocument(at: path)
+        checkEnvelope(envelope, name: name, what: "its DSSE envelope", verifier: verifier, commit: commit, outcome: &outcome)
+    }
+
+    /// Checks a DSSE envelope (a provenance file's, or one GitHub stores): its signature with the
+    /// keys given, and that its statement's source is `commit`.
+    static func checkEnvelope(_ envelope: [String: Any], name: String, what: String, verifier: EnvelopeVerifier, commit: String?,
+                              outcome: inout Outcome) {
+        let payload = (envelope["payload"] as? String).flatMap { Data(base64Encoded: $0) }
+        let signatures = (envelope["signatures"] as? [[String: Any]] ?? []).compactMap { ($0["sig"] as? String).flatMap { Data(base64Encoded: $0) } }
+        if let payload, let type = envelope["payloadType"] as? String, !signatures.isEmpty {
+            let signed = Array(DSSE.preAuthenticationEncoding(payloadType: type, payload: payload))
+            switch verifier.check(signatures.map(Array.init), over: signed) {
+            case .notChecked: break
+            case .good(let who): outcome.passed.append(Passed(file: name, check: "\(what) is signed by \(who)"))
+            case .bad(let why): outcome.problems.append(VerificationProblem(file: name, "\(what == "its DSSE envelope" ? "its DSSE signature" : what + "'s signature") does not verify with \(why)"))
+            }
+        } else if verifier.key != nil {
+            outcome.problems.append(VerificationProblem(file: name, "\(what) is not a signed DSSE envelope, and an attestation key was given: nothing proves who made it"))
         }
         if let commit {
             // The statement inside the envelope, or the document itself when it is not wrapped.
@@ -202,11 +255,65 @@ package struct ReleaseVerification {
             let definition = ((object["predicate"] as? [String: Any])?["buildDefinition"] as? [String: Any])
             let commits = (definition?["resolvedDependencies"] as? [[String: Any]] ?? []).compactMap { ($0["digest"] as? [String: Any])?["gitCommit"] as? String }
             if commits.contains(where: { $0.lowercased().hasPrefix(commit.lowercased()) }) {
-                outcome.passed.append(Passed(file: name, check: "its source is commit \(commit)"))
+                outcome.passed.append(Passed(file: name, check: "\(what == "its DSSE envelope" ? "its" : what + "'s") source is commit \(commit)"))
             } else {
-                outcome.problems.append(VerificationProblem(file: name, "its source is not commit \(commit)",
+                outcome.problems.append(VerificationProblem(file: name, "\(what == "its DSSE envelope" ? "its" : what + "'s") source is not commit \(commit)",
                                                             info: [("named", commits.isEmpty ? "no source commit" : commits.joined(separator: ", "))]))
             }
+        }
+    }
+
+    /// Checks DSSE signatures with the keys a person gave: the attestation key (Ed25519, RSA,
+    /// ECDSA: the key's raw signature, from a key file or ssh-agent), the minisign key (a
+    /// `.minisig` text over the encoding) and the OpenPGP key (gpg's binary signature).
+    struct EnvelopeVerifier {
+        var key: AttestationPublicKey?
+        var minisign: Minisign.PublicKey?
+        var openPGP: String?
+        var environment: [String: String]
+
+        enum Verdict { case notChecked, good(String), bad(String) }
+
+        /// Good when one signature verifies with a key given; bad when a key that must check it
+        /// (the attestation key, or a minisign or OpenPGP key for a signature of that kind) finds none.
+        func check(_ signatures: [[UInt8]], over message: [UInt8]) -> Verdict {
+            var mustCheck = key != nil
+            for signature in signatures {
+                if let minisign, let text = String(bytes: signature, encoding: .utf8), text.hasPrefix("untrusted comment:") {
+                    mustCheck = true
+                    if (try? Minisign.verify(message, signature: text, key: minisign)) != nil {
+                        return .good("minisign key \(Minisign.hexID(minisign.keyID))")
+                    }
+                } else if let openPGP, Self.isOpenPGPSignature(signature) {
+                    mustCheck = true
+                    if let who = try? Self.checkOpenPGP(signature, message, key: openPGP, environment: environment) { return .good(who) }
+                } else if let key, key.isValidSignature(signature, for: message) {
+                    return .good("the attestation key given")
+                }
+            }
+            let given = [key.map { _ in "the attestation key" }, minisign.map { _ in "the minisign key" }, openPGP.map { _ in "the OpenPGP key" }].compactMap { $0 }
+            return mustCheck ? .bad(given.joined(separator: " or ") + " given: the statement was changed, or another key signed it") : .notChecked
+        }
+
+        /// An OpenPGP signature packet (tag 2), old or new packet format.
+        static func isOpenPGPSignature(_ bytes: [UInt8]) -> Bool {
+            guard let first = bytes.first, first & 0x80 != 0 else { return false }
+            return first & 0x40 != 0 ? first & 0x3f == 2 : (first >> 2) & 0x0f == 2
+        }
+
+        /// gpg's verdict on a binary signature of `message` (written to a folder of its own).
+        static func checkOpenPGP(_ signature: [UInt8], _ message: [UInt8], key: String, environment: [String: String]) throws -> String {
+            var template = Array("/tmp/shiplane-dsse-\(getpid())-XXXXXX".utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+                throw SigningError("cannot make a folder in /tmp", category: .environment)
+            }
+            let folder = String(cString: made)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            guard FileManager.default.createFile(atPath: folder + "/pae", contents: Data(message)),
+                  FileManager.default.createFile(atPath: folder + "/pae.sig", contents: Data(signature)) else {
+                throw SigningError("cannot write to \(folder)", category: .environment)
+            }
+            return try ReleaseVerification.checkOpenPGP(folder + "/pae", folder + "/pae.sig", key: key, environment: environment)
         }
     }
 
@@ -354,7 +461,7 @@ package struct ReleaseVerification {
     }
 
     /// Checks an OpenPGP signature with gpg, against only the key given (a keyring of its own).
-    private static func checkOpenPGP(_ file: String, _ signature: String, key: String?, environment: [String: String]) throws -> String {
+    static func checkOpenPGP(_ file: String, _ signature: String, key: String?, environment: [String: String]) throws -> String {
         guard let key else { throw SigningError("it is an OpenPGP signature, and no OpenPGP public key was given (--gpg-key)") }
         // Named with this process's id, so a folder left behind is told from one in use.
         var template = Array("/tmp/shiplane-gpg-\(getpid())-XXXXXX".utf8CString)

@@ -19,6 +19,8 @@ struct SSHAgent {
     private static let signRequest: UInt8 = 13, signResponse: UInt8 = 14
     /// Asks for `rsa-sha2-512` signatures from RSA keys (never SHA-1).
     private static let rsaSHA512: UInt32 = 4
+    /// Asks for `rsa-sha2-256` signatures from RSA keys (DSSE's `rsa-pkcs1v15-sha256`).
+    private static let rsaSHA256: UInt32 = 2
 
     /// The agent's identities (public keys and their comments).
     /// - Throws: `SigningError` when the agent cannot be reached or answers something else.
@@ -36,12 +38,12 @@ struct SSHAgent {
 
     /// The agent's signature blob of `data` with `key`.
     /// - Throws: `SigningError` when the agent refuses (it does not hold the key, or the user declined).
-    func sign(_ data: [UInt8], with key: SSHPublicKey) throws -> [UInt8] {
+    func sign(_ data: [UInt8], with key: SSHPublicKey, rsaSHA256: Bool = false) throws -> [UInt8] {
         var request = SSHWireWriter()
         request.byte(Self.signRequest)
         request.string(key.blob)
         request.string(data)
-        request.uint32(key.type == "ssh-rsa" ? Self.rsaSHA512 : 0)
+        request.uint32(key.type == "ssh-rsa" ? (rsaSHA256 ? Self.rsaSHA256 : Self.rsaSHA512) : 0)
         var reader = try exchange(request.bytes, expecting: Self.signResponse, refusal: "ssh-agent refused to sign with \(key.fingerprint)")
         return try reader.string()
     }

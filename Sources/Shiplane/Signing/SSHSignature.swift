@@ -40,6 +40,43 @@ struct SSHSigner: Sendable {
         case .agent(let socket): try SSHAgent(socket: socket).sign(data, with: publicKey)
         }
     }
+
+    /// The DSSE signature over `data`, as `SSHPrivateKey.dsseSignature` makes it: from a key in
+    /// memory, or from ssh-agent (asked for `rsa-sha2-256` with an RSA key; an ECDSA answer's
+    /// `r` and `s` rewritten as DER).
+    /// - Throws: `SigningError` when the key or the agent cannot sign.
+    func dsseSignature(_ data: [UInt8]) throws -> [UInt8] {
+        switch source {
+        case .key(let key): return try key.dsseSignature(data)
+        case .agent(let socket):
+            var reader = SSHWireReader(try SSHAgent(socket: socket).sign(data, with: publicKey, rsaSHA256: true))
+            let algorithm = try reader.text()
+            let bytes = try reader.string()
+            switch algorithm {
+            case "ssh-ed25519", "rsa-sha2-256": return bytes
+            case "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521":
+                var pair = SSHWireReader(bytes)
+                return derECDSASignature(r: try pair.string(), s: try pair.string())
+            default:
+                throw SigningError("ssh-agent signed with \(algorithm), which a DSSE envelope does not carry", suggestion: "use an Ed25519, RSA or ECDSA key")
+            }
+        }
+    }
+}
+
+/// An ECDSA signature `(r, s)` (SSH `mpint`s) as DER: `SEQUENCE { INTEGER r, INTEGER s }`.
+func derECDSASignature(r: [UInt8], s: [UInt8]) -> [UInt8] {
+    func integer(_ value: [UInt8]) -> [UInt8] {
+        var magnitude = Array(value.drop { $0 == 0 })
+        if magnitude.isEmpty { magnitude = [0] }
+        if magnitude[0] & 0x80 != 0 { magnitude.insert(0, at: 0) }
+        return [0x02] + length(magnitude.count) + magnitude
+    }
+    func length(_ count: Int) -> [UInt8] {
+        count < 0x80 ? [UInt8(count)] : count < 0x100 ? [0x81, UInt8(count)] : [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
+    }
+    let body = integer(r) + integer(s)
+    return [0x30] + length(body.count) + body
 }
 
 /// The `sshsig` format (OpenSSH's PROTOCOL.sshsig): what `ssh-keygen -Y sign` writes and git

@@ -70,8 +70,8 @@ package struct SignFiles: Action {
 
 extension SignFiles: MakesLocalArtifacts {}
 
-/// A key that signs files, in one of the three formats.
-struct ArtifactSigner {
+/// A key that signs files, in one of the three formats (and DSSE envelopes, for `lane.provenance`).
+package struct ArtifactSigner: Sendable {
     private enum Method {
         case ssh(SSHSigner)
         case minisign(Minisign.SecretKey)
@@ -107,6 +107,37 @@ struct ArtifactSigner {
         case .ssh(let signer): try SSHSignature.sign(data, namespace: "file", with: signer)
         case .minisign(let key): try Minisign.sign(data, trustedComment: "timestamp:\(timestamp)\tfile:\(name)\thashed", with: key)
         case .openPGP(let signer): try signer.sign(data)
+        }
+    }
+
+    /// The signature over a DSSE envelope's pre-authentication encoding, in the form each kind's
+    /// own verifier reads: SSH as `SSHPrivateKey.dsseSignature` (Ed25519, RSA PKCS#1 v1.5 SHA-256,
+    /// ECDSA DER; through ssh-agent too), minisign as the `.minisig` file's text (prehashed, trusted
+    /// comment `dsse`: `minisign -V` checks the encoding with it), OpenPGP as gpg's binary detached
+    /// signature (`gpg --verify SIG PAE`).
+    func dsseSignature(_ message: [UInt8]) throws -> [UInt8] {
+        switch method {
+        case .ssh(let signer): try signer.dsseSignature(message)
+        case .minisign(let key): Array(try Minisign.sign(message, trustedComment: "dsse", with: key).utf8)
+        case .openPGP(let signer): try signer.signature(message, armored: false)
+        }
+    }
+
+    /// The key's id in a DSSE envelope: the SSH fingerprint, the minisign key id, the OpenPGP key.
+    var dsseKeyID: String {
+        switch method {
+        case .ssh(let signer): signer.publicKey.fingerprint
+        case .minisign(let key): "minisign:" + Minisign.hexID(key.keyID)
+        case .openPGP(let signer): "openpgp:" + (signer.key ?? "default")
+        }
+    }
+
+    /// The key's kind, for notes: the SSH key type, `minisign` or `openpgp`.
+    var dsseKeyType: String {
+        switch method {
+        case .ssh(let signer): signer.publicKey.type
+        case .minisign: "minisign"
+        case .openPGP: "openpgp"
         }
     }
 

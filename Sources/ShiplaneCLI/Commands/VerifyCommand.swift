@@ -32,8 +32,24 @@ struct VerifyOptions: ParsableArguments {
     @Option(name: .customLong("attestation-key"), help: "The provenance key's public half (a PEM public key file, or an ssh-ed25519 .pub file): every provenance envelope must be signed by it")
     var attestationKey: String?
 
+    @Flag(name: .customLong("github-attestations"), help: "With a GitHub release's address: also fetch each file's attestations from GitHub's attestations API and require one per file that names it, signed by a key given")
+    var gitHubAttestations = false
+
     @Option(name: .customLong("commit"), help: "The commit the release was made from (the tag's commit): every provenance statement must name it as its source")
     var commit: String?
+}
+
+/// Removes the download folders (`shiplane-verify-PID-…`) that runs of `verify` killed before
+/// their cleanup left in `parent`: those whose process has ended. A folder of a running verify is
+/// in use and stays (and so does one whose process id a later process took, until it ends).
+func sweepStaleDownloadFolders(in parent: String) {
+    let prefix = "shiplane-verify-"
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+        guard let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { continue }
+        if kill(pid, 0) != 0 && errno == ESRCH {
+            try? FileManager.default.removeItem(atPath: parent + "/" + name)
+        }
+    }
 }
 
 /// `shiplane verify FOLDER|ADDRESS [keys]`: one line per check that passed; the problems, each
@@ -62,9 +78,10 @@ enum VerifyCommand {
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         var isFolder: ObjCBool = false
         let isAddress = options.folder.contains("://")
+        var downloadedTarget: ReleaseDownload.Target?
         if !isAddress {
-            guard options.tag == nil, options.forge == nil, options.downloadTo == nil else {
-                throw UsageError("--tag, --forge and --download-to go with a release's address, not a folder", suggestion: "give the release's address, or leave them out")
+            guard options.tag == nil, options.forge == nil, options.downloadTo == nil, !options.gitHubAttestations else {
+                throw UsageError("--tag, --forge, --download-to and --github-attestations go with a release's address, not a folder", suggestion: "give the release's address, or leave them out")
             }
         } else {
             let forge: ReleaseDownload.Forge?
@@ -77,6 +94,10 @@ enum VerifyCommand {
                 forge = nil
             }
             let target = try ReleaseDownload.target(address: options.folder, tag: options.tag, forge: forge, environment: environment)
+            guard !options.gitHubAttestations || target.forge == .github else {
+                throw UsageError("--github-attestations goes with a GitHub release's address", suggestion: "leave it out for \(target.forge.rawValue)")
+            }
+            downloadedTarget = target
             if let keep = options.downloadTo {
                 folder = absolute(keep)
                 if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
@@ -88,7 +109,11 @@ enum VerifyCommand {
                     catch { throw UsageError("cannot make the folder \(keep) for --download-to", suggestion: "name a folder that can be made") }
                 }
             } else {
-                let base = (environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/shiplane-verify-XXXXXX"
+                let parent = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+                sweepStaleDownloadFolders(in: parent)
+                // Named with this process's id, so a run killed mid-download leaves a folder the
+                // next run can tell from one in use, and removes.
+                let base = parent + "/shiplane-verify-\(getpid())-XXXXXX"
                 var template = Array(base.utf8CString)
                 guard let made = mkdtemp(&template) else { throw UsageError("cannot make a temporary folder under \(base)", suggestion: "set TMPDIR to a writable folder") }
                 folder = String(cString: made)
@@ -102,7 +127,16 @@ enum VerifyCommand {
             }
             keys.sourceCommit = keys.sourceCommit ?? downloaded.commit
         }
-        let outcome = try ReleaseVerification.verify(folder: folder, keys: keys, environment: environment)
+        var outcome = try ReleaseVerification.verify(folder: folder, keys: keys, environment: environment)
+        if options.gitHubAttestations, let target = downloadedTarget {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+            let transport = HTTPTransport(sender: LiveHTTPClient(), redactor: session.redactor)
+            let found = try await ReleaseDownload.gitHubAttestations(target, files: ReleaseVerification.releasedFiles(names), in: folder,
+                                                                     environment: environment, transport: transport)
+            let attested = try ReleaseVerification.checkGitHubAttestations(found, folder: folder, keys: keys, environment: environment)
+            outcome.passed += attested.passed
+            outcome.problems += attested.problems
+        }
         let width = outcome.passed.map(\.file.count).max() ?? 0
         for passed in outcome.passed {
             session.out.line("✓ " + passed.file.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + passed.check)

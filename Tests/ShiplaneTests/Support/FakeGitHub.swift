@@ -77,6 +77,8 @@ final class FakeGitHub: @unchecked Sendable {
 
     /// The pulls API, when a test gives one (FakeGitHubPulls.swift); nil: `/pulls` is Not Found.
     var pulls: FakeGitHubPulls?
+    /// The artifact attestations API (FakeGitHubAttestations.swift, issue 40); nil: `/attestations` is Not Found.
+    var attestations: FakeGitHubAttestations?
     private(set) var server: TestServer?
     var baseURL: String { server?.baseURL ?? "" }
 
@@ -224,6 +226,10 @@ final class FakeGitHub: @unchecked Sendable {
         // description does not hold yet: FakeGitHubPulls checks its documented parameters and members.
         if !isUpload, apiParts.count >= 4, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo, apiParts[3] == "pulls", let pulls {
             return try pulls.route(method: method, owner: owner, repo: repo, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, baseURL: baseURL)
+        }
+        // The attestations API (issue 40): FakeGitHubAttestations checks it against its operations in the description.
+        if !isUpload, apiParts.count >= 4, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo, apiParts[3] == "attestations", let attestations {
+            return attestations.route(method: method, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, repositoryID: 42, baseURL: baseURL, owner: owner, repo: repo)
         }
         if let refusal = checkRequest(request, method: method, isUpload: isUpload, body: bytes) { return refusal }
         guard apiParts.count >= 3, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo else {
