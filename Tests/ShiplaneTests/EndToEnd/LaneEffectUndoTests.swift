@@ -63,6 +63,12 @@ struct LaneEffectUndoTests {
         return repo
     }
 
+    /// The pid the lane's `sh` wrote, once the whole line is there (the shell creates the file
+    /// before it writes to it).
+    func sleepPid(_ repo: TemporaryRepository) -> pid_t? {
+        pid_t((repo.read(".git/sleep-pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     @Test func undoneInTheRun() async throws {
         let repo = try repository()
         let run = try await repo.shiplaneAsync(["stamped"])
@@ -75,8 +81,8 @@ struct LaneEffectUndoTests {
     @Test func undoneByTheSupervisorAfterTheLaneProgramIsKilled() async throws {
         let repo = try repository()
         let run = try SupervisedRun(["stamped", "--then", "wait"], in: repo.path, environment: repo.environment)
-        run.wait { repo.read(".git/sleep-pid") != nil && repo.read("STAMP") != nil }
-        let command = try #require(pid_t((repo.read(".git/sleep-pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
+        run.wait { sleepPid(repo) != nil && repo.read("STAMP") != nil }
+        let command = try #require(sleepPid(repo), "the lane never started its command")
         #expect(try run.killLaneProgram(), "the lane program runs under the supervisor")
         let (status, all) = run.finish()
         #expect(status == 130, "\(all)")

@@ -23,9 +23,10 @@ final class SupervisedRun {
         try process.run()
     }
 
-    /// Waits (at most 60 s, polling every 0.1 s) until `condition` holds.
+    /// Waits (at most 300 s, polling every 0.1 s) until `condition` holds. The bound is generous:
+    /// the run first compiles its lane program, which takes minutes on a loaded 2-core CI machine.
     func wait(until condition: () -> Bool) {
-        for _ in 0..<600 {
+        for _ in 0..<3000 {
             if condition() { return }
             usleep(100_000)
         }
