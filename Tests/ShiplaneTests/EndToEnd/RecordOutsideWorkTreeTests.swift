@@ -121,7 +121,7 @@ struct RecordOutsideWorkTreeTests {
         let outsideFolder = repo.root + "/outside"
         try FileManager.default.createDirectory(atPath: outsideFolder, withIntermediateDirectories: true)
         let outside = outsideFolder + "/notes.txt"
-        FileManager.default.createFile(atPath: outside, contents: Data("kept\n".utf8))
+        #expect(FileManager.default.createFile(atPath: outside, contents: Data("kept\n".utf8)))
 
         // Steps: bumpVersion, commitVersionBump, push, mark: killed once the 4th is recorded here and on origin.
         let killed = try repo.shiplane(["ship"], environment: ["OUTSIDE_FILE": outside, "SHIPLANE_FAULT": "after-step:4"])
@@ -141,7 +141,7 @@ struct RecordOutsideWorkTreeTests {
         // step.writeFile with absolute paths: the one check, before anything is written.
         let elsewhere = repo.root + "/elsewhere"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: elsewhere + "/victim.txt", contents: Data("victim\n".utf8))
+        #expect(FileManager.default.createFile(atPath: elsewhere + "/victim.txt", contents: Data("victim\n".utf8)))
         // The file itself a link out of the folder named (its folders are this machine's layout,
         // such as macOS's /tmp -> /private/tmp, and are followed).
         try FileManager.default.createSymbolicLink(atPath: outsideFolder + "/vict", withDestinationPath: "../elsewhere/victim.txt")

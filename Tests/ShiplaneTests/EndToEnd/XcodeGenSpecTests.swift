@@ -140,7 +140,7 @@ struct XcodeGenSpecTests {
         try repo.git("add", ".")
         try repo.git("commit", "-qm", "app")
         // A local `xcodegen generate` left this; git ignores it.
-        let stale = try #require(try String(contentsOfFile: AppVersionTests.apps.appendingPathComponent("ios/Weather.xcodeproj/project.pbxproj").path, encoding: .utf8))
+        let stale = try String(contentsOfFile: AppVersionTests.apps.appendingPathComponent("ios/Weather.xcodeproj/project.pbxproj").path, encoding: .utf8)
         try repo.write("Weather.xcodeproj/project.pbxproj", stale)
         return repo
     }
