@@ -58,6 +58,15 @@ final class FakeSwiftRegistry: @unchecked Sendable {
     var violations: [String] { lock.withLock { problems } }
     var puts: Int { log.filter { $0.hasPrefix("PUT ") }.count }
     func release(_ id: String, _ version: String) -> Release? { lock.withLock { releases[id.lowercased()]?[version] } }
+    /// Replaces a stored release's archive (and its checksum), keeping its signature: a tampered release.
+    func tamper(_ id: String, _ version: String, archive: Data) {
+        lock.withLock {
+            releases[id.lowercased()]?[version]?.archive = archive
+            releases[id.lowercased()]?[version]?.checksum = SHA256.hex(of: archive)
+        }
+    }
+    /// The parts of the last publication, by name.
+    private(set) var lastParts: [String] = []
 
     func start() async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -200,6 +209,8 @@ final class FakeSwiftRegistry: @unchecked Sendable {
         guard let parts = Self.multipart(Data(bytes), boundary: String(boundaryMatch.1)) else {
             return problem(400, "the body is not multipart/form-data", violation: true)
         }
+        lock.withLock { lastParts = parts.keys.sorted() }
+        if parts["metadata-signature"] != nil, parts["metadata"] == nil { return problem(422, "a metadata signature without metadata", violation: true) }
         let allowed: Set = ["source-archive", "source-archive-signature", "metadata", "metadata-signature"]
         if let unknown = parts.keys.first(where: { !allowed.contains($0) }) { return problem(422, "unknown part \(unknown)", violation: true) }
         guard let archive = parts["source-archive"] else { return problem(422, "missing source-archive", violation: true) }

@@ -11,10 +11,15 @@ package struct PublishToSwiftRegistry: AsyncAction {
     package var version: String
     /// The metadata file (relative to the work tree); nil: `package-metadata.json` when there is one.
     package var metadata: String?
+    /// The environment variable holding the PEM P-256 signing key (SE-0391 `cms-1.0.0`); nil: unsigned.
+    package var signingKey: String? = nil
+    /// The environment variable holding the PEM certificate chain, the signing certificate first.
+    package var certificateChain: String = "SWIFT_REGISTRY_CERTIFICATE_CHAIN"
 
     package var options: [StepOption] {
         [StepOption("package", package.id), StepOption("version", version), StepOption("registry", package.registry)]
             + (metadata.map { [StepOption("metadata", $0)] } ?? [])
+            + (signingKey.map { [StepOption("signingKey", $0), StepOption("certificateChain", certificateChain)] } ?? [])
     }
 
     /// Publishes (or finds) the release and returns its URL on the registry.
@@ -25,6 +30,11 @@ package struct PublishToSwiftRegistry: AsyncAction {
         let (authorization, secrets) = SwiftRegistryClient.authorization(from: step.lane.environment.variables)
         var transport = step.httpTransport()
         transport.redactor = SecretRedactor(secrets: transport.redactor.secrets + secrets)
+        let signer = try Self.signer(signingKey, certificateChain, in: step)
+        if let signingKey, let pem = step.lane.environment.variables[signingKey] {
+            step.lane.registerSecret(pem)
+            transport.redactor = SecretRedactor(secrets: transport.redactor.secrets + [pem])
+        }
         let client = SwiftRegistryClient(package: package, transport: transport, authorization: authorization)
         let releaseURL = package.releaseURL(version)
 
@@ -35,16 +45,38 @@ package struct PublishToSwiftRegistry: AsyncAction {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let repository = try step.lane.repository()
         let head = try step.lane.headCommit(of: repository)
-        let archive = try SwiftSourceArchive.make(commit: head, in: repository, fallbackName: package.name,
-                                                  destination: folder + "/\(package.id)-\(version).zip")
-        let described = "\(archive.folder)/ (\(archive.files.count) files, \(ByteCountText.file(archive.size)), sha256 \(archive.checksum))"
+        // Signed (SE-0391): each root manifest gets its signature line before the archive is made;
+        // `published` gives the registry's signed manifests to keep, where their content is HEAD's,
+        // so a re-run rebuilds the published bytes (ECDSA signatures differ each time).
+        func makeArchive(_ published: [String: Data]) throws -> SwiftSourceArchive {
+            try SwiftSourceArchive.make(commit: head, in: repository, fallbackName: package.name, destination: folder + "/\(package.id)-\(version).zip",
+                                        signManifest: signer.map { signer in { name, manifest in
+                                            if let kept = published[name], RegistrySigner.splitSignedManifest(kept)?.content == manifest { return kept }
+                                            return try signer.signManifest(manifest)
+                                        } })
+        }
+        var archive = try makeArchive([:])
+        /// Whether the registry holds this archive: the same checksum, or (signed) the same bytes
+        /// once the registry's manifest signatures are kept.
+        func isPublished(_ checksum: String?) async throws -> Bool {
+            if checksum == archive.checksum { return true }
+            guard signer != nil, checksum != nil, let published = try await client.publishedManifests(version), !published.isEmpty else { return false }
+            let again = try makeArchive(published)
+            guard again.checksum == checksum else { return false }
+            archive = again
+            return true
+        }
+        let signed = signer.map { " signed \(RegistrySigner.format) (\($0.chain.count) certificate\($0.chain.count == 1 ? "" : "s"))" } ?? ""
+        var described: String { "\(archive.folder)/ (\(archive.files.count) files, \(ByteCountText.file(archive.size)), sha256 \(archive.checksum))\(signed)" }
 
         // Preflight, a dry run too: the registry answers, takes the credentials, and does not
         // hold this version with other bytes.
-        switch try await client.release(version) {
-        case .published(let checksum) where checksum == archive.checksum:
+        let state = try await client.release(version)
+        if case .published(let checksum) = state, try await isPublished(checksum) {
             step.note("\(package.id) \(version) is already in \(package.registry) with checksum \(archive.checksum): nothing sent")
             return releaseURL
+        }
+        switch state {
         case .published(let checksum):
             throw ShiplaneError(
                 "\(package.id) \(version) is already in \(package.registry) with checksum \(checksum ?? "(none given)"), but HEAD's source archive has \(archive.checksum)",
@@ -54,23 +86,26 @@ package struct PublishToSwiftRegistry: AsyncAction {
             break
         }
         if step.isDryRun {
-            let sent = metadataBytes.map { "metadata (\(Self.metadataKeys($0)))" } ?? "no metadata"
+            let sent = metadataBytes.map { "metadata (\(Self.metadataKeys($0)))" + (signer == nil ? "" : " with its signature") } ?? "no metadata"
             step.note("would PUT \(releaseURL): source-archive \(described) and \(sent); files: \(archive.files.joined(separator: ", "))")
             return releaseURL
         }
 
         // Passed here unless an earlier step (a push) already did; only a point this step passed is
         // taken back when the registry refuses the release.
+        let archiveSignature = try signer.map { try $0.sign(try Data(contentsOf: URL(fileURLWithPath: archive.path))) }
+        let metadataSignature = try signer.flatMap { signer in try metadataBytes.map { try signer.sign($0) } }
         let ownsPoint = step.lane.state.pointOfNoReturn == nil
         try step.passPointOfNoReturn("published \(package.id) \(version) to \(package.registry)")
         let effect = SwiftPackageReleasePublished(package: package, version: version, checksum: archive.checksum)
         let handle = try step.record(effect, "\(package.id) \(version) stays in the registry (a published release cannot be removed)")
         do {
-            let location = try await client.publish(version, archive: archive.path, metadata: metadataBytes, signature: nil, signatureFormat: nil)
+            let location = try await client.publish(version, archive: archive.path, metadata: metadataBytes, signature: archiveSignature,
+                                                  signatureFormat: signer == nil ? nil : RegistrySigner.format, metadataSignature: metadataSignature)
             step.log("the registry took \(package.id) \(version)" + (location.map { " (\($0))" } ?? ""))
         } catch let failure as SwiftRegistryFailure where failure.status == 409 {
             // An earlier attempt landed (its answer lost), or another publisher was first.
-            guard case .published(let checksum) = try await client.release(version), checksum == archive.checksum else { throw failure }
+            guard case .published(let checksum) = try await client.release(version), try await isPublished(checksum) else { throw failure }
             step.log("\(package.id) \(version) was already there with the same checksum (an earlier attempt landed)")
         } catch let failure as SwiftRegistryFailure where (400..<500).contains(failure.status) {
             // The registry answered that it refuses the release: nothing was published, so the run
@@ -86,6 +121,20 @@ package struct PublishToSwiftRegistry: AsyncAction {
         }
         step.note("\(package.id) \(version) → \(releaseURL) (source-archive \(described))")
         return releaseURL
+    }
+
+    /// The signer of the key and chain in two environment variables; nil without a key.
+    static func signer(_ keyVariable: String?, _ chainVariable: String, in step: StepContext) throws -> RegistrySigner? {
+        guard let keyVariable else { return nil }
+        let variables = step.lane.environment.variables
+        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+        var problems: [String] = []
+        if value(keyVariable) == nil { problems.append("\(keyVariable) is not set: it holds the PEM P-256 signing key") }
+        if value(chainVariable) == nil { problems.append("\(chainVariable) is not set: it holds the PEM certificate chain, the signing certificate first") }
+        guard problems.isEmpty, let key = value(keyVariable), let chain = value(chainVariable) else {
+            throw ValidationFailure(problems: problems, suggestion: "set them (as secrets), or leave signingKey out to publish unsigned; nothing was sent")
+        }
+        return try RegistrySigner(keyPEM: key, chainPEM: chain, keyVariable: keyVariable, chainVariable: chainVariable)
     }
 
     /// The metadata file's bytes, checked against the specification's schema (Appendix B):
@@ -145,9 +194,12 @@ extension LaneContext {
     /// the metadata file (`package-metadata.json` by default, when there is one); returns the
     /// release's URL. The same version already there with the same checksum: nothing sent.
     /// Credentials come from `SWIFTPM_REGISTRY_TOKEN`, or `SWIFTPM_REGISTRY_LOGIN` and
-    /// `SWIFTPM_REGISTRY_PASSWORD`, as SwiftPM reads them.
+    /// `SWIFTPM_REGISTRY_PASSWORD`, as SwiftPM reads them. With `signingKey` (the environment
+    /// variable holding a PEM P-256 key; its certificate chain in `certificateChain`'s variable)
+    /// the release is signed as SE-0391's `cms-1.0.0`: each manifest, the archive and the metadata.
     @discardableResult
     public func publishToSwiftRegistry(_ id: String, version: String, registry: String, metadata: String? = nil,
+                                       signingKey: String? = nil, certificateChain: String = "SWIFT_REGISTRY_CERTIFICATE_CHAIN",
                                        file: String = #fileID, line: Int = #line) async throws -> String {
         var problems: [String] = []
         let target = SwiftRegistryPackage.parse(id: id, registry: registry)
@@ -166,7 +218,8 @@ extension LaneContext {
         guard problems.isEmpty, let target else {
             throw ValidationFailure(problems: problems, suggestion: "fix the call to publishToSwiftRegistry; nothing was sent")
         }
-        return try await run(PublishToSwiftRegistry(package: target, version: version, metadata: metadata), file: file, line: line)
+        return try await run(PublishToSwiftRegistry(package: target, version: version, metadata: metadata, signingKey: signingKey,
+                                                         certificateChain: certificateChain), file: file, line: line)
     }
 }
 
@@ -175,12 +228,14 @@ extension PublishToSwiftRegistry: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Publish HEAD to a Swift package registry (SE-0292/SE-0391): the source archive as swift package archive-source makes it, with metadata; the same checksum already there: nothing sent",
-        signature: "try await lane.publishToSwiftRegistry(_ id: String, version: String, registry: String, metadata: String? = nil) -> String",
+        signature: #"try await lane.publishToSwiftRegistry(_ id: String, version: String, registry: String, metadata: String? = nil, signingKey: String? = nil, certificateChain: String = "SWIFT_REGISTRY_CERTIFICATE_CHAIN") -> String"#,
         parameters: [
             .init(name: "id", type: "String", defaultValue: nil, help: "the package identifier scope.name (acme.Rocket)"),
             .init(name: "version", type: "String", defaultValue: nil, help: "the release's semantic version"),
             .init(name: "registry", type: "String", defaultValue: nil, help: "the registry's root URL (HTTPS; plain HTTP only on loopback)"),
             .init(name: "metadata", type: "String?", defaultValue: "nil", help: "the release metadata file (SE-0391 schema); nil: package-metadata.json when there is one"),
+            .init(name: "signingKey", type: "String?", defaultValue: "nil", help: "the environment variable holding the PEM P-256 signing key (a secret); nil: unsigned. Signs the manifests, the archive and the metadata as SE-0391's cms-1.0.0"),
+            .init(name: "certificateChain", type: "String", defaultValue: "SWIFT_REGISTRY_CERTIFICATE_CHAIN", help: "the environment variable holding the PEM certificate chain, the code-signing certificate first"),
         ],
         example: #"try await lane.publishToSwiftRegistry("acme.Rocket", version: version, registry: "https://packages.example.com")"#,
         dryRun: "makes the archive, asks the registry for the version (credentials, an earlier publication) and says what it would PUT: the archive's folder, files, size and checksum, the metadata's keys",

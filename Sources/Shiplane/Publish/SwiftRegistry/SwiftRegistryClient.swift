@@ -91,7 +91,7 @@ package struct SwiftRegistryClient: Sendable {
     /// - Returns: the release's location when the registry gave one.
     /// - Throws: `SwiftRegistryFailure` (409 included: the caller compares checksums).
     package func publish(_ version: String, archive: String, metadata: Data?, signature: Data?, signatureFormat: String?,
-                         maxWait: Double = 900) async throws -> String? {
+                         metadataSignature: Data? = nil, maxWait: Double = 900) async throws -> String? {
         let boundary = "shiplane-" + UUID().uuidString
         let prefix = "--\(boundary)\r\nContent-Disposition: form-data; name=\"source-archive\"\r\nContent-Type: application/zip\r\nContent-Transfer-Encoding: binary\r\n\r\n"
         var suffix = Data()
@@ -101,6 +101,7 @@ package struct SwiftRegistryClient: Sendable {
         }
         if let signature { part("source-archive-signature", "application/octet-stream", signature) }
         if let metadata { part("metadata", "application/json", metadata) }
+        if metadata != nil, let metadataSignature { part("metadata-signature", "application/octet-stream", metadataSignature) }
         suffix.append(Data("\r\n--\(boundary)--\r\n".utf8))
         var headers: [(name: String, value: String)] = [("Content-Type", "multipart/form-data;boundary=\"\(boundary)\"")]
         if signature != nil, let signatureFormat { headers.append(("X-Swift-Package-Signature-Format", signatureFormat)) }
@@ -118,6 +119,24 @@ package struct SwiftRegistryClient: Sendable {
         default:
             throw failure(response, doing: "publish \(package.id) \(version)")
         }
+    }
+
+    /// The manifests at the root of the published source archive (4.4), by name; nil when the
+    /// registry serves no archive at `version`.
+    package func publishedManifests(_ version: String) async throws -> [String: Data]? {
+        let response = try await send(.get, package.releaseURL(version) + ".zip", accept: "application/vnd.swift.registry.v1+zip", timeout: 600)
+        if response.status == 404 || response.status == 410 { return nil }
+        guard response.status == 200 else { throw failure(response, doing: "download \(package.id) \(version)'s source archive") }
+        let file = NSTemporaryDirectory() + "shiplane-registry-archive-\(UUID().uuidString).zip"
+        try Data(response.body).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var manifests: [String: Data] = [:]
+        for path in (try? ZipEntries.paths(in: file)) ?? [] {
+            let parts = path.split(separator: "/")
+            guard parts.count == 2, SwiftSourceArchive.isManifest(String(parts[1])) else { continue }
+            manifests[String(parts[1])] = try? ZipEntries.contents(of: path, in: file)
+        }
+        return manifests
     }
 
     /// Polls an asynchronous publication's status until it ends (301 to the release, or a 4xx).
@@ -145,8 +164,8 @@ package struct SwiftRegistryClient: Sendable {
     // MARK: - Plumbing
 
     private func send(_ method: HTTPRequestMethod, _ url: String, headers: [(name: String, value: String)] = [],
-                      body: HTTPRequestBody = .none, timeout: Double = 60) async throws -> HTTPResponse {
-        let all = [("Accept", Self.jsonAccept)] + headers + (authorization.map { [("Authorization", $0)] } ?? [])
+                      accept: String = jsonAccept, body: HTTPRequestBody = .none, timeout: Double = 60) async throws -> HTTPResponse {
+        let all = [("Accept", accept)] + headers + (authorization.map { [("Authorization", $0)] } ?? [])
         return try await transport.send(HTTPRequest(method: method, url: url, headers: all, body: body, timeout: timeout))
     }
 

@@ -24,7 +24,10 @@ package struct SwiftSourceArchive: Sendable {
     /// `Package.swift` names the package.
     /// - Throws: `ValidationFailure` when the commit has no `Package.swift` or holds symbolic links
     ///   (which this archive cannot keep), `GitFailure` when the commit cannot be read.
-    static func make(commit: ObjectID, in repository: Repository, fallbackName: String, destination: String) throws -> SwiftSourceArchive {
+    /// `signManifest` turns each manifest at the root into what the archive holds (SE-0391: the
+    /// manifest with its signature line), before the archive is written.
+    static func make(commit: ObjectID, in repository: Repository, fallbackName: String, destination: String,
+                     signManifest: ((String, Data) throws -> Data)? = nil) throws -> SwiftSourceArchive {
         let (entries, time) = try git { try repository.exportedEntries(of: commit) }
         let links = entries.filter { $0.kind == .symbolicLink }.map(\.path)
         guard links.isEmpty else {
@@ -53,6 +56,10 @@ package struct SwiftSourceArchive: Sendable {
                 blobCount += 1
                 let staged = staging + "/\(blobCount)"
                 try git { try repository.writeBlob(entry.id, to: staged) }
+                if let signManifest, !entry.path.contains("/"), Self.isManifest(entry.path) {
+                    let signed = try signManifest(entry.path, FileManager.default.contents(atPath: staged) ?? Data())
+                    try signed.write(to: URL(fileURLWithPath: staged))
+                }
                 let size = (try FileManager.default.attributesOfItem(atPath: staged)[.size] as? NSNumber)?.int64Value ?? 0
                 archiveEntries.append(ArchiveEntry(name: entry.path, kind: .file(path: staged, size: size), executable: executable))
                 files.append(entry.path)

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+private let signedLane = #"""
+import Shiplane
+
+struct Publish: Lane {
+    func run(_ lane: LaneContext) async throws {
+        try await lane.publishToSwiftRegistry("acme.Rocket", version: "1.2.0", registry: lane.environment["REGISTRY"] ?? "",
+                                              signingKey: "SWIFT_REGISTRY_SIGNING_KEY")
+    }
+}
+"""#
+
+/// SE-0391 signing (issue 41): the oracle is the Swift toolchain's own SwiftPM, told to trust only
+/// a throwaway CA and to refuse unsigned or untrusted packages, and `openssl cms -verify`.
+@Suite("Swift package registry signing: SwiftPM accepts Shiplane's cms-1.0.0 signatures and refuses a tampered archive", .serialized, .offThePool)
+struct SwiftRegistrySigningTests {
+    @Test func swiftPMResolvesTheSignedReleaseRefusesATamperedOneAndARerunSendsNothing() async throws {
+        let registry = FakeSwiftRegistry()
+        try await registry.start()
+        defer { registry.stop() }
+        let repo = try TemporaryRepository()
+        let manifest = "// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(\n    name: \"Rocket\",\n    products: [.library(name: \"Rocket\", targets: [\"Rocket\"])],\n    targets: [.target(name: \"Rocket\")]\n)\n"
+        try repo.write("Package.swift", manifest)
+        try repo.write("Sources/Rocket/Rocket.swift", "public enum Rocket {\n    public static func launch() -> String { \"signed liftoff\" }\n}\n")
+        try repo.write("package-metadata.json", #"{"description": "Rockets.", "repositoryURLs": ["https://github.com/acme/rocket"]}"#)
+        try repo.write(".gitignore", ".build/\n")
+        try repo.write("Lanes/Publish.swift", signedLane)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: rockets")
+
+        // A throwaway CA and a code-signing certificate under it (P-256), made by openssl.
+        let pki = repo.root + "/pki"
+        try FileManager.default.createDirectory(atPath: pki + "/roots", withIntermediateDirectories: true)
+        for command in [
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pki + "/ca.key",
+             "-out", pki + "/ca.pem", "-days", "30", "-subj", "/CN=Shiplane Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+             "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+            ["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pki + "/leaf.key",
+             "-out", pki + "/leaf.csr", "-subj", "/CN=Acme Release Signing/O=Acme"],
+            ["openssl", "x509", "-req", "-in", pki + "/leaf.csr", "-CA", pki + "/ca.pem", "-CAkey", pki + "/ca.key", "-CAcreateserial",
+             "-out", pki + "/leaf.pem", "-days", "30", "-extfile", pki + "/ext.cnf"],
+            ["openssl", "x509", "-in", pki + "/ca.pem", "-outform", "DER", "-out", pki + "/roots/ca.cer"],
+        ] {
+            if command[1] == "x509", command.contains("-req") {
+                try Data("basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=codeSigning\n".utf8)
+                    .write(to: URL(fileURLWithPath: pki + "/ext.cnf"))
+            }
+            let made = try runTool(command)
+            #expect(made.status == 0, "\(made.output)")
+        }
+        let key = try String(contentsOfFile: pki + "/leaf.key", encoding: .utf8)
+        let chain = try String(contentsOfFile: pki + "/leaf.pem", encoding: .utf8)
+        let environment = ["REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": key, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain]
+        let keyLine = try #require(key.split(separator: "\n").dropFirst().first.map(String.init))
+
+        let published = try await repo.shiplaneAsync(["publish"], environment: environment)
+        #expect(published.status == 0, "\(published.all)")
+        #expect(!published.all.contains(keyLine), "the key never shows")
+        #expect(registry.violations.isEmpty, "\(registry.violations)")
+        #expect(registry.lastParts == ["metadata", "metadata-signature", "source-archive", "source-archive-signature"])
+        let release = try #require(registry.release("acme.Rocket", "1.2.0"), "\(registry.log)")
+        #expect(release.signatureFormat == "cms-1.0.0")
+        #expect(!((try? runTool(["cat", repo.root + "/.git/shiplane/run.json"]).output) ?? "").contains(keyLine))
+
+        // openssl verifies the detached signature over the archive, chained to the CA.
+        try release.archive.write(to: URL(fileURLWithPath: pki + "/archive.zip"))
+        try #require(release.signature).write(to: URL(fileURLWithPath: pki + "/archive.sig"))
+        let verified = try runTool(["openssl", "cms", "-verify", "-binary", "-inform", "DER", "-in", pki + "/archive.sig", "-content", pki + "/archive.zip",
+                                    "-CAfile", pki + "/ca.pem", "-purpose", "any", "-out", "/dev/null"])
+        #expect(verified.status == 0 && verified.output.contains("Verification successful"), "\(verified.output)")
+        let manifestInArchive = try runTool(["unzip", "-p", pki + "/archive.zip", "Rocket/Package.swift"]).output
+        #expect(manifestInArchive.hasPrefix(manifest) && manifestInArchive.contains("\n// signature: cms-1.0.0;"), "\(manifestInArchive)")
+
+        // SwiftPM resolves and builds it, trusting only the CA and refusing unsigned or untrusted packages.
+        func consumer(_ name: String) async throws -> (status: Int32, all: String) {
+            let folder = repo.root + "/" + name
+            try FileManager.default.createDirectory(atPath: folder + "/Sources/Launcher", withIntermediateDirectories: true)
+            try Data("// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(\n    name: \"Launcher\",\n    dependencies: [.package(id: \"acme.Rocket\", from: \"1.2.0\")],\n    targets: [.executableTarget(name: \"Launcher\", dependencies: [.product(name: \"Rocket\", package: \"acme.Rocket\")])]\n)\n".utf8)
+                .write(to: URL(fileURLWithPath: folder + "/Package.swift"))
+            try Data("import Rocket\nprint(Rocket.launch())\n".utf8).write(to: URL(fileURLWithPath: folder + "/Sources/Launcher/main.swift"))
+            let swiftPM = ["--cache-path", folder + "-swiftpm/cache", "--config-path", folder + "-swiftpm/configuration", "--security-path", folder + "-swiftpm/security"]
+            let set = try await runProgramAsync("/usr/bin/env", ["swift", "package-registry", "set"] + swiftPM + ["--allow-insecure-http", registry.baseURL],
+                                                in: folder, environment: repo.environment)
+            #expect(set.status == 0, "\(set.all)")
+            // `set` wrote the project's registries.json; the security settings are the user-level file's.
+            try FileManager.default.createDirectory(atPath: folder + "-swiftpm/configuration", withIntermediateDirectories: true)
+            let configFile = folder + "-swiftpm/configuration/registries.json"
+            var config: [String: Any] = ["authentication": [String: Any](), "registries": [String: Any](), "version": 1]
+            config["security"] = ["default": ["signing": [
+                "onUnsigned": "error", "onUntrustedCertificate": "error", "trustedRootCertificatesPath": pki + "/roots",
+                "includeDefaultTrustedRootCertificates": false,
+                "validationChecks": ["certificateExpiration": "enabled", "certificateRevocation": "disabled"],
+            ]]]
+            try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configFile))
+            let run = try await runProgramAsync("/usr/bin/env", ["swift", "run"] + swiftPM + ["Launcher"], in: folder, environment: repo.environment, timeout: 900)
+            return (run.status, run.all)
+        }
+        let good = try await consumer("consumer")
+        #expect(good.status == 0 && good.all.contains("signed liftoff"), "\(good.all)\n\(registry.log)")
+
+        // The re-run rebuilds the published bytes (the registry's manifest signatures kept): nothing sent.
+        let again = try await repo.shiplaneAsync(["publish"], environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.all.contains("nothing sent"), "\(again.all)")
+        #expect(registry.puts == 1)
+
+        // A tampered archive under the same signature: SwiftPM refuses it.
+        var tampered = release.archive
+        tampered.append(contentsOf: Array("tampered".utf8))
+        registry.tamper("acme.Rocket", "1.2.0", archive: tampered)
+        let bad = try await consumer("tampered")
+        #expect(bad.status != 0, "\(bad.all)")
+        #expect(bad.all.contains("signature is invalid"), "\(bad.all)")
+        #expect(!bad.all.contains("signed liftoff"))
+    }
+}
