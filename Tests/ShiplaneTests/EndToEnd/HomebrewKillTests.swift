@@ -10,6 +10,7 @@ struct Brew: Lane {
         try await lane.homebrewFormula("demo", tap: lane.environment["TAP"] ?? "", files: ["dist/demo-1.2.0.tar.gz"], version: "1.2.0",
                                        downloadURL: "https://example.com/releases/download/v1.2.0/{name}", description: "A demo",
                                        homepage: "https://example.com/demo", pullRequest: lane.environment["PULL_REQUEST"] == "1")
+        if lane.environment["FAIL_AFTER"] == "1" { throw ValidationFailure(problems: ["a later step fails"]) }
     }
 }
 """#
@@ -119,6 +120,43 @@ struct HomebrewKillTests {
         #expect(github.pulls?.opened == 1 && github.pulls?.open.count == 1, "one pull request")
         #expect(try git(project, tap, "rev-parse", "refs/heads/shiplane/demo-1.2.0") == tip, "the branch was not pushed again")
         #expect(try git(project, tap, "rev-list", "--count", "main..refs/heads/shiplane/demo-1.2.0") == "1")
+        #expect(github.pulls?.violations.isEmpty == true)
+        #expect(!again.all.contains(Self.token))
+    }
+
+    /// Pull-request mode, killed while GitHub opens the pull request, then run again in the same
+    /// clone (the run resumes) with a lane that fails after the formula: the branch and pull
+    /// request the re-run adopted are still this run's (its killed attempt pushed that very tip),
+    /// so the rollback closes the pull request and deletes the branch.
+    @Test func aBranchAdoptedAfterAKillIsDeletedByTheRollback() async throws {
+        let protect = "#!/bin/sh\nwhile read old new ref; do [ \"$ref\" = refs/heads/main ] && exit 1; done\nexit 0\n"
+        let (project, origin, tap, server) = try await setUp(hook: ("pre-receive", protect))
+        defer { server.stop() }
+        let github = FakeGitHub(owner: "acme", repo: "homebrew-tap", token: Self.token)
+        let gitEnvironment = project.environment, root = project.root
+        github.pulls = FakeGitHubPulls(tip: { branch in
+            let found = try? runProgram("/usr/bin/git", ["--git-dir=" + tap, "rev-parse", "--verify", "-q", "refs/heads/" + branch], in: root, environment: gitEnvironment)
+            guard let found, found.status == 0 else { return nil }
+            return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+        try await github.start()
+        defer { github.stop() }
+        github.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
+        let environment = project.environment.merging(["TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token,
+                                                       "GITHUB_API_URL": github.baseURL, "PULL_REQUEST": "1"]) { $1 }
+        let clone = project.root + "/first"
+        try project.git("clone", "-q", origin, clone)
+        let run = try SupervisedRun(["brew"], in: clone, environment: environment)
+        run.wait { github.pulls?.opened == 1 }
+        #expect(github.pulls?.opened == 1, "GitHub took the pull request")
+        try run.killEverything()
+        #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") != "")
+
+        let again = try await runProgramAsync(shiplaneBinary, ["brew"], in: clone, environment: environment.merging(["FAIL_AFTER": "1"]) { $1 })
+        #expect(again.status != 0 && again.all.contains("a later step fails"), "\(again.all)")
+        #expect(github.pulls?.opened == 1, "no second pull request")
+        #expect(github.pulls?.open.isEmpty == true, "the pull request was closed: \(again.all)")
+        #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") == "", "the branch was deleted: \(again.all)")
         #expect(github.pulls?.violations.isEmpty == true)
         #expect(!again.all.contains(Self.token))
     }
