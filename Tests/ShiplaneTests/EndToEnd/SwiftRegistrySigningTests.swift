@@ -17,6 +17,80 @@ struct Publish: Lane {
 /// a throwaway CA and to refuse unsigned or untrusted packages, and `openssl cms -verify`.
 @Suite("Swift package registry signing: SwiftPM accepts Shiplane's cms-1.0.0 signatures and refuses a tampered archive", .serialized, .offThePool)
 struct SwiftRegistrySigningTests {
+    /// openssl makes `name.key` (P-256, or RSA when `rsa`) and `name.pem`, self-signed, with the
+    /// extensions given, valid for `days`.
+    static func certificate(_ name: String, in folder: String, rsa: Bool = false, extensions: String) throws {
+        try Data(extensions.utf8).write(to: URL(fileURLWithPath: folder + "/\(name).cnf"))
+        let key = rsa ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+        let made = try runTool(["openssl", "req", "-x509"] + key + ["-nodes", "-keyout", folder + "/\(name).key", "-out", folder + "/\(name).pem",
+                                "-days", "30", "-subj", "/CN=\(name)", "-extensions", "v3", "-config", folder + "/\(name).cnf"])
+        #expect(made.status == 0, "\(made.output)")
+    }
+
+    /// Every problem with the key and chain is named at once, before anything is made or sent:
+    /// not a P-256 key, a certificate of another key, no code-signing usage, expired; a chain
+    /// variable without a certificate; a good pair passes.
+    @Test func aBadKeyOrChainIsRefusedNamingEveryProblem() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let pki = folder.root
+        let request = "[req]\ndistinguished_name = dn\n[dn]\n[v3]\n"
+        try Self.certificate("good", in: pki, extensions: request + "extendedKeyUsage = codeSigning\n")
+        try Self.certificate("plain", in: pki, extensions: request + "extendedKeyUsage = serverAuth\n")
+        try Self.certificate("rsa", in: pki, rsa: true, extensions: request + "extendedKeyUsage = codeSigning\n")
+        func read(_ file: String) throws -> String { try String(contentsOfFile: pki + "/" + file, encoding: .utf8) }
+
+        _ = try RegistrySigner(keyPEM: try read("good.key"), chainPEM: try read("good.pem"), keyVariable: "K", chainVariable: "C")
+
+        // An RSA key, with a certificate of another key that has no code-signing usage, read a year on.
+        let later = Date().addingTimeInterval(365 * 86_400)
+        #expect {
+            _ = try RegistrySigner(keyPEM: try read("rsa.key"), chainPEM: try read("plain.pem"), keyVariable: "K", chainVariable: "C", now: later)
+        } throws: { error in
+            let message = (error as? ValidationFailure)?.problems.joined(separator: "\n") ?? "\(error)"
+            return message.contains("K does not hold a PEM P-256") && message.contains("code-signing extended key usage")
+                && message.contains("expired on")
+        }
+        // A P-256 key with another key's certificate; and a chain with no certificate at all.
+        #expect {
+            _ = try RegistrySigner(keyPEM: try read("good.key"), chainPEM: try read("plain.pem"), keyVariable: "K", chainVariable: "C")
+        } throws: { error in
+            let problems = (error as? ValidationFailure)?.problems ?? []
+            return problems.contains("the first certificate in C is not the certificate of the key in K")
+                && problems.contains { $0.contains("code-signing extended key usage") } && problems.count == 2
+        }
+        #expect {
+            _ = try RegistrySigner(keyPEM: try read("good.key"), chainPEM: "", keyVariable: "K", chainVariable: "C")
+        } throws: { error in
+            (error as? ValidationFailure)?.problems == ["C holds no PEM certificate (the signing certificate first, then its intermediates)"]
+        }
+    }
+
+    /// The built binary with a chain whose certificate has no code-signing usage: a usage error
+    /// naming it, the key never shown, and nothing sent to the registry.
+    @Test func aChainWithoutCodeSigningSendsNothing() async throws {
+        let registry = FakeSwiftRegistry()
+        try await registry.start()
+        defer { registry.stop() }
+        let repo = try TemporaryRepository()
+        try repo.write("Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Rocket\", targets: [.target(name: \"Rocket\")])\n")
+        try repo.write("Sources/Rocket/Rocket.swift", "public enum Rocket {}\n")
+        try repo.write("Lanes/Publish.swift", signedLane)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: rockets")
+        let request = "[req]\ndistinguished_name = dn\n[dn]\n[v3]\n"
+        try Self.certificate("plain", in: repo.root, extensions: request + "extendedKeyUsage = serverAuth\n")
+        let key = try String(contentsOfFile: repo.root + "/plain.key", encoding: .utf8)
+        let chain = try String(contentsOfFile: repo.root + "/plain.pem", encoding: .utf8)
+        let keyLine = try #require(key.split(separator: "\n").dropFirst().first.map(String.init))
+        let run = try await repo.shiplaneAsync(["publish"], environment: [
+            "REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": key, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain,
+        ])
+        #expect(run.status == 2, "a usage error (exit 2): \(run.all)")
+        #expect(run.all.contains("no code-signing extended key usage"), "\(run.all)")
+        #expect(!run.all.contains(keyLine), "the key never shows")
+        #expect(registry.puts == 0, "\(registry.log)")
+    }
+
     @Test func swiftPMResolvesTheSignedReleaseRefusesATamperedOneAndARerunSendsNothing() async throws {
         let registry = FakeSwiftRegistry()
         try await registry.start()
