@@ -91,6 +91,34 @@ struct SwiftRegistrySigningTests {
         #expect(registry.puts == 0, "\(registry.log)")
     }
 
+    /// A dry run with a good key and chain says the archive would go signed, with how many
+    /// certificates, shows no key, and sends nothing.
+    @Test func aDryRunSaysTheArchiveWouldGoSignedAndSendsNothing() async throws {
+        let registry = FakeSwiftRegistry()
+        try await registry.start()
+        defer { registry.stop() }
+        let repo = try TemporaryRepository()
+        try repo.write("Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Rocket\", targets: [.target(name: \"Rocket\")])\n")
+        try repo.write("Sources/Rocket/Rocket.swift", "public enum Rocket {}\n")
+        try repo.write("Lanes/Publish.swift", signedLane)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: rockets")
+        let request = "[req]\ndistinguished_name = dn\n[dn]\n[v3]\n"
+        try Self.certificate("good", in: repo.root, extensions: request + "extendedKeyUsage = codeSigning\n")
+        let key = try String(contentsOfFile: repo.root + "/good.key", encoding: .utf8)
+        let chain = try String(contentsOfFile: repo.root + "/good.pem", encoding: .utf8)
+        let keyLine = try #require(key.split(separator: "\n").dropFirst().first.map(String.init))
+        let run = try await repo.shiplaneAsync(["publish", "--dry-run"], environment: [
+            "REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": key, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain,
+        ])
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.all.contains("would PUT"), "\(run.all)")
+        #expect(run.all.contains("signed cms-1.0.0 (1 certificate)"), "\(run.all)")
+        #expect(!run.all.contains(keyLine), "the key never shows")
+        #expect(registry.puts == 0, "\(registry.log)")
+        #expect(registry.violations.isEmpty, "\(registry.violations)")
+    }
+
     @Test func swiftPMResolvesTheSignedReleaseRefusesATamperedOneAndARerunSendsNothing() async throws {
         let registry = FakeSwiftRegistry()
         try await registry.start()
