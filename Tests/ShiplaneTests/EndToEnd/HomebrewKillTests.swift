@@ -49,6 +49,45 @@ struct HomebrewKillTests {
     }
 
     /// `shiplane brew` in a new clone of `origin`.
+    /// What a pull-request-mode run killed while GitHub opens the pull request leaves: the tap's
+    /// branch pushed, GitHub holding one pull request whose answer never came, and the servers
+    /// still up (the caller stops them).
+    private struct KilledPullRequest {
+        var project: TemporaryRepository, origin: String, tap: String, server: GitHTTPServer
+        var github: FakeGitHub, environment: [String: String], clone: String
+    }
+
+    /// Runs `brew` in pull-request mode (the tap's main refuses pushes) in a clone and SIGKILLs it
+    /// once GitHub has taken the pull request, before GitHub answers.
+    private func killedWhileGitHubOpensThePullRequest() async throws -> KilledPullRequest {
+        let protect = "#!/bin/sh\nwhile read old new ref; do [ \"$ref\" = refs/heads/main ] && exit 1; done\nexit 0\n"
+        let (project, origin, tap, server) = try await setUp(hook: ("pre-receive", protect))
+        let github = FakeGitHub(owner: "acme", repo: "homebrew-tap", token: Self.token)
+        let gitEnvironment = project.environment, root = project.root
+        github.pulls = FakeGitHubPulls(tip: { branch in
+            let found = try? runProgram("/usr/bin/git", ["--git-dir=" + tap, "rev-parse", "--verify", "-q", "refs/heads/" + branch], in: root, environment: gitEnvironment)
+            guard let found, found.status == 0 else { return nil }
+            return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+        do {
+            try await github.start()
+            github.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
+            let environment = project.environment.merging(["TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token,
+                                                           "GITHUB_API_URL": github.baseURL, "PULL_REQUEST": "1"]) { $1 }
+            let clone = project.root + "/first"
+            try project.git("clone", "-q", origin, clone)
+            let run = try SupervisedRun(["brew"], in: clone, environment: environment)
+            run.wait { github.pulls?.opened == 1 }
+            #expect(github.pulls?.opened == 1, "GitHub took the pull request")
+            try run.killEverything()
+            return KilledPullRequest(project: project, origin: origin, tap: tap, server: server, github: github, environment: environment, clone: clone)
+        } catch {
+            github.stop()
+            server.stop()
+            throw error
+        }
+    }
+
     private func runInFreshClone(_ project: TemporaryRepository, origin: String, environment: [String: String]) async throws -> CommandOutput {
         let clone = project.root + "/clone-\(UUID().uuidString.prefix(8))"
         try project.git("clone", "-q", origin, clone)
@@ -91,27 +130,9 @@ struct HomebrewKillTests {
     /// Pull-request mode, killed after GitHub took the pull request but before it answered: the
     /// fresh clone's run finds the branch and the open pull request and sends nothing.
     @Test func killedWhileGitHubOpensThePullRequestThenAFreshCloneSendsNothing() async throws {
-        let protect = "#!/bin/sh\nwhile read old new ref; do [ \"$ref\" = refs/heads/main ] && exit 1; done\nexit 0\n"
-        let (project, origin, tap, server) = try await setUp(hook: ("pre-receive", protect))
-        defer { server.stop() }
-        let github = FakeGitHub(owner: "acme", repo: "homebrew-tap", token: Self.token)
-        let gitEnvironment = project.environment, root = project.root
-        github.pulls = FakeGitHubPulls(tip: { branch in
-            let found = try? runProgram("/usr/bin/git", ["--git-dir=" + tap, "rev-parse", "--verify", "-q", "refs/heads/" + branch], in: root, environment: gitEnvironment)
-            guard let found, found.status == 0 else { return nil }
-            return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        })
-        try await github.start()
-        defer { github.stop() }
-        github.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
-        let environment = project.environment.merging(["TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token,
-                                                       "GITHUB_API_URL": github.baseURL, "PULL_REQUEST": "1"]) { $1 }
-        let clone = project.root + "/first"
-        try project.git("clone", "-q", origin, clone)
-        let run = try SupervisedRun(["brew"], in: clone, environment: environment)
-        run.wait { github.pulls?.opened == 1 }
-        #expect(github.pulls?.opened == 1, "GitHub took the pull request")
-        try run.killEverything()
+        let killed = try await killedWhileGitHubOpensThePullRequest()
+        defer { killed.server.stop(); killed.github.stop() }
+        let (project, origin, tap, github, environment, clone) = (killed.project, killed.origin, killed.tap, killed.github, killed.environment, killed.clone)
         let tip = try git(project, tap, "rev-parse", "refs/heads/shiplane/demo-1.2.0")
 
         let again = try await runInFreshClone(project, origin: origin, environment: environment)
@@ -129,27 +150,9 @@ struct HomebrewKillTests {
     /// request the re-run adopted are still this run's (its killed attempt pushed that very tip),
     /// so the rollback closes the pull request and deletes the branch.
     @Test func aBranchAdoptedAfterAKillIsDeletedByTheRollback() async throws {
-        let protect = "#!/bin/sh\nwhile read old new ref; do [ \"$ref\" = refs/heads/main ] && exit 1; done\nexit 0\n"
-        let (project, origin, tap, server) = try await setUp(hook: ("pre-receive", protect))
-        defer { server.stop() }
-        let github = FakeGitHub(owner: "acme", repo: "homebrew-tap", token: Self.token)
-        let gitEnvironment = project.environment, root = project.root
-        github.pulls = FakeGitHubPulls(tip: { branch in
-            let found = try? runProgram("/usr/bin/git", ["--git-dir=" + tap, "rev-parse", "--verify", "-q", "refs/heads/" + branch], in: root, environment: gitEnvironment)
-            guard let found, found.status == 0 else { return nil }
-            return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        })
-        try await github.start()
-        defer { github.stop() }
-        github.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
-        let environment = project.environment.merging(["TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token,
-                                                       "GITHUB_API_URL": github.baseURL, "PULL_REQUEST": "1"]) { $1 }
-        let clone = project.root + "/first"
-        try project.git("clone", "-q", origin, clone)
-        let run = try SupervisedRun(["brew"], in: clone, environment: environment)
-        run.wait { github.pulls?.opened == 1 }
-        #expect(github.pulls?.opened == 1, "GitHub took the pull request")
-        try run.killEverything()
+        let killed = try await killedWhileGitHubOpensThePullRequest()
+        defer { killed.server.stop(); killed.github.stop() }
+        let (project, origin, tap, github, environment, clone) = (killed.project, killed.origin, killed.tap, killed.github, killed.environment, killed.clone)
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") != "")
 
         let again = try await runProgramAsync(shiplaneBinary, ["brew"], in: clone, environment: environment.merging(["FAIL_AFTER": "1"]) { $1 })
