@@ -27,6 +27,23 @@ struct SwiftRegistrySigningTests {
         #expect(made.status == 0, "\(made.output)")
     }
 
+    /// A one-target package with the signed publish lane, committed.
+    static func smallPackage() throws -> TemporaryRepository {
+        let repo = try TemporaryRepository()
+        try repo.write("Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Rocket\", targets: [.target(name: \"Rocket\")])\n")
+        try repo.write("Sources/Rocket/Rocket.swift", "public enum Rocket {}\n")
+        try repo.write("Lanes/Publish.swift", signedLane)
+        try repo.git("add", ".")
+        try repo.git("commit", "-q", "-m", "feat: rockets")
+        return repo
+    }
+
+    /// A self-signed P-256 certificate with one extended key usage, as its key's and its own PEM.
+    static func certificatePEMs(_ name: String, in folder: String, extendedKeyUsage: String) throws -> (key: String, chain: String) {
+        try certificate(name, in: folder, extensions: "[req]\ndistinguished_name = dn\n[dn]\n[v3]\nextendedKeyUsage = \(extendedKeyUsage)\n")
+        return (try String(contentsOfFile: folder + "/\(name).key", encoding: .utf8), try String(contentsOfFile: folder + "/\(name).pem", encoding: .utf8))
+    }
+
     /// Every problem with the key and chain is named at once, before anything is made or sent:
     /// not a P-256 key, a certificate of another key, no code-signing usage, expired; a chain
     /// variable without a certificate; a good pair passes.
@@ -71,16 +88,8 @@ struct SwiftRegistrySigningTests {
         let registry = FakeSwiftRegistry()
         try await registry.start()
         defer { registry.stop() }
-        let repo = try TemporaryRepository()
-        try repo.write("Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Rocket\", targets: [.target(name: \"Rocket\")])\n")
-        try repo.write("Sources/Rocket/Rocket.swift", "public enum Rocket {}\n")
-        try repo.write("Lanes/Publish.swift", signedLane)
-        try repo.git("add", ".")
-        try repo.git("commit", "-q", "-m", "feat: rockets")
-        let request = "[req]\ndistinguished_name = dn\n[dn]\n[v3]\n"
-        try Self.certificate("plain", in: repo.root, extensions: request + "extendedKeyUsage = serverAuth\n")
-        let key = try String(contentsOfFile: repo.root + "/plain.key", encoding: .utf8)
-        let chain = try String(contentsOfFile: repo.root + "/plain.pem", encoding: .utf8)
+        let repo = try Self.smallPackage()
+        let (key, chain) = try Self.certificatePEMs("plain", in: repo.root, extendedKeyUsage: "serverAuth")
         let keyLine = try #require(key.split(separator: "\n").dropFirst().first.map(String.init))
         let run = try await repo.shiplaneAsync(["publish"], environment: [
             "REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": key, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain,
@@ -97,16 +106,8 @@ struct SwiftRegistrySigningTests {
         let registry = FakeSwiftRegistry()
         try await registry.start()
         defer { registry.stop() }
-        let repo = try TemporaryRepository()
-        try repo.write("Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Rocket\", targets: [.target(name: \"Rocket\")])\n")
-        try repo.write("Sources/Rocket/Rocket.swift", "public enum Rocket {}\n")
-        try repo.write("Lanes/Publish.swift", signedLane)
-        try repo.git("add", ".")
-        try repo.git("commit", "-q", "-m", "feat: rockets")
-        let request = "[req]\ndistinguished_name = dn\n[dn]\n[v3]\n"
-        try Self.certificate("good", in: repo.root, extensions: request + "extendedKeyUsage = codeSigning\n")
-        let key = try String(contentsOfFile: repo.root + "/good.key", encoding: .utf8)
-        let chain = try String(contentsOfFile: repo.root + "/good.pem", encoding: .utf8)
+        let repo = try Self.smallPackage()
+        let (key, chain) = try Self.certificatePEMs("good", in: repo.root, extendedKeyUsage: "codeSigning")
         let keyLine = try #require(key.split(separator: "\n").dropFirst().first.map(String.init))
         let run = try await repo.shiplaneAsync(["publish", "--dry-run"], environment: [
             "REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": key, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain,
