@@ -75,6 +75,15 @@ struct SwiftRegistrySigningTests {
             return problems.contains("the first certificate in C is not the certificate of the key in K")
                 && problems.contains { $0.contains("code-signing extended key usage") } && problems.count == 2
         }
+        // The code-signing OID elsewhere in the certificate (as a policy) is not the usage.
+        try Self.certificate("policy", in: pki, extensions: request + "extendedKeyUsage = serverAuth\ncertificatePolicies = 1.3.6.1.5.5.7.3.3\n")
+        #expect {
+            _ = try RegistrySigner(keyPEM: try read("policy.key"), chainPEM: try read("policy.pem"), keyVariable: "K", chainVariable: "C")
+        } throws: { error in
+            (error as? ValidationFailure)?.problems == ["the signing certificate has no code-signing extended key usage (1.3.6.1.5.5.7.3.3), which SwiftPM requires"]
+        }
+        #expect(RegistrySigner.extendedKeyUsages(Array(try #require(RegistrySigner.pemBlocks(try read("good.pem")).first).der))
+                == [[0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03]])
         #expect {
             _ = try RegistrySigner(keyPEM: try read("good.key"), chainPEM: "", keyVariable: "K", chainVariable: "C")
         } throws: { error in

@@ -36,8 +36,7 @@ struct RegistrySigner: Sendable {
                 problems.append("the first certificate in \(chainVariable) is not a DER X.509 certificate")
             }
             // id-kp-codeSigning (1.3.6.1.5.5.7.3.3): SwiftPM refuses a signature without it.
-            let codeSigning: [UInt8] = [0x06, 0x08, 0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03]
-            if !leaf.indices.contains(where: { leaf[$0...].starts(with: codeSigning) }) {
+            if !Self.extendedKeyUsages(leaf).contains([0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03]) {
                 problems.append("the signing certificate has no code-signing extended key usage (1.3.6.1.5.5.7.3.3), which SwiftPM requires")
             }
         }
@@ -91,6 +90,23 @@ struct RegistrySigner: Sendable {
         if fields.first?.tag == 0xA0 { fields.removeFirst() }
         guard fields.count >= 6, fields[0].tag == 0x02, fields[2].tag == 0x30, fields[3].tag == 0x30, fields[5].tag == 0x30 else { return nil }
         return fields
+    }
+
+    /// The key purposes (each OID's content bytes) of the certificate's extended key usage
+    /// extension (2.5.29.37); none when it has no such extension. Read from the extension itself:
+    /// the OID's bytes elsewhere in the certificate (a policy, a name) do not count.
+    static func extendedKeyUsages(_ certificate: [UInt8]) -> [[UInt8]] {
+        guard let fields = tbsFields(certificate),
+              let explicit = fields.last(where: { $0.tag == 0xA3 }),
+              let list = DER.children(certificate, explicit).first, list.tag == 0x30 else { return [] }
+        for fieldsOfExtension in DER.children(certificate, list).map({ DER.children(certificate, $0) }) {
+            guard let oid = fieldsOfExtension.first, oid.tag == 0x06,
+                  Array(certificate[oid.contentStart..<oid.end]) == [0x55, 0x1D, 0x25],
+                  let value = fieldsOfExtension.last, value.tag == 0x04,
+                  let purposes = DER.read(certificate, at: value.contentStart), purposes.tag == 0x30, purposes.end == value.end else { continue }
+            return DER.children(certificate, purposes).filter { $0.tag == 0x06 }.map { Array(certificate[$0.contentStart..<$0.end]) }
+        }
+        return []
     }
 
     /// The PEM blocks of a text: label and DER bytes.
