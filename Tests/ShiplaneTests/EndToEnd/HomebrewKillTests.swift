@@ -132,7 +132,7 @@ struct HomebrewKillTests {
     @Test func killedWhileGitHubOpensThePullRequestThenAFreshCloneSendsNothing() async throws {
         let killed = try await killedWhileGitHubOpensThePullRequest()
         defer { killed.server.stop(); killed.github.stop() }
-        let (project, origin, tap, github, environment, clone) = (killed.project, killed.origin, killed.tap, killed.github, killed.environment, killed.clone)
+        let (project, origin, tap, github, environment) = (killed.project, killed.origin, killed.tap, killed.github, killed.environment)
         let tip = try git(project, tap, "rev-parse", "refs/heads/shiplane/demo-1.2.0")
 
         let again = try await runInFreshClone(project, origin: origin, environment: environment)
@@ -152,7 +152,7 @@ struct HomebrewKillTests {
     @Test func aBranchAdoptedAfterAKillIsDeletedByTheRollback() async throws {
         let killed = try await killedWhileGitHubOpensThePullRequest()
         defer { killed.server.stop(); killed.github.stop() }
-        let (project, origin, tap, github, environment, clone) = (killed.project, killed.origin, killed.tap, killed.github, killed.environment, killed.clone)
+        let (project, tap, github, environment, clone) = (killed.project, killed.tap, killed.github, killed.environment, killed.clone)
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") != "")
 
         let again = try await runProgramAsync(shiplaneBinary, ["brew"], in: clone, environment: environment.merging(["FAIL_AFTER": "1"]) { $1 })
