@@ -60,7 +60,7 @@ package struct PublishToSwiftRegistry: AsyncAction {
         /// once the registry's manifest signatures are kept.
         func isPublished(_ checksum: String?) async throws -> Bool {
             if checksum == archive.checksum { return true }
-            guard signer != nil, checksum != nil, let published = try await client.publishedManifests(version), !published.isEmpty else { return false }
+            guard signer != nil, checksum != nil, let published = try await client.publishedManifests(version, in: folder), !published.isEmpty else { return false }
             let again = try makeArchive(published)
             guard again.checksum == checksum else { return false }
             archive = again

@@ -122,12 +122,13 @@ package struct SwiftRegistryClient: Sendable {
     }
 
     /// The manifests at the root of the published source archive (4.4), by name; nil when the
-    /// registry serves no archive at `version`.
-    package func publishedManifests(_ version: String) async throws -> [String: Data]? {
+    /// registry serves no archive at `version`. The archive is downloaded into `folder` (the
+    /// step's own scratch folder, removed with it).
+    package func publishedManifests(_ version: String, in folder: String) async throws -> [String: Data]? {
         let response = try await send(.get, package.releaseURL(version) + ".zip", accept: "application/vnd.swift.registry.v1+zip", timeout: 600)
         if response.status == 404 || response.status == 410 { return nil }
         guard response.status == 200 else { throw failure(response, doing: "download \(package.id) \(version)'s source archive") }
-        let file = NSTemporaryDirectory() + "shiplane-registry-archive-\(UUID().uuidString).zip"
+        let file = folder + "/published-\(UUID().uuidString).zip"
         try Data(response.body).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
         var manifests: [String: Data] = [:]
