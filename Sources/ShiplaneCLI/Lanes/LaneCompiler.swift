@@ -6,7 +6,8 @@ import Shiplane
 /// The cache key covers the lane sources (names and bytes), Shiplane's version, the library
 /// and module files it compiles against (size and modification time), and `swiftc --version`.
 /// A build goes to a staging folder and is published with one `rename`, so concurrent runs never
-/// see a half-written executable; when two build the same key, the first rename wins.
+/// see a half-written executable; a run that finds the same key being compiled waits for that
+/// compile (a lock per key) and takes its program.
 struct LaneCompiler {
     var toolchain: Toolchain
     var cacheFolder: String
@@ -50,7 +51,37 @@ struct LaneCompiler {
             return Compiled(executable: published, compiled: false, seconds: 0)
         }
         let found = try Self.declarations(in: sources, lanesFolder: root + "/Lanes")
+        // One compile per key at a time: a run that finds another compiling these very lanes
+        // (parallel CI jobs or test processes sharing the cache) waits for it and takes its
+        // program instead of compiling the same bytes again beside it.
+        try Self.createCacheFolder(lanesCache, cacheFolder: cacheFolder)
+        let waitStarted = Date()
+        let keyLock = try lockKey(key, in: lanesCache)
+        defer { if keyLock >= 0 { close(keyLock) } }
+        if FileManager.default.isExecutableFile(atPath: published) {
+            return Compiled(executable: published, compiled: false, seconds: Date().timeIntervalSince(waitStarted))
+        }
         return try compile(root: root, key: key, found: found, sources: sources, onCompileStart: onCompileStart)
+    }
+
+    /// The name of a key's compile lock in the lane cache (`.compiling-KEY`, an empty file kept).
+    static let keyLockPrefix = ".compiling-"
+
+    /// Takes `key`'s compile lock (released when the descriptor closes, or when its process dies:
+    /// a killed compile never blocks the next), polling so that an interrupt stops the wait.
+    /// Returns -1 when the lock file cannot be made (a read-only cache compiles unlocked, as before).
+    private func lockKey(_ key: String, in lanesCache: String) throws -> Int32 {
+        let descriptor = open("\(lanesCache)/\(Self.keyLockPrefix)\(key)", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return -1 }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { return descriptor }
+            if interrupted() {
+                close(descriptor)
+                throw CompileInterrupted()
+            }
+            usleep(20_000)
+        }
+        return descriptor
     }
 
     /// The compiled lanes for `root` when the cache holds them; never compiles (for completion).

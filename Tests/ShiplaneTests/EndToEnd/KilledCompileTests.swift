@@ -35,4 +35,65 @@ struct KilledCompileTests {
         #expect(again.status == 0, "\(again.all)")
         #expect(entries().filter { $0.hasPrefix(".staging-") } == [(live as NSString).lastPathComponent], "\(entries())")
     }
+
+    /// Two runs of lanes not yet compiled, started together (parallel CI jobs or test processes
+    /// sharing a cache): the second waits for the first's compile and takes its program, so the
+    /// compiler runs once.
+    @Test func twoRunsOfNewLanesCompileThemOnce() throws {
+        let (repo, environment, gate) = try gatedCompile()
+        let first = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
+        first.wait { gate.compiles() == 1 }
+        let second = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
+        usleep(500_000)
+        try FileManager.default.removeItem(atPath: gate.hold)
+        let (one, two) = (first.finish(), second.finish())
+        #expect(one.status == 0 && two.status == 0, "\(one.all)\n\(two.all)")
+        #expect(gate.compiles() == 1, "the second run waited for the first compile instead of compiling again")
+    }
+
+    /// A run waiting for a compile that is killed (SIGKILL runs no cleanup) is not blocked by
+    /// it: the lock goes with the killed process, and the waiting run compiles the lanes itself.
+    @Test func aRunWaitingForAKilledCompileCompilesItself() throws {
+        let (repo, environment, gate) = try gatedCompile()
+        let first = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
+        first.wait { gate.compiles() == 1 }
+        let second = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
+        usleep(500_000)
+        try first.killEverything()
+        try FileManager.default.removeItem(atPath: gate.hold)
+        let two = second.finish()
+        #expect(two.status == 0, "\(two.all)")
+        #expect(gate.compiles() == 2, "the waiting run compiled after the killed one")
+        let staging = ((try? FileManager.default.contentsOfDirectory(atPath: environment["SHIPLANE_CACHE_DIR", default: ""] + "/lanes")) ?? []).filter { $0.hasPrefix(".staging-") }
+        #expect(staging.isEmpty, "the killed compile's staging folder was removed: \(staging)")
+    }
+
+    /// A repository with new lanes, its own cache, and a `swiftc` that logs each lane compile and
+    /// holds it while the `hold` file exists (then goes on with the real compiler, unless the run
+    /// that started it is gone).
+    private func gatedCompile() throws -> (TemporaryRepository, [String: String], (hold: String, compiles: () -> Int)) {
+        let repo = try repositoryWithLanes([
+            "Lanes/Fresh.swift": "import Shiplane\n// \(UUID().uuidString)\nstruct Fresh: Lane { func run(_ lane: LaneContext) async throws {} }\n",
+        ])
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let real = try #require(path.split(separator: ":").map { $0 + "/swiftc" }.first { FileManager.default.isExecutableFile(atPath: $0) })
+        let (log, hold, wrapper) = (repo.root + "/compiles.log", repo.root + "/hold", repo.root + "/swiftc")
+        try Data("""
+            #!/bin/sh
+            case "$*" in *-module-name*)
+              echo compile >> '\(log)'
+              while [ -f '\(hold)' ]; do sleep 0.1; done
+              kill -0 "$PPID" 2>/dev/null || exit 1 ;;
+            esac
+            exec '\(real)' "$@"
+
+            """.utf8).write(to: URL(fileURLWithPath: wrapper))
+        chmod(wrapper, 0o755)
+        try Data().write(to: URL(fileURLWithPath: hold))
+        var environment = repo.environment
+        environment["SHIPLANE_CACHE_DIR"] = repo.root + "/cache"
+        environment["SHIPLANE_SWIFTC"] = wrapper
+        let compiles = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").count }
+        return (repo, environment, (hold, compiles))
+    }
 }
