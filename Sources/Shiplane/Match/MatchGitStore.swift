@@ -181,6 +181,39 @@ struct MatchGitStore {
     }
 }
 
+/// A new certificate's key kept until the store holds the certificate: on the match repository's
+/// ref `refs/shiplane/match-keys/NAME`, or in a file under the git folder for a folder or bucket
+/// store. The undo deletes it (the rollback revoked the certificate first: its key serves
+/// nothing); a key already gone is fine.
+package struct MatchKeyKept: Effect, Equatable {
+    package static let kind = "match.keyKept"
+    /// The repository's URL, with no credentials; nil when the key is kept in `file`.
+    package var repository: String?
+    package var branch: String?
+    /// `<certificate type>-<key digest prefix>`, the ref's name after `refs/shiplane/match-keys/`.
+    package var name: String
+    package var file: String?
+
+    package var reach: EffectReach { .service }
+
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        if let file { unlink(file) }
+        guard let repository else { return }
+        let environment = context.environment
+        let credentials = MatchGitStore.credentials(for: repository, environment: environment, registerSecret: { _ in })
+        let store = try await MatchGitStore.open(repository, branch: branch ?? "master", credentials: credentials,
+                                                 base: MatchScratch.base(environment.variables), keys: false)
+        defer { store.remove() }
+        let reference = MatchGitStore.keyReferencePrefix + name
+        let held = try await gitOffThePool { try store.repository.remoteReferences(remote: repository, credentials: credentials) }
+        guard held[reference] != nil else { return }
+        guard await store.deleteKey(name: name) else {
+            throw ShiplaneError("\(repository) refused the deletion of \(reference), the key of the certificate the rollback revoked",
+                                suggestion: "delete it by hand: git push \(repository) :\(reference)")
+        }
+    }
+}
+
 /// The match store's commit, pushed to its repository's branch: the undo pushes a commit that
 /// puts the files back as they were at `parent`, on top of `commit`, only while the branch still
 /// ends with it (compare and swap): history is never rewritten, and a branch another run moved

@@ -172,6 +172,8 @@ struct MatchGitStoreTests {
         #expect(first.all.contains("moved on"), "\(first.all)")
         #expect(try served.git("rev-parse", "master") == other)
         #expect(fake.lock.withLock { fake.signing.certificates.isEmpty && fake.signing.revoked.count == 1 })
+        // The key pushed for the certificate goes with it (issue 43: the rollback left the ref before).
+        #expect(try served.git("for-each-ref", "refs/shiplane/") == "", "the rolled-back run's key ref is deleted")
 
         let again = try await runProgramAsync(shiplaneBinary, arguments, in: work.path, environment: environment(work, fake))
         #expect(again.status == 0, "\(again.all)")

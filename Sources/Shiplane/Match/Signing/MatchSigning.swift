@@ -45,8 +45,8 @@ package struct MatchSigning: AsyncAction {
     package var platform: MatchPlatform = .iOS
     package var appIdentifiers: [String]
     package var readonly = false
-    /// The match store: the match repository's URL (match's `git_url`), or a folder (a checkout
-    /// of it, or one synced from its bucket; relative to the work tree).
+    /// The match store: the match repository's URL (match's `git_url`), `s3://BUCKET/PREFIX`
+    /// (match's S3 storage), or a folder (a checkout of the repository; relative to the work tree).
     package var store: String
     /// The repository's branch (match's `git_branch`).
     package var gitBranch = "master"
@@ -82,6 +82,34 @@ package struct MatchSigning: AsyncAction {
         if readonly { options.append(StepOption("readonly", "true")) }
         options.append(.secret("password"))
         return options
+    }
+
+    /// Reads the bucket store (match's S3 storage) under the team of `FASTLANE_TEAM_ID`.
+    /// - Throws: `ValidationFailure` for a store that is not `s3://BUCKET[/PREFIX]`, missing
+    ///   credentials, or no team to write under; `S3Failure` from the bucket.
+    private func openBucket(_ step: StepContext) async throws -> MatchS3Store {
+        let lane = step.lane
+        let variables = lane.environment.variables
+        guard let (bucket, _) = MatchS3Store.parse(store) else {
+            throw ValidationFailure(problems: ["\(store) is not s3://BUCKET[/PREFIX]"], suggestion: "name the bucket: s3://my-signing-bucket/; nothing was read or changed")
+        }
+        let client: S3Client
+        do {
+            client = try MatchS3Store.client(target: MatchS3Store.target(bucket: bucket, variables: variables), variables: variables,
+                                             transport: { secrets in
+                                                 for secret in secrets { lane.registerSecret(secret) }
+                                                 return step.httpTransport()
+                                             }, now: lane.state.now)
+        } catch let failure as ShiplaneError {
+            throw ValidationFailure(problems: [failure.message], suggestion: failure.suggestion ?? "nothing was read or changed")
+        }
+        let team = ["FASTLANE_TEAM_ID", "MATCH_TEAM_ID"].lazy.compactMap { variables[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
+        let opened = try await MatchS3Store.open(store, team: team, client: client)
+        if opened.team == nil && !readonly {
+            throw ValidationFailure(problems: ["\(opened.shown) holds no team folder and FASTLANE_TEAM_ID is not set: match's S3 storage keeps each team's files under its team id"],
+                                    suggestion: "set FASTLANE_TEAM_ID to the team's id (match's team_id); nothing was changed")
+        }
+        return opened
     }
 
     package func runOutputs(of output: MatchSigningResult) -> [(name: String, value: String)] {
@@ -121,7 +149,11 @@ package struct MatchSigning: AsyncAction {
             git = try await MatchGitStore.open(store, branch: gitBranch, credentials: credentials, base: base, keys: !readonly)
         }
         defer { git?.remove() }
-        var sync = MatchSync(step: step, request: self, store: git == nil ? step.resolve(store) : store, password: password, git: git)
+        var s3: MatchS3Store?
+        if MatchS3Store.isBucket(store) {
+            s3 = try await openBucket(step)
+        }
+        var sync = MatchSync(step: step, request: self, store: git == nil && s3 == nil ? step.resolve(store) : store, password: password, git: git, s3: s3)
         let result = readonly ? try sync.readStoreOnly() : try await sync.bringUpToDate()
         try await sync.finishWrites()
         try await sync.install(result)

@@ -9,6 +9,8 @@ struct MatchSync {
     let password: String
     /// The store's repository, when `store` names one (match's `git_url`); nil for a folder.
     let git: MatchGitStore?
+    /// The store's bucket, when `store` names one (match's S3 storage); nil otherwise.
+    let s3: MatchS3Store?
     /// Decrypted store files by path (relative to the store), read once.
     private var decrypted: [String: Data] = [:]
     private var changes: [String] = []
@@ -19,7 +21,8 @@ struct MatchSync {
     /// Keys kept for Apple's answer whose certificate is now written: dropped once it is stored for good.
     private var settledKeys: [(type: String, digest: String)] = []
 
-    init(step: StepContext, request: MatchSigning, store: String, password: String, git: MatchGitStore? = nil) {
+    init(step: StepContext, request: MatchSigning, store: String, password: String, git: MatchGitStore? = nil, s3: MatchS3Store? = nil) {
+        self.s3 = s3
         self.step = step
         self.request = request
         self.store = store
@@ -31,6 +34,10 @@ struct MatchSync {
 
     /// The store's file as it is (encrypted), staged writes first; nil when it has none.
     private func rawStoreFile(_ path: String) throws -> Data? {
+        if let s3 {
+            if let staged = staged.last(where: { $0.path == path }) { return staged.contents }
+            return s3.contents(path)
+        }
         guard let git else { return FileManager.default.contents(atPath: store + "/" + path) }
         if let staged = staged.last(where: { $0.path == path }) { return staged.contents }
         return try git.contents(path)
@@ -38,8 +45,11 @@ struct MatchSync {
 
     /// The names of the store's files directly in `folder`.
     private func storeNames(in folder: String) -> [String] {
-        guard let git else { return ((try? FileManager.default.contentsOfDirectory(atPath: store + "/" + folder)) ?? []).sorted() }
-        return Set(git.names(in: folder) + staged.filter { ($0.path as NSString).deletingLastPathComponent == folder }.map { ($0.path as NSString).lastPathComponent }).sorted()
+        let held: [String]
+        if let s3 { held = s3.names(in: folder) } else if let git { held = git.names(in: folder) } else {
+            return ((try? FileManager.default.contentsOfDirectory(atPath: store + "/" + folder)) ?? []).sorted()
+        }
+        return Set(held + staged.filter { ($0.path as NSString).deletingLastPathComponent == folder }.map { ($0.path as NSString).lastPathComponent }).sorted()
     }
 
     private var kind: MatchKind { request.kind }
@@ -103,7 +113,7 @@ struct MatchSync {
     /// else written with its undo (the old bytes put back).
     private mutating func writeStoreBytes(_ bytes: Data, to path: String) throws {
         wroteStore = true
-        guard git == nil else {
+        guard git == nil, s3 == nil else {
             staged.append((path, bytes))
             return
         }
@@ -148,6 +158,18 @@ struct MatchSync {
             }
             step.done(recorded.handle, MatchStorePushed(repository: shown, branch: branch, parent: parent, commit: commit.hex, paths: order))
             step.log("pushed \(files.count) file\(files.count == 1 ? "" : "s") to \(shown) (\(branch)), commit \(commit.short)")
+            staged = []
+        }
+        if let s3, !staged.isEmpty {
+            var latest: [String: Data] = [:]
+            var order: [String] = []
+            for (path, contents) in staged {
+                guard let contents else { continue }
+                if latest[path] == nil { order.append(path) }
+                latest[path] = contents
+            }
+            let put = try await s3.write(order.compactMap { path in latest[path].map { (path, $0) } }, step: step)
+            if !put.isEmpty { step.log("put \(put.count) file\(put.count == 1 ? "" : "s") in \(s3.shown)\(s3.team.map { " (team \($0))" } ?? "")") }
             staged = []
         }
         for key in settledKeys { await pendingKeys.remove(type: key.type, digest: key.digest) }
@@ -249,7 +271,10 @@ struct MatchSync {
         }
         let key = try pending.keys(type: types[0]).first?.key ?? SigningKey.generate()
         step.lane.registerSecret(String(decoding: key.pem, as: UTF8.self))
+        // Recorded first: a rollback deletes the kept key with the certificate it was kept for.
+        let kept = try step.record(pending.keptEffect(key, type: types[0]), "delete the kept key of the \(types[0]) certificate asked for")
         try await pending.save(key, type: types[0])
+        step.done(kept)
         let csr = try key.certificateSigningRequestPEM(commonName: "Shiplane match \(kind.rawValue)")
         var effect = SigningCertificateCreated(api: client.apiBaseURL, certificateType: types[0], publicKeyDigest: key.publicKeyDigest)
         let handle = try step.record(effect, "revoke the \(types[0]) certificate this run created")
@@ -451,6 +476,13 @@ struct PendingSigningKeys {
         } else {
             try state.write(saved, name: "match-key-\(type)-\(key.publicKeyDigest.prefix(16))")
         }
+    }
+
+    /// The effect of keeping `key`: its ref in the repository, or its file under the git folder.
+    func keptEffect(_ key: SigningKey, type: String) -> MatchKeyKept {
+        let name = "\(type)-\(key.publicKeyDigest.prefix(16))"
+        if let remote { return MatchKeyKept(repository: remote.shown, branch: remote.branch, name: name, file: nil) }
+        return MatchKeyKept(repository: nil, branch: nil, name: name, file: state.folder + "/match-key-\(name).json")
     }
 
     func remove(type: String, digest: String) async {

@@ -82,6 +82,69 @@ package struct S3Client: Sendable {
         return response.header("etag") ?? ""
     }
 
+    /// Puts `bytes` in one request (its SHA-256 and MD5 checked by the server, the SHA-256 kept as
+    /// `x-amz-meta-sha256`); returns the ETag.
+    package func put(_ key: String, bytes: [UInt8], acl: String = "private") async throws -> String {
+        let sha = Array(Crypto.SHA256.hash(data: bytes))
+        let digests = FileDigests(name: (key as NSString).lastPathComponent, size: Int64(bytes.count), sha256: sha,
+                                  md5: Array(Insecure.MD5.hash(data: bytes)))
+        let headers = objectHeaders(digests: digests, acl: acl) + [
+            ("Content-MD5", Data(digests.md5).base64EncodedString()),
+            ("x-amz-checksum-sha256", Data(sha).base64EncodedString()),
+        ]
+        let response = try await send(.put, key: key, headers: headers, body: .bytes(bytes), payloadHash: SignatureV4.hex(sha))
+        guard response.isSuccess else { throw failure(response, doing: "put \(target.display(key))") }
+        return response.header("etag") ?? ""
+    }
+
+    /// An object's bytes and ETag (GetObject); nil when there is none.
+    package func get(_ key: String) async throws -> (bytes: [UInt8], etag: String)? {
+        let response = try await send(.get, key: key)
+        if response.status == 404, Self.element("Code", in: response.text) != "NoSuchBucket" { return nil }
+        guard response.isSuccess else { throw failure(response, doing: "read \(target.display(key))") }
+        return (response.body, response.header("etag") ?? "")
+    }
+
+    /// An object as ListObjectsV2 lists it.
+    package struct ListedObject: Sendable, Equatable {
+        package var key: String
+        package var etag: String
+        package var size: Int64
+    }
+
+    /// Every object whose key starts with `prefix` (ListObjectsV2, page after page through its
+    /// continuation tokens), in S3's order (by key). `maxKeys` sets the page size (S3's default: 1,000).
+    package func list(prefix: String, maxKeys: Int? = nil) async throws -> [ListedObject] {
+        var found: [ListedObject] = []
+        var token: String?
+        var seen = Set<String>()
+        while true {
+            var query = "list-type=2&prefix=\(SignatureV4.encode(prefix))"
+            if let maxKeys { query += "&max-keys=\(maxKeys)" }
+            if let token { query += "&continuation-token=\(SignatureV4.encode(token))" }
+            let response = try await send(.get, key: nil, query: query)
+            guard response.isSuccess else { throw failure(response, doing: "list \(target.display(prefix))") }
+            let page = Self.listPage(response.text)
+            found += page.objects
+            guard page.truncated else { return found }
+            // A truncated page names the next one; one without a token (or a token seen before) would loop.
+            guard let next = page.next, !next.isEmpty, seen.insert(next).inserted else {
+                throw ShiplaneError("\(target.endpoint) answered a truncated listing of \(target.display(prefix)) without a new continuation token",
+                                    suggestion: "check that the endpoint is S3-compatible (ListObjectsV2); nothing was changed")
+            }
+            token = next
+        }
+    }
+
+    /// One ListObjectsV2 answer: its objects, whether more follow and the token of the next page.
+    static func listPage(_ xml: String) -> (objects: [ListedObject], truncated: Bool, next: String?) {
+        let objects = elements("Contents", in: xml).compactMap { item -> ListedObject? in
+            guard let key = element("Key", in: item) else { return nil }
+            return ListedObject(key: key, etag: element("ETag", in: item) ?? "", size: element("Size", in: item).flatMap(Int64.init) ?? -1)
+        }
+        return (objects, element("IsTruncated", in: xml) == "true", element("NextContinuationToken", in: xml))
+    }
+
     /// Starts a multipart upload; returns its upload id.
     package func createMultipartUpload(_ key: String, digests: FileDigests, acl: String) async throws -> String {
         var request = try await signed(.post, key: key, query: "uploads=", headers: objectHeaders(digests: digests, acl: acl))
