@@ -182,8 +182,8 @@ struct MatchGitStore {
 }
 
 /// A new certificate's key kept until the store holds the certificate: on the match repository's
-/// ref `refs/shiplane/match-keys/NAME`, or in a file under the git folder for a folder or bucket
-/// store. The undo deletes it (the rollback revoked the certificate first: its key serves
+/// ref `refs/shiplane/match-keys/NAME`, in a bucket store's `PREFIX.shiplane-match-keys/NAME.json`,
+/// or in a file under the git folder for a folder store. The undo deletes it (the rollback revoked the certificate first: its key serves
 /// nothing); a key already gone is fine.
 package struct MatchKeyKept: Effect, Equatable {
     package static let kind = "match.keyKept"
@@ -193,11 +193,19 @@ package struct MatchKeyKept: Effect, Equatable {
     /// `<certificate type>-<key digest prefix>`, the ref's name after `refs/shiplane/match-keys/`.
     package var name: String
     package var file: String?
+    /// A bucket store: the bucket and the object the key is kept in.
+    var target: S3Target?
+    var object: String?
 
     package var reach: EffectReach { .service }
 
     package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         if let file { unlink(file) }
+        if let target, let object {
+            let client = try MatchS3Store.client(target: target, variables: context.environment.variables,
+                                                 transport: { context.transport(secrets: $0) }, now: { Date() })
+            if let head = try await client.head(object) { try await client.delete(object, ifMatch: head.etag) }
+        }
         guard let repository else { return }
         let environment = context.environment
         let credentials = MatchGitStore.credentials(for: repository, environment: environment, registerSecret: { _ in })

@@ -17,6 +17,11 @@ package struct MatchS3Store {
     let team: String?
     /// The store's objects by their path in a match store (the prefix and team folder left out).
     let objects: [String: (bytes: Data, etag: String)]
+    /// Keys kept for certificates asked for (`<type>-<digest>` → `key.json`'s bytes), under
+    /// `PREFIX.shiplane-match-keys/`, which match never reads.
+    var pendingKeys: [String: Data] = [:]
+
+    static let keyFolder = ".shiplane-match-keys/"
 
     /// Files match keeps under the prefix itself, outside the team folder.
     static let rootFiles: Set<String> = ["match_version.txt", "README.md"]
@@ -81,7 +86,7 @@ package struct MatchS3Store {
     /// and the two files under the prefix itself.
     /// - Throws: `S3Failure` (the bucket, the credentials), `ShiplaneError` when several teams
     ///   share the prefix and none was named.
-    static func open(_ store: String, team given: String?, client: S3Client) async throws -> MatchS3Store {
+    static func open(_ store: String, team given: String?, client: S3Client, keys: Bool = false) async throws -> MatchS3Store {
         guard let (_, prefix) = parse(store) else {
             throw ShiplaneError("\(store) is not s3://BUCKET[/PREFIX]", suggestion: "name the bucket: s3://my-signing-bucket/")
         }
@@ -94,7 +99,7 @@ package struct MatchS3Store {
             let everything = try await client.list(prefix: prefix)
             let teams = Set(everything.compactMap { object -> String? in
                 let rest = object.key.dropFirst(prefix.count)
-                guard let slash = rest.firstIndex(of: "/") else { return nil }
+                guard let slash = rest.firstIndex(of: "/"), !rest.hasPrefix(".") else { return nil }
                 return String(rest[..<slash])
             })
             guard teams.count <= 1 else {
@@ -112,7 +117,30 @@ package struct MatchS3Store {
         for name in rootFiles.sorted() {
             if let got = try await client.get(prefix + name) { objects[name] = (Data(got.bytes), got.etag) }
         }
-        return MatchS3Store(client: client, prefix: prefix, team: team, objects: objects)
+        var pending: [String: Data] = [:]
+        if keys {
+            for object in try await client.list(prefix: prefix + keyFolder) where object.key.hasSuffix(".json") {
+                if let got = try await client.get(object.key) {
+                    pending[String(object.key.dropFirst(prefix.count + keyFolder.count).dropLast(".json".count))] = Data(got.bytes)
+                }
+            }
+        }
+        return MatchS3Store(client: client, prefix: prefix, team: team, objects: objects, pendingKeys: pending)
+    }
+
+    /// The object a certificate's key is kept in until the store holds the certificate.
+    func keyObject(name: String) -> String { prefix + Self.keyFolder + name + ".json" }
+
+    /// Puts the key kept under `name`.
+    func putKey(_ data: Data, name: String) async throws {
+        _ = try await client.put(keyObject(name: name), bytes: Array(data))
+    }
+
+    /// Deletes the key kept under `name`; a failure is only reported (the next run deletes it).
+    func deleteKey(name: String) async -> Bool {
+        let key = keyObject(name: name)
+        guard let head = try? await client.head(key) else { return true }
+        return (try? await client.delete(key, ifMatch: head.etag)) != nil
     }
 
     /// The object key of a store path: under the prefix for match's version file and README,

@@ -94,6 +94,33 @@ struct MatchS3StoreTests {
         #expect(fingerprint(try download(server, into: wrong.root + "/bucket")) == fingerprint(listed))
     }
 
+    @Test("shiplane SIGKILLed while Apple makes the certificate: its key was put in the bucket first, so the same command from a fresh checkout adopts that certificate; one POST, the kept key deleted once the store holds it")
+    func killedBeforeTheStoreHeldItAdoptsFromAFreshCheckout() async throws {
+        let server = try RealS3Server()
+        defer { server.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        fake.answerLate(1, method: "POST", path: "/v1/certificates$", seconds: 30)
+        let arguments = ["match", "appstore", "--store", Self.store, "--app-identifier", "com.acme.rocket"]
+        let first = try TemporaryRepository()
+        let run = try SupervisedRun(arguments, in: first.path, environment: environment(first, server, fake))
+        run.wait { fake.lock.withLock { !fake.signing.certificates.isEmpty } }
+        try run.killEverything()
+        let kept = try server.contents().objects.keys.sorted()
+        #expect(kept.count == 1 && kept.first?.hasPrefix("signing/.shiplane-match-keys/DISTRIBUTION-") == true, "\(kept)")
+
+        let fresh = try TemporaryRepository()
+        let again = try await runProgramAsync(shiplaneBinary, arguments, in: fresh.path, environment: environment(fresh, server, fake))
+        #expect(again.status == 0, "\(again.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        #expect(again.all.contains("adopted certificate \(id)"), "\(again.all)")
+        #expect(fake.log.filter { $0 == "POST /v1/certificates" }.count == 1)
+        let team = "signing/\(Self.team)/"
+        #expect(Set(try server.contents().objects.keys) == ["signing/match_version.txt", "signing/README.md", team + "certs/distribution/\(id).cer",
+                                                            team + "certs/distribution/\(id).p12", team + "profiles/appstore/AppStore_com.acme.rocket.mobileprovision"])
+    }
+
     @Test("a lane failing after match rolls the bucket back: the objects it put are deleted and the certificate revoked")
     func rollbackDeletesWhatItPut() async throws {
         let server = try RealS3Server()

@@ -104,7 +104,7 @@ package struct MatchSigning: AsyncAction {
             throw ValidationFailure(problems: [failure.message], suggestion: failure.suggestion ?? "nothing was read or changed")
         }
         let team = ["FASTLANE_TEAM_ID", "MATCH_TEAM_ID"].lazy.compactMap { variables[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
-        let opened = try await MatchS3Store.open(store, team: team, client: client)
+        let opened = try await MatchS3Store.open(store, team: team, client: client, keys: !readonly)
         if opened.team == nil && !readonly {
             throw ValidationFailure(problems: ["\(opened.shown) holds no team folder and FASTLANE_TEAM_ID is not set: match's S3 storage keeps each team's files under its team id"],
                                     suggestion: "set FASTLANE_TEAM_ID to the team's id (match's team_id); nothing was changed")

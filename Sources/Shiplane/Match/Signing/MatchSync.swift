@@ -30,7 +30,7 @@ struct MatchSync {
         self.git = git
     }
 
-    private var pendingKeys: PendingSigningKeys { PendingSigningKeys(lane: step.lane, password: password, remote: git) }
+    private var pendingKeys: PendingSigningKeys { PendingSigningKeys(lane: step.lane, password: password, remote: git, bucket: s3) }
 
     /// The store's file as it is (encrypted), staged writes first; nil when it has none.
     private func rawStoreFile(_ path: String) throws -> Data? {
@@ -440,19 +440,22 @@ struct PendingSigningKeys {
     let password: String
     /// A repository store: the keys are kept there (any machine's next run finds them), not here.
     let remote: MatchGitStore?
+    /// A bucket store: the keys are kept there, under `PREFIX.shiplane-match-keys/`.
+    let bucket: MatchS3Store?
 
-    init(lane: LaneContext, password: String, remote: MatchGitStore? = nil) {
+    init(lane: LaneContext, password: String, remote: MatchGitStore? = nil, bucket: MatchS3Store? = nil) {
         state = StoreResumeState(lane: lane)
         self.password = password
         self.remote = remote
+        self.bucket = bucket
     }
 
     private struct Saved: Codable { var type: String; var digest: String; var key: String }
 
     func keys(type: String) -> [(digest: String, key: SigningKey)] {
         let saved: [Saved]
-        if let remote {
-            saved = remote.pendingKeys.filter { $0.key.hasPrefix("\(type)-") }.sorted { $0.key < $1.key }
+        if let held = remote?.pendingKeys ?? bucket?.pendingKeys {
+            saved = held.filter { $0.key.hasPrefix("\(type)-") }.sorted { $0.key < $1.key }
                 .compactMap { try? JSONDecoder().decode(Saved.self, from: $0.value) }
         } else {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: state.folder)) ?? []).filter { $0.hasPrefix("match-key-\(type)-") }.sorted()
@@ -473,6 +476,10 @@ struct PendingSigningKeys {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             try await remote.pushKey(try encoder.encode(saved), name: "\(type)-\(key.publicKeyDigest.prefix(16))")
+        } else if let bucket {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try await bucket.putKey(try encoder.encode(saved), name: "\(type)-\(key.publicKeyDigest.prefix(16))")
         } else {
             try state.write(saved, name: "match-key-\(type)-\(key.publicKeyDigest.prefix(16))")
         }
@@ -482,12 +489,15 @@ struct PendingSigningKeys {
     func keptEffect(_ key: SigningKey, type: String) -> MatchKeyKept {
         let name = "\(type)-\(key.publicKeyDigest.prefix(16))"
         if let remote { return MatchKeyKept(repository: remote.shown, branch: remote.branch, name: name, file: nil) }
+        if let bucket { return MatchKeyKept(repository: nil, branch: nil, name: name, file: nil, target: bucket.client.target, object: bucket.keyObject(name: name)) }
         return MatchKeyKept(repository: nil, branch: nil, name: name, file: state.folder + "/match-key-\(name).json")
     }
 
     func remove(type: String, digest: String) async {
         if let remote {
             _ = await remote.deleteKey(name: "\(type)-\(digest.prefix(16))")
+        } else if let bucket {
+            _ = await bucket.deleteKey(name: "\(type)-\(digest.prefix(16))")
         } else {
             state.remove(name: "match-key-\(type)-\(digest.prefix(16))")
         }
