@@ -2,8 +2,9 @@ import Foundation
 internal import CLibgit2
 
 /// git's commit-graph file (`objects/info/commit-graph`, or the split chain under
-/// `objects/info/commit-graphs/`), read directly: each commit's parents and committer date without
-/// inflating the commit object.
+/// `objects/info/commit-graphs/`), read directly: each commit's parents, committer date and root
+/// tree without inflating the commit object, and its changed-path Bloom filter where the file has
+/// them (BIDX and BDAT, `ChangedPathFilter`).
 ///
 /// `git gc` and `git maintenance` write it; `git log` and `git rev-list` use it for the same
 /// reason a whole-history changelog does: with it, finding which release tags HEAD reaches and
@@ -27,9 +28,24 @@ final class CommitGraphFile {
         let commitData: Int
         let extraEdges: Int?
         let extraEdgeCount: Int
+        /// The changed-path filters (BIDX, then BDAT after its 12-byte header), when this layer
+        /// has them and they are usable (see `changedPaths`).
+        var filters: Filters?
+    }
+
+    /// A layer's BIDX and BDAT chunks: where each commit's filter ends, and the filters.
+    private struct Filters {
+        let index: Int
+        let data: Int
+        let dataCount: Int
+        let settings: ChangedPathSettings
     }
 
     private let layers: [Layer]
+
+    /// How the changed-path filters were written, when the file has usable ones: every layer
+    /// whose filters are read was written with these.
+    let changedPaths: ChangedPathSettings?
 
     /// The position of `parent2` and of extra edges that says "no parent".
     private static let noParent: UInt32 = 0x7000_0000
@@ -60,11 +76,37 @@ final class CommitGraphFile {
             layers.append(layer)
             offset += layer.count
         }
-        return CommitGraphFile(layers: layers)
+        // Which filter versions git itself would read here (`commitGraph.changedPathsVersion`:
+        // -1 any, 0 none, 1 or 2 only that one; the older `commitGraph.readChangedPaths=false`
+        // means 0). As git does, the newest layer with filters sets the settings, and a layer
+        // written with other settings is read without its filters.
+        let wanted = Self.wantedFilterVersion(repository)
+        var settings: ChangedPathSettings?
+        for index in layers.indices.reversed() {
+            guard let filters = layers[index].filters else { continue }
+            if wanted == 0 || (wanted > 0 && Int(filters.settings.version) != wanted) || (settings.map { $0 != filters.settings } ?? false) {
+                layers[index].filters = nil
+            } else {
+                settings = filters.settings
+            }
+        }
+        return CommitGraphFile(layers: layers, changedPaths: settings)
     }
 
-    private init(layers: [Layer]) {
+    private init(layers: [Layer], changedPaths: ChangedPathSettings?) {
         self.layers = layers
+        self.changedPaths = changedPaths
+    }
+
+    private static func wantedFilterVersion(_ repository: Repository) -> Int {
+        if let text = try? repository.configString("commitGraph.changedPathsVersion") {
+            return Int(text.trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        if let text = try? repository.configString("commitGraph.readChangedPaths"),
+           ["false", "no", "off", "0"].contains(text.lowercased()) {
+            return 0
+        }
+        return -1
     }
 
     /// The commit at `id`, when the graph has it: its parents (global positions resolved to ids)
@@ -72,6 +114,45 @@ final class CommitGraphFile {
     func commit(_ key: ObjectKey) -> (parents: [ObjectKey], date: Int64)? {
         guard let position = position(of: key) else { return nil }
         return commit(at: position)
+    }
+
+    /// The root tree of the commit at `key`, when the graph has the commit.
+    func tree(_ key: ObjectKey) -> ObjectKey? {
+        guard let position = position(of: key),
+              let layer = layers.last(where: { $0.offset <= position }), position - layer.offset < layer.count
+        else { return nil }
+        let record = layer.commitData + 36 * (position - layer.offset)
+        return layer.data.withUnsafeBytes { bytes in
+            var oid = git_oid()
+            withUnsafeMutableBytes(of: &oid.id) { target in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[record...].prefix(20)))
+            }
+            return ObjectKey(oid)
+        }
+    }
+
+    /// Runs `body` with the changed-path filter of the commit at `key`: what git wrote of the
+    /// paths that differ between the commit and its first parent. Nil when there is no usable
+    /// filter (the commit is not in the file, its layer has no filters or other settings, or
+    /// its filter was not computed): then only reading the trees can tell.
+    func withChangedPathFilter<T>(of key: ObjectKey, _ body: (ChangedPathFilter) throws -> T) rethrows -> T? {
+        guard let settings = changedPaths, let position = position(of: key),
+              let layer = layers.last(where: { $0.offset <= position }), position - layer.offset < layer.count,
+              let filters = layer.filters
+        else { return nil }
+        let index = position - layer.offset
+        return try layer.data.withUnsafeBytes { bytes -> T? in
+            // BIDX holds where each filter ends in BDAT's data; the first starts at 0.
+            let end = Int(Self.uint32(bytes, filters.index + 4 * index))
+            let start = index == 0 ? 0 : Int(Self.uint32(bytes, filters.index + 4 * (index - 1)))
+            // An empty filter was not computed (git writes a one-byte filter for no changes).
+            guard start < end, end <= filters.dataCount else { return nil }
+            let filter = ChangedPathFilter(
+                bytes: UnsafeRawBufferPointer(rebasing: bytes[(filters.data + start)..<(filters.data + end)]),
+                hashCount: settings.hashCount
+            )
+            return try body(filter)
+        }
     }
 
     // MARK: - Lookups
@@ -187,9 +268,24 @@ final class CommitGraphFile {
             let count = oids.count / 20
             guard Int(uint32(bytes, fanout.lowerBound + 1020)) == count, commitData.count == 36 * count else { return nil }
             let edges = chunks[0x4544_4745]
+            // BIDX and BDAT come together or not at all (git ignores one alone); BDAT opens with
+            // the hash version (1 or 2), the number of hashes and the bits per entry.
+            var filters: Filters?
+            if let index = chunks[0x4249_4458], index.count == 4 * count,
+               let filterData = chunks[0x4244_4154], filterData.count >= 12 {
+                let version = uint32(bytes, filterData.lowerBound)
+                let hashCount = uint32(bytes, filterData.lowerBound + 4)
+                if version == 1 || version == 2, (1...64).contains(hashCount) {
+                    filters = Filters(
+                        index: index.lowerBound, data: filterData.lowerBound + 12, dataCount: filterData.count - 12,
+                        settings: ChangedPathSettings(version: UInt8(version), hashCount: Int(hashCount))
+                    )
+                }
+            }
             return Layer(
                 data: data, count: count, offset: offset, fanout: fanout.lowerBound, oids: oids.lowerBound,
-                commitData: commitData.lowerBound, extraEdges: edges?.lowerBound, extraEdgeCount: (edges?.count ?? 0) / 4
+                commitData: commitData.lowerBound, extraEdges: edges?.lowerBound, extraEdgeCount: (edges?.count ?? 0) / 4,
+                filters: filters
             )
         }
     }

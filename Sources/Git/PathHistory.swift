@@ -18,12 +18,32 @@ extension Repository {
     ///   is compared with its first parent's once, only along the folders that lead to a path
     ///   (a prefix tree of the paths), entry by entry where the two trees list the same names,
     ///   so a commit that touches one package in `packages/g042/` costs three tree reads;
-    /// - a path's commit counts when the path's stop is not among the stops the commit reaches.
+    /// - a path's commit counts when the path's stop is not among the stops the commit reaches;
+    /// - where git's commit-graph file has changed-path Bloom filters (`git commit-graph write
+    ///   --changed-paths`, or `fetch.writeCommitGraph` and `gc` with `commitGraph.changedPaths`),
+    ///   a commit whose filter says that none of the folders leading to a path still open at that
+    ///   commit changed is not read at all; "maybe", or no filter, reads the trees as above.
     /// - Throws: `GitError` `.notFound` when `head`, a stop or a commit or tree they reach is missing.
     public func messagesChanging(_ paths: [String], since stops: [ObjectID?], from head: ObjectID) throws -> [[String]] {
+        try messagesChanging(paths, since: stops, from: head, readingFilters: true).messages
+    }
+
+    /// What a walk did, for tests: commits whose trees were compared, and commits the changed-path
+    /// filters settled without a read.
+    struct PathWalkCounts: Equatable {
+        var compared = 0
+        var skippedByFilter = 0
+    }
+
+    /// `messagesChanging`, with the changed-path filters read or not (`readingFilters: false`
+    /// compares trees wherever a commit is unsettled, as without a commit-graph file).
+    func messagesChanging(_ paths: [String], since stops: [ObjectID?], from head: ObjectID,
+                          readingFilters: Bool) throws -> (messages: [[String]], counts: PathWalkCounts) {
         precondition(paths.count == stops.count, "one stop per path")
-        guard !paths.isEmpty else { return [] }
-        let graph = try CommitGraph(repository: self, keepingTrees: true, file: CommitGraphFile.open(repository: self))
+        var walk = PathWalkCounts()
+        guard !paths.isEmpty else { return ([], walk) }
+        let file = CommitGraphFile.open(repository: self)
+        let graph = try CommitGraph(repository: self, keepingTrees: true, file: file)
 
         // The subgraph: everything reachable from head and from the stops, each parsed once.
         let headNode = try graph.commitNode(for: head, in: self)
@@ -80,25 +100,44 @@ extension Repository {
             return mask
         }
         let everyPathStops = !stopNodes.contains(nil)
+        let filterSettings = readingFilters ? file?.changedPaths : nil
+        // Masks are kept for the count below and for asking filters only of the paths still open
+        // at a commit; more than 4 chunks (256 distinct stops) would cost 32 bytes a commit, so
+        // then filters are asked of every path.
+        let keepsMasks = chunks <= (filterSettings == nil ? 1 : 4)
         var settled = [Bool](repeating: everyPathStops, count: graph.keys.count)
         var kept: [Int: [UInt64]] = [:]
-        if everyPathStops {
+        if everyPathStops || (filterSettings != nil && keepsMasks) {
             for chunk in 0..<chunks {
                 let full: UInt64 = chunk == chunks - 1 && distinct.count % 64 != 0 ? (1 << UInt64(distinct.count % 64)) - 1 : ~0
                 let mask = masks(chunk: chunk)
-                for node in order where mask[Int(node)] != full { settled[Int(node)] = false }
-                if chunks == 1 { kept[chunk] = mask }
+                if everyPathStops { for node in order where mask[Int(node)] != full { settled[Int(node)] = false } }
+                if keepsMasks { kept[chunk] = mask }
             }
         }
 
         // Each unsettled commit of head's history against its first parent, along the paths' folders.
         let trie = PathTrie(paths)
+        let filters = filterSettings.map { settings in
+            ChangedPathQuery(trie: trie, settings: settings, pathStops: stopNodes.map { $0.flatMap { bit[$0] } },
+                             chunks: keepsMasks ? chunks : 0)
+        }
         var trees = TreeCache(repository: self)
         var touches: [(node: CommitGraph.Node, path: Int)] = []
         var touched: [Int] = []
+        func tree(_ node: CommitGraph.Node) throws -> ObjectKey {
+            try file?.tree(graph.keys[Int(node)]) ?? graph.treeKey(node)
+        }
         for node in order where graph.flags[Int(node)] & fromHead != 0 && !settled[Int(node)] {
-            let mine = TreeCache.Entry(key: try graph.treeKey(node), isTree: true)
-            let theirs = try graph.parents(of: node).first { _ in true }.map { TreeCache.Entry(key: try graph.treeKey($0), isTree: true) }
+            if let filters, let file,
+               file.withChangedPathFilter(of: graph.keys[Int(node)], { !filters.mayTouch($0, at: Int(node), reaching: kept) }) == true {
+                walk.skippedByFilter += 1
+                continue
+            }
+            walk.compared += 1
+            trees.trim()
+            let mine = TreeCache.Entry(key: try tree(node), isTree: true)
+            let theirs = try graph.parents(of: node).first { _ in true }.map { TreeCache.Entry(key: try tree($0), isTree: true) }
             touched.removeAll(keepingCapacity: true)
             try trees.compare(mine, theirs, at: trie.root, in: trie, into: &touched)
             for path in touched { touches.append((node, path)) }
@@ -125,7 +164,92 @@ extension Repository {
             }
             messages[touch.path].append(message)
         }
-        return messages
+        return (messages, walk)
+    }
+}
+
+/// The paths' folders as changed-path filter keys, and which stops each folder leads to: asks a
+/// commit's filter whether any path still open at that commit may have changed.
+///
+/// git adds every leading folder of a changed path to the filter, so a folder the filter rules
+/// out rules out everything under it: the walk goes down the prefix tree only through folders
+/// that may have changed and that lead to a path whose stop does not reach the commit.
+struct ChangedPathQuery {
+    private let keys: [ChangedPathKey?]
+    private let children: [[Int]]
+    private let endsPath: [Bool]
+    /// Per trie node, the stops of the paths at or under it: up to 4 masks of 64 stops.
+    private let stopsBelow: [SIMD4<UInt64>]
+    /// Per trie node: a path at or under it has no stop (open at every commit).
+    private let unstoppedBelow: [Bool]
+    private let chunks: Int
+    /// A path at the root ("."): every commit may touch it, so filters cannot rule one out.
+    private let rootIsPath: Bool
+
+    /// `pathStops[i]` is the bit of path i's stop among the distinct stops (nil: no stop);
+    /// `chunks` (at most 4) 0 means the masks are not kept and every path counts as open.
+    init(trie: PathTrie, settings: ChangedPathSettings, pathStops: [Int?], chunks: Int) {
+        precondition(chunks <= 4, "at most 4 chunks of stops")
+        self.chunks = chunks
+        let count = trie.nodes.count
+        var keys = [ChangedPathKey?](repeating: nil, count: count)
+        var children = [[Int]](repeating: [], count: count)
+        var parent = [Int](repeating: -1, count: count)
+        var pending: [(node: Int, path: String)] = [(trie.root, "")]
+        var visit: [Int] = []
+        while let (node, path) = pending.popLast() {
+            visit.append(node)
+            for (name, child) in trie.nodes[node].children {
+                let childPath = path.isEmpty ? name : path + "/" + name
+                keys[child] = ChangedPathKey(childPath, version: settings.version)
+                children[node].append(child)
+                parent[child] = node
+                pending.append((child, childPath))
+            }
+        }
+        var stopsBelow = [SIMD4<UInt64>](repeating: .zero, count: count)
+        var unstoppedBelow = [Bool](repeating: false, count: count)
+        // Children after their parents in `visit`: fold from the leaves up.
+        for node in visit.reversed() {
+            for path in trie.nodes[node].paths {
+                if let bit = pathStops[path], chunks > 0 {
+                    stopsBelow[node][bit / 64] |= 1 << UInt64(bit % 64)
+                } else {
+                    unstoppedBelow[node] = true
+                }
+            }
+            let up = parent[node]
+            guard up >= 0 else { continue }
+            unstoppedBelow[up] = unstoppedBelow[up] || unstoppedBelow[node]
+            stopsBelow[up] |= stopsBelow[node]
+        }
+        self.keys = keys
+        self.children = children
+        self.endsPath = trie.nodes.map { !$0.paths.isEmpty }
+        self.stopsBelow = stopsBelow
+        self.unstoppedBelow = unstoppedBelow
+        rootIsPath = !trie.nodes[trie.root].paths.isEmpty
+    }
+
+    /// False when `filter` (of commit `commit`) rules out every path open at that commit:
+    /// `reaching[chunk][commit]` holds the stops that reach it.
+    func mayTouch(_ filter: ChangedPathFilter, at commit: Int, reaching: [Int: [UInt64]]) -> Bool {
+        if rootIsPath { return true }
+        var open = SIMD4<UInt64>.zero
+        for chunk in 0..<chunks { open[chunk] = ~(reaching[chunk]?[commit] ?? 0) }
+        return mayTouch(filter, under: 0, open: open)
+    }
+
+    private func mayTouch(_ filter: ChangedPathFilter, under node: Int, open: SIMD4<UInt64>) -> Bool {
+        for child in children[node] where isOpen(child, open) {
+            guard let key = keys[child], filter.mayContain(key) else { continue }
+            if endsPath[child] || mayTouch(filter, under: child, open: open) { return true }
+        }
+        return false
+    }
+
+    private func isOpen(_ node: Int, _ open: SIMD4<UInt64>) -> Bool {
+        unstoppedBelow[node] || chunks == 0 || stopsBelow[node] & open != .zero
     }
 }
 
@@ -167,12 +291,16 @@ struct TreeCache: ~Copyable {
 
     deinit { for tree in trees.values { git_tree_free(tree) } }
 
+    /// Frees every kept tree once there are 4,096: called between two commits' comparisons,
+    /// never inside one, where a tree just read would be freed while its sibling is in use.
+    mutating func trim() {
+        guard trees.count >= 4096 else { return }
+        for tree in trees.values { git_tree_free(tree) }
+        trees.removeAll(keepingCapacity: true)
+    }
+
     private mutating func tree(_ key: ObjectKey) throws -> OpaquePointer {
         if let known = trees[key] { return known }
-        if trees.count >= 4096 {
-            for tree in trees.values { git_tree_free(tree) }
-            trees.removeAll(keepingCapacity: true)
-        }
         var oid = key.oid
         var tree: OpaquePointer?
         try check(git_tree_lookup(&tree, repository.pointer, &oid), "read tree \(key.objectID.hex)")
@@ -194,7 +322,6 @@ struct TreeCache: ~Copyable {
         touched.append(contentsOf: trie.nodes[node].paths)
         let children = trie.nodes[node].children
         guard !children.isEmpty else { return }
-        // Read both sides' entries first: the recursion may empty the cache and free these trees.
         let left = try mine.flatMap { $0.isTree ? try tree($0.key) : nil }
         let right = try theirs.flatMap { $0.isTree ? try tree($0.key) : nil }
         var pairs: [(child: Int, mine: Entry?, theirs: Entry?)] = []
