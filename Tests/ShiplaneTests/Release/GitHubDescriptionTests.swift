@@ -16,11 +16,11 @@ struct GitHubDescriptionTests {
     @Test func theExtractHoldsTheOperationsTheStandInServesAndNamesItsSource() throws {
         #expect(spec.operationNames == [
             "DELETE /repos/{owner}/{repo}/releases/assets/{asset_id}", "DELETE /repos/{owner}/{repo}/releases/{release_id}",
-            "GET /repos/{owner}/{repo}", "GET /repos/{owner}/{repo}/commits/{ref}", "GET /repos/{owner}/{repo}/releases",
+            "GET /repos/{owner}/{repo}", "GET /repos/{owner}/{repo}/attestations/{subject_digest}", "GET /repos/{owner}/{repo}/commits/{ref}", "GET /repos/{owner}/{repo}/releases",
             "GET /repos/{owner}/{repo}/releases/assets/{asset_id}", "GET /repos/{owner}/{repo}/releases/tags/{tag}",
             "GET /repos/{owner}/{repo}/releases/{release_id}", "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
             "PATCH /repos/{owner}/{repo}/releases/assets/{asset_id}", "PATCH /repos/{owner}/{repo}/releases/{release_id}",
-            "POST /repos/{owner}/{repo}/releases", "POST /repos/{owner}/{repo}/releases/{release_id}/assets",
+            "POST /repos/{owner}/{repo}/attestations", "POST /repos/{owner}/{repo}/releases", "POST /repos/{owner}/{repo}/releases/{release_id}/assets",
         ])
         let data = try Data(contentsOf: URL(fileURLWithPath: packageRoot + "/Tests/ShiplaneTests/Fixtures/Specs/github-rest-api-subset.json"))
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

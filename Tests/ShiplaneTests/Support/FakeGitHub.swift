@@ -227,8 +227,10 @@ final class FakeGitHub: @unchecked Sendable {
         if !isUpload, apiParts.count >= 4, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo, apiParts[3] == "pulls", let pulls {
             return try pulls.route(method: method, owner: owner, repo: repo, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, baseURL: baseURL)
         }
-        // The attestations API (issue 40): FakeGitHubAttestations checks it against its operations in the description.
+        // The attestations API (issue 40), whose two operations the transcribed description holds:
+        // the request is checked like every other, then FakeGitHubAttestations answers.
         if !isUpload, apiParts.count >= 4, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo, apiParts[3] == "attestations", let attestations {
+            if let refusal = checkRequest(request, method: method, isUpload: false, body: bytes) { return refusal }
             return attestations.route(method: method, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, repositoryID: 42, baseURL: baseURL, owner: owner, repo: repo)
         }
         if let refusal = checkRequest(request, method: method, isUpload: isUpload, body: bytes) { return refusal }

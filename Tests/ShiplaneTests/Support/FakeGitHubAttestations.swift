@@ -68,7 +68,9 @@ final class FakeGitHubAttestations: @unchecked Sendable {
             for key in ["verificationMaterial", "dsseEnvelope"] where bundle[key] != nil && !(bundle[key] is [String: Any]) {
                 return violation("POST attestations: bundle.\(key) must be an object")
             }
-            return Reply.json(201, ["id": add(bundle: bundle)])
+            let created: [String: Any] = ["id": add(bundle: bundle)]
+            RecordedAnswer.current?.record(201, created)
+            return Reply.json(201, created)
         case ("GET", 1):
             let allowed: Set = ["per_page", "before", "after", "predicate_type"]
             if let unknown = query.keys.sorted().first(where: { !allowed.contains($0) }) { return violation("GET attestations: unknown parameter \(unknown)") }
@@ -77,10 +79,12 @@ final class FakeGitHubAttestations: @unchecked Sendable {
             guard subject.hasPrefix("sha256:") else { return violation("GET attestations: subject_digest \(subject) is not sha256:HEX_DIGEST") }
             let digest = String(subject.dropFirst("sha256:".count)).lowercased()
             let found = all.filter { $0.digests.contains(digest) }
-            return Reply.json(200, ["attestations": found.map { item in
+            let list: [String: Any] = ["attestations": found.map { item in
                 ["bundle": item.bundle, "repository_id": repositoryID, "initiator": "user",
                  "bundle_url": "\(baseURL)/repos/\(owner)/\(repo)/attestations/\(item.id)/bundle"] as [String: Any]
-            }])
+            }]
+            RecordedAnswer.current?.record(200, list)
+            return Reply.json(200, list)
         default:
             return Reply.json(404, ["message": "Not Found", "documentation_url": "https://docs.github.com/rest"])
         }
