@@ -185,6 +185,30 @@ package struct HomebrewFormula: Equatable, Sendable {
         ["\(indent)url \(rubyString(download.url))", "\(indent)sha256 \(rubyString(download.sha256))"]
     }
 
+    /// The trailer naming the run that made a tap commit, so a later attempt of the same run (a
+    /// fresh clone resuming it) knows the commit as its own and another run or a person's never is.
+    static let runTrailer = "Shiplane-Run"
+
+    /// The tap commit's message: the formula and version, and the `Shiplane-Run` trailer when the
+    /// run has an id (a run with a record).
+    func commitMessage(runID: String?) -> String {
+        "\(name) \(version)\n\nWritten by Shiplane." + (runID.map { "\n\n\(Self.runTrailer): \($0)" } ?? "")
+    }
+
+    /// The run a tap commit's message names in its `Shiplane-Run` trailer (its last paragraph), if any.
+    static func runID(in message: String) -> String? {
+        let paragraphs = message.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n\n")
+        guard paragraphs.count > 1, let trailers = paragraphs.last else { return nil }
+        for line in trailers.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0] == runTrailer {
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                if !value.isEmpty { return value }
+            }
+        }
+        return nil
+    }
+
     /// `text` as a double-quoted Ruby string literal: `\`, `"` and `#` (which would start an
     /// interpolation) escaped, control characters as escapes, everything else as UTF-8.
     package static func rubyString(_ text: String) -> String {

@@ -51,7 +51,7 @@ package struct PublishHomebrewFormula: AsyncAction {
             return text
         }
         let signatures = try step.signatures([.author, .committer], in: clone.repository, for: "tap's formula commit")
-        let message = "\(formula.name) \(formula.version)\n\nWritten by Shiplane."
+        let message = formula.commitMessage(runID: step.lane.state.journal.recorder?.current.id)
         let commit = try clone.commit(path, contents: bytes, onTopOf: parent, message: message, author: signatures[0], committer: signatures[1])
         let effect = HomebrewFormulaPushed(tap: tap, branch: branch, path: path, parent: parent.hex, commit: commit.hex)
         let recorded = HandleBox()

@@ -124,6 +124,19 @@ struct TapClone {
         }
     }
 
+    /// Whether `tip`, a branch's tip, is run `runID`'s own commit (its `Shiplane-Run` trailer
+    /// names that run): nil when it is not (another run's, a person's); else whether the branch
+    /// holds nothing but that commit on top of `base`'s history, so the run pushed the branch into
+    /// being and its rollback may delete it (true), or added it to a branch already there (false).
+    /// - Throws: `GitFailure` when the commits cannot be read.
+    func branchMade(by runID: String, tip: ObjectID, base: ObjectID) throws -> Bool? {
+        let repository = repository
+        let (parents, message) = try git { try repository.commitParentsAndMessage(tip) }
+        guard HomebrewFormula.runID(in: message) == runID else { return nil }
+        guard parents.count == 1 else { return false }
+        return try git { try repository.isAncestor(parents[0], of: base) }
+    }
+
     /// Removes the temporary folder.
     func remove() {
         try? FileManager.default.removeItem(atPath: folder)

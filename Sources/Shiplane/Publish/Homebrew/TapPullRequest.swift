@@ -38,8 +38,19 @@ extension PublishHomebrewFormula {
             commit: tip?.hex ?? "", madeBranch: false, number: open?.number)
         var handle: EffectHandle?
         var sent: [String] = []
+        let runID = step.lane.state.journal.recorder?.current.id
+        // True when the branch's tip is this run's own commit, pushed by an attempt of it whose
+        // record this process does not have (a fresh clone resuming the run from origin's record):
+        // the run takes the proposal back as its own, so its rollback undoes it. Another run's or
+        // a person's branch is never taken over.
+        var adopted = false
         if let tip, try branchClone.contents(path, at: tip) == bytes {
             // An earlier run (or a killed one) pushed this formula: the branch is the proposal.
+            if !step.isDryRun, let runID, step.lane.state.journal.earlierAttempt(step: step.number, kind: HomebrewPullRequestOpened.kind) == nil,
+               let made = try branchClone.branchMade(by: runID, tip: tip, base: base) {
+                effect.madeBranch = made
+                adopted = true
+            }
         } else if step.isDryRun {
             step.note("would commit \(path) on a new branch \(name) of \(tap) (on \(branch), \(base.short)), push it and open a pull request into \(branch) of \(repository):\n\(text)")
             return text
@@ -48,7 +59,7 @@ extension PublishHomebrewFormula {
             // A new branch starts as the base's commit: the formula is committed on the clone's
             // base branch and pushed to the new name; an existing branch gets it on top.
             let committing = tip == nil ? clone : branchClone
-            let commit = try committing.commit(path, contents: bytes, onTopOf: tip ?? base, message: "\(formula.name) \(formula.version)\n\nWritten by Shiplane.",
+            let commit = try committing.commit(path, contents: bytes, onTopOf: tip ?? base, message: formula.commitMessage(runID: runID),
                                                author: signatures[0], committer: signatures[1])
             effect.commit = commit.hex
             effect.madeBranch = tip == nil
@@ -63,10 +74,17 @@ extension PublishHomebrewFormula {
             }
             sent.append("pushed \(name) (\(commit.short))")
         }
+        let undoing = "close the pull request from \(name)" + (effect.madeBranch ? " and delete the branch" : "") + " in \(tap)"
         if let open {
             if sent.isEmpty {
-                step.note("pull request #\(open.number) (\(open.htmlURL ?? name)) already proposes this formula: nothing sent")
+                if adopted {
+                    effect.number = open.number
+                    step.done(try step.record(effect, undoing), effect)
+                }
+                step.note("pull request #\(open.number) (\(open.htmlURL ?? name)) already proposes this formula"
+                          + (adopted ? " (pushed by this run before it was stopped)" : "") + ": nothing sent")
             } else {
+                effect.number = open.number
                 step.done(handle, effect)
                 step.note("\(sent.joined()): pull request #\(open.number) shows it")
             }
@@ -77,7 +95,7 @@ extension PublishHomebrewFormula {
             return text
         }
         if handle == nil {
-            handle = try step.record(effect, "close the pull request from \(name) in \(repository)")
+            handle = try step.record(effect, adopted ? undoing : "close the pull request from \(name) in \(repository)")
         }
         let body = "\(formula.name) \(formula.version)\n\nWritten by Shiplane: every url and sha256 comes from the release's archives."
         let (pull, opened) = try await client.openPullRequest(title: "\(formula.name) \(formula.version)", body: body, branch: name, base: branch)
