@@ -7,9 +7,15 @@ import Foundation
 package struct ReleaseDownload {
     /// The forges whose releases can be downloaded.
     package enum Forge: String, CaseIterable, Sendable {
-        case github, gitea
+        case github, gitea, gitlab
 
-        var name: String { self == .github ? "GitHub" : "Gitea" }
+        package var name: String {
+            switch self {
+            case .github: "GitHub"
+            case .gitea: "Gitea"
+            case .gitlab: "GitLab"
+            }
+        }
     }
 
     /// What a release address names.
@@ -17,6 +23,7 @@ package struct ReleaseDownload {
         package var forge: Forge
         /// The API base without a trailing slash (`https://api.github.com`, `https://HOST/api/v1`).
         package var apiBase: String
+        /// The owner, or on GitLab the project's namespace (`group/subgroup`).
         package var owner: String
         package var repository: String
         package var tag: String
@@ -32,7 +39,9 @@ package struct ReleaseDownload {
     }
 
     /// Reads a release address: `https://github.com/OWNER/REPO/releases/tag/TAG`, a Gitea or
-    /// Forgejo `https://HOST/OWNER/REPO/releases/tag/TAG`, or `https://HOST/OWNER/REPO` with `tag`.
+    /// Forgejo `https://HOST/OWNER/REPO/releases/tag/TAG`, a GitLab
+    /// `https://HOST/GROUP[/SUBGROUP]/PROJECT/-/releases/TAG` (any host; API `https://HOST/api/v4`),
+    /// or `https://HOST/OWNER/REPO` with `tag`.
     /// `forge` is needed for a host other than github.com (GitHub Enterprise or Gitea); the API
     /// base is `GITHUB_API_URL` (else `https://api.github.com` for github.com and
     /// `https://HOST/api/v3` for GitHub Enterprise) or `https://HOST/api/v1` for Gitea.
@@ -46,14 +55,25 @@ package struct ReleaseDownload {
         }
         var parts = components.path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         var named: String?
-        if parts.count == 5, parts[2] == "releases", parts[3] == "tag" {
+        var forge = forge
+        if let dash = parts.firstIndex(of: "-") {
+            // GitLab: https://HOST/GROUP[/SUBGROUP...]/PROJECT/-/releases/TAG (the namespace may be nested).
+            guard forge == nil || forge == .gitlab, dash >= 2, parts.count == dash + 3, parts[dash + 1] == "releases", !parts[dash + 2].isEmpty else {
+                throw SigningError("\(address) names no GitLab release (expected https://HOST/GROUP/PROJECT/-/releases/TAG)", category: .usage)
+            }
+            named = parts[dash + 2]
+            parts = Array(parts.prefix(dash))
+            forge = .gitlab
+        } else if parts.count == 5, parts[2] == "releases", parts[3] == "tag" {
             named = parts[4]
             parts = Array(parts.prefix(2))
-        } else if parts.count >= 2, parts.contains("-") {
-            throw SigningError("\(address) looks like a GitLab address; verify downloads GitHub and Gitea releases",
-                               suggestion: "download the release's files into a folder and give the folder", category: .usage)
+        } else if forge == .gitlab || (forge == nil && host.lowercased() == "gitlab.com"), parts.count >= 2 {
+            forge = .gitlab
         }
-        guard parts.count == 2 else {
+        if forge == .gitlab {
+            parts = [parts.dropLast().joined(separator: "/"), parts.last ?? ""]
+        }
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
             throw SigningError("\(address) names no repository or release (expected https://HOST/OWNER/REPO/releases/tag/TAG, or https://HOST/OWNER/REPO with --tag)",
                                category: .usage)
         }
@@ -66,7 +86,7 @@ package struct ReleaseDownload {
         let isGitHubDotCom = host.lowercased() == "github.com"
         guard let forge = forge ?? (isGitHubDotCom ? .github : nil) else {
             throw SigningError("cannot tell which forge \(host) is (GitHub Enterprise and Gitea write releases at the same addresses)",
-                               suggestion: "add --forge github or --forge gitea", category: .usage)
+                               suggestion: "add --forge github, --forge gitea or --forge gitlab", category: .usage)
         }
         let server = "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
         var base: String
@@ -76,6 +96,8 @@ package struct ReleaseDownload {
             base = !configured.isEmpty ? configured : isGitHubDotCom ? "https://api.github.com" : server + "/api/v3"
         case .gitea:
             base = server + "/api/v1"
+        case .gitlab:
+            base = server + "/api/v4"
         }
         while base.hasSuffix("/") { base.removeLast() }
         return Target(forge: forge, apiBase: base, owner: parts[0], repository: parts[1], tag: chosenTag)
@@ -100,6 +122,21 @@ package struct ReleaseDownload {
         var assets: [Asset]
     }
 
+    private struct GitLabReleaseDocument: Decodable {
+        struct Assets: Decodable { var links: [Link]? }
+        struct Link: Decodable {
+            var name: String
+            var url: String
+            var direct_asset_url: String?
+        }
+        var assets: Assets?
+    }
+
+    private struct GitLabTagDocument: Decodable {
+        struct Commit: Decodable { var id: String }
+        var commit: Commit?
+    }
+
     private struct CommitDocument: Decodable { var sha: String }
     private struct GiteaTagDocument: Decodable { var commit: CommitDocument? }
 
@@ -109,18 +146,33 @@ package struct ReleaseDownload {
     /// - Throws: `SigningError` naming the release and what is wrong: no such release, a release
     ///   with no files, a download that fails or whose size differs from the release's.
     package static func download(_ target: Target, into folder: String, environment: [String: String], transport: HTTPTransport) async throws -> Downloaded {
-        let tokenNames = target.forge == .github ? ["GITHUB_TOKEN", "GH_TOKEN"] : ["GITEA_TOKEN", "FORGEJO_TOKEN"]
+        let tokenNames = switch target.forge {
+        case .github: ["GITHUB_TOKEN", "GH_TOKEN"]
+        case .gitea: ["GITEA_TOKEN", "FORGEJO_TOKEN"]
+        case .gitlab: ["GITLAB_TOKEN", "CI_JOB_TOKEN"]
+        }
         let token = tokenNames.lazy.compactMap { environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines) }.first { !$0.isEmpty }
         var transport = transport
         if let token { transport.redactor = transport.redactor.adding([token]) }
         let shown = "\(target.owner)/\(target.repository) \(target.tag) on \(target.forge.name)"
         let encode = { (text: String) in URITemplate.percentEncode(text, allowReserved: false) }
-        let repo = "\(target.apiBase)/repos/\(encode(target.owner))/\(encode(target.repository))"
+        // GitLab names the project by its whole path, URL-encoded as one segment.
+        let repo = target.forge == .gitlab ? "\(target.apiBase)/projects/\(encode(target.owner + "/" + target.repository))"
+            : "\(target.apiBase)/repos/\(encode(target.owner))/\(encode(target.repository))"
+        let jobToken = target.forge == .gitlab && (environment["GITLAB_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "").isEmpty
+        func authorization() -> (name: String, value: String)? {
+            guard let token else { return nil }
+            switch target.forge {
+            case .github: return ("Authorization", "Bearer \(token)")
+            case .gitea: return ("Authorization", "token \(token)")
+            case .gitlab: return (jobToken ? "JOB-TOKEN" : "PRIVATE-TOKEN", token)
+            }
+        }
         func api(_ url: String) -> HTTPRequest {
             var headers: [(name: String, value: String)] = [("Accept", target.forge == .github ? "application/vnd.github+json" : "application/json"),
                                                             ("User-Agent", "shiplane")]
             if target.forge == .github { headers.append(("X-GitHub-Api-Version", "2022-11-28")) }
-            if let token { headers.append(("Authorization", target.forge == .github ? "Bearer \(token)" : "token \(token)")) }
+            if let field = authorization() { headers.append(field) }
             return HTTPRequest(method: .get, url: url, headers: headers)
         }
         func failure(_ response: HTTPResponse, _ what: String) -> SigningError {
@@ -129,7 +181,8 @@ package struct ReleaseDownload {
             return SigningError("\(target.forge.name) answered HTTP \(response.status) for \(what) of \(shown)", suggestion: hint, category: .failure)
         }
 
-        let releaseResponse = try await transport.send(api("\(repo)/releases/tags/\(encode(target.tag))"))
+        let releasePath = target.forge == .gitlab ? "\(repo)/releases/\(encode(target.tag))" : "\(repo)/releases/tags/\(encode(target.tag))"
+        let releaseResponse = try await transport.send(api(releasePath))
         guard releaseResponse.isSuccess else { throw failure(releaseResponse, "the release") }
         let assets: [(name: String, url: String, size: Int64?)]
         do {
@@ -138,6 +191,10 @@ package struct ReleaseDownload {
                 assets = try JSONDecoder().decode(GitHubReleaseDocument.self, from: Data(releaseResponse.body)).assets.map { ($0.name, $0.browser_download_url, $0.size) }
             case .gitea:
                 assets = try JSONDecoder().decode(GiteaReleaseDocument.self, from: Data(releaseResponse.body)).assets.map { ($0.name, $0.browser_download_url, $0.size) }
+            case .gitlab:
+                // The release's links (GitLab's own source archives are not the release's files).
+                let links = try JSONDecoder().decode(GitLabReleaseDocument.self, from: Data(releaseResponse.body)).assets?.links ?? []
+                assets = links.map { ($0.name, $0.url, nil) }
             }
         } catch {
             throw SigningError("\(target.forge.name)'s answer for the release \(shown) is not a release document: \(error)", category: .failure)
@@ -149,7 +206,11 @@ package struct ReleaseDownload {
 
         var files: [String] = []
         for asset in assets {
-            var request = HTTPRequest(method: .get, url: asset.url, headers: [("User-Agent", "shiplane")], timeout: 3600)
+            var headers: [(name: String, value: String)] = [("User-Agent", "shiplane")]
+            // A GitLab link to a file on the same server (a package file of a private project)
+            // needs the token; it never goes to another host.
+            if target.forge == .gitlab, let field = authorization(), sameServer(asset.url, target.apiBase) { headers.append(field) }
+            var request = HTTPRequest(method: .get, url: asset.url, headers: headers, timeout: 3600)
             request.responseFile = folder + "/" + asset.name
             let response = try await transport.send(request)
             guard response.isSuccess else {
@@ -165,18 +226,29 @@ package struct ReleaseDownload {
             files.append(asset.name)
         }
 
-        let commitURL = target.forge == .github ? "\(repo)/commits/\(encode(target.tag))" : "\(repo)/tags/\(encode(target.tag))"
+        let commitURL = switch target.forge {
+        case .github: "\(repo)/commits/\(encode(target.tag))"
+        case .gitea: "\(repo)/tags/\(encode(target.tag))"
+        case .gitlab: "\(repo)/repository/tags/\(encode(target.tag))"
+        }
         let commitResponse = try await transport.send(api(commitURL))
         guard commitResponse.isSuccess else { throw failure(commitResponse, "the tag's commit") }
         let commit: String?
         switch target.forge {
         case .github: commit = (try? JSONDecoder().decode(CommitDocument.self, from: Data(commitResponse.body)))?.sha
         case .gitea: commit = (try? JSONDecoder().decode(GiteaTagDocument.self, from: Data(commitResponse.body)))?.commit?.sha
+        case .gitlab: commit = (try? JSONDecoder().decode(GitLabTagDocument.self, from: Data(commitResponse.body)))?.commit?.id
         }
         guard let commit, commit.count >= 40, commit.allSatisfy(\.isHexDigit) else {
             throw SigningError("\(target.forge.name) did not say which commit \(target.tag) of \(target.owner)/\(target.repository) is", category: .failure)
         }
         return Downloaded(target: target, files: files, commit: commit)
+    }
+
+    /// Whether two addresses have the same scheme, host and port.
+    private static func sameServer(_ one: String, _ other: String) -> Bool {
+        guard let a = URLComponents(string: one), let b = URLComponents(string: other) else { return false }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
     }
 
     /// The attestations GitHub stores for each of `files` in `folder` (by its SHA-256:

@@ -11,7 +11,7 @@ struct VerifyOptions: ParsableArguments {
     @Option(name: .customLong("tag"), help: "With a repository's address (https://HOST/OWNER/REPO): the release's tag")
     var tag: String?
 
-    @Option(name: .customLong("forge"), help: "With an address on a host other than github.com: github (GitHub Enterprise) or gitea (Gitea, Forgejo)")
+    @Option(name: .customLong("forge"), help: "With an address on a host other than github.com: github (GitHub Enterprise), gitea (Gitea, Forgejo) or gitlab (a GitLab address with /-/ is known without it)")
     var forge: String?
 
     @Option(name: .customLong("download-to"), help: "With an address: keep the downloaded files in this folder (new or empty) instead of a temporary one")
@@ -87,7 +87,7 @@ enum VerifyCommand {
             let forge: ReleaseDownload.Forge?
             if let name = options.forge {
                 guard let known = ReleaseDownload.Forge(rawValue: name.lowercased()) else {
-                    throw UsageError("--forge is github or gitea, not \(name)", suggestion: "for another forge, download the release's files into a folder and give the folder")
+                    throw UsageError("--forge is github, gitea or gitlab, not \(name)", suggestion: "for another forge, download the release's files into a folder and give the folder")
                 }
                 forge = known
             } else {
@@ -121,7 +121,7 @@ enum VerifyCommand {
             }
             let transport = HTTPTransport(sender: LiveHTTPClient(), redactor: session.redactor)
             let downloaded = try await ReleaseDownload.download(target, into: folder, environment: environment, transport: transport)
-            session.out.line("Downloaded \(downloaded.files.count) file\(downloaded.files.count == 1 ? "" : "s") of \(target.owner)/\(target.repository) \(target.tag) from \(target.forge == .github ? "GitHub" : "Gitea"); \(target.tag) is commit \(downloaded.commit.map { String($0.prefix(12)) } ?? "?")")
+            session.out.line("Downloaded \(downloaded.files.count) file\(downloaded.files.count == 1 ? "" : "s") of \(target.owner)/\(target.repository) \(target.tag) from \(target.forge.name); \(target.tag) is commit \(downloaded.commit.map { String($0.prefix(12)) } ?? "?")")
             if let given = keys.sourceCommit, let commit = downloaded.commit, !commit.lowercased().hasPrefix(given.lowercased()) {
                 throw VerificationFailed(problems: [VerificationProblem(file: target.tag, "--commit \(given) is not the commit \(target.tag) points at on the forge (\(commit))")])
             }

@@ -145,14 +145,71 @@ struct VerifyFromForgeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
     }
 
+    /// A self-hosted GitLab release in a subgroup: its links (on another host, which never gets
+    /// the token) are downloaded and checked, the tag's commit read from GitLab's tag answer;
+    /// every request checked against GitLab's published description.
+    @Test func aGitLabReleaseIsDownloadedAndChecked() async throws {
+        let release = try release()
+        let gitlab = FakeGitLab(projectPath: "acme/tools/rocket")
+        try await gitlab.start()
+        defer { gitlab.stop() }
+        let files = release.files
+        let storageHeaders = FileHeaders()
+        let storage = try await TestServer.start { request, _ in
+            _ = try await request.readBody(keeping: 0)
+            storageHeaders.add(request.headers.map { "\($0.name.canonicalName.lowercased())" })
+            let name = request.rawSegments.segments.last ?? ""
+            guard let bytes = files[name] else { return Reply.text(404, "no such file") }
+            return Reply.raw(200, bytes, contentType: "application/octet-stream", headers: [:])
+        }
+        defer { storage.stop() }
+        gitlab.addRelease(tag: "v1.0.0")
+        for name in ["rocket-1.0.0.tar.gz", "SHA256SUMS", "SHA256SUMS.sig"] {
+            gitlab.addLink(tag: "v1.0.0", name: name, url: "\(storage.baseURL)/files/\(name)")
+        }
+        gitlab.addLink(tag: "v1.0.0", name: "rocket-1.0.0.intoto.jsonl", url: "\(storage.baseURL)/files/rocket-1.0.0.intoto.jsonl")
+        gitlab.addTag("v1.0.0", commit: release.commit)
+        let tmp = try temporaryFolder(release)
+        let run = try await release.repo.shiplaneAsync(
+            ["verify", "\(gitlab.baseURL)/acme/tools/rocket/-/releases/v1.0.0", "--ssh-key", release.sshPublicKey, "--attestation-key", release.sshPublicKey],
+            environment: ["GITLAB_TOKEN": gitlab.token, "TMPDIR": tmp])
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.stdout.contains("Downloaded 4 files of acme/tools/rocket v1.0.0 from GitLab; v1.0.0 is commit \(release.commit.prefix(12))"), "\(run.all)")
+        #expect(run.stdout.contains("All "), "\(run.all)")
+        // The log shows decoded segments; the stand-in finds the project only in one (encoded) segment.
+        #expect(gitlab.log.contains("GET /api/v4/projects/acme/tools/rocket/releases/v1.0.0"), "\(gitlab.log)")
+        #expect(gitlab.violations.isEmpty, "\(gitlab.violations)")
+        #expect(!run.all.contains(gitlab.token))
+        #expect(storageHeaders.all.count == 4)
+        #expect(!storageHeaders.all.joined().contains("private-token"), "the token never goes to another host")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+
+        // The tag on GitLab names another commit than the provenance's source.
+        let other = FakeGitLab(projectPath: "acme/tools/rocket")
+        try await other.start()
+        defer { other.stop() }
+        other.addRelease(tag: "v1.0.0")
+        for name in ["rocket-1.0.0.tar.gz", "rocket-1.0.0.intoto.jsonl"] {
+            other.addLink(tag: "v1.0.0", name: name, url: "\(storage.baseURL)/files/\(name)")
+        }
+        let moved = String(repeating: "c", count: 40)
+        other.addTag("v1.0.0", commit: moved)
+        let refused = try await release.repo.shiplaneAsync(
+            ["verify", "\(other.baseURL)/acme/tools/rocket/-/releases/v1.0.0", "--forge", "gitlab", "--attestation-key", release.sshPublicKey],
+            environment: ["GITLAB_TOKEN": other.token, "TMPDIR": tmp])
+        #expect(refused.status == 1, "\(refused.all)")
+        #expect(refused.all.contains(moved), "\(refused.all)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+    }
+
     @Test func addressesThatNameNoReleaseAreUsageErrorsBeforeAnyRequest() throws {
         let repo = try TemporaryRepository()
         let cases: [([String], String)] = [
             (["verify", "https://code.example.org/acme/rocket/releases/tag/v1.0.0"], "cannot tell which forge code.example.org is"),
             (["verify", "https://github.com/acme/rocket"], "names a repository but no release"),
-            (["verify", "https://gitlab.com/acme/rocket/-/releases/v1.0.0"], "looks like a GitLab address"),
+            (["verify", "https://gitlab.com/acme/rocket/-/tags/v1.0.0"], "names no GitLab release"),
             (["verify", "https://github.com/acme/rocket/releases/tag/v1.0.0", "--tag", "v2.0.0"], "the address names the release v1.0.0, --tag names v2.0.0"),
-            (["verify", "https://github.com/acme/rocket/releases/tag/v1.0.0", "--forge", "bitbucket"], "--forge is github or gitea, not bitbucket"),
+            (["verify", "https://github.com/acme/rocket/releases/tag/v1.0.0", "--forge", "bitbucket"], "--forge is github, gitea or gitlab, not bitbucket"),
             (["verify", "dist", "--tag", "v1.0.0"], "go with a release's address, not a folder"),
         ]
         for (arguments, message) in cases {
@@ -177,4 +234,12 @@ struct VerifyFromForgeTests {
         #expect(run.stderr.contains("check the address and the tag"), "\(run.all)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
     }
+}
+
+/// The header names each request to the stand-in storage carried.
+private final class FileHeaders: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [String] = []
+    func add(_ names: [String]) { lock.withLock { seen.append(names.joined(separator: ",")) } }
+    var all: [String] { lock.withLock { seen } }
 }

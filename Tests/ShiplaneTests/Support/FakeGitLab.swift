@@ -45,6 +45,7 @@ final class FakeGitLab: @unchecked Sendable {
     private var packages: [Package] = []
     private var files: [PackageFile] = []
     private var tags: Set<String> = []
+    private var tagCommits: [String: String] = [:]
     private var milestones: Set<String> = []
     private var nextID = 1
     private var requestLog: [String] = []
@@ -86,6 +87,15 @@ final class FakeGitLab: @unchecked Sendable {
     var allFiles: [PackageFile] { lock.withLock { files } }
     var requestHeaders: [[String: String]] { lock.withLock { headersSeen } }
     func addTag(_ tag: String) { lock.withLock { _ = tags.insert(tag) } }
+    /// A tag whose answer names its commit (`commit.id`), as GitLab's tag answer does.
+    func addTag(_ tag: String, commit: String) { lock.withLock { tags.insert(tag); tagCommits[tag] = commit } }
+    /// A link on a release added with `addRelease`, as `POST .../assets/links` would make it.
+    func addLink(tag: String, name: String, url: String) {
+        lock.withLock {
+            releases[tag]?.links.append(Link(id: nextID, name: name, url: url, directAssetPath: nil, linkType: "other"))
+            nextID += 1
+        }
+    }
     func addMilestone(_ title: String) { lock.withLock { _ = milestones.insert(title) } }
     func inject(_ fault: FakeGitHub.Fault) { faults.inject(fault) }
 
@@ -190,7 +200,9 @@ final class FakeGitLab: @unchecked Sendable {
         switch (method, rest.count) {
         case ("GET", 3) where rest[0] == "repository" && rest[1] == "tags":
             if isJobToken && jobTokenCannotReadTags { return json(403, ["message": "403 Forbidden"]) }
-            return hasTag(rest[2]) ? json(200, ["name": rest[2]]) : notFound("Tag")
+            guard hasTag(rest[2]) else { return notFound("Tag") }
+            let commit = lock.withLock { tagCommits[rest[2]] }
+            return json(200, commit.map { ["name": rest[2], "commit": ["id": $0]] } ?? ["name": rest[2]])
         case ("GET", 1) where rest[0] == "milestones":
             let title = query["title"]
             let list = lock.withLock { milestones.filter { title == nil || $0 == title }.sorted() }
