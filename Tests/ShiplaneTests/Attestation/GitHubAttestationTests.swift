@@ -84,6 +84,32 @@ struct GitHubAttestationTests {
 
     /// GitHub stores the bundle and the answer is lost: the run stops past its point of no return;
     /// the same command again lists GitHub's attestations, finds it, and sends nothing.
+    /// The bundle Shiplane makes fits the Sigstore bundle layout (protobuf-specs' Bundle,
+    /// VerificationMaterial, Envelope) the stand-in checks every upload against, and the check
+    /// names what breaks it.
+    @Test func theBundleFitsTheSigstoreBundleLayout() throws {
+        let envelope: [String: Any] = ["payload": Data("{\"_type\":\"https://in-toto.io/Statement/v1\"}".utf8).base64EncodedString(),
+                                       "payloadType": "application/vnd.in-toto+json",
+                                       "signatures": [["sig": Data([1, 2, 3]).base64EncodedString(), "keyid": "SHA256:abc"]]]
+        let bundle = SigstoreBundle.bundle(envelope: envelope)
+        #expect(FakeGitHubAttestations.sigstoreBundleProblems(bundle) == [])
+        var both = bundle
+        var material = bundle["verificationMaterial"] as? [String: Any] ?? [:]
+        material["certificate"] = ["rawBytes": "AAAA"]
+        both["verificationMaterial"] = material
+        #expect(FakeGitHubAttestations.sigstoreBundleProblems(both).contains { $0.contains("publicKey and certificate") })
+        var unsigned = bundle
+        unsigned["dsseEnvelope"] = ["payload": "not base64!", "payloadType": "application/vnd.in-toto+json", "signatures": [] as [Any], "extra": 1]
+        let problems = FakeGitHubAttestations.sigstoreBundleProblems(unsigned)
+        #expect(problems.contains("bundle.dsseEnvelope.payload must be base64"), "\(problems)")
+        #expect(problems.contains("bundle.dsseEnvelope.signatures must be a non-empty array"), "\(problems)")
+        #expect(problems.contains { $0.contains("bundle.dsseEnvelope.extra") }, "\(problems)")
+        var none = bundle
+        none["dsseEnvelope"] = nil
+        none["mediaType"] = "application/json"
+        #expect(FakeGitHubAttestations.sigstoreBundleProblems(none).count == 2)
+    }
+
     @Test func aLostAnswerIsNotUploadedTwice() async throws {
         let setup = try await setUp()
         defer { setup.github.stop() }

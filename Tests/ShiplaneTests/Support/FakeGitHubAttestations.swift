@@ -68,6 +68,7 @@ final class FakeGitHubAttestations: @unchecked Sendable {
             for key in ["verificationMaterial", "dsseEnvelope"] where bundle[key] != nil && !(bundle[key] is [String: Any]) {
                 return violation("POST attestations: bundle.\(key) must be an object")
             }
+            if let problem = Self.sigstoreBundleProblems(bundle).first { return violation("POST attestations: \(problem)") }
             let created: [String: Any] = ["id": add(bundle: bundle)]
             RecordedAnswer.current?.record(201, created)
             return Reply.json(201, created)
@@ -88,6 +89,68 @@ final class FakeGitHubAttestations: @unchecked Sendable {
         default:
             return Reply.json(404, ["message": "Not Found", "documentation_url": "https://docs.github.com/rest"])
         }
+    }
+
+    /// What is wrong with `bundle` as a Sigstore bundle in protobuf's JSON form, checked against
+    /// the published layout (sigstore/protobuf-specs `protos/sigstore_bundle.proto`, `Bundle`:
+    /// `media_type`, `verification_material`, one of `message_signature`/`dsse_envelope`;
+    /// `VerificationMaterial`: one of `public_key` (`PublicKeyIdentifier.hint`),
+    /// `x509_certificate_chain`, `certificate`, then `tlog_entries` and
+    /// `timestamp_verification_data` (`rfc3161_timestamps`); `envelope.proto`'s `Envelope`:
+    /// `payload` (bytes), `payload_type`, `signatures` of `sig` (bytes) and `keyid`), written here
+    /// from the .proto, not copied. Bytes are base64 in JSON; an unknown member is a problem, as
+    /// the generated JSON schema's `additionalProperties: false` makes it.
+    static func sigstoreBundleProblems(_ bundle: [String: Any]) -> [String] {
+        var problems: [String] = []
+        func members(_ object: [String: Any], _ allowed: Set<String>, at path: String) {
+            for key in object.keys.sorted() where !allowed.contains(key) { problems.append("\(path).\(key) is not a member of the Sigstore bundle layout") }
+        }
+        func isBase64(_ value: Any?) -> Bool { (value as? String).map { Data(base64Encoded: $0) != nil } ?? false }
+        members(bundle, ["mediaType", "verificationMaterial", "messageSignature", "dsseEnvelope"], at: "bundle")
+        let mediaTypes: Set = ["application/vnd.dev.sigstore.bundle+json;version=0.1", "application/vnd.dev.sigstore.bundle+json;version=0.2",
+                               "application/vnd.dev.sigstore.bundle+json;version=0.3", "application/vnd.dev.sigstore.bundle.v0.3+json"]
+        if !mediaTypes.contains(bundle["mediaType"] as? String ?? "") { problems.append("bundle.mediaType \(bundle["mediaType"] ?? "(none)") is not a Sigstore bundle media type") }
+        if let material = bundle["verificationMaterial"] as? [String: Any] {
+            members(material, ["publicKey", "x509CertificateChain", "certificate", "tlogEntries", "timestampVerificationData"], at: "bundle.verificationMaterial")
+            let contents = ["publicKey", "x509CertificateChain", "certificate"].filter { material[$0] != nil }
+            if contents.count != 1 { problems.append("bundle.verificationMaterial holds \(contents.isEmpty ? "none" : contents.joined(separator: " and ")) of publicKey, x509CertificateChain, certificate (one is required)") }
+            if let key = material["publicKey"] {
+                if let key = key as? [String: Any] {
+                    members(key, ["hint"], at: "bundle.verificationMaterial.publicKey")
+                    if let hint = key["hint"], !(hint is String) { problems.append("bundle.verificationMaterial.publicKey.hint must be a string") }
+                } else { problems.append("bundle.verificationMaterial.publicKey must be an object") }
+            }
+            if let entries = material["tlogEntries"], !(entries is [Any]) { problems.append("bundle.verificationMaterial.tlogEntries must be an array") }
+            if let data = material["timestampVerificationData"] {
+                if let data = data as? [String: Any] {
+                    members(data, ["rfc3161Timestamps"], at: "bundle.verificationMaterial.timestampVerificationData")
+                    if let stamps = data["rfc3161Timestamps"] {
+                        if let stamps = stamps as? [[String: Any]] {
+                            for stamp in stamps where !isBase64(stamp["signedTimestamp"]) { problems.append("an rfc3161Timestamps entry's signedTimestamp must be base64") }
+                        } else { problems.append("bundle.verificationMaterial.timestampVerificationData.rfc3161Timestamps must be an array") }
+                    }
+                } else { problems.append("bundle.verificationMaterial.timestampVerificationData must be an object") }
+            }
+        } else {
+            problems.append("bundle.verificationMaterial (an object) is required")
+        }
+        let contents = ["messageSignature", "dsseEnvelope"].filter { bundle[$0] != nil }
+        if contents.count != 1 { problems.append("bundle holds \(contents.isEmpty ? "none" : "both") of messageSignature and dsseEnvelope (one is required)") }
+        if let envelope = bundle["dsseEnvelope"] {
+            if let envelope = envelope as? [String: Any] {
+                members(envelope, ["payload", "payloadType", "signatures"], at: "bundle.dsseEnvelope")
+                if !isBase64(envelope["payload"]) { problems.append("bundle.dsseEnvelope.payload must be base64") }
+                if !(envelope["payloadType"] is String) { problems.append("bundle.dsseEnvelope.payloadType must be a string") }
+                if let signatures = envelope["signatures"] as? [[String: Any]], !signatures.isEmpty {
+                    for (index, signature) in signatures.enumerated() {
+                        members(signature, ["sig", "keyid"], at: "bundle.dsseEnvelope.signatures[\(index)]")
+                        if !isBase64(signature["sig"]) { problems.append("bundle.dsseEnvelope.signatures[\(index)].sig must be base64") }
+                        if let keyid = signature["keyid"], !(keyid is String) { problems.append("bundle.dsseEnvelope.signatures[\(index)].keyid must be a string") }
+                    }
+                } else { problems.append("bundle.dsseEnvelope.signatures must be a non-empty array") }
+            } else { problems.append("bundle.dsseEnvelope must be an object") }
+        }
+        return problems
     }
 
     /// The SHA-256 digests a bundle's in-toto statement names.
