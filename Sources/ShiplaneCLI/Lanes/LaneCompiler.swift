@@ -54,9 +54,10 @@ struct LaneCompiler {
         // One compile per key at a time: a run that finds another compiling these very lanes
         // (parallel CI jobs or test processes sharing the cache) waits for it and takes its
         // program instead of compiling the same bytes again beside it.
-        try Self.createCacheFolder(lanesCache, cacheFolder: cacheFolder)
+        let locks = cacheFolder + "/locks"
+        try Self.createCacheFolder(locks, cacheFolder: cacheFolder)
         let waitStarted = Date()
-        let keyLock = try lockKey(key, in: lanesCache)
+        let keyLock = try lockKey(key, in: locks)
         defer { if keyLock >= 0 { close(keyLock) } }
         if FileManager.default.isExecutableFile(atPath: published) {
             return Compiled(executable: published, compiled: false, seconds: Date().timeIntervalSince(waitStarted))
@@ -64,14 +65,15 @@ struct LaneCompiler {
         return try compile(root: root, key: key, found: found, sources: sources, onCompileStart: onCompileStart)
     }
 
-    /// The name of a key's compile lock in the lane cache (`.compiling-KEY`, an empty file kept).
-    static let keyLockPrefix = ".compiling-"
+    /// The name of a key's compile lock in the cache's `locks/` folder (`compiling-KEY`, an empty
+    /// file kept: removing it could let a later run lock a new file while another waits on the old).
+    static let keyLockPrefix = "compiling-"
 
     /// Takes `key`'s compile lock (released when the descriptor closes, or when its process dies:
     /// a killed compile never blocks the next), polling so that an interrupt stops the wait.
     /// Returns -1 when the lock file cannot be made (a read-only cache compiles unlocked, as before).
-    private func lockKey(_ key: String, in lanesCache: String) throws -> Int32 {
-        let descriptor = open("\(lanesCache)/\(Self.keyLockPrefix)\(key)", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+    private func lockKey(_ key: String, in locks: String) throws -> Int32 {
+        let descriptor = open("\(locks)/\(Self.keyLockPrefix)\(key)", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return -1 }
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { return descriptor }

@@ -41,9 +41,11 @@ struct KilledCompileTests {
     /// compiler runs once.
     @Test func twoRunsOfNewLanesCompileThemOnce() throws {
         let (repo, environment, gate) = try gatedCompile()
+        // The same lanes in another repository (one repository runs one lane at a time).
+        let other = try repositoryWithLanes(["Lanes/Fresh.swift": try #require(repo.read("Lanes/Fresh.swift"))])
         let first = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
         first.wait { gate.compiles() == 1 }
-        let second = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
+        let second = try SupervisedRun(["fresh"], in: other.path, environment: environment)
         usleep(500_000)
         try FileManager.default.removeItem(atPath: gate.hold)
         let (one, two) = (first.finish(), second.finish())
@@ -55,9 +57,10 @@ struct KilledCompileTests {
     /// it: the lock goes with the killed process, and the waiting run compiles the lanes itself.
     @Test func aRunWaitingForAKilledCompileCompilesItself() throws {
         let (repo, environment, gate) = try gatedCompile()
+        let other = try repositoryWithLanes(["Lanes/Fresh.swift": try #require(repo.read("Lanes/Fresh.swift"))])
         let first = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
         first.wait { gate.compiles() == 1 }
-        let second = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
+        let second = try SupervisedRun(["fresh"], in: other.path, environment: environment)
         usleep(500_000)
         try first.killEverything()
         try FileManager.default.removeItem(atPath: gate.hold)
