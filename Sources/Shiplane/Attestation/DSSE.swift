@@ -140,23 +140,18 @@ package struct Ed25519DSSESigner: Sendable {
 
     private static func seed(from text: String) throws -> Data {
         if text.hasPrefix("-----BEGIN PRIVATE KEY-----") {
-            let der = try pemBody(text)
+            guard let der = PEM.first("PRIVATE KEY", in: text) else { throw unreadable }
             // PKCS#8 for Ed25519 (RFC 8410): a fixed 16-byte prefix, then the 32-byte seed.
             let prefix = Data([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20])
             guard der.count == 48, der.prefix(16) == prefix else { throw unreadable }
             return der.suffix(32)
         }
         if text.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----") {
-            return try openSSHSeed(pemBody(text))
+            guard let der = PEM.first("OPENSSH PRIVATE KEY", in: text) else { throw unreadable }
+            return try openSSHSeed(der)
         }
         guard let raw = Data(base64Encoded: text), raw.count == 32 else { throw unreadable }
         return raw
-    }
-
-    private static func pemBody(_ text: String) throws -> Data {
-        let body = text.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
-        guard let data = Data(base64Encoded: body) else { throw unreadable }
-        return data
     }
 
     /// The seed inside an unencrypted `openssh-key-v1` file with one Ed25519 key.

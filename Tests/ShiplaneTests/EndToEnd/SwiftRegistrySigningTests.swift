@@ -82,7 +82,7 @@ struct SwiftRegistrySigningTests {
         } throws: { error in
             (error as? ValidationFailure)?.problems == ["the signing certificate has no code-signing extended key usage (1.3.6.1.5.5.7.3.3), which SwiftPM requires"]
         }
-        #expect(RegistrySigner.extendedKeyUsages(Array(try #require(RegistrySigner.pemBlocks(try read("good.pem")).first).der))
+        #expect(RegistrySigner.extendedKeyUsages(Array(try #require(PEM.blocks(try read("good.pem")).first).der))
                 == [[0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03]])
         #expect {
             _ = try RegistrySigner(keyPEM: try read("good.key"), chainPEM: "", keyVariable: "K", chainVariable: "C")

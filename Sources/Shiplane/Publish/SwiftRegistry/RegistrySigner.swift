@@ -17,11 +17,11 @@ struct RegistrySigner: Sendable {
     ///   signing certificate of another key, without the code-signing extended key usage, or expired.
     init(keyPEM: String, chainPEM: String, keyVariable: String, chainVariable: String, now: Date = Date()) throws {
         var problems: [String] = []
-        let keyBlock = Self.pemBlocks(keyPEM).first { $0.label == "PRIVATE KEY" || $0.label == "EC PRIVATE KEY" }
+        let keyBlock = PEM.blocks(keyPEM).first { $0.label == "PRIVATE KEY" || $0.label == "EC PRIVATE KEY" }
         var key: P256.Signing.PrivateKey?
         if let keyBlock { key = try? P256.Signing.PrivateKey(derRepresentation: keyBlock.der) }  // PKCS#8 or SEC1
         if key == nil { problems.append("\(keyVariable) does not hold a PEM P-256 (prime256v1) private key: cms-1.0.0 signs with ECDSA P-256 only") }
-        let chain = Self.pemBlocks(chainPEM).filter { $0.label == "CERTIFICATE" }.map { Array($0.der) }
+        let chain = PEM.blocks(chainPEM).filter { $0.label == "CERTIFICATE" }.map { Array($0.der) }
         if chain.isEmpty { problems.append("\(chainVariable) holds no PEM certificate (the signing certificate first, then its intermediates)") }
         if let leaf = chain.first {
             if let fields = Self.tbsFields(leaf) {
@@ -107,24 +107,5 @@ struct RegistrySigner: Sendable {
             return DER.children(certificate, purposes).filter { $0.tag == 0x06 }.map { Array(certificate[$0.contentStart..<$0.end]) }
         }
         return []
-    }
-
-    /// The PEM blocks of a text: label and DER bytes.
-    static func pemBlocks(_ text: String) -> [(label: String, der: Data)] {
-        var blocks: [(String, Data)] = []
-        var label: String?
-        var body = ""
-        for raw in text.split(whereSeparator: \.isNewline) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") {
-                label = String(line.dropFirst(11).dropLast(5)); body = ""
-            } else if line.hasPrefix("-----END "), let open = label {
-                if let der = Data(base64Encoded: body) { blocks.append((open, der)) }
-                label = nil
-            } else if label != nil, !line.contains(":") {
-                body += line
-            }
-        }
-        return blocks
     }
 }
