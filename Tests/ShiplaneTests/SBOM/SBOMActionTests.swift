@@ -26,7 +26,7 @@ struct SBOMActionTests {
         #expect(text.contains("tools/Cargo.lock") && !text.contains("left-pad") && !text.contains("node_modules"))
         let committed = try repo.git("log", "-1", "--format=%cI")
         let stamp = try #require(text.range(of: #""timestamp" : "[^"]+""#, options: .regularExpression).map { String(text[$0]) })
-        let seconds = try #require(try RecordDates.parse(String(stamp.dropFirst(15).dropLast())).map { $0.timeIntervalSince1970 })
+        let seconds = try #require(RecordDates.parse(String(stamp.dropFirst(15).dropLast())).map { $0.timeIntervalSince1970 })
         let commitSeconds = try #require(ISO8601DateFormatter().date(from: committed)?.timeIntervalSince1970)
         #expect(seconds == commitSeconds)
         let epoch = TestLaneContext(workingDirectory: repo.path, environment: ["SOURCE_DATE_EPOCH": "86400"])
