@@ -61,6 +61,14 @@ public struct HTTPRequest: Sendable {
     /// collected in memory (downloads of release files); the response's `body` is then empty.
     /// Written anew on every attempt. nil: the body is collected.
     package var responseFile: String?
+    /// With `responseFile`: the most bytes written; a larger answer (by its Content-Length, or as
+    /// it arrives) fails with `HTTPTransportError.responseTooLarge` and its partial file is
+    /// removed. nil: no limit.
+    package var maxResponseFileBytes: Int64?
+    /// Whether a 3xx answer is followed by the client (AsyncHTTPClient drops only `Authorization`
+    /// and cookies on the way to another origin). false: the 3xx comes back to the caller, which
+    /// follows it itself and decides which headers go on (a GitLab token goes to its own server only).
+    package var followsRedirects = true
 
     /// Creates a request; `timeout` is in seconds.
     public init(

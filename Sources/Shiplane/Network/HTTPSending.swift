@@ -34,7 +34,8 @@ public struct LiveHTTPClient: HTTPSending {
     private func client(for request: HTTPRequest) -> HTTPClient {
         if let given { return given }
         return TimeoutClients.shared.client(connect: request.connectTimeout ?? 10, read: request.readTimeout ?? 30, pool: request.connectionPool,
-                                            maxConnections: request.connectionPool == nil ? nil : request.maxConnections)
+                                            maxConnections: request.connectionPool == nil ? nil : request.maxConnections,
+                                            followsRedirects: request.followsRedirects)
     }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
@@ -72,21 +73,32 @@ public struct LiveHTTPClient: HTTPSending {
         let response = try await client.execute(outgoing, timeout: timeout)
         let headers = response.headers.map { (name: $0.name, value: $0.value) }
         if let file = request.responseFile, (200..<300).contains(Int(response.status.code)) {
-            try await Self.write(response.body, to: file)
+            if let limit = request.maxResponseFileBytes,
+               let declared = response.headers.first(name: "content-length").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }), declared > limit {
+                throw ResponseFileTooLarge(limit: limit)
+            }
+            try await Self.write(response.body, to: file, limit: request.maxResponseFileBytes)
             return HTTPResponse(status: Int(response.status.code), headers: headers, body: [])
         }
         let buffer = try await response.body.collect(upTo: maxResponseBytes)
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: Array(buffer.readableBytesView))
     }
 
-    /// Writes a body to `path` as it arrives (created or truncated, mode 0644).
-    private static func write(_ body: HTTPClientResponse.Body, to path: String) async throws {
+    /// Writes a body to `path` as it arrives (created or truncated, mode 0644); past `limit` bytes
+    /// the file is removed and `ResponseFileTooLarge` thrown.
+    private static func write(_ body: HTTPClientResponse.Body, to path: String, limit: Int64?) async throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw HTTPTransportError.fileUnreadable(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
+        var total: Int64 = 0
         for try await chunk in body {
+            total += Int64(chunk.readableBytes)
+            if let limit, total > limit {
+                unlink(path)
+                throw ResponseFileTooLarge(limit: limit)
+            }
             try chunk.withUnsafeReadableBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {
@@ -122,11 +134,12 @@ final class TimeoutClients: @unchecked Sendable {
     /// first use, never shut down.
     private static let uploadLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    func client(connect: Double, read: Double, pool: String? = nil, maxConnections: Int? = nil) -> HTTPClient {
+    func client(connect: Double, read: Double, pool: String? = nil, maxConnections: Int? = nil, followsRedirects: Bool = true) -> HTTPClient {
         lock.withLock {
-            let key = "\(connect)/\(read)/\(pool ?? "")/\(maxConnections.map(String.init) ?? "")"
+            let key = "\(connect)/\(read)/\(pool ?? "")/\(maxConnections.map(String.init) ?? "")/\(followsRedirects)"
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
+            if !followsRedirects { configuration.redirectConfiguration = .disallow }
             configuration.timeout = .init(
                 connect: .milliseconds(Int64(connect * 1000)), read: .milliseconds(Int64(read * 1000)))
             configuration.connectionPool.retryConnectionEstablishment = false
@@ -136,4 +149,10 @@ final class TimeoutClients: @unchecked Sendable {
             return client
         }
     }
+}
+
+/// A download (`HTTPRequest.responseFile`) larger than its request's `maxResponseFileBytes`; the
+/// transport reports it as `HTTPTransportError.responseTooLarge`, never retried.
+struct ResponseFileTooLarge: Error {
+    let limit: Int64
 }

@@ -104,6 +104,8 @@ package struct HTTPTransport: Sendable {
                 }
             } catch let error as HTTPTransportError {
                 throw error
+            } catch let error as ResponseFileTooLarge {
+                throw HTTPTransportError.responseTooLarge(method: request.method.rawValue, url: shownURL, limit: error.limit)
             } catch is CancellationError {
                 throw CancellationError()
             } catch {

@@ -18,6 +18,8 @@ package enum HTTPTransportError: ReportableError {
     case invalidURL(String)
     /// An upload body file could not be read, or a download's file written.
     case fileUnreadable(path: String, reason: String)
+    /// A download was larger than its request allowed (`HTTPRequest.maxResponseFileBytes`).
+    case responseTooLarge(method: String, url: String, limit: Int64)
 
     /// Names the request and what happened to it.
     package var message: String {
@@ -37,6 +39,8 @@ package enum HTTPTransportError: ReportableError {
         case let .fileUnreadable(path, reason):
             // A download's file (`HTTPRequest.responseFile`) that cannot be written says so.
             return reason.hasPrefix("cannot be written") ? "cannot write download file \(path)" : "cannot read upload file \(path)"
+        case let .responseTooLarge(method, url, limit):
+            return "\(method) \(url) answered more than \(limit) bytes, the most allowed"
         }
     }
 
@@ -47,7 +51,7 @@ package enum HTTPTransportError: ReportableError {
             return [("status", String(status)), ("content-type", contentType ?? "none"), ("body", snippet)]
         case let .waitTooLong(_, _, _, requested, maxWait):
             return [("requested wait", "\(Int(requested.rounded(.up))) s"), ("maximum wait", "\(Int(maxWait)) s")]
-        case .connectionFailed, .invalidURL, .responseLost, .noResponse:
+        case .connectionFailed, .invalidURL, .responseLost, .noResponse, .responseTooLarge:
             return []
         case let .fileUnreadable(_, reason):
             return [("reason", reason)]
@@ -64,6 +68,7 @@ package enum HTTPTransportError: ReportableError {
         case .responseLost: return "check whether it took effect before running again; raise SHIPLANE_HTTP_READ_TIMEOUT for a slow server"
         case .noResponse: return "the server is not answering; try again later, or raise SHIPLANE_HTTP_READ_TIMEOUT for a slow server"
         case .fileUnreadable: return nil
+        case .responseTooLarge: return "raise the limit if a file that large is expected"
         }
     }
 }

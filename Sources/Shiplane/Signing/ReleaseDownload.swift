@@ -122,14 +122,10 @@ package struct ReleaseDownload {
         var assets: [Asset]
     }
 
-    private struct GitLabReleaseDocument: Decodable {
-        struct Assets: Decodable { var links: [Link]? }
-        struct Link: Decodable {
-            var name: String
-            var url: String
-            var direct_asset_url: String?
-        }
-        var assets: Assets?
+    private struct GitLabLink: Decodable {
+        var name: String
+        var url: String
+        var direct_asset_url: String?
     }
 
     private struct GitLabTagDocument: Decodable {
@@ -140,12 +136,29 @@ package struct ReleaseDownload {
     private struct CommitDocument: Decodable { var sha: String }
     private struct GiteaTagDocument: Decodable { var commit: CommitDocument? }
 
+    /// The largest file `download` takes unless told otherwise: 4 GiB.
+    package static let defaultMaxFileBytes: Int64 = 4 << 30
+
+    /// One file of a release: its name, where it is, GitLab's permalink to it, and its size where
+    /// the forge gives one.
+    private struct Asset {
+        var name: String
+        var url: String
+        var permalink: String?
+        var size: Int64?
+    }
+
     /// Downloads every file of the release into `folder` (which must exist and be empty), and
     /// reads the tag's commit. The token (`GITHUB_TOKEN`/`GH_TOKEN`, `GITEA_TOKEN`/`FORGEJO_TOKEN`)
-    /// goes to the API only, never to a download's storage host.
+    /// goes to the API only. On GitLab the release's files are its links (read from the paged links
+    /// list): a link on the GitLab server itself (a generic package, an upload, the link's
+    /// permalink, which is preferred) gets `GITLAB_TOKEN`/`CI_JOB_TOKEN`; a link on another host,
+    /// or a redirect to one, never does. No file may be larger than `maxFileBytes`.
     /// - Throws: `SigningError` naming the release and what is wrong: no such release, a release
-    ///   with no files, a download that fails or whose size differs from the release's.
-    package static func download(_ target: Target, into folder: String, environment: [String: String], transport: HTTPTransport) async throws -> Downloaded {
+    ///   with no files, a download that fails, is too large, or whose size differs from the
+    ///   release's, a link whose file is gone (each naming the file or link).
+    package static func download(_ target: Target, into folder: String, environment: [String: String], transport: HTTPTransport,
+                                 maxFileBytes: Int64 = defaultMaxFileBytes) async throws -> Downloaded {
         let tokenNames = switch target.forge {
         case .github: ["GITHUB_TOKEN", "GH_TOKEN"]
         case .gitea: ["GITEA_TOKEN", "FORGEJO_TOKEN"]
@@ -180,22 +193,40 @@ package struct ReleaseDownload {
                 : response.status == 401 || response.status == 403 ? "set \(tokenNames[0]) to a token that can read the repository" : nil
             return SigningError("\(target.forge.name) answered HTTP \(response.status) for \(what) of \(shown)", suggestion: hint, category: .failure)
         }
+        func notADocument(_ what: String, _ error: any Error) -> SigningError {
+            SigningError("\(target.forge.name)'s answer for \(what) \(shown) is not what GitLab's API documents: \(error)", category: .failure)
+        }
 
         let releasePath = target.forge == .gitlab ? "\(repo)/releases/\(encode(target.tag))" : "\(repo)/releases/tags/\(encode(target.tag))"
         let releaseResponse = try await transport.send(api(releasePath))
         guard releaseResponse.isSuccess else { throw failure(releaseResponse, "the release") }
-        let assets: [(name: String, url: String, size: Int64?)]
+        var assets: [Asset] = []
         do {
             switch target.forge {
             case .github:
-                assets = try JSONDecoder().decode(GitHubReleaseDocument.self, from: Data(releaseResponse.body)).assets.map { ($0.name, $0.browser_download_url, $0.size) }
+                assets = try JSONDecoder().decode(GitHubReleaseDocument.self, from: Data(releaseResponse.body)).assets
+                    .map { Asset(name: $0.name, url: $0.browser_download_url, size: $0.size) }
             case .gitea:
-                assets = try JSONDecoder().decode(GiteaReleaseDocument.self, from: Data(releaseResponse.body)).assets.map { ($0.name, $0.browser_download_url, $0.size) }
+                assets = try JSONDecoder().decode(GiteaReleaseDocument.self, from: Data(releaseResponse.body)).assets
+                    .map { Asset(name: $0.name, url: $0.browser_download_url, size: $0.size) }
             case .gitlab:
-                // The release's links (GitLab's own source archives are not the release's files).
-                let links = try JSONDecoder().decode(GitLabReleaseDocument.self, from: Data(releaseResponse.body)).assets?.links ?? []
-                assets = links.map { ($0.name, $0.url, nil) }
+                // The release's links, page by page (GitLab's own source archives are not the
+                // release's files); each link's permalink is preferred where GitLab gives one.
+                var page = 1
+                while true {
+                    let response = try await transport.send(api("\(releasePath)/assets/links?per_page=100&page=\(page)"))
+                    guard response.isSuccess else { throw failure(response, "the links of the release") }
+                    let links: [GitLabLink]
+                    do { links = try JSONDecoder().decode([GitLabLink].self, from: Data(response.body)) } catch { throw notADocument("the links of the release", error) }
+                    assets += links.map { link in
+                        Asset(name: link.name, url: link.url, permalink: link.direct_asset_url.flatMap { $0.isEmpty || $0 == link.url ? nil : $0 })
+                    }
+                    guard let next = response.header("x-next-page").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), next > page, page < 10_000 else { break }
+                    page = next
+                }
             }
+        } catch let error as SigningError {
+            throw error
         } catch {
             throw SigningError("\(target.forge.name)'s answer for the release \(shown) is not a release document: \(error)", category: .failure)
         }
@@ -203,21 +234,46 @@ package struct ReleaseDownload {
         for asset in assets where asset.name.isEmpty || asset.name.contains("/") || asset.name.hasPrefix(".") {
             throw SigningError("the release \(shown) has a file named \(asset.name), which cannot be saved as a file", category: .failure)
         }
+        if let twice = Dictionary(grouping: assets, by: \.name).first(where: { $0.value.count > 1 })?.key {
+            throw SigningError("the release \(shown) has two files named \(twice)", category: .failure)
+        }
 
         var files: [String] = []
+        let word = target.forge == .gitlab ? "link" : "file"
         for asset in assets {
-            var headers: [(name: String, value: String)] = [("User-Agent", "shiplane")]
-            // A GitLab link to a file on the same server (a package file of a private project)
-            // needs the token; it never goes to another host.
-            if target.forge == .gitlab, let field = authorization(), sameServer(asset.url, target.apiBase) { headers.append(field) }
-            var request = HTTPRequest(method: .get, url: asset.url, headers: headers, timeout: 3600)
-            request.responseFile = folder + "/" + asset.name
-            let response = try await transport.send(request)
-            guard response.isSuccess else {
-                throw SigningError("downloading \(asset.name) of \(shown) answered HTTP \(response.status)", category: .failure)
+            let path = folder + "/" + asset.name
+            // Only a GitLab token goes with a download, and only to the GitLab server itself.
+            let credential = { (url: String) -> (name: String, value: String)? in
+                target.forge == .gitlab && sameServer(url, target.apiBase) ? authorization() : nil
+            }
+            let fetched: (response: HTTPResponse, from: String)
+            do {
+                var viaPermalink: (response: HTTPResponse, from: String)?
+                if let permalink = asset.permalink {
+                    let tried = try await fetch(permalink, to: path, credential: credential, server: target.apiBase, transport: transport, maxBytes: maxFileBytes)
+                    // A permalink the server itself refuses (an instance that wants a browser
+                    // session for it) falls back to the link's own address.
+                    if tried.response.isSuccess || tried.from != permalink || ![401, 403, 404].contains(tried.response.status) { viaPermalink = tried }
+                }
+                if let viaPermalink { fetched = viaPermalink } else {
+                    fetched = try await fetch(asset.url, to: path, credential: credential, server: target.apiBase, transport: transport, maxBytes: maxFileBytes)
+                }
+            } catch HTTPTransportError.responseTooLarge(_, _, let limit) {
+                throw SigningError("the \(word) \(asset.name) of \(shown) (\(shownAddress(asset.url))) is larger than \(limit) bytes, the most verify downloads",
+                                   suggestion: "pass --max-download-size with a larger size if the file is expected to be that large", category: .failure)
+            }
+            let status = fetched.response.status
+            guard fetched.response.isSuccess else {
+                if status == 404 || status == 410 {
+                    throw SigningError("the \(word) \(asset.name) of \(shown) points at \(shownAddress(fetched.from)), whose file is gone (HTTP \(status))",
+                                       suggestion: "tell the project that the release's \(word) \(asset.name) is broken", category: .failure)
+                }
+                let refused = (status == 401 || status == 403) && sameServer(fetched.from, target.apiBase)
+                throw SigningError("downloading the \(word) \(asset.name) of \(shown) from \(shownAddress(fetched.from)) answered HTTP \(status)",
+                                   suggestion: refused ? "set \(tokenNames[0]) to a token that can read the project" : nil, category: .failure)
             }
             if let size = asset.size {
-                let written = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + asset.name)[.size] as? Int64) ?? nil
+                let written = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
                 guard written == size else {
                     throw SigningError("\(asset.name) of \(shown) downloaded as \(written.map(String.init) ?? "no") bytes; the release says \(size)",
                                        suggestion: "run again: the download was cut", category: .failure)
@@ -245,10 +301,50 @@ package struct ReleaseDownload {
         return Downloaded(target: target, files: files, commit: commit)
     }
 
-    /// Whether two addresses have the same scheme, host and port.
+    /// Downloads `url` into `path`, following up to 5 redirects itself so that `credential`
+    /// decides for every address on the way which header, if any, goes with it. A redirect of
+    /// `server` to its sign-in page is answered as a 401 from that server. Returns the last answer
+    /// and the address that gave it.
+    private static func fetch(_ url: String, to path: String, credential: (String) -> (name: String, value: String)?, server: String,
+                              transport: HTTPTransport, maxBytes: Int64) async throws -> (response: HTTPResponse, from: String) {
+        var current = url
+        for _ in 0...5 {
+            var headers: [(name: String, value: String)] = [("User-Agent", "shiplane")]
+            if let field = credential(current) { headers.append(field) }
+            var request = HTTPRequest(method: .get, url: current, headers: headers, timeout: 3600)
+            request.responseFile = path
+            request.maxResponseFileBytes = maxBytes
+            request.followsRedirects = false
+            let response = try await transport.send(request)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("location"),
+                  let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString,
+                  let scheme = URLComponents(string: next)?.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+                return (response, current)
+            }
+            if sameServer(next, server), URLComponents(string: next)?.path.hasSuffix("/users/sign_in") == true {
+                return (HTTPResponse(status: 401), current)
+            }
+            current = next
+        }
+        throw SigningError("\(shownAddress(url)) redirected more than 5 times", category: .failure)
+    }
+
+    /// An address as shown in a message: without its query (a storage's signed address carries
+    /// its signature there) or user information.
+    private static func shownAddress(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.string ?? url
+    }
+
+    /// Whether two addresses have the same scheme, host and port (a default port written or not).
     private static func sameServer(_ one: String, _ other: String) -> Bool {
         guard let a = URLComponents(string: one), let b = URLComponents(string: other) else { return false }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+        func port(_ components: URLComponents) -> Int? { components.port ?? (components.scheme?.lowercased() == "https" ? 443 : components.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
     }
 
     /// The attestations GitHub stores for each of `files` in `folder` (by its SHA-256:

@@ -17,6 +17,9 @@ struct VerifyOptions: ParsableArguments {
     @Option(name: .customLong("download-to"), help: "With an address: keep the downloaded files in this folder (new or empty) instead of a temporary one")
     var downloadTo: String?
 
+    @Option(name: .customLong("max-download-size"), help: "With an address: the largest file downloaded, in bytes or with K, M, G (powers of 1024); default 4G")
+    var maxDownloadSize: String?
+
     @Option(name: .customLong("ssh-allowed-signers"), help: "An allowed_signers file (ssh-keygen's format) for the .sig files")
     var sshAllowedSigners: String?
 
@@ -52,6 +55,24 @@ func sweepStaleDownloadFolders(in parent: String) {
     }
 }
 
+/// A size as `--max-download-size` takes it: bytes, or a number followed by K, M, G or T (powers
+/// of 1024, `KiB`/`KB` alike); nil for anything else, zero, or more than fits.
+func byteCount(_ text: String) -> Int64? {
+    var digits = text.trimmingCharacters(in: .whitespaces).uppercased()
+    for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
+        digits.removeLast(suffix.count)
+        break
+    }
+    var shift: Int64 = 0
+    if let unit = digits.last, let index = ["K", "M", "G", "T"].firstIndex(of: String(unit)) {
+        shift = Int64(10 * (index + 1))
+        digits.removeLast()
+    }
+    guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int64(digits), number > 0,
+          number <= Int64.max >> shift else { return nil }
+    return number << shift
+}
+
 /// `shiplane verify FOLDER|ADDRESS [keys]`: one line per check that passed; the problems, each
 /// naming its file, as the error (exit 1). An address is downloaded first (`ReleaseDownload`),
 /// and the tag's commit as the forge gives it is the provenance's expected source commit.
@@ -80,8 +101,8 @@ enum VerifyCommand {
         let isAddress = options.folder.contains("://")
         var downloadedTarget: ReleaseDownload.Target?
         if !isAddress {
-            guard options.tag == nil, options.forge == nil, options.downloadTo == nil, !options.gitHubAttestations else {
-                throw UsageError("--tag, --forge, --download-to and --github-attestations go with a release's address, not a folder", suggestion: "give the release's address, or leave them out")
+            guard options.tag == nil, options.forge == nil, options.downloadTo == nil, options.maxDownloadSize == nil, !options.gitHubAttestations else {
+                throw UsageError("--tag, --forge, --download-to, --max-download-size and --github-attestations go with a release's address, not a folder", suggestion: "give the release's address, or leave them out")
             }
         } else {
             let forge: ReleaseDownload.Forge?
@@ -92,6 +113,13 @@ enum VerifyCommand {
                 forge = known
             } else {
                 forge = nil
+            }
+            var maxFileBytes = ReleaseDownload.defaultMaxFileBytes
+            if let size = options.maxDownloadSize {
+                guard let bytes = byteCount(size) else {
+                    throw UsageError("--max-download-size takes a size such as 500M, 2G or 1048576, not \(size)", suggestion: "give bytes, or a number followed by K, M or G")
+                }
+                maxFileBytes = bytes
             }
             let target = try ReleaseDownload.target(address: options.folder, tag: options.tag, forge: forge, environment: environment)
             guard !options.gitHubAttestations || target.forge == .github else {
@@ -120,7 +148,7 @@ enum VerifyCommand {
                 temporary = folder
             }
             let transport = HTTPTransport(sender: LiveHTTPClient(), redactor: session.redactor)
-            let downloaded = try await ReleaseDownload.download(target, into: folder, environment: environment, transport: transport)
+            let downloaded = try await ReleaseDownload.download(target, into: folder, environment: environment, transport: transport, maxFileBytes: maxFileBytes)
             session.out.line("Downloaded \(downloaded.files.count) file\(downloaded.files.count == 1 ? "" : "s") of \(target.owner)/\(target.repository) \(target.tag) from \(target.forge.name); \(target.tag) is commit \(downloaded.commit.map { String($0.prefix(12)) } ?? "?")")
             if let given = keys.sourceCommit, let commit = downloaded.commit, !commit.lowercased().hasPrefix(given.lowercased()) {
                 throw VerificationFailed(problems: [VerificationProblem(file: target.tag, "--commit \(given) is not the commit \(target.tag) points at on the forge (\(commit))")])

@@ -20,6 +20,7 @@ struct GitLabDescriptionTests {
             "DELETE /api/v4/projects/{id}/releases/{tag_name}",
             "DELETE /api/v4/projects/{id}/releases/{tag_name}/assets/links/{link_id}",
             "GET /api/v4/projects/{id}/milestones", "GET /api/v4/projects/{id}/packages",
+            "GET /api/v4/projects/{id}/packages/generic/{package_name}/{package_version}/{file_name}",
             "GET /api/v4/projects/{id}/packages/{package_id}/package_files", "GET /api/v4/projects/{id}/releases",
             "GET /api/v4/projects/{id}/releases/{tag_name}", "GET /api/v4/projects/{id}/releases/{tag_name}/assets/links",
             "GET /api/v4/projects/{id}/releases/{tag_name}/assets/links/{link_id}",

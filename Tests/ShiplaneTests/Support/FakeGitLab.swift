@@ -38,6 +38,9 @@ final class FakeGitLab: @unchecked Sendable {
     var pageSize = 100
     /// Where tags pushed to the project are found besides `addTag` (the bare repository a test pushes to).
     var pushedTags: (@Sendable (String) -> Bool)?
+    /// When set, a generic package download answers 302 to `OBJECT_STORAGE/FILE_ID/NAME`, as an
+    /// instance with object storage and `proxy_download: false` (the default) does.
+    var objectStorage: String?
 
     // @unchecked: the state below is only touched under `lock`.
     private let lock = NSLock()
@@ -48,6 +51,7 @@ final class FakeGitLab: @unchecked Sendable {
     private var tagCommits: [String: String] = [:]
     private var milestones: Set<String> = []
     private var nextID = 1
+    private var uploads: [String: [UInt8]] = [:]
     private var requestLog: [String] = []
     private var headersSeen: [[String: String]] = []
     let faults = StandInFaults()
@@ -89,12 +93,27 @@ final class FakeGitLab: @unchecked Sendable {
     func addTag(_ tag: String) { lock.withLock { _ = tags.insert(tag) } }
     /// A tag whose answer names its commit (`commit.id`), as GitLab's tag answer does.
     func addTag(_ tag: String, commit: String) { lock.withLock { tags.insert(tag); tagCommits[tag] = commit } }
-    /// A link on a release added with `addRelease`, as `POST .../assets/links` would make it.
-    func addLink(tag: String, name: String, url: String) {
+    /// A link on a release added with `addRelease`, as `POST .../assets/links` would make it;
+    /// with `directAssetPath` (`/NAME`), its permalink `/PROJECT/-/releases/TAG/downloads/NAME`
+    /// (`direct_asset_url`) redirects to `url`.
+    func addLink(tag: String, name: String, url: String, directAssetPath: String? = nil) {
         lock.withLock {
-            releases[tag]?.links.append(Link(id: nextID, name: name, url: url, directAssetPath: nil, linkType: "other"))
+            releases[tag]?.links.append(Link(id: nextID, name: name, url: url, directAssetPath: directAssetPath, linkType: "other"))
             nextID += 1
         }
+    }
+    /// A file uploaded to the project (a Markdown upload), served at the address returned:
+    /// `/-/project/ID/uploads/SECRET/NAME`, to a request with the token only.
+    func addUpload(name: String, bytes: [UInt8]) -> String {
+        let path = "/-/project/\(projectID)/uploads/\(SHA256.hex(of: bytes).prefix(32))/\(name)"
+        lock.withLock { uploads[path] = bytes }
+        return baseURL + path
+    }
+    /// Removes every package file named `name` (as `DELETE .../package_files/ID` does).
+    func removePackageFiles(named name: String) { lock.withLock { files.removeAll { $0.name == name } } }
+    /// The generic package download address of a file, as a link would name it.
+    func packageFileURL(package: String, version: String, name: String) -> String {
+        "\(apiURL)/projects/\(projectID)/packages/generic/\(package)/\(version)/\(name)"
     }
     func addMilestone(_ title: String) { lock.withLock { _ = milestones.insert(title) } }
     func inject(_ fault: FakeGitHub.Fault) { faults.inject(fault) }
@@ -187,6 +206,7 @@ final class FakeGitLab: @unchecked Sendable {
             return Reply.json(401, ["message": "401 Unauthorized"])
         }
         let isJobToken = request.header("JOB-TOKEN") == jobToken
+        if segments.first != "api" { return try await webRoute(request, segments: segments) }
         guard segments.count >= 4, segments[0] == "api", segments[1] == "v4", segments[2] == "projects",
               segments[3] == String(projectID) || segments[3] == projectPath else {
             _ = try await request.readBody(keeping: 0)
@@ -232,7 +252,7 @@ final class FakeGitLab: @unchecked Sendable {
             return empty(204)
         case ("GET", 4) where rest[0] == "releases" && rest[2] == "assets" && rest[3] == "links":
             guard let release = lock.withLock({ releases[rest[1]] }) else { return notFound() }
-            return page(release.links.map(linkJSON), query: query)
+            return page(release.links.map { linkJSON($0, tag: release.tag) }, query: query)
         case ("POST", 4) where rest[0] == "releases" && rest[2] == "assets" && rest[3] == "links":
             guard let payload = jsonBody(request, bytes) else { return json(400, ["error": "the body is not JSON"]) }
             return addLink(tag: rest[1], payload)
@@ -247,6 +267,17 @@ final class FakeGitLab: @unchecked Sendable {
             return removed == nil ? notFound() : empty(204)
         case ("PUT", 5) where rest[0] == "packages" && rest[1] == "generic":
             return try await upload(request, package: rest[2], version: rest[3], fileName: rest[4], query: query)
+        case ("GET", 5) where rest[0] == "packages" && rest[1] == "generic":
+            let found = lock.withLock {
+                files.last { file in file.name == rest[4] && packages.contains { $0.id == file.packageID && $0.name == rest[2] && $0.version == rest[3] } }
+            }
+            guard let found else { return notFound() }
+            if let objectStorage {
+                RecordedAnswer.current?.record(302, nil)
+                return Reply.empty(302, headers: ["Location": "\(objectStorage)/\(found.id)/\(found.name)"])
+            }
+            RecordedAnswer.current?.record(200, nil)
+            return Reply.raw(200, found.bytes, contentType: "application/octet-stream", headers: [:])
         case ("GET", 1) where rest[0] == "packages":
             let list = lock.withLock {
                 packages.filter { ($0.name == query["package_name"] || query["package_name"] == nil)
@@ -267,6 +298,25 @@ final class FakeGitLab: @unchecked Sendable {
         default:
             return notFound()
         }
+    }
+
+    /// The web routes a release's files are downloaded from (not part of the REST API, so not in
+    /// its description), as GitLab's release documentation describes them: a link's permalink
+    /// `/PROJECT/-/releases/TAG/downloads/FILEPATH` redirects (302) to the link's URL, and a
+    /// project upload `/-/project/ID/uploads/SECRET/NAME` is served as it is; both for the token
+    /// (the project is private).
+    private func webRoute(_ request: Request, segments: [String]) async throws -> Response {
+        _ = try await request.readBody(keeping: 0)
+        if let dash = segments.firstIndex(of: "-"), dash > 0, segments[..<dash].joined(separator: "/") == projectPath,
+           segments.count > dash + 4, segments[dash + 1] == "releases", segments[dash + 3] == "downloads" {
+            let filepath = "/" + segments[(dash + 4)...].joined(separator: "/")
+            let link = lock.withLock { releases[segments[dash + 2]]?.links.first { $0.directAssetPath == filepath } }
+            guard let link else { return Reply.text(404, "The page could not be found", contentType: "text/html") }
+            return Reply.empty(302, headers: ["Location": link.url])
+        }
+        let path = "/" + segments.joined(separator: "/")
+        guard let bytes = lock.withLock({ uploads[path] }) else { return Reply.text(404, "The page could not be found", contentType: "text/html") }
+        return Reply.raw(200, bytes, contentType: "application/octet-stream", headers: [:])
     }
 
     private func hasTag(_ tag: String) -> Bool {
@@ -357,7 +407,7 @@ final class FakeGitLab: @unchecked Sendable {
             return .added(added)
         }
         switch outcome {
-        case .added(let added): return json(201, linkJSON(added))
+        case .added(let added): return json(201, linkJSON(added, tag: tag))
         case .missing: return notFound()
         case .nameTaken: return json(400, ["message": ["name": ["has already been taken"]]])
         case .urlTaken: return json(400, ["message": ["url": ["has already been taken"]]])
@@ -415,15 +465,15 @@ final class FakeGitLab: @unchecked Sendable {
         [
             "tag_name": release.tag, "name": release.name, "description": release.description,
             "milestones": release.milestones.map { ["title": $0] },
-            "assets": ["count": release.links.count, "sources": [], "links": release.links.map(linkJSON)],
+            "assets": ["count": release.links.count, "sources": [], "links": release.links.map { linkJSON($0, tag: release.tag) }],
             "_links": ["self": "https://gitlab.example.com/\(projectPath)/-/releases/\(release.tag)"],
         ]
     }
 
-    private func linkJSON(_ link: Link) -> [String: Any] {
+    private func linkJSON(_ link: Link, tag: String) -> [String: Any] {
         var json: [String: Any] = ["id": link.id, "name": link.name, "url": link.url, "link_type": link.linkType]
         if let path = link.directAssetPath {
-            json["direct_asset_url"] = "https://gitlab.example.com/\(projectPath)/-/releases/x/downloads\(path)"
+            json["direct_asset_url"] = "\(baseURL)/\(projectPath)/-/releases/\(tag)/downloads\(path)"
         }
         return json
     }
