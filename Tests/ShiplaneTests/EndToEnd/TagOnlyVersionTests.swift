@@ -170,11 +170,25 @@ struct SelfReleaseTests {
         // The SBOM reads Package.resolved (not committed): a checkout that was ever built has one,
         // and the bundle's build makes it in a real run.
         try FileManager.default.copyItem(atPath: packageRoot + "/Package.resolved", toPath: clone + "/Package.resolved")
-        // The dry run checks the keys the release signs with: without them it stops, naming them.
+        // The keys the release signs with are checked first, dry run included: without them it
+        // stops before the bundle's build, naming each and how to set it, or --unsigned.
         let keyless = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment)
-        #expect(keyless.status != 0 && keyless.all.contains("SHIPLANE_ATTESTATION_KEY is not set"), "\(keyless.all)")
+        #expect(keyless.status == 1 && keyless.all.contains("SHIPLANE_GPG_KEY is not set") && keyless.all.contains("SHIPLANE_ATTESTATION_KEY is not set"),
+                "\(keyless.all)")
+        #expect(keyless.all.contains("openssl genpkey -algorithm ed25519") && keyless.all.contains("pass --unsigned"), "\(keyless.all)")
+        #expect(!keyless.all.contains("Scripts/bundle"), "it stops before the bundle's build: \(keyless.all)")
         let (keyVariables, _, home) = try releaseKeys(in: repo.root)
         defer { stopGPGAgent(home) }
+        let gpgOnly = ["SHIPLANE_GPG_KEY": keyVariables["SHIPLANE_GPG_KEY"] ?? ""]
+        let oneKey = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment.merging(gpgOnly) { $1 })
+        #expect(oneKey.status == 1 && oneKey.all.contains("SHIPLANE_ATTESTATION_KEY is not set") && !oneKey.all.contains("SHIPLANE_GPG_KEY is not set"),
+                "only the missing key is named: \(oneKey.all)")
+        #expect(!oneKey.all.contains("PRIVATE KEY"), "no key is printed")
+        // --unsigned: no keys needed, nothing signed, and it says so.
+        let unsignedDry = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run", "--unsigned"], in: clone, environment: environment)
+        #expect(unsignedDry.status == 0, "\(unsignedDry.all)")
+        #expect(unsignedDry.all.contains("--unsigned: the bundle is released without SHA256SUMS.asc and without provenance"), "\(unsignedDry.all)")
+        #expect(!unsignedDry.stdout.contains("would sign") && !unsignedDry.stdout.contains("intoto"), "\(unsignedDry.stdout)")
         let dry = try runProgram(shiplaneBinary, ["release", "--bump", "minor", "--dry-run"], in: clone, environment: environment.merging(keyVariables) { $1 })
         #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
         #expect(dry.stdout.contains("would sign .build-bundle/dist/SHA256SUMS"), "\(dry.stdout)")
@@ -241,11 +255,12 @@ struct SelfReleaseTests {
         let withKeys = environment.merging(keyVariables) { $1 }
         let attestation = keyVariables["SHIPLANE_ATTESTATION_KEY"] ?? ""
 
-        // Without the keys, the run stops after the tag and before anything leaves the machine:
-        // rolled back, nothing committed or tagged.
+        // Without the keys, the run stops before anything: no bundle built, nothing committed or tagged.
         let keyless = try runProgram(shiplaneBinary, ["release", "--bump", "minor"], in: clone, environment: environment)
-        #expect(keyless.status != 0, "\(keyless.all)")
-        #expect(keyless.all.contains("SHIPLANE_ATTESTATION_KEY"), "\(keyless.all)")
+        #expect(keyless.status == 1, "\(keyless.all)")
+        #expect(keyless.all.contains("SHIPLANE_ATTESTATION_KEY is not set"), "\(keyless.all)")
+        #expect(!keyless.all.contains("bundle --output"), "the bundle is not built: \(keyless.all)")
+        #expect(try git("status", "--porcelain").isEmpty)
         let unreleased = try git("rev-parse", "HEAD")
         #expect(try git("tag", "--points-at", "HEAD").isEmpty, "nothing tagged")
 
@@ -299,6 +314,17 @@ struct SelfReleaseTests {
                                             in: clone, environment: environment)
         #expect(prettyVerified.status == 0 && prettyVerified.stdout.contains("its DSSE envelope is signed by the attestation key given")
                 && prettyVerified.stdout.contains("its source is commit \(tagged)"), "\(prettyVerified.all)")
+
+        // --unsigned, without keys: the bundle, its SBOM and SHA256SUMS over the two; no
+        // provenance and no OpenPGP signature, and the run says so.
+        try FileManager.default.removeItem(atPath: dist)
+        let unsigned = try runProgram(shiplaneBinary, ["release", "--bump", "patch", "--unsigned"], in: clone, environment: environment)
+        #expect(unsigned.status == 0, "\(unsigned.all)")
+        #expect(unsigned.all.contains("--unsigned: the bundle is released without SHA256SUMS.asc and without provenance"), "\(unsigned.all)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dist).sorted()
+                == ["SHA256SUMS", "shiplane-9.9.9-linux-x86_64.cdx.json", "shiplane-9.9.9-linux-x86_64.tar.gz"])
+        #expect(try runProgram("/usr/bin/sha256sum", ["-c", "SHA256SUMS"], in: dist, environment: environment).status == 0)
+        #expect(try git("tag", "--points-at", "HEAD").hasPrefix("v"))
     }
 }
 
