@@ -103,7 +103,8 @@ extension VerifyFromForgeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
     }
 
-    /// A link whose package file was deleted, and a file over `--max-download-size`: each named,
+    /// Permalinks an instance sends to its sign-in page fall back to the links' own addresses; a
+    /// link whose package file was deleted, and a file over `--max-download-size`: each named,
     /// exit 1, nothing left; a size that is not one is a usage error before any request.
     @Test func aLinkWhoseFileIsGoneOrTooLargeIsNamed() async throws {
         let release = try release()
@@ -119,6 +120,18 @@ extension VerifyFromForgeTests {
         let tmp = try temporaryFolder(release)
         let address = "\(gitlab.baseURL)/acme/rocket/-/releases/v1.0.0"
         let environment = ["GITLAB_TOKEN": gitlab.token, "TMPDIR": tmp]
+
+        // An instance that wants a browser session for permalinks (it redirects them to its
+        // sign-in page): each link's own address is used instead.
+        gitlab.webRoutesNeedSignIn = true
+        let session = try await release.repo.shiplaneAsync(["verify", address], environment: environment)
+        #expect(session.stdout.contains("Downloaded 2 files of acme/rocket v1.0.0 from GitLab"), "\(session.all)")
+        #expect(session.stdout.contains("SHA-256 matches SHA256SUMS"), "\(session.all)")
+        #expect(gitlab.log.filter { $0.hasPrefix("GET /acme/rocket/-/releases/v1.0.0/downloads/") }.count == 2, "\(gitlab.log)")
+        #expect(gitlab.log.filter { $0.hasPrefix("GET /api/v4/projects/42/packages/generic/") }.count == 2, "\(gitlab.log)")
+        #expect(!gitlab.log.contains("GET /users/sign_in"), "the sign-in page is not downloaded as the file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+        gitlab.webRoutesNeedSignIn = false
 
         gitlab.removePackageFiles(named: "SHA256SUMS")
         let gone = try await release.repo.shiplaneAsync(["verify", address], environment: environment)
@@ -145,7 +158,7 @@ extension VerifyFromForgeTests {
     }
 }
 
-/// The headers of each request to the other server.
+/// The headers of each request to the other server, in order.
 private final class StorageHeaders: @unchecked Sendable {
     // @unchecked: `seen` is only touched under `lock`.
     private let lock = NSLock()

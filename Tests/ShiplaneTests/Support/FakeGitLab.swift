@@ -41,6 +41,12 @@ final class FakeGitLab: @unchecked Sendable {
     /// When set, a generic package download answers 302 to `OBJECT_STORAGE/FILE_ID/NAME`, as an
     /// instance with object storage and `proxy_download: false` (the default) does.
     var objectStorage: String?
+    /// The merge requests API, when a test serves it (a Homebrew tap's merge request).
+    var mergeRequests: FakeGitLabMergeRequests?
+    /// When set, the web routes (permalinks, uploads) want a browser session: a request with a
+    /// token is redirected to `/users/sign_in`, as GitLab answers an unauthenticated request for a
+    /// private project's page.
+    var webRoutesNeedSignIn = false
 
     // @unchecked: the state below is only touched under `lock`.
     private let lock = NSLock()
@@ -109,7 +115,7 @@ final class FakeGitLab: @unchecked Sendable {
         lock.withLock { uploads[path] = bytes }
         return baseURL + path
     }
-    /// Removes every package file named `name` (as `DELETE .../package_files/ID` does).
+    /// Removes every package file named `name` (as `DELETE .../package_files/ID` does for each).
     func removePackageFiles(named name: String) { lock.withLock { files.removeAll { $0.name == name } } }
     /// The generic package download address of a file, as a link would name it.
     func packageFileURL(package: String, version: String, name: String) -> String {
@@ -217,6 +223,11 @@ final class FakeGitLab: @unchecked Sendable {
         // JSON bodies are read here, once, for the check; an upload's bytes are read by `upload`, which checks it.
         let bytes = isUpload ? [] : try await request.readBody().bytes
         if !isUpload, let refusal = checkRequest(request, method: method, query: query, body: bytes) { return refusal }
+        if rest.first == "merge_requests", let mergeRequests {
+            let (status, body) = mergeRequests.route(method: method, rest: Array(rest.dropFirst()), query: query, payload: jsonBody(request, bytes),
+                                                     projectID: projectID, baseURL: baseURL)
+            return json(status, body)
+        }
         switch (method, rest.count) {
         case ("GET", 3) where rest[0] == "repository" && rest[1] == "tags":
             if isJobToken && jobTokenCannotReadTags { return json(403, ["message": "403 Forbidden"]) }
@@ -307,6 +318,7 @@ final class FakeGitLab: @unchecked Sendable {
     /// (the project is private).
     private func webRoute(_ request: Request, segments: [String]) async throws -> Response {
         _ = try await request.readBody(keeping: 0)
+        if webRoutesNeedSignIn { return Reply.empty(302, headers: ["Location": baseURL + "/users/sign_in"]) }
         if let dash = segments.firstIndex(of: "-"), dash > 0, segments[..<dash].joined(separator: "/") == projectPath,
            segments.count > dash + 4, segments[dash + 1] == "releases", segments[dash + 3] == "downloads" {
             let filepath = "/" + segments[(dash + 4)...].joined(separator: "/")
