@@ -40,6 +40,7 @@ package final class FanOutRun: @unchecked Sendable {
     private var used: [String: ObjectID] = [:]
     private var builtFrom: String?
     private var topLane = ""
+    private var draftValue: ObjectID?
 
     /// The state of a run in `mode` in the work tree `workTree`.
     package init(mode: FanOutMode, workTree: String) {
@@ -174,6 +175,19 @@ package final class FanOutRun: @unchecked Sendable {
         }
     }
 
+    /// The fan-in's release on `repository` (API `api`): the id of the draft release this
+    /// release's parts uploaded to, which origin names (`refs/shiplane/drafts/LANE`), if any;
+    /// the ref is retired with the parts' records once the release is published.
+    /// - Throws: when origin cannot be reached.
+    func partsDraft(api: String, repository: String, in context: LaneContext) async throws -> Int? {
+        guard mode == .fanIn, let base = partsBase,
+              let (draft, value) = try await OriginParts.readDraft(lane: laneName, workTree: context.workingDirectory, environment: context.environment),
+              let draft, draft.base == base, draft.api == api, draft.repository == repository,
+              context.isResumed || draft.argumentsDigest == argumentsDigest(context.state.journal.recorder?.current) else { return nil }
+        lock.withLock { draftValue = value }
+        return draft.releaseID
+    }
+
     /// After a fan-in published: leaves word of it on origin and retires the parts' records.
     func retire(_ context: LaneContext) async -> [String] {
         let head = (try? git {
@@ -183,8 +197,13 @@ package final class FanOutRun: @unchecked Sendable {
             }
         }) ?? ""
         let published = PublishedRelease(base: partsBase ?? head, head: head, run: context.state.journal.recorder?.current.id ?? "")
-        return await OriginParts.retire(
+        var warnings = await OriginParts.retire(
             lane: laneName, parts: usedRecords, published: published, workTree: context.workingDirectory, environment: context.environment)
+        if let draft = lock.withLock({ draftValue }),
+           let warning = await OriginParts.retireDraft(lane: laneName, value: draft, workTree: context.workingDirectory, environment: context.environment) {
+            warnings.append(warning)
+        }
+        return warnings
     }
 
     /// True for a name a part, its os or arch may have: it is a ref's component and a CI job's name.

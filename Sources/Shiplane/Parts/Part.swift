@@ -14,8 +14,13 @@ extension LaneContext {
     ///
     /// Declare the parts one after another; steps before them run in every job (keep them to
     /// reads and local changes), steps after them only in the fan-in job.
+    ///
+    /// With `draft: .github()`, a part job also uploads its artifacts to the release's one draft
+    /// release on GitHub (agreed on origin, `refs/shiplane/drafts/LANE`), which the fan-in's
+    /// `githubRelease` publishes once; a forge without drafts (GitLab) gets the artifacts from the
+    /// fan-in, as without it.
     public func part(
-        _ name: String, os: String? = nil, arch: String? = nil, file: String = #fileID, line: Int = #line,
+        _ name: String, os: String? = nil, arch: String? = nil, draft: ForgeTarget? = nil, file: String = #fileID, line: Int = #line,
         _ body: () async throws -> Void
     ) async throws {
         let callSite = CallSite.inLane(file: file, line: line)
@@ -39,7 +44,7 @@ extension LaneContext {
             }
             fanOut.enter(name)
             defer { fanOut.enter(nil) }
-            try await buildAndRecord(planned, callSite: callSite, body)
+            try await buildAndRecord(planned, draft: draft, callSite: callSite, body)
         case .fanIn:
             fanOut.enter(name)
             defer { fanOut.enter(nil) }
@@ -72,7 +77,7 @@ extension LaneContext {
 
     /// A part job's own part: done when origin already holds this release's record of it (a
     /// retry finds its earlier work); else built here and recorded on origin by compare-and-swap.
-    private func buildAndRecord(_ part: PlannedPart, callSite: CallSite?, _ body: () async throws -> Void) async throws {
+    private func buildAndRecord(_ part: PlannedPart, draft: ForgeTarget?, callSite: CallSite?, _ body: () async throws -> Void) async throws {
         let lane = fanOut.laneName
         let base = fanOut.base ?? ""
         let digest = fanOut.argumentsDigest(state.journal.recorder?.current)
@@ -103,7 +108,7 @@ extension LaneContext {
         let before = Set(state.artifacts.map(\.path))
         try await body()
         let made = state.artifacts.filter { !before.contains($0.path) }
-        let outcome = try await run(RecordPart(part: part, lane: lane, base: base, argumentsDigest: digest, artifacts: made, expected: expected?.hex))
+        let outcome = try await run(RecordPart(part: part, lane: lane, base: base, argumentsDigest: digest, artifacts: made, expected: expected?.hex, draft: draft))
         throw FanOutStop(kind: .partRecorded(part.name, earlier: outcome == "earlier"))
     }
 }
@@ -135,8 +140,13 @@ package struct RecordPart: AsyncAction {
     var argumentsDigest: String
     var artifacts: [Artifact]
     var expected: String?
+    /// The forge whose draft release the artifacts are uploaded to first (`lane.part(…, draft:)`).
+    var draft: ForgeTarget?
 
-    package var options: [StepOption] { [StepOption("name", part.name), StepOption("record", "origin " + OriginParts.reference(lane: lane, part: part.name))] }
+    package var options: [StepOption] {
+        [StepOption("name", part.name), StepOption("record", "origin " + OriginParts.reference(lane: lane, part: part.name))]
+            + (draft.map { [StepOption("draft", $0.kind.displayName + ($0.repository.map { " " + $0 } ?? ""))] } ?? [])
+    }
 
     /// Returns `recorded`, or `earlier` when another runner recorded the part first.
     package func run(in step: StepContext) async throws -> String {
@@ -158,6 +168,7 @@ package struct RecordPart: AsyncAction {
             }
             files[artifact.sha256] = data
         }
+        try await uploadToDraft(in: step)
         if step.isDryRun {
             step.note("would record \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") on origin")
             return "recorded"
@@ -176,6 +187,33 @@ package struct RecordPart: AsyncAction {
             step.note("recorded by another runner")
             return "earlier"
         }
+    }
+}
+
+extension RecordPart {
+    /// Uploads the artifacts to the parts' draft release, before the record (a recorded part's
+    /// artifacts are on the draft): on GitHub; a forge without drafts gets them from the fan-in.
+    private func uploadToDraft(in step: StepContext) async throws {
+        guard let draft else { return }
+        guard draft.kind == .github else {
+            step.log("\(draft.kind.displayName) has no draft releases: part \(part.name)'s artifacts go in its record on origin, and the fan-in job uploads them")
+            return
+        }
+        let origin = try git { try step.lane.repository().configString("remote.origin.url") }
+        let forge = try GitHubForge.connect(draft, origin: origin, in: step)
+        if step.isDryRun {
+            try await forge.publisher.preflight(forge.request(ForgeReleaseRequest(tag: lane)))
+            step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(forge.place)")
+            return
+        }
+        let files = artifacts.map { artifact in
+            var file = artifact
+            file.path = step.resolve(artifact.path)
+            return file
+        }
+        let uploaded = try await forge.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
+        let summary = uploaded.attached.summary
+        step.log("part \(part.name): the draft release \(uploaded.releaseID) \(forge.place) holds its artifacts" + (summary.isEmpty ? "" : " (\(summary))"))
     }
 }
 
@@ -241,11 +279,12 @@ extension RecordPart: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Declare one part of a release fanned out over CI jobs: its body builds the part's artifacts; `--part NAME` records them on origin, `--fan-in` takes every part's and publishes once",
-        signature: "try await lane.part(_ name: String, os: String? = nil, arch: String? = nil, _ body: () async throws -> Void)",
+        signature: "try await lane.part(_ name: String, os: String? = nil, arch: String? = nil, draft: ForgeTarget? = nil, _ body: () async throws -> Void)",
         parameters: [
             .init(name: "name", type: "String", defaultValue: nil, help: "the part's name, as `--part` and the plan's matrix give it"),
             .init(name: "os", type: "String?", defaultValue: "nil", help: "the runner's system the plan asks for: macos or linux"),
             .init(name: "arch", type: "String?", defaultValue: "nil", help: "the runner's architecture the plan asks for: x86_64 or arm64"),
+            .init(name: "draft", type: "ForgeTarget?", defaultValue: "nil", help: "`.github()`: the part job uploads its artifacts to the release's one draft release, which the fan-in publishes"),
             .init(name: "body", type: "() async throws -> Void", defaultValue: nil, help: "builds the part and registers its artifacts (`lane.artifact`, `lane.archive`)"),
         ],
         example: #"try await lane.part("ios", os: "macos") { try lane.artifact(try await lane.sh("make", "ipa")) }"#,

@@ -52,10 +52,10 @@ final class FanOutWorld: @unchecked Sendable {
         ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
     }
 
-    init() async throws {
+    init(lane: String = fanOutLane) async throws {
         try await github.start()
         try await slack.start()
-        (repo, origin) = try releasableRepository(lane: fanOutLane)
+        (repo, origin) = try releasableRepository(lane: lane)
         try repo.write(".gitignore", ".build/\ndist/\n")
         try repo.git("add", ".gitignore")
         try repo.git("commit", "-q", "-m", "chore: ignore dist")
@@ -94,8 +94,10 @@ final class FanOutWorld: @unchecked Sendable {
 
     /// Runs `shiplane ARGUMENTS` in a fresh clone; with `killAfter`, SIGKILLs it (and, unless
     /// `onlySupervisor`, its lane program's process group) after that many seconds, as a
-    /// cancelled CI job or a dead runner. Its exit code (nil when killed) and output.
-    func job(_ arguments: [String], killAfter: Double? = nil, onlySupervisor: Bool = false) async throws -> (status: Int32?, output: String) {
+    /// cancelled CI job or a dead runner; with `killWhen`, the same as soon as it holds (looked
+    /// at every 20 ms). Its exit code (nil when killed) and output.
+    func job(_ arguments: [String], killAfter: Double? = nil, onlySupervisor: Bool = false,
+             killWhen: (@Sendable () -> Bool)? = nil) async throws -> (status: Int32?, output: String) {
         let clone = try freshClone()
         let log = clone.root + "/job.log"
         guard FileManager.default.createFile(atPath: log, contents: nil) else { throw TestFailure("cannot create \(log)") }
@@ -115,6 +117,15 @@ final class FanOutWorld: @unchecked Sendable {
             } catch {
                 continuation.resume(returning: error)
                 return
+            }
+            if let killWhen {
+                DispatchQueue.global().async {
+                    while process.isRunning && !killWhen() { usleep(20_000) }
+                    guard process.isRunning else { return }
+                    let children = (try? runProgram("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"], in: clone.root, environment: clone.environment))?.stdout ?? ""
+                    kill(process.processIdentifier, SIGKILL)
+                    for pid in children.split(separator: "\n").compactMap({ Int32($0) }) { kill(-pid, SIGKILL) }
+                }
             }
             if let killAfter {
                 DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) {

@@ -282,6 +282,7 @@ final class FakeGitHub: @unchecked Sendable {
             let updated: Release? = lock.withLock {
                 guard let id = Int(rest[1]), var release = releases[id] else { return nil }
                 if let draft = payload["draft"] as? Bool { release.draft = draft }
+                if let tag = payload["tag_name"] as? String { release.tag = tag }
                 if let name = payload["name"] as? String { release.name = name }
                 if let body = payload["body"] as? String { release.body = body }
                 if let prerelease = payload["prerelease"] as? Bool { release.prerelease = prerelease }

@@ -71,6 +71,12 @@ package struct GitHubClient: Sendable {
         return try await listReleases().first { $0.tagName == tag }
     }
 
+    /// The release with `id`, a draft included, or nil when there is none (deleted). Looked up in
+    /// the list: GitHub's description of `GET …/releases/{release_id}` documents no 404.
+    package func release(id: Int) async throws -> GitHubRelease? {
+        try await listReleases().first { $0.id == id }
+    }
+
     /// Every release, following `Link: rel="next"` (at most `maxPages` pages of 100).
     package func listReleases(maxPages: Int = 50) async throws -> [GitHubRelease] {
         try await paginate(GitHubRelease.self, firstURL: apiBaseURL + "\(repoPath)/releases?per_page=100", operation: "list releases", maxPages: maxPages)
@@ -114,10 +120,12 @@ package struct GitHubClient: Sendable {
     }
 
     /// Gives a draft new texts and flags (a draft left by an earlier run gets this run's).
-    package func updateDraft(releaseID: Int, name: String, body: String?, prerelease: Bool) async throws -> GitHubRelease {
-        struct Payload: Encodable { var name: String; var body: String?; var prerelease: Bool }
+    /// With `tag`, the draft also gets that tag (the parts' draft of a fanned-out release, made
+    /// before the release's tag was known).
+    package func updateDraft(releaseID: Int, name: String, body: String?, prerelease: Bool, tag: String? = nil) async throws -> GitHubRelease {
+        struct Payload: Encodable { var tag_name: String?; var name: String; var body: String?; var prerelease: Bool }
         let request = try HTTPRequest.json(.patch, url: apiBaseURL + "\(repoPath)/releases/\(releaseID)", headers: headers,
-                                           value: Payload(name: name, body: body, prerelease: prerelease))
+                                           value: Payload(tag_name: tag, name: name, body: body, prerelease: prerelease))
         let response = try await send(request)
         guard response.isSuccess else { throw failure(response, operation: "update draft release \(releaseID)") }
         return try decode(GitHubRelease.self, response, operation: "update draft release \(releaseID)")

@@ -38,6 +38,8 @@ struct GitHubForge: Forge {
     struct Draft: Sendable {
         var release: GitHubRelease
         var created: Bool
+        /// The draft a fanned-out release's parts uploaded to, which this run takes over.
+        var partsDraft = false
     }
 
     /// Whether the release becomes GitHub's latest: not for a prerelease (as `githubRelease` and
@@ -54,6 +56,9 @@ struct GitHubForge: Forge {
     var targetCommitish: String?
     /// Media types by asset name; a name not here is guessed from the name.
     var contentTypes: [String: String] = [:]
+    /// The fan-in job of a fanned-out release: the draft release its parts uploaded to (issue 42),
+    /// taken over when no release has the tag yet.
+    var partsDraftID: Int?
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GitHubForge {
         guard let remote = target.repository ?? origin else {
@@ -68,7 +73,7 @@ struct GitHubForge: Forge {
 
     var place: String { "on \(publisher.repository.description)" }
 
-    private func request(_ request: ForgeReleaseRequest, _ artifacts: [Artifact] = []) -> GitHubReleaseRequest {
+    func request(_ request: ForgeReleaseRequest, _ artifacts: [Artifact] = []) -> GitHubReleaseRequest {
         let makeLatest: GitHubMakeLatest? = switch latest {
         case .unlessPrerelease: request.prerelease ? .no : .yes
         case .fixed(let chosen): chosen
@@ -79,7 +84,7 @@ struct GitHubForge: Forge {
             publish: request.publish, uploadConcurrency: max(1, uploadConcurrency))
     }
 
-    private func client() throws -> GitHubClient {
+    func client() throws -> GitHubClient {
         try GitHubClient(repository: publisher.repository, token: publisher.token ?? "", environment: publisher.environment,
                          transport: publisher.transport, version: publisher.version)
     }
@@ -89,11 +94,16 @@ struct GitHubForge: Forge {
         try await publisher.preflight(self.request(request))
     }
 
-    func findRelease(tag: String) async throws -> Draft? { try await client().release(forTag: tag).map { Draft(release: $0, created: false) } }
+    func findRelease(tag: String) async throws -> Draft? {
+        let client = try client()
+        if let found = try await client.release(forTag: tag) { return Draft(release: found, created: false) }
+        guard let id = partsDraftID, let parts = try await client.release(id: id), parts.draft else { return nil }
+        return Draft(release: parts, created: false, partsDraft: true)
+    }
 
     func createDraft(_ request: ForgeReleaseRequest, existing: Draft?, recording: any ReleaseEffectRecording) async throws -> Draft {
         let (release, created) = try await publisher.findOrCreateDraft(self.request(request), existing: existing?.release, client: client(),
-                                                                       recording: recording)
+                                                                       recording: recording, adopt: existing?.partsDraft ?? false)
         return Draft(release: release, created: created)
     }
 

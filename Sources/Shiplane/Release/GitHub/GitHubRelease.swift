@@ -68,6 +68,10 @@ package struct PublishGitHubRelease: ForgeReleaseStep {
         }
         var forge = try GitHubForge.connect(.github(repository: repository), origin: origin, in: step)
         forge.uploadConcurrency = uploadConcurrency
+        if lane.fanOut.mode == .fanIn, !step.isDryRun {
+            forge.partsDraftID = try await lane.fanOut.partsDraft(api: forge.publisher.apiURL, repository: forge.publisher.repository.description, in: lane)
+            if let id = forge.partsDraftID { step.log("the parts uploaded their artifacts to the draft release \(id): this job publishes it") }
+        }
         let request = ForgeReleaseRequest(tag: tag, name: name, notes: notes, prerelease: prerelease, assets: assets)
         return try await ForgeReleaseRun.run(forge, request, in: step)
     }

@@ -193,15 +193,24 @@ package struct GitHubReleasePublisher: Sendable {
     /// `existing` (an earlier run's draft gets this run's name, notes and flags), or a new draft.
     /// The release is written down before the create call (with no id yet) and given its id when
     /// GitHub answers, so a run killed in between still finds and deletes its draft.
+    /// With `adopt`, `existing` is the draft a fanned-out release's parts uploaded to (issue 42):
+    /// it becomes this run's release (a rollback deletes it) and gets the release's tag.
     func findOrCreateDraft(_ request: GitHubReleaseRequest, existing: GitHubRelease?, client: GitHubClient,
-                           recording: any ReleaseEffectRecording) async throws -> (GitHubRelease, Bool) {
+                           recording: any ReleaseEffectRecording, adopt: Bool = false) async throws -> (GitHubRelease, Bool) {
         if var existing {
-            if existing.draft, existing.name != (request.name ?? request.tag) || existing.body != request.notes
+            let adopted = adopt && existing.draft
+            if adopted {
+                let effect = GitHubReleaseCreated(api: apiURL, repository: repository.description, id: existing.id, tag: request.tag)
+                let handle = try recording.record(effect, "delete the parts' draft release \(existing.id) of \(request.tag)")
+                recording.done(handle, effect)
+            }
+            if existing.draft, adopted || existing.name != (request.name ?? request.tag) || existing.body != request.notes
                 || existing.prerelease != request.prerelease {
                 existing = try await client.updateDraft(
-                    releaseID: existing.id, name: request.name ?? request.tag, body: request.notes, prerelease: request.prerelease)
+                    releaseID: existing.id, name: request.name ?? request.tag, body: request.notes, prerelease: request.prerelease,
+                    tag: existing.tagName == request.tag ? nil : request.tag)
             }
-            return (existing, false)
+            return (existing, adopted)
         }
         let effect = GitHubReleaseCreated(api: apiURL, repository: repository.description, id: nil, tag: request.tag)
         let handle = try recording.record(effect, "delete GitHub release \(request.tag)")
