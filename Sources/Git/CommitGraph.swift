@@ -69,6 +69,9 @@ final class CommitGraph {
     private let keepsTrees: Bool
     /// git's commit-graph file, when the repository has one: parents and dates without reads.
     private let file: CommitGraphFile?
+    /// Bytes of raw objects that `parse(_:keepingObject: false)` may still keep until each one's
+    /// `record` (not freed by `releaseKeptObjects`), when the graph keeps objects.
+    var prefetchBudget = 0
 
     init(repository: Repository, keepingObjects: Bool = false, keepingTrees: Bool = false, file: CommitGraphFile? = nil) throws {
         keepsObjects = keepingObjects
@@ -176,6 +179,38 @@ final class CommitGraph {
         }
     }
 
+    /// Every node reachable from `root` through parsed commits, children before parents (Kahn's
+    /// algorithm); nil when the parents do not form an acyclic graph from `root`.
+    func topologicalOrder(from root: Node) -> [Node]? {
+        var indegree = [Int32](repeating: 0, count: keys.count)
+        var visited = [Bool](repeating: false, count: keys.count)
+        var pending: [Node] = [root]
+        visited[Int(root)] = true
+        var reached = 0
+        while let node = pending.popLast() {
+            reached += 1
+            for parent in parents(of: node) {
+                indegree[Int(parent)] += 1
+                if !visited[Int(parent)] {
+                    visited[Int(parent)] = true
+                    pending.append(parent)
+                }
+            }
+        }
+        guard indegree[Int(root)] == 0 else { return nil }
+        var order: [Node] = []
+        order.reserveCapacity(reached)
+        pending = [root]
+        while let node = pending.popLast() {
+            order.append(node)
+            for parent in parents(of: node) {
+                indegree[Int(parent)] -= 1
+                if indegree[Int(parent)] == 0 { pending.append(parent) }
+            }
+        }
+        return order.count == reached ? order : nil
+    }
+
     /// Clears every node's flags, for the next walk over the same graph.
     func resetFlags() {
         flags.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
@@ -214,6 +249,10 @@ final class CommitGraph {
             if keepsObjects && keepingObject {
                 objects[Int(node)] = object
                 keptNodes.append(node)
+            } else if keepsObjects && prefetchBudget > 0 {
+                // Kept past the walk for its `record`, which frees it: one read instead of two.
+                prefetchBudget -= git_odb_object_size(object)
+                objects[Int(node)] = object
             } else {
                 git_odb_object_free(object)
             }

@@ -62,7 +62,7 @@ extension Repository {
     /// The commits among `candidates` that are reachable from `commit` (itself included), found in
     /// one traversal that reads no messages.
     public func reachable(_ candidates: [ObjectID], from commit: ObjectID) throws -> Set<ObjectID> {
-        try HistoryWalker(repository: self).reachable(candidates, from: commit)
+        try HistoryWalker(repository: self).reachable(candidates, from: commit, keepingMessages: false)
     }
 
     /// The number of commits reachable from `commit`, itself included (`git rev-list --count`).
@@ -96,6 +96,21 @@ extension Repository {
 public final class HistoryWalker {
     private let repository: Repository
     private let graph: CommitGraph
+    /// The last `reachable` pass's start and the candidates it found: every ancestor of those is
+    /// parsed, so `ancestry` can be computed over them.
+    private var reachedRoot: CommitGraph.Node?
+    private var reachedCandidates: [CommitGraph.Node] = []
+    /// Which of `reachedCandidates` each node descends from, made by the first walk hiding one.
+    private var ancestry: Ancestry?
+    private var ancestryTried = false
+    /// Off: every walk marks its hidden commits as it goes, as before the ancestry (tests compare the two).
+    var usesAncestry = true
+
+    /// Raw commit objects the `reachable` pass of a changelog keeps for the walks that show them
+    /// (freed as each is shown): each of those commits is inflated once instead of twice. About
+    /// a quarter of git/git's commit objects (62 MB in all); the bound keeps its whole changelog
+    /// under 120 MB peak.
+    static let prefetchBytes = 16 << 20
 
     public init(repository: Repository) throws {
         self.repository = repository
@@ -121,6 +136,12 @@ public final class HistoryWalker {
         graph.resetFlags()
         defer { graph.releaseKeptObjects() }
         var walk = HistoryWalk(graph: graph, firstParentOnly: firstParentOnly)
+        if hidden.count == 1 && usesAncestry {
+            let node = try graph.commitNode(for: hidden[0], in: repository)
+            if let ancestry = ancestryIncluding(node), let bit = ancestry.bits[node] {
+                walk.hiddenAncestry = (ancestry, bit)
+            }
+        }
         try walk.start(from: [start] + hidden, hiddenCount: hidden.count, in: repository)
         if hidden.isEmpty {
             while let node = try walk.next() {
@@ -141,25 +162,102 @@ public final class HistoryWalker {
     /// git/git, a graph of its own for this pass (later walks parsing lazily) was slower, and so
     /// was marking only through commits the current walk parsed.
     public func reachable(_ candidates: [ObjectID], from commit: ObjectID) throws -> Set<ObjectID> {
+        try reachable(candidates, from: commit, keepingMessages: true)
+    }
+
+    /// `reachable`; with `keepingMessages`, up to `prefetchBytes` of the raw objects read are kept
+    /// for the walks that follow.
+    func reachable(_ candidates: [ObjectID], from commit: ObjectID, keepingMessages: Bool) throws -> Set<ObjectID> {
         graph.resetFlags()
         defer { graph.releaseKeptObjects() }
+        reachedRoot = nil
+        reachedCandidates = []
+        ancestry = nil
+        ancestryTried = false
+        graph.prefetchBudget = keepingMessages ? Self.prefetchBytes : 0
+        defer { graph.prefetchBudget = 0 }
         var wanted: [CommitGraph.Node: [ObjectID]] = [:]
         for candidate in candidates {
             wanted[try graph.commitNode(for: candidate, in: repository), default: []].append(candidate)
         }
         var pending = [try graph.commitNode(for: commit, in: repository)]
         graph.flags[Int(pending[0])] = 1
+        let root = pending[0]
         var found = Set<ObjectID>()
+        var foundNodes: [CommitGraph.Node] = []
         while let node = pending.popLast() {
-            if let ids = wanted[node] { found.formUnion(ids) }
-            // Only the header is needed here: the message is read again if a walk shows it.
+            if let ids = wanted[node] {
+                found.formUnion(ids)
+                foundNodes.append(node)
+            }
+            // Only the header is needed here; the message is read again if a walk shows it,
+            // unless the object fits in the prefetch budget.
             try graph.parse(node, keepingObject: false)
             for parent in graph.parents(of: node) where graph.flags[Int(parent)] == 0 {
                 graph.flags[Int(parent)] = 1
                 pending.append(parent)
             }
         }
+        reachedRoot = root
+        reachedCandidates = foundNodes
         return found
+    }
+
+    /// The ancestry of the last `reachable` pass's candidates, when `node` is one of them, made
+    /// once (a few passes over the graph, no reads) and only while it fits in 32 MiB.
+    private func ancestryIncluding(_ node: CommitGraph.Node) -> Ancestry? {
+        if !ancestryTried {
+            ancestryTried = true
+            if let root = reachedRoot, !reachedCandidates.isEmpty,
+               graph.keys.count * ((reachedCandidates.count + 63) / 64) <= (32 << 20) / 8,
+               let order = graph.topologicalOrder(from: root) {
+                ancestry = Ancestry(graph: graph, order: order, targets: reachedCandidates)
+            }
+        }
+        guard let ancestry, ancestry.bits[node] != nil else { return nil }
+        return ancestry
+    }
+}
+
+/// For each commit of a fully parsed history, which of some target commits it is an ancestor of
+/// (or is): one bit per target, set in one pass over the history in topological order.
+///
+/// A walk hiding a target then knows every hidden commit without marking the target's whole
+/// ancestry first, which a whole-history changelog did once per release (git/git: 82,000 commits
+/// times 800 releases).
+final class Ancestry {
+    /// The bit of each target.
+    let bits: [CommitGraph.Node: Int]
+    private let words: Int
+    private let nodeCount: Int
+    private var masks: [UInt64]
+
+    init(graph: CommitGraph, order: [CommitGraph.Node], targets: [CommitGraph.Node]) {
+        var bits: [CommitGraph.Node: Int] = [:]
+        for target in targets where bits[target] == nil { bits[target] = bits.count }
+        self.bits = bits
+        words = (bits.count + 63) / 64
+        nodeCount = graph.keys.count
+        masks = [UInt64](repeating: 0, count: nodeCount * words)
+        for (target, bit) in bits { masks[Int(target) * words + bit >> 6] |= 1 << UInt64(bit & 63) }
+        let words = words
+        masks.withUnsafeMutableBufferPointer { masks in
+            for node in order {
+                let from = Int(node) * words
+                for parent in graph.parents(of: node) {
+                    let to = Int(parent) * words
+                    for word in 0..<words { masks[to + word] |= masks[from + word] }
+                }
+            }
+        }
+    }
+
+    /// Whether `node` is the target with `bit` or one of its ancestors; false for commits added
+    /// to the graph after this was made (none of them is an ancestor of a target).
+    @inline(__always)
+    func contains(_ node: CommitGraph.Node, bit: Int) -> Bool {
+        guard Int(node) < nodeCount else { return false }
+        return masks[Int(node) * words + bit >> 6] & (1 << UInt64(bit & 63)) != 0
     }
 }
 
@@ -177,13 +275,21 @@ struct HistoryWalk {
     let graph: CommitGraph
     let firstParentOnly: Bool
     private var queue = DateQueue()
+    /// Set when the hidden commit's whole ancestry is known: hidden commits are then those, and
+    /// nothing needs marking (git marks them as it goes; with a fully parsed graph that marks the
+    /// same commits).
+    var hiddenAncestry: (ancestry: Ancestry, bit: Int)?
 
     init(graph: CommitGraph, firstParentOnly: Bool) {
         self.graph = graph
         self.firstParentOnly = firstParentOnly
     }
 
-    func isHidden(_ node: Node) -> Bool { graph.flags[Int(node)] & Self.uninteresting != 0 }
+    func isHidden(_ node: Node) -> Bool {
+        if graph.flags[Int(node)] & Self.uninteresting != 0 { return true }
+        guard let hiddenAncestry else { return false }
+        return hiddenAncestry.ancestry.contains(node, bit: hiddenAncestry.bit)
+    }
 
     /// Queues the starting commits in the given order; the last `hiddenCount` are hidden.
     mutating func start(from ids: [ObjectID], hiddenCount: Int, in repository: Repository) throws {
@@ -235,7 +341,7 @@ struct HistoryWalk {
         let flags = graph.flags[Int(node)]
         if flags & Self.added != 0 { return }
         graph.flags[Int(node)] |= Self.added
-        if flags & Self.uninteresting != 0 {
+        if isHidden(node) {
             for parent in graph.parents(of: node) {
                 graph.flags[Int(parent)] |= Self.uninteresting
                 // A hidden commit's missing parent ends that line, as in git.
@@ -259,6 +365,7 @@ struct HistoryWalk {
 
     /// Marks every known ancestor of `node` hidden (only through parsed commits, as git does).
     private func markParentsUninteresting(_ node: Node) {
+        guard hiddenAncestry == nil else { return }
         graph.markAncestors(of: node, with: Self.uninteresting)
     }
 

@@ -96,6 +96,52 @@ struct CommitGraphFileTests {
             == Int(try repo.git("rev-list", "--count", ids[ids.count - 1])))
     }
 
+    /// A whole-history changelog's shape: one reachability pass over most commits as candidates,
+    /// then walks each hiding one candidate, in release order and at random, some from commits
+    /// the pass did not reach. A walk hiding a reached candidate takes its hidden commits from the
+    /// ancestry made once; it must show what the same walk shows when it marks them as it goes
+    /// (raw objects kept from the pass or not).
+    @Test(arguments: [(41, false), (42, true), (43, nil)] as [(UInt64, Bool?)])
+    func walksHidingACandidateOfTheReachabilityPassMatchTheMarkingWalk(seed: UInt64, split: Bool?) throws {
+        let repo: TemporaryRepository
+        let ids: [String]
+        if let split {
+            (repo, ids) = try history(seed: seed, split: split)
+        } else {
+            repo = try TemporaryRepository(commit: false)
+            ids = try GeneratedHistory(seed: seed, count: 80).write(to: repo)
+        }
+        let repository = try Repository.open(repo.path)
+        let root = ids.count * 3 / 4
+        let candidates = try ids[..<root].map { try GitFixture.id($0) }
+        let walker = try HistoryWalker(repository: repository)
+        let marking = try HistoryWalker(repository: repository)
+        marking.usesAncestry = false
+        let reachable = try walker.reachable(candidates, from: try GitFixture.id(ids[root]))
+        #expect(try marking.reachable(candidates, from: try GitFixture.id(ids[root]), keepingMessages: false) == reachable)
+        var random = SeededGenerator(seed: seed)
+        var ranges: [(String, String)] = stride(from: root, to: 8, by: -8).map { (ids[$0], ids[$0 - 8]) }
+        ranges += (0..<20).map { _ in
+            (ids[Int.random(in: 0..<ids.count, using: &random)], ids[Int.random(in: 0..<root, using: &random)])
+        }
+        var fromTheAncestry = 0
+        for (round, (to, hidden)) in ranges.enumerated() {
+            if reachable.contains(try GitFixture.id(hidden)) { fromTheAncestry += 1 }
+            var walked: [String] = []
+            try walker.walk(from: try GitFixture.id(to), hiding: [try GitFixture.id(hidden)]) { record in
+                walked.append(record.id.hex + " " + record.message)
+                return true
+            }
+            var marked: [String] = []
+            try marking.walk(from: try GitFixture.id(to), hiding: [try GitFixture.id(hidden)]) { record in
+                marked.append(record.id.hex + " " + record.message)
+                return true
+            }
+            #expect(walked == marked, "seed \(seed) range \(round)")
+        }
+        #expect(fromTheAncestry >= ranges.count / 4, "a good part of the walks hide a commit the pass reached")
+    }
+
     @Test func aLinkedWorktreeFindsTheFileInTheCommonFolder() throws {
         let (repo, ids) = try history(seed: 42, split: false)
         let worktree = repo.root + "/linked"
