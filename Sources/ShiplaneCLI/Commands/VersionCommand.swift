@@ -49,12 +49,20 @@ enum VersionCommand {
             return ShiplaneExitCode.success.rawValue
         }
         var context = LaneContext(.init(workingDirectory: root, environment: session.laneEnvironment, reporter: RecordingReporter()))
-        // At a monorepo's root, which has no version of its own, `version` lists the packages.
-        if options.all || (options.package == nil && Self.isMonorepoRootWithoutVersion(context)) {
-            return try all(context, root: root, json: options.json, session: session)
+        if options.all { return try all(context, root: root, json: options.json, session: session) }
+        let details: VersionDetails
+        if let package = options.package {
+            context = try context.package(package)
+            details = try context.versionDetails()
+        } else {
+            // At a monorepo's root, which has no version of its own, `version` lists the packages.
+            // The version files are read once: what they say is shown, or their error thrown.
+            do {
+                details = try context.versionDetails()
+            } catch let error where error is MonorepoRootError {
+                return try all(context, root: root, json: options.json, session: session)
+            }
         }
-        if let package = options.package { context = try context.package(package) }
-        let details = try context.versionDetails()
         if options.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -84,16 +92,6 @@ enum VersionCommand {
             session.out.line("  " + key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
         }
         return ShiplaneExitCode.success.rawValue
-    }
-
-    /// True when `.shiplane.yml` declares packages and the root itself holds no version.
-    private static func isMonorepoRootWithoutVersion(_ context: LaneContext) -> Bool {
-        do {
-            _ = try context.versionDetails()
-            return false
-        } catch {
-            return error is MonorepoRootError
-        }
     }
 
     /// `--all`: one line per package — name, version, where it was read, last release tag.
