@@ -19,13 +19,16 @@ struct GitLabDescriptionTests {
             "DELETE /api/v4/projects/{id}/packages/{package_id}/package_files/{package_file_id}",
             "DELETE /api/v4/projects/{id}/releases/{tag_name}",
             "DELETE /api/v4/projects/{id}/releases/{tag_name}/assets/links/{link_id}",
+            "GET /api/v4/projects/{id}/merge_requests", "GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}",
             "GET /api/v4/projects/{id}/milestones", "GET /api/v4/projects/{id}/packages",
             "GET /api/v4/projects/{id}/packages/generic/{package_name}/{package_version}/{file_name}",
             "GET /api/v4/projects/{id}/packages/{package_id}/package_files", "GET /api/v4/projects/{id}/releases",
             "GET /api/v4/projects/{id}/releases/{tag_name}", "GET /api/v4/projects/{id}/releases/{tag_name}/assets/links",
             "GET /api/v4/projects/{id}/releases/{tag_name}/assets/links/{link_id}",
             "GET /api/v4/projects/{id}/repository/tags/{tag_name}",
+            "POST /api/v4/projects/{id}/merge_requests",
             "POST /api/v4/projects/{id}/releases", "POST /api/v4/projects/{id}/releases/{tag_name}/assets/links",
+            "PUT /api/v4/projects/{id}/merge_requests/{merge_request_iid}",
             "PUT /api/v4/projects/{id}/packages/generic/{package_name}/{package_version}/{file_name}",
             "PUT /api/v4/projects/{id}/releases/{tag_name}", "PUT /api/v4/projects/{id}/releases/{tag_name}/assets/links/{link_id}",
         ])
@@ -37,6 +40,25 @@ struct GitLabDescriptionTests {
         // What the v2 file lacks is said, with the documentation page used instead.
         let corrections = try #require(extract["corrections"] as? [String])
         #expect(corrections.contains { $0.contains("doc/api/milestones.md") && $0.contains("doc/api/packages.md") })
+    }
+
+    /// The merge request operations (a Homebrew tap's merge request), from the same description.
+    @Test func mergeRequestsAreCheckedStrictly() throws {
+        let path = "/api/v4/projects/acme%2Fhomebrew-tap/merge_requests"
+        let (list, fine) = spec.check(method: "GET", path: path, query: ["state": "opened", "source_branch": "shiplane/demo-1.2.0", "target_branch": "main", "per_page": "100"], body: [])
+        #expect(list?.template == "/api/v4/projects/{id}/merge_requests")
+        #expect(fine.isEmpty, "\(fine)")
+        #expect(spec.check(method: "GET", path: path, query: ["state": "open"], body: []).1
+            == ["GET /api/v4/projects/{id}/merge_requests: query state=open is not one of opened, closed, locked, merged, all"])
+        #expect(spec.check(method: "POST", path: path, query: [:], body: Array(#"{"title":"demo 1.2.0","source_branch":"b"}"#.utf8)).1
+            == ["POST /api/v4/projects/{id}/merge_requests: request body misses required member target_branch"])
+        #expect(spec.check(method: "POST", path: path, query: [:], body: Array(#"{"title":"t","source_branch":"b","target_branch":"main","head":"b"}"#.utf8)).1
+            == ["POST /api/v4/projects/{id}/merge_requests: request body has member head, which the schema does not declare"])
+        #expect(spec.check(method: "PUT", path: path + "/3", query: [:], body: Array(#"{"state_event":"close"}"#.utf8)).1.isEmpty)
+        #expect(spec.check(method: "PUT", path: path + "/3", query: [:], body: Array(#"{"state_event":"closed"}"#.utf8)).1
+            == ["PUT /api/v4/projects/{id}/merge_requests/{merge_request_iid}: request body/state_event is closed, not one of close, reopen"])
+        let corrections = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: packageRoot + "/Tests/ShiplaneTests/Fixtures/Specs/gitlab-rest-api-subset.json"))) as? [String: Any])?["x-shiplane-extract"] as? [String: Any])["corrections"] as? [String]
+        #expect(corrections?.contains { $0.contains("postApiV4ProjectsIdMergeRequests") && $0.contains("API_Entities_MergeRequestBasic") } == true)
     }
 
     @Test func parametersAndBodiesAreCheckedStrictly() throws {

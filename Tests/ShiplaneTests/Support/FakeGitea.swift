@@ -15,8 +15,10 @@ final class FakeGitea: @unchecked Sendable {
     struct Attachment { var id: Int; var releaseID: Int; var uuid: String; var name: String; var bytes: [UInt8] }
 
     let owner = "acme"
-    let repo = "rocket"
+    let repo: String
     let token: String
+    /// The pulls API, when a test serves it (a Homebrew tap's pull request).
+    var pulls: FakeGiteaPulls?
 
     // @unchecked: the state below is only touched under `lock`.
     private let lock = NSLock()
@@ -31,7 +33,10 @@ final class FakeGitea: @unchecked Sendable {
     private(set) var server: TestServer?
     var baseURL: String { server?.baseURL ?? "" }
 
-    init(token: String = "gitea0123456789abcdef0123456789abcdef0123") { self.token = token }
+    init(token: String = "gitea0123456789abcdef0123456789abcdef0123", repo: String = "rocket") {
+        self.token = token
+        self.repo = repo
+    }
 
     func start() async throws {
         server = try await TestServer.start { [self] request, context in try await self.handle(request, context) }
@@ -244,6 +249,13 @@ final class FakeGitea: @unchecked Sendable {
                 return attachment
             }
             return renamed.map { Reply.json(201, attachmentJSON($0)) } ?? error(404, "attachment not found", notFound: true)
+        case ("GET", "/repos/{owner}/{repo}/pulls"), ("POST", "/repos/{owner}/{repo}/pulls"), ("GET", "/repos/{owner}/{repo}/pulls/{index}"),
+             ("PATCH", "/repos/{owner}/{repo}/pulls/{index}"):
+            guard let pulls else { return error(404, "not found", notFound: true) }
+            let (status, body) = pulls.route(method: operation.method, index: parameters["index"].flatMap(Int.init), query: query, json: json,
+                                             owner: owner, repo: repo, baseURL: baseURL)
+            if status >= 400 { return error(status, body as? String ?? "", notFound: status == 404) }
+            return Reply.json(status, body)
         default:
             return error(404, "not found", notFound: true)
         }

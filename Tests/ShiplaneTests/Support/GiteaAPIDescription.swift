@@ -46,12 +46,21 @@ enum GiteaAPIDescription {
         Operation(method: "GET", path: "/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}", statuses: [200]),
         Operation(method: "DELETE", path: "/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}", statuses: [204]),
         Operation(method: "PATCH", path: "/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}", body: .json("EditAttachmentOptions"), statuses: [201]),
+        // The pulls (a Homebrew tap's pull request), from the same file at 002a46fe: repoListPullRequests,
+        // repoCreatePullRequest, repoGetPullRequest, repoEditPullRequest (whose success is 201).
+        Operation(method: "GET", path: "/repos/{owner}/{repo}/pulls", query: ["state", "sort", "milestone", "labels", "page", "limit"], statuses: [200]),
+        Operation(method: "POST", path: "/repos/{owner}/{repo}/pulls", body: .json("CreatePullRequestOption"), statuses: [201, 409, 422]),
+        Operation(method: "GET", path: "/repos/{owner}/{repo}/pulls/{index}", statuses: [200, 404]),
+        Operation(method: "PATCH", path: "/repos/{owner}/{repo}/pulls/{index}", body: .json("EditPullRequestOption"), statuses: [201, 403, 409, 412, 422]),
     ]
 
     static let definitions: [String: Definition] = [
         "CreateReleaseOption": Definition(properties: ["body", "draft", "name", "prerelease", "tag_name", "target_commitish"], required: ["tag_name"]),
         "EditReleaseOption": Definition(properties: ["body", "draft", "name", "prerelease", "tag_name", "target_commitish"]),
         "EditAttachmentOptions": Definition(properties: ["name"]),
+        "CreatePullRequestOption": Definition(properties: ["assignee", "assignees", "base", "body", "due_date", "head", "labels", "milestone", "title"]),
+        "EditPullRequestOption": Definition(properties: ["allow_maintainer_edit", "assignee", "assignees", "base", "body", "due_date", "labels", "milestone",
+                                                        "state", "title", "unset_due_date"]),
     ]
 
     /// The operation for a method and the path below `/api/v1`, with the path's parameters.
@@ -65,7 +74,7 @@ enum GiteaAPIDescription {
                 if part.hasPrefix("{") { parameters[String(part.dropFirst().dropLast())] = segment } else if part != segment { matches = false; break }
             }
             // An integer parameter (`format: int64`) must be one, so `releases/tags` is not `releases/{id}`.
-            for key in ["id", "attachment_id"] where parameters[key] != nil && Int(parameters[key] ?? "") == nil { matches = false }
+            for key in ["id", "attachment_id", "index"] where parameters[key] != nil && Int(parameters[key] ?? "") == nil { matches = false }
             if matches { return (operation, parameters) }
         }
         return nil

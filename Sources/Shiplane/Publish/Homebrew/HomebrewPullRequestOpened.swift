@@ -2,16 +2,17 @@ import Foundation
 internal import Git
 
 /// A formula change proposed to a protected tap: `commit` pushed to `branch` of the tap and a pull
-/// request from it into `base` on GitHub (`api`, `repository`). Written down before the push, and
-/// again before the pull request is opened (`number` nil until GitHub answers).
+/// request (a merge request on GitLab) from it into `base` on `forge` (`api`, `repository`).
+/// Written down before the push, and again before the proposal is opened (`number` nil until the
+/// forge answers).
 package struct HomebrewPullRequestOpened: Effect, Equatable {
     /// The record's name for it.
     package static let kind = "homebrew.pull-request"
     /// The tap's URL or path, with no credentials.
     package var tap: String
-    /// The GitHub API base the pull request was opened through.
+    /// The API base the pull request was opened through.
     package var api: String
-    /// The tap's repository on GitHub, `owner/name`.
+    /// The tap's repository on the forge, `owner/name` (a GitLab project path).
     package var repository: String
     /// The branch the pull request merges into.
     package var base: String
@@ -23,11 +24,14 @@ package struct HomebrewPullRequestOpened: Effect, Equatable {
     package var commit: String
     /// True when this run pushed the branch into being (its undo deletes it).
     package var madeBranch: Bool
-    /// The pull request, once GitHub answered; nil before (a kill in between: found by its branch).
+    /// The pull request, once the forge answered; nil before (a kill in between: found by its branch).
     package var number: Int?
+    /// The forge (`gitlab`, `gitea`); nil: GitHub (records written before other forges had this).
+    package var forge: String?
 
     package init(tap: String, api: String, repository: String, base: String, branch: String, path: String, commit: String,
-                 madeBranch: Bool, number: Int?) {
+                 madeBranch: Bool, number: Int?, forge: String? = nil) {
+        self.forge = forge
         self.tap = tap
         self.api = api
         self.repository = repository
@@ -46,31 +50,39 @@ package struct HomebrewPullRequestOpened: Effect, Equatable {
     /// Closes the pull request while it is still open with this run's commit at its head, then
     /// deletes the branch while it still ends with that commit (compare and swap, both): a pull
     /// request someone merged, or a branch someone pushed to since, is kept and the rollback says so.
-    /// - Throws: when either moved on, no token is set, or GitHub or the tap refuses.
+    /// - Throws: when either moved on, no token is set, or the forge or the tap refuses.
     package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        let variables = context.environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
-        guard let token = HomebrewPullRequestOpened.token(from: variables) else {
-            throw ShiplaneError("the pull request from \(branch) in \(repository) stays: set SHIPLANE_TAP_TOKEN (or GITHUB_TOKEN) so rollback can close it, or close it by hand")
+        let kind = ForgeKind(forge ?? ForgeKind.github.rawValue)
+        guard let forgeType = kind.forge else { throw ShiplaneError("the pull request from \(branch) in \(repository) stays: no forge is named \(kind)") }
+        let client: any ForgeProposals
+        do {
+            guard let made = try forgeType.proposals(server: api, repository: repository, variables: context.environment.variables,
+                                                     transport: context.transport()) else {
+                throw ShiplaneError("\(forgeType.displayName) has no pull requests")
+            }
+            client = made
+        } catch {
+            throw ShiplaneError("the pull request from \(branch) in \(repository) stays: \((error as? any ReportableError)?.message ?? "\(error)")",
+                                suggestion: "set SHIPLANE_TAP_TOKEN (or the forge's token) so rollback can close it, or close it by hand")
         }
-        let client = try GitHubClient(repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables,
-                                      transport: context.transport(secrets: [token]), version: ShiplaneVersion.current)
-        var found: GitHubPullRequest?
+        let noun = client.noun
+        var found: ForgeProposal?
         if let number {
-            found = try await client.pullRequest(number: number)
+            found = try await client.proposal(number: number)
         } else {
-            found = try await client.openPullRequests(branch: branch, base: base).first { $0.head.sha == commit }
+            found = try await client.openProposals(branch: branch, base: base).first { $0.head == commit }
         }
         if let pull = found {
-            if pull.mergedAt != nil {
-                throw ShiplaneError("pull request #\(pull.number) in \(repository) was merged: \(path) is in \(base) and stays",
+            if pull.isMerged {
+                throw ShiplaneError("\(noun) \(client.reference(pull.number)) in \(repository) was merged: \(path) is in \(base) and stays",
                                     suggestion: "revert it in the tap if the release it names is not published")
             }
-            if pull.state == "open" {
-                guard pull.head.sha == commit else {
-                    throw ShiplaneError("pull request #\(pull.number) in \(repository) has commits after Shiplane's \(String(commit.prefix(7))): it is kept open",
+            if pull.isOpen {
+                guard pull.head == commit else {
+                    throw ShiplaneError("\(noun) \(client.reference(pull.number)) in \(repository) has commits after Shiplane's \(String(commit.prefix(7))): it is kept open",
                                         suggestion: "close it by hand if the release it names is not published")
                 }
-                try await client.closePullRequest(number: pull.number)
+                try await client.closeProposal(number: pull.number)
             }
         }
         guard madeBranch else { return }
@@ -78,13 +90,5 @@ package struct HomebrewPullRequestOpened: Effect, Equatable {
         defer { clone.remove() }
         let branchClone = TapClone(tap: clone.tap, branch: branch, credentials: clone.credentials, repository: clone.repository, folder: clone.folder)
         _ = try await branchClone.deleteBranch(expecting: commit)
-    }
-
-    /// The token for the tap's pull requests: the tap's own, else GitHub's.
-    static func token(from variables: [String: String]) -> String? {
-        for key in TapClone.tokenVariables {
-            if let value = variables[key]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return value }
-        }
-        return GitHubReleasePublisher.token(from: variables)
     }
 }

@@ -6,7 +6,8 @@ internal import Git
 /// as a fast-forward. A tap already holding the same bytes gets nothing; a tap that refuses the
 /// push (a hook, a protected branch) is an error with nothing changed there; a dry run reaches the
 /// tap (URL and credentials) and shows the exact formula. A protected tap (`pullRequest`) gets the
-/// formula on a branch of its own and a pull request on GitHub instead (`TapPullRequest.swift`).
+/// formula on a branch of its own and a pull request on GitHub or Gitea, or a merge request on
+/// GitLab, instead (`TapPullRequest.swift`).
 package struct PublishHomebrewFormula: AsyncAction {
     package static let name = "homebrewFormula"
     package var formula: HomebrewFormula
@@ -15,10 +16,13 @@ package struct PublishHomebrewFormula: AsyncAction {
     package var branch: String
     /// Propose the formula by a pull request into `branch` instead of pushing to it.
     package var pullRequest = false
+    /// The forge the tap's pull request goes to; nil: from the tap URL's host, else GitHub.
+    package var forge: ForgeTarget?
 
     package var options: [StepOption] {
         [StepOption("formula", formula.name), StepOption("tap", tap), StepOption("branch", branch), StepOption("version", formula.version)]
             + (pullRequest ? [StepOption("pull request", "true")] : [])
+            + (forge.map { [StepOption("forge", $0.kind.rawValue)] } ?? [])
     }
 
     /// Pushes the formula (or finds it there already) and returns its Ruby source.
@@ -78,13 +82,14 @@ extension LaneContext {
     /// Writes `Formula/<name>.rb` in a Homebrew tap from the release's archives (url and sha256
     /// per OS and architecture) and pushes it; returns the formula's Ruby source. A re-run with
     /// the same formula sends nothing. HTTPS taps take `SHIPLANE_TAP_TOKEN` (else `push`'s tokens).
-    /// With `pullRequest`, for a protected tap on GitHub, the formula goes to the branch
-    /// `shiplane/<name>-<version>` and a pull request into `branch` (found again on a re-run).
+    /// With `pullRequest`, for a protected tap, the formula goes to the branch
+    /// `shiplane/<name>-<version>` and a pull request into `branch` (found again on a re-run): on
+    /// GitHub, or on GitLab (a merge request) or Gitea, named by `forge` or the tap URL's host.
     @discardableResult
     public func homebrewFormula(
         _ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String,
         homepage: String, license: String? = nil, binary: String? = nil, test: [String] = ["--version"], branch: String = "main",
-        pullRequest: Bool = false, file: String = #fileID, line: Int = #line
+        pullRequest: Bool = false, forge: ForgeTarget? = nil, file: String = #fileID, line: Int = #line
     ) async throws -> String {
         var problems: [String] = []
         if !HomebrewFormula.isValidName(name) {
@@ -132,7 +137,8 @@ extension LaneContext {
         let formula = HomebrewFormula(
             name: name, desc: description, homepage: homepage, version: version, license: license, binary: program,
             testArguments: test, downloads: downloads)
-        return try await run(PublishHomebrewFormula(formula: formula, tap: TapClone.withoutCredentials(tap), branch: branch, pullRequest: pullRequest),
+        return try await run(PublishHomebrewFormula(formula: formula, tap: TapClone.withoutCredentials(tap), branch: branch, pullRequest: pullRequest,
+                                                    forge: forge),
                              file: file, line: line)
     }
 }
@@ -142,7 +148,7 @@ extension PublishHomebrewFormula: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Write Formula/<name>.rb in a Homebrew tap (url and sha256 per OS and architecture from the archives) and push it through libgit2; unchanged formulae not sent",
-        signature: "try await lane.homebrewFormula(_ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String, homepage: String, license: String? = nil, binary: String? = nil, test: [String] = [\"--version\"], branch: String = \"main\", pullRequest: Bool = false) -> String",
+        signature: "try await lane.homebrewFormula(_ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String, homepage: String, license: String? = nil, binary: String? = nil, test: [String] = [\"--version\"], branch: String = \"main\", pullRequest: Bool = false, forge: ForgeTarget? = nil) -> String",
         parameters: [
             .init(name: "name", type: "String", defaultValue: nil, help: "the formula's name (foo-bar: class FooBar, file Formula/foo-bar.rb)"),
             .init(name: "tap", type: "String", defaultValue: nil, help: "the tap repository's URL or path (https with SHIPLANE_TAP_TOKEN, ssh through the agent)"),
@@ -155,10 +161,11 @@ extension PublishHomebrewFormula: DocumentedAction {
             .init(name: "binary", type: "String?", defaultValue: "nil", help: "the program the archives hold (the formula's name)"),
             .init(name: "test", type: "[String]", defaultValue: "[\"--version\"]", help: "the arguments the formula's test runs the program with"),
             .init(name: "branch", type: "String", defaultValue: "\"main\"", help: "the tap's branch"),
-            .init(name: "pullRequest", type: "Bool", defaultValue: "false", help: "a protected tap on GitHub: push the branch shiplane/<name>-<version> and open a pull request into branch (SHIPLANE_TAP_TOKEN or GITHUB_TOKEN)"),
+            .init(name: "pullRequest", type: "Bool", defaultValue: "false", help: "a protected tap: push the branch shiplane/<name>-<version> and open a pull request (GitLab: a merge request) into branch (SHIPLANE_TAP_TOKEN, else GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)"),
+            .init(name: "forge", type: "ForgeTarget?", defaultValue: "nil", help: "where the pull request goes: .gitlab(server:project:), .gitea(server:repository:) or .github(repository:); nil: the tap URL's host (gitlab.com, codeberg.org, gitea.com), else GitHub"),
         ],
         example: #"try await lane.homebrewFormula("tool", tap: "https://github.com/acme/homebrew-tap.git", files: archives, version: version, downloadURL: "https://github.com/acme/tool/releases/download/v\(version)/{name}", description: "Ships things", homepage: "https://github.com/acme/tool")"#,
         dryRun: "reaches the tap (URL, credentials, branch) and shows the exact formula it would commit; sends nothing",
-        rollback: "pushes a commit that puts the formula back as it was, while the tap's branch still ends with Shiplane's commit (never a forced push); pullRequest: closes the pull request while its head is Shiplane's commit and deletes the branch while it still ends there"
+        rollback: "pushes a commit that puts the formula back as it was, while the tap's branch still ends with Shiplane's commit (never a forced push); pullRequest: closes the pull request (merge request) while its head is Shiplane's commit and deletes the branch while it still ends there"
     )
 }

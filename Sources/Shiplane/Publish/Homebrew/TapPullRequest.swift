@@ -1,7 +1,8 @@
 import Foundation
 internal import Git
 
-/// A protected tap: the formula goes to a branch of its own and a pull request on GitHub, as
+/// A protected tap: the formula goes to a branch of its own and a pull request (GitHub, Gitea) or
+/// merge request (GitLab) through the forge contract's proposal operation (`ForgeProposals`), as
 /// goreleaser's `brews.repository.pull_request` does.
 ///
 /// The branch is named by the formula and version (`shiplane/<name>-<version>`), so a re-run finds
@@ -13,29 +14,27 @@ extension PublishHomebrewFormula {
 
     /// Pushes the formula to its branch (or finds it there) and opens the pull request (or finds
     /// it open); returns the formula's Ruby source. `clone` holds the tap's `branch` at `base`.
-    /// - Throws: `ShiplaneError` when no token is set, GitHub refuses, or the tap refuses the branch.
+    /// - Throws: `ShiplaneError` when no token is set, the forge refuses, or the tap refuses the branch.
     func proposeByPullRequest(_ text: String, clone: TapClone, base: ObjectID, in step: StepContext) async throws -> String {
         let bytes = Data(text.utf8)
         let path = formula.path
-        let variables = step.lane.environment.variables
-        guard let token = HomebrewPullRequestOpened.token(from: variables) else {
-            throw ValidationFailure(problems: ["no token for the tap's pull request: set SHIPLANE_TAP_TOKEN (or GITHUB_TOKEN)"],
-                                    suggestion: "set the token; nothing was sent")
+        let (forgeType, server, repositoryName) = try proposalTarget()
+        guard let client = try forgeType.proposals(server: server, repository: repositoryName, variables: step.lane.environment.variables,
+                                                   transport: step.httpTransport()) else {
+            throw ShiplaneError("\(forgeType.displayName) has no pull requests Shiplane can open: the tap's formula cannot be proposed there",
+                                suggestion: "push to the tap's branch (pullRequest: false), or host the tap on GitHub, GitLab or Gitea; nothing was sent")
         }
-        let repository = try GitHubRepository(remoteURL: tap)
-        var transport = step.httpTransport()
-        transport.redactor = transport.redactor.adding([token])
-        let client = try GitHubClient(repository: repository, token: token, environment: variables, transport: transport,
-                                      version: ShiplaneVersion.current)
+        let repository = client.repository
+        let noun = client.noun
         // Preflight, a dry run too: the token reaches the repository.
         try await client.checkAccess()
         let name = pullRequestBranch
         let (branchClone, tip) = try await clone.fetchBranch(name)
-        let open = try await client.openPullRequests(branch: name, base: branch).first
+        let open = try await client.openProposals(branch: name, base: branch).first
 
         var effect = HomebrewPullRequestOpened(
-            tap: tap, api: client.apiBaseURL, repository: repository.description, base: branch, branch: name, path: path,
-            commit: tip?.hex ?? "", madeBranch: false, number: open?.number)
+            tap: tap, api: client.api, repository: repository, base: branch, branch: name, path: path,
+            commit: tip?.hex ?? "", madeBranch: false, number: open?.number, forge: forgeType.kind == .github ? nil : forgeType.kind.rawValue)
         var handle: EffectHandle?
         var sent: [String] = []
         let runID = step.lane.state.journal.recorder?.current.id
@@ -52,7 +51,7 @@ extension PublishHomebrewFormula {
                 adopted = true
             }
         } else if step.isDryRun {
-            step.note("would commit \(path) on a new branch \(name) of \(tap) (on \(branch), \(base.short)), push it and open a pull request into \(branch) of \(repository):\n\(text)")
+            step.note("would commit \(path) on a new branch \(name) of \(tap) (on \(branch), \(base.short)), push it and open a \(noun) into \(branch) of \(repository):\n\(text)")
             return text
         } else {
             let signatures = try step.signatures([.author, .committer], in: clone.repository, for: "tap's formula commit")
@@ -65,7 +64,7 @@ extension PublishHomebrewFormula {
             effect.madeBranch = tip == nil
             let recorded = PullRequestHandleBox()
             let outcome = try await committing.push(to: name) {
-                recorded.handle = try step.record(effect, "close the pull request from \(name) and delete the branch in \(tap)")
+                recorded.handle = try step.record(effect, "close the \(noun) from \(name) and delete the branch in \(tap)")
             }
             handle = recorded.handle
             guard outcome.refused.isEmpty else {
@@ -74,36 +73,58 @@ extension PublishHomebrewFormula {
             }
             sent.append("pushed \(name) (\(commit.short))")
         }
-        let undoing = "close the pull request from \(name)" + (effect.madeBranch ? " and delete the branch" : "") + " in \(tap)"
+        let undoing = "close the \(noun) from \(name)" + (effect.madeBranch ? " and delete the branch" : "") + " in \(tap)"
         if let open {
             if sent.isEmpty {
                 if adopted {
                     effect.number = open.number
                     step.done(try step.record(effect, undoing), effect)
                 }
-                step.note("pull request #\(open.number) (\(open.htmlURL ?? name)) already proposes this formula"
+                step.note("\(noun) \(client.reference(open.number)) (\(open.webURL ?? name)) already proposes this formula"
                           + (adopted ? " (pushed by this run before it was stopped)" : "") + ": nothing sent")
             } else {
                 effect.number = open.number
                 step.done(handle, effect)
-                step.note("\(sent.joined()): pull request #\(open.number) shows it")
+                step.note("\(sent.joined()): \(noun) \(client.reference(open.number)) shows it")
             }
             return text
         }
         if step.isDryRun {
-            step.note("\(name) of \(tap) already holds this formula: would open a pull request from it into \(branch) of \(repository)")
+            step.note("\(name) of \(tap) already holds this formula: would open a \(noun) from it into \(branch) of \(repository)")
             return text
         }
         if handle == nil {
-            handle = try step.record(effect, adopted ? undoing : "close the pull request from \(name) in \(repository)")
+            handle = try step.record(effect, adopted ? undoing : "close the \(noun) from \(name) in \(repository)")
         }
         let body = "\(formula.name) \(formula.version)\n\nWritten by Shiplane: every url and sha256 comes from the release's archives."
-        let (pull, opened) = try await client.openPullRequest(title: "\(formula.name) \(formula.version)", body: body, branch: name, base: branch)
+        let (pull, opened) = try await client.openProposal(title: "\(formula.name) \(formula.version)", body: body, branch: name, base: branch)
         effect.number = pull.number
         step.done(handle, effect)
-        sent.append((opened ? "opened" : "found") + " pull request #\(pull.number) (\(pull.htmlURL ?? name))")
+        sent.append((opened ? "opened" : "found") + " \(noun) \(client.reference(pull.number)) (\(pull.webURL ?? name))")
         step.note("\(path) → \(sent.joined(separator: ", "))")
         return text
+    }
+}
+
+extension PublishHomebrewFormula {
+    /// The forge the tap's proposal goes to, its server (nil: the forge's default) and the tap's
+    /// repository there: `forge:` as given, else the forge of the tap URL's public host
+    /// (gitlab.com, codeberg.org, …), else GitHub (GitHub Enterprise through `GITHUB_API_URL`);
+    /// the repository is `forge:`'s, else the tap URL's path; a GitLab or Gitea server is
+    /// `forge:`'s, else `https://` and the tap's host.
+    /// - Throws: when the tap URL names no repository and `forge:` gives none.
+    func proposalTarget() throws -> (forge: any Forge.Type, server: String?, repository: String) {
+        let location = RemoteLinks.hostAndPath(of: tap)
+        let kind = forge?.kind ?? location.flatMap { Forges.publicHost($0.host)?.forge.kind } ?? .github
+        guard let forgeType = kind.forge else { throw ShiplaneError("no forge is named \(kind)") }
+        let fromURL = location.flatMap { RemoteLinks.repositoryPathComponents($0.path) }.map { $0.joined(separator: "/") }
+        guard let repository = forge?.repository ?? fromURL, repository.contains("/") else {
+            throw ShiplaneError("cannot tell the tap's repository on \(forgeType.displayName) from \(tap)",
+                                suggestion: "pass forge: with the repository, e.g. forge: .gitlab(server: \"https://gitlab.example.com\", project: \"acme/homebrew-tap\"); nothing was sent")
+        }
+        var server = forge?.server
+        if server == nil, kind != .github, let host = location?.host { server = "https://\(host)" }
+        return (forgeType, server, repository)
     }
 }
 

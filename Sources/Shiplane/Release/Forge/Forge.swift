@@ -173,6 +173,9 @@ package protocol Forge: Sendable {
     static var action: any DocumentedAction.Type { get }
     /// The effect types the forge's folder declares, so any process reads a record back.
     static var effects: [any Effect.Type] { get }
+    /// The forge's pull-request operation for `repository` on `server` (nil: the forge's own
+    /// default), its token from `variables`; nil where the forge has none (`ForgeProposals.swift`).
+    static func proposals(server: String?, repository: String, variables: [String: String], transport: HTTPTransport) throws -> (any ForgeProposals)?
 
     /// The forge for `target`'s repository with this lane's credentials; `origin` is the origin
     /// remote's URL. Sends nothing.
