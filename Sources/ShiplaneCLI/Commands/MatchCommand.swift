@@ -27,7 +27,7 @@ struct MatchOptions: ParsableArguments {
     @Argument(help: "decrypt and change-password: the store (a checkout of the match repository); encrypt: the decrypted folder; nuke: the type")
     var folder: String?
 
-    @Option(help: "appstore … developer_id and nuke: the match store, the match repository's URL, s3://BUCKET/PREFIX or a folder (default: MATCH_STORE, else MATCH_GIT_URL, else MATCH_S3_BUCKET)")
+    @Option(help: "appstore … developer_id and nuke: the match store, the match repository's URL, s3://BUCKET/PREFIX, gs://BUCKET or a folder (default: MATCH_STORE, else MATCH_GIT_URL, else MATCH_S3_BUCKET, else MATCH_GOOGLE_CLOUD_BUCKET_NAME)")
     var store: String?
 
     @Option(name: .customLong("git-branch"), help: "The match repository's branch (default: MATCH_GIT_BRANCH, else master)")
@@ -171,8 +171,8 @@ struct MatchLane: Lane, BuiltInLane {
 
     func run(_ lane: LaneContext) async throws {
         guard let store = options.store ?? ["MATCH_STORE", "MATCH_GIT_URL"].lazy.compactMap({ lane.environment[$0].flatMap { $0.isEmpty ? nil : $0 } }).first
-                ?? MatchS3Store.storeFromEnvironment(lane.environment) else {
-            throw UsageError("match needs the store: --store URL|s3://BUCKET/PREFIX|FOLDER (the match repository, its bucket, or a checkout of it) or MATCH_STORE / MATCH_GIT_URL / MATCH_S3_BUCKET")
+                ?? MatchS3Store.storeFromEnvironment(lane.environment) ?? MatchGCSStore.storeFromEnvironment(lane.environment) else {
+            throw UsageError("match needs the store: --store URL|s3://BUCKET/PREFIX|gs://BUCKET|FOLDER (the match repository, its bucket, or a checkout of it) or MATCH_STORE / MATCH_GIT_URL / MATCH_S3_BUCKET / MATCH_GOOGLE_CLOUD_BUCKET_NAME")
         }
         let branch = options.gitBranch ?? lane.environment["MATCH_GIT_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "master"
         if options.operation == .nuke {

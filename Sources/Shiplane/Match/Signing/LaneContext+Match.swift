@@ -7,7 +7,8 @@ extension LaneContext {
     /// what is missing or expires within `renewWithinDays` (each change undone by a rollback
     /// where Apple allows it). `store` is the match repository's URL (match's `git_url`; its
     /// `gitBranch`), changed by one commit pushed by compare and swap; `s3://BUCKET/PREFIX` (match's
-    /// S3 storage, the team folder of `FASTLANE_TEAM_ID`), changed object by object; or a folder. `type` is match's own word: `appstore`, `adhoc`, `development`,
+    /// S3 storage, the team folder of `FASTLANE_TEAM_ID`) or `gs://BUCKET` (match's Google Cloud
+    /// storage), changed object by object; or a folder. `type` is match's own word: `appstore`, `adhoc`, `development`,
     /// `enterprise` or `developer_id`. Returns the values `xcodebuild` needs for manual signing,
     /// also set as the run's outputs: `match_code_sign_identity`, `match_team_id`,
     /// `match_certificate_id`, `match_profile_<bundle id>` and `match_profile_uuid_<bundle id>`
@@ -26,8 +27,10 @@ extension LaneContext {
         let chosenPlatform = MatchPlatform(rawValue: platform.lowercased())
         if chosenPlatform == nil { problems.append("platform \(platform) is not ios, tvos or macos") }
         let storePath = store ?? ["MATCH_STORE", "MATCH_GIT_URL"].lazy.compactMap { self.environment[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
-            ?? MatchS3Store.storeFromEnvironment(environment)
-        if storePath == nil { problems.append("no store: pass store: (the match repository's URL, s3://BUCKET/PREFIX, or a folder) or set MATCH_STORE, MATCH_GIT_URL or MATCH_S3_BUCKET") }
+            ?? MatchS3Store.storeFromEnvironment(environment) ?? MatchGCSStore.storeFromEnvironment(environment)
+        if storePath == nil {
+            problems.append("no store: pass store: (the match repository's URL, s3://BUCKET/PREFIX, gs://BUCKET or a folder) or set MATCH_STORE, MATCH_GIT_URL, MATCH_S3_BUCKET or MATCH_GOOGLE_CLOUD_BUCKET_NAME")
+        }
         guard problems.isEmpty, let kind, let chosenPlatform, let storePath else {
             throw ValidationFailure(problems: problems, suggestion: "fix the match call; nothing was read or changed")
         }
@@ -48,7 +51,7 @@ extension MatchSigning: DocumentedAction {
             .init(name: "type", type: "String", defaultValue: nil, help: "appstore, adhoc, development, enterprise or developer_id"),
             .init(name: "appIdentifier", type: "[String]", defaultValue: nil, help: "the bundle IDs to sign: [\"com.example.app\"]"),
             .init(name: "readonly", type: "Bool", defaultValue: "false", help: "read the store only: no App Store Connect call, nothing written"),
-            .init(name: "store", type: "String?", defaultValue: "nil", help: "the match repository's URL (one commit pushed per run), s3://BUCKET/PREFIX (match's S3 layout, FASTLANE_TEAM_ID's folder), or a folder; nil: MATCH_STORE, else MATCH_GIT_URL, else MATCH_S3_BUCKET"),
+            .init(name: "store", type: "String?", defaultValue: "nil", help: "the match repository's URL (one commit pushed per run), s3://BUCKET/PREFIX (match's S3 layout, FASTLANE_TEAM_ID's folder), gs://BUCKET (match's Google Cloud layout), or a folder; nil: MATCH_STORE, else MATCH_GIT_URL, else MATCH_S3_BUCKET, else MATCH_GOOGLE_CLOUD_BUCKET_NAME"),
             .init(name: "platform", type: "String", defaultValue: "\"ios\"", help: "ios, tvos or macos"),
             .init(name: "renewWithinDays", type: "Int", defaultValue: "30", help: "renew a certificate or profile expiring within this many days"),
             .init(name: "force", type: "Bool", defaultValue: "false", help: "make every profile again (match's force)"),

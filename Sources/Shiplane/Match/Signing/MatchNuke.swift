@@ -29,7 +29,7 @@ extension MatchNuke: AsyncAction {
     /// - Throws: `ValidationFailure` (usage) when not confirmed, listing everything; App Store Connect errors.
     package func run(in step: StepContext) async throws -> [String] {
         let lane = step.lane
-        guard !MatchGitStore.isRepository(store), !MatchS3Store.isBucket(store) else {
+        guard !MatchGitStore.isRepository(store), !MatchS3Store.isBucket(store), !MatchGCSStore.isBucket(store) else {
             throw ValidationFailure(problems: ["nuke works on a folder (a checkout of the match repository), not on a repository's URL or a bucket (\(MatchGitStore.withoutCredentials(store)))"],
                                     suggestion: "clone the repository, run nuke with --store on the checkout, then commit and push it; nothing was changed")
         }

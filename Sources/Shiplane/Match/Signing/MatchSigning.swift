@@ -46,7 +46,7 @@ package struct MatchSigning: AsyncAction {
     package var appIdentifiers: [String]
     package var readonly = false
     /// The match store: the match repository's URL (match's `git_url`), `s3://BUCKET/PREFIX`
-    /// (match's S3 storage), or a folder (a checkout of the repository; relative to the work tree).
+    /// (match's S3 storage), `gs://BUCKET` (match's Google Cloud storage), or a folder (a checkout of the repository; relative to the work tree).
     package var store: String
     /// The repository's branch (match's `git_branch`).
     package var gitBranch = "master"
@@ -112,6 +112,36 @@ package struct MatchSigning: AsyncAction {
         return opened
     }
 
+    /// Reads the Google Cloud Storage store (match's google_cloud storage) under the team of
+    /// `FASTLANE_TEAM_ID`; each access token registered as a secret.
+    /// - Throws: `ValidationFailure` for a store that is not `gs://BUCKET[/PREFIX]`, unusable
+    ///   credentials, or no team to write under; `GCSFailure` from the bucket.
+    private func openGoogleCloudBucket(_ step: StepContext) async throws -> MatchGCSStore {
+        let lane = step.lane
+        let variables = lane.environment.variables
+        guard let (bucket, _) = MatchGCSStore.parse(store) else {
+            throw ValidationFailure(problems: ["\(store) is not gs://BUCKET[/PREFIX]"], suggestion: "name the bucket: gs://my-signing-bucket; nothing was read or changed")
+        }
+        let client: GCSClient
+        do {
+            client = try MatchGCSStore.client(bucket: bucket, variables: variables, workingDirectory: lane.workingDirectory,
+                                              transport: step.httpTransport(), onToken: { lane.registerSecret($0) })
+        } catch let failure as ShiplaneError {
+            throw ValidationFailure(problems: [failure.message], suggestion: failure.suggestion ?? "nothing was read or changed")
+        }
+        if case .serviceAccount(let account, _) = client.credentials {
+            for secret in account.secretTexts { lane.registerSecret(secret) }
+        }
+        if case .accessToken(let token) = client.credentials { lane.registerSecret(token) }
+        let team = ["FASTLANE_TEAM_ID", "MATCH_TEAM_ID"].lazy.compactMap { variables[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
+        let opened = try await MatchGCSStore.open(store, team: team, client: client, keys: !readonly)
+        if opened.team == nil && !readonly {
+            throw ValidationFailure(problems: ["\(opened.shown) holds no team folder and FASTLANE_TEAM_ID is not set: match's Google Cloud storage keeps each team's files under its team id"],
+                                    suggestion: "set FASTLANE_TEAM_ID to the team's id (match's team_id); nothing was changed")
+        }
+        return opened
+    }
+
     package func runOutputs(of output: MatchSigningResult) -> [(name: String, value: String)] {
         var outputs: [(name: String, value: String)] = [("match_certificate_id", output.certificateID)]
         if let identity = output.identity { outputs.append(("match_code_sign_identity", identity)) }
@@ -153,7 +183,9 @@ package struct MatchSigning: AsyncAction {
         if MatchS3Store.isBucket(store) {
             s3 = try await openBucket(step)
         }
-        var sync = MatchSync(step: step, request: self, store: git == nil && s3 == nil ? step.resolve(store) : store, password: password, git: git, s3: s3)
+        let gcs = MatchGCSStore.isBucket(store) ? try await openGoogleCloudBucket(step) : nil
+        let local = git == nil && s3 == nil && gcs == nil
+        var sync = MatchSync(step: step, request: self, store: local ? step.resolve(store) : store, password: password, git: git, s3: s3, gcs: gcs)
         let result = readonly ? try sync.readStoreOnly() : try await sync.bringUpToDate()
         try await sync.finishWrites()
         try await sync.install(result)

@@ -85,14 +85,14 @@ package struct GooglePlayServiceAccount: Sendable {
     }
 
     /// The signed assertion for the token exchange: RS256; `iss` the account, `scope`
-    /// androidpublisher, `aud` the token URI, an hour's lifetime.
-    func assertion(now: Date) throws -> String {
+    /// androidpublisher (or `scope`), `aud` the token URI, an hour's lifetime.
+    func assertion(now: Date, scope: String = Self.scope) throws -> String {
         struct Header: Encodable { var alg = "RS256"; var typ = "JWT"; var kid: String? }
         struct Claims: Encodable { var iss: String; var scope: String; var aud: String; var iat: Int; var exp: Int }
         let issued = Int(now.timeIntervalSince1970)
         return try JSONWebToken.make(
             header: Header(kid: privateKeyID),
-            claims: Claims(iss: clientEmail, scope: Self.scope, aud: tokenURI, iat: issued, exp: issued + 3600)
+            claims: Claims(iss: clientEmail, scope: scope, aud: tokenURI, iat: issued, exp: issued + 3600)
         ) { input in
             try privateKey.signature(for: Crypto.SHA256.hash(data: input), padding: .insecurePKCS1v1_5).rawRepresentation
         }
