@@ -36,9 +36,10 @@ extension Repository {
     }
 
     /// `messagesChanging`, with the changed-path filters read or not (`readingFilters: false`
-    /// compares trees wherever a commit is unsettled, as without a commit-graph file).
+    /// compares trees wherever a commit is unsettled, as without a commit-graph file), keeping at
+    /// most about `treeCacheLimit` trees between two commits (a test makes it small).
     func messagesChanging(_ paths: [String], since stops: [ObjectID?], from head: ObjectID,
-                          readingFilters: Bool) throws -> (messages: [[String]], counts: PathWalkCounts) {
+                          readingFilters: Bool, treeCacheLimit: Int = 4096) throws -> (messages: [[String]], counts: PathWalkCounts) {
         precondition(paths.count == stops.count, "one stop per path")
         var walk = PathWalkCounts()
         guard !paths.isEmpty else { return ([], walk) }
@@ -122,7 +123,7 @@ extension Repository {
             ChangedPathQuery(trie: trie, settings: settings, pathStops: stopNodes.map { $0.flatMap { bit[$0] } },
                              chunks: keepsMasks ? chunks : 0)
         }
-        var trees = TreeCache(repository: self)
+        var trees = TreeCache(repository: self, limit: treeCacheLimit)
         var touches: [(node: CommitGraph.Node, path: Int)] = []
         var touched: [Int] = []
         func tree(_ node: CommitGraph.Node) throws -> ObjectKey {
@@ -286,15 +287,21 @@ struct PathTrie {
 struct TreeCache: ~Copyable {
     private let repository: Repository
     private var trees: [ObjectKey: OpaquePointer] = [:]
+    /// How many trees are kept before `trim` frees them all.
+    private let limit: Int
 
-    init(repository: Repository) { self.repository = repository }
+    init(repository: Repository, limit: Int = 4096) {
+        self.repository = repository
+        self.limit = max(1, limit)
+    }
 
     deinit { for tree in trees.values { git_tree_free(tree) } }
 
-    /// Frees every kept tree once there are 4,096: called between two commits' comparisons,
-    /// never inside one, where a tree just read would be freed while its sibling is in use.
+    /// Frees every kept tree once there are `limit` (4,096): called between two commits'
+    /// comparisons, never inside one, where a tree just read would be freed while its sibling is
+    /// in use (`TreeCacheEvictionTests`).
     mutating func trim() {
-        guard trees.count >= 4096 else { return }
+        guard trees.count >= limit else { return }
         for tree in trees.values { git_tree_free(tree) }
         trees.removeAll(keepingCapacity: true)
     }
