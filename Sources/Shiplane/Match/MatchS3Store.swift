@@ -6,7 +6,8 @@ import Foundation
 /// `PREFIX` + `TEAMID/profiles/appstore/AppStore_com.example.app.mobileprovision`), each file
 /// encrypted as in a git store; `match_version.txt` and `README.md` under the prefix itself.
 /// Named `s3://BUCKET/PREFIX` (or match's `MATCH_S3_BUCKET` and `MATCH_S3_OBJECT_PREFIX`); read
-/// whole at the start (ListObjectsV2 and GetObject, SigV4), written object by object, each PUT a
+/// whole at the start (ListObjectsV2 and GetObject, SigV4), written object by object, each PUT
+/// conditional on the ETag read (`If-Match`; `If-None-Match: *` for a new object) and a
 /// recorded effect whose undo puts the earlier bytes back (or deletes the object) while it still
 /// holds this run's.
 package struct MatchS3Store {
@@ -159,8 +160,8 @@ package struct MatchS3Store {
     }
 
     /// Puts each changed file through a recorded effect (its undo puts the earlier bytes back),
-    /// checking first that the object is still as it was read (another machine's match run may
-    /// have written it meanwhile). Files holding the same bytes are not sent. Returns the keys put.
+    /// each PUT conditional on the object still being as it was read (another machine's match
+    /// run may have written it meanwhile: S3 answers 412). Files holding the same bytes are not sent. Returns the keys put.
     /// - Throws: `ShiplaneError` when an object changed since it was read; `S3Failure`.
     func write(_ files: [(path: String, contents: Data)], step: StepContext) async throws -> [String] {
         var put: [String] = []
@@ -171,15 +172,16 @@ package struct MatchS3Store {
             }
             let before = objects[path]
             if before?.bytes == contents { continue }
-            let now = try await client.head(key)
-            guard now?.etag == before?.etag else {
-                throw ShiplaneError("\(client.target.display(key)) changed since this run read it; it was not written",
-                                    suggestion: "run match again: it reads the store anew (another machine's match run wrote it meanwhile)")
-            }
             var effect = MatchS3ObjectWritten(target: client.target, key: key, saved: try step.saveCopy(before?.bytes),
                                               sha256: SHA256.hex(of: contents), etag: nil)
             let handle = try step.record(effect, before == nil ? "delete \(client.target.display(key))" : "put the earlier \(client.target.display(key)) back")
-            effect.etag = try await client.put(key, bytes: Array(contents))
+            // S3's conditional write: If-Match the ETag read, or If-None-Match: * for a new object.
+            guard let etag = try await client.put(key, bytes: Array(contents), ifUnchangedFrom: before?.etag) else {
+                step.done(handle, effect)
+                throw ShiplaneError("\(client.target.display(key)) changed since this run read it (S3 refused the conditional write: 412); it was not written",
+                                    suggestion: "run match again: it reads the store anew (another machine's match run wrote it meanwhile)")
+            }
+            effect.etag = etag
             step.done(handle, effect)
             put.append(key)
         }
@@ -221,7 +223,9 @@ package struct MatchS3ObjectWritten: Effect, Equatable {
             guard let bytes = context.savedCopies.savedCopy(saved) else {
                 throw ShiplaneError("the bytes \(display) held before this run are no longer saved; it stays as this run wrote it")
             }
-            _ = try await client.put(key, bytes: Array(bytes))
+            guard try await client.put(key, bytes: Array(bytes), ifUnchangedFrom: head.etag) != nil else {
+                throw ShiplaneError("\(display) changed since this run put it (S3 refused the conditional write); left as it is")
+            }
         } else {
             try await client.delete(key, ifMatch: head.etag)
         }

@@ -138,7 +138,7 @@ struct MatchS3StoreTests {
         #expect(try server.contents().objects.isEmpty, "\(told)")
     }
 
-    @Test("ListObjectsV2 page after page through continuation tokens, GetObject of a missing key is nil, and the listing's XML entities are read")
+    @Test("ListObjectsV2 page after page through continuation tokens, GetObject of a missing key is nil, the conditional PUT (If-Match, If-None-Match: *) refused with 412 when the object changed, and the listing's XML entities are read")
     func listsEveryPageAndGetsObjects() async throws {
         let server = try RealS3Server()
         defer { server.stop() }
@@ -154,6 +154,15 @@ struct MatchS3StoreTests {
         let got = try await client.get("p/T & Co/file 3.txt")
         #expect(got.map { String(decoding: $0.bytes, as: UTF8.self) } == "p/T & Co/file 3.txt")
         #expect(try await client.get("p/none") == nil)
+
+        // The conditional PUT the store writes with: moto (5.2.5) answers 412 as S3 does, and changes nothing then.
+        let first = try await client.put("c/object", bytes: Array("one".utf8))
+        #expect(try await client.put("c/object", bytes: Array("two".utf8), ifUnchangedFrom: nil) == nil, "If-None-Match: * on an existing object")
+        #expect(try await client.put("c/object", bytes: Array("two".utf8), ifUnchangedFrom: "\"0123456789abcdef0123456789abcdef\"") == nil, "If-Match a stale ETag")
+        #expect(try await client.get("c/object").map { String(decoding: $0.bytes, as: UTF8.self) } == "one")
+        let second = try #require(try await client.put("c/object", bytes: Array("two".utf8), ifUnchangedFrom: first))
+        #expect(second != first)
+        #expect(try await client.put("c/new", bytes: Array("new".utf8), ifUnchangedFrom: nil) != nil, "If-None-Match: * creates a new object")
 
         let page = S3Client.listPage("""
             <ListBucketResult><IsTruncated>true</IsTruncated><Contents><Key>a &amp; b</Key><ETag>&quot;x&quot;</ETag><Size>3</Size></Contents>\

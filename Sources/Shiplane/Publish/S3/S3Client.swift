@@ -85,16 +85,31 @@ package struct S3Client: Sendable {
     /// Puts `bytes` in one request (its SHA-256 and MD5 checked by the server, the SHA-256 kept as
     /// `x-amz-meta-sha256`); returns the ETag.
     package func put(_ key: String, bytes: [UInt8], acl: String = "private") async throws -> String {
+        let response = try await putBytes(key, bytes: bytes, acl: acl, conditions: [])
+        guard response.isSuccess else { throw failure(response, doing: "put \(target.display(key))") }
+        return response.header("etag") ?? ""
+    }
+
+    /// Puts `bytes` only while the object still has `etag` (`If-Match`), or, with nil, only while
+    /// there is none (`If-None-Match: *`): S3's conditional write, checked by the server in the
+    /// same request. Returns the new ETag, or nil when S3 answers 412 (someone wrote it meanwhile).
+    package func put(_ key: String, bytes: [UInt8], ifUnchangedFrom etag: String?) async throws -> String? {
+        let condition = etag.map { ("If-Match", $0) } ?? ("If-None-Match", "*")
+        let response = try await putBytes(key, bytes: bytes, acl: "private", conditions: [condition])
+        if response.status == 412 { return nil }
+        guard response.isSuccess else { throw failure(response, doing: "put \(target.display(key))") }
+        return response.header("etag") ?? ""
+    }
+
+    private func putBytes(_ key: String, bytes: [UInt8], acl: String, conditions: [(name: String, value: String)]) async throws -> HTTPResponse {
         let sha = Array(Crypto.SHA256.hash(data: bytes))
         let digests = FileDigests(name: (key as NSString).lastPathComponent, size: Int64(bytes.count), sha256: sha,
                                   md5: Array(Insecure.MD5.hash(data: bytes)))
         let headers = objectHeaders(digests: digests, acl: acl) + [
             ("Content-MD5", Data(digests.md5).base64EncodedString()),
             ("x-amz-checksum-sha256", Data(sha).base64EncodedString()),
-        ]
-        let response = try await send(.put, key: key, headers: headers, body: .bytes(bytes), payloadHash: SignatureV4.hex(sha))
-        guard response.isSuccess else { throw failure(response, doing: "put \(target.display(key))") }
-        return response.header("etag") ?? ""
+        ] + conditions
+        return try await send(.put, key: key, headers: headers, body: .bytes(bytes), payloadHash: SignatureV4.hex(sha))
     }
 
     /// An object's bytes and ETag (GetObject); nil when there is none.
