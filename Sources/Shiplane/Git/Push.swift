@@ -13,7 +13,7 @@ internal import Git
 /// one push. What the remote accepts is the run's point of no return, ref by ref: a run that stops
 /// after it is finished by `shiplane resume`, never undone (others may already have fetched what
 /// was pushed); a push the remote refused whole published nothing, so the run rolls back.
-package struct Push: AsyncAction, CarriesRunRecord {
+package struct Push: AsyncAction, CarriesObserversRefs {
     /// The action's name in steps and reports.
     package static let name = "push"
     /// The remote's name.
@@ -53,10 +53,9 @@ package struct Push: AsyncAction, CarriesRunRecord {
         try await pushOnce(in: step, branch: branch, tags: tags)
     }
 
-    /// One push of the branch (when `branch`) and `tags`, with the run record when the branch goes.
+    /// One push of the branch (when `branch`) and `tags`, with what the run's observers carry when the branch goes.
     func pushOnce(in step: StepContext, branch: Bool, tags: [String]) async throws {
         let lane = step.lane
-        let recordReference = RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope)
         let repository = try lane.repository()
         guard let url = try git({ try repository.remoteURL(named: remote) }) else {
             throw ShiplaneError("there is no remote named \(remote)", suggestion: "add it with `git remote add \(remote) URL`, or pass remote:")
@@ -94,11 +93,14 @@ package struct Push: AsyncAction, CarriesRunRecord {
             try step.ensureRemoteBranchIsBehindHead(pushedBranch.name, remote: remote, url: url, credentials: credentials, in: repository)
         }
         let refs = refspecs.map { String($0.split(separator: ":").last ?? "") }
-        // What the run's observers send with the release branch (the run's record, so a retry on
-        // a fresh clone finds it) goes in the same push.
+        // What the run's observers send with the release branch goes in the same push; it is
+        // theirs, not the release's: what the remote makes of it goes back to them (`settle`).
+        var carried: Set<String> = []
         if branch {
             for observer in lane.state.observers {
-                refspecs += try observer.refspecsToCarry(pushing: "pushed \(shown) to \(remote)", to: remote, in: lane)
+                let theirs = try observer.refspecsToCarry(pushing: "pushed \(shown) to \(remote)", to: remote, in: lane)
+                refspecs += theirs
+                carried.formUnion(theirs.map { String($0.split(separator: ":").last ?? "") })
             }
         }
         var effect: EffectHandle?
@@ -142,15 +144,15 @@ package struct Push: AsyncAction, CarriesRunRecord {
             throw failure
         }
         let (settled, takenTags) = try Self.sameValueRefusals(
-            in: outcome, record: recordReference, sent: sent, pushedBefore: pushedBefore, ownsPoint: ownsPoint, repository: repository, remote: remote, credentials: credentials)
-        try settle(settled, effect: effect, ownsPoint: ownsPoint, takenTags: takenTags, in: step, repository: repository, credentials: credentials)
+            in: outcome, carried: carried, sent: sent, pushedBefore: pushedBefore, ownsPoint: ownsPoint, repository: repository, remote: remote, credentials: credentials)
+        try settle(settled, carried: carried, effect: effect, ownsPoint: ownsPoint, takenTags: takenTags, in: step, repository: repository, credentials: credentials)
         step.note("\(shown) → \(remote)")
     }
 
     /// The earlier attempt of this push, cut short before the remote answered, when the remote now
     /// proves it never landed (`UnlandedPush`): settled as not having happened, the point of no
-    /// return taken back (the run rolls back), the run record withdrawn here and, when the remote
-    /// holds this run's, there. Nil when the earlier attempt may have landed.
+    /// return taken back (the run rolls back), and the run's observers told (what the earlier
+    /// attempt carried for them is theirs to withdraw). Nil when the earlier attempt may have landed.
     private func takeBackUnlanded(in step: StepContext, repository: Repository, credentials: PushCredentials) throws -> UnlandedPush? {
         let lane = step.lane
         guard let attempt = lane.state.journal.earlierAttempt(step: step.number, kind: RefsPushed.kind), attempt.status == .intended,
@@ -158,19 +160,13 @@ package struct Push: AsyncAction, CarriesRunRecord {
         else { return nil }
         lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) never accepted it: \(remote) holds other objects")
         try step.amendPointOfNoReturn(nil)
-        if let runID = lane.state.journal.recorder?.current.id {
-            PushMayStillLand.remember(
-                unlanded, runID: runID, record: RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope),
-                workTree: lane.workingDirectory)
-        }
-        // Only this run's record goes; one another run put there stays (`remove` compares and swaps).
-        if let runID = lane.state.journal.recorder?.current.id,
-           let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
-            step.log(warning, level: .warning)
-        } else {
-            try? git { try repository.deleteReference(RemoteRunRecord.reference(scope: lane.state.journal.recorder?.current.packageScope)) }
-        }
+        tellObservers(CarriedPush(release: .takenBack(unlanded), remote: remote), in: step)
         return unlanded
+    }
+
+    /// Tells each of the run's observers what became of a push that may have carried their refs.
+    private func tellObservers(_ push: CarriedPush, in step: StepContext) {
+        for observer in step.lane.state.observers { observer.carriedPushSettled(push, in: step) }
     }
 
     /// A resumed push whose earlier attempt published every tag (the release) while the remote
@@ -207,26 +203,27 @@ package struct Push: AsyncAction, CarriesRunRecord {
         return true
     }
 
-    /// Records what the remote accepted. All of it: done. None of the release's refs (the run
-    /// record aside): nothing was published, so the point of no return is taken back (the run
-    /// rolls back), the record is withdrawn from both sides, and the error names what the remote
-    /// has. Some: the run is past its point of no return for those only, the record on the remote
-    /// is rewritten to say so, and the error names each ref (the run stops for `shiplane resume`).
+    /// Records what the remote accepted. All of it: done. None of the release's refs (what the
+    /// observers carried aside): nothing was published, so the point of no return is taken back
+    /// (the run rolls back), and the error names what the remote has. Some: the run is past its
+    /// point of no return for those only, and the error names each ref (the run stops for
+    /// `shiplane resume`). Each time, the run's observers hear what became of their refs, once the
+    /// release's own are settled (`carriedPushSettled`).
     /// - Throws: `PushRefused` when the remote refused any of the release's refs.
     private func settle(
-        _ outcome: PushOutcome, effect: EffectHandle?, ownsPoint: Bool, takenTags: [String] = [], in step: StepContext, repository: Repository,
-        credentials: PushCredentials
+        _ outcome: PushOutcome, carried: Set<String>, effect: EffectHandle?, ownsPoint: Bool, takenTags: [String] = [], in step: StepContext,
+        repository: Repository, credentials: PushCredentials
     ) throws {
-        let record = RemoteRunRecord.reference(scope: step.lane.state.journal.recorder?.current.packageScope)
-        let refused = outcome.refused.filter { $0.ref != record }
-        let accepted = outcome.accepted.filter { $0 != record }
-        let recordAccepted = outcome.accepted.contains(record)
-        if outcome.refused.contains(where: { $0.ref == record }) { step.lane.state.journal.recorder?.remoteRefusedRecord() }
+        let refused = outcome.refused.filter { !carried.contains($0.ref) }
+        let accepted = outcome.accepted.filter { !carried.contains($0) }
+        func told(_ release: CarriedPush.Release) -> CarriedPush {
+            CarriedPush(
+                release: release, remote: remote, accepted: outcome.accepted.filter(carried.contains),
+                refused: Dictionary(outcome.refused.filter { carried.contains($0.ref) }.map { ($0.ref, $0.reason) }) { first, _ in first })
+        }
         guard !refused.isEmpty else {
             step.done(effect)
-            if let lost = outcome.refused.first(where: { $0.ref == record }) {
-                step.log("\(remote) refused the run record \(record) (\(lost.reason)): a retry on a fresh clone will not find this run", level: .warning)
-            }
+            tellObservers(told(.landed), in: step)
             return
         }
         let lane = step.lane
@@ -237,25 +234,13 @@ package struct Push: AsyncAction, CarriesRunRecord {
             step.didNotHappen(effect, "\(remote) refused every ref")
             lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) has none of it")
             try step.amendPointOfNoReturn(nil)
-            if recordAccepted, let runID = lane.state.journal.recorder?.current.id {
-                if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
-                    step.log(warning, level: .warning)
-                }
-            } else {
-                try? git { try repository.deleteReference(record) }
-            }
+            tellObservers(told(.withdrawn), in: step)
             if !takenTags.isEmpty { throw Self.anotherRunReleased(takenTags, remote: remote) }
             throw failure
         }
         step.done(effect, RefsPushed(remote: remote, refs: accepted, refused: refused.map(\.ref)), description: failure.pointOfNoReturn)
         if ownsPoint { try step.amendPointOfNoReturn(failure.pointOfNoReturn) }
-        if recordAccepted, let recorder = lane.state.journal.recorder {
-            do {
-                try RemoteRunRecord.publish(recorder, in: repository, remote: remote, environment: lane.environment)
-            } catch {
-                step.log("could not correct the run record on \(remote): \(describe(error)); it may name refs \(remote) refused", level: .warning)
-            }
-        }
+        tellObservers(told(.partlyLanded), in: step)
         throw failure
     }
 
@@ -266,10 +251,10 @@ package struct Push: AsyncAction, CarriesRunRecord {
     /// the other run: that run published the release, and this one stops before anything of its
     /// own counts (`AnotherRunReleased`; what it moved on the remote is identical to the other's).
     static func sameValueRefusals(
-        in outcome: PushOutcome, record: String = RemoteRunRecord.reference, sent: [Repository.RefUpdate], pushedBefore: Set<String>, ownsPoint: Bool,
+        in outcome: PushOutcome, carried: Set<String>, sent: [Repository.RefUpdate], pushedBefore: Set<String>, ownsPoint: Bool,
         repository: Repository, remote: String, credentials: PushCredentials
     ) throws -> (outcome: PushOutcome, takenTags: [String]) {
-        let refused = outcome.refused.filter { $0.ref != record }
+        let refused = outcome.refused.filter { !carried.contains($0.ref) }
         guard !refused.isEmpty, let has = try? git({ try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false) })
         else { return (outcome, []) }
         // A tag made a moment later by the other run differs in its tag object (the tagger's time)
@@ -288,7 +273,7 @@ package struct Push: AsyncAction, CarriesRunRecord {
         if ownsPoint, !takenTags.isEmpty {
             // Nothing of this run's own is on the remote: what it moved there is the other run's too.
             var lost = outcome
-            lost.accepted = outcome.accepted.filter { $0 == record }
+            lost.accepted = outcome.accepted.filter(carried.contains)
             return (lost, takenTags.sorted().map { String($0.dropFirst("refs/tags/".count)) })
         }
         var settled = outcome

@@ -207,18 +207,18 @@ public final class LaneContext: @unchecked Sendable {
         state.setOutputs(exports(output))
         state.setNote(record.number, "done before the interruption")
         state.recordFinished(record, outcome: .succeeded, output: output)
-        for observer in state.observers { observer.stepFinished(record, replayed: true, carriesRecord: false, in: self) }
+        for observer in state.observers { observer.stepFinished(record, replayed: true, carriedRefs: false, in: self) }
         state.finish(record.number, outcome: .succeeded)
         return output
     }
 
     /// Records a step that succeeded and tells the run's observers (`RunObserving`).
     private func succeeded<Output>(
-        _ record: StepRecord, _ output: Output, exports: [(name: String, value: String)], carriesRecord: Bool
+        _ record: StepRecord, _ output: Output, exports: [(name: String, value: String)], carriedRefs: Bool
     ) -> Output {
         state.setOutputs(exports)
         state.recordFinished(record, outcome: .succeeded, output: output)
-        for observer in state.observers { observer.stepFinished(record, replayed: false, carriesRecord: carriesRecord, in: self) }
+        for observer in state.observers { observer.stepFinished(record, replayed: false, carriedRefs: carriedRefs, in: self) }
         state.finish(record.number, outcome: .succeeded)
         return output
     }
@@ -258,7 +258,7 @@ public final class LaneContext: @unchecked Sendable {
             let output = try action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output, step: record.number)
             try state.checkRemadeArtifacts(record)
-            return succeeded(record, output, exports: action.runOutputs(of: output), carriesRecord: action is any CarriesRunRecord)
+            return succeeded(record, output, exports: action.runOutputs(of: output), carriedRefs: action is any CarriesObserversRefs)
         } catch {
             throw failed(record, error, as: A.Output.self)
         }
@@ -278,7 +278,7 @@ public final class LaneContext: @unchecked Sendable {
             let output = try await action.run(in: StepContext(lane: self, number: record.number))
             state.recordStepOutput(output, step: record.number)
             try state.checkRemadeArtifacts(record)
-            return succeeded(record, output, exports: action.runOutputs(of: output), carriesRecord: action is any CarriesRunRecord)
+            return succeeded(record, output, exports: action.runOutputs(of: output), carriedRefs: action is any CarriesObserversRefs)
         } catch {
             throw failed(record, error, as: A.Output.self)
         }

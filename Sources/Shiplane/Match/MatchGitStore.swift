@@ -31,6 +31,8 @@ struct MatchGitStore {
 
     var reference: String { "refs/heads/\(branch)" }
     var shown: String { Self.withoutCredentials(url) }
+    /// The branch as `BranchClone` reads and pushes it.
+    var clone: BranchClone { BranchClone(url: url, branch: branch, credentials: credentials, repository: repository) }
 
     /// Whether `store` names a repository rather than a folder.
     static func isRepository(_ store: String) -> Bool {
@@ -40,13 +42,7 @@ struct MatchGitStore {
     }
 
     /// `url` without user-info, for showing and recording.
-    static func withoutCredentials(_ url: String) -> String {
-        guard url.contains("://"), var components = URLComponents(string: url), components.user != nil || components.password != nil
-        else { return url }
-        components.user = nil
-        components.password = nil
-        return components.string ?? url
-    }
+    static func withoutCredentials(_ url: String) -> String { BranchClone.withoutCredentials(url) }
 
     /// Credentials for `url`: match's `MATCH_GIT_BASIC_AUTHORIZATION` (base64 of `user:password`)
     /// for HTTPS, else what `push` uses (a token variable, the ssh agent). Each secret is registered.
@@ -71,13 +67,8 @@ struct MatchGitStore {
     static func open(_ url: String, branch: String, credentials: PushCredentials, base: String, keys: Bool) async throws -> MatchGitStore {
         let scratch = try MatchScratch.make(base: base)
         do {
-            let folder = scratch.path + "/store.git"
-            let repository = try git { try Repository.createBare(at: folder) }
-            let reference = "refs/heads/\(branch)"
-            let found = try await gitOffThePool {
-                try repository.fetchIfPresent(remote: url, source: reference, destination: reference, credentials: credentials)
-            }
-            let tip = found ? try git { try repository.commitOfReference(reference) } : nil
+            let (clone, tip) = try await BranchClone.fetch(url, branch: branch, credentials: credentials, into: scratch.path + "/store.git")
+            let repository = clone.repository
             var files = Set<String>()
             if let tip {
                 for entry in try git({ try repository.exportedEntries(of: tip) }).entries {
@@ -158,26 +149,22 @@ struct MatchGitStore {
     ///   again) or the repository refused the push; `GitFailure` when it cannot be reached.
     func push(_ changes: [(path: String, contents: Data?)], message: String, author: Signature, committer: Signature,
               beforeSending: @escaping (ObjectID) throws -> Void) async throws -> ObjectID {
-        let reference = reference, repository = repository, url = url, credentials = credentials, tip = tip, shown = shown, branch = branch
+        let reference = reference, repository = repository, tip = tip, shown = shown, branch = branch
         let commit = try git {
             try repository.commitFiles(changes, onTopOf: tip, message: message, author: author, committer: committer, updating: reference)
         }
-        let outcome = try await gitOffThePool {
-            try repository.pushReportingRefs(remote: url, refspecs: ["\(reference):\(reference)"], credentials: credentials, beforeChecks: { updates in
-                let theirs = updates.first(where: { $0.remoteRef == reference })?.remote
-                guard theirs == tip else {
-                    throw ShiplaneError("\(shown) \(branch) moved on (to \(theirs?.short ?? "nothing")) since this run read it at \(tip?.short ?? "nothing"); nothing was pushed",
-                                        suggestion: "run match again: it reads the store anew (another machine's match run wrote it meanwhile)")
-                }
-            }, beforeSending: { _ in try beforeSending(commit) })
-        }
-        guard outcome.refused.isEmpty else {
+        switch try await clone.push(expecting: tip, beforeSending: { try beforeSending(commit) }) {
+        case .swapped:
+            return commit
+        case .moved(_, let theirs):
+            throw ShiplaneError("\(shown) \(branch) moved on (to \(theirs?.short ?? "nothing")) since this run read it at \(tip?.short ?? "nothing"); nothing was pushed",
+                                suggestion: "run match again: it reads the store anew (another machine's match run wrote it meanwhile)")
+        case .refused(let outcome):
             var info: [(key: String, value: String)] = outcome.refused.map { ($0.ref, $0.reason) }
             for line in outcome.remoteMessages { info.append(("\(shown) said", line)) }
             throw ShiplaneError("\(shown) refused the match store's commit on \(branch)", info: info,
                                 suggestion: "allow the push (a protected branch, a hook, the token's rights), then run again")
         }
-        return commit
     }
 }
 

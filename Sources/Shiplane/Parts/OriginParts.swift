@@ -144,7 +144,6 @@ package enum OriginParts {
     /// one part. Git's receive-pack updates a ref only from the value the push names.
     /// - Throws: when origin cannot be reached, or a file cannot be read.
     static func record(_ record: PartRecord, files: [String: Data], expected: ObjectID?, workTree: String, environment: LaneEnvironment) async throws -> Written {
-        struct Moved: Error {}
         return try await gitOffThePool {
             let (repository, credentials) = try connection(workTree: workTree, environment: environment)
             let ref = reference(lane: record.lane, part: record.part)
@@ -152,18 +151,17 @@ package enum OriginParts {
             let blobs = files.keys.sorted().compactMap { key in files[key].map { (name: key, content: $0) } }
             try repository.writeFilesReference(ref, files: [("part.json", json)] + blobs, message: "shiplane: part \(record.part) of \(record.lane)")
             defer { try? repository.deleteReference(ref) }
-            do {
-                let outcome = try repository.pushReportingRefs(remote: remote, refspecs: ["+\(ref):\(ref)"], credentials: credentials, beforeChecks: { updates in
-                    guard updates.allSatisfy({ $0.remote == expected }) else { throw Moved() }
-                })
-                guard !outcome.refused.isEmpty else { return .recorded }
+            switch try repository.compareAndSwap(remote: remote, [RefSwap(source: ref, destination: ref, expected: expected)], credentials: credentials) {
+            case .swapped:
+                return .recorded
+            case .moved:
+                return .takenByAnother
+            case .refused(let outcome):
                 let now = try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false)[ref]
                 if now != nil && now != expected { return .takenByAnother }
                 throw ShiplaneError(
                     "origin refused the record of part `\(record.part)` (\(ref)): " + outcome.refused.map(\.reason).joined(separator: ", "),
                     suggestion: "let the job's token push to \(prefix)* (a protected-ref rule or a hook refused it), then run the part's job again")
-            } catch is Moved {
-                return .takenByAnother
             }
         }
     }
@@ -172,7 +170,6 @@ package enum OriginParts {
     /// hold the values given (by compare-and-swap), in one push; returns a warning for each left,
     /// never throws: the release is done.
     static func retire(lane: String, parts: [String: ObjectID], published: PublishedRelease, workTree: String, environment: LaneEnvironment) async -> [String] {
-        struct Moved: Error {}
         do {
             return try await gitOffThePool {
                 let (repository, credentials) = try connection(workTree: workTree, environment: environment)
@@ -184,17 +181,14 @@ package enum OriginParts {
                 let marker = publishedReference(lane: lane)
                 try repository.writeFilesReference(marker, files: [("published.json", try RunStore.encoder.encode(published))], message: "shiplane: \(lane) published")
                 defer { try? repository.deleteReference(marker) }
-                do {
-                    let outcome = try repository.pushReportingRefs(
-                        remote: remote, refspecs: ["+\(marker):\(marker)"] + deletions.map { ":" + reference(lane: lane, part: $0) }, credentials: credentials,
-                        beforeChecks: { updates in
-                            guard updates.allSatisfy({ update in
-                                update.remoteRef == marker
-                                    || deletions.contains { reference(lane: lane, part: $0) == update.remoteRef && refs[update.remoteRef] == update.remote }
-                            }) else { throw Moved() }
-                        })
+                let swaps = [RefSwap(source: marker, destination: marker, checked: false)]
+                    + deletions.map { RefSwap.delete(reference(lane: lane, part: $0), expected: parts[$0]) }
+                switch try repository.compareAndSwap(remote: remote, swaps, credentials: credentials) {
+                case .swapped:
+                    break
+                case .refused(let outcome):
                     warnings += outcome.refused.map { "origin kept \($0.ref) (\($0.reason)): it changed while this run retired it" }
-                } catch is Moved {
+                case .moved:
                     warnings.append("origin's part records changed while this run retired them: left as they are")
                 }
                 return warnings

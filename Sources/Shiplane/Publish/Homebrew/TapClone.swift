@@ -1,9 +1,9 @@
 import Foundation
 internal import Git
 
-/// A throwaway bare clone of one branch of a Homebrew tap, in a temporary folder: the formula is
-/// committed in it without a work tree (`Repository.commitFile`) and pushed from it, through
-/// libgit2. Made for one step (or one undo) and removed after it.
+/// A throwaway bare clone of one branch of a Homebrew tap (`BranchClone`), in a temporary folder:
+/// the formula is committed in it without a work tree (`Repository.commitFile`) and pushed from
+/// it, through libgit2. Made for one step (or one undo) and removed after it.
 struct TapClone {
     /// The tap's URL or path as given, with no user-info (credentials come from the environment).
     let tap: String
@@ -13,6 +13,8 @@ struct TapClone {
     let folder: String
 
     var reference: String { "refs/heads/\(branch)" }
+    /// The branch as `BranchClone` reads and pushes it.
+    var clone: BranchClone { BranchClone(url: tap, branch: branch, credentials: credentials, repository: repository) }
 
     /// The variables a tap token is read from, before the ones `push` reads.
     static let tokenVariables = ["SHIPLANE_TAP_TOKEN", "HOMEBREW_TAP_TOKEN"]
@@ -31,13 +33,7 @@ struct TapClone {
     }
 
     /// `url` without user-info, for showing and recording.
-    static func withoutCredentials(_ url: String) -> String {
-        guard url.contains("://"), var components = URLComponents(string: url), components.user != nil || components.password != nil
-        else { return url }
-        components.user = nil
-        components.password = nil
-        return components.string ?? url
-    }
+    static func withoutCredentials(_ url: String) -> String { BranchClone.withoutCredentials(url) }
 
     /// Fetches `branch` of `tap` into a new temporary bare repository; the tip is nil when the tap
     /// has no such branch. Reaching the tap checks its URL and the credentials (the preflight).
@@ -46,14 +42,8 @@ struct TapClone {
         let folder = NSTemporaryDirectory() + "shiplane-tap-\(UUID().uuidString).git"
         let credentials = credentials(for: tap, environment: environment)
         do {
-            let repository = try git { try Repository.createBare(at: folder) }
-            let clone = TapClone(tap: tap, branch: branch, credentials: credentials, repository: repository, folder: folder)
-            let reference = clone.reference
-            let found = try await gitOffThePool {
-                try repository.fetchIfPresent(remote: tap, source: reference, destination: reference, credentials: credentials)
-            }
-            let tip = found ? try git { try repository.commitOfReference(reference) } : nil
-            return (clone, tip)
+            let (fetched, tip) = try await BranchClone.fetch(tap, branch: branch, credentials: credentials, into: folder)
+            return (TapClone(tap: tap, branch: branch, credentials: credentials, repository: fetched.repository, folder: folder), tip)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
@@ -64,12 +54,8 @@ struct TapClone {
     /// request's branch); the tip is nil when the tap has no such branch.
     /// - Throws: `GitFailure` when the tap cannot be reached.
     func fetchBranch(_ other: String) async throws -> (clone: TapClone, tip: ObjectID?) {
-        let clone = TapClone(tap: tap, branch: other, credentials: credentials, repository: repository, folder: folder)
-        let repository = repository, tap = tap, credentials = credentials, reference = clone.reference
-        let found = try await gitOffThePool {
-            try repository.fetchIfPresent(remote: tap, source: reference, destination: reference, credentials: credentials)
-        }
-        return (clone, found ? try git { try repository.commitOfReference(reference) } : nil)
+        let tip = try await clone.fetch(branch: other).tip
+        return (TapClone(tap: tap, branch: other, credentials: credentials, repository: repository, folder: folder), tip)
     }
 
     /// Deletes the clone's branch on the tap only while the tap's branch is still `expected`
@@ -77,27 +63,23 @@ struct TapClone {
     /// deletion whose old value moved). Returns false when the tap has no such branch.
     /// - Throws: `ShiplaneError` when the branch moved on (it is kept), or the tap refuses.
     func deleteBranch(expecting expected: String) async throws -> Bool {
-        let repository = repository, tap = tap, credentials = credentials, reference = reference, branch = branch
         let shown = Self.withoutCredentials(tap)
-        let outcome: PushOutcome
-        do {
-            outcome = try await gitOffThePool {
-                try repository.pushReportingRefs(remote: tap, refspecs: [":\(reference)"], credentials: credentials, beforeChecks: { updates in
-                    guard let theirs = updates.first(where: { $0.remoteRef == reference })?.remote else { throw TapBranchAbsent() }
-                    guard theirs.hex == expected else {
-                        throw ShiplaneError("\(shown) \(branch) moved on to \(theirs.short) after Shiplane's \(String(expected.prefix(7))): the branch is kept",
-                                            suggestion: "delete it by hand once nobody needs it")
-                    }
-                })
-            }
-        } catch is TapBranchAbsent {
-            return false
+        guard let expectedID = ObjectID(hex: expected) else {
+            throw ShiplaneError("the run's record names \(branch) at \(expected), which is not a commit id: the branch is kept",
+                                suggestion: "delete it by hand once nobody needs it")
         }
-        guard outcome.refused.isEmpty else {
+        switch try await clone.delete(expecting: expectedID) {
+        case .swapped:
+            return true
+        case .moved(_, found: nil):
+            return false
+        case .moved(_, found: let theirs?):
+            throw ShiplaneError("\(shown) \(branch) moved on to \(theirs.short) after Shiplane's \(String(expected.prefix(7))): the branch is kept",
+                                suggestion: "delete it by hand once nobody needs it")
+        case .refused(let outcome):
             throw ShiplaneError("\(shown) refused to delete \(branch)", info: outcome.refused.map { ($0.ref, $0.reason) },
                                 suggestion: "delete the branch by hand")
         }
-        return true
     }
 
     /// The formula file's bytes at `commit`.
@@ -115,13 +97,7 @@ struct TapClone {
     /// Pushes the branch (a fast-forward: never forced), to the tap's branch `remoteBranch` (the
     /// same name when nil); `beforeSending` runs right before the upload (the effect is recorded there).
     func push(to remoteBranch: String? = nil, beforeSending: @escaping () throws -> Void) async throws -> PushOutcome {
-        let repository = repository, tap = tap, credentials = credentials, reference = reference
-        let destination = remoteBranch.map { "refs/heads/\($0)" } ?? reference
-        return try await gitOffThePool {
-            try repository.pushReportingRefs(remote: tap, refspecs: ["\(reference):\(destination)"], credentials: credentials, beforeSending: { _ in
-                try beforeSending()
-            })
-        }
+        try await clone.push(to: remoteBranch, beforeSending: beforeSending)
     }
 
     /// Whether `tip`, a branch's tip, is run `runID`'s own commit (its `Shiplane-Run` trailer
@@ -153,9 +129,6 @@ struct TapClone {
             suggestion: "the tap's branch \(branch) is protected or moved meanwhile; nothing was changed in the tap: allow the push (or its token), or open a pull request with the formula the dry run shows, then run again")
     }
 }
-
-/// Thrown from a deletion's checks when the tap has no such branch: nothing to delete.
-struct TapBranchAbsent: Error {}
 
 /// Signatures for a commit made where no step is (an undo): git's identity, else Shiplane's bot.
 func tapCommitSignature(_ repository: Repository, environment: LaneEnvironment, role: Signature.Role) -> Signature {

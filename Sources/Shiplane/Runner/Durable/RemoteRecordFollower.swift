@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// Sends the run's record with the push that passes the point of no return (staged as
 /// `refs/shiplane/run` and carried in the same push), then keeps the record on the remote following
@@ -6,10 +7,61 @@ import Foundation
 /// sent message — instead of doing it again; and before a message goes, so a retry in a fresh
 /// clone knows it may have been sent and keeps the step's delivery rule instead of sending it
 /// blind. A failure to update it is a warning, not an error.
+///
+/// What the remote makes of the carried record is handled here too (`carriedPushSettled`): a
+/// refused record is forgotten with a warning; a push that landed in part has the remote's record
+/// rewritten to say so; a push that published nothing (refused whole, or an earlier attempt that
+/// never landed) has the record withdrawn from both sides.
 struct RemoteRecordFollower: RunObserving {
-    func stepFinished(_ record: StepRecord, replayed: Bool, carriesRecord: Bool, in lane: LaneContext) {
-        guard !replayed, !carriesRecord else { return }
+    func stepFinished(_ record: StepRecord, replayed: Bool, carriedRefs: Bool, in lane: LaneContext) {
+        guard !replayed, !carriedRefs else { return }
         publish(in: lane, consequence: "a retry on a fresh clone may repeat the step after the push")
+    }
+
+    func carriedPushSettled(_ push: CarriedPush, in step: StepContext) {
+        let lane = step.lane, remote = push.remote
+        let recorder = lane.state.journal.recorder
+        let reference = RemoteRunRecord.reference(scope: recorder?.current.packageScope)
+        let accepted = push.accepted.contains(reference)
+        let refusal = push.refused[reference]
+        if refusal != nil { recorder?.remoteRefusedRecord() }
+        switch push.release {
+        case .landed:
+            if let refusal {
+                step.log("\(remote) refused the run record \(reference) (\(refusal)): a retry on a fresh clone will not find this run", level: .warning)
+            }
+        case .partlyLanded:
+            guard accepted, let recorder else { return }
+            do {
+                try RemoteRunRecord.publish(recorder, in: try lane.repository(), remote: remote, environment: lane.environment)
+            } catch {
+                step.log("could not correct the run record on \(remote): \(describe(error)); it may name refs \(remote) refused", level: .warning)
+            }
+        case .withdrawn:
+            if accepted, let runID = recorder?.current.id {
+                if let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
+                    step.log(warning, level: .warning)
+                }
+            } else {
+                deleteLocalCopy(reference, in: lane)
+            }
+        case .takenBack(let unlanded):
+            if let runID = recorder?.current.id {
+                PushMayStillLand.remember(unlanded, runID: runID, record: reference, workTree: lane.workingDirectory)
+            }
+            // Only this run's record goes; one another run put there stays (`remove` compares and swaps).
+            if let runID = recorder?.current.id,
+               let warning = RemoteRunRecord.remove(workTree: lane.workingDirectory, remote: remote, environment: lane.environment, runID: runID) {
+                step.log(warning, level: .warning)
+            } else {
+                deleteLocalCopy(reference, in: lane)
+            }
+        }
+    }
+
+    private func deleteLocalCopy(_ reference: String, in lane: LaneContext) {
+        guard let repository = try? lane.repository() else { return }
+        try? git { try repository.deleteReference(reference) }
     }
 
     func refspecsToCarry(pushing reason: String, to remote: String, in lane: LaneContext) throws -> [String] {
@@ -36,7 +88,7 @@ struct RemoteRecordFollower: RunObserving {
 
 /// Kills the run once step N is recorded as finished, when `SHIPLANE_FAULT` plans it (`FaultInjection`).
 struct PlannedFault: RunObserving {
-    func stepFinished(_ record: StepRecord, replayed: Bool, carriesRecord: Bool, in lane: LaneContext) {
+    func stepFinished(_ record: StepRecord, replayed: Bool, carriedRefs: Bool, in lane: LaneContext) {
         FaultInjection.reached(.afterStep, record.number)
     }
 }

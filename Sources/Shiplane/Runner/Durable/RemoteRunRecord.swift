@@ -258,24 +258,18 @@ package enum RemoteRunRecord {
             guard theirs == pushed || Self.runID(on: remote, reference: reference, at: theirs, in: repository, credentials: credentials) == runID else {
                 return "\(remote)'s run record \(reference) (\(theirs.short)) is not the one this run pushed: another run replaced it, so it was left as it is"
             }
-            let outcome = try git {
-                try repository.pushReportingRefs(remote: remote, refspecs: [":\(reference)"], credentials: credentials, beforeChecks: { updates in
-                    guard updates.allSatisfy({ $0.remote == theirs }) else { throw RecordReplaced() }
-                })
-            }
-            guard outcome.refused.isEmpty else {
+            switch try git({ try repository.compareAndSwap(remote: remote, [.delete(reference, expected: theirs)], credentials: credentials) }) {
+            case .swapped:
+                return nil
+            case .refused(let outcome):
                 return "\(remote) kept its run record \(reference) (\(outcome.refused.map(\.reason).joined(separator: ", "))): it changed while this run deleted it, so it was left as it is"
+            case .moved:
+                return "\(remote)'s run record \(reference) changed while this run deleted it (another run replaced it): left as it is"
             }
-            return nil
-        } catch is RecordReplaced {
-            return "\(remote)'s run record \(reference) changed while this run deleted it (another run replaced it): left as it is"
         } catch {
             return "could not delete the run record \(reference) on \(remote): \(describe(error)); delete it with `git push \(remote) :\(reference)`"
         }
     }
-
-    /// The remote's record changed between the look and the deletion.
-    private struct RecordReplaced: Error {}
 
     /// The ref of the run `runID`'s record: a package's, when its local copy holds that run;
     /// else the repository's.
