@@ -39,7 +39,7 @@ enum Features {
         SwiftPackageReleasePublished.self,
         PodVersionPushed.self,
         GitHubAttestationUploaded.self,
-        SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self, MatchStorePushed.self, MatchS3ObjectWritten.self, MatchGCSObjectWritten.self, MatchKeyKept.self,
+        SigningCertificateCreated.self, ProvisioningProfileCreated.self, BundleIDRegistered.self, SigningChangeStays.self, MatchStoreFileRemoved.self, MatchStorePushed.self, MatchS3ObjectWritten.self, MatchGCSObjectWritten.self, MatchS3ObjectRemoved.self, MatchGCSObjectRemoved.self, MatchKeyKept.self,
         InProcessUndo.self,
     ]
 }

@@ -189,6 +189,39 @@ package struct MatchS3Store {
     }
 }
 
+extension MatchS3Store {
+    /// Deletes a store file (`nuke`) through a recorded effect whose undo puts it back; only
+    /// while the object still has the ETag read (`If-Match`).
+    func remove(_ path: String, step: StepContext) async throws {
+        guard let key = key(for: path), let object = objects[path] else { return }
+        let handle = try step.record(MatchS3ObjectRemoved(target: client.target, key: key, saved: try step.saveCopy(object.bytes)),
+                                     "put \(client.target.display(key)) back")
+        try await client.delete(key, ifMatch: object.etag)
+        step.done(handle)
+    }
+}
+
+/// A match store object `nuke` deleted from its S3 bucket: the undo puts the saved (encrypted)
+/// bytes back only while nothing has taken its place (`If-None-Match: *`).
+package struct MatchS3ObjectRemoved: Effect, Equatable {
+    package static let kind = "match.s3ObjectRemoved"
+    var target: S3Target
+    var key: String
+    var saved: String?
+
+    package var reach: EffectReach { .service }
+
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        let display = target.display(key)
+        guard let saved, let bytes = context.savedCopies.savedCopy(saved) else {
+            throw ShiplaneError("the saved copy of \(display) is missing; it stays deleted")
+        }
+        let client = try MatchS3Store.client(target: target, variables: context.environment.variables,
+                                             transport: { context.transport(secrets: $0) }, now: { Date() })
+        _ = try await client.put(key, bytes: Array(bytes), ifUnchangedFrom: nil)
+    }
+}
+
 /// A match store file this run put in its bucket. The undo, while the object still holds this
 /// run's bytes (its `x-amz-meta-sha256`), puts back the bytes it replaced or deletes it when it
 /// was new (If-Match on the ETag just read); an object someone wrote since is kept.

@@ -131,6 +131,37 @@ struct MatchGCSStoreTests {
         #expect(gcs.log.filter { $0.hasPrefix("DELETE ") }.count == 6, "5 store files and the kept key: \(gcs.log)")
     }
 
+    @Test("nuke on a Google Cloud Storage store: without --yes it lists the bucket's files of the type and changes nothing; with it, it revokes the certificate and deletes the type's objects (conditional on their generations), keeping match_version.txt and the README")
+    func nukeEmptiesTheTypeInTheBucket() async throws {
+        let gcs = FakeGCS()
+        try await gcs.start()
+        defer { gcs.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let store = "gs://\(gcs.bucket)"
+        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
+                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, storage, fake))
+        #expect(made.status == 0, "\(made.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let before = gcs.lock.withLock { gcs.objects.mapValues(\.generation) }
+        #expect(before.count == 5, "\(before.keys.sorted())")
+
+        let refused = try await runProgramAsync(shiplaneBinary, ["match", "nuke", "development", "--store", store], in: work.path, environment: environment(work, storage, fake))
+        #expect(refused.status == 2, "\(refused.all)")
+        #expect(refused.all.contains("remove certs/development/\(id).cer from the store"), "\(refused.all)")
+        #expect(gcs.lock.withLock { gcs.objects.mapValues(\.generation) } == before, "nothing deleted without --yes")
+
+        let nuked = try await runProgramAsync(shiplaneBinary, ["match", "nuke", "development", "--store", store, "--yes"], in: work.path, environment: environment(work, storage, fake))
+        #expect(nuked.status == 0, "\(nuked.all)")
+        #expect(Set(gcs.lock.withLock { gcs.objects.keys }) == ["match_version.txt", "README.md"])
+        #expect(fake.lock.withLock { fake.signing.revoked.contains(id) })
+        #expect(nuked.all.contains("removed 3 files"), "\(nuked.all)")
+        expectNoSecrets(nuked.all, tokens: gcs.lock.withLock { gcs.issuedTokens })
+    }
+
     @Test("the client: objects.list page after page (maxResults, pageToken), names with spaces and slashes percent-encoded, a create with ifGenerationMatch=0 refused once the object exists, a delete with a stale generation refused")
     func listsPagesAndHoldsToGenerations() async throws {
         let gcs = FakeGCS()
@@ -145,7 +176,10 @@ struct MatchGCSStoreTests {
         try await client.checkBucket()
         let names = (1...5).map { "p/T & Co/file \($0).txt" } + ["q/other.txt"]
         var generations: [String: Int64] = [:]
-        for name in names { generations[name] = try #require(try await client.put(name, bytes: Data(name.utf8), ifGeneration: 0)) }
+        for name in names {
+            let generation = try #require(try await client.put(name, bytes: Data(name.utf8), ifGeneration: 0))
+            generations[name] = generation
+        }
         let listed = try await client.list(prefix: "p/", maxResults: 2)
         #expect(listed.map(\.name) == Array(names.prefix(5)))
         #expect(listed.map(\.generation) == names.prefix(5).map { generations[$0] ?? 0 })

@@ -154,6 +154,43 @@ package struct MatchGCSStore {
     }
 }
 
+extension MatchGCSStore {
+    /// Deletes a store file (`nuke`) through a recorded effect whose undo puts it back; only
+    /// while the object still has the generation read.
+    func remove(_ path: String, step: StepContext) async throws {
+        guard let name = key(for: path), let object = objects[path] else { return }
+        let handle = try step.record(MatchGCSObjectRemoved(target: client.target, name: name, saved: try step.saveCopy(object.bytes)),
+                                     "put \(client.target.display(name)) back")
+        guard try await client.delete(name, ifGeneration: object.generation) else {
+            step.done(handle)
+            throw ShiplaneError("\(client.target.display(name)) changed since nuke read it (its generation is no longer \(object.generation)); it was not deleted",
+                                suggestion: "run nuke again: it reads the store anew")
+        }
+        step.done(handle)
+    }
+}
+
+/// A match store object `nuke` deleted from its Google Cloud Storage bucket: the undo puts the
+/// saved (encrypted) bytes back only while nothing has taken its place (`ifGenerationMatch=0`).
+package struct MatchGCSObjectRemoved: Effect, Equatable {
+    package static let kind = "match.gcsObjectRemoved"
+    var target: GCSTarget
+    var name: String
+    var saved: String?
+
+    package var reach: EffectReach { .service }
+
+    package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+        let display = target.display(name)
+        guard let saved, let bytes = context.savedCopies.savedCopy(saved) else {
+            throw ShiplaneError("the saved copy of \(display) is missing; it stays deleted")
+        }
+        let client = GCSClient(target: target, credentials: try GCSCredentials.from(context.environment.variables, workingDirectory: context.workTree),
+                               transport: context.transport())
+        _ = try await client.put(name, bytes: bytes, ifGeneration: 0)
+    }
+}
+
 /// A match store object this run wrote in its Google Cloud Storage bucket (a store file, or a
 /// kept key). The undo, while the object still has the generation this run left, puts back the
 /// bytes it replaced or deletes it when it was new — both conditional on that generation, so an

@@ -29,10 +29,14 @@ extension MatchNuke: AsyncAction {
     /// - Throws: `ValidationFailure` (usage) when not confirmed, listing everything; App Store Connect errors.
     package func run(in step: StepContext) async throws -> [String] {
         let lane = step.lane
-        guard !MatchGitStore.isRepository(store), !MatchS3Store.isBucket(store), !MatchGCSStore.isBucket(store) else {
-            throw ValidationFailure(problems: ["nuke works on a folder (a checkout of the match repository), not on a repository's URL or a bucket (\(MatchGitStore.withoutCredentials(store)))"],
+        guard !MatchGitStore.isRepository(store) else {
+            throw ValidationFailure(problems: ["nuke works on a folder (a checkout of the match repository) or a bucket, not on a repository's URL (\(MatchGitStore.withoutCredentials(store)))"],
                                     suggestion: "clone the repository, run nuke with --store on the checkout, then commit and push it; nothing was changed")
         }
+        // A bucket store (S3 or Google Cloud Storage): read as match's layout, under FASTLANE_TEAM_ID's folder.
+        let reader = MatchSigning(kind: kind, appIdentifiers: [], readonly: true, store: store)
+        let s3 = MatchS3Store.isBucket(store) ? try await reader.openBucket(step) : nil
+        let gcs = MatchGCSStore.isBucket(store) ? try await reader.openGoogleCloudBucket(step) : nil
         let variables = lane.environment.variables
         let credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
         let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
@@ -43,12 +47,12 @@ extension MatchNuke: AsyncAction {
         for type in Set(MatchPlatform.allCases.compactMap { kind.profileType(for: $0) }).sorted() {
             profiles += try await client.profiles(type: type)
         }
-        let root = step.resolve(store)
+        let root = s3?.shown ?? gcs?.shown ?? step.resolve(store)
         var files: [String] = []
         for folder in ["certs/\(kind.certificateFolder)", "profiles/\(kind.rawValue)"] {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? []).sorted() where !name.hasPrefix(".") {
-                files.append(folder + "/" + name)
-            }
+            let names = s3?.names(in: folder) ?? gcs?.names(in: folder)
+                ?? ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? []).sorted()
+            for name in names where !name.hasPrefix(".") { files.append(folder + "/" + name) }
         }
         var lines = certificates.map { "revoke certificate \($0.id) (\($0.attributes?.certificateType ?? "?"), \($0.attributes?.displayName ?? $0.attributes?.name ?? ""))" }
         lines += profiles.map { "delete profile \($0.id) (\($0.attributes?.name ?? ""))" }
@@ -69,7 +73,12 @@ extension MatchNuke: AsyncAction {
             try await client.deleteProfile(id: profile.id)
             step.done(handle)
         }
-        for file in files {
+        if let s3 {
+            for file in files { try await s3.remove(file, step: step) }
+        } else if let gcs {
+            for file in files { try await gcs.remove(file, step: step) }
+        }
+        for file in files where s3 == nil && gcs == nil {
             let path = root + "/" + file
             let before = FileManager.default.contents(atPath: path)
             let handle = try step.record(MatchStoreFileRemoved(path: path, saved: try step.saveCopy(before)), "put \(file) back in the store")

@@ -87,7 +87,7 @@ package struct MatchSigning: AsyncAction {
     /// Reads the bucket store (match's S3 storage) under the team of `FASTLANE_TEAM_ID`.
     /// - Throws: `ValidationFailure` for a store that is not `s3://BUCKET[/PREFIX]`, missing
     ///   credentials, or no team to write under; `S3Failure` from the bucket.
-    private func openBucket(_ step: StepContext) async throws -> MatchS3Store {
+    func openBucket(_ step: StepContext) async throws -> MatchS3Store {
         let lane = step.lane
         let variables = lane.environment.variables
         guard let (bucket, _) = MatchS3Store.parse(store) else {
@@ -116,7 +116,7 @@ package struct MatchSigning: AsyncAction {
     /// `FASTLANE_TEAM_ID`; each access token registered as a secret.
     /// - Throws: `ValidationFailure` for a store that is not `gs://BUCKET[/PREFIX]`, unusable
     ///   credentials, or no team to write under; `GCSFailure` from the bucket.
-    private func openGoogleCloudBucket(_ step: StepContext) async throws -> MatchGCSStore {
+    func openGoogleCloudBucket(_ step: StepContext) async throws -> MatchGCSStore {
         let lane = step.lane
         let variables = lane.environment.variables
         guard let (bucket, _) = MatchGCSStore.parse(store) else {
