@@ -105,6 +105,43 @@ struct ImageKillTests {
         #expect(!again.all.contains("s3cret-registry-pass") && !third.all.contains("s3cret-registry-pass"))
     }
 
+    /// Killed inside the manifest PUT: the registry stored the version's manifest and tag, and
+    /// its answer is held (a loopback proxy in front of docker-registry), so the run never heard
+    /// it. The fresh clone's run (straight to the registry) finds the tag at the same image, puts
+    /// `latest`, and ends with one correct manifest at both tags, which skopeo reads and copies
+    /// out whole; a further run sends nothing.
+    @Test func killedInsideTheManifestPutThenAFreshCloneFinishesOnce() async throws {
+        let registry = try RealRegistry(username: "shiplane", password: "s3cret-registry-pass")
+        defer { registry.stop() }
+        let proxy = try HoldingProxy(to: registry.port, holding: "PUT", pathContaining: "/manifests/")
+        defer { proxy.stop() }
+        let (repo, origin) = try project()
+        let base = repo.environment.merging(registry.environment) { $1 }
+        let first = try clone(repo, origin)
+        let run = try SupervisedRun(["image"], in: first, environment: base.merging(["REGISTRY": proxy.host]) { $1 })
+        run.wait { proxy.holding && hasTag(registry, "1.2.0") }
+        #expect(proxy.holding && hasTag(registry, "1.2.0"), "the registry took the version's manifest; its answer is held")
+        try run.killEverything()
+        #expect(try tags(registry) == ["1.2.0"], "only the version's tag, put inside the held PUT")
+        let killedAt = try #require(try registry.inspect("acme/app:1.2.0")?["Digest"] as? String)
+
+        let environment = base.merging(["REGISTRY": registry.host]) { $1 }
+        let fresh = try clone(repo, origin)
+        let again = try await runProgramAsync(shiplaneBinary, ["image"], in: fresh, environment: environment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(!again.all.contains("already points at"), "the same build, found at the tag: \(again.all)")
+        #expect(try tags(registry) == ["1.2.0", "latest"])
+        #expect(try registry.inspect("acme/app:1.2.0")?["Digest"] as? String == killedAt, "the manifest the killed run put")
+        #expect(try registry.inspect("acme/app:latest")?["Digest"] as? String == killedAt, "one image at both tags")
+        let copied = repo.root + "/copied"
+        let copy = try registry.skopeo(["copy", "--src-tls-verify=false", "docker://\(registry.host)/acme/app:latest", "dir:" + copied])
+        #expect(copy.status == 0, "skopeo reads the image whole: \(copy.output)")
+
+        let third = try await runProgramAsync(shiplaneBinary, ["image"], in: fresh, environment: environment)
+        #expect(third.status == 0 && third.all.contains("already point at \(killedAt): nothing sent"), "\(third.all)")
+        #expect(!again.all.contains("s3cret-registry-pass") && !third.all.contains("s3cret-registry-pass"))
+    }
+
     /// The version's tag at another image (another build of 1.2.0) is an error that sends nothing;
     /// `overwrite: true` moves it (and `latest`), as documented.
     @Test func theVersionTagAtAnotherImageIsAnErrorUnlessOverwrite() async throws {
