@@ -138,6 +138,28 @@ struct MatchS3StoreTests {
         #expect(try server.contents().objects.isEmpty, "\(told)")
     }
 
+    @Test("nuke on an S3 store: without --yes nothing changes; with it the certificate is revoked and the type's objects deleted (If-Match), match_version.txt and the README kept")
+    func nukeEmptiesTheTypeInTheBucket() async throws {
+        let server = try RealS3Server()
+        defer { server.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", Self.store, "--app-identifier", "com.acme.rocket",
+                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, server, fake))
+        #expect(made.status == 0, "\(made.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let refused = try await runProgramAsync(shiplaneBinary, ["match", "nuke", "development", "--store", Self.store], in: work.path, environment: environment(work, server, fake))
+        #expect(refused.status == 2, "\(refused.all)")
+        #expect(try server.contents().objects.count == 5)
+        let nuked = try await runProgramAsync(shiplaneBinary, ["match", "nuke", "development", "--store", Self.store, "--yes"], in: work.path, environment: environment(work, server, fake))
+        #expect(nuked.status == 0, "\(nuked.all)")
+        #expect(Set(try server.contents().objects.keys) == ["signing/match_version.txt", "signing/README.md"])
+        #expect(fake.lock.withLock { fake.signing.revoked.contains(id) })
+        #expect(!nuked.all.contains(server.secretAccessKey))
+    }
+
     @Test("ListObjectsV2 page after page through continuation tokens, GetObject of a missing key is nil, the conditional PUT (If-Match, If-None-Match: *) refused with 412 when the object changed, and the listing's XML entities are read")
     func listsEveryPageAndGetsObjects() async throws {
         let server = try RealS3Server()
