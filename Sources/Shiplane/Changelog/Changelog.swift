@@ -110,6 +110,12 @@ package struct Changelog: Action {
         // notes are titled with it, in a dry run as in the real run.
         let version = version ?? (range == .lastTag ? lane.state.bumpedVersion.map { $0.description } : nil)
         var releases = try history.releases(range, title: version)
+        // HEAD is already a release tag and the run makes another version: no commit came since
+        // that tag, so the new release has nothing to list (its tag's own section is not it).
+        if let version, range == .lastTag, let tag = releases.first?.tagName,
+           let tagged = ReleaseTags.version(of: tag), let made = try? SemanticVersion(parsing: version), tagged != made {
+            throw EmptyChangelog(range: range, previousTag: tag)
+        }
         if let version, range != .all, var first = releases.first, first.tagName == nil {
             let semantic = try? SemanticVersion(parsing: version)
             first.title = semantic?.description ?? version

@@ -128,6 +128,23 @@ struct ChangelogCommandTests {
         #expect(repo.read("CHANGELOG.md") == after)
     }
 
+    /// HEAD is already the release tag v0.3.0 and the run makes 0.3.1: no commit came since the
+    /// tag, and that is what it says — not that the file already has 0.3.0's section. The tag's
+    /// own version (a tag pipeline) still writes the tag's section.
+    @Test func anotherVersionOnATaggedHeadHasNothingToWrite() throws {
+        let repo = try historyRepository()
+        _ = try repo.git("tag", "v0.3.0")
+        try repo.write("CHANGELOG.md", "# Changelog\n")
+        let newer = try repo.shiplane(["changelog", "--write", "CHANGELOG.md", "--version", "0.3.1"])
+        #expect(newer.status != 0)
+        #expect(newer.all.contains("no commits since v0.3.0: nothing to write"), "\(newer.all)")
+        #expect(!newer.all.contains("already has a section"), "\(newer.all)")
+        #expect(repo.read("CHANGELOG.md") == "# Changelog\n")
+        let tagged = try repo.shiplane(["changelog", "--write", "CHANGELOG.md", "--version", "v0.3.0"])
+        #expect(tagged.status == 0, "\(tagged.all)")
+        #expect(repo.read("CHANGELOG.md")?.contains("## [0.3.0] - ") == true)
+    }
+
     @Test func templatesRenderTheData() throws {
         let repo = try historyRepository()
         try repo.write("notes.mustache", "{{#releases}}Release {{title}}:{{#groups}} [{{title}}]{{/groups}}\n{{/releases}}")
