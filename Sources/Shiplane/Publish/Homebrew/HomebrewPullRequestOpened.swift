@@ -65,26 +65,7 @@ package struct HomebrewPullRequestOpened: Effect, Equatable {
             throw ShiplaneError("the pull request from \(branch) in \(repository) stays: \((error as? any ReportableError)?.message ?? "\(error)")",
                                 suggestion: "set SHIPLANE_TAP_TOKEN (or the forge's token) so rollback can close it, or close it by hand")
         }
-        let noun = client.noun
-        var found: ForgeProposal?
-        if let number {
-            found = try await client.proposal(number: number)
-        } else {
-            found = try await client.openProposals(branch: branch, base: base).first { $0.head == commit }
-        }
-        if let pull = found {
-            if pull.isMerged {
-                throw ShiplaneError("\(noun) \(client.reference(pull.number)) in \(repository) was merged: \(path) is in \(base) and stays",
-                                    suggestion: "revert it in the tap if the release it names is not published")
-            }
-            if pull.isOpen {
-                guard pull.head == commit else {
-                    throw ShiplaneError("\(noun) \(client.reference(pull.number)) in \(repository) has commits after Shiplane's \(String(commit.prefix(7))): it is kept open",
-                                        suggestion: "close it by hand if the release it names is not published")
-                }
-                try await client.closeProposal(number: pull.number)
-            }
-        }
+        try await client.closeAsLeft(number: number, branch: branch, base: base, commit: commit)
         guard madeBranch else { return }
         let (clone, _) = try await TapClone.fetch(tap, branch: base, environment: context.environment)
         defer { clone.remove() }

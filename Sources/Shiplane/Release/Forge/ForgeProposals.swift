@@ -23,10 +23,24 @@ package struct ForgeProposal: Sendable, Equatable {
     }
 }
 
+/// What a forge answered to the one request that opens a proposal.
+package enum ProposalOpenAnswer: Sendable {
+    /// Opened: the new proposal as the forge gives it.
+    case opened(ForgeProposal)
+    /// Refused because a proposal from the branch into the base is open already (GitHub's 422,
+    /// GitLab's and Gitea's 409); `failure` is the forge's error, thrown should none be found open.
+    case alreadyOpen(failure: any Error)
+}
+
 /// The forge contract's pull-request operation: open a proposal from a branch of a repository into
 /// another branch, find the open one for a branch (so a re-run, or a run after a kill, opens no
 /// second one), read one, and close one. GitHub (`/pulls`), GitLab (`/merge_requests`) and Gitea
-/// (`/pulls`) implement it (`Forge.proposals`); a forge without it (Bitbucket) answers nil.
+/// (`/pulls`) implement it (`Forge.proposals`) with their requests only; a forge without it
+/// (Bitbucket) answers nil.
+///
+/// What every forge does the same way is written once here: `openProposal` answers a refusal for
+/// an open one, or an answer lost after the request landed, by finding the open one;
+/// `closeAsLeft` closes a proposal only while it is open with the run's commit at its head.
 package protocol ForgeProposals: Sendable {
     /// The API base the requests go to (recorded, so a rollback reaches the same server).
     var api: String { get }
@@ -42,16 +56,65 @@ package protocol ForgeProposals: Sendable {
     func openProposals(branch: String, base: String) async throws -> [ForgeProposal]
     /// One proposal; nil when there is none with that number.
     func proposal(number: Int) async throws -> ForgeProposal?
-    /// Opens a proposal from `branch` into `base`; when one is open already (the forge refuses a
-    /// second, or the answer was lost after the request landed), returns that one.
-    /// - Returns: the proposal and whether this call opened it.
-    func openProposal(title: String, body: String, branch: String, base: String) async throws -> (ForgeProposal, opened: Bool)
+    /// Sends the one request that opens a proposal from `branch` into `base`.
+    /// - Throws: `HTTPTransportError.responseLost` when the request went and no answer came back;
+    ///   the forge's error for any other refusal.
+    func requestProposal(title: String, body: String, branch: String, base: String) async throws -> ProposalOpenAnswer
     /// Closes proposal `number`; it stays in the forge's history.
     func closeProposal(number: Int) async throws
 }
 
 extension ForgeProposals {
     package func reference(_ number: Int) -> String { "#\(number)" }
+
+    /// Opens a proposal from `branch` into `base`; when one is open already (the forge refuses a
+    /// second, or the answer was lost after the request landed), returns that one.
+    /// - Returns: the proposal and whether this call opened it (a lost answer whose request
+    ///   landed counts as opened: the proposal found is the one it made).
+    /// - Throws: the forge's error when it refuses for another reason, or refuses a second one
+    ///   and none is found open.
+    package func openProposal(title: String, body: String, branch: String, base: String) async throws -> (ForgeProposal, opened: Bool) {
+        let answer: ProposalOpenAnswer
+        do {
+            answer = try await requestProposal(title: title, body: body, branch: branch, base: base)
+        } catch HTTPTransportError.responseLost {
+            if let landed = try await openProposals(branch: branch, base: base).first { return (landed, true) }
+            answer = try await requestProposal(title: title, body: body, branch: branch, base: base)
+        }
+        switch answer {
+        case .opened(let proposal):
+            return (proposal, true)
+        case .alreadyOpen(let failure):
+            guard let existing = try await openProposals(branch: branch, base: base).first else { throw failure }
+            return (existing, false)
+        }
+    }
+
+    /// Closes the proposal from `branch` into `base` that a run left open with `commit` at its
+    /// head — proposal `number`, else the open one from `branch` with that head (a kill before
+    /// the forge answered) — only while it is still so (compare and swap): nothing when there is
+    /// none or it is closed already.
+    /// - Throws: when it was merged (its commits are in `base`), or has commits after `commit`:
+    ///   then it stays open.
+    package func closeAsLeft(number: Int?, branch: String, base: String, commit: String) async throws {
+        let found: ForgeProposal?
+        if let number {
+            found = try await proposal(number: number)
+        } else {
+            found = try await openProposals(branch: branch, base: base).first { $0.head == commit }
+        }
+        guard let found else { return }
+        if found.isMerged {
+            throw ShiplaneError("\(noun) \(reference(found.number)) in \(repository) was merged: its commits are in \(base) and stay",
+                                suggestion: "revert them in \(base) if the release they name is not published")
+        }
+        guard found.isOpen else { return }
+        guard found.head == commit else {
+            throw ShiplaneError("\(noun) \(reference(found.number)) in \(repository) has commits after Shiplane's \(String(commit.prefix(7))): it is kept open",
+                                suggestion: "close it by hand if the release it names is not published")
+        }
+        try await closeProposal(number: found.number)
+    }
 }
 
 extension Forge {
@@ -67,47 +130,4 @@ func tapToken(_ variables: [String: String], fallback: () -> String?) -> String?
         if let value = variables[key]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return value }
     }
     return fallback()
-}
-
-/// GitHub's pulls API behind the proposal operation.
-struct GitHubProposals: ForgeProposals {
-    let client: GitHubClient
-    var api: String { client.apiBaseURL }
-    var repository: String { client.repository.description }
-    var noun: String { "pull request" }
-
-    func checkAccess() async throws { try await client.checkAccess() }
-
-    func openProposals(branch: String, base: String) async throws -> [ForgeProposal] {
-        try await client.openPullRequests(branch: branch, base: base).map(Self.proposal)
-    }
-
-    func proposal(number: Int) async throws -> ForgeProposal? { try await client.pullRequest(number: number).map(Self.proposal) }
-
-    func openProposal(title: String, body: String, branch: String, base: String) async throws -> (ForgeProposal, opened: Bool) {
-        let (pull, opened) = try await client.openPullRequest(title: title, body: body, branch: branch, base: base)
-        return (Self.proposal(pull), opened)
-    }
-
-    func closeProposal(number: Int) async throws { try await client.closePullRequest(number: number) }
-
-    static func proposal(_ pull: GitHubPullRequest) -> ForgeProposal {
-        ForgeProposal(number: pull.number, isOpen: pull.state == "open", isMerged: pull.mergedAt != nil, head: pull.head.sha, webURL: pull.htmlURL)
-    }
-}
-
-extension GitHubForge {
-    /// GitHub's pulls API for `repository` (`owner/name`); `server` is the API base (nil:
-    /// `GITHUB_API_URL`, else api.github.com). The token: the tap's, else `GITHUB_TOKEN`.
-    static func proposals(server: String?, repository: String, variables: [String: String], transport: HTTPTransport) throws -> (any ForgeProposals)? {
-        guard let token = tapToken(variables, fallback: { GitHubReleasePublisher.token(from: variables) }) else {
-            throw ShiplaneError("no token for pull requests on GitHub \(repository): set SHIPLANE_TAP_TOKEN (or GITHUB_TOKEN)",
-                                suggestion: "set the token; nothing was sent")
-        }
-        var environment = variables
-        if let server { environment["GITHUB_API_URL"] = server }
-        let client = try GitHubClient(repository: try GitHubRepository(remoteURL: repository), token: token, environment: environment,
-                                      transport: transport, version: ShiplaneVersion.current)
-        return GitHubProposals(client: client)
-    }
 }

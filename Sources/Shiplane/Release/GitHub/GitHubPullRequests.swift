@@ -49,10 +49,10 @@ extension GitHubClient {
         return try decode(GitHubPullRequest.self, response, operation: "read pull request #\(number)")
     }
 
-    /// Opens a pull request from `branch` into `base`; when one is open already (GitHub's 422,
-    /// or an answer lost after the request landed), returns that one.
-    /// - Returns: the pull request and whether this call opened it.
-    package func openPullRequest(title: String, body: String, branch: String, base: String) async throws -> (GitHubPullRequest, opened: Bool) {
+    /// Sends the request that opens a pull request from `branch` into `base` (`POST …/pulls`);
+    /// GitHub's 422 is its refusal of a second open one (the forge contract then finds that one).
+    /// - Throws: `HTTPTransportError.responseLost` when no answer came back; GitHub's error for any other refusal.
+    package func requestPullRequest(title: String, body: String, branch: String, base: String) async throws -> ProposalOpenAnswer {
         struct Payload: Encodable {
             var title: String
             var head: String
@@ -63,18 +63,9 @@ extension GitHubClient {
         let operation = "open a pull request from \(branch) into \(base)"
         let request = try HTTPRequest.json(.post, url: apiBaseURL + pullsPath, headers: headers,
                                            value: Payload(title: title, head: branch, base: base, body: body, maintainer_can_modify: true))
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch HTTPTransportError.responseLost {
-            // Sent, but the answer was lost: a pull request open now is the one it made.
-            if let landed = try await openPullRequests(branch: branch, base: base).first { return (landed, true) }
-            response = try await transport.send(request)
-        }
-        if response.isSuccess { return (try decode(GitHubPullRequest.self, response, operation: operation), true) }
-        if response.status == 422, let existing = try await openPullRequests(branch: branch, base: base).first {
-            return (existing, false)
-        }
+        let response = try await transport.send(request)
+        if response.isSuccess { return .opened(GitHubProposals.proposal(try decode(GitHubPullRequest.self, response, operation: operation))) }
+        if response.status == 422 { return .alreadyOpen(failure: failure(response, operation: operation)) }
         throw failure(response, operation: operation)
     }
 
@@ -84,5 +75,47 @@ extension GitHubClient {
         let request = try HTTPRequest.json(.patch, url: apiBaseURL + pullsPath + "/\(number)", headers: headers, value: Payload(state: "closed"))
         let response = try await transport.send(request)
         guard response.isSuccess else { throw failure(response, operation: "close pull request #\(number)") }
+    }
+}
+
+/// GitHub's pulls API behind the proposal operation.
+struct GitHubProposals: ForgeProposals {
+    let client: GitHubClient
+    var api: String { client.apiBaseURL }
+    var repository: String { client.repository.description }
+    var noun: String { "pull request" }
+
+    func checkAccess() async throws { try await client.checkAccess() }
+
+    func openProposals(branch: String, base: String) async throws -> [ForgeProposal] {
+        try await client.openPullRequests(branch: branch, base: base).map(Self.proposal)
+    }
+
+    func proposal(number: Int) async throws -> ForgeProposal? { try await client.pullRequest(number: number).map(Self.proposal) }
+
+    func requestProposal(title: String, body: String, branch: String, base: String) async throws -> ProposalOpenAnswer {
+        try await client.requestPullRequest(title: title, body: body, branch: branch, base: base)
+    }
+
+    func closeProposal(number: Int) async throws { try await client.closePullRequest(number: number) }
+
+    static func proposal(_ pull: GitHubPullRequest) -> ForgeProposal {
+        ForgeProposal(number: pull.number, isOpen: pull.state == "open", isMerged: pull.mergedAt != nil, head: pull.head.sha, webURL: pull.htmlURL)
+    }
+}
+
+extension GitHubForge {
+    /// GitHub's pulls API for `repository` (`owner/name`); `server` is the API base (nil:
+    /// `GITHUB_API_URL`, else api.github.com). The token: the tap's, else `GITHUB_TOKEN`.
+    static func proposals(server: String?, repository: String, variables: [String: String], transport: HTTPTransport) throws -> (any ForgeProposals)? {
+        guard let token = tapToken(variables, fallback: { GitHubReleasePublisher.token(from: variables) }) else {
+            throw ShiplaneError("no token for pull requests on GitHub \(repository): set SHIPLANE_TAP_TOKEN (or GITHUB_TOKEN)",
+                                suggestion: "set the token; nothing was sent")
+        }
+        var environment = variables
+        if let server { environment["GITHUB_API_URL"] = server }
+        let client = try GitHubClient(repository: try GitHubRepository(remoteURL: repository), token: token, environment: environment,
+                                      transport: transport, version: ShiplaneVersion.current)
+        return GitHubProposals(client: client)
     }
 }

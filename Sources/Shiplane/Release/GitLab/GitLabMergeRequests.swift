@@ -46,10 +46,11 @@ extension GitLabClient {
         return try decode(GitLabMergeRequest.self, response, operation: "read merge request !\(iid)")
     }
 
-    /// Opens a merge request from `branch` into `base`; when one is open already (GitLab's 409
-    /// "Another open merge request already exists", or an answer lost after the request landed),
-    /// returns that one.
-    func openMergeRequest(title: String, description: String, branch: String, base: String) async throws -> (GitLabMergeRequest, opened: Bool) {
+    /// Sends the request that opens a merge request from `branch` into `base` (`POST
+    /// …/merge_requests`); a 409 ("Another open merge request already exists") or 422 is GitLab's
+    /// refusal of a second open one (the forge contract then finds that one).
+    /// - Throws: `HTTPTransportError.responseLost` when no answer came back; GitLab's error for any other refusal.
+    func requestMergeRequest(title: String, description: String, branch: String, base: String) async throws -> ProposalOpenAnswer {
         struct Payload: Encodable {
             var title: String
             var source_branch: String
@@ -59,17 +60,9 @@ extension GitLabClient {
         let operation = "open a merge request from \(branch) into \(base)"
         let request = try HTTPRequest.json(.post, url: mergeRequestsPath, headers: headers,
                                            value: Payload(title: title, source_branch: branch, target_branch: base, description: description))
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch HTTPTransportError.responseLost {
-            if let landed = try await openMergeRequests(branch: branch, base: base).first { return (landed, true) }
-            response = try await transport.send(request)
-        }
-        if response.isSuccess { return (try decode(GitLabMergeRequest.self, response, operation: operation), true) }
-        if response.status == 409 || response.status == 422, let existing = try await openMergeRequests(branch: branch, base: base).first {
-            return (existing, false)
-        }
+        let response = try await transport.send(request)
+        if response.isSuccess { return .opened(try decode(GitLabMergeRequest.self, response, operation: operation).proposal) }
+        if response.status == 409 || response.status == 422 { return .alreadyOpen(failure: failure(response, operation: operation)) }
         throw failure(response, operation: operation)
     }
 
@@ -95,9 +88,8 @@ struct GitLabProposals: ForgeProposals {
         try await client.openMergeRequests(branch: branch, base: base).map(\.proposal)
     }
     func proposal(number: Int) async throws -> ForgeProposal? { try await client.mergeRequest(iid: number)?.proposal }
-    func openProposal(title: String, body: String, branch: String, base: String) async throws -> (ForgeProposal, opened: Bool) {
-        let (request, opened) = try await client.openMergeRequest(title: title, description: body, branch: branch, base: base)
-        return (request.proposal, opened)
+    func requestProposal(title: String, body: String, branch: String, base: String) async throws -> ProposalOpenAnswer {
+        try await client.requestMergeRequest(title: title, description: body, branch: branch, base: base)
     }
     func closeProposal(number: Int) async throws { try await client.closeMergeRequest(iid: number) }
 }

@@ -54,9 +54,10 @@ extension GiteaClient {
         return try decode(GiteaPullRequest.self, response, operation: "read pull request #\(number)")
     }
 
-    /// Opens a pull request from `branch` into `base`; when one is open already (Gitea's 409, or
-    /// an answer lost after the request landed), returns that one.
-    func openPullRequest(title: String, body: String, branch: String, base: String) async throws -> (GiteaPullRequest, opened: Bool) {
+    /// Sends the request that opens a pull request from `branch` into `base` (`POST …/pulls`); a
+    /// 409 or 422 is Gitea's refusal of a second open one (the forge contract then finds that one).
+    /// - Throws: `HTTPTransportError.responseLost` when no answer came back; Gitea's error for any other refusal.
+    func requestPullRequest(title: String, body: String, branch: String, base: String) async throws -> ProposalOpenAnswer {
         struct Payload: Encodable {
             var title: String
             var head: String
@@ -65,17 +66,9 @@ extension GiteaClient {
         }
         let operation = "open a pull request from \(branch) into \(base)"
         let request = try HTTPRequest.json(.post, url: pullsPath, headers: headers, value: Payload(title: title, head: branch, base: base, body: body))
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch HTTPTransportError.responseLost {
-            if let landed = try await openPullRequests(branch: branch, base: base).first { return (landed, true) }
-            response = try await transport.send(request)
-        }
-        if response.isSuccess { return (try decode(GiteaPullRequest.self, response, operation: operation), true) }
-        if response.status == 409 || response.status == 422, let existing = try await openPullRequests(branch: branch, base: base).first {
-            return (existing, false)
-        }
+        let response = try await transport.send(request)
+        if response.isSuccess { return .opened(try decode(GiteaPullRequest.self, response, operation: operation).proposal) }
+        if response.status == 409 || response.status == 422 { return .alreadyOpen(failure: failure(response, operation: operation)) }
         throw failure(response, operation: operation)
     }
 
@@ -100,9 +93,8 @@ struct GiteaProposals: ForgeProposals {
         try await client.openPullRequests(branch: branch, base: base).map(\.proposal)
     }
     func proposal(number: Int) async throws -> ForgeProposal? { try await client.pullRequest(number: number)?.proposal }
-    func openProposal(title: String, body: String, branch: String, base: String) async throws -> (ForgeProposal, opened: Bool) {
-        let (pull, opened) = try await client.openPullRequest(title: title, body: body, branch: branch, base: base)
-        return (pull.proposal, opened)
+    func requestProposal(title: String, body: String, branch: String, base: String) async throws -> ProposalOpenAnswer {
+        try await client.requestPullRequest(title: title, body: body, branch: branch, base: base)
     }
     func closeProposal(number: Int) async throws { try await client.closePullRequest(number: number) }
 }
