@@ -327,6 +327,9 @@ enum AgreedField {
 enum BuildSettingReference {
     /// The variable of `$(NAME)`, `${NAME}` or `$(NAME:modifier)`, or `nil` for a plain value.
     static func variable(in value: String) -> String? {
+        // A reference starts with `$` after any blanks; anything else is a plain value, known
+        // without trimming the whole of it (a 10 MB value took a second).
+        guard value.unicodeScalars.first(where: { !CharacterSet.whitespaces.contains($0) }) == "$" else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("$(") && trimmed.hasSuffix(")") || trimmed.hasPrefix("${") && trimmed.hasSuffix("}") else {
             return nil
