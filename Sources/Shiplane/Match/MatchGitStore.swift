@@ -180,7 +180,9 @@ package struct MatchKeyKept: Effect, Equatable {
     /// `<certificate type>-<key digest prefix>`, the ref's name after `refs/shiplane/match-keys/`.
     package var name: String
     package var file: String?
-    /// A bucket store: the bucket and the object the key is kept in.
+    /// An S3 store: the bucket and the object the key is kept in. Recorded by runs before the
+    /// bucket stores shared one implementation; a bucket's kept key is now its written object
+    /// (`MatchS3ObjectWritten` without a SHA-256), and this stays so that those runs still undo.
     var target: S3Target?
     var object: String?
 
@@ -189,9 +191,8 @@ package struct MatchKeyKept: Effect, Equatable {
     package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         if let file { unlink(file) }
         if let target, let object {
-            let client = try MatchS3Store.client(target: target, variables: context.environment.variables,
-                                                 transport: { context.transport(secrets: $0) }, now: { Date() })
-            if let head = try await client.head(object) { try await client.delete(object, ifMatch: head.etag) }
+            try await MatchS3Bucket.forUndo(target, key: object, in: context)
+                .undoWrite(key: object, saved: nil, sha256: nil, version: nil, savedCopies: context.savedCopies)
         }
         guard let repository else { return }
         let environment = context.environment

@@ -171,7 +171,7 @@ struct MatchLane: Lane, BuiltInLane {
 
     func run(_ lane: LaneContext) async throws {
         guard let store = options.store ?? ["MATCH_STORE", "MATCH_GIT_URL"].lazy.compactMap({ lane.environment[$0].flatMap { $0.isEmpty ? nil : $0 } }).first
-                ?? MatchS3Store.storeFromEnvironment(lane.environment) ?? MatchGCSStore.storeFromEnvironment(lane.environment) else {
+                ?? MatchBucketStore.storeFromEnvironment(lane.environment) else {
             throw UsageError("match needs the store: --store URL|s3://BUCKET/PREFIX|gs://BUCKET|FOLDER (the match repository, its bucket, or a checkout of it) or MATCH_STORE / MATCH_GIT_URL / MATCH_S3_BUCKET / MATCH_GOOGLE_CLOUD_BUCKET_NAME")
         }
         let branch = options.gitBranch ?? lane.environment["MATCH_GIT_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "master"

@@ -171,7 +171,7 @@ struct MatchGCSStoreTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let variables = try gcs.environment(keysFile: folder + "/gc_keys.json")
-        let client = try MatchGCSStore.client(bucket: gcs.bucket, variables: variables, workingDirectory: folder,
+        let client = try MatchGCSBucket.client(bucket: gcs.bucket, variables: variables, workingDirectory: folder,
                                               transport: HTTPTransport(sender: LiveHTTPClient()), onToken: { _ in })
         try await client.checkBucket()
         let names = (1...5).map { "p/T & Co/file \($0).txt" } + ["q/other.txt"]

@@ -133,7 +133,7 @@ struct MatchS3StoreTests {
         let (result, messages) = await runStoreLane(lane, folder: work.path, variables: environment(work, server, fake))
         #expect(result.failure != nil)
         let told = allText(result.failure) + messages.joined(separator: "\n")
-        #expect(told.contains("put 5 files in \(Self.store)/ (team \(Self.team))"), "\(told)")
+        #expect(told.contains("wrote 5 files in \(Self.store)/ (team \(Self.team))"), "\(told)")
         #expect(fake.lock.withLock { fake.signing.certificates.isEmpty && fake.signing.revoked.count == 1 })
         #expect(try server.contents().objects.isEmpty, "\(told)")
     }

@@ -27,7 +27,7 @@ extension LaneContext {
         let chosenPlatform = MatchPlatform(rawValue: platform.lowercased())
         if chosenPlatform == nil { problems.append("platform \(platform) is not ios, tvos or macos") }
         let storePath = store ?? ["MATCH_STORE", "MATCH_GIT_URL"].lazy.compactMap { self.environment[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
-            ?? MatchS3Store.storeFromEnvironment(environment) ?? MatchGCSStore.storeFromEnvironment(environment)
+            ?? MatchBucketStore.storeFromEnvironment(environment)
         if storePath == nil {
             problems.append("no store: pass store: (the match repository's URL, s3://BUCKET/PREFIX, gs://BUCKET or a folder) or set MATCH_STORE, MATCH_GIT_URL, MATCH_S3_BUCKET or MATCH_GOOGLE_CLOUD_BUCKET_NAME")
         }

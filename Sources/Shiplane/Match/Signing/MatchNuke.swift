@@ -34,9 +34,7 @@ extension MatchNuke: AsyncAction {
                                     suggestion: "clone the repository, run nuke with --store on the checkout, then commit and push it; nothing was changed")
         }
         // A bucket store (S3 or Google Cloud Storage): read as match's layout, under FASTLANE_TEAM_ID's folder.
-        let reader = MatchSigning(kind: kind, appIdentifiers: [], readonly: true, store: store)
-        let s3 = MatchS3Store.isBucket(store) ? try await reader.openBucket(step) : nil
-        let gcs = MatchGCSStore.isBucket(store) ? try await reader.openGoogleCloudBucket(step) : nil
+        let bucket = MatchBucketStore.isBucket(store) ? try await MatchBucketStore.open(store, step: step, readonly: true) : nil
         let variables = lane.environment.variables
         let credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
         let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
@@ -47,10 +45,10 @@ extension MatchNuke: AsyncAction {
         for type in Set(MatchPlatform.allCases.compactMap { kind.profileType(for: $0) }).sorted() {
             profiles += try await client.profiles(type: type)
         }
-        let root = s3?.shown ?? gcs?.shown ?? step.resolve(store)
+        let root = bucket?.shown ?? step.resolve(store)
         var files: [String] = []
         for folder in ["certs/\(kind.certificateFolder)", "profiles/\(kind.rawValue)"] {
-            let names = s3?.names(in: folder) ?? gcs?.names(in: folder)
+            let names = bucket?.names(in: folder)
                 ?? ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? []).sorted()
             for name in names where !name.hasPrefix(".") { files.append(folder + "/" + name) }
         }
@@ -73,12 +71,10 @@ extension MatchNuke: AsyncAction {
             try await client.deleteProfile(id: profile.id)
             step.done(handle)
         }
-        if let s3 {
-            for file in files { try await s3.remove(file, step: step) }
-        } else if let gcs {
-            for file in files { try await gcs.remove(file, step: step) }
+        if let bucket {
+            for file in files { try await bucket.remove(file, step: step) }
         }
-        for file in files where s3 == nil && gcs == nil {
+        for file in files where bucket == nil {
             let path = root + "/" + file
             let before = FileManager.default.contents(atPath: path)
             let handle = try step.record(MatchStoreFileRemoved(path: path, saved: try step.saveCopy(before)), "put \(file) back in the store")

@@ -84,64 +84,6 @@ package struct MatchSigning: AsyncAction {
         return options
     }
 
-    /// Reads the bucket store (match's S3 storage) under the team of `FASTLANE_TEAM_ID`.
-    /// - Throws: `ValidationFailure` for a store that is not `s3://BUCKET[/PREFIX]`, missing
-    ///   credentials, or no team to write under; `S3Failure` from the bucket.
-    func openBucket(_ step: StepContext) async throws -> MatchS3Store {
-        let lane = step.lane
-        let variables = lane.environment.variables
-        guard let (bucket, _) = MatchS3Store.parse(store) else {
-            throw ValidationFailure(problems: ["\(store) is not s3://BUCKET[/PREFIX]"], suggestion: "name the bucket: s3://my-signing-bucket/; nothing was read or changed")
-        }
-        let client: S3Client
-        do {
-            client = try MatchS3Store.client(target: MatchS3Store.target(bucket: bucket, variables: variables), variables: variables,
-                                             transport: { secrets in
-                                                 for secret in secrets { lane.registerSecret(secret) }
-                                                 return step.httpTransport()
-                                             }, now: lane.state.now)
-        } catch let failure as ShiplaneError {
-            throw ValidationFailure(problems: [failure.message], suggestion: failure.suggestion ?? "nothing was read or changed")
-        }
-        let team = ["FASTLANE_TEAM_ID", "MATCH_TEAM_ID"].lazy.compactMap { variables[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
-        let opened = try await MatchS3Store.open(store, team: team, client: client, keys: !readonly)
-        if opened.team == nil && !readonly {
-            throw ValidationFailure(problems: ["\(opened.shown) holds no team folder and FASTLANE_TEAM_ID is not set: match's S3 storage keeps each team's files under its team id"],
-                                    suggestion: "set FASTLANE_TEAM_ID to the team's id (match's team_id); nothing was changed")
-        }
-        return opened
-    }
-
-    /// Reads the Google Cloud Storage store (match's google_cloud storage) under the team of
-    /// `FASTLANE_TEAM_ID`; each access token registered as a secret.
-    /// - Throws: `ValidationFailure` for a store that is not `gs://BUCKET[/PREFIX]`, unusable
-    ///   credentials, or no team to write under; `GCSFailure` from the bucket.
-    func openGoogleCloudBucket(_ step: StepContext) async throws -> MatchGCSStore {
-        let lane = step.lane
-        let variables = lane.environment.variables
-        guard let (bucket, _) = MatchGCSStore.parse(store) else {
-            throw ValidationFailure(problems: ["\(store) is not gs://BUCKET[/PREFIX]"], suggestion: "name the bucket: gs://my-signing-bucket; nothing was read or changed")
-        }
-        let client: GCSClient
-        do {
-            client = try MatchGCSStore.client(bucket: bucket, variables: variables, workingDirectory: lane.workingDirectory,
-                                              transport: step.httpTransport(), onToken: { lane.registerSecret($0) })
-        } catch let failure as ShiplaneError {
-            throw ValidationFailure(problems: [failure.message], suggestion: failure.suggestion ?? "nothing was read or changed")
-        }
-        if case .serviceAccount(let account, _) = client.credentials {
-            for secret in account.secretTexts { lane.registerSecret(secret) }
-        }
-        if case .accessToken(let token) = client.credentials { lane.registerSecret(token) }
-        let team = ["FASTLANE_TEAM_ID", "MATCH_TEAM_ID"].lazy.compactMap { variables[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
-        let opened = try await MatchGCSStore.open(store, team: team, client: client, keys: !readonly)
-        if opened.team == nil && !readonly {
-            throw ValidationFailure(problems: ["\(opened.shown) holds no team folder and FASTLANE_TEAM_ID is not set: match's Google Cloud storage keeps each team's files under its team id"],
-                                    suggestion: "set FASTLANE_TEAM_ID to the team's id (match's team_id); nothing was changed")
-        }
-        return opened
-    }
-
     package func runOutputs(of output: MatchSigningResult) -> [(name: String, value: String)] {
         var outputs: [(name: String, value: String)] = [("match_certificate_id", output.certificateID)]
         if let identity = output.identity { outputs.append(("match_code_sign_identity", identity)) }
@@ -179,13 +121,9 @@ package struct MatchSigning: AsyncAction {
             git = try await MatchGitStore.open(store, branch: gitBranch, credentials: credentials, base: base, keys: !readonly)
         }
         defer { git?.remove() }
-        var s3: MatchS3Store?
-        if MatchS3Store.isBucket(store) {
-            s3 = try await openBucket(step)
-        }
-        let gcs = MatchGCSStore.isBucket(store) ? try await openGoogleCloudBucket(step) : nil
-        let local = git == nil && s3 == nil && gcs == nil
-        var sync = MatchSync(step: step, request: self, store: local ? step.resolve(store) : store, password: password, git: git, s3: s3, gcs: gcs)
+        let bucket = MatchBucketStore.isBucket(store) ? try await MatchBucketStore.open(store, step: step, readonly: readonly) : nil
+        let local = git == nil && bucket == nil
+        var sync = MatchSync(step: step, request: self, store: local ? step.resolve(store) : store, password: password, git: git, bucket: bucket)
         let result = readonly ? try sync.readStoreOnly() : try await sync.bringUpToDate()
         try await sync.finishWrites()
         try await sync.install(result)

@@ -9,10 +9,8 @@ struct MatchSync {
     let password: String
     /// The store's repository, when `store` names one (match's `git_url`); nil for a folder.
     let git: MatchGitStore?
-    /// The store's bucket, when `store` names one (match's S3 storage); nil otherwise.
-    let s3: MatchS3Store?
-    /// The store's Google Cloud Storage bucket, when `store` names one (match's google_cloud storage); nil otherwise.
-    let gcs: MatchGCSStore?
+    /// The store's bucket, when `store` names one (match's S3 or google_cloud storage); nil otherwise.
+    let bucket: MatchBucketStore?
     /// Decrypted store files by path (relative to the store), read once.
     private var decrypted: [String: Data] = [:]
     private var changes: [String] = []
@@ -23,10 +21,8 @@ struct MatchSync {
     /// Keys kept for Apple's answer whose certificate is now written: dropped once it is stored for good.
     private var settledKeys: [(type: String, digest: String)] = []
 
-    init(step: StepContext, request: MatchSigning, store: String, password: String, git: MatchGitStore? = nil, s3: MatchS3Store? = nil,
-         gcs: MatchGCSStore? = nil) {
-        self.s3 = s3
-        self.gcs = gcs
+    init(step: StepContext, request: MatchSigning, store: String, password: String, git: MatchGitStore? = nil, bucket: MatchBucketStore? = nil) {
+        self.bucket = bucket
         self.step = step
         self.request = request
         self.store = store
@@ -34,13 +30,13 @@ struct MatchSync {
         self.git = git
     }
 
-    private var pendingKeys: PendingSigningKeys { PendingSigningKeys(lane: step.lane, password: password, remote: git, bucket: s3, gcs: gcs) }
+    private var pendingKeys: PendingSigningKeys { PendingSigningKeys(lane: step.lane, password: password, remote: git, bucket: bucket) }
 
     /// The store's file as it is (encrypted), staged writes first; nil when it has none.
     private func rawStoreFile(_ path: String) throws -> Data? {
-        if s3 != nil || gcs != nil {
+        if let bucket {
             if let staged = staged.last(where: { $0.path == path }) { return staged.contents }
-            return s3?.contents(path) ?? gcs?.contents(path)
+            return bucket.contents(path)
         }
         guard let git else { return FileManager.default.contents(atPath: store + "/" + path) }
         if let staged = staged.last(where: { $0.path == path }) { return staged.contents }
@@ -50,7 +46,7 @@ struct MatchSync {
     /// The names of the store's files directly in `folder`.
     private func storeNames(in folder: String) -> [String] {
         let held: [String]
-        if let s3 { held = s3.names(in: folder) } else if let gcs { held = gcs.names(in: folder) } else if let git { held = git.names(in: folder) } else {
+        if let bucket { held = bucket.names(in: folder) } else if let git { held = git.names(in: folder) } else {
             return ((try? FileManager.default.contentsOfDirectory(atPath: store + "/" + folder)) ?? []).sorted()
         }
         return Set(held + staged.filter { ($0.path as NSString).deletingLastPathComponent == folder }.map { ($0.path as NSString).lastPathComponent }).sorted()
@@ -117,7 +113,7 @@ struct MatchSync {
     /// else written with its undo (the old bytes put back).
     private mutating func writeStoreBytes(_ bytes: Data, to path: String) throws {
         wroteStore = true
-        guard git == nil, s3 == nil, gcs == nil else {
+        guard git == nil, bucket == nil else {
             staged.append((path, bytes))
             return
         }
@@ -164,7 +160,7 @@ struct MatchSync {
             step.log("pushed \(files.count) file\(files.count == 1 ? "" : "s") to \(shown) (\(branch)), commit \(commit.short)")
             staged = []
         }
-        if s3 != nil || gcs != nil, !staged.isEmpty {
+        if let bucket, !staged.isEmpty {
             var latest: [String: Data] = [:]
             var order: [String] = []
             for (path, contents) in staged {
@@ -173,13 +169,8 @@ struct MatchSync {
                 latest[path] = contents
             }
             let files = order.compactMap { path in latest[path].map { (path: path, contents: $0) } }
-            if let s3 {
-                let put = try await s3.write(files, step: step)
-                if !put.isEmpty { step.log("put \(put.count) file\(put.count == 1 ? "" : "s") in \(s3.shown)\(s3.team.map { " (team \($0))" } ?? "")") }
-            } else if let gcs {
-                let written = try await gcs.write(files, step: step)
-                if !written.isEmpty { step.log("wrote \(written.count) file\(written.count == 1 ? "" : "s") in \(gcs.shown)\(gcs.team.map { " (team \($0))" } ?? "")") }
-            }
+            let written = try await bucket.write(files, step: step)
+            if !written.isEmpty { step.log("wrote \(written.count) file\(written.count == 1 ? "" : "s") in \(bucket.shown)\(bucket.team.map { " (team \($0))" } ?? "")") }
             staged = []
         }
         for key in settledKeys { await pendingKeys.remove(type: key.type, digest: key.digest) }
@@ -451,23 +442,20 @@ struct PendingSigningKeys {
     /// A repository store: the keys are kept there (any machine's next run finds them), not here.
     let remote: MatchGitStore?
     /// A bucket store: the keys are kept there, under `PREFIX.shiplane-match-keys/`.
-    let bucket: MatchS3Store?
-    /// A Google Cloud Storage store: likewise.
-    let gcs: MatchGCSStore?
+    let bucket: MatchBucketStore?
 
-    init(lane: LaneContext, password: String, remote: MatchGitStore? = nil, bucket: MatchS3Store? = nil, gcs: MatchGCSStore? = nil) {
+    init(lane: LaneContext, password: String, remote: MatchGitStore? = nil, bucket: MatchBucketStore? = nil) {
         state = StoreResumeState(lane: lane)
         self.password = password
         self.remote = remote
         self.bucket = bucket
-        self.gcs = gcs
     }
 
     private struct Saved: Codable { var type: String; var digest: String; var key: String }
 
     func keys(type: String) -> [(digest: String, key: SigningKey)] {
         let saved: [Saved]
-        if let held = remote?.pendingKeys ?? bucket?.pendingKeys ?? gcs?.pendingKeys {
+        if let held = remote?.pendingKeys ?? bucket?.pendingKeys {
             saved = held.filter { $0.key.hasPrefix("\(type)-") }.sorted { $0.key < $1.key }
                 .compactMap { try? JSONDecoder().decode(Saved.self, from: $0.value) }
         } else {
@@ -493,10 +481,6 @@ struct PendingSigningKeys {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             try await bucket.putKey(try encoder.encode(saved), name: "\(type)-\(key.publicKeyDigest.prefix(16))")
-        } else if let gcs {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try await gcs.putKey(try encoder.encode(saved), name: "\(type)-\(key.publicKeyDigest.prefix(16))")
         } else {
             try state.write(saved, name: "match-key-\(type)-\(key.publicKeyDigest.prefix(16))")
         }
@@ -505,9 +489,8 @@ struct PendingSigningKeys {
     /// The effect of keeping `key`: its ref in the repository, or its file under the git folder.
     func keptEffect(_ key: SigningKey, type: String) -> any Effect {
         let name = "\(type)-\(key.publicKeyDigest.prefix(16))"
-        if let gcs { return MatchGCSObjectWritten(target: gcs.client.target, name: gcs.keyObject(name: name), saved: nil, sha256: nil, generation: nil) }
+        if let bucket { return bucket.keptKey(name: name) }
         if let remote { return MatchKeyKept(repository: remote.shown, branch: remote.branch, name: name, file: nil) }
-        if let bucket { return MatchKeyKept(repository: nil, branch: nil, name: name, file: nil, target: bucket.client.target, object: bucket.keyObject(name: name)) }
         return MatchKeyKept(repository: nil, branch: nil, name: name, file: state.folder + "/match-key-\(name).json")
     }
 
@@ -516,8 +499,6 @@ struct PendingSigningKeys {
             _ = await remote.deleteKey(name: "\(type)-\(digest.prefix(16))")
         } else if let bucket {
             _ = await bucket.deleteKey(name: "\(type)-\(digest.prefix(16))")
-        } else if let gcs {
-            _ = await gcs.deleteKey(name: "\(type)-\(digest.prefix(16))")
         } else {
             state.remove(name: "match-key-\(type)-\(digest.prefix(16))")
         }
