@@ -147,7 +147,7 @@ struct HomebrewKillTests {
         #expect(github.pulls?.opened == 1 && github.pulls?.open.count == 1, "one pull request")
         #expect(try git(project, tap, "rev-parse", "refs/heads/shiplane/demo-1.2.0") == tip, "the branch was not pushed again")
         #expect(try git(project, tap, "rev-list", "--count", "main..refs/heads/shiplane/demo-1.2.0") == "1")
-        #expect(github.pulls?.violations.isEmpty == true)
+        #expect(github.violations.isEmpty, "\(github.violations)")
         #expect(!again.all.contains(Self.token))
     }
 
@@ -166,7 +166,7 @@ struct HomebrewKillTests {
         #expect(github.pulls?.opened == 1, "no second pull request")
         #expect(github.pulls?.open.isEmpty == true, "the pull request was closed: \(again.all)")
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") == "", "the branch was deleted: \(again.all)")
-        #expect(github.pulls?.violations.isEmpty == true)
+        #expect(github.violations.isEmpty, "\(github.violations)")
         #expect(!again.all.contains(Self.token))
     }
 
@@ -206,7 +206,7 @@ struct HomebrewKillTests {
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") == "", "the branch was deleted: \(rollback.all)")
         #expect(!rollback.all.contains(Self.token))
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/main") != "", "main stays")
-        #expect(github.pulls?.violations.isEmpty == true)
+        #expect(github.violations.isEmpty, "\(github.violations)")
         #expect(!again.all.contains(Self.token))
     }
 
@@ -225,6 +225,6 @@ struct HomebrewKillTests {
         #expect(!again.all.contains("pushed by this run before it was stopped"), "\(again.all)")
         #expect(github.pulls?.opened == 1 && github.pulls?.open.count == 1, "the pull request stays open: \(again.all)")
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/shiplane/demo-1.2.0") == tip, "the branch stays: \(again.all)")
-        #expect(github.pulls?.violations.isEmpty == true)
+        #expect(github.violations.isEmpty, "\(github.violations)")
     }
 }

@@ -16,11 +16,15 @@ struct GitHubDescriptionTests {
     @Test func theExtractHoldsTheOperationsTheStandInServesAndNamesItsSource() throws {
         #expect(spec.operationNames == [
             "DELETE /repos/{owner}/{repo}/releases/assets/{asset_id}", "DELETE /repos/{owner}/{repo}/releases/{release_id}",
-            "GET /repos/{owner}/{repo}", "GET /repos/{owner}/{repo}/attestations/{subject_digest}", "GET /repos/{owner}/{repo}/commits/{ref}", "GET /repos/{owner}/{repo}/releases",
+            "GET /repos/{owner}/{repo}", "GET /repos/{owner}/{repo}/attestations/{subject_digest}", "GET /repos/{owner}/{repo}/commits/{ref}",
+            "GET /repos/{owner}/{repo}/pulls", "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+            "GET /repos/{owner}/{repo}/releases",
             "GET /repos/{owner}/{repo}/releases/assets/{asset_id}", "GET /repos/{owner}/{repo}/releases/tags/{tag}",
             "GET /repos/{owner}/{repo}/releases/{release_id}", "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
+            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
             "PATCH /repos/{owner}/{repo}/releases/assets/{asset_id}", "PATCH /repos/{owner}/{repo}/releases/{release_id}",
-            "POST /repos/{owner}/{repo}/attestations", "POST /repos/{owner}/{repo}/releases", "POST /repos/{owner}/{repo}/releases/{release_id}/assets",
+            "POST /repos/{owner}/{repo}/attestations", "POST /repos/{owner}/{repo}/pulls",
+            "POST /repos/{owner}/{repo}/releases", "POST /repos/{owner}/{repo}/releases/{release_id}/assets",
         ])
         let data = try Data(contentsOf: URL(fileURLWithPath: packageRoot + "/Tests/ShiplaneTests/Fixtures/Specs/github-rest-api-subset.json"))
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -75,6 +79,42 @@ struct GitHubDescriptionTests {
         let created = try #require(spec.operation(method: "POST", path: "/repos/acme/rocket/releases"))
         #expect(spec.check(answer: 422, body: ["message": "Validation Failed", "errors": [["code": "already_exists"]]], to: created)
             == ["POST /repos/{owner}/{repo}/releases: answer 422 misses required member documentation_url"])
+    }
+
+    /// The pulls operations a protected tap's pull request uses (`pulls/list`, `pulls/create`,
+    /// `pulls/get`, `pulls/update`): requests and answers held to the transcribed schemas.
+    @Test func pullRequestsAreCheckedStrictly() throws {
+        #expect(spec.check(method: "GET", path: "/repos/acme/tap/pulls", query: ["state": "open", "head": "acme:shiplane/demo-1.2.0", "base": "main", "per_page": "100"], body: []).1.isEmpty)
+        #expect(spec.check(method: "GET", path: "/repos/acme/tap/pulls", query: ["state": "opened"], body: []).1
+            == ["GET /repos/{owner}/{repo}/pulls: query state=opened is not one of open, closed, all"])
+        #expect(spec.check(method: "GET", path: "/repos/acme/tap/pulls", query: ["source_branch": "x"], body: []).1
+            == ["GET /repos/{owner}/{repo}/pulls: query parameter source_branch is not declared"])
+        #expect(spec.check(method: "POST", path: "/repos/acme/tap/pulls", query: [:],
+                           body: Array(#"{"title":"t","head":"b","base":"main","body":"x","maintainer_can_modify":true}"#.utf8)).1.isEmpty)
+        #expect(spec.check(method: "POST", path: "/repos/acme/tap/pulls", query: [:], body: Array(#"{"title":"t","base":"main"}"#.utf8)).1
+            == ["POST /repos/{owner}/{repo}/pulls: request body misses required member head"])
+        #expect(spec.check(method: "POST", path: "/repos/acme/tap/pulls", query: [:], body: Array(#"{"head":"b","base":"main","description":"x"}"#.utf8)).1
+            == ["POST /repos/{owner}/{repo}/pulls: request body has member description, which the schema does not declare"])
+        #expect(spec.check(method: "PATCH", path: "/repos/acme/tap/pulls/3", query: [:], body: Array(#"{"state":"closed"}"#.utf8)).1.isEmpty)
+        #expect(spec.check(method: "PATCH", path: "/repos/acme/tap/pulls/3", query: [:], body: Array(#"{"state_event":"close"}"#.utf8)).1
+            == ["PATCH /repos/{owner}/{repo}/pulls/{pull_number}: request body has member state_event, which the schema does not declare"])
+        #expect(spec.check(method: "PATCH", path: "/repos/acme/tap/pulls/3", query: [:], body: Array(#"{"state":"merged"}"#.utf8)).1
+            == ["PATCH /repos/{owner}/{repo}/pulls/{pull_number}: request body/state is merged, not one of open, closed"])
+        #expect(spec.check(method: "GET", path: "/repos/acme/tap/pulls/three", query: [:], body: []).1
+            == ["GET /repos/{owner}/{repo}/pulls/{pull_number}: path parameter pull_number=three is not an integer"])
+        // An answer with the members a client reads and nothing more is not a pull-request.
+        let get = try #require(spec.operation(method: "GET", path: "/repos/acme/tap/pulls/3"))
+        let thin: [String: Any] = ["number": 3, "state": "open", "html_url": "https://github.com/acme/tap/pull/3",
+                                   "merged_at": NSNull(), "head": ["ref": "b", "sha": "c0ffee"], "base": ["ref": "main", "sha": "beef"]]
+        let problems = spec.check(answer: 200, body: thin, to: get)
+        for member in ["_links", "user", "author_association", "mergeable_state", "merged"] {
+            #expect(problems.contains("GET /repos/{owner}/{repo}/pulls/{pull_number}: answer 200 misses required member \(member)"), "\(problems)")
+        }
+        #expect(problems.contains("GET /repos/{owner}/{repo}/pulls/{pull_number}: answer 200/head misses required member repo"), "\(problems)")
+        // The list answers pull-request-simple, which has no `merged`.
+        let list = try #require(spec.operation(method: "GET", path: "/repos/acme/tap/pulls"))
+        #expect(spec.check(answer: 200, body: [["merged": false]], to: list)
+            .contains("GET /repos/{owner}/{repo}/pulls: answer 200/0 has member merged, which the schema does not declare"))
     }
 
     @Test func theStandInRecordsARequestTheDescriptionRefuses() async throws {

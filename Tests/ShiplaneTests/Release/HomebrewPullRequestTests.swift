@@ -99,7 +99,9 @@ extension HomebrewTapTests {
         let formula = try bareGit(bare, work, "show", "\(Self.pullBranch):Formula/shiplane-demo.rb").out + "\n"
         #expect(try Self.readWithRuby(formula)["urls"] as? [String: String] == Self.expectedPairs(version: "1.2.0"))
         #expect(stepNote(result).contains("opened pull request #\(pull.number)"), "\(stepNote(result))")
-        #expect(pulls.violations.isEmpty, "\(pulls.violations)")
+        #expect(github.violations.isEmpty, "\(github.violations)")
+        #expect(Set(github.ledger.operationsSeen.keys).isSuperset(of: ["GET /repos/{owner}/{repo}/pulls", "POST /repos/{owner}/{repo}/pulls"]),
+                "the pulls requests were checked against the description: \(github.ledger.operationsSeen.keys.sorted())")
 
         let again = await pullRun(server, github, work)
         #expect(again.succeeded, "\(again.failure.map { allText(of: $0) } ?? "")")
@@ -128,7 +130,7 @@ extension HomebrewTapTests {
         #expect(pulls.opened == 1)
         #expect(pulls.all.first?.state == "closed", "the pull request is closed")
         #expect(try bareGit(bare, work, "rev-parse", "--verify", "-q", "refs/heads/" + Self.pullBranch).status != 0, "the branch is deleted")
-        #expect(pulls.violations.isEmpty, "\(pulls.violations)")
+        #expect(github.violations.isEmpty, "\(github.violations)")
         #expect(leftoverClones().isEmpty)
     }
 

@@ -222,10 +222,13 @@ final class FakeGitHub: @unchecked Sendable {
         let apiParts = isUpload ? Array(parts.dropFirst()) : parts
         // JSON bodies are read here, once, for the check; an upload's bytes are read by `upload`.
         let bytes = isUpload ? [] : try await request.readBody().bytes
-        // The pulls API (issue 41, a protected Homebrew tap's pull request), which the transcribed
-        // description does not hold yet: FakeGitHubPulls checks its documented parameters and members.
+        // The pulls API (issue 41, a protected Homebrew tap's pull request), whose four operations
+        // the transcribed description holds: the request is checked like every other, then
+        // FakeGitHubPulls answers with the description's pull-request schemas.
         if !isUpload, apiParts.count >= 4, apiParts[0] == "repos", apiParts[1] == owner, apiParts[2] == repo, apiParts[3] == "pulls", let pulls {
-            return try pulls.route(method: method, owner: owner, repo: repo, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, baseURL: baseURL)
+            if let refusal = checkRequest(request, method: method, isUpload: false, body: bytes) { return refusal }
+            let context = FakeGitHubPulls.Context(owner: owner, repo: repo, baseURL: baseURL, user: userJSON(), repository: repositoryJSON(full: false))
+            return try pulls.route(method: method, rest: Array(apiParts.dropFirst(4)), query: query, body: bytes, context: context)
         }
         // The attestations API (issue 40), whose two operations the transcribed description holds:
         // the request is checked like every other, then FakeGitHubAttestations answers.
@@ -379,8 +382,10 @@ final class FakeGitHub: @unchecked Sendable {
                 "received_events_url": api + "/received_events", "type": "User", "site_admin": false]
     }
 
-    /// The repository as `GET /repos/{owner}/{repo}` gives it (the description's `full-repository`).
-    private func repositoryJSON() -> [String: Any] {
+    /// The repository as `GET /repos/{owner}/{repo}` gives it (the description's `full-repository`),
+    /// or as a pull request's `head.repo` and `base.repo` give it (`repository`: no `network_count`
+    /// or `subscribers_count`, and the required `has_downloads`).
+    private func repositoryJSON(full: Bool = true) -> [String: Any] {
         let api = "\(baseURL)/repos/\(owner)/\(repo)"
         var json: [String: Any] = [
             "id": 42, "node_id": "R_kgDOAAAAKg", "name": repo, "full_name": "\(owner)/\(repo)", "owner": userJSON(), "private": false,
@@ -409,6 +414,11 @@ final class FakeGitHub: @unchecked Sendable {
                               ("subscribers_url", "/subscribers"), ("subscription_url", "/subscription"), ("tags_url", "/tags"),
                               ("teams_url", "/teams"), ("trees_url", "/git/trees{/sha}")] {
             json[key] = api + suffix
+        }
+        if !full {
+            json["network_count"] = nil
+            json["subscribers_count"] = nil
+            json["has_downloads"] = true
         }
         return json
     }
