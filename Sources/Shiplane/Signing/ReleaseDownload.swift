@@ -106,6 +106,8 @@ package struct ReleaseDownload {
     private struct GitHubReleaseDocument: Decodable {
         struct Asset: Decodable {
             var name: String
+            /// The asset's API address, which answers its bytes with `Accept: application/octet-stream`.
+            var url: String
             var browser_download_url: String
             var size: Int64?
             var digest: String?
@@ -149,11 +151,19 @@ package struct ReleaseDownload {
     }
 
     /// Downloads every file of the release into `folder` (which must exist and be empty), and
-    /// reads the tag's commit. The token (`GITHUB_TOKEN`/`GH_TOKEN`, `GITEA_TOKEN`/`FORGEJO_TOKEN`)
-    /// goes to the API only. On GitLab the release's files are its links (read from the paged links
-    /// list): a link on the GitLab server itself (a generic package, an upload, the link's
-    /// permalink, which is preferred) gets `GITLAB_TOKEN`/`CI_JOB_TOKEN`; a link on another host,
-    /// or a redirect to one, never does. No file may be larger than `maxFileBytes`.
+    /// reads the tag's commit. The forge's token (`GITHUB_TOKEN`/`GH_TOKEN`,
+    /// `GITEA_TOKEN`/`FORGEJO_TOKEN`, `GITLAB_TOKEN`/`CI_JOB_TOKEN`) goes with every request to the
+    /// forge's own scheme, host and port, and never to another one, a redirect's included (every
+    /// download follows its redirects in `fetch`):
+    /// - GitHub: with a token, each asset is fetched from its API address with `Accept:
+    ///   application/octet-stream` (as a private repository's assets must be), which redirects to a
+    ///   storage host; without one, from its `browser_download_url`.
+    /// - Gitea/Forgejo: the attachment's `browser_download_url` (`/attachments/UUID`, a web route
+    ///   that takes the API's token) on the server itself, which may redirect to its storage.
+    /// - GitLab: the release's links (read from the paged links list); a link on the GitLab server
+    ///   itself (a generic package, an upload, the link's permalink, which is preferred) gets the
+    ///   token; a link on another host does not.
+    /// No file may be larger than `maxFileBytes`.
     /// - Throws: `SigningError` naming the release and what is wrong: no such release, a release
     ///   with no files, a download that fails, is too large, or whose size differs from the
     ///   release's, a link whose file is gone (each naming the file or link).
@@ -204,8 +214,9 @@ package struct ReleaseDownload {
         do {
             switch target.forge {
             case .github:
+                // A private repository's assets come only from the API address, with the token.
                 assets = try JSONDecoder().decode(GitHubReleaseDocument.self, from: Data(releaseResponse.body)).assets
-                    .map { Asset(name: $0.name, url: $0.browser_download_url, size: $0.size) }
+                    .map { Asset(name: $0.name, url: token == nil ? $0.browser_download_url : $0.url, size: $0.size) }
             case .gitea:
                 assets = try JSONDecoder().decode(GiteaReleaseDocument.self, from: Data(releaseResponse.body)).assets
                     .map { Asset(name: $0.name, url: $0.browser_download_url, size: $0.size) }
@@ -242,9 +253,11 @@ package struct ReleaseDownload {
         let word = target.forge == .gitlab ? "link" : "file"
         for asset in assets {
             let path = folder + "/" + asset.name
-            // Only a GitLab token goes with a download, and only to the GitLab server itself.
-            let credential = { (url: String) -> (name: String, value: String)? in
-                target.forge == .gitlab && sameServer(url, target.apiBase) ? authorization() : nil
+            // The token goes only to the forge's own server; on GitHub, its API asks for the
+            // asset's bytes rather than its description.
+            let credential = { (url: String) -> [(name: String, value: String)] in
+                guard sameServer(url, target.apiBase), let field = authorization() else { return [] }
+                return target.forge == .github ? [field, ("Accept", "application/octet-stream"), ("X-GitHub-Api-Version", "2022-11-28")] : [field]
             }
             let fetched: (response: HTTPResponse, from: String)
             do {
@@ -264,6 +277,11 @@ package struct ReleaseDownload {
             }
             let status = fetched.response.status
             guard fetched.response.isSuccess else {
+                if status == 404, token == nil, target.forge != .github, sameServer(fetched.from, target.apiBase) {
+                    // Gitea answers 404, not 401, for an attachment of a repository it will not show.
+                    throw SigningError("downloading the \(word) \(asset.name) of \(shown) from \(shownAddress(fetched.from)) answered HTTP 404",
+                                       suggestion: "if the repository is private, set \(tokenNames[0]) to a token that can read it", category: .failure)
+                }
                 if status == 404 || status == 410 {
                     throw SigningError("the \(word) \(asset.name) of \(shown) points at \(shownAddress(fetched.from)), whose file is gone (HTTP \(status))",
                                        suggestion: "tell the project that the release's \(word) \(asset.name) is broken", category: .failure)
@@ -302,15 +320,14 @@ package struct ReleaseDownload {
     }
 
     /// Downloads `url` into `path`, following up to 5 redirects itself so that `credential`
-    /// decides for every address on the way which header, if any, goes with it. A redirect of
+    /// decides for every address on the way which headers, if any, go with it. A redirect of
     /// `server` to its sign-in page is answered as a 401 from that server. Returns the last answer
     /// and the address that gave it.
-    private static func fetch(_ url: String, to path: String, credential: (String) -> (name: String, value: String)?, server: String,
+    private static func fetch(_ url: String, to path: String, credential: (String) -> [(name: String, value: String)], server: String,
                               transport: HTTPTransport, maxBytes: Int64) async throws -> (response: HTTPResponse, from: String) {
         var current = url
         for _ in 0...5 {
-            var headers: [(name: String, value: String)] = [("User-Agent", "shiplane")]
-            if let field = credential(current) { headers.append(field) }
+            let headers: [(name: String, value: String)] = [("User-Agent", "shiplane")] + credential(current)
             var request = HTTPRequest(method: .get, url: current, headers: headers, timeout: 3600)
             request.responseFile = path
             request.maxResponseFileBytes = maxBytes

@@ -81,6 +81,16 @@ final class FakeGitHub: @unchecked Sendable {
     var attestations: FakeGitHubAttestations?
     private(set) var server: TestServer?
     var baseURL: String { server?.baseURL ?? "" }
+    /// When true, the web download route answers 404 (a private repository's assets, without a
+    /// browser session): the assets come only from their API address with the token.
+    var privateRepository = false
+    /// The asset storage downloads redirect to: another loopback server, as
+    /// objects.githubusercontent.com is another host than the API's (faults apply there too).
+    private(set) var storageServer: TestServer?
+    private var storageBaseURL: String { storageServer?.baseURL ?? baseURL }
+    private var storageAuthorizations: [String?] = []
+    /// The `Authorization` header of every request the storage received (nil: none).
+    var storageAuthorizationHeaders: [String?] { lock.withLock { storageAuthorizations } }
 
     /// GitHub's published description, which every API request and answer is checked against.
     let description = OpenAPIDescription.gitHub
@@ -100,11 +110,19 @@ final class FakeGitHub: @unchecked Sendable {
         server = try await TestServer.start { [self] request, context in
             try await self.handle(request, context)
         }
+        storageServer = try await TestServer.start { [self] request, context in
+            let (method, path) = (request.method.rawValue, request.pathAndQuery.path)
+            lock.withLock { requestLog.append("\(method) \(path)") }
+            return try await faults.apply(request, context, method: method, target: path) {
+                download(request, path: path) ?? Reply.text(404, "Not Found")
+            }
+        }
     }
 
     /// Stops the server; a violation of the description found meanwhile fails the running test.
     func stop() {
         server?.stop()
+        storageServer?.stop()
         ledger.finish("GitHub", descriptionLoaded: description != nil)
     }
 
@@ -321,6 +339,13 @@ final class FakeGitHub: @unchecked Sendable {
             case .taken: return validationFailed("ReleaseAsset", "already_exists", "name")
             case .missing: return notFound()
             }
+        case ("GET", 3, false) where rest[0] == "releases" && rest[1] == "assets":
+            // repos/get-release-asset: with `Accept: application/octet-stream` the asset's bytes,
+            // by a `302 Found` to the storage; else its description.
+            guard let asset = lock.withLock({ Int(rest[2]).flatMap { assets[$0] } }) else { return notFound() }
+            guard request.header("Accept") == "application/octet-stream" else { return json(200, assetJSON(asset)) }
+            RecordedAnswer.current?.record(302, nil)
+            return Reply.empty(302, headers: ["Location": "\(storageBaseURL)/storage/\(asset.id)"])
         case ("DELETE", 3, false) where rest[0] == "releases" && rest[1] == "assets":
             let removed = lock.withLock { Int(rest[2]).flatMap { assets.removeValue(forKey: $0) } != nil }
             return removed ? empty(204) : notFound()
@@ -468,12 +493,13 @@ final class FakeGitHub: @unchecked Sendable {
     private func download(_ request: Request, path: String) -> Response? {
         let parts = path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         if parts.count == 6, parts[0] == owner, parts[1] == repo, parts[2] == "releases", parts[3] == "download", parts[4].hasPrefix("asset-") {
-            guard let id = Int(parts[4].dropFirst("asset-".count)), let asset = lock.withLock({ assets[id] }), asset.name == parts[5] else {
+            guard !privateRepository, let id = Int(parts[4].dropFirst("asset-".count)), let asset = lock.withLock({ assets[id] }), asset.name == parts[5] else {
                 return Reply.text(404, "Not Found")
             }
             return Reply.empty(302, headers: ["Location": "\(baseURL)/storage/\(asset.id)"])
         }
         if parts.count == 2, parts[0] == "storage" {
+            lock.withLock { storageAuthorizations.append(request.header("Authorization")) }
             guard request.header("Authorization") == nil else {
                 return Reply.text(400, "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified")
             }

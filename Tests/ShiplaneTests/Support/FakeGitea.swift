@@ -32,6 +32,20 @@ final class FakeGitea: @unchecked Sendable {
 
     private(set) var server: TestServer?
     var baseURL: String { server?.baseURL ?? "" }
+    /// When true, the repository is private: `/attachments/UUID` answers 404 (as Gitea's
+    /// `ServeAttachment` does for a reader without access) unless the API's token comes with it
+    /// (`Authorization: token …`, which Gitea takes on that web route).
+    var privateRepository = false
+    /// When set before `start()`, attachments are served by another loopback server (Gitea's
+    /// `[storage] SERVE_DIRECT` with an object storage): `/attachments/UUID` answers `307` to it.
+    var storageOnAnotherServer = false
+    private(set) var storageServer: TestServer?
+    private var storageAuthorizations: [String?] = []
+    private var attachmentAuthorizations: [String?] = []
+    /// The `Authorization` header of every request the storage received (nil: none).
+    var storageAuthorizationHeaders: [String?] { lock.withLock { storageAuthorizations } }
+    /// The `Authorization` header of every `/attachments/UUID` request (nil: none).
+    var attachmentAuthorizationHeaders: [String?] { lock.withLock { attachmentAuthorizations } }
 
     init(token: String = "gitea0123456789abcdef0123456789abcdef0123", repo: String = "rocket") {
         self.token = token
@@ -40,9 +54,24 @@ final class FakeGitea: @unchecked Sendable {
 
     func start() async throws {
         server = try await TestServer.start { [self] request, context in try await self.handle(request, context) }
+        if storageOnAnotherServer {
+            storageServer = try await TestServer.start { [self] request, _ in
+                let segments = request.rawSegments.segments
+                lock.withLock {
+                    requestLog.append("\(request.method.rawValue) /" + segments.joined(separator: "/"))
+                    storageAuthorizations.append(request.header("Authorization"))
+                }
+                guard segments.count == 2, segments[0] == "objects",
+                      let found = lock.withLock({ attachments.values.first { $0.uuid == segments[1] } }) else { return Reply.text(404, "Not Found") }
+                return Reply.raw(200, found.bytes, contentType: "application/octet-stream", headers: [:])
+            }
+        }
     }
 
-    func stop() { server?.stop() }
+    func stop() {
+        server?.stop()
+        storageServer?.stop()
+    }
 
     var log: [String] { lock.withLock { requestLog } }
     var violations: [String] { lock.withLock { violationLog } }
@@ -86,7 +115,11 @@ final class FakeGitea: @unchecked Sendable {
         return try await faults.apply(request, context, method: method, target: target) {
             // Downloads are the web route of an attachment, outside the API.
             if method == "GET", segments.count == 2, segments[0] == "attachments" {
-                guard let found = lock.withLock({ attachments.values.first { $0.uuid == segments[1] } }) else { return Reply.text(404, "Not Found") }
+                let authorization = request.header("Authorization")
+                lock.withLock { attachmentAuthorizations.append(authorization) }
+                guard !privateRepository || authorization == GiteaAPIDescription.tokenPrefix + token,
+                      let found = lock.withLock({ attachments.values.first { $0.uuid == segments[1] } }) else { return Reply.text(404, "Not Found") }
+                if let storage = storageServer { return Reply.empty(307, headers: ["Location": "\(storage.baseURL)/objects/\(found.uuid)"]) }
                 return Reply.raw(200, found.bytes, contentType: "application/octet-stream", headers: [:])
             }
             return try await api(request, method: method, segments: segments, query: query)
