@@ -496,7 +496,7 @@ final class FakeGitHub: @unchecked Sendable {
             guard !privateRepository, let id = Int(parts[4].dropFirst("asset-".count)), let asset = lock.withLock({ assets[id] }), asset.name == parts[5] else {
                 return Reply.text(404, "Not Found")
             }
-            return Reply.empty(302, headers: ["Location": "\(baseURL)/storage/\(asset.id)"])
+            return Reply.empty(302, headers: ["Location": "\(storageBaseURL)/storage/\(asset.id)"])
         }
         if parts.count == 2, parts[0] == "storage" {
             lock.withLock { storageAuthorizations.append(request.header("Authorization")) }
