@@ -93,18 +93,24 @@ package struct PushImage: AsyncAction {
         }
         for built in platformManifests {
             // Each platform's manifest by its digest (untagged): undone by deleting it while it is there.
-            let effect = ImageTagPushed(target: target, tag: built.manifestDigest, digest: built.manifestDigest, previousDigest: nil)
+            let effect = ImageTagPushed(target: target, tag: built.manifestDigest, digest: built.manifestDigest, previousDigest: nil,
+                                        index: index?.digest)
             let handle = try step.record(effect, "delete \(target.display(built.manifestDigest))")
             try await client.putManifest(built.manifest, mediaType: OCIImage.manifestMediaType, tag: built.manifestDigest)
             step.done(handle, effect)
         }
-        for tag in toTag {
+        // Every tag written down before the first PUT, the new ones first: a rollback (last first)
+        // points the moved tags back before it deletes the digest, which takes every tag still on it.
+        let newTags = toTag.filter { (current[$0] ?? nil) == nil }
+        let effects = (newTags + toTag.filter { !newTags.contains($0) }).map { tag in
             let previous = current[tag] ?? nil
-            let effect = ImageTagPushed(target: target, tag: tag, digest: image.manifestDigest, previousDigest: previous)
-            let undo = previous.map { "point \(target.display(tag)) back at \($0)" } ?? "delete \(target.display(tag))"
-            let handle = try step.record(effect, undo)
+            let effect = ImageTagPushed(target: target, tag: tag, digest: image.manifestDigest, previousDigest: previous, newTags: newTags)
+            return (effect: effect, description: previous.map { "point \(target.display(tag)) back at \($0)" } ?? "delete \(target.display(tag))")
+        }
+        let handles = try step.record(effects)
+        for tag in toTag {
             try await client.putManifest(image.manifest, mediaType: image.mediaType, tag: tag)
-            step.done(handle, effect)
+            if let at = effects.firstIndex(where: { $0.effect.tag == tag }) { step.done(handles[at], effects[at].effect) }
         }
         for tag in toTag where try await client.manifestDigest(tag) != image.manifestDigest {
             throw ShiplaneError("\(target.display(tag)) does not point at \(image.manifestDigest) after the push",
@@ -195,6 +201,6 @@ extension PushImage: DocumentedAction {
         ],
         example: #"try await lane.pushImage(["/usr/local/bin/app": ".build/release/app"], to: "ghcr.io/acme/app", version: version, tags: ["latest"], entrypoint: ["/usr/local/bin/app"])"#,
         dryRun: "signs in to the registry (GET /v2/), builds the image and says which blobs and which manifest digest would be pushed at which tags",
-        rollback: "while a tag still points at the digest this run pushed: points it back at its earlier manifest, or deletes the manifest; a registry that refuses deletes keeps it (it stays)"
+        rollback: "while a tag still points at the digest this run pushed: points it back at its earlier manifest, or deletes the manifest (not while a tag this run did not put points at it too, nor a platform's manifest while its index is there); a registry that refuses deletes keeps it (it stays)"
     )
 }

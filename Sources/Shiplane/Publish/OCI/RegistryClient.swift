@@ -243,6 +243,30 @@ package struct RegistryClient: Sendable {
         }
     }
 
+    /// The repository's tags (`GET /v2/<name>/tags/list`, following the `Link` header's next
+    /// pages); none when the repository does not exist.
+    package func tags() async throws -> [String] {
+        var next: String? = "/v2/\(target.repository)/tags/list"
+        var all: [String] = []
+        var pages = 0
+        while let page = next, pages < 1000 {
+            pages += 1
+            let response = try await send(.get, page)
+            if response.status == 404 { return all }
+            guard response.isSuccess else { throw failure(response, doing: "list the tags of \(target.repository)") }
+            let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+            all += json?["tags"] as? [String] ?? []
+            next = response.header("link").flatMap(Self.nextPage)
+        }
+        return all
+    }
+
+    /// The `rel="next"` target of a `Link` header (`</v2/acme/app/tags/list?last=b&n=2>; rel="next"`).
+    static func nextPage(_ link: String) -> String? {
+        guard link.contains("rel=\"next\""), let open = link.firstIndex(of: "<"), let close = link.firstIndex(of: ">"), open < close else { return nil }
+        return String(link[link.index(after: open)..<close])
+    }
+
     /// Deletes a manifest by digest. Returns false when the registry refuses deletes (405, or the spec's `UNSUPPORTED`).
     package func deleteManifest(_ digest: String) async throws -> Bool {
         let response = try await send(.delete, "/v2/\(target.repository)/manifests/\(digest)")
