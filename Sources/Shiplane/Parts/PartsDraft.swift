@@ -88,25 +88,23 @@ extension OriginParts {
     /// compare-and-swap that makes one draft the release's.
     /// - Throws: when origin cannot be reached or refuses the ref for another reason.
     static func claimDraft(_ draft: PartsDraft, expected: ObjectID?, workTree: String, environment: LaneEnvironment) async throws -> Written {
-        struct Moved: Error {}
-        return try await gitOffThePool {
+        try await gitOffThePool {
             let (repository, credentials) = try draftConnection(workTree: workTree, environment: environment)
             let ref = draftReference(lane: draft.lane)
             try repository.writeFilesReference(ref, files: [("draft.json", try RunStore.encoder.encode(draft))],
                                                message: "shiplane: the parts' draft release of \(draft.lane)")
             defer { try? repository.deleteReference(ref) }
-            do {
-                let outcome = try repository.pushReportingRefs(remote: remote, refspecs: ["+\(ref):\(ref)"], credentials: credentials, beforeChecks: { updates in
-                    guard updates.allSatisfy({ $0.remote == expected }) else { throw Moved() }
-                })
-                guard !outcome.refused.isEmpty else { return .recorded }
+            switch try repository.compareAndSwap(remote: remote, [RefSwap(source: ref, destination: ref, expected: expected)], credentials: credentials) {
+            case .swapped:
+                return .recorded
+            case .moved:
+                return .takenByAnother
+            case .refused(let outcome):
                 let now = try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false)[ref]
                 if now != nil && now != expected { return .takenByAnother }
                 throw ShiplaneError(
                     "origin refused \(ref), which names the parts' draft release: " + outcome.refused.map(\.reason).joined(separator: ", "),
                     suggestion: "let the job's token push to refs/shiplane/* (a protected-ref rule or a hook refused it), then run the part's job again")
-            } catch is Moved {
-                return .takenByAnother
             }
         }
     }
