@@ -177,7 +177,7 @@ package final class FanOutRun: @unchecked Sendable {
 
     /// The fan-in's release on `repository` (API `api`): the id of the draft release this
     /// release's parts uploaded to, which origin names (`refs/shiplane/drafts/LANE`), if any;
-    /// the ref is retired with the parts' records once the release is published.
+    /// the ref is retired with the parts' records, in the same push, once the release is published.
     /// - Throws: when origin cannot be reached.
     func partsDraft(api: String, repository: String, in context: LaneContext) async throws -> Int? {
         guard mode == .fanIn, let base = partsBase,
@@ -188,7 +188,8 @@ package final class FanOutRun: @unchecked Sendable {
         return draft.releaseID
     }
 
-    /// After a fan-in published: leaves word of it on origin and retires the parts' records.
+    /// After a fan-in published: leaves word of it on origin and retires the parts' records and
+    /// origin's word of their draft release, in one push.
     func retire(_ context: LaneContext) async -> [String] {
         let head = (try? git {
             switch try context.repository().head() {
@@ -197,13 +198,9 @@ package final class FanOutRun: @unchecked Sendable {
             }
         }) ?? ""
         let published = PublishedRelease(base: partsBase ?? head, head: head, run: context.state.journal.recorder?.current.id ?? "")
-        var warnings = await OriginParts.retire(
-            lane: laneName, parts: usedRecords, published: published, workTree: context.workingDirectory, environment: context.environment)
-        if let draft = lock.withLock({ draftValue }),
-           let warning = await OriginParts.retireDraft(lane: laneName, value: draft, workTree: context.workingDirectory, environment: context.environment) {
-            warnings.append(warning)
-        }
-        return warnings
+        return await OriginParts.retire(
+            lane: laneName, parts: usedRecords, draft: lock.withLock { draftValue }, published: published,
+            workTree: context.workingDirectory, environment: context.environment)
     }
 
     /// True for a name a part, its os or arch may have: it is a ref's component and a CI job's name.

@@ -166,10 +166,12 @@ package enum OriginParts {
         }
     }
 
-    /// Leaves `published` on origin and deletes origin's records of `parts` of `lane` that still
-    /// hold the values given (by compare-and-swap), in one push; returns a warning for each left,
-    /// never throws: the release is done.
-    static func retire(lane: String, parts: [String: ObjectID], published: PublishedRelease, workTree: String, environment: LaneEnvironment) async -> [String] {
+    /// Leaves `published` on origin and deletes origin's records of `parts` of `lane` and its word
+    /// of the parts' draft release (`draft`, the value the run read) that still hold the values
+    /// given (by compare-and-swap), in one push: no kill leaves the draft's ref naming a published
+    /// release. Returns a warning for each left, never throws: the release is done.
+    static func retire(lane: String, parts: [String: ObjectID], draft: ObjectID?, published: PublishedRelease,
+                       workTree: String, environment: LaneEnvironment) async -> [String] {
         do {
             return try await gitOffThePool {
                 let (repository, credentials) = try connection(workTree: workTree, environment: environment)
@@ -181,8 +183,16 @@ package enum OriginParts {
                 let marker = publishedReference(lane: lane)
                 try repository.writeFilesReference(marker, files: [("published.json", try RunStore.encoder.encode(published))], message: "shiplane: \(lane) published")
                 defer { try? repository.deleteReference(marker) }
-                let swaps = [RefSwap(source: marker, destination: marker, checked: false)]
+                var swaps = [RefSwap(source: marker, destination: marker, checked: false)]
                     + deletions.map { RefSwap.delete(reference(lane: lane, part: $0), expected: parts[$0]) }
+                let draftRef = draftReference(lane: lane)
+                if let draft, let now = refs[draftRef] {
+                    if now == draft {
+                        swaps.append(.delete(draftRef, expected: draft))
+                    } else {
+                        warnings.append("origin's \(draftRef) changed since this run read it (another pipeline's draft): left as it is")
+                    }
+                }
                 switch try repository.compareAndSwap(remote: remote, swaps, credentials: credentials) {
                 case .swapped:
                     break
@@ -194,7 +204,8 @@ package enum OriginParts {
                 return warnings
             }
         } catch {
-            return ["could not retire the part records on origin (\(prefix)\(lane)/…): \(describe(error)); delete them with `git push origin --delete \(prefix)\(lane)/PART`"]
+            return ["could not retire the part records on origin (\(prefix)\(lane)/…): \(describe(error)); delete them with `git push origin --delete \(prefix)\(lane)/PART`"
+                + (draft == nil ? "" : " and \(draftReference(lane: lane))")]
         }
     }
 }

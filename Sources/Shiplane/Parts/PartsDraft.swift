@@ -48,28 +48,6 @@ extension OriginParts {
         return (repository, Push.credentials(for: url, environment: environment))
     }
 
-    /// Deletes origin's word of `lane`'s parts' draft while it still holds `value` (the fan-in
-    /// published the draft); a warning when it could not, never throws: the release is done.
-    static func retireDraft(lane: String, value: ObjectID, workTree: String, environment: LaneEnvironment) async -> String? {
-        struct Moved: Error {}
-        let ref = draftReference(lane: lane)
-        do {
-            return try await gitOffThePool {
-                let (repository, credentials) = try draftConnection(workTree: workTree, environment: environment)
-                do {
-                    let outcome = try repository.pushReportingRefs(remote: remote, refspecs: [":" + ref], credentials: credentials, beforeChecks: { updates in
-                        guard updates.allSatisfy({ $0.remote == value }) else { throw Moved() }
-                    })
-                    return outcome.refused.first.map { "origin kept \(ref) (\($0.reason)): delete it with `git push origin --delete \(ref)`" }
-                } catch is Moved {
-                    return "origin's \(ref) changed since this run read it (another pipeline's draft): left as it is"
-                }
-            }
-        } catch {
-            return "could not delete \(ref) on origin (\(describe(error))): delete it with `git push origin --delete \(ref)`"
-        }
-    }
-
     /// Origin's word of `lane`'s parts' draft and the ref's value; nil when origin has none.
     /// - Throws: when origin cannot be reached.
     static func readDraft(lane: String, workTree: String, environment: LaneEnvironment) async throws -> (draft: PartsDraft?, value: ObjectID)? {

@@ -22,6 +22,7 @@ final class GitHTTPServer: @unchecked Sendable {
     private var refused = 0
     private var pushes = 0
     private var heldPushes: [Int: TimeInterval] = [:]
+    private var heldRefPushes: [String: TimeInterval] = [:]
     var port: Int { http?.port ?? 0 }
 
     /// The URL of `repository` (a folder name under `projectRoot`).
@@ -64,6 +65,12 @@ final class GitHTTPServer: @unchecked Sendable {
         lock.withLock { heldPushes[number] = seconds }
     }
 
+    /// Holds back the answer to the first push whose commands name `ref` (the pkt-lines
+    /// `OLD NEW REF` before the pack) for `seconds` after `git http-backend` has run it.
+    func holdAnswer(toPushUpdating ref: String, seconds: TimeInterval) {
+        lock.withLock { heldRefPushes[ref] = seconds }
+    }
+
     // MARK: - Requests
 
     private func respond(to request: Request) async throws -> Response {
@@ -99,8 +106,12 @@ final class GitHTTPServer: @unchecked Sendable {
 
         let output = try await runCGI(input: body, environment: cgi)
         if request.method == .post && path.hasSuffix("/git-receive-pack") {
+            let commands = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
             let hold: TimeInterval? = lock.withLock {
                 pushes += 1
+                if let ref = heldRefPushes.keys.first(where: { commands.contains(" " + $0 + "\0") || commands.contains(" " + $0 + "\n") }) {
+                    return heldRefPushes.removeValue(forKey: ref)
+                }
                 return heldPushes[pushes]
             }
             if let hold { try await Task.sleep(nanoseconds: UInt64(hold * 1_000_000_000)) }

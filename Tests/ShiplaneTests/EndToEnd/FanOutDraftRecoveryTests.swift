@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// What is left of a fanned-out release whose parts upload to GitHub's draft release (issue 42)
+/// when a job stops half-way: a stale word of the draft on origin, a fan-in that never ran, a
+/// draft made by a part job killed before origin named it. Built `shiplane`, fresh clones, origin
+/// behind `git http-backend`, FakeGitHub checking every request against GitHub's description.
+@Suite("What a stopped fanned-out release leaves of its draft", .serialized, .offThePool)
+struct FanOutDraftRecoveryTests {
+    /// Runs every part of `lane`'s release at once, each in a fresh clone.
+    private func runParts(_ world: FanOutWorld, lane: String = "release") async throws {
+        try await withThrowingTaskGroup(of: (String, Int32?, String).self) { group in
+            for part in ["linux", "macos", "android"] {
+                group.addTask { let ran = try await world.job([lane, "--part", part]); return (part, ran.status, ran.output) }
+            }
+            for try await (part, status, output) in group { #expect(status == 0, "\(part): \(output)") }
+        }
+    }
+
+    /// The value of `ref` in origin, or nil.
+    private func originValue(_ world: FanOutWorld, _ ref: String) throws -> String? {
+        let found = try runProgram("/usr/bin/git", ["--git-dir", world.origin.path, "rev-parse", "--verify", "-q", ref],
+                                   in: world.origin.root, environment: world.origin.environment)
+        return found.status == 0 ? found.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+    }
+
+    /// The fan-in retires the parts' records and origin's word of their draft in one push: the
+    /// fan-in SIGKILLed while origin holds the answer to that push leaves neither. Shiplane once
+    /// deleted the draft's ref by a second push, so such a kill left `refs/shiplane/drafts/LANE`
+    /// naming the published release: that state, put back on origin, does not harm the next
+    /// release of the lane. Its parts make a draft of their own (the published release gets no
+    /// upload), its fan-in publishes it with this release's archives, and origin's word of the
+    /// draft is gone after it.
+    @Test func theFanInRetiresTheDraftsRefWithThePartsAndAStaleOneDoesNoHarm() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        let draftRef = "refs/shiplane/drafts/release"
+        try await runParts(world)
+        let stale = try #require(try originValue(world, draftRef))
+        world.gitServer.holdAnswer(toPushUpdating: "refs/shiplane/published/release", seconds: 30)
+        let origin = world.origin
+        let killed = try await world.job(["release", "--fan-in"], killWhen: {
+            let found = try? runProgram("/usr/bin/git", ["--git-dir", origin.path, "rev-parse", "--verify", "-q", "refs/shiplane/published/release"],
+                                        in: origin.root, environment: origin.environment)
+            return found?.status == 0
+        })
+        #expect(killed.status == nil, "killed while origin held the answer to the retirement's push: \(killed.output)")
+        let published = try #require(world.github.allReleases.first)
+        #expect(world.github.allReleases.count == 1 && !published.draft && published.tag == "v1.5.0")
+        #expect(try world.originRefs("refs/shiplane/drafts/") == [] && world.originRefs("refs/shiplane/parts/") == [],
+                "the records and the draft's ref went in one push: \((try? world.originRefs("refs/shiplane/")) ?? [])")
+
+        let retried = try await world.job(["release", "--fan-in"])
+        #expect(retried.status == 0 || retried.status == 5, "a CI retry of the killed fan-in: \(retried.output)")
+        #expect(world.github.allReleases.count == 1 && world.slack.payloads.count == 1, "published once: \(retried.output)")
+        let firstAssets = world.github.allAssets.map { "\($0.id) \($0.releaseID) \($0.name) \($0.bytes.count)" }
+
+        // What a kill between two pushes left before: the parts' records retired, the draft's ref not.
+        try world.origin.git("update-ref", draftRef, stale)
+        let developer = try world.freshClone()
+        try developer.write("Sources/More.swift", "let more = 1\n")
+        try developer.git("add", "Sources/More.swift")
+        try developer.git("commit", "-q", "-m", "feat: more")
+        try developer.git("push", "-q", world.origin.path, "HEAD:main")
+
+        try await runParts(world)
+        let releases = world.github.allReleases
+        #expect(releases.count == 2, "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
+        let next = try #require(releases.first { $0.id != published.id })
+        #expect(next.draft, "the next release's parts made a draft of their own")
+        #expect(world.github.allAssets.filter { $0.releaseID == published.id }.map { "\($0.id) \($0.releaseID) \($0.name) \($0.bytes.count)" } == firstAssets,
+                "the published release got no upload")
+        #expect(try originValue(world, draftRef) != stale, "the parts' compare-and-swap replaced the stale ref")
+
+        let second = try await world.job(["release", "--fan-in"])
+        #expect(second.status == 0, "\(second.output)")
+        let after = world.github.allReleases
+        #expect(after.map(\.tag) == ["v1.5.0", "v1.6.0"] && after.allSatisfy { !$0.draft }, "\(after.map { "\($0.tag) draft \($0.draft)" })")
+        #expect(world.github.allAssets.filter { $0.releaseID == next.id }.map(\.name).sorted() == fanOutAssetNames)
+        #expect(world.github.allAssets.filter { $0.releaseID == published.id }.map { "\($0.id) \($0.releaseID) \($0.name) \($0.bytes.count)" } == firstAssets)
+        #expect(try world.origin.git("tag", "--list") == "v1.4.0\nv1.5.0\nv1.6.0")
+        #expect(try world.originRefs("refs/shiplane/drafts/") == [] && world.originRefs("refs/shiplane/parts/") == [])
+        #expect(world.slack.payloads.count == 2)
+        let fsck = try runProgram("/usr/bin/git", ["fsck", "--strict"], in: world.origin.path, environment: world.origin.environment)
+        #expect(fsck.status == 0, "\(fsck.all)")
+    }
+}
