@@ -25,14 +25,36 @@ struct Brew: Lane {
 }
 """#
 
-/// A protected tap on GitLab (a merge request) and on Gitea (a pull request), through the forge
-/// contract's proposal operation, with the built `shiplane`: the first run is SIGKILLed while the
-/// forge holds the answer to the proposal's POST, past the run's point of no return; the same
-/// command in a fresh clone resumes the run, opens no second proposal and takes the branch as its
-/// own by its `Shiplane-Run` trailer; `shiplane rollback` there closes the proposal and deletes
-/// the branch (it holds nothing but that commit on main). Every request is checked against the
-/// forge's published description (GitLab's openapi_v2.yaml extract, Gitea's swagger).
-@Suite("Homebrew tap: merge and pull requests on GitLab and Gitea", .serialized, .offThePool)
+/// The forges a tap's proposal goes to, each behind its stand-in checked against the forge's
+/// published description (GitHub's rest-api-description extract, GitLab's openapi_v2.yaml
+/// extract, Gitea's swagger).
+enum ProposalForge: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case github, gitlab, gitea
+
+    var testDescription: String { rawValue }
+}
+
+/// One forge's stand-in, started, as the shared test reads it: what it calls a proposal, the
+/// variables that point the lane at it, how many proposals it opened and holds open, the first
+/// proposal's branch, base and state, and what its description check found.
+private struct ForgeStandIn {
+    var noun: String
+    var environment: [String: String]
+    var opened: @Sendable () -> Int
+    var open: @Sendable () -> Int
+    var first: @Sendable () -> (branch: String?, base: String?, state: String?)
+    var violations: @Sendable () -> [String]
+    var stop: @Sendable () -> Void
+}
+
+/// A protected tap on GitHub (a pull request), GitLab (a merge request) and Gitea (a pull
+/// request), through the forge contract's proposal operation, with the built `shiplane`: the first
+/// run is SIGKILLed while the forge holds the answer to the proposal's POST, past the run's point
+/// of no return; the same command in a fresh clone resumes the run, opens no second proposal and
+/// takes the branch as its own by its `Shiplane-Run` trailer; `shiplane rollback` there closes the
+/// proposal and deletes the branch (it holds nothing but that commit on main). The same test runs
+/// for every forge; each forge gives only its stand-in.
+@Suite("Homebrew tap: pull and merge requests on GitHub, GitLab and Gitea", .serialized, .offThePool)
 struct HomebrewForgeProposalTests {
     static let token = "glpat-TapProposalToken_5b7e21c9d0"
     static let archive = "a demo archive\n"
@@ -75,19 +97,66 @@ struct HomebrewForgeProposalTests {
         return output.status == 0 ? output.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : ""
     }
 
-    /// The kill, the fresh clone's re-run and the rollback, against a forge whose proposals
-    /// `opened`/`open` count and whose POST `fault` makes late.
-    private func killRerunAndRollBack(
-        project: TemporaryRepository, origin: String, tap: String, environment: [String: String],
-        opened: () -> Int, open: () -> Int, noun: String
-    ) async throws {
+    /// Starts `forge`'s stand-in for the tap's repository, with its POST of a proposal answered
+    /// late (20 s), so a run can be killed after the forge took it and before it answered.
+    private func start(_ forge: ProposalForge, tip: @escaping @Sendable (String) -> String?) async throws -> ForgeStandIn {
+        switch forge {
+        case .github:
+            // No forge: argument: a tap URL on no public host is GitHub's (GITHUB_API_URL).
+            let github = FakeGitHub(owner: "acme", repo: "homebrew-tap", token: Self.token)
+            let pulls = FakeGitHubPulls(tip: tip)
+            github.pulls = pulls
+            try await github.start()
+            github.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
+            return ForgeStandIn(noun: "pull request", environment: ["GITHUB_API_URL": github.baseURL],
+                                opened: { pulls.opened }, open: { pulls.open.count },
+                                first: { (pulls.all.first?.head, pulls.all.first?.base, pulls.all.first?.state) },
+                                violations: { github.violations }, stop: { github.stop() })
+        case .gitlab:
+            let gitlab = FakeGitLab(projectPath: "acme/homebrew-tap", token: Self.token)
+            let requests = FakeGitLabMergeRequests(tip: tip)
+            gitlab.mergeRequests = requests
+            try await gitlab.start()
+            gitlab.inject(.init(method: "POST", pathContains: "/merge_requests", remaining: 1, action: .answerLate(seconds: 20)))
+            return ForgeStandIn(noun: "merge request", environment: ["FORGE": "gitlab", "FORGE_SERVER": gitlab.baseURL],
+                                opened: { requests.opened }, open: { requests.open.count },
+                                first: { (requests.all.first?.source, requests.all.first?.target, requests.all.first?.state) },
+                                violations: { gitlab.violations }, stop: { gitlab.stop() })
+        case .gitea:
+            let gitea = FakeGitea(token: Self.token, repo: "homebrew-tap")
+            let pulls = FakeGiteaPulls(tip: tip)
+            gitea.pulls = pulls
+            try await gitea.start()
+            gitea.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
+            return ForgeStandIn(noun: "pull request", environment: ["FORGE": "gitea", "FORGE_SERVER": gitea.baseURL],
+                                opened: { pulls.opened }, open: { pulls.open.count },
+                                first: { (pulls.all.first?.head, pulls.all.first?.base, pulls.all.first?.state) },
+                                violations: { gitea.violations }, stop: { gitea.stop() })
+        }
+    }
+
+    /// The kill, the fresh clone's re-run and the rollback, on each forge: one proposal
+    /// (`POST` answered late, the run killed meanwhile), found again by its branch, closed by the
+    /// rollback (GitHub and Gitea `PATCH … state=closed`, GitLab `PUT … state_event=close`).
+    @Test(arguments: ProposalForge.allCases)
+    func aProtectedTapGetsOneProposalThatAFreshCloneAdoptsAndTheRollbackCloses(_ forge: ProposalForge) async throws {
+        let (project, origin, tap, server) = try await setUp()
+        defer { server.stop() }
+        let standIn = try await start(forge, tip: Self.tip(tap, project.root, project.environment))
+        defer { standIn.stop() }
+        let noun = standIn.noun
+        let environment = project.environment.merging([
+            "TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token, "PUSH_FIRST": "1",
+        ]) { $1 }.merging(standIn.environment) { $1 }
+
         let first = project.root + "/first"
         try project.git("clone", "-q", origin, first)
         let run = try SupervisedRun(["brew"], in: first, environment: environment)
-        run.wait { opened() == 1 }
-        #expect(opened() == 1, "the forge took the \(noun)")
+        run.wait { standIn.opened() == 1 }
+        #expect(standIn.opened() == 1, "the forge took the \(noun)")
         try run.killEverything()
         let id = try #require(try RunStore.forWorkTree(first).load()).id
+        #expect(try git(project, origin, "show", "refs/shiplane/run:run.json").contains(id), "origin holds the killed run's record")
         let message = try git(project, tap, "log", "-1", "--format=%B", "refs/heads/" + Self.branch)
         #expect(message.hasSuffix("Shiplane-Run: \(id)"), "\(message)")
         #expect(try git(project, tap, "rev-list", "--count", "main..refs/heads/" + Self.branch) == "1")
@@ -100,56 +169,19 @@ struct HomebrewForgeProposalTests {
         #expect(again.status != 0 && again.all.contains("a later step fails"), "\(again.all)")
         #expect(again.all.contains("\(noun) ") && again.all.contains("already proposes this formula"), "\(again.all)")
         #expect(again.all.contains("pushed by this run before it was stopped"), "\(again.all)")
-        #expect(opened() == 1 && open() == 1, "no second \(noun): \(again.all)")
+        #expect(standIn.opened() == 1 && standIn.open() == 1, "no second \(noun): \(again.all)")
         #expect(try git(project, tap, "rev-parse", "refs/heads/" + Self.branch) == tip, "the branch was not pushed again")
         #expect(try #require(try RunStore.forWorkTree(fresh).load()).id == id, "the fresh clone resumed the killed run")
 
+        // Past the point of no return a failing run undoes nothing itself; `shiplane rollback`
+        // undoes what it may, and the adopted proposal is now in this clone's record.
         let rollback = try await runProgramAsync(shiplaneBinary, ["rollback"], in: fresh, environment: failing)
-        #expect(open() == 0, "the \(noun) was closed: \(rollback.all)")
+        #expect(standIn.open() == 0, "the \(noun) was closed: \(rollback.all)")
+        let proposal = standIn.first()
+        #expect(proposal.branch == Self.branch && proposal.base == "main" && proposal.state == "closed", "\(proposal)")
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/" + Self.branch) == "", "the branch was deleted: \(rollback.all)")
         #expect(try git(project, tap, "rev-parse", "--verify", "-q", "refs/heads/main") != "", "main stays")
         for output in [again.all, rollback.all] { #expect(!output.contains(Self.token)) }
-    }
-
-    /// GitLab: one merge request (`POST /projects/:id/merge_requests`), found again by its source
-    /// branch, closed by `PUT … state_event=close`.
-    @Test func aProtectedTapOnGitLabGetsOneMergeRequestThatTheRollbackCloses() async throws {
-        let (project, origin, tap, server) = try await setUp()
-        defer { server.stop() }
-        let gitlab = FakeGitLab(projectPath: "acme/homebrew-tap", token: Self.token)
-        let requests = FakeGitLabMergeRequests(tip: Self.tip(tap, project.root, project.environment))
-        gitlab.mergeRequests = requests
-        try await gitlab.start()
-        defer { gitlab.stop() }
-        gitlab.inject(.init(method: "POST", pathContains: "/merge_requests", remaining: 1, action: .answerLate(seconds: 20)))
-        let environment = project.environment.merging([
-            "TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token, "FORGE": "gitlab", "FORGE_SERVER": gitlab.baseURL,
-            "PUSH_FIRST": "1",
-        ]) { $1 }
-        try await killRerunAndRollBack(project: project, origin: origin, tap: tap, environment: environment,
-                                       opened: { requests.opened }, open: { requests.open.count }, noun: "merge request")
-        #expect(requests.all.first?.source == Self.branch && requests.all.first?.target == "main" && requests.all.first?.state == "closed")
-        #expect(gitlab.log.contains { $0.hasPrefix("PUT ") && $0.contains("/merge_requests/1") }, "\(gitlab.log)")
-    }
-
-    /// Gitea: one pull request (`POST /repos/{owner}/{repo}/pulls`), found again among the open
-    /// ones by its head, closed by `PATCH … state=closed`.
-    @Test func aProtectedTapOnGiteaGetsOnePullRequestThatTheRollbackCloses() async throws {
-        let (project, origin, tap, server) = try await setUp()
-        defer { server.stop() }
-        let gitea = FakeGitea(token: Self.token, repo: "homebrew-tap")
-        let pulls = FakeGiteaPulls(tip: Self.tip(tap, project.root, project.environment))
-        gitea.pulls = pulls
-        try await gitea.start()
-        defer { gitea.stop() }
-        gitea.inject(.init(method: "POST", pathContains: "/pulls", remaining: 1, action: .answerLate(seconds: 20)))
-        let environment = project.environment.merging([
-            "TAP": server.url("acme/homebrew-tap.git"), "SHIPLANE_TAP_TOKEN": Self.token, "FORGE": "gitea", "FORGE_SERVER": gitea.baseURL,
-            "PUSH_FIRST": "1",
-        ]) { $1 }
-        try await killRerunAndRollBack(project: project, origin: origin, tap: tap, environment: environment,
-                                       opened: { pulls.opened }, open: { pulls.open.count }, noun: "pull request")
-        #expect(pulls.all.first?.head == Self.branch && pulls.all.first?.base == "main" && pulls.all.first?.state == "closed")
-        #expect(gitea.violations.isEmpty, "\(gitea.violations)")
+        #expect(standIn.violations().isEmpty, "\(standIn.violations())")
     }
 }
