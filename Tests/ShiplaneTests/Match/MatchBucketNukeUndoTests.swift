@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import Shiplane
+
+/// `match nuke` (confirmed) on a bucket store, then another machine writes one of the deleted
+/// objects anew, then the lane fails.
+struct MatchNukeLaneForTest: Lane {
+    @Option var kind = "development"
+    @Option var store = ""
+    /// The bucket key another machine writes after the nuke.
+    @Option var replace = ""
+
+    static let theirs = Data("written by another machine after the nuke".utf8)
+
+    func run(_ lane: LaneContext) async throws {
+        _ = try await lane.run(MatchNuke(kind: MatchKind(matchName: kind) ?? .development, store: store, confirmed: true))
+        guard let (scheme, bucket, _) = MatchBucketStore.parse(store) else { throw TestFailure("\(store) names no bucket") }
+        // Another machine, with a client of its own.
+        let variables = lane.environment.variables
+        let transport = HTTPTransport(sender: LiveHTTPClient())
+        let other: any MatchBucketClient = scheme == "s3://"
+            ? MatchS3Bucket(client: try MatchS3Bucket.client(target: MatchS3Bucket.target(bucket: bucket, variables: variables), variables: variables,
+                                                            transport: { _ in transport }, now: { Date() }))
+            : MatchGCSBucket(client: try MatchGCSBucket.client(bucket: bucket, variables: variables, workingDirectory: lane.workingDirectory,
+                                                              transport: transport, onToken: { _ in }))
+        guard try await other.put(replace, bytes: Self.theirs, ifVersion: nil) != nil else { throw TestFailure("\(replace) was not deleted by the nuke") }
+        throw StoreLaneFailure()
+    }
+}
+
+/// The undo of a bucket `nuke`: a lane that nukes a type and then fails rolls back, putting each
+/// deleted object back with the bytes it had — only where nothing took its place (S3's
+/// `If-None-Match: *` on moto, Cloud Storage's `ifGenerationMatch=0` on `FakeGCS`, which holds to
+/// it where the emulator does not): an object another machine wrote meanwhile keeps its bytes.
+/// The revocation stays (Apple cannot take it back).
+@Suite("match nuke on a bucket, rolled back after a later failure: the deleted objects come back only where nothing took their place (S3 on moto, Cloud Storage on its stand-in)", .serialized, .offThePool, .tags(.slow))
+struct MatchBucketNukeUndoTests {
+    static let password = "correct horse battery staple"
+    static let team = "TEAM123456"
+
+    func environment(_ work: TemporaryRepository, _ storage: [String: String], _ fake: FakeAppStoreConnect) -> [String: String] {
+        var extra = storage.merging(["MATCH_PASSWORD": Self.password, "FASTLANE_TEAM_ID": Self.team]) { $1 }
+        extra.merge(StoreFixtures.appleEnvironment(apiURL: fake.baseURL)) { $1 }
+        return isolatedEnvironment(home: work.home, extra: extra)
+    }
+
+    /// Fills the store (development, one profile), nukes it in a lane that fails after another
+    /// machine wrote the certificate's object, and checks the bucket (`objects`: key → SHA-256 of
+    /// its bytes) after the rollback.
+    func nukeThenFail(store: String, storage: [String: String], fake: FakeAppStoreConnect, work: TemporaryRepository,
+                      root: String, objects: () throws -> [String: String]) async throws {
+        let variables = environment(work, storage, fake)
+        let fill = try MatchLaneForTest.parse(["--kind", "development", "--store", store, "--identifiers", "com.acme.rocket", "--device", "Ada=00008110-000000000002"])
+        let filled = await runStoreLane(fill, folder: work.path, variables: variables)
+        #expect(filled.result.failure == nil, "\(allText(filled.result.failure))")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let before = try objects()
+        let team = root + Self.team + "/"
+        let certificate = team + "certs/development/\(id).cer"
+        #expect(before.count == 5 && before[certificate] != nil, "\(before.keys.sorted())")
+
+        let nuke = try MatchNukeLaneForTest.parse(["--store", store, "--replace", certificate])
+        let (result, messages) = await runStoreLane(nuke, folder: work.path, variables: variables)
+        let told = allText(result.failure) + messages.joined(separator: "\n")
+        #expect(result.failure != nil, "\(told)")
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] }, "the revocation stays: \(told)")
+        let after = try objects()
+        #expect(Set(after.keys) == Set(before.keys), "every deleted object is back: \(after.keys.sorted())")
+        #expect(after[certificate] == SHA256.hex(of: MatchNukeLaneForTest.theirs), "the object another machine wrote keeps its bytes")
+        for (key, digest) in before where key != certificate {
+            #expect(after[key] == digest, "\(key) is back with the bytes it had")
+        }
+        #expect(!told.contains(Self.password))
+    }
+
+    @Test("S3 (moto): the rollback puts the .p12 and the profile back (If-None-Match: *) and keeps the certificate's object another machine wrote")
+    func s3NukeRolledBack() async throws {
+        let server = try RealS3Server()
+        defer { server.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        try await nukeThenFail(store: "s3://\(server.bucket)/signing", storage: server.environment, fake: fake, work: work, root: "signing/",
+                               objects: { try server.contents().objects.compactMapValues { $0["sha256"] as? String } })
+        #expect(!(try server.contents().objects.keys.contains { $0.contains(".shiplane-match-keys/") }))
+    }
+
+    @Test("Cloud Storage (stand-in): the rollback puts the .p12 and the profile back (ifGenerationMatch=0) and keeps the certificate's object another machine wrote")
+    func cloudStorageNukeRolledBack() async throws {
+        let gcs = FakeGCS()
+        try await gcs.start()
+        defer { gcs.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        try await nukeThenFail(store: "gs://\(gcs.bucket)", storage: storage, fake: fake, work: work, root: "",
+                               objects: { gcs.lock.withLock { gcs.objects.mapValues { SHA256.hex(of: $0.bytes) } } })
+    }
+}
