@@ -60,11 +60,21 @@ struct HostileRepositoryTests {
         let origin: String
         var mountPoint: String?
 
+        /// A copy of the release-ready repository, made once (the suite makes about 80 of them;
+        /// the cases change them, each from the same history).
         init() throws {
-            base = try versionedRepository()
+            base = try TemporaryRepository(copying: try TemporaryRepository.template("HostileRepositoryTests") { try Self.releaseReady() })
             path = base.path
             outside = base.root + "/outside"
             origin = base.root + "/origin.git"
+        }
+
+        /// VERSION and package.json at 1.2.3, tagged, a `feat:` commit since, a release lane, a
+        /// bare origin beside it (`origin.git`) and a folder outside (`outside`).
+        private static func releaseReady() throws -> TemporaryRepository {
+            let base = try versionedRepository()
+            let outside = base.root + "/outside"
+            let origin = base.root + "/origin.git"
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
             try Data("1.2.3\n".utf8).write(to: URL(fileURLWithPath: outside + "/VERSION"))
             try Data("# someone else's notes\n".utf8).write(to: URL(fileURLWithPath: outside + "/victim.md"))
@@ -75,6 +85,7 @@ struct HostileRepositoryTests {
             try runProgram("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", origin], in: base.root, environment: base.environment)
             try base.git("remote", "add", "origin", origin)
             try base.git("push", "-q", "origin", "main", "v1.2.3")
+            return base
         }
 
         deinit {

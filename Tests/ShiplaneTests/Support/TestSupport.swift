@@ -134,8 +134,47 @@ final class TemporaryRepository: @unchecked Sendable {
         }
     }
 
+    /// A copy of `template`'s whole folder (its repository, home and anything beside them, by
+    /// `cp -a`: modes, links and the git folder as they are) under a root of its own. Each path in
+    /// `paths` (a folder the repository's git configuration names, such as its origin's) is
+    /// replaced by its value in `.git/config`. For suites that make the same repository again
+    /// and again: the copy has the template's history, commits and ids included.
+    init(copying template: TemporaryRepository, paths: [String: String] = [:]) throws {
+        root = NSTemporaryDirectory() + "shiplane-test-\(UUID().uuidString)"
+        home = root + "/home"
+        let copied = try runProgram("/bin/cp", ["-a", template.root, root], in: "/", environment: [:])
+        guard copied.status == 0 else { throw TestFailure("cp -a \(template.root) \(root): \(copied.all)") }
+        var replacements = paths
+        replacements[template.root] = root
+        let config = URL(fileURLWithPath: path + "/" + (FileManager.default.fileExists(atPath: path + "/.git") ? ".git/config" : "config"))
+        var text = try String(contentsOf: config, encoding: .utf8)
+        // Longest first, so a path inside another is replaced whole.
+        for (old, new) in replacements.sorted(by: { $0.key.count > $1.key.count }) {
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        try Data(text.utf8).write(to: config)
+    }
+
     deinit {
         try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// A repository made once in this test process by `make` and kept, under `name`, for
+    /// `init(copying:)`: removed when the process exits. The `*.sample` files `git init` puts in
+    /// its hooks folder (inert: git runs no hook named so) are left out, as each is a file every
+    /// copy would make again.
+    static func template(_ name: String, _ make: () throws -> TemporaryRepository) throws -> TemporaryRepository {
+        try templates.withLock { made in
+            if let repository = made[name] { return repository }
+            let repository = try make()
+            for hooks in [repository.path + "/.git/hooks", repository.path + "/hooks"] {
+                for sample in ((try? FileManager.default.contentsOfDirectory(atPath: hooks)) ?? []) where sample.hasSuffix(".sample") {
+                    try FileManager.default.removeItem(atPath: hooks + "/" + sample)
+                }
+            }
+            made[name] = repository
+            return repository
+        }
     }
 
     var environment: [String: String] { isolatedEnvironment(home: home) }
@@ -174,6 +213,27 @@ final class TemporaryRepository: @unchecked Sendable {
         var environment = self.environment
         for (key, value) in extra { environment[key] = value }
         return try runProgram(shiplaneBinary, arguments, in: subfolder.map { path + "/" + $0 } ?? path, environment: environment)
+    }
+}
+
+/// The templates of `TemporaryRepository.template`, by name. A static's value is never released,
+/// so the folders go when the process exits.
+private let templates: LockedValue<[String: TemporaryRepository]> = {
+    atexit {
+        for repository in templates.withLock({ $0.values }) { try? FileManager.default.removeItem(atPath: repository.root) }
+    }
+    return LockedValue([:])
+}()
+
+/// A value behind a lock.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }
 
