@@ -25,18 +25,26 @@ private struct ReleaseState: Equatable, CustomStringConvertible {
     var description: String { "VERSION=\(version ?? "-") head=\(head.prefix(7)) tags=[\(tags)] origin=\(originMain.prefix(7)) [\(originTags)] status=[\(status)]" }
 }
 
-/// A versioned repository at 1.2.3 with a bare origin that holds main and v1.2.3.
+/// A versioned repository at 1.2.3 with a bare origin that holds main and v1.2.3: a copy of
+/// one made once (the suite makes about a hundred; each starts from the same history).
 private func releasableBump() throws -> (repo: TemporaryRepository, origin: TemporaryRepository) {
-    let repo = try versionedRepository()
-    let origin = try TemporaryRepository(bare: true)
-    try repo.git("remote", "add", "origin", origin.path)
-    try repo.git("push", "-q", "origin", "main", "v1.2.3")
+    let templateOrigin = try TemporaryRepository.template("DurableRunTests origin") { try TemporaryRepository(bare: true) }
+    let template = try TemporaryRepository.template("DurableRunTests releasable") {
+        let repo = try versionedRepository()
+        try repo.git("remote", "add", "origin", templateOrigin.path)
+        try repo.git("push", "-q", "origin", "main", "v1.2.3")
+        return repo
+    }
+    let origin = try TemporaryRepository(copying: templateOrigin)
+    let repo = try TemporaryRepository(copying: template, paths: [templateOrigin.path: origin.path])
     return (repo, origin)
 }
 
 private let release = ["bump", "minor", "--commit", "--tag", "--push"]
 
 /// A repository with a `slow` lane (bumps the minor version, then sleeps), committed and compiled.
+/// The seconds are in a committed file, `slow-seconds`, so every test's lane folder is the same
+/// and compiles once.
 private func repositoryWithSlowLane(sleeping seconds: String) throws -> TemporaryRepository {
     let (repo, _) = try releasableBump()
     try repo.write("Lanes/Slow.swift", """
@@ -44,10 +52,11 @@ private func repositoryWithSlowLane(sleeping seconds: String) throws -> Temporar
     struct Slow: Lane {
         func run(_ lane: LaneContext) async throws {
             _ = try lane.bumpVersion(.minor)
-            try await lane.sh("sleep", "\(seconds)")
+            try await lane.sh("sh", "-c", "sleep \\"$(cat slow-seconds)\\"")
         }
     }
     """)
+    try repo.write("slow-seconds", seconds + "\n")
     try repo.git("add", ".")
     try repo.git("commit", "-q", "-m", "chore: lanes")
     #expect(try repo.shiplane(["lanes"]).status == 0)
