@@ -66,6 +66,13 @@ struct GlobalOptions: ParsableArguments, Equatable {
         lhs.values == rhs.values
     }
 
+    /// Every option's name, hidden ones too (`CommandLineWords.split` reads a line that names
+    /// none of them without the parser).
+    static let names: Set<String> = [
+        "--dry-run", "--verbose", "--report-json", "--junit", "--no-rollback", "--no-verify", "--ci", "--env", "--no-color",
+        "--part", "--fan-in", "--plan",
+    ]
+
     /// The long names of the options that take a value, for the parser's missing-value message.
     private static let valueNames = ["--report-json", "--junit", "--ci", "--env", "--part"]
 
@@ -180,6 +187,14 @@ struct CommandLineWords: ParsableCommand {
 
     /// The global options and the other words of `arguments`, in order.
     /// - Throws: `UsageError` for a global option without its value or with a value it refuses.
+    /// `--`, a lowercase letter, then lowercase letters, digits and `-`: `--commit`, `--tag-prefix`.
+    static func isPlainLongOption(_ word: String) -> Bool {
+        let bytes = word.utf8
+        guard bytes.count > 3, bytes.starts(with: "--".utf8), let first = bytes.dropFirst(2).first,
+              (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
+        return bytes.dropFirst(2).allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+    }
+
     static func split(_ arguments: [String]) throws -> (globals: GlobalValues, words: [String]) {
         // A line without a word that starts with `-` holds no option: the parser would give the
         // default options and the words as they are (a test holds it to that). Building the
@@ -187,6 +202,13 @@ struct CommandLineWords: ParsableCommand {
         // debug build, so the commonest lines (`shiplane lanes`, `shiplane release`, and every
         // lane program started without options) skip it.
         if !arguments.contains(where: { $0.hasPrefix("-") }) { return (GlobalValues.none, arguments) }
+        // Nor does a line whose every such word is a plain long option (`--commit`, `--tag`: no
+        // `=`, no single dash, no `--` alone) that no global option is named: the parser keeps
+        // each as it is, in its place (a test holds it to that). `shiplane bump patch --commit
+        // --tag` skips a twentieth of its CPU so.
+        if arguments.allSatisfy({ !$0.hasPrefix("-") || isPlainLongOption($0) && !GlobalOptions.names.contains($0) }) {
+            return (GlobalValues.none, arguments)
+        }
         let parsed: CommandLineWords
         do {
             parsed = try parse(arguments)

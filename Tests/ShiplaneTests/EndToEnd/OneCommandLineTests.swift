@@ -51,6 +51,34 @@ struct OneCommandLineTests {
         #expect(words == parsed.words && words == line)
     }
 
+    /// Issue 36: a line whose options are all plain long options no global option is named skips
+    /// the parser too; the parser reads those lines the same. A line naming a global option, or
+    /// with `=`, a single dash or `--`, is the parser's.
+    @Test(arguments: [
+        ["bump", "patch", "--commit", "--tag"], ["release", "--bump", "minor", "--title", "x y", "key:value"],
+        ["bump", "--commit", "2.0.0", "--tag-prefix", "rel-", "--push"], ["noop", "--x1", "--no-such-thing"],
+    ])
+    func aLineWithoutGlobalOptionsReadsAsTheParserReadsIt(_ line: [String]) throws {
+        #expect(line.allSatisfy { !$0.hasPrefix("-") || CommandLineWords.isPlainLongOption($0) && !GlobalOptions.names.contains($0) })
+        let (globals, words) = try CommandLineWords.split(line)
+        let parsed = try CommandLineWords.parse(line)
+        #expect(globals == parsed.globals.values && globals == GlobalValues.none && parsed.globals == GlobalOptions.none)
+        #expect(words == parsed.words && words == line)
+    }
+
+    /// The names the parser-free reading checks are every global option's (the help's, and the
+    /// hidden `--plan`); none of these words is a plain long option outside them.
+    @Test func theGlobalNamesAreEveryGlobalOption() throws {
+        let help = GlobalOptions.helpMessage(columns: 400)
+        // `--help` belongs to the command or lane it follows, not to these options.
+        let shown = Set(help.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "-" }).map(String.init).filter { $0.hasPrefix("--") && $0 != "--help" })
+        #expect(!shown.isEmpty && shown.isSubset(of: GlobalOptions.names), "\(shown.subtracting(GlobalOptions.names))")
+        #expect(GlobalOptions.names.contains("--plan"))
+        for word in ["--report-json=r.json", "-v", "--", "--Commit", "---"] { #expect(!CommandLineWords.isPlainLongOption(word)) }
+        let (globals, words) = try CommandLineWords.split(["bump", "patch", "--commit", "--plan", "github"])
+        #expect(globals.plan == "github" && words == ["bump", "patch", "--commit"])
+    }
+
     @Test func anOptionWrittenWithEqualsOrApartParsesTheSame() throws {
         let pairs: [([String], [String])] = [
             (["changelog", "--from=v1.0.0", "--to=HEAD"], ["changelog", "--from", "v1.0.0", "--to", "HEAD"]),

@@ -55,6 +55,31 @@ import Testing
         }
     }
 
+    /// Issue 36: a finished step's line and a local effect's done are written at once (a killed
+    /// process loses neither) without waiting for the disk; the next intent waits, and its fsync
+    /// covers them. The done of an effect outside the repository still waits.
+    @Test func onlyIntentsAndDonesOutsideTheRepositoryWaitForTheDisk() throws {
+        try withStore { store, _ in
+            let recorder = try RunRecorder(store: store, record: freshRecord())
+            let file = try recorder.intend(step: 1, description: "write VERSION",
+                                           effect: try AnyEffect(FileWritten(path: "/w/VERSION", saved: nil, afterHash: "h")))
+            #expect(store.appendsWaitedFor == 0, "the first write is the whole record")
+            recorder.done(file)
+            recorder.stepFinished(RecordedStep(number: 1, name: "bumpVersion", callSite: nil, outcome: .succeeded, returnsNothing: true))
+            #expect(store.appendsWaitedFor == 0, "nothing waits on these two lines")
+            let read = try #require(try store.load(), "both lines are in the file when the calls return")
+            #expect(read.effects.map(\.status) == [.done] && read.steps.map(\.number) == [1])
+            let release = try recorder.intend(step: 2, description: "create the release",
+                                              effect: try AnyEffect(GitHubReleaseCreated(api: "https://api.github.com", repository: "o/r", id: nil, tag: "v1.2.4")))
+            #expect(store.appendsWaitedFor == 1, "an intent waits")
+            recorder.done(release, effect: try AnyEffect(GitHubReleaseCreated(api: "https://api.github.com", repository: "o/r", id: 7, tag: "v1.2.4")))
+            #expect(store.appendsWaitedFor == 2, "the release's id is the way back to it: its done waits")
+            recorder.stepFinished(RecordedStep(number: 2, name: "githubRelease", callSite: nil, outcome: .succeeded, returnsNothing: true))
+            #expect(store.appendsWaitedFor == 2)
+            #expect(try store.load() == recorder.current)
+        }
+    }
+
     /// A crash in the middle of an append leaves half a line at the end: nothing acted on it, so
     /// it is left out. Half a line before another is no log of this record: it is an error.
     @Test func aTornLastLineIsLeftOutAndACorruptLineIsNamed() throws {

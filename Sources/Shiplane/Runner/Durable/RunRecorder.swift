@@ -5,7 +5,10 @@ import Foundation
 ///
 /// The record is written whole once (the first step or effect, or a resume), then each change is
 /// one line appended to it and synced (`RecordChange`, `RunStore.append`): a run of a thousand
-/// steps writes a thousand short lines, not a thousand copies of a growing record.
+/// steps writes a thousand short lines, not a thousand copies of a growing record. Every line is
+/// written before the call returns (a killed process loses none); an effect's intent waits until
+/// it and every line before it are on the disk, while a finished step's line, or a local effect's
+/// done, is synced in the background as the run goes on (nothing waits on it but the next intent).
 package final class RunRecorder: @unchecked Sendable {
     // @unchecked: every `var` is only touched under `lock`.
     /// The run folder the record is written to.
@@ -120,7 +123,8 @@ package final class RunRecorder: @unchecked Sendable {
         lock.withLock {
             let change = RecordChange.step(step)
             try? record.apply(change)
-            persist(change)
+            // No effect waits on it: synced beside the next step (see `persist`).
+            persist([change], waitForDisk: false)
         }
     }
 
@@ -152,8 +156,12 @@ package final class RunRecorder: @unchecked Sendable {
     /// `durable` false keeps the change in memory until the record's next write (the end of the
     /// step at the latest): for effects whose undo finds them without what `done` adds, so a
     /// kill before that write loses nothing rollback needs.
+    ///
+    /// The line of a local effect (a file, a commit, a tag: its undo finds it in the repository
+    /// from the intent alone) is synced in the background; that of an effect elsewhere (a release,
+    /// an upload: what `done` adds may be the only way back to it) is waited for.
     func done(_ index: Int, effect: AnyEffect? = nil, description: String? = nil, durable: Bool = true) {
-        update(index, persisting: durable) {
+        update(index, persisting: durable, waitForDisk: { $0.effect.value?.reach != .local }) {
             $0.status = .done
             if let effect { $0.effect = effect }
             if let description { $0.description = description }
@@ -265,12 +273,13 @@ package final class RunRecorder: @unchecked Sendable {
         }
     }
 
-    private func update(_ index: Int, persisting: Bool = true, _ change: (inout RecordedEffect) -> Void) {
+    private func update(_ index: Int, persisting: Bool = true, waitForDisk: (RecordedEffect) -> Bool = { _ in true },
+                        _ change: (inout RecordedEffect) -> Void) {
         lock.withLock {
             guard record.effects.indices.contains(index) else { return }
             change(&record.effects[index])
             if persisting {
-                persist(.effect(record.effects[index], at: index))
+                persist([.effect(record.effects[index], at: index)], waitForDisk: waitForDisk(record.effects[index]))
             } else {
                 unwrittenEffects.insert(index)
             }
@@ -281,13 +290,22 @@ package final class RunRecorder: @unchecked Sendable {
     /// as lines appended to the record; or the whole record when it cannot take lines yet.
     /// Called under `lock`.
     private func persist(_ changes: RecordChange?...) {
+        persist(changes, waitForDisk: true)
+    }
+
+    /// `persist(_:)`; with `waitForDisk` false for a change no effect waits on (a step finished,
+    /// a local effect done): its line is written before this returns, so it survives the process being
+    /// killed, and its `fsync` runs on another thread while the run goes on. Every intent, point of
+    /// no return and whole write still waits for the disk, and its `fsync` covers every line
+    /// written before it: an effect happens only once all of them are on the disk.
+    private func persist(_ changes: [RecordChange?], waitForDisk: Bool) {
         do {
             if wholeWriteNeeded {
                 try store.save(record, redactor: redactor)
                 wholeWriteNeeded = false
             } else {
                 let pending = unwrittenEffects.sorted().map { RecordChange.effect(record.effects[$0], at: $0) }
-                try store.append(pending + changes.compactMap { $0 }, redactor: redactor)
+                try store.append(pending + changes.compactMap { $0 }, redactor: redactor, waitForDisk: waitForDisk)
             }
             unwrittenEffects = []
             written = true

@@ -11,6 +11,17 @@ package final class RunStore: @unchecked Sendable {
     /// The record's log, open for appending once its first line is written (`save`); -1 before.
     private var logDescriptor: Int32 = -1
     private let logLock = NSLock()
+    /// Lines appended without waiting for the disk (`append(_:redactor:waitForDisk:)` with false)
+    /// are synced here, one `fsync` after another, as soon as they are written.
+    private let syncQueue = DispatchQueue(label: "shiplane.run-record.sync")
+    private let pendingSyncs = DispatchGroup()
+    /// Under `logLock`: appends written to the log (`written`) and how many of them a finished
+    /// `fsync` covers (`synced`); the log file they were written to (`epoch`, one per `save`); the
+    /// first background `fsync` of this log that failed.
+    private var written = 0, synced = 0, epoch = 0
+    private var backgroundFailure: String?
+    /// How many appends waited for the disk (their own `fsync`), for the tests.
+    package private(set) var appendsWaitedFor = 0
 
     /// Creates the store of a run folder; nothing is created on disk until it is needed.
     package init(folder: String) {
@@ -210,14 +221,31 @@ package final class RunStore: @unchecked Sendable {
         try logLock.withLock {
             closeLog()
             try Self.writeDurably(Data(text.utf8), to: recordPath)
+            startNewLog()
         }
+        waitForPendingSyncs()
+    }
+
+    /// Called under `logLock`: the log of `save` is replaced; its appends are settled.
+    private func startNewLog() {
+        epoch += 1
+        written = 0
+        synced = 0
+        backgroundFailure = nil
     }
 
     /// Appends changes to the record written by `save`, one line each, and fsyncs them: when it
     /// returns they survive a crash. Secrets are redacted as `save` redacts them. A write that
     /// fails is cut off again, so the log never holds half a line before a later one.
+    ///
+    /// With `waitForDisk` false the lines are written (from then on they survive the process being
+    /// killed, as the kernel holds them) and their `fsync` starts at once on another thread,
+    /// without the run waiting for it: for changes no effect waits on (a step finished, an effect
+    /// done). The next append that waits — the intent of the next effect — syncs the log with
+    /// everything before it, and fails if a background `fsync` failed: no effect happens before
+    /// every line written before its intent is on the disk.
     /// - Throws: when the lines cannot be written and synced (the caller writes the record whole next).
-    func append(_ changes: [RecordChange], redactor: SecretRedactor) throws {
+    func append(_ changes: [RecordChange], redactor: SecretRedactor, waitForDisk: Bool = true) throws {
         var bytes: [UInt8] = []
         for change in changes {
             var change = change
@@ -234,11 +262,56 @@ package final class RunStore: @unchecked Sendable {
                 }
             }
             let length = lseek(logDescriptor, 0, SEEK_END)
-            guard length >= 0, writeAll(bytes, to: logDescriptor), fsync(logDescriptor) == 0 else {
+            guard length >= 0, writeAll(bytes, to: logDescriptor) else {
                 let reason = String(cString: strerror(errno))
                 if length >= 0 { _ = ftruncate(logDescriptor, length) }
                 closeLog()
                 throw ShiplaneError("could not write \(recordPath): \(reason)", suggestion: "check the disk has room and the folder is writable")
+            }
+            written += 1
+            let generation = written
+            // The background fsync needs a descriptor of its own: this one may be closed meanwhile.
+            if !waitForDisk, case let copy = dup(logDescriptor), copy >= 0 {
+                syncInBackground(copy, generation: generation, epoch: epoch)
+                return
+            }
+            guard fsync(logDescriptor) == 0 else {
+                let reason = String(cString: strerror(errno))
+                _ = ftruncate(logDescriptor, length)
+                closeLog()
+                throw ShiplaneError("could not write \(recordPath): \(reason)", suggestion: "check the disk has room and the folder is writable")
+            }
+            synced = max(synced, generation)
+            appendsWaitedFor += 1
+        }
+        // The background fsyncs started before this one ran beside it; one that failed may have
+        // taken the error this one would have seen (the descriptors share one open file).
+        waitForPendingSyncs()
+        if let failure = logLock.withLock({ backgroundFailure }) {
+            throw ShiplaneError("could not write \(recordPath): \(failure)", suggestion: "check the disk has room and the folder is writable")
+        }
+    }
+
+    /// Syncs the log on `syncQueue` through `descriptor` (closed after), unless a later fsync
+    /// already covered append number `generation`; a failure is kept for the next waiting append.
+    private func syncInBackground(_ descriptor: Int32, generation: Int, epoch: Int) {
+        pendingSyncs.enter()
+        syncQueue.async { [self] in
+            defer {
+                close(descriptor)
+                pendingSyncs.leave()
+            }
+            // Every append written before this fsync starts is covered by it.
+            guard let covering = logLock.withLock({ self.epoch == epoch && synced < generation ? written : nil }) else { return }
+            let ok = fsync(descriptor) == 0
+            let reason = ok ? nil : String(cString: strerror(errno))
+            logLock.withLock {
+                guard self.epoch == epoch else { return }
+                if let reason {
+                    if backgroundFailure == nil { backgroundFailure = reason }
+                } else {
+                    synced = max(synced, covering)
+                }
             }
         }
     }
@@ -269,7 +342,10 @@ package final class RunStore: @unchecked Sendable {
     /// Forgets the run: the record, the saved copies and the copy of the record staged for a
     /// push (`refs/shiplane/run`: a push a hook or the remote refused, or a rollback, leaves it).
     package func clear() {
-        logLock.withLock { closeLog() }
+        logLock.withLock {
+            closeLog()
+            startNewLog()
+        }
         unlink(recordPath)
         try? FileManager.default.removeItem(atPath: savedFolder)
         Self.syncFolder(folder)
@@ -291,8 +367,22 @@ package final class RunStore: @unchecked Sendable {
     func saveCopy(_ data: Data, name: String) throws -> String {
         try createFolder(savedFolder)
         chmod(savedFolder, 0o700)
-        try Self.writeDurably(data, to: savedFolder + "/" + name)
+        // The copy's bytes are synced before it takes its name; the saved folder (the name) is
+        // synced beside the write of the effect's intent, which waits for it (`waitForPendingSyncs`).
+        try Self.writeDurably(data, to: savedFolder + "/" + name, syncingFolder: false)
+        let folder = savedFolder
+        pendingSyncs.enter()
+        syncQueue.async { [pendingSyncs] in
+            Self.syncFolder(folder)
+            pendingSyncs.leave()
+        }
         return name
+    }
+
+    /// Waits for the syncs started in the background (appends that did not wait, saved copies'
+    /// folders): called before a write that an effect waits on returns.
+    private func waitForPendingSyncs() {
+        pendingSyncs.wait()
     }
 
     func savedCopy(_ name: String) -> Data? {
@@ -333,7 +423,7 @@ package final class RunStore: @unchecked Sendable {
 
     /// Temporary file, write, fsync, rename over `path`, fsync the folder: after a crash the file
     /// holds either the old bytes or the new ones, never a mix.
-    static func writeDurably(_ data: Data, to path: String) throws {
+    static func writeDurably(_ data: Data, to path: String, syncingFolder: Bool = true) throws {
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ShiplaneError("could not write \(path): \(String(cString: strerror(errno)))") }
@@ -345,7 +435,7 @@ package final class RunStore: @unchecked Sendable {
             unlink(temporary)
             throw ShiplaneError("could not write \(path): \(reason)", suggestion: "check the disk has room and the folder is writable")
         }
-        syncFolder((path as NSString).deletingLastPathComponent)
+        if syncingFolder { syncFolder((path as NSString).deletingLastPathComponent) }
     }
 
     static func syncFolder(_ path: String) {
