@@ -99,4 +99,51 @@ struct MatchBucketNukeUndoTests {
         try await nukeThenFail(store: "gs://\(gcs.bucket)", storage: storage, fake: fake, work: work, root: "",
                                objects: { gcs.lock.withLock { gcs.objects.mapValues { SHA256.hex(of: $0.bytes) } } })
     }
+
+    @Test("S3 (moto), shiplane rollback: the built shiplane SIGKILLed inside nuke's DELETE of the profile (HoldingProxy holds moto's answer); another machine then creates the .p12 anew; shiplane rollback puts the .cer and the profile back and keeps the other machine's .p12")
+    func s3NukeKilledThenShiplaneRollback() async throws {
+        let server = try RealS3Server()
+        defer { server.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let store = "s3://\(server.bucket)/signing"
+        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
+                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, server.environment, fake))
+        #expect(made.status == 0, "\(made.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let objects = { try server.contents().objects.compactMapValues { $0["sha256"] as? String } }
+        let before = try objects()
+        let team = "signing/\(Self.team)/"
+        let key = team + "certs/development/\(id).p12"
+        #expect(before.count == 5 && before[key] != nil, "\(before.keys.sorted())")
+
+        // nuke deletes certs/ first, then profiles/: the profile's DELETE lands, its answer is held.
+        let proxy = try HoldingProxy(to: server.port, holding: "DELETE", pathContaining: "/\(Self.team)/profiles/")
+        defer { proxy.stop() }
+        let throughProxy = server.environment.merging(["AWS_ENDPOINT_URL_S3": "http://" + proxy.host]) { $1 }
+        let run = try SupervisedRun(["match", "nuke", "development", "--store", store, "--yes"], in: work.path, environment: environment(work, throughProxy, fake))
+        run.wait { proxy.holding }
+        #expect(proxy.holding, "moto deleted the profile; its answer is held")
+        try run.killEverything()
+        #expect(Set(try objects().keys) == [ "signing/match_version.txt", "signing/README.md"], "the type's three objects deleted")
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] })
+
+        let variables = server.environment
+        let other = MatchS3Bucket(client: try MatchS3Bucket.client(target: MatchS3Bucket.target(bucket: server.bucket, variables: variables), variables: variables,
+                                                                   transport: { _ in HTTPTransport(sender: LiveHTTPClient()) }, now: { Date() }))
+        #expect(try await other.put(key, bytes: MatchNukeLaneForTest.theirs, ifVersion: nil) != nil, "another machine writes the .p12")
+
+        let rollback = try await runProgramAsync(shiplaneBinary, ["rollback"], in: work.path, environment: environment(work, server.environment, fake))
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(!rollback.all.contains(Self.password) && !rollback.all.contains(server.secretAccessKey))
+        let after = try objects()
+        #expect(Set(after.keys) == Set(before.keys), "\(after.keys.sorted()) \(rollback.all)")
+        #expect(after[key] == SHA256.hex(of: MatchNukeLaneForTest.theirs), "the other machine's .p12 is kept")
+        for (name, digest) in before where name != key {
+            #expect(after[name] == digest, "\(name) is back with the bytes it had")
+        }
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] }, "the revocation stays")
+    }
 }
