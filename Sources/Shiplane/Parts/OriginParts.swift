@@ -55,7 +55,7 @@ package enum OriginParts {
 
     /// The repository, origin's URL and the credentials to reach it.
     /// - Throws: when the work tree has no `origin`.
-    private static func connection(workTree: String, environment: LaneEnvironment) throws -> (Repository, PushCredentials) {
+    static func connection(workTree: String, environment: LaneEnvironment) throws -> (Repository, PushCredentials) {
         let repository = try RepositoryAccess.open(at: workTree)
         guard let url = try repository.remoteURL(named: remote) else {
             throw ShiplaneError(

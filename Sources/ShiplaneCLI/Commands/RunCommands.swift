@@ -290,6 +290,7 @@ enum RunCommands {
         try store.lock()
         defer { store.unlock() }
         guard let record = try store.load() else {
+            if !forget, let rolledBack = try await rollbackParts(root: root, session: session) { return rolledBack }
             session.out.line("No unfinished run in this repository: nothing to roll back.")
             return ShiplaneExitCode.success.rawValue
         }
@@ -321,6 +322,38 @@ enum RunCommands {
             info: outcome.failed.map { ("kept", $0) },
             suggestion: "fix what is named and run `shiplane rollback` again, or `shiplane rollback --forget` to keep things as they are"
         )
+    }
+
+    /// No run here: rolls back what a release fanned out over CI jobs whose fan-in never ran left
+    /// on origin (its part records, its word of the draft release, the draft release while it is
+    /// as the parts left it), lane by lane, and says what it did; nil when origin holds none.
+    private static func rollbackParts(root: String, session: CommandSession) async throws -> Int32? {
+        let outcomes: [PartsRollback.Outcome]
+        do {
+            outcomes = try await PartsRollback.run(workTree: root, environment: session.laneEnvironment)
+        } catch {
+            session.err.line("warning: could not look on origin for the parts of a release fanned out over CI jobs (refs/shiplane/parts/…): \(error)")
+            return nil
+        }
+        guard !outcomes.isEmpty else { return nil }
+        var failed: [String] = []
+        var stays = false
+        for outcome in outcomes {
+            session.out.line("Rolling back the release of `\(outcome.lane)` fanned out over CI jobs, whose fan-in never ran (its parts are on origin):")
+            for line in outcome.undone { session.out.line("  undone: " + line) }
+            for line in outcome.stays { session.out.line("  stays: " + line) }
+            for line in outcome.failed { session.out.line("  kept: " + line) }
+            failed += outcome.failed
+            stays = stays || !outcome.stays.isEmpty
+        }
+        guard failed.isEmpty else {
+            throw ShiplaneError(
+                "rollback could not undo \(failed.count) thing\(failed.count == 1 ? "" : "s") the release's parts left",
+                info: failed.map { ("kept", $0) },
+                suggestion: "fix what is named and run `shiplane rollback` again")
+        }
+        session.out.line(stays ? "Rolled back as far as it safely can; the rest stays (listed above)." : "Rolled back completely.")
+        return ShiplaneExitCode.success.rawValue
     }
 
     /// Deletes the copy of the record the run pushed to its remote, once the run is settled here:

@@ -84,4 +84,83 @@ struct FanOutDraftRecoveryTests {
         let fsck = try runProgram("/usr/bin/git", ["fsck", "--strict"], in: world.origin.path, environment: world.origin.environment)
         #expect(fsck.status == 0, "\(fsck.all)")
     }
+
+    /// `shiplane rollback` in a fresh clone, where no run record is, of a release whose fan-in
+    /// never ran: two of three parts recorded on origin, their archives on the draft. It deletes
+    /// the draft, the part records and origin's word of the draft, and says so; run again, it
+    /// finds nothing. The release then runs anew: one published release with every archive.
+    @Test func rollbackOfPartsWhoseFanInNeverRanDeletesTheDraftAndTheRecords() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        for part in ["linux", "macos"] {
+            let ran = try await world.job(["release", "--part", part])
+            #expect(ran.status == 0, "\(part): \(ran.output)")
+        }
+        let draft = try #require(world.github.allReleases.first)
+        #expect(world.github.allReleases.count == 1 && draft.draft)
+        #expect(try world.originRefs("refs/shiplane/parts/") == ["refs/shiplane/parts/release/linux", "refs/shiplane/parts/release/macos"])
+
+        let rollback = try await world.job(["rollback"])
+        #expect(rollback.status == 0, "\(rollback.output)")
+        for line in [
+            "Rolling back the release of `release` fanned out over CI jobs, whose fan-in never ran",
+            "undone: deleted the parts' draft release \(draft.id) on acme/rocket (2 assets: app-linux.tar.gz, app-macos.tar.gz)",
+            "undone: deleted origin's records of parts linux, macos (refs/shiplane/parts/release/…)",
+            "undone: deleted origin's word of the draft release (refs/shiplane/drafts/release)",
+            "Rolled back completely.",
+        ] {
+            #expect(rollback.output.contains(line), "\(line)\n\(rollback.output)")
+        }
+        #expect(world.github.allReleases.isEmpty)
+        #expect(world.github.log.contains("DELETE /repos/acme/rocket/releases/\(draft.id)"))
+        #expect(try world.originRefs("refs/shiplane/") == [], "\((try? world.originRefs("refs/shiplane/")) ?? [])")
+        #expect(!rollback.output.contains(world.github.token), "the token is never printed")
+
+        let again = try await world.job(["rollback"])
+        #expect(again.status == 0 && again.output.contains("nothing to roll back"), "\(again.output)")
+
+        try await runParts(world)
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 0, "\(fanIn.output)")
+        let releases = world.github.allReleases
+        #expect(releases.map(\.tag) == ["v1.5.0"] && releases.allSatisfy { !$0.draft }, "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
+        let release = try #require(releases.first)
+        // FakeGitHub keeps a deleted release's assets in its store: only the release's own count.
+        #expect(world.github.allAssets.filter { $0.releaseID == release.id }.map(\.name).sorted() == fanOutAssetNames)
+        #expect(try world.origin.git("tag", "--list") == "v1.4.0\nv1.5.0")
+        #expect(try world.originRefs("refs/shiplane/parts/") == [] && world.originRefs("refs/shiplane/drafts/") == [])
+        #expect(world.slack.payloads.count == 1)
+    }
+
+    /// A draft a fan-in took over (it gave the draft its tag, then was SIGKILLed) is no longer as
+    /// the parts left it: `shiplane rollback` in a fresh clone leaves it, the part records and
+    /// origin's word of it, and says why; a retry of the fan-in then publishes that draft once.
+    @Test func rollbackLeavesADraftAFanInTookOver() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        try await runParts(world, lane: "candidate")
+        let draft = try #require(world.github.allReleases.first)
+        world.github.inject(FakeGitHub.Fault(method: "PATCH", pathContains: "/releases/\(draft.id)", remaining: 1, action: .answerLate(seconds: 4)))
+        let github = world.github
+        let killed = try await world.job(["candidate", "--fan-in"], killWhen: { github.allReleases.first?.tag == "v1.5.0-rc.1" })
+        #expect(killed.status == nil, "killed after it took the draft over: \(killed.output)")
+        let before = try world.originRefs("refs/shiplane/parts/") + world.originRefs("refs/shiplane/drafts/")
+        #expect(before.count == 4, "\(before)")
+
+        let deletions = world.github.log.filter { $0.hasPrefix("DELETE ") }.count
+        let rollback = try await world.job(["rollback"])
+        #expect(rollback.status == 0, "\(rollback.output)")
+        #expect(rollback.output.contains("stays: the draft release \(draft.id) on acme/rocket is no longer as the parts left it (its tag is v1.5.0-rc.1)"),
+                "\(rollback.output)")
+        #expect(rollback.output.contains("Rolled back as far as it safely can"), "\(rollback.output)")
+        #expect(world.github.log.filter { $0.hasPrefix("DELETE ") }.count == deletions, "nothing deleted: \(world.github.log)")
+        #expect(try world.originRefs("refs/shiplane/parts/") + world.originRefs("refs/shiplane/drafts/") == before)
+
+        let retried = try await world.job(["candidate", "--fan-in"])
+        #expect(retried.status == 0, "\(retried.output)")
+        let releases = world.github.allReleases
+        #expect(releases.map(\.id) == [draft.id] && releases.allSatisfy { !$0.draft && $0.tag == "v1.5.0-rc.1" },
+                "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
+        #expect(world.github.allAssets.filter { $0.releaseID == draft.id }.map(\.name).sorted() == fanOutAssetNames)
+    }
 }
