@@ -40,6 +40,10 @@ package struct ReleaseVerification {
     package struct Outcome {
         package var passed: [Passed] = []
         package var problems: [VerificationProblem] = []
+        /// The files carry no signature at all (no `.sig`, `.minisig` or `.asc` file and no
+        /// provenance): what passed proves the files match the checksums published beside them,
+        /// not who made them. Nil for a signed release; else the checksum files that were checked.
+        package var unsigned: [String]?
     }
 
     private static let signatureExtensions = [".sig", ".minisig", ".asc"]
@@ -138,8 +142,12 @@ package struct ReleaseVerification {
             }
         }
 
-        // A checksum file proves nothing against a changed download unless it is signed.
-        if !keys.isEmpty {
+        // A release with no signature at all (published `--unsigned`) is said as such, not as a
+        // problem per checksum file: `verify` ends with its own exit code.
+        if signatures.isEmpty && !documents.contains(where: isProvenance) {
+            outcome.unsigned = checksumFiles
+        } else if !keys.isEmpty {
+            // A checksum file proves nothing against a changed download unless it is signed.
             for sums in checksumFiles where !signed.contains(sums) {
                 outcome.problems.append(VerificationProblem(file: sums, "it has no good signature by the keys given: its checksums prove nothing against a changed download"))
             }
@@ -497,6 +505,40 @@ package struct VerificationProblem: ReportableError {
     }
 
     package var message: String { "\(file): \(reason)" }
+}
+
+/// `shiplane verify` found no problem, and no signature either: the release was published
+/// without one (`--unsigned`). What was checked is said; the exit code is 9, not 0.
+package struct ReleaseUnsigned: ReportableError {
+    /// The checksum files whose digests were checked (none: nothing could be).
+    package var checksumFiles: [String]
+    /// How many files' SHA-256 matched them.
+    package var matched: Int
+
+    package init(checksumFiles: [String], matched: Int) {
+        self.checksumFiles = checksumFiles
+        self.matched = matched
+    }
+
+    package var message: String {
+        "the release carries no signature (no .sig, .minisig or .asc file, no provenance): "
+            + (checksumFiles.isEmpty ? "nothing could be checked, not even a checksum"
+                : "only the SHA-256 of \(matched) file\(matched == 1 ? "" : "s") against \(checksumFiles.joined(separator: ", ")) was checked, and they match")
+    }
+    package var info: [(key: String, value: String)] {
+        [("what that proves", checksumFiles.isEmpty ? "nothing" : "the files are the ones the checksum file lists; not who made them, since whoever could change a file could change the list beside it")]
+    }
+    package var suggestion: String? {
+        "compare \(checksumFiles.first ?? "the files' SHA-256") with a copy from another channel you trust, or ask the project for a signed release; scripts can tell this outcome by its exit code, 9"
+    }
+    package var category: ErrorCategory { .failure }
+
+    /// True when `error` or any error under it is a `ReleaseUnsigned`.
+    package static func isIn(_ error: any Error) -> Bool {
+        if error is ReleaseUnsigned { return true }
+        if let reportable = error as? any ReportableError { return reportable.underlyingErrors.contains(where: isIn) }
+        return false
+    }
 }
 
 /// `shiplane verify` found problems: each one names its file.

@@ -74,7 +74,8 @@ func byteCount(_ text: String) -> Int64? {
 }
 
 /// `shiplane verify FOLDER|ADDRESS [keys]`: one line per check that passed; the problems, each
-/// naming its file, as the error (exit 1). An address is downloaded first (`ReleaseDownload`),
+/// naming its file, as the error (exit 1); a release with no signature at all, whose checksums
+/// match, says so and what was checked (exit 9). An address is downloaded first (`ReleaseDownload`),
 /// and the tag's commit as the forge gives it is the provenance's expected source commit.
 enum VerifyCommand {
     static func run(session: CommandSession, environment: [String: String], options: VerifyOptions) async throws -> Int32 {
@@ -170,6 +171,9 @@ enum VerifyCommand {
             session.out.line("✓ " + passed.file.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + passed.check)
         }
         guard outcome.problems.isEmpty else { throw VerificationFailed(problems: outcome.problems) }
+        if let checksumFiles = outcome.unsigned {
+            throw ReleaseUnsigned(checksumFiles: checksumFiles, matched: outcome.passed.filter { $0.check.hasPrefix("SHA-256 matches") }.count)
+        }
         session.out.line("All \(outcome.passed.count) checks passed.")
         return ShiplaneExitCode.success.rawValue
     }

@@ -20,6 +20,10 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
     /// The fan-in job (`--fan-in`) found parts of the release that have not recorded their
     /// artifacts on origin: nothing was published; run their jobs, then the fan-in again.
     case partsMissing = 8
+    /// `shiplane verify`: no problem found, and no signature either (a release published
+    /// `--unsigned`): the SHA-256 digests matched the checksum file, which proves nothing about
+    /// who made the files.
+    case unsigned = 9
     /// A defect in Shiplane itself (also a lane program that crashed); the message says what to report.
     case bug = 70
     /// The run stopped (failed or interrupted) past its point of no return: nothing visible was
@@ -40,6 +44,7 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
         case .locked: "another run holds the repository"
         case .unfinished: "an unfinished run is recorded: `shiplane resume` or `shiplane rollback` first"
         case .partsMissing: "the fan-in job found parts not recorded on origin (listed): nothing was published"
+        case .unsigned: "verify: the release carries no signature; only its digests were checked"
         case .bug: "a defect in Shiplane (or a lane program that crashed)"
         case .resumable: "stopped past the point of no return: `shiplane resume` (or the same command) finishes it"
         case .interrupted: "interrupted (Ctrl-C, SIGTERM, SIGHUP); rolled back"
@@ -51,6 +56,8 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
         let category = ErrorCategory.folded(error)
         // Parts not on origin are a failure with a code of its own: CI can tell it apart.
         if category == .failure, PartsMissing.isIn(error) { return .partsMissing }
+        // An unsigned release that verify found intact is told from a tampered one.
+        if category == .failure, ReleaseUnsigned.isIn(error) { return .unsigned }
         return ShiplaneExitCode(category)
     }
 
