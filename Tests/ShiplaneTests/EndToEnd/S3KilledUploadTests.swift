@@ -29,7 +29,7 @@ struct S3KilledUploadTests {
         defer { server.stop() }
         let (repo, origin) = try releasableRepository(lane: s3Lane)
         var generator = SeededGenerator(seed: 7)
-        let bytes = Data((0..<(40 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let bytes = generator.bytes(40 << 20)
         try FileManager.default.createDirectory(atPath: repo.path + "/.build/dist", withIntermediateDirectories: true)
         try bytes.write(to: URL(fileURLWithPath: repo.path + "/.build/dist/app.tar.gz"))
         var environment = repo.environment

@@ -18,8 +18,8 @@ struct S3UploadTests {
         let folder = NSTemporaryDirectory() + "shiplane-s3-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/dist", withIntermediateDirectories: true)
         var generator = SeededGenerator(seed: 41)
-        try Data((0..<1000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: folder + "/dist/SHA256SUMS"))
-        try Data((0..<(12 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: folder + "/dist/app.tar.gz"))
+        try generator.bytes(1000).write(to: URL(fileURLWithPath: folder + "/dist/SHA256SUMS"))
+        try generator.bytes(12 << 20).write(to: URL(fileURLWithPath: folder + "/dist/app.tar.gz"))
         return folder
     }
 
