@@ -163,4 +163,38 @@ struct FanOutDraftRecoveryTests {
                 "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
         #expect(world.github.allAssets.filter { $0.releaseID == draft.id }.map(\.name).sorted() == fanOutAssetNames)
     }
+
+    /// A part job's lane program SIGKILLed after GitHub made its draft and before the job heard
+    /// so (the answer held back), so before its compare-and-swap named the draft on origin: the
+    /// supervisor, which outlives it, undoes the recorded creation from the journal (it finds
+    /// the draft by its placeholder tag in the list) and deletes it. The retry in a fresh clone
+    /// makes one draft; with the other parts and the fan-in, one release is published, and no
+    /// draft stays on GitHub.
+    @Test func aDraftOrphanedBeforeItsClaimIsDeletedByTheSupervisor() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        world.github.inject(FakeGitHub.Fault(method: "POST", pathContains: "/repos/acme/rocket/releases", remaining: 1, action: .answerLate(seconds: 4)))
+        let github = world.github
+        let killed = try await world.job(["release", "--part", "linux"], killWhen: { !github.allReleases.isEmpty }, onlyLaneProgram: true)
+        #expect(killed.status != nil && killed.status != 0, "shiplane lived on and failed: \(killed.output)")
+        let orphan = try #require(world.github.log.firstIndex(of: "POST /repos/acme/rocket/releases"))
+        #expect(world.github.allReleases.isEmpty, "the supervisor deleted the orphaned draft: \(world.github.allReleases.map { "\($0.id) \($0.tag)" })\n\(killed.output)")
+        #expect(world.github.log[orphan...].contains { $0.hasPrefix("DELETE /repos/acme/rocket/releases/") }, "\(world.github.log)")
+        #expect(try world.originRefs("refs/shiplane/drafts/") == [] && world.originRefs("refs/shiplane/parts/") == [], "the killed job claimed nothing")
+
+        let retry = try await world.job(["release", "--part", "linux"])
+        #expect(retry.status == 0, "\(retry.output)")
+        #expect(world.github.allReleases.count == 1 && world.github.allReleases.allSatisfy(\.draft))
+        for part in ["macos", "android"] {
+            let ran = try await world.job(["release", "--part", part])
+            #expect(ran.status == 0, "\(part): \(ran.output)")
+        }
+        #expect(world.github.allReleases.count == 1, "one draft: \(world.github.allReleases.map { "\($0.id) \($0.tag)" })")
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 0, "\(fanIn.output)")
+        let releases = world.github.allReleases
+        #expect(releases.map(\.tag) == ["v1.5.0"] && releases.allSatisfy { !$0.draft }, "no draft stays: \(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
+        let release = try #require(releases.first)
+        #expect(world.github.allAssets.filter { $0.releaseID == release.id }.map(\.name).sorted() == fanOutAssetNames)
+    }
 }

@@ -95,9 +95,9 @@ final class FanOutWorld: @unchecked Sendable {
     /// Runs `shiplane ARGUMENTS` in a fresh clone; with `killAfter`, SIGKILLs it (and, unless
     /// `onlySupervisor`, its lane program's process group) after that many seconds, as a
     /// cancelled CI job or a dead runner; with `killWhen`, the same as soon as it holds (looked
-    /// at every 20 ms). Its exit code (nil when killed) and output.
+    /// at every 20 ms), or with `onlyLaneProgram` only the lane program's process group. Its exit code (nil when killed) and output.
     func job(_ arguments: [String], killAfter: Double? = nil, onlySupervisor: Bool = false,
-             killWhen: (@Sendable () -> Bool)? = nil) async throws -> (status: Int32?, output: String) {
+             killWhen: (@Sendable () -> Bool)? = nil, onlyLaneProgram: Bool = false) async throws -> (status: Int32?, output: String) {
         let clone = try freshClone()
         let log = clone.root + "/job.log"
         guard FileManager.default.createFile(atPath: log, contents: nil) else { throw TestFailure("cannot create \(log)") }
@@ -123,7 +123,8 @@ final class FanOutWorld: @unchecked Sendable {
                     while process.isRunning && !killWhen() { usleep(20_000) }
                     guard process.isRunning else { return }
                     let children = (try? runProgram("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"], in: clone.root, environment: clone.environment))?.stdout ?? ""
-                    kill(process.processIdentifier, SIGKILL)
+                    // `onlyLaneProgram`: the lane program dies, `shiplane` (the supervisor) lives on.
+                    if !onlyLaneProgram { kill(process.processIdentifier, SIGKILL) }
                     for pid in children.split(separator: "\n").compactMap({ Int32($0) }) { kill(-pid, SIGKILL) }
                 }
             }
