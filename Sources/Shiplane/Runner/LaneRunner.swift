@@ -71,6 +71,9 @@ package struct LaneRunner {
         let recorder = context.journal.recorder
         context.fanOut.laneName = L.name
         do {
+            // Every signing key the run is configured with, before its first effect: a key that
+            // cannot sign stops it here, not at its signing step after the commit and the tag.
+            try SigningKeyCheck.check(context)
             var partRecorded = false
             do {
                 _ = try await context.perform(lane)

@@ -13,12 +13,12 @@ struct GitObjectSigning {
 
     enum Kind: String { case commit, tag }
 
-    private enum Method {
+    enum Method {
         case ssh(SSHSigner)
         case openPGP(OpenPGPSigner)
     }
 
-    private let method: Method
+    let method: Method
 
     /// What signs, for notes (a fingerprint or a key id, never key material).
     var origin: String {

@@ -86,6 +86,12 @@ struct OpenPGPSigner: Sendable {
     func finish() {
         guard let temporaryHome else { return }
         _ = try? SigningProgram.run("gpgconf", ["--homedir", temporaryHome, "--kill", "all"], environment: environment, input: [])
-        try? FileManager.default.removeItem(atPath: temporaryHome)
+        // The agent may still be ending (removing its sockets, writing the folder) while the
+        // folder goes: a removal that fails or finds it made again is tried again.
+        for _ in 0..<20 {
+            try? FileManager.default.removeItem(atPath: temporaryHome)
+            usleep(50_000)
+            if !FileManager.default.fileExists(atPath: temporaryHome) { break }
+        }
     }
 }

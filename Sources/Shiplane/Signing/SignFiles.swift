@@ -72,13 +72,13 @@ extension SignFiles: MakesLocalArtifacts {}
 
 /// A key that signs files, in one of the three formats (and DSSE envelopes, for `lane.provenance`).
 package struct ArtifactSigner: Sendable {
-    private enum Method {
+    enum Method {
         case ssh(SSHSigner)
         case minisign(Minisign.SecretKey)
         case openPGP(OpenPGPSigner)
     }
 
-    private let method: Method
+    let method: Method
 
     /// The default variable of each format, and the formats' names.
     static let defaultVariables = ["ssh": "SHIPLANE_SSH_SIGNING_KEY", "minisign": "SHIPLANE_MINISIGN_KEY", "openpgp": "SHIPLANE_GPG_KEY"]

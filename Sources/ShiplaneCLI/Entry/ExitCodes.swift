@@ -39,7 +39,7 @@ package enum ShiplaneExitCode: Int32, Sendable, CaseIterable {
         case .failure: "failed; what the run changed was rolled back"
         case .usage: "usage: an unknown command, lane or option, or a value of the wrong kind"
         case .compile: "the lanes in Lanes/ do not compile"
-        case .environment: "environment: no repository, no Lanes/, no swiftc"
+        case .environment: "environment: no repository, no Lanes/, no swiftc, a signing key set but unusable"
         case .nothingToRelease: "nothing to release since the last release tag"
         case .locked: "another run holds the repository"
         case .unfinished: "an unfinished run is recorded: `shiplane resume` or `shiplane rollback` first"
