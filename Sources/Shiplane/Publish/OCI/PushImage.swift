@@ -18,6 +18,9 @@ package struct PushImage: AsyncAction {
     package var overwrite = false
     /// More platforms, each with its own files: the tags then name an image index of every platform.
     package var morePlatforms: [(settings: OCIImage.Settings, files: [OCIImage.File])] = []
+    /// Another repository of the same registry that may hold the blobs: each missing blob is asked
+    /// for as a cross-repository mount from it first, and uploaded when the registry does not mount it.
+    package var mountFrom: String?
 
     package var options: [StepOption] {
         [StepOption("image", "\(target.host)/\(target.repository)"), StepOption("tags", tags.joined(separator: ", ")),
@@ -33,7 +36,8 @@ package struct PushImage: AsyncAction {
         var transport = step.httpTransport()
         transport.redactor = SecretRedactor(secrets: transport.redactor.secrets + credentials.secrets)
         // Preflight, a dry run too: the registry answers and accepts the credentials.
-        let client = try await RegistryClient.connect(target: target, credentials: credentials, transport: transport)
+        let client = try await RegistryClient.connect(target: target, credentials: credentials, transport: transport,
+                                                      pulling: mountFrom.map { [$0] } ?? [])
         if step.isDryRun, let missing = files.first(where: { !FileManager.default.fileExists(atPath: step.resolve($0.source)) }) {
             step.note("would build an image of \(files.map(\.imagePath).joined(separator: ", ")) and push it to \(tags.map(target.display).joined(separator: ", ")) (\(missing.source) is not built yet, so its digests are not known)")
             return ""
@@ -84,12 +88,16 @@ package struct PushImage: AsyncAction {
                 : missing.map { "\($0.mediaType == OCIImage.layerMediaType ? "layer" : "config") \($0.digest) (\(ByteCountText.file($0.size)))" }.joined(separator: " and ")
             let moves = toTag.map { tag in target.display(tag) + (current[tag].flatMap { $0.map { " (now at \($0))" } } ?? " (new)") }
             let platforms = index == nil ? "" : " (an index of \(images.map { $0.settings.os + "/" + $0.settings.architecture }.joined(separator: ", ")))"
-            step.note("would push \(blobs) and manifest \(image.manifestDigest)\(platforms) at \(moves.joined(separator: ", ")); layer: \(images[0].image.entries.joined(separator: ", "))")
+            let mount = mountFrom.map { " (asking to mount each from \($0) first)" } ?? ""
+            step.note("would push \(blobs)\(mount) and manifest \(image.manifestDigest)\(platforms) at \(moves.joined(separator: ", ")); layer: \(images[0].image.entries.joined(separator: ", "))")
             return reference
         }
         for blob in missing {
-            try await client.uploadBlob(blob, chunkSize: chunkSize)
-            step.log("sent \(blob.digest) (\(ByteCountText.file(blob.size)))")
+            if try await client.uploadBlob(blob, chunkSize: chunkSize, mountFrom: mountFrom), let mountFrom {
+                step.log("mounted \(blob.digest) from \(mountFrom) (\(ByteCountText.file(blob.size)) not sent)")
+            } else {
+                step.log("sent \(blob.digest) (\(ByteCountText.file(blob.size)))")
+            }
         }
         for built in platformManifests {
             // Each platform's manifest by its digest (untagged): undone by deleting it while it is there.
@@ -131,7 +139,8 @@ extension LaneContext {
         _ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [],
         platform: String = "linux/amd64", entrypoint: [String] = [], labels: [String: String] = [:],
         source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false,
-        morePlatforms: [String: [String: any ArtifactConvertible]] = [:], file: String = #fileID, line: Int = #line
+        morePlatforms: [String: [String: any ArtifactConvertible]] = [:], mountFrom: String? = nil,
+        file: String = #fileID, line: Int = #line
     ) async throws -> String {
         var problems: [String] = []
         let target = RegistryTarget.parse(image)
@@ -148,6 +157,9 @@ extension LaneContext {
         if morePlatforms.values.contains(where: \.isEmpty) { problems.append("a platform in morePlatforms has no files") }
         if let chunkSize, chunkSize < 1 << 20 { problems.append("chunkSize \(chunkSize) is below 1 MiB") }
         if files.isEmpty { problems.append("no files given") }
+        if let mountFrom, RegistryTarget.parse("registry.invalid/" + mountFrom)?.repository != mountFrom || mountFrom == target?.repository {
+            problems.append("mountFrom \(mountFrom) is not another repository of the same registry (like acme/base, without host or tag)")
+        }
         let sorted = files.sorted { $0.key < $1.key }
         let paths = try ArtifactInputs.paths(sorted.map(\.value))
         guard problems.isEmpty, let target else {
@@ -174,6 +186,7 @@ extension LaneContext {
         var action = PushImage(target: target, tags: allTags, files: imageFiles, settings: settings, chunkSize: chunkSize.map(Int64.init),
                                overwrite: overwrite)
         action.morePlatforms = others
+        action.mountFrom = mountFrom
         return try await run(action,
                              file: file, line: line)
     }
@@ -184,7 +197,7 @@ extension PushImage: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Release",
         summary: "Build a base-less OCI image from built files (reproducible layer, config, manifest) and push it to a registry; unchanged tags not sent",
-        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, morePlatforms: [String: [String: any ArtifactConvertible]] = [:]) -> String",
+        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, morePlatforms: [String: [String: any ArtifactConvertible]] = [:], mountFrom: String? = nil) -> String",
         parameters: [
             .init(name: "files", type: "[String: any ArtifactConvertible]", defaultValue: nil, help: "image path to built file: [\"/usr/local/bin/app\": \".build/release/app\"]"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
@@ -198,6 +211,7 @@ extension PushImage: DocumentedAction {
             .init(name: "chunkSize", type: "Int?", defaultValue: "nil", help: "blobs larger than this go up in PATCH chunks (at least 1 MiB); nil: one PUT"),
             .init(name: "overwrite", type: "Bool", defaultValue: "false", help: "move the version's tag when it points at another image (false: an error; other tags always move)"),
             .init(name: "morePlatforms", type: "[String: [String: any ArtifactConvertible]]", defaultValue: "[:]", help: "more platforms, each with its files (\"linux/arm64\": [...]): the tags name an image index (multi-architecture) of them all"),
+            .init(name: "mountFrom", type: "String?", defaultValue: "nil", help: "another repository of the same registry (acme/base): each missing blob is mounted from it (POST ?mount=&from=), uploaded when the registry answers 202"),
         ],
         example: #"try await lane.pushImage(["/usr/local/bin/app": ".build/release/app"], to: "ghcr.io/acme/app", version: version, tags: ["latest"], entrypoint: ["/usr/local/bin/app"])"#,
         dryRun: "signs in to the registry (GET /v2/), builds the image and says which blobs and which manifest digest would be pushed at which tags",

@@ -86,7 +86,9 @@ package struct RegistryClient: Sendable {
     /// Reaches `GET /v2/`, answers its challenge (Basic, or a Bearer token for pull and push on the
     /// repository) and checks the registry accepts the result.
     /// - Throws: `RegistryFailure` for an unreachable registry or refused credentials, saying which.
-    package static func connect(target: RegistryTarget, credentials: RegistryCredentials, transport: HTTPTransport) async throws -> RegistryClient {
+    /// `pulling`: other repositories of the registry the token must also read (blob mounts, a base image).
+    package static func connect(target: RegistryTarget, credentials: RegistryCredentials, transport: HTTPTransport,
+                                pulling: [String] = []) async throws -> RegistryClient {
         var client = RegistryClient(target: target, transport: transport, authorization: credentials.token.map { "Bearer " + $0 })
         let first = try await client.send(.get, "/v2/")
         if first.isSuccess { return client }
@@ -110,6 +112,9 @@ package struct RegistryClient: Sendable {
             var query = components.queryItems ?? []
             if let service = parameters["service"] { query.append(URLQueryItem(name: "service", value: service)) }
             query.append(URLQueryItem(name: "scope", value: "repository:\(target.repository):pull,push"))
+            for other in pulling where other != target.repository {
+                query.append(URLQueryItem(name: "scope", value: "repository:\(other):pull"))
+            }
             components.queryItems = query
             guard let url = components.string else { throw RegistryFailure(message: "\(realm) is not a URL", status: 401, codes: []) }
             let answer = try await transport.send(HTTPRequest(method: .get, url: url, headers: credentials.basic.map { [("Authorization", $0)] } ?? []))
@@ -173,9 +178,21 @@ package struct RegistryClient: Sendable {
 
     /// Uploads a blob: POST for an upload session, then one PUT with the bytes (monolithic) or
     /// PATCHes of `chunkSize` bytes and a closing PUT (chunked); the registry checks the digest.
-    package func uploadBlob(_ blob: OCIImage.Blob, chunkSize: Int64?) async throws {
-        let path = "/v2/\(target.repository)/blobs/uploads/"
+    /// With `mountFrom`, the POST first asks the registry to mount the blob from that repository
+    /// (`?mount=<digest>&from=<repository>`): 201 is mounted, nothing to send; 202 is an upload
+    /// session instead (the registry could not or would not mount), and the bytes go up in it.
+    /// - Returns: true when the blob was mounted.
+    @discardableResult
+    package func uploadBlob(_ blob: OCIImage.Blob, chunkSize: Int64?, mountFrom: String? = nil) async throws -> Bool {
+        var path = "/v2/\(target.repository)/blobs/uploads/"
+        if let mountFrom {
+            path += "?mount=" + blob.digest.replacingOccurrences(of: ":", with: "%3A") + "&from=" + mountFrom
+        }
         var start = try await send(.post, path, repeatable: true)
+        if mountFrom != nil, start.status == 201 {
+            try check(start, blob: blob)
+            return true
+        }
         guard start.status == 202, var location = start.header("location") else {
             throw failure(start, doing: "start an upload of \(blob.digest) to \(target.repository)")
         }
@@ -199,6 +216,7 @@ package struct RegistryClient: Sendable {
                                       headers: [("Content-Type", "application/octet-stream")], body: blob.body)
             try check(done, blob: blob)
         }
+        return false
     }
 
     private func check(_ response: HTTPResponse, blob: OCIImage.Blob) throws {
