@@ -185,9 +185,8 @@ struct CommandLineWords: ParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @Argument(parsing: .allUnrecognized) var words: [String] = []
 
-    /// The global options and the other words of `arguments`, in order.
-    /// - Throws: `UsageError` for a global option without its value or with a value it refuses.
-    /// `--`, a lowercase letter, then lowercase letters, digits and `-`: `--commit`, `--tag-prefix`.
+    /// Whether `word` is `--`, a lowercase letter, then lowercase letters, digits and `-`
+    /// (`--commit`, `--tag-prefix`): a word the parser keeps as it is when no global option has its name.
     static func isPlainLongOption(_ word: String) -> Bool {
         let bytes = word.utf8
         guard bytes.count > 3, bytes.starts(with: "--".utf8), let first = bytes.dropFirst(2).first,
@@ -195,6 +194,8 @@ struct CommandLineWords: ParsableCommand {
         return bytes.dropFirst(2).allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
     }
 
+    /// The global options and the other words of `arguments`, in order.
+    /// - Throws: `UsageError` for a global option without its value or with a value it refuses.
     static func split(_ arguments: [String]) throws -> (globals: GlobalValues, words: [String]) {
         // A line without a word that starts with `-` holds no option: the parser would give the
         // default options and the words as they are (a test holds it to that). Building the
