@@ -12,7 +12,7 @@ struct Image: Lane {
                                  tags: ["latest"], platform: "linux/amd64", entrypoint: ["/usr/local/bin/app"],
                                  morePlatforms: ["linux/arm64": ["/usr/local/bin/app": "dist/arm64/app"]])
         if lane.environment["FAIL"] == "1" { try await lane.sh("false") }
-        if lane.environment["HOLD"] == "1" { try await lane.sh("sleep 110") }
+        if lane.environment["HOLD"] == "1" { try await lane.sh("sleep", "110") }
     }
 }
 """#
@@ -130,7 +130,8 @@ struct ImageIndexTests {
         #expect(try copiesWhole(registry, "latest"))
 
         let run = try SupervisedRun(["image"], in: repo.path, environment: next.merging(["HOLD": "1"]) { $1 })
-        run.wait { link(registry, "1.3.0") != nil && link(registry, "latest") != earlier && link(registry, "latest") != nil }
+        // A link file is written in place: wait for a whole digest ("sha256:" and 64 hex digits) at both tags.
+        run.wait { link(registry, "1.3.0")?.count == 71 && link(registry, "latest")?.count == 71 && link(registry, "latest") != earlier }
         try run.killEverything()
         let pushed = try #require(link(registry, "1.3.0"))
         #expect(link(registry, "latest") == pushed, "the run moved latest before it was killed")
