@@ -59,7 +59,7 @@ package enum OriginParts {
         let repository = try RepositoryAccess.open(at: workTree)
         guard let url = try repository.remoteURL(named: remote) else {
             throw ShiplaneError(
-                "this repository has no remote named origin: a release's parts meet there (\(prefix)…)",
+                "this repository has no remote named origin: a release's parts meet there (\(prefix)…, refs/shiplane/drafts/…)",
                 suggestion: "add it with `git remote add origin URL`; every job of the release must clone the same origin")
         }
         return (repository, Push.credentials(for: url, environment: environment))
@@ -144,12 +144,23 @@ package enum OriginParts {
     /// one part. Git's receive-pack updates a ref only from the value the push names.
     /// - Throws: when origin cannot be reached, or a file cannot be read.
     static func record(_ record: PartRecord, files: [String: Data], expected: ObjectID?, workTree: String, environment: LaneEnvironment) async throws -> Written {
-        return try await gitOffThePool {
+        let ref = reference(lane: record.lane, part: record.part)
+        let json = try RunStore.encoder.encode(record)
+        let blobs = files.keys.sorted().compactMap { key in files[key].map { (name: key, content: $0) } }
+        return try await swapIn(ref, files: [("part.json", json)] + blobs, message: "shiplane: part \(record.part) of \(record.lane)",
+                                expected: expected, naming: "the record of part `\(record.part)` (\(ref))", workTree: workTree, environment: environment)
+    }
+
+    /// Writes `files` as the tree of `ref` here and pushes it to origin's `ref` only while that
+    /// still holds `expected` (nil: no such ref): the one compare-and-swap by which runners agree
+    /// on origin (a part's record, the parts' draft). The local ref is removed afterwards.
+    /// - Throws: when origin cannot be reached, or refuses `ref` (`naming` says what it is) for
+    ///   another reason than a value taken first.
+    static func swapIn(_ ref: String, files: [(name: String, content: Data)], message: String, expected: ObjectID?, naming: String,
+                       workTree: String, environment: LaneEnvironment) async throws -> Written {
+        try await gitOffThePool {
             let (repository, credentials) = try connection(workTree: workTree, environment: environment)
-            let ref = reference(lane: record.lane, part: record.part)
-            let json = try RunStore.encoder.encode(record)
-            let blobs = files.keys.sorted().compactMap { key in files[key].map { (name: key, content: $0) } }
-            try repository.writeFilesReference(ref, files: [("part.json", json)] + blobs, message: "shiplane: part \(record.part) of \(record.lane)")
+            try repository.writeFilesReference(ref, files: files, message: message)
             defer { try? repository.deleteReference(ref) }
             switch try repository.compareAndSwap(remote: remote, [RefSwap(source: ref, destination: ref, expected: expected)], credentials: credentials) {
             case .swapped:
@@ -160,8 +171,8 @@ package enum OriginParts {
                 let now = try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false)[ref]
                 if now != nil && now != expected { return .takenByAnother }
                 throw ShiplaneError(
-                    "origin refused the record of part `\(record.part)` (\(ref)): " + outcome.refused.map(\.reason).joined(separator: ", "),
-                    suggestion: "let the job's token push to \(prefix)* (a protected-ref rule or a hook refused it), then run the part's job again")
+                    "origin refused \(naming): " + outcome.refused.map(\.reason).joined(separator: ", "),
+                    suggestion: "let the job's token push to refs/shiplane/* (a protected-ref rule or a hook refused it), then run the part's job again")
             }
         }
     }

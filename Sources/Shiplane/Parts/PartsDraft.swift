@@ -36,23 +36,11 @@ extension OriginParts {
     /// Where origin names the parts' draft release of `lane`.
     package static func draftReference(lane: String) -> String { "refs/shiplane/drafts/" + lane }
 
-    /// The repository and the credentials that reach origin.
-    /// - Throws: when the work tree has no `origin`.
-    private static func draftConnection(workTree: String, environment: LaneEnvironment) throws -> (Repository, PushCredentials) {
-        let repository = try RepositoryAccess.open(at: workTree)
-        guard let url = try repository.remoteURL(named: remote) else {
-            throw ShiplaneError(
-                "this repository has no remote named origin: a release's parts agree on their draft release there (refs/shiplane/drafts/…)",
-                suggestion: "add it with `git remote add origin URL`; every job of the release must clone the same origin")
-        }
-        return (repository, Push.credentials(for: url, environment: environment))
-    }
-
     /// Origin's word of `lane`'s parts' draft and the ref's value; nil when origin has none.
     /// - Throws: when origin cannot be reached.
     static func readDraft(lane: String, workTree: String, environment: LaneEnvironment) async throws -> (draft: PartsDraft?, value: ObjectID)? {
         try await gitOffThePool {
-            let (repository, credentials) = try draftConnection(workTree: workTree, environment: environment)
+            let (repository, credentials) = try connection(workTree: workTree, environment: environment)
             let local = "refs/shiplane/fetched-drafts/" + lane
             defer { try? repository.deleteReference(local) }
             guard try repository.fetchIfPresent(remote: remote, source: draftReference(lane: lane), destination: local, credentials: credentials) else { return nil }
@@ -66,24 +54,9 @@ extension OriginParts {
     /// compare-and-swap that makes one draft the release's.
     /// - Throws: when origin cannot be reached or refuses the ref for another reason.
     static func claimDraft(_ draft: PartsDraft, expected: ObjectID?, workTree: String, environment: LaneEnvironment) async throws -> Written {
-        try await gitOffThePool {
-            let (repository, credentials) = try draftConnection(workTree: workTree, environment: environment)
-            let ref = draftReference(lane: draft.lane)
-            try repository.writeFilesReference(ref, files: [("draft.json", try RunStore.encoder.encode(draft))],
-                                               message: "shiplane: the parts' draft release of \(draft.lane)")
-            defer { try? repository.deleteReference(ref) }
-            switch try repository.compareAndSwap(remote: remote, [RefSwap(source: ref, destination: ref, expected: expected)], credentials: credentials) {
-            case .swapped:
-                return .recorded
-            case .moved:
-                return .takenByAnother
-            case .refused(let outcome):
-                let now = try repository.remoteReferences(remote: remote, credentials: credentials, peeled: false)[ref]
-                if now != nil && now != expected { return .takenByAnother }
-                throw ShiplaneError(
-                    "origin refused \(ref), which names the parts' draft release: " + outcome.refused.map(\.reason).joined(separator: ", "),
-                    suggestion: "let the job's token push to refs/shiplane/* (a protected-ref rule or a hook refused it), then run the part's job again")
-            }
-        }
+        let ref = draftReference(lane: draft.lane)
+        return try await swapIn(ref, files: [("draft.json", try RunStore.encoder.encode(draft))],
+                                            message: "shiplane: the parts' draft release of \(draft.lane)", expected: expected,
+                                            naming: "\(ref), which names the parts' draft release", workTree: workTree, environment: environment)
     }
 }
