@@ -48,11 +48,14 @@ package struct OCIImage: Sendable {
     package var manifestDigest: String
     /// The archive's entries, as the layer holds them.
     package var entries: [String]
+    /// The base image's layers, below the built one (none for `scratch`).
+    package var baseLayers: [Layer] = []
 
-    /// Writes the layer to `folder/layer.tar.gz` and makes the config and manifest.
+    /// Writes the layer to `folder/layer.tar.gz` and makes the config and manifest; on a `base`,
+    /// the layer goes above the base's layers and the config is the base's, merged (`merged`).
     /// - Throws: `ValidationFailure` for a path that is not absolute, holds `..` or repeats, or a
     ///   missing source file; I/O errors.
-    package static func build(files: [File], settings: Settings, modificationTime: Int, in folder: String) throws -> OCIImage {
+    package static func build(files: [File], settings: Settings, modificationTime: Int, in folder: String, base: Base? = nil) throws -> OCIImage {
         let entries = try archiveEntries(files)
         let layerPath = folder + "/layer.tar.gz"
         let output = try ArchiveOutput(destination: URL(fileURLWithPath: layerPath))
@@ -88,15 +91,48 @@ package struct OCIImage: Sendable {
                           env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],
                           labels: settings.labels.isEmpty ? nil : settings.labels),
             rootfs: .init(type: "layers", diffIDs: [diffID]))
-        let configBytes = try canonicalJSON(configDocument)
+        let names = ArchiveEntry.sorted(entries).map { "/" + $0.name }
+        let configBytes = try base.map { try canonicalJSON(merged($0.config, settings: settings, diffID: diffID, entries: names, time: modificationTime)) }
+            ?? canonicalJSON(configDocument)
         let config = Blob(mediaType: configMediaType, digest: digest(of: configBytes), size: Int64(configBytes.count), body: .bytes(configBytes))
+        let below = (base?.layers ?? []).map { Descriptor(mediaType: $0.mediaType, digest: $0.digest, size: $0.size) }
         let manifestDocument = ManifestDocument(
             schemaVersion: 2, mediaType: manifestMediaType,
             config: .init(mediaType: config.mediaType, digest: config.digest, size: config.size),
-            layers: [.init(mediaType: layer.mediaType, digest: layer.digest, size: layer.size)])
+            layers: below + [.init(mediaType: layer.mediaType, digest: layer.digest, size: layer.size)])
         let manifest = try canonicalJSON(manifestDocument)
         return OCIImage(layer: layer, diffID: diffID, config: config, configBytes: configBytes, manifest: manifest,
-                        manifestDigest: digest(of: manifest), entries: ArchiveEntry.sorted(entries).map { "/" + $0.name })
+                        manifestDigest: digest(of: manifest), entries: names, baseLayers: base?.layers ?? [])
+    }
+
+    /// The base's config with the built layer on top: every member kept as the base has it
+    /// (`Env`, `Cmd`, `WorkingDir`, `User`, `ExposedPorts`, …) but its creation time; `entrypoint`
+    /// given replaces `Entrypoint` and drops the base's `Cmd` (as a Dockerfile's `ENTRYPOINT`
+    /// does); the labels go over the base's; the layer's diff_id is added to `rootfs.diff_ids`
+    /// and a `history` entry for it (at `time`, so the same build gives the same digest).
+    static func merged(_ base: JSONValue, settings: Settings, diffID: String, entries: [String], time: Int) -> JSONValue {
+        guard case var .object(document) = base else { return base }
+        var runtime: [String: JSONValue] = if case let .object(members)? = document["config"] { members } else { [:] }
+        if !settings.entrypoint.isEmpty {
+            runtime["Entrypoint"] = .array(settings.entrypoint.map(JSONValue.string))
+            runtime["Cmd"] = nil
+        }
+        var labels: [String: JSONValue] = if case let .object(members)? = runtime["Labels"] { members } else { [:] }
+        for (name, value) in settings.labels { labels[name] = .string(value) }
+        if !labels.isEmpty { runtime["Labels"] = .object(labels) }
+        document["config"] = .object(runtime)
+        var rootfs: [String: JSONValue] = if case let .object(members)? = document["rootfs"] { members } else { ["type": .string("layers")] }
+        let diffIDs: [JSONValue] = if case let .array(values)? = rootfs["diff_ids"] { values } else { [] }
+        rootfs["diff_ids"] = .array(diffIDs + [.string(diffID)])
+        document["rootfs"] = .object(rootfs)
+        let history: [JSONValue] = if case let .array(values)? = document["history"] { values } else { [] }
+        let created = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(time)))
+        document["history"] = .array(history + [.object([
+            "created": .string(created), "created_by": .string("shiplane pushImage"),
+            "comment": .string("the release's files: " + entries.joined(separator: ", ")),
+        ])])
+        document["created"] = nil
+        return .object(document)
     }
 
     /// The files and every parent folder, as archive entries (names without the leading slash).

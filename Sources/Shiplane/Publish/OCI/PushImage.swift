@@ -1,7 +1,9 @@
 import Foundation
 
-/// Builds a base-less OCI image (`FROM scratch`) from the run's files and pushes it to a registry
-/// over the OCI Distribution Spec: the blobs the registry lacks (monolithic or chunked uploads, the
+/// Builds an OCI image from the run's files — on `scratch`, or on a base image by digest whose
+/// layers and config it keeps — and pushes it to a registry
+/// over the OCI Distribution Spec: the base's layers the target lacks (mounted on the same
+/// registry, else copied through a file), the blobs the registry lacks (monolithic or chunked uploads, the
 /// digests checked by the registry), then the manifest at each tag. Tags already pointing at the
 /// same manifest digest: nothing sent. The version's tag at another digest is an error unless
 /// `overwrite`; the other tags (`latest`) move.
@@ -21,9 +23,12 @@ package struct PushImage: AsyncAction {
     /// Another repository of the same registry that may hold the blobs: each missing blob is asked
     /// for as a cross-repository mount from it first, and uploaded when the registry does not mount it.
     package var mountFrom: String?
+    /// The base image by digest (`host/repo@sha256:…`, as `ResolveBaseImage` gives it); nil: `scratch`.
+    package var base: String?
 
     package var options: [StepOption] {
         [StepOption("image", "\(target.host)/\(target.repository)"), StepOption("tags", tags.joined(separator: ", ")),
+         StepOption("from", base ?? "scratch"),
          StepOption("platform", settings.os + "/" + settings.architecture + (settings.variant.map { "/" + $0 } ?? "")),
          StepOption("files", files.map { "\($0.source) → \($0.imagePath)" }.joined(separator: ", "))]
     }
@@ -36,8 +41,28 @@ package struct PushImage: AsyncAction {
         var transport = step.httpTransport()
         transport.redactor = SecretRedactor(secrets: transport.redactor.secrets + credentials.secrets)
         // Preflight, a dry run too: the registry answers and accepts the credentials.
+        let baseImage = base.flatMap(BaseImageReference.parse)
+        let sameRegistry = baseImage?.target.host == target.host
         let client = try await RegistryClient.connect(target: target, credentials: credentials, transport: transport,
-                                                      pulling: mountFrom.map { [$0] } ?? [])
+                                                      pulling: (mountFrom.map { [$0] } ?? []) + (sameRegistry ? [baseImage?.target.repository].compactMap { $0 } : []))
+        // The base's manifest and config for each platform, before anything is sent: a base that
+        // is not there or lacks a platform stops the step here, in a dry run too.
+        var baseClient: RegistryClient?
+        var bases: [OCIImage.Base?] = Array(repeating: nil, count: 1 + morePlatforms.count)
+        if let base, let baseImage {
+            if sameRegistry {
+                baseClient = client
+                baseClient?.target = baseImage.target
+            } else {
+                let baseCredentials = baseImage.credentials(pushingTo: target, environment: step.lane.environment.variables)
+                var baseTransport = transport
+                baseTransport.redactor = SecretRedactor(secrets: transport.redactor.secrets + baseCredentials.secrets)
+                baseClient = try await RegistryClient.connect(target: baseImage.target, credentials: baseCredentials, transport: baseTransport, pushing: false)
+            }
+            if let baseClient {
+                bases = try await OCIImage.Base.load(base, client: baseClient, platforms: [settings] + morePlatforms.map(\.settings))
+            }
+        }
         if step.isDryRun, let missing = files.first(where: { !FileManager.default.fileExists(atPath: step.resolve($0.source)) }) {
             step.note("would build an image of \(files.map(\.imagePath).joined(separator: ", ")) and push it to \(tags.map(target.display).joined(separator: ", ")) (\(missing.source) is not built yet, so its digests are not known)")
             return ""
@@ -51,7 +76,8 @@ package struct PushImage: AsyncAction {
             let platformFolder = folder + "/\(index)"
             try FileManager.default.createDirectory(atPath: platformFolder, withIntermediateDirectories: true)
             let resolved = platform.files.map { OCIImage.File(imagePath: $0.imagePath, source: step.resolve($0.source)) }
-            images.append((try OCIImage.build(files: resolved, settings: platform.settings, modificationTime: epoch, in: platformFolder), platform.settings))
+            images.append((try OCIImage.build(files: resolved, settings: platform.settings, modificationTime: epoch, in: platformFolder, base: bases[index]),
+                           platform.settings))
         }
         // One platform: its manifest at the tags; more: each manifest by digest and the index at the tags.
         let index = images.count > 1 ? try OCIImageIndex(images) : nil
@@ -78,6 +104,12 @@ package struct PushImage: AsyncAction {
         for blob in images.flatMap({ [$0.image.layer, $0.image.config] }) where !missing.contains(where: { $0.digest == blob.digest }) {
             if try await !client.hasBlob(blob.digest) { missing.append(blob) }
         }
+        // The base's layers the target lacks: mounted from the base's repository on the same
+        // registry, else copied through a file (never whole in memory).
+        var missingBase: [OCIImage.Layer] = []
+        for layer in images.flatMap(\.image.baseLayers) where !missingBase.contains(layer) {
+            if try await !client.hasBlob(layer.digest) { missingBase.append(layer) }
+        }
         var platformManifests: [OCIImage] = []
         if index != nil {
             for built in images.map(\.image) where try await client.manifestDigest(built.manifestDigest) == nil { platformManifests.append(built) }
@@ -89,8 +121,26 @@ package struct PushImage: AsyncAction {
             let moves = toTag.map { tag in target.display(tag) + (current[tag].flatMap { $0.map { " (now at \($0))" } } ?? " (new)") }
             let platforms = index == nil ? "" : " (an index of \(images.map { $0.settings.os + "/" + $0.settings.architecture }.joined(separator: ", ")))"
             let mount = mountFrom.map { " (asking to mount each from \($0) first)" } ?? ""
-            step.note("would push \(blobs)\(mount) and manifest \(image.manifestDigest)\(platforms) at \(moves.joined(separator: ", ")); layer: \(images[0].image.entries.joined(separator: ", "))")
+            let baseLayers = baseImage.map { baseImage in
+                missingBase.isEmpty ? " on \(base ?? "") (the registry holds its layers)"
+                    : " on \(base ?? "") (\(missingBase.count) of its layers, \(ByteCountText.file(missingBase.reduce(0) { $0 + $1.size })), \(sameRegistry ? "mounted from \(baseImage.target.repository), or copied" : "copied from \(baseImage.target.host)"))"
+            } ?? ""
+            step.note("would push \(blobs)\(mount)\(baseLayers) and manifest \(image.manifestDigest)\(platforms) at \(moves.joined(separator: ", ")); layer: \(images[0].image.entries.joined(separator: ", "))")
             return reference
+        }
+        if let baseClient, let baseImage {
+            for layer in missingBase {
+                if sameRegistry, try await client.mountBlob(layer.digest, from: baseImage.target.repository) {
+                    step.log("mounted base layer \(layer.digest) from \(baseImage.target.repository) (\(ByteCountText.file(layer.size)) not sent)")
+                    continue
+                }
+                let path = folder + "/base-" + layer.digest.replacingOccurrences(of: ":", with: "-")
+                try await baseClient.downloadBlob(layer.digest, size: layer.size, to: path)
+                try await client.uploadBlob(OCIImage.Blob(mediaType: layer.mediaType, digest: layer.digest, size: layer.size, body: .file(path: path)),
+                                            chunkSize: chunkSize, mountFrom: mountFrom)
+                try? FileManager.default.removeItem(atPath: path)
+                step.log("copied base layer \(layer.digest) from \(baseImage.target.host)/\(baseImage.target.repository) (\(ByteCountText.file(layer.size)))")
+            }
         }
         for blob in missing {
             if try await client.uploadBlob(blob, chunkSize: chunkSize, mountFrom: mountFrom), let mountFrom {
@@ -130,13 +180,14 @@ package struct PushImage: AsyncAction {
 }
 
 extension LaneContext {
-    /// Builds a base-less OCI image from files (`["/usr/local/bin/app": ".build/release/app"]`:
-    /// image path to built file) and pushes it to a registry at the version's tag and `tags`;
+    /// Builds an OCI image from files (`["/usr/local/bin/app": ".build/release/app"]`: image path
+    /// to built file) on `scratch` or on the base image `base` (by digest, or a tag resolved to
+    /// its digest once per run) and pushes it to a registry at the version's tag and `tags`;
     /// returns its reference by digest. Tags already holding the same image: nothing sent.
     /// Credentials come from `REGISTRY_USERNAME` and `REGISTRY_PASSWORD`, or `REGISTRY_TOKEN`.
     @discardableResult
     public func pushImage(
-        _ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [],
+        _ files: [String: any ArtifactConvertible], to image: String, version: String, from base: String? = nil, tags: [String] = [],
         platform: String = "linux/amd64", entrypoint: [String] = [], labels: [String: String] = [:],
         source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false,
         morePlatforms: [String: [String: any ArtifactConvertible]] = [:], mountFrom: String? = nil,
@@ -159,6 +210,10 @@ extension LaneContext {
         if files.isEmpty { problems.append("no files given") }
         if let mountFrom, RegistryTarget.parse("registry.invalid/" + mountFrom)?.repository != mountFrom || mountFrom == target?.repository {
             problems.append("mountFrom \(mountFrom) is not another repository of the same registry (like acme/base, without host or tag)")
+        }
+        let baseImage = base == "scratch" ? nil : base.flatMap(BaseImageReference.parse)
+        if let base, base != "scratch", baseImage == nil {
+            problems.append("from \(base) is not a base image (like ghcr.io/acme/base@sha256:<64 hex digits>, ghcr.io/acme/base:1.0, swift:6.0-slim, or scratch)")
         }
         let sorted = files.sorted { $0.key < $1.key }
         let paths = try ArtifactInputs.paths(sorted.map(\.value))
@@ -187,6 +242,10 @@ extension LaneContext {
                                overwrite: overwrite)
         action.morePlatforms = others
         action.mountFrom = mountFrom
+        if let baseImage {
+            // Its own step, so the digest is in the run's record: a resumed run builds on it.
+            action.base = try await run(ResolveBaseImage(base: baseImage, pushingTo: target), file: file, line: line)
+        }
         return try await run(action,
                              file: file, line: line)
     }
@@ -196,12 +255,13 @@ extension PushImage: DocumentedAction {
     /// How `lane.pushImage` appears in the action catalog.
     package static let documentation = ActionDocumentation(
         domain: "Release",
-        summary: "Build a base-less OCI image from built files (reproducible layer, config, manifest) and push it to a registry; unchanged tags not sent",
-        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, morePlatforms: [String: [String: any ArtifactConvertible]] = [:], mountFrom: String? = nil) -> String",
+        summary: "Build an OCI image from built files (one reproducible layer, on scratch or on a base image by digest whose layers and config it keeps) and push it to a registry; unchanged tags not sent",
+        signature: "try await lane.pushImage(_ files: [String: any ArtifactConvertible], to image: String, version: String, from base: String? = nil, tags: [String] = [], platform: String = \"linux/amd64\", entrypoint: [String] = [], labels: [String: String] = [:], source: String? = nil, revision: String? = nil, chunkSize: Int? = nil, overwrite: Bool = false, morePlatforms: [String: [String: any ArtifactConvertible]] = [:], mountFrom: String? = nil) -> String",
         parameters: [
             .init(name: "files", type: "[String: any ArtifactConvertible]", defaultValue: nil, help: "image path to built file: [\"/usr/local/bin/app\": \".build/release/app\"]"),
             .init(name: "to", type: "String", defaultValue: nil, help: "the image without a tag: ghcr.io/acme/app (loopback registries over HTTP)"),
             .init(name: "version", type: "String", defaultValue: nil, help: "the first tag and the org.opencontainers.image.version label"),
+            .init(name: "from", type: "String?", defaultValue: "nil", help: "the base image: ghcr.io/acme/base@sha256:…, or a tag (swift:6.0-slim) resolved to its digest once per run and kept in the run's record; nil or \"scratch\": none. Its layers are mounted (same registry) or copied, its config kept (Env, Cmd, WorkingDir, User, …) with the layer and labels added"),
             .init(name: "tags", type: "[String]", defaultValue: "[]", help: "more tags (latest)"),
             .init(name: "platform", type: "String", defaultValue: "\"linux/amd64\"", help: "os/architecture[/variant] of the files"),
             .init(name: "entrypoint", type: "[String]", defaultValue: "[]", help: "what the container runs: [\"/usr/local/bin/app\"]"),
@@ -214,7 +274,7 @@ extension PushImage: DocumentedAction {
             .init(name: "mountFrom", type: "String?", defaultValue: "nil", help: "another repository of the same registry (acme/base): each missing blob is mounted from it (POST ?mount=&from=), uploaded when the registry answers 202"),
         ],
         example: #"try await lane.pushImage(["/usr/local/bin/app": ".build/release/app"], to: "ghcr.io/acme/app", version: version, tags: ["latest"], entrypoint: ["/usr/local/bin/app"])"#,
-        dryRun: "signs in to the registry (GET /v2/), builds the image and says which blobs and which manifest digest would be pushed at which tags",
+        dryRun: "signs in to the registry (GET /v2/), resolves the base's tag to a digest and reads its manifest and config for each platform (a missing base or platform is an error here), builds the image and says which blobs (and base layers) and which manifest digest would be pushed at which tags",
         rollback: "while a tag still points at the digest this run pushed: points it back at its earlier manifest, or deletes the manifest (not while a tag this run did not put points at it too, nor a platform's manifest while its index is there); a registry that refuses deletes keeps it (it stays)"
     )
 }

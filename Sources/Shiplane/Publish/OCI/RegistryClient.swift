@@ -43,9 +43,10 @@ package struct RegistryCredentials: Sendable {
     package var password: String?
     package var token: String?
 
-    /// The credentials of an environment; none set is anonymous access.
-    package static func from(_ variables: [String: String]) -> RegistryCredentials {
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+    /// The credentials of an environment; none set is anonymous access. `prefix`: another set
+    /// (`BASE_REGISTRY_USERNAME`, … for a base image's registry).
+    package static func from(_ variables: [String: String], prefix: String = "") -> RegistryCredentials {
+        func value(_ name: String) -> String? { variables[prefix + name].flatMap { $0.isEmpty ? nil : $0 } }
         return RegistryCredentials(username: value("REGISTRY_USERNAME"), password: value("REGISTRY_PASSWORD"), token: value("REGISTRY_TOKEN"))
     }
 
@@ -87,8 +88,9 @@ package struct RegistryClient: Sendable {
     /// repository) and checks the registry accepts the result.
     /// - Throws: `RegistryFailure` for an unreachable registry or refused credentials, saying which.
     /// `pulling`: other repositories of the registry the token must also read (blob mounts, a base image).
+    /// `pushing: false`: a token to read the repository only (a base image on another registry).
     package static func connect(target: RegistryTarget, credentials: RegistryCredentials, transport: HTTPTransport,
-                                pulling: [String] = []) async throws -> RegistryClient {
+                                pulling: [String] = [], pushing: Bool = true) async throws -> RegistryClient {
         var client = RegistryClient(target: target, transport: transport, authorization: credentials.token.map { "Bearer " + $0 })
         let first = try await client.send(.get, "/v2/")
         if first.isSuccess { return client }
@@ -111,7 +113,7 @@ package struct RegistryClient: Sendable {
             }
             var query = components.queryItems ?? []
             if let service = parameters["service"] { query.append(URLQueryItem(name: "service", value: service)) }
-            query.append(URLQueryItem(name: "scope", value: "repository:\(target.repository):pull,push"))
+            query.append(URLQueryItem(name: "scope", value: "repository:\(target.repository):" + (pushing ? "pull,push" : "pull")))
             for other in pulling where other != target.repository {
                 query.append(URLQueryItem(name: "scope", value: "repository:\(other):pull"))
             }
@@ -217,6 +219,48 @@ package struct RegistryClient: Sendable {
             try check(done, blob: blob)
         }
         return false
+    }
+
+    /// Asks the registry to mount a blob from another of its repositories. Returns true when it
+    /// did (201); false when it declined (202: the upload session it opened instead is cancelled).
+    package func mountBlob(_ digest: String, from repository: String) async throws -> Bool {
+        let start = try await send(.post, "/v2/\(target.repository)/blobs/uploads/?mount=" + digest.replacingOccurrences(of: ":", with: "%3A") + "&from=" + repository,
+                                   repeatable: true)
+        if start.status == 201 { return true }
+        guard start.status == 202 else { throw failure(start, doing: "mount \(digest) from \(repository) into \(target.repository)") }
+        if let location = start.header("location") { _ = try? await send(.delete, location) }
+        return false
+    }
+
+    /// A small blob (a config) read whole, its digest checked.
+    /// - Throws: `RegistryFailure` when it is not there or its bytes do not have its digest.
+    package func smallBlob(_ digest: String, of image: BaseImageReference) async throws -> [UInt8] {
+        let response = try await send(.get, "/v2/\(target.repository)/blobs/\(digest)")
+        guard response.isSuccess else { throw failure(response, doing: "read blob \(digest) of \(image.display)") }
+        guard OCIImage.digest(of: response.body) == digest else {
+            throw RegistryFailure(message: "blob \(digest) of \(image.display) came back with digest \(OCIImage.digest(of: response.body))",
+                                  suggestion: "run again; report it if it persists", status: response.status, codes: [])
+        }
+        return response.body
+    }
+
+    /// Downloads a blob to `path` as it arrives (never whole in memory), then checks its size and
+    /// SHA-256 against `digest`; a blob that does not match is removed and an error.
+    /// - Throws: `RegistryFailure` for a refused read or bytes that are not the blob.
+    package func downloadBlob(_ digest: String, size: Int64, to path: String) async throws {
+        var request = HTTPRequest(method: .get, url: target.base + "/v2/\(target.repository)/blobs/\(digest)",
+                                  headers: authorization.map { [("Authorization", $0)] } ?? [], timeout: 3600)
+        request.responseFile = path
+        request.maxResponseFileBytes = size
+        let response = try await transport.send(request)
+        guard response.isSuccess else { throw failure(response, doing: "read blob \(digest) of \(target.repository)") }
+        let read = try FileDigests.read(path)
+        let got = "sha256:" + OCIImage.hex(read.sha256)
+        guard read.size == size, got == digest else {
+            try? FileManager.default.removeItem(atPath: path)
+            throw RegistryFailure(message: "blob \(digest) of \(target.repository) came as \(read.size) bytes with digest \(got), not \(size) bytes",
+                                  suggestion: "run again; report it if it persists", status: response.status, codes: [])
+        }
     }
 
     private func check(_ response: HTTPResponse, blob: OCIImage.Blob) throws {
