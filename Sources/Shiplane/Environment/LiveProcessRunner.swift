@@ -7,9 +7,9 @@ import Foundation
 /// reaches the command and what it started, and its own handlers run.
 public struct LiveProcessRunner: ProcessRunning {
     /// How many trailing lines a result keeps for error messages.
-    public var tailLength: Int
+    package var tailLength: Int
     /// The most bytes of each stream a result keeps; later output is still streamed, not stored.
-    public var captureLimit: Int
+    package var captureLimit: Int
 
     /// Creates a runner that keeps `tailLength` trailing lines and at most `captureLimit` bytes of each stream.
     public init(tailLength: Int = 20, captureLimit: Int = 16 << 20) {

@@ -56,7 +56,7 @@ public struct ReleaseTags: Sendable, Equatable {
     }
 
     /// `matches` with the `ignore` expression compiled once, for checking many tags.
-    public func matcher() -> (String) -> Bool {
+    package func matcher() -> (String) -> Bool {
         let ignored = ignore.flatMap { try? NSRegularExpression(pattern: $0) }
         return { name in
             if let ignored, ignored.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil { return false }

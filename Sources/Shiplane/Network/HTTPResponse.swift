@@ -36,7 +36,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The first `limit` characters of the body, on one line, for error messages.
-    public func bodySnippet(limit: Int = 200) -> String {
+    package func bodySnippet(limit: Int = 200) -> String {
         let collapsed = text.prefix(limit).map { $0.isNewline ? " " : String($0) }.joined()
         return text.count > limit ? collapsed + "…" : collapsed
     }

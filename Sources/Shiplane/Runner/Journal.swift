@@ -21,7 +21,7 @@ public struct RollbackEntry: Codable, Sendable, Equatable {
     }
 
     /// Undone, or staying by design: nothing is left for another rollback to try.
-    public var isSettled: Bool { undone || stays == true }
+    package var isSettled: Bool { undone || stays == true }
 }
 
 /// The effects of a run and their one way back: every side effect is recorded here as a value

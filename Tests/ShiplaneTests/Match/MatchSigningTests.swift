@@ -23,6 +23,17 @@ struct MatchLaneForTest: Lane {
     }
 }
 
+/// `lane.match` as a lane writes it (issue 43): the type a typed value, `.appStore`.
+struct MatchTypedLaneForTest: Lane {
+    @Option var store = ""
+    @Flag var readonly = false
+
+    func run(_ lane: LaneContext) async throws {
+        let signing = try await lane.match(type: .appStore, appIdentifier: ["com.acme.rocket"], readonly: readonly, store: store)
+        lane.log("signing with \(signing["match_code_sign_identity"] ?? "?") and \(signing["match_profile_com_acme_rocket"] ?? "?")")
+    }
+}
+
 @Suite("match: certificates and profiles through App Store Connect", .offThePool)
 struct MatchSigningTests {
     static let password = "correct horse battery staple"
@@ -103,6 +114,33 @@ struct MatchSigningTests {
         let key = try SigningKey(pem: try String(contentsOfFile: base + ".key", encoding: .utf8))
         #expect(key.publicKeyDigest == certificate.publicKeyDigest)
         #expect(SigningCertificate(der: Data(der.prefix(40))) == nil)
+    }
+
+    @Test("lane.match(type: .appStore, …): the typed type makes App Store signing (DISTRIBUTION, IOS_APP_STORE, match's AppStore path) and returns the values xcodebuild takes; readonly then reads them back; MatchKind's raw values are match's words")
+    func laneMatchTakesATypedType() async throws {
+        #expect(MatchKind.allCases.map(\.rawValue) == ["appstore", "adhoc", "development", "enterprise", "developer_id"])
+        #expect(MatchKind(rawValue: "appstore") == .appStore && MatchKind(rawValue: "developer_id") == .developerID)
+        let folder = try Folder()
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let lane = try MatchTypedLaneForTest.parse(["--store", folder.store])
+        let (result, messages) = await runStoreLane(lane, folder: folder.work, variables: folder.variables(fake))
+        #expect(result.failure == nil, "\(allText(result.failure))")
+        let state = fake.lock.withLock { fake.signing }
+        let id = try #require(state.certificates.keys.first)
+        #expect(state.certificates[id]?.type == "DISTRIBUTION")
+        #expect(state.profiles.values.map(\.type) == ["IOS_APP_STORE"])
+        #expect(Set(try folder.decrypted().keys) == ["certs/distribution/\(id).cer", "certs/distribution/\(id).p12", "profiles/appstore/AppStore_com.acme.rocket.mobileprovision"])
+        let outputs = Dictionary(result.outputs.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        #expect(outputs["match_certificate_id"] == id)
+        #expect(outputs["match_profile_com_acme_rocket"] == "match AppStore com.acme.rocket")
+        #expect(messages.contains { $0.contains("and match AppStore com.acme.rocket") }, "\(messages)")
+        let sent = fake.log.count
+        let (readonly, _) = await runStoreLane(try MatchTypedLaneForTest.parse(["--store", folder.store, "--readonly"]), folder: folder.work, variables: folder.variables(fake))
+        #expect(readonly.failure == nil, "\(allText(readonly.failure))")
+        #expect(readonly.outputs.contains { $0.name == "match_certificate_id" && $0.value == id })
+        #expect(fake.log.count == sent, "readonly asks nothing of Apple")
     }
 
     @Test("development for two bundle IDs: one certificate from a new key, both bundle IDs registered, a device registered, one profile each with the certificate and every device; the store holds them encrypted; a second run changes nothing")

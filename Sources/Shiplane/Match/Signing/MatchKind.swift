@@ -1,14 +1,22 @@
 import Foundation
 
-/// What match calls a type (`appstore`, `development`, …) and everything it decides: the
-/// certificate types App Store Connect lists and creates, the profile type per platform, the
-/// store's folders and file names, and the profile's name at Apple — as fastlane's
-/// `match/lib/match/runner.rb`, `generator.rb` and `spaceship_ensure.rb` lay them out.
-package enum MatchKind: String, CaseIterable, Codable, Sendable {
+/// The type of signing match keeps — `lane.match(type: .appStore, …)`; the raw value is match's
+/// own word (`appstore`, `adhoc`, `development`, `enterprise`, `developer_id`), as a Matchfile
+/// writes it and the store's folders are named.
+///
+/// Everything the type decides (the certificate types App Store Connect lists and creates, the
+/// profile type per platform, the store's folders and file names, the profile's name at Apple)
+/// follows fastlane's `match/lib/match/runner.rb`, `generator.rb` and `spaceship_ensure.rb`.
+public enum MatchKind: String, CaseIterable, Codable, Sendable {
+    /// App Store distribution (match's `appstore`).
     case appStore = "appstore"
+    /// Ad hoc distribution to registered devices (match's `adhoc`).
     case adHoc = "adhoc"
+    /// Development signing, on registered devices (match's `development`).
     case development
+    /// In-house distribution of an enterprise team (match's `enterprise`).
     case enterprise
+    /// Developer ID, for macOS apps outside the Mac App Store (match's `developer_id`).
     case developerID = "developer_id"
 
     /// Reads match's spelling (`appstore`, `adhoc`, `development`, `enterprise`,
