@@ -168,6 +168,31 @@ struct MatchGitStore {
     }
 }
 
+extension MatchGitStore {
+    /// Commits `changes` and pushes the commit as `push` does, recorded as the step's effect
+    /// (`match.storePushed`, undone by a commit that reverts it) right before anything is sent.
+    /// - Throws: as `push`; `MissingGitIdentity` when no committer can be named.
+    func pushRecorded(_ changes: [(path: String, contents: Data?)], message: String, step: StepContext) async throws -> ObjectID {
+        let signatures = try step.signatures([.author, .committer], in: repository, for: "match store's commit")
+        let recorded = MatchHandleBox()
+        let paths = changes.map(\.path), parent = tip?.hex, shown = shown, branch = branch
+        func effect(_ commit: ObjectID) -> MatchStorePushed {
+            MatchStorePushed(repository: shown, branch: branch, parent: parent, commit: commit.hex, paths: paths)
+        }
+        let commit = try await push(changes, message: message, author: signatures[0], committer: signatures[1]) { commit in
+            recorded.handle = try step.record(effect(commit), "revert the match store's commit \(commit.short) on \(branch) of \(shown)")
+        }
+        step.done(recorded.handle, effect(commit))
+        return commit
+    }
+}
+
+/// The effect handle recorded on the push's thread, read back after it.
+private final class MatchHandleBox: @unchecked Sendable {
+    // @unchecked: written once on the push's thread while this task waits for it, read after.
+    var handle: EffectHandle?
+}
+
 /// A new certificate's key kept until the store holds the certificate: on the match repository's
 /// ref `refs/shiplane/match-keys/NAME`, in a bucket store's `PREFIX.shiplane-match-keys/NAME.json`,
 /// or in a file under the git folder for a folder store. The undo deletes it (the rollback revoked the certificate first: its key serves

@@ -177,7 +177,7 @@ struct MatchLane: Lane, BuiltInLane {
         let branch = options.gitBranch ?? lane.environment["MATCH_GIT_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "master"
         if options.operation == .nuke {
             guard let kind = options.folder.flatMap(MatchKind.init(matchName:)) else { return }
-            let lines = try await lane.run(MatchNuke(kind: kind, store: store, confirmed: options.yes))
+            let lines = try await lane.run(MatchNuke(kind: kind, store: store, confirmed: options.yes, gitBranch: branch))
             if !lane.isDryRun { lane.log("nuke \(kind.rawValue): " + (lines.isEmpty ? "nothing to revoke or delete" : lines.joined(separator: "; "))) }
             return
         }

@@ -182,6 +182,55 @@ struct MatchGitStoreTests {
         #expect(fake.lock.withLock { fake.signing.certificates.count } == 1)
     }
 
+    @Test("nuke on the match repository's URL: without --yes it lists the files and changes nothing; with it, SIGKILLed while the repository's answer to its one commit is held, the removal landed and the certificate is revoked; shiplane rollback pushes a commit that puts the three files back as they were (the revocation stays); nuke run again removes them for good")
+    func nukeOnTheRepository() async throws {
+        let served = try await Served()
+        defer { served.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let store = served.url
+        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
+                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, fake))
+        #expect(made.status == 0, "\(made.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let filled = try #require(try served.git("rev-parse", "master"))
+        let tree = try #require(try served.git("ls-tree", "-r", "master"))
+        let names = { try served.git("ls-tree", "-r", "--name-only", "master")?.split(separator: "\n").map(String.init) ?? [] }
+        #expect(try names().count == 5)
+
+        let refused = try await runProgramAsync(shiplaneBinary, ["match", "nuke", "development", "--store", store], in: work.path, environment: environment(work, fake))
+        #expect(refused.status == 2, "\(refused.all)")
+        #expect(refused.all.contains("remove certs/development/\(id).cer from the store") && refused.all.contains("revoke certificate \(id)"), "\(refused.all)")
+        #expect(try served.git("rev-parse", "master") == filled, "nothing pushed without --yes")
+        #expect(fake.lock.withLock { fake.signing.revoked.isEmpty })
+
+        // The nuke's commit lands; the answer to its push is held, and shiplane is killed meanwhile.
+        served.server.holdAnswer(toPushUpdating: "refs/heads/master", seconds: 30)
+        let run = try SupervisedRun(["match", "nuke", "development", "--store", store, "--yes"], in: work.path, environment: environment(work, fake))
+        run.wait { ((try? served.git("rev-parse", "master")) ?? nil) != filled }
+        try run.killEverything()
+        #expect(try served.git("rev-parse", "master^") == filled)
+        #expect(try served.git("log", "-1", "--format=%s", "master") == "[shiplane] Removed development (nuke)")
+        #expect(try names() == ["README.md", "match_version.txt"], "one commit removed the type's three files")
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] })
+
+        let rollback = try await runProgramAsync(shiplaneBinary, ["rollback"], in: work.path, environment: environment(work, fake))
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(!rollback.all.contains(Self.password) && !rollback.all.contains(Self.token))
+        #expect(try served.git("ls-tree", "-r", "master") == tree, "the files are back as they were: \(rollback.all)")
+        #expect(try served.git("rev-list", "--count", "master") == "3", "history kept: the fill, the nuke, its revert")
+        #expect(try served.git("log", "-1", "--format=%s", "master")?.hasPrefix("[shiplane] Revert ") == true)
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] }, "the revocation stays")
+
+        let nuked = try await runProgramAsync(shiplaneBinary, ["match", "nuke", "development", "--store", store, "--yes"], in: work.path, environment: environment(work, fake))
+        #expect(nuked.status == 0, "\(nuked.all)")
+        #expect(nuked.all.contains("revoked 0") && nuked.all.contains("removed 3 files"), "\(nuked.all)")
+        #expect(try names() == ["README.md", "match_version.txt"])
+        #expect(try served.git("rev-list", "--count", "master") == "4")
+    }
+
     @Test("a lane that fails after match: the store's commit is reverted by a commit on top (history kept), the certificate revoked")
     func rollbackRevertsTheStoresCommit() async throws {
         let served = try await Served()

@@ -2,7 +2,9 @@ import Foundation
 
 /// `shiplane match nuke TYPE`: revokes the team's certificates of the type, deletes its profiles
 /// (every platform) and removes their files from the store — fastlane's `match nuke`. Without
-/// `confirmed` it only lists what it would do and refuses, changing nothing.
+/// `confirmed` it only lists what it would do and refuses, changing nothing. In a match
+/// repository the files go in one commit pushed by compare and swap (`match.storePushed`, undone
+/// by a commit that puts them back); in a bucket or a folder, file by file, each with its undo.
 ///
 /// The step of a command, not a lane action: no lane method calls it (revoking a team's
 /// certificates from a release lane is not something to make easy), so the action catalog does
@@ -13,26 +15,36 @@ package struct MatchNuke {
     package var kind: MatchKind
     package var store: String
     package var confirmed: Bool
+    /// The match repository's branch (match's `git_branch`), when `store` is a repository.
+    package var gitBranch = "master"
 
-    package init(kind: MatchKind, store: String, confirmed: Bool) {
+    package init(kind: MatchKind, store: String, confirmed: Bool, gitBranch: String = "master") {
         self.kind = kind
         self.store = store
         self.confirmed = confirmed
+        self.gitBranch = gitBranch
     }
 
 }
 
 extension MatchNuke: AsyncAction {
-    package var options: [StepOption] { [StepOption("type", kind.rawValue), StepOption("store", store), StepOption("confirmed", String(confirmed))] }
+    package var options: [StepOption] {
+        var options = [StepOption("type", kind.rawValue), StepOption("store", MatchGitStore.withoutCredentials(store)), StepOption("confirmed", String(confirmed))]
+        if MatchGitStore.isRepository(store) && gitBranch != "master" { options.append(StepOption("gitBranch", gitBranch)) }
+        return options
+    }
 
     /// What was (or would be) revoked, deleted and removed, one line each.
     /// - Throws: `ValidationFailure` (usage) when not confirmed, listing everything; App Store Connect errors.
     package func run(in step: StepContext) async throws -> [String] {
         let lane = step.lane
-        guard !MatchGitStore.isRepository(store) else {
-            throw ValidationFailure(problems: ["nuke works on a folder (a checkout of the match repository) or a bucket, not on a repository's URL (\(MatchGitStore.withoutCredentials(store)))"],
-                                    suggestion: "clone the repository, run nuke with --store on the checkout, then commit and push it; nothing was changed")
+        // A match repository: its branch read into a private scratch folder (removed at the end).
+        var git: MatchGitStore?
+        if MatchGitStore.isRepository(store) {
+            let credentials = MatchGitStore.credentials(for: store, environment: lane.environment, registerSecret: lane.registerSecret)
+            git = try await MatchGitStore.open(store, branch: gitBranch, credentials: credentials, base: MatchScratch.base(lane.environment.variables), keys: false)
         }
+        defer { git?.remove() }
         // A bucket store (S3 or Google Cloud Storage): read as match's layout, under FASTLANE_TEAM_ID's folder.
         let bucket = MatchBucketStore.isBucket(store) ? try await MatchBucketStore.open(store, step: step, readonly: true) : nil
         let variables = lane.environment.variables
@@ -45,10 +57,10 @@ extension MatchNuke: AsyncAction {
         for type in Set(MatchPlatform.allCases.compactMap { kind.profileType(for: $0) }).sorted() {
             profiles += try await client.profiles(type: type)
         }
-        let root = bucket?.shown ?? step.resolve(store)
+        let root = git?.shown ?? bucket?.shown ?? step.resolve(store)
         var files: [String] = []
         for folder in ["certs/\(kind.certificateFolder)", "profiles/\(kind.rawValue)"] {
-            let names = bucket?.names(in: folder)
+            let names = git?.names(in: folder) ?? bucket?.names(in: folder)
                 ?? ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? []).sorted()
             for name in names where !name.hasPrefix(".") { files.append(folder + "/" + name) }
         }
@@ -71,10 +83,16 @@ extension MatchNuke: AsyncAction {
             try await client.deleteProfile(id: profile.id)
             step.done(handle)
         }
+        if let git, !files.isEmpty {
+            // One commit, pushed only while the branch is where it was read; a rollback reverts it.
+            let commit = try await git.pushRecorded(files.map { (path: $0, contents: nil) },
+                                                    message: "[shiplane] Removed \(kind.rawValue) (nuke)", step: step)
+            step.log("pushed the removal of \(files.count) file\(files.count == 1 ? "" : "s") to \(git.shown) (\(git.branch)), commit \(commit.short)")
+        }
         if let bucket {
             for file in files { try await bucket.remove(file, step: step) }
         }
-        for file in files where bucket == nil {
+        for file in files where bucket == nil && git == nil {
             let path = root + "/" + file
             let before = FileManager.default.contents(atPath: path)
             let handle = try step.record(MatchStoreFileRemoved(path: path, saved: try step.saveCopy(before)), "put \(file) back in the store")

@@ -147,17 +147,9 @@ struct MatchSync {
                 latest[path] = .some(contents)
             }
             let files = order.map { (path: $0, contents: latest[$0] ?? nil) }
-            let signatures = try step.signatures([.author, .committer], in: git.repository, for: "match store's commit")
             let message = "[shiplane] Updated \(kind.rawValue) and platform \(request.platform.rawValue)"
-            let recorded = MatchHandleBox()
-            let parent = git.tip?.hex, shown = git.shown, branch = git.branch, step = step
-            let commit = try await git.push(files, message: message, author: signatures[0], committer: signatures[1]) { commit in
-                recorded.handle = try step.record(
-                    MatchStorePushed(repository: shown, branch: branch, parent: parent, commit: commit.hex, paths: order),
-                    "revert the match store's commit \(commit.short) on \(branch) of \(shown)")
-            }
-            step.done(recorded.handle, MatchStorePushed(repository: shown, branch: branch, parent: parent, commit: commit.hex, paths: order))
-            step.log("pushed \(files.count) file\(files.count == 1 ? "" : "s") to \(shown) (\(branch)), commit \(commit.short)")
+            let commit = try await git.pushRecorded(files, message: message, step: step)
+            step.log("pushed \(files.count) file\(files.count == 1 ? "" : "s") to \(git.shown) (\(git.branch)), commit \(commit.short)")
             staged = []
         }
         if let bucket, !staged.isEmpty {
@@ -503,10 +495,4 @@ struct PendingSigningKeys {
             state.remove(name: "match-key-\(type)-\(digest.prefix(16))")
         }
     }
-}
-
-/// The effect handle recorded on the push's thread, read back after it.
-private final class MatchHandleBox: @unchecked Sendable {
-    // @unchecked: written once on the push's thread while this task waits for it, read after.
-    var handle: EffectHandle?
 }
