@@ -162,6 +162,48 @@ struct MatchGCSStoreTests {
         expectNoSecrets(nuked.all, tokens: gcs.lock.withLock { gcs.issuedTokens })
     }
 
+    @Test("the metadata server's token (GCE_METADATA_HOST, no keys file): the built shiplane asks the metadata server stand-in with Metadata-Flavor: Google, writes match's layout with that bearer token and prints or records none of it; a server answering without Metadata-Flavor: Google gives no token and nothing is written")
+    func metadataServerCredentials() async throws {
+        let gcs = FakeGCS()
+        try await gcs.start()
+        defer { gcs.stop() }
+        let metadata = FakeMetadataServer(issue: { gcs.issueToken() })
+        try await metadata.start()
+        defer { metadata.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let arguments = ["match", "development", "--store", "gs://\(gcs.bucket)", "--app-identifier", "com.acme.rocket", "--device", "Ada=00008110-000000000002"]
+        // No keys file, no GOOGLE_OAUTH_ACCESS_TOKEN: the metadata server is the only way in.
+        let storage = ["STORAGE_EMULATOR_HOST": gcs.baseURL, "GCE_METADATA_HOST": metadata.host]
+
+        let work = try TemporaryRepository()
+        let made = try await runProgramAsync(shiplaneBinary, arguments, in: work.path, environment: environment(work, storage, fake))
+        #expect(made.status == 0, "\(made.all)")
+        let tokens = Set(metadata.tokens)
+        #expect(!tokens.isEmpty, "the metadata server handed out a token: \(metadata.log)")
+        #expect(metadata.log.allSatisfy { $0 == "GET \(FakeMetadataServer.tokenPath) Metadata-Flavor=Google" }, "\(metadata.log)")
+        #expect(!gcs.log.contains { $0.hasPrefix("POST /token") }, "no service-account exchange")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let team = Self.team + "/"
+        #expect(Set(gcs.lock.withLock { gcs.objects.keys }) == ["match_version.txt", "README.md", team + "certs/development/\(id).cer",
+                                                                 team + "certs/development/\(id).p12", team + "profiles/development/Development_com.acme.rocket.mobileprovision"])
+        expectNoSecrets(made.all + (runRecordText(work.path) ?? ""), tokens: tokens)
+
+        // A server that is not Google's metadata server (no Metadata-Flavor: Google on its answer).
+        let impostor = FakeMetadataServer(marksAnswers: false, issue: { gcs.issueToken() })
+        try await impostor.start()
+        defer { impostor.stop() }
+        let before = gcs.lock.withLock { gcs.objects.mapValues(\.generation) }
+        let other = try TemporaryRepository()
+        let refused = try await runProgramAsync(shiplaneBinary, arguments + ["--force"], in: other.path,
+                                                environment: environment(other, storage.merging(["GCE_METADATA_HOST": impostor.host]) { $1 }, fake))
+        #expect(refused.status != 0, "\(refused.all)")
+        #expect(refused.all.contains("is not Google's metadata server"), "\(refused.all)")
+        #expect(gcs.lock.withLock { gcs.objects.mapValues(\.generation) } == before, "nothing written")
+        #expect(!impostor.tokens.contains { refused.all.contains($0) })
+    }
+
     @Test("the client: objects.list page after page (maxResults, pageToken), names with spaces and slashes percent-encoded, a create with ifGenerationMatch=0 refused once the object exists, a delete with a stale generation refused")
     func listsPagesAndHoldsToGenerations() async throws {
         let gcs = FakeGCS()

@@ -207,6 +207,13 @@ final class FakeGCS: @unchecked Sendable {
 
     // MARK: - Token
 
+    /// A token this stand-in accepts, as one another issuer (the metadata server) hands out.
+    func issueToken() -> String {
+        let token = "ya29.metadata-" + UUID().uuidString
+        lock.withLock { _ = issuedTokens.insert(token) }
+        return token
+    }
+
     func token(_ request: Request) async throws -> Response {
         let form = String(decoding: try await request.readBody().bytes, as: UTF8.self)
         var fields: [String: String] = [:]

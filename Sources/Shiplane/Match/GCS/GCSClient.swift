@@ -42,8 +42,9 @@ enum GCSCredentials: Sendable {
     /// The credentials match would use: `MATCH_GOOGLE_CLOUD_KEYS_FILE` (match's
     /// `google_cloud_keys_file`), else `gc_keys.json` or `fastlane/gc_keys.json` in the working
     /// folder (match's defaults), else `GOOGLE_APPLICATION_CREDENTIALS`, else
-    /// `GOOGLE_OAUTH_ACCESS_TOKEN`; else none with an emulator, else the metadata server
-    /// (`GCE_METADATA_HOST`, or `metadata.google.internal` on Google's machines).
+    /// `GOOGLE_OAUTH_ACCESS_TOKEN`; else the metadata server named by `GCE_METADATA_HOST` (also
+    /// in front of an emulator: naming it asks for its token); else none with an emulator
+    /// (`STORAGE_EMULATOR_HOST`); else the metadata server at `metadata.google.internal`.
     /// - Throws: `ShiplaneError` naming an unreadable or unusable keys file (never its key).
     static func from(_ variables: [String: String], workingDirectory: String) throws -> GCSCredentials {
         func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -66,8 +67,9 @@ enum GCSCredentials: Sendable {
             }
         }
         if let token = value("GOOGLE_OAUTH_ACCESS_TOKEN") { return .accessToken(token) }
+        if let host = value("GCE_METADATA_HOST") { return .metadataServer(host) }
         if value("STORAGE_EMULATOR_HOST") != nil { return .anonymous }
-        return .metadataServer(value("GCE_METADATA_HOST") ?? "metadata.google.internal")
+        return .metadataServer("metadata.google.internal")
     }
 }
 
@@ -217,6 +219,12 @@ package struct GCSClient: Sendable {
                 throw GCSFailure(message: "no Google Cloud credentials: no keys file, no GOOGLE_OAUTH_ACCESS_TOKEN, and the metadata server (\(host)) cannot be reached",
                                  suggestion: "set MATCH_GOOGLE_CLOUD_KEYS_FILE to the service account's JSON key (match's google_cloud_keys_file), or GOOGLE_OAUTH_ACCESS_TOKEN; nothing was read or changed",
                                  status: 0)
+            }
+            // Google's metadata server marks every answer so; anything else (a proxy, a captive portal) is not it.
+            guard response.header("Metadata-Flavor") == "Google" else {
+                throw GCSFailure(message: "\(host) answered without Metadata-Flavor: Google (HTTP \(response.status)), so it is not Google's metadata server; no token was taken from it",
+                                 suggestion: "point GCE_METADATA_HOST at the metadata server, or set MATCH_GOOGLE_CLOUD_KEYS_FILE to the service account's JSON key; nothing was read or changed",
+                                 status: response.status)
             }
             return try keep(response, from: "the metadata server \(host)", suggestion: "give the machine a service account that may use the bucket")
         }
