@@ -146,4 +146,52 @@ struct MatchBucketNukeUndoTests {
         }
         #expect(fake.lock.withLock { fake.signing.revoked == [id] }, "the revocation stays")
     }
+    @Test("Cloud Storage (stand-in), shiplane rollback: the built shiplane SIGKILLed inside nuke's DELETE of the profile (HoldingProxy holds the stand-in's answer); another machine then creates the .p12 anew; shiplane rollback puts the .cer and the profile back (ifGenerationMatch=0) and keeps the other machine's .p12")
+    func cloudStorageNukeKilledThenShiplaneRollback() async throws {
+        let gcs = FakeGCS()
+        try await gcs.start()
+        defer { gcs.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let store = "gs://\(gcs.bucket)"
+        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
+                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, storage, fake))
+        #expect(made.status == 0, "\(made.all)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let objects = { gcs.lock.withLock { gcs.objects.mapValues { SHA256.hex(of: $0.bytes) } } }
+        let before = objects()
+        let key = "\(Self.team)/certs/development/\(id).p12"
+        #expect(before.count == 5 && before[key] != nil, "\(before.keys.sorted())")
+
+        // nuke deletes certs/ first, then profiles/: the profile's DELETE is done, its answer held.
+        let port = try #require(gcs.server?.port)
+        let proxy = try HoldingProxy(to: port, holding: "DELETE", pathContaining: "/\(Self.team)%2Fprofiles%2F")
+        defer { proxy.stop() }
+        let throughProxy = storage.merging(["STORAGE_EMULATOR_HOST": "http://" + proxy.host]) { $1 }
+        let run = try SupervisedRun(["match", "nuke", "development", "--store", store, "--yes"], in: work.path, environment: environment(work, throughProxy, fake))
+        run.wait { proxy.holding }
+        #expect(proxy.holding, "the stand-in deleted the profile; its answer is held")
+        try run.killEverything()
+        #expect(Set(objects().keys) == ["match_version.txt", "README.md"], "the type's three objects deleted")
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] })
+
+        // Another machine creates the .p12 anew (a new generation the rollback must not replace).
+        gcs.write(key, MatchNukeLaneForTest.theirs)
+
+        let rollback = try await runProgramAsync(shiplaneBinary, ["rollback"], in: work.path, environment: environment(work, storage, fake))
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(!rollback.all.contains(Self.password))
+        #expect(!gcs.lock.withLock { gcs.issuedTokens }.contains { rollback.all.contains($0) }, "no access token printed")
+        let after = objects()
+        #expect(Set(after.keys) == Set(before.keys), "\(after.keys.sorted()) \(rollback.all)")
+        #expect(after[key] == SHA256.hex(of: MatchNukeLaneForTest.theirs), "the other machine's .p12 is kept")
+        for (name, digest) in before where name != key {
+            #expect(after[name] == digest, "\(name) is back with the bytes it had")
+        }
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] }, "the revocation stays")
+        #expect(gcs.log.contains { $0.hasPrefix("POST /upload/storage/v1/b/\(gcs.bucket)/o") }, "put back by uploads")
+    }
 }
