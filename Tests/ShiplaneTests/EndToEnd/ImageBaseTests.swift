@@ -206,6 +206,26 @@ struct ImageBaseTests {
         let whole = try registry.skopeo(["copy", "--all", "--src-tls-verify=false", "docker://\(registry.host)/acme/copied:1.2.0", "dir:" + wholeFolder + "/dir"])
         #expect(whole.status == 0, "every blob is in acme/copied: \(whole.output)")
         #expect(!pushed.all.contains("s3cret-registry-pass") && !copied.all.contains("s3cret-registry-pass"))
+
+        // The base as a Docker schema 2 manifest list (skopeo --format v2s2): its layers are
+        // listed under the OCI media types, and the image unpacks the same.
+        let docker = try runTool(["skopeo", "--insecure-policy", "copy", "--all", "--format", "v2s2", "--src-tls-verify=false", "--dest-tls-verify=false",
+                                  "docker://\(other.host)/base/os@\(copy.top)", "docker://\(other.host)/base/docker:stable"])
+        #expect(docker.status == 0, "\(docker.output)")
+        let raw = try runTool(["skopeo", "inspect", "--raw", "--tls-verify=false", "docker://\(other.host)/base/docker:stable"])
+        #expect(raw.output.contains("application/vnd.docker.distribution.manifest.list.v2+json"), "\(raw.output)")
+        let onDocker = try await repo.shiplaneAsync(["image"], environment: environment.merging(["IMAGE": "acme/ondocker", "BASE": "\(other.host)/base/docker:stable"]) { $1 })
+        #expect(onDocker.status == 0, "\(onDocker.all)")
+        for architecture in ["amd64", "arm64"] {
+            let image = try unpack(registry, "acme/ondocker:1.2.0", architecture: architecture)
+            defer { try? FileManager.default.removeItem(atPath: (image.root as NSString).deletingLastPathComponent) }
+            #expect(image.layers.first == base.layers[architecture], "\(image.layers)")
+            #expect(read(image.root + "/etc/base-release") == "base v1 \(architecture)\n" && read(image.root + "/usr/local/bin/app") == "the \(architecture) build\n")
+            #expect((image.config["config"] as? [String: Any])?["WorkingDir"] as? String == "/srv")
+        }
+        let manifest = try runTool(["skopeo", "inspect", "--raw", "--tls-verify=false", "--creds", "shiplane:s3cret-registry-pass", "--override-arch", "amd64",
+                                    "docker://\(registry.host)/acme/ondocker:1.2.0"])
+        #expect(manifest.output.contains("application/vnd.oci.image.index.v1+json") && !manifest.output.contains("vnd.docker"), "\(manifest.output)")
     }
 
     /// A base digest that names nothing, and a base without the platform asked for: each is an
