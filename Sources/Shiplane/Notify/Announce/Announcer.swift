@@ -6,11 +6,14 @@ package struct AnnouncerLimits: Sendable, Equatable {
     package var characters: Int?
     /// Bytes of the whole request body as sent (UTF-8 with its escapes); nil: none documented.
     package var bytes: Int?
+    /// Bytes of one line of the body as sent, without its line break (SMTP's 998); nil: none.
+    package var lineBytes: Int?
 
-    /// Limits of `characters` and `bytes`.
-    package init(characters: Int?, bytes: Int?) {
+    /// Limits of `characters` and `bytes` (and `lineBytes` per line).
+    package init(characters: Int?, bytes: Int?, lineBytes: Int? = nil) {
         self.characters = characters
         self.bytes = bytes
+        self.lineBytes = lineBytes
     }
 }
 
@@ -31,6 +34,23 @@ package struct AnnouncerSemantics: Sendable, Equatable {
     }
 }
 
+/// One message as a service receives it: what the contract tests measure against the limits.
+package struct AnnouncerMessage: Sendable {
+    /// The request body (or the mail) as sent, byte for byte.
+    package var body: [UInt8]
+    /// The part of it that `AnnouncerLimits.characters` counts (the text, Discord's content).
+    package var counted: String
+    /// What had to be cut to fit, one line each.
+    package var cuts: [String]
+
+    /// A message of `body`, with `counted` its limited text and `cuts` what was cut.
+    package init(body: [UInt8], counted: String, cuts: [String]) {
+        self.body = body
+        self.counted = counted
+        self.cuts = cuts
+    }
+}
+
 /// One service that takes an announcement as one message (Slack, Discord, Teams, Mattermost,
 /// Google Chat, email): its configuration, limits and delivery semantics, and the step that
 /// sends it. Each service is one folder that implements it, listed once in `Announcers.all`;
@@ -46,6 +66,10 @@ package protocol Announcer: AsyncAction, DocumentedAction where Output == Void {
     static var semantics: AnnouncerSemantics { get }
     /// The step that announces `announcement` to `target`, when `target` names this service.
     static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Self?
+    /// The message this step sends, as the service receives it (before redaction, which only
+    /// replaces secrets): `AnnouncerContractTests` hold every announcer's to its `limits`.
+    /// - Throws: what the step throws for a message it cannot send (options the service refuses).
+    func messageAsSent() throws -> AnnouncerMessage
 }
 
 extension Announcer {

@@ -38,14 +38,20 @@ package struct ServiceWebhook: Sendable {
 
     /// The size in bytes of `json` as `post` sends it.
     static func encodedSize(_ json: [String: Any]) -> Int {
-        (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes]).count) ?? Int.max
+        (try? body(json).count) ?? Int.max
+    }
+
+    /// `json` as `post` sends it: keys sorted, slashes not escaped.
+    /// - Throws: only if Foundation cannot serialise the values, which would be a bug.
+    static func body(_ json: [String: Any]) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
     /// Posts `json` to the URL with `query` appended; returns the response when it is a success.
     /// - Throws: `NotifyError.serviceRejected` with the service's own message (redacted), `HTTPTransportError`.
     func post(_ json: [String: Any], query: String = "", contentType: String = "application/json",
               message: (HTTPResponse) -> String) async throws -> HTTPResponse {
-        let body = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
+        let body = try Self.body(json)
         let target = query.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + query
         let response = try await transport.send(HTTPRequest(
             method: .post, url: target, headers: [("Content-Type", contentType)], body: .bytes(Array(transport.redactor.redact(String(decoding: body, as: UTF8.self)).utf8))))

@@ -12,11 +12,15 @@ package struct AnnouncerRequest {
     package var cuts: [String] = []
     /// What a dry run says it would post (the title, or the content as sent).
     package var shown: String
+    /// The text the service's character limit counts; nil: the body's `text`.
+    package var counted: String?
 
     /// A request with `json`, saying `shown` in a dry run.
-    package init(json: [String: Any], shown: String, query: String = "", contentType: String = "application/json", cuts: [String] = []) {
+    package init(json: [String: Any], shown: String, query: String = "", contentType: String = "application/json", cuts: [String] = [],
+                 counted: String? = nil) {
         self.json = json
         self.shown = shown
+        self.counted = counted
         self.query = query
         self.contentType = contentType
         self.cuts = cuts
@@ -59,6 +63,14 @@ extension WebhookAnnouncer where Posted == MessageSent {
 }
 
 extension WebhookAnnouncer {
+    /// The body `run(in:)` posts, as `ServiceWebhook.post` encodes it.
+    /// - Throws: what `request(for:)` throws.
+    package func messageAsSent() throws -> AnnouncerMessage {
+        let request = try self.request(for: announcement)
+        return AnnouncerMessage(body: try ServiceWebhook.body(request.json), counted: request.counted ?? request.json["text"] as? String ?? "",
+                                cuts: request.cuts)
+    }
+
     /// The title and the delivery rule (the webhook URL is a secret and not shown).
     package var options: [StepOption] {
         var shown = [StepOption("title", announcement.title)]

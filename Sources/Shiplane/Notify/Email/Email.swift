@@ -125,8 +125,8 @@ extension Email: Announcer {
     package static let service = "email"
     /// `SMTP_HOST` selects it; the other `SMTP_` variables configure the connection.
     package static let configuration = ["SMTP_HOST", "SMTP_PORT", "SMTP_SECURITY", "SMTP_USERNAME", "SMTP_PASSWORD", "SMTP_FROM", "SMTP_CA_FILE"]
-    /// No limit of its own: the server's `SIZE` decides, and lines are encoded to fit SMTP's.
-    package static let limits = AnnouncerLimits(characters: nil, bytes: nil)
+    /// No limit of its own: the server's `SIZE` decides; lines are encoded to fit SMTP's 998 bytes.
+    package static let limits = AnnouncerLimits(characters: nil, bytes: nil, lineBytes: 998)
     /// The server's `250` after the data: relayed, never taken back.
     package static let semantics = AnnouncerSemantics(answer: "250 after DATA (accepted for delivery)", findsLostMessage: false, undoable: false)
 
@@ -137,5 +137,16 @@ extension Email: Announcer {
         var html = MIMEMessage.html(fromText: text)
         if let url = announcement.url, let link = LaneContext.htmlLink(url) { html = html.replacingOccurrences(of: "</body>", with: "<p>\(link)</p>\n</body>") }
         return Email(to: to, subject: announcement.title, text: text, html: html, from: from, cc: cc, delivery: delivery)
+    }
+
+    /// The mail as `run(in:)` hands it to the server after DATA (a fixed date, id and boundary).
+    /// - Throws: `EmailError.invalidMessage` for an address that does not parse, or no `from`.
+    package func messageAsSent() throws -> AnnouncerMessage {
+        guard let from else { throw EmailError.invalidMessage(["no sender: pass `from:`"]) }
+        let message = MIMEMessage(from: try EmailAddress(parsing: from), to: try to.map(EmailAddress.init(parsing:)),
+                                  cc: try cc.map(EmailAddress.init(parsing:)), subject: subject, text: text,
+                                  html: html ?? MIMEMessage.html(fromText: text))
+        let data = message.rendered(date: Date(timeIntervalSince1970: 0), messageID: "contract@example.com", boundary: "shiplane-contract")
+        return AnnouncerMessage(body: Array(data.utf8), counted: text, cuts: [])
     }
 }

@@ -174,4 +174,13 @@ extension Slack: Announcer {
         guard case let .slack(channel, webhookURL) = target else { return nil }
         return Slack(message: announcement.slackMessage, webhookURL: webhookURL, channel: channel, delivery: delivery)
     }
+
+    /// The incoming webhook's body (`SlackNotifier.send`); a bot's adds the channel and metadata.
+    /// - Throws: only if Foundation cannot serialise strings, which would be a bug.
+    package func messageAsSent() throws -> AnnouncerMessage {
+        let body = try message.jsonBytes()
+        let cut = String(decoding: body, as: UTF8.self).contains(SlackMessage.truncationNote)
+        return AnnouncerMessage(body: body, counted: message.payload()["text"] as? String ?? "",
+                                cuts: cut ? ["a text was cut to Slack's limits for its block"] : [])
+    }
 }

@@ -51,12 +51,13 @@ package struct Teams: WebhookAnnouncer {
     /// The card, cut to Teams' characters and bytes.
     /// - Throws: `NotifyError.conflictingOptions` when the title and facts alone are over 28 KB.
     package func request(for announcement: Announcement) throws -> AnnouncerRequest {
-        let (json, cut, bytes) = Self.payload(announcement)
+        let (json, cut, bytes, text) = Self.payload(announcement)
         if bytes > Self.messageByteLimit {
             throw NotifyError.conflictingOptions("the Teams message is \(bytes) bytes without its text (title and facts), over Teams' 28 KB: shorten the title or the facts")
         }
         return AnnouncerRequest(json: json, shown: "a card: " + announcement.title,
-                                cuts: cut ? ["the text was cut to fit \(Self.textLimit) characters and \(Self.messageByteLimit) bytes of message"] : [])
+                                cuts: cut ? ["the text was cut to fit \(Self.textLimit) characters and \(Self.messageByteLimit) bytes of message"] : [],
+                                counted: text)
     }
 
     /// A card sent: "card to Teams https://…".
@@ -66,12 +67,12 @@ package struct Teams: WebhookAnnouncer {
     }
 
     /// The message Teams receives: one Adaptive Card attachment; and whether the text was cut,
-    /// and its size in bytes as sent.
-    static func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool, bytes: Int) {
+    /// its size in bytes as sent, and the text on the card.
+    static func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool, bytes: Int, text: String) {
         let (short, cutForCharacters) = Announcement.truncate(announcement.text, to: textLimit)
         let (text, cutForBytes) = Announcement.fit(short, toBytes: messageByteLimit) { ServiceWebhook.encodedSize(message(announcement, text: $0)) }
         let json = message(announcement, text: text)
-        return (json, cutForCharacters || cutForBytes, ServiceWebhook.encodedSize(json))
+        return (json, cutForCharacters || cutForBytes, ServiceWebhook.encodedSize(json), text)
     }
 
     private static func message(_ announcement: Announcement, text: String) -> [String: Any] {

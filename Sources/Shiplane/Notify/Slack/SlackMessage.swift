@@ -122,10 +122,13 @@ public struct SlackMessage: Sendable, Equatable {
         text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
+    /// What ends a text cut to Slack's limits.
+    static let truncationNote = "… (truncated)"
+
     /// Cuts `text` to at most `limit` UTF-16 units (how Slack counts), ending with a note when cut.
     static func truncate(_ text: String, to limit: Int) -> String {
         guard text.utf16.count > limit else { return text }
-        let note = "… (truncated)"
+        let note = truncationNote
         let budget = max(0, limit - note.utf16.count)
         var result = ""
         var used = 0

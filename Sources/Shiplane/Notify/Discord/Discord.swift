@@ -68,7 +68,8 @@ package struct Discord: WebhookAnnouncer {
     /// The message with `?wait=true`, and what Discord's limits cut.
     package func request(for announcement: Announcement) -> AnnouncerRequest {
         let (json, cuts) = Self.payload(announcement, username: username)
-        return AnnouncerRequest(json: json, shown: json["content"] as? String ?? "", query: "wait=true", cuts: cuts)
+        let content = json["content"] as? String ?? ""
+        return AnnouncerRequest(json: json, shown: content, query: "wait=true", cuts: cuts, counted: content)
     }
 
     /// Written down by the URL's digest, so that rollback finds the webhook again.
