@@ -23,8 +23,10 @@ struct ImageKillTests {
     /// deflate's 32 KiB window), so the layer goes up in 8 chunks of 1 MiB and the kill lands mid-upload.
     static let binary: Data = {
         var generator = SeededGenerator(seed: 4141)
-        let block = Data((0..<(64 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        return Data(repeating: 0, count: 0) + Array(repeating: block, count: 128).reduce(Data(), +)
+        let block = generator.bytes(64 << 10)
+        var binary = Data(capacity: 128 * block.count)
+        for _ in 0..<128 { binary.append(block) }
+        return binary
     }()
 
     private func project() throws -> (repo: TemporaryRepository, origin: String) {

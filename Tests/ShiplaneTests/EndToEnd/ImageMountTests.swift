@@ -30,7 +30,7 @@ struct ImageMountTests {
         try repo.git("commit", "-q", "-m", "chore: the image lane")
         var generator = SeededGenerator(seed: 4143)
         try FileManager.default.createDirectory(atPath: repo.path + "/dist", withIntermediateDirectories: true)
-        try Data((0..<(2 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: repo.path + "/dist/app"))
+        try generator.bytes(2 << 20).write(to: URL(fileURLWithPath: repo.path + "/dist/app"))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: repo.path + "/dist/app")
         let environment = repo.environment.merging(registry.environment) { $1 }.merging(["REGISTRY": registry.host]) { $1 }
 

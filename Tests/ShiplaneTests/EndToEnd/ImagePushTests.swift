@@ -24,7 +24,7 @@ struct ImagePushTests {
         try repo.write("Lanes/Image.swift", imageLane)
         try repo.write(".gitignore", "dist/\n")
         var generator = SeededGenerator(seed: 41)
-        let binary = Data((0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let binary = generator.bytes(3 << 20)
         try FileManager.default.createDirectory(atPath: repo.path + "/dist", withIntermediateDirectories: true)
         try binary.write(to: URL(fileURLWithPath: repo.path + "/dist/app"))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: repo.path + "/dist/app")
