@@ -112,4 +112,34 @@ struct MatchBucketKillTests {
             read: { try emulator.download(into: scratch + "/\(UUID().uuidString)").keys.sorted() },
             download: { folder in try emulator.download(into: folder).keys.sorted() }, root: "")
     }
+    @Test("Cloud Storage (stand-in), shiplane rollback: SIGKILLed inside the upload of the certificate's object (the stand-in stored it, HoldingProxy held the answer, so the run never learnt its generation); shiplane rollback revokes the certificate and deletes that object and the kept key, leaving the bucket as it was")
+    func killedInsideACloudStorageUploadThenShiplaneRollback() async throws {
+        let gcs = FakeGCS()
+        try await gcs.start()
+        defer { gcs.stop() }
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        let work = try TemporaryRepository()
+        let direct = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let port = try #require(gcs.server?.port)
+        let proxy = try HoldingProxy(to: port, holding: "POST", pathContaining: "name=\(Self.team)%2Fcerts%2F")
+        defer { proxy.stop() }
+        let throughProxy = direct.merging(["STORAGE_EMULATOR_HOST": "http://" + proxy.host]) { $1 }
+        let store = "gs://\(gcs.bucket)"
+        let run = try SupervisedRun(Self.arguments + ["--store", store], in: work.path, environment: environment(work, throughProxy, fake))
+        run.wait { proxy.holding }
+        #expect(proxy.holding, "the stand-in took the certificate's object; its answer is held")
+        try run.killEverything()
+        let atKill = gcs.lock.withLock { Array(gcs.objects.keys) }
+        #expect(atKill.count == 2 && atKill.contains { $0.hasSuffix(".cer") } && atKill.contains { $0.contains(".shiplane-match-keys/") }, "\(atKill)")
+        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+
+        let rollback = try await runProgramAsync(shiplaneBinary, ["rollback"], in: work.path, environment: environment(work, direct, fake))
+        #expect(rollback.status == 0, "\(rollback.all)")
+        #expect(!rollback.all.contains(Self.password))
+        #expect(!gcs.lock.withLock { gcs.issuedTokens }.contains { rollback.all.contains($0) }, "no access token printed")
+        #expect(gcs.lock.withLock { gcs.objects.isEmpty }, "the .cer and the kept key deleted: \(gcs.lock.withLock { gcs.objects.keys.sorted() }) \(rollback.all)")
+        #expect(fake.lock.withLock { fake.signing.revoked == [id] && fake.signing.certificates.isEmpty }, "the certificate revoked")
+    }
 }
