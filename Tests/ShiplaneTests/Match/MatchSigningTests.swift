@@ -34,6 +34,19 @@ struct MatchTypedLaneForTest: Lane {
     }
 }
 
+/// `MatchSigning` for one type and platform (the other kinds and platforms than iOS development).
+struct MatchPlatformLaneForTest: Lane {
+    @Option var kind = "developer_id"
+    @Option var platform = "macos"
+    @Option var store = ""
+
+    func run(_ lane: LaneContext) async throws {
+        let result = try await lane.run(MatchSigning(kind: MatchKind(rawValue: kind) ?? .development, platform: MatchPlatform(rawValue: platform) ?? .iOS,
+                                                     appIdentifiers: ["com.acme.rocket"], store: store))
+        lane.log("match result: \(result.certificateID) \(result.profiles.map(\.name))")
+    }
+}
+
 @Suite("match: certificates and profiles through App Store Connect", .offThePool)
 struct MatchSigningTests {
     static let password = "correct horse battery staple"
@@ -141,6 +154,35 @@ struct MatchSigningTests {
         #expect(readonly.failure == nil, "\(allText(readonly.failure))")
         #expect(readonly.outputs.contains { $0.name == "match_certificate_id" && $0.value == id })
         #expect(fake.log.count == sent, "readonly asks nothing of Apple")
+    }
+
+    @Test("Developer ID on macOS, ad hoc on tvOS, App Store on macOS: the certificate type each creates, the profile type at Apple, match's store path and profile name; a second run changes nothing", arguments: [
+        ("developer_id", "macos", "DEVELOPER_ID_APPLICATION_G2", "MAC_APP_DIRECT", "profiles/developer_id/Direct_com.acme.rocket_macos.provisionprofile", "match Direct com.acme.rocket macos"),
+        ("adhoc", "tvos", "DISTRIBUTION", "TVOS_APP_ADHOC", "profiles/adhoc/AdHoc_com.acme.rocket_tvos.mobileprovision", "match AdHoc com.acme.rocket tvos"),
+        ("appstore", "macos", "DISTRIBUTION", "MAC_APP_STORE", "profiles/appstore/AppStore_com.acme.rocket_macos.provisionprofile", "match AppStore com.acme.rocket macos"),
+    ])
+    func otherTypesAndPlatforms(_ kind: String, _ platform: String, _ certificateType: String, _ profileType: String, _ path: String, _ name: String) async throws {
+        let folder = try Folder()
+        let fake = try FakeAppStoreConnect()
+        try await fake.start()
+        defer { fake.stop() }
+        // An ad hoc profile lists devices: an Apple TV for tvOS (the others list none).
+        fake.lock.withLock { fake.signing.devices["DEVICE-TV"] = .init(name: "Lounge", udid: "00008110-00000000000A", platform: "IOS", deviceClass: "APPLE_TV") }
+        let lane = try MatchPlatformLaneForTest.parse(["--kind", kind, "--platform", platform, "--store", folder.store])
+        let (result, _) = await runStoreLane(lane, folder: folder.work, variables: folder.variables(fake))
+        #expect(result.failure == nil, "\(allText(result.failure))")
+        let state = fake.lock.withLock { fake.signing }
+        let id = try #require(state.certificates.keys.first)
+        #expect(state.certificates.values.map(\.type) == [certificateType])
+        #expect(state.profiles.values.map(\.type) == [profileType])
+        #expect(state.profiles.values.map(\.name) == [name])
+        #expect(state.profiles.values.map(\.devices) == [kind == "adhoc" ? ["DEVICE-TV"] : []])
+        let folderName = MatchKind(rawValue: kind)?.certificateFolder ?? "?"
+        #expect(Set(try folder.decrypted().keys) == ["certs/\(folderName)/\(id).cer", "certs/\(folderName)/\(id).p12", path])
+        let sent = fake.log.filter { !$0.hasPrefix("GET ") }.count
+        let (again, _) = await runStoreLane(lane, folder: folder.work, variables: folder.variables(fake))
+        #expect(again.failure == nil, "\(allText(again.failure))")
+        #expect(fake.log.filter { !$0.hasPrefix("GET ") }.count == sent, "the second run only reads")
     }
 
     @Test("development for two bundle IDs: one certificate from a new key, both bundle IDs registered, a device registered, one profile each with the certificate and every device; the store holds them encrypted; a second run changes nothing")
