@@ -11,7 +11,9 @@ struct Image: Lane {
             try lane.addGitTag("v1.2.0")
             try await lane.push(tags: ["v1.2.0"])
         }
-        try await lane.pushImage(["/usr/local/bin/app": "dist/amd64/app"], to: "\(lane.environment["REGISTRY"] ?? "")/\(lane.environment["IMAGE"] ?? "acme/app")",
+        var files: [String: any ArtifactConvertible] = ["/usr/local/bin/app": "dist/amd64/app"]
+        if lane.environment["RESOURCES"] == "1" { files["/usr/share/app"] = "res" }
+        try await lane.pushImage(files, to: "\(lane.environment["REGISTRY"] ?? "")/\(lane.environment["IMAGE"] ?? "acme/app")",
                                  version: "1.2.0", from: lane.environment["BASE"], tags: ["latest"],
                                  platform: lane.environment["PLATFORM"] ?? "linux/amd64", entrypoint: ["/usr/local/bin/app"], labels: ["team": "release"],
                                  morePlatforms: lane.environment["ONE_PLATFORM"] == "1" ? [:] : ["linux/arm64": ["/usr/local/bin/app": "dist/arm64/app"]])
@@ -226,6 +228,33 @@ struct ImageBaseTests {
         let manifest = try runTool(["skopeo", "inspect", "--raw", "--tls-verify=false", "--creds", "shiplane:s3cret-registry-pass", "--override-arch", "amd64",
                                     "docker://\(registry.host)/acme/ondocker:1.2.0"])
         #expect(manifest.output.contains("application/vnd.oci.image.index.v1+json") && !manifest.output.contains("vnd.docker"), "\(manifest.output)")
+    }
+
+    /// A folder given as a file's source goes in whole at its image path (files, subfolders,
+    /// empty ones too), as swift-container-plugin's `--resources` adds a folder; a symbolic link
+    /// in it is an error before anything is sent.
+    @Test func aFolderGoesInWholeAndALinkInItIsAnError() async throws {
+        let registry = try RealRegistry()
+        defer { registry.stop() }
+        let repo = try project()
+        try repo.write("res/index.html", "<h1>app</h1>\n")
+        try repo.write("res/css/site.css", "body {}\n")
+        try FileManager.default.createDirectory(atPath: repo.path + "/res/empty", withIntermediateDirectories: true)
+        let environment = ["REGISTRY": registry.host, "ONE_PLATFORM": "1", "RESOURCES": "1"]
+        let pushed = try await repo.shiplaneAsync(["image"], environment: environment)
+        #expect(pushed.status == 0, "\(pushed.all)")
+        let image = try unpack(registry, "acme/app:1.2.0", architecture: "amd64")
+        defer { try? FileManager.default.removeItem(atPath: (image.root as NSString).deletingLastPathComponent) }
+        #expect(read(image.root + "/usr/share/app/index.html") == "<h1>app</h1>\n")
+        #expect(read(image.root + "/usr/share/app/css/site.css") == "body {}\n")
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: image.root + "/usr/share/app/empty", isDirectory: &isFolder) && isFolder.boolValue)
+        #expect(read(image.root + "/usr/local/bin/app") == "the amd64 build\n")
+
+        try FileManager.default.createSymbolicLink(atPath: repo.path + "/res/link", withDestinationPath: "index.html")
+        let refused = try await repo.shiplaneAsync(["image"], environment: environment)
+        #expect(refused.status != 0)
+        #expect(refused.all.contains("res/link is not a file or a folder (a symbolic link or a device)"), "\(refused.all)")
     }
 
     /// A base digest that names nothing, and a base without the platform asked for: each is an

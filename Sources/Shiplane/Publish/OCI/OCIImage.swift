@@ -136,10 +136,48 @@ package struct OCIImage: Sendable {
     }
 
     /// The files and every parent folder, as archive entries (names without the leading slash).
-    static func archiveEntries(_ files: [File]) throws -> [ArchiveEntry] {
+    /// A source that is a folder is added whole, at its image path: its files and folders
+    /// (empty ones too); a symbolic link in it is an error, as the layer holds no links.
+    static func archiveEntries(_ given: [File]) throws -> [ArchiveEntry] {
         var problems: [String] = []
         var entries: [String: ArchiveEntry] = [:]
+        var files: [File] = []
+        for file in given {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.source, isDirectory: &isFolder), isFolder.boolValue else {
+                files.append(file)
+                continue
+            }
+            let root = file.imagePath.hasSuffix("/") ? String(file.imagePath.dropLast()) : file.imagePath
+            files.append(File(imagePath: root + "/", source: file.source))
+            for relative in ((try? FileManager.default.subpathsOfDirectory(atPath: file.source)) ?? []).sorted() {
+                let source = file.source + "/" + relative
+                let type = (try? FileManager.default.attributesOfItem(atPath: source))?[.type] as? FileAttributeType
+                switch type {
+                case .typeRegular?: files.append(File(imagePath: root + "/" + relative, source: source))
+                case .typeDirectory?: files.append(File(imagePath: root + "/" + relative + "/", source: source))
+                default: problems.append("\(source) is not a file or a folder (a symbolic link or a device): the image layer holds files and folders only")
+                }
+            }
+        }
         for file in files {
+            // A folder (from a source that is a folder): an entry of its own, so empty ones stay.
+            var sourceIsFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file.source, isDirectory: &sourceIsFolder), sourceIsFolder.boolValue {
+                let parts = file.imagePath.split(separator: "/").map(String.init)
+                guard !parts.contains(".."), !parts.contains("."), file.imagePath.hasPrefix("/") else {
+                    problems.append("\(file.imagePath) is not an absolute path inside the image (like /usr/local/bin/app)")
+                    continue
+                }
+                for depth in parts.indices.map({ $0 + 1 }) {
+                    let folder = parts[..<depth].joined(separator: "/")
+                    if let existing = entries[folder], existing.kind != .directory {
+                        problems.append("/\(folder) is both a file and a folder in the image")
+                    }
+                    entries[folder] = entries[folder] ?? ArchiveEntry(name: folder, kind: .directory)
+                }
+                continue
+            }
             let parts = file.imagePath.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
             guard file.imagePath.hasPrefix("/"), !parts.isEmpty, !parts.contains(".."), !parts.contains(".") else {
                 problems.append("\(file.imagePath) is not an absolute path inside the image (like /usr/local/bin/app)")
