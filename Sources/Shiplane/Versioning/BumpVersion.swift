@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 extension VersionBump: ExpressibleByArgument {
