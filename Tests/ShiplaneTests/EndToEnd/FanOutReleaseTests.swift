@@ -95,10 +95,14 @@ final class FanOutWorld: @unchecked Sendable {
     /// Runs `shiplane ARGUMENTS` in a fresh clone; with `killAfter`, SIGKILLs it (and, unless
     /// `onlySupervisor`, its lane program's process group) after that many seconds, as a
     /// cancelled CI job or a dead runner; with `killWhen`, the same as soon as it holds (looked
-    /// at every 20 ms), or with `onlyLaneProgram` only the lane program's process group. Its exit code (nil when killed) and output.
+    /// at every 20 ms), or with `onlyLaneProgram` only the lane program's process group; `at`: the
+    /// clone is checked out there, detached, as a CI checkout of the trigger commit is. Its exit
+    /// code (nil when killed) and output.
     func job(_ arguments: [String], killAfter: Double? = nil, onlySupervisor: Bool = false,
-             killWhen: (@Sendable () -> Bool)? = nil, onlyLaneProgram: Bool = false) async throws -> (status: Int32?, output: String) {
+             killWhen: (@Sendable () -> Bool)? = nil, onlyLaneProgram: Bool = false,
+             at commit: String? = nil) async throws -> (status: Int32?, output: String) {
         let clone = try freshClone()
+        if let commit { try clone.git("checkout", "-q", "--detach", commit) }
         let log = clone.root + "/job.log"
         guard FileManager.default.createFile(atPath: log, contents: nil) else { throw TestFailure("cannot create \(log)") }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
