@@ -43,10 +43,14 @@ public struct LaneRunResult: Sendable {
 package struct LaneRunner {
     /// Whether a failed run undoes its side effects (`--no-rollback` turns it off).
     package var rollbackOnFailure: Bool
+    /// The signing keys the lane's code names (found in the lane sources when they were
+    /// compiled), checked before the first step with the configured ones.
+    package var namedSigningKeys: [NamedSigningKey]
 
     /// Creates a runner; rollback on failure is on unless turned off.
-    package init(rollbackOnFailure: Bool = true) {
+    package init(rollbackOnFailure: Bool = true, namedSigningKeys: [NamedSigningKey] = []) {
         self.rollbackOnFailure = rollbackOnFailure
+        self.namedSigningKeys = namedSigningKeys
     }
 
     /// Runs `lane` with its hooks and, when it fails before its point of no return, rolls back what it did
@@ -73,7 +77,7 @@ package struct LaneRunner {
         do {
             // Every signing key the run is configured with, before its first effect: a key that
             // cannot sign stops it here, not at its signing step after the commit and the tag.
-            try SigningKeyCheck.check(context)
+            try SigningKeyCheck.check(context, named: namedSigningKeys + ((lane as? any NamingSigningKeys)?.signingKeysNamed ?? []))
             var partRecorded = false
             do {
                 _ = try await context.perform(lane)

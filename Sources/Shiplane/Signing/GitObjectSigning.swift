@@ -101,7 +101,7 @@ struct GitObjectSigning {
     }
 
     /// git's reading of a boolean setting (`true`, `yes`, `on`, `1`; unset is false).
-    private static func bool(_ value: String?) throws -> Bool {
+    static func bool(_ value: String?) throws -> Bool {
         guard let value else { return false }
         switch value.lowercased() {
         case "true", "yes", "on", "1", "": return true

@@ -7,13 +7,13 @@ internal import Git
 ///
 /// A key is configured when its variable is set (`SHIPLANE_SSH_SIGNING_KEY`,
 /// `SHIPLANE_MINISIGN_KEY`, `SHIPLANE_GPG_KEY` with `SHIPLANE_GPG_PASSPHRASE`,
-/// `SHIPLANE_ATTESTATION_KEY`) or when git's configuration asks for signed commits or tags
-/// (`commit.gpgSign`, `tag.gpgSign`: `gpg.format`, `user.signingKey`). Each is resolved by the
-/// same code its signing step uses, then made to sign a probe where that needs no prompt: SSH and
-/// minisign keys always, OpenPGP keys when a passphrase is given or the key was imported from the
-/// environment (a wrong passphrase fails here); a key in gpg's keyring without one is looked up
-/// among its secret keys. Keys a lane names by another variable (`lane.sign(key: "MY_KEY")`) are
-/// checked at their step.
+/// `SHIPLANE_ATTESTATION_KEY`, or a variable the lane's code names: `lane.sign(files, key:
+/// "MY_KEY")`, `lane.provenance(…, key:)`, found in the lane sources when they are compiled),
+/// or when git's configuration or the lane asks for signed commits or tags (`commit.gpgSign`,
+/// `tag.gpgSign`, `sign: true`, `shiplane bump --sign`: `gpg.format`, `user.signingKey`). Each is
+/// resolved by the same code its signing step uses, then made to sign a probe where no prompt can
+/// come: SSH and minisign keys, and OpenPGP keys with the passphrase given or an empty one (a
+/// wrong passphrase, or a keyring key that needs one that was not given, fails here).
 package enum SigningKeyCheck {
     /// Every configured key that cannot sign, each with what to do (exit 4).
     package struct Unusable: ReportableError {
@@ -32,7 +32,7 @@ package enum SigningKeyCheck {
 
     /// Checks every configured key.
     /// - Throws: `Unusable` naming every key that cannot sign, all at once.
-    package static func check(_ lane: LaneContext) throws {
+    package static func check(_ lane: LaneContext, named: [NamedSigningKey] = []) throws {
         var found: [(labels: [String], error: SigningError)] = []
         func attempt(_ label: String, _ body: () throws -> Void) {
             do {
@@ -60,14 +60,53 @@ package enum SigningKeyCheck {
             }
         }
         if isSet("SHIPLANE_ATTESTATION_KEY"), let text = environment["SHIPLANE_ATTESTATION_KEY"] {
-            attempt("SHIPLANE_ATTESTATION_KEY (lane.provenance)") { try checkAttestationKey(text, environment) }
+            attempt("SHIPLANE_ATTESTATION_KEY (lane.provenance)") { try checkAttestationKey(text, variable: "SHIPLANE_ATTESTATION_KEY", environment) }
+        }
+        // The variables the lane's code names, each once; the default ones were checked above.
+        var checked: Set<String> = []
+        for key in named {
+            guard let variable = key.variable, isSet(variable), let text = environment[variable] else { continue }
+            switch key.use {
+            case .files(let format):
+                let format = format ?? Self.format(ofKey: text)
+                guard let format, ArtifactSigner.defaultVariables[format.lowercased() == "gpg" ? "openpgp" : format.lowercased()] != variable,
+                      checked.insert("sign \(format) \(variable)").inserted else { continue }
+                attempt("\(variable) (lane.sign at \(key.location), format \(format))") {
+                    let signer = try ArtifactSigner.resolve(format: format, keyVariable: variable, environment: environment)
+                    defer { signer.finish() }
+                    try signer.checkUsable()
+                }
+            case .provenance(let format):
+                guard variable != "SHIPLANE_ATTESTATION_KEY" || format != nil, checked.insert("provenance \(format ?? "") \(variable)").inserted else { continue }
+                attempt("\(variable) (lane.provenance at \(key.location)\(format.map { ", format \($0)" } ?? ""))") {
+                    if let format {
+                        let signer = try ArtifactSigner.resolve(format: format, keyVariable: variable, environment: environment)
+                        defer { signer.finish() }
+                        try signer.checkUsable()
+                    } else {
+                        try checkAttestationKey(text, variable: variable, environment)
+                    }
+                }
+            case .commit, .tag: continue
+            }
         }
         if let repository = try? lane.repository() {
             let identity = try? git { try repository.configuredIdentity(environment: environment.variables, role: .committer) }
             let committer = "\(identity?.name ?? "") <\(identity?.email ?? "")>"
             for kind in [GitObjectSigning.Kind.commit, .tag] {
-                attempt("\(kind == .commit ? "commit.gpgSign" : "tag.gpgSign") in git config") {
-                    try GitObjectSigning.resolve(kind, option: nil, repository: repository, environment: environment, committer: committer)?.checkUsable()
+                let setting = kind == .commit ? "commit.gpgSign" : "tag.gpgSign"
+                let configured = (try? git { try repository.configString(setting) }).flatMap { $0 }
+                // A value git's `bool` does not read counts as asking: its check says so.
+                let configAsks = configured.map { (try? GitObjectSigning.bool($0)) ?? true } ?? false
+                if !configAsks, let asked = named.first(where: { $0.use == (kind == .commit ? .commit : .tag) }) {
+                    // git's configuration does not sign; the lane does (`sign: true`, `--sign`).
+                    attempt("\(asked.location) (a signed \(kind.rawValue))") {
+                        try GitObjectSigning.resolve(kind, option: true, repository: repository, environment: environment, committer: committer)?.checkUsable()
+                    }
+                } else {
+                    attempt("\(setting) in git config") {
+                        try GitObjectSigning.resolve(kind, option: nil, repository: repository, environment: environment, committer: committer)?.checkUsable()
+                    }
                 }
             }
         }
@@ -78,20 +117,25 @@ package enum SigningKeyCheck {
         }
     }
 
+    /// The format a key's text is for, when the lane's code computes `format:`: an OpenSSH
+    /// private or public key, an armored OpenPGP secret key, a minisign secret key; nil otherwise.
+    static func format(ofKey text: String) -> String? {
+        SSHPrivateKey.looksLikeKey(text) || SSHPublicKey(line: text) != nil ? "ssh"
+            : text.contains("-----BEGIN PGP PRIVATE KEY BLOCK-----") ? "openpgp"
+            : (try? Minisign.secretKey(from: text)) != nil ? "minisign" : nil
+    }
+
     /// The provenance key, in every form `lane.provenance` reads it: a private key's text (signed
     /// with here), an SSH public key held by ssh-agent, an armored OpenPGP secret key, a minisign
     /// secret key, or the id of a key in gpg's keyring (with `format:`).
-    private static func checkAttestationKey(_ text: String, _ environment: LaneEnvironment) throws {
+    private static func checkAttestationKey(_ text: String, variable: String, _ environment: LaneEnvironment) throws {
         let direct = Result { try DSSESigner(secret: text) }
         if case .success(let signer) = direct {
             _ = try DSSE.envelope(payload: Data(probe), signer: signer)
             return
         }
-        let format: String? = SSHPublicKey(line: text) != nil ? "ssh"
-            : text.contains("-----BEGIN PGP PRIVATE KEY BLOCK-----") ? "openpgp"
-            : (try? Minisign.secretKey(from: text)) != nil ? "minisign" : nil
-        if let format {
-            let signer = try ArtifactSigner.resolve(format: format, keyVariable: "SHIPLANE_ATTESTATION_KEY", environment: environment)
+        if let format = format(ofKey: text), !SSHPrivateKey.looksLikeKey(text) {
+            let signer = try ArtifactSigner.resolve(format: format, keyVariable: variable, environment: environment)
             defer { signer.finish() }
             try signer.checkUsable()
             return
@@ -130,15 +174,15 @@ extension GitObjectSigning {
 }
 
 extension OpenPGPSigner {
-    /// With a passphrase, or a key imported for the run: a probe signature, the passphrase given
-    /// on fd 3 (an imported key without one is tried with an empty one, never a prompt), so a
-    /// wrong passphrase fails here. Otherwise the key is looked up among gpg's secret keys (a
-    /// passphrase gpg-agent holds is not tried: that could prompt).
-    /// - Throws: `SigningError` saying what gpg said.
+    /// Signs a probe with gpg where no prompt can come: `--pinentry-mode loopback` with the
+    /// passphrase given on fd 3, or an empty one when none is (a key without a passphrase, or one
+    /// whose passphrase gpg-agent holds, still signs). A keyring key is first looked up among gpg's
+    /// secret keys, so a key that is missing is told from one that needs a passphrase.
+    /// - Throws: `SigningError` saying what gpg said and what to do.
     func checkUsable() throws {
+        var probing = self
+        probing.passphrase = passphrase ?? ""
         if passphrase != nil || temporaryHome != nil {
-            var probing = self
-            probing.passphrase = passphrase ?? ""
             _ = try probing.signature(SigningKeyCheck.probe, armored: false)
             return
         }
@@ -150,5 +194,59 @@ extension OpenPGPSigner {
                 "gpg has no secret key " + (key ?? "(its default key)") + (environment["GNUPGHOME"].map { " in \($0)" } ?? " in its keyring"),
                 suggestion: "import the key (`gpg --import`), or name one `gpg --list-secret-keys` shows (user.signingKey, or SHIPLANE_GPG_KEY), or put the armored secret key in SHIPLANE_GPG_KEY")
         }
+        do {
+            _ = try probing.signature(SigningKeyCheck.probe, armored: false)
+        } catch let error as SigningError {
+            // The key is there but did not sign with no passphrase: it needs one that was not given.
+            throw SigningError(
+                "gpg key " + (key ?? "(its default key)") + " needs a passphrase, and none was given (SHIPLANE_GPG_PASSPHRASE is not set and gpg-agent does not hold it)",
+                info: error.info,
+                suggestion: "set SHIPLANE_GPG_PASSPHRASE to the key's passphrase (a CI secret), or unlock the key in gpg-agent before the run (sign something once: `echo | gpg -u KEY -s > /dev/null`), or use a key without a passphrase; Shiplane never prompts")
+        }
     }
+}
+
+/// A signing key the lane's code names: `lane.sign(files, format: "minisign", key: "MY_KEY")`,
+/// `lane.provenance(…, key: "MY_KEY")`, or a commit or tag it signs (`sign: true`). The lane
+/// compiler finds them in the lane sources (literal arguments only: a name the code computes is
+/// checked at its step), built-in lanes say theirs; the run's preflight checks each key that is set.
+package struct NamedSigningKey: Sendable, Equatable {
+    /// What the key signs.
+    package enum Use: Sendable, Equatable {
+        /// `lane.sign`: the format the call spells (nil: the code computes it; read from the key).
+        case files(format: String?)
+        /// `lane.provenance`: the format the call spells (nil: none, or computed; read from the key).
+        case provenance(format: String?)
+        /// A signed commit or tag the lane asks for.
+        case commit, tag
+    }
+
+    package var use: Use
+    /// The environment variable that holds the key; nil for commits and tags (git's configuration names theirs).
+    package var variable: String?
+    /// Where the lane names it (`Lanes/Release.swift:12`, or `shiplane bump --sign`).
+    package var location: String
+
+    package init(_ use: Use, variable: String?, location: String) {
+        self.use = use
+        self.variable = variable
+        self.location = location
+    }
+
+    /// From the generated entry of a lanes executable: `use` is `sign`, `provenance`, `commit` or `tag`.
+    package init?(use: String, format: String?, variable: String?, location: String) {
+        switch use {
+        case "sign": self.init(.files(format: format), variable: variable, location: location)
+        case "provenance": self.init(.provenance(format: format), variable: variable, location: location)
+        case "commit": self.init(.commit, variable: nil, location: location)
+        case "tag": self.init(.tag, variable: nil, location: location)
+        default: return nil
+        }
+    }
+}
+
+/// A lane that says which signing keys its steps will use before it runs (`shiplane bump --sign`).
+package protocol NamingSigningKeys {
+    /// The keys and signed objects this lane's options ask for.
+    var signingKeysNamed: [NamedSigningKey] { get }
 }

@@ -210,3 +210,13 @@ enum BumpCommand {
         return result
     }
 }
+
+extension BumpLane: NamingSigningKeys {
+    /// `--sign` with `--commit` or `--tag`: the commit and the tag are signed whatever git's
+    /// configuration says, so the run's preflight checks git's signing key for them.
+    var signingKeysNamed: [NamedSigningKey] {
+        guard sign == true else { return [] }
+        return (commit ? [NamedSigningKey(.commit, variable: nil, location: "shiplane bump --sign")] : [])
+            + (tag ? [NamedSigningKey(.tag, variable: nil, location: "shiplane bump --sign")] : [])
+    }
+}

@@ -18,6 +18,8 @@ struct CommandSession {
     /// Hints written for lane code, in the words of the command being run (`pass
     /// allowOtherChanges: true` → `pass --allow-dirty` for `shiplane bump`).
     var hintTranslations: [(lane: String, command: String)] = []
+    /// The signing keys the lane sources name, checked before the lane's first step.
+    var namedSigningKeys: [NamedSigningKey] = []
 
     /// Reads the global options from `arguments` (wherever they stand before `--`); the other
     /// words are `rest`.

@@ -7,7 +7,14 @@ import Shiplane
 /// `shiplane` compiles `Lanes/*.swift` with a generated entry that calls `LaneHost.main`, then
 /// hands over the command line (`--shiplane-root ROOT [global options] LANE [lane options]`).
 public enum LaneHost {
-    public static func main(lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = [], effects: [any Effect.Type] = []) async -> Never {
+    /// The generated entry's call: runs the command line and ends the process.
+    ///
+    /// `signingKeys` are the signing keys the lane sources name (`SigningKeyDiscovery`): use
+    /// (`sign`, `provenance`, `commit`, `tag`), format, variable and where, for the run's preflight.
+    public static func main(
+        lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String] = [], effects: [any Effect.Type] = [],
+        signingKeys: [(use: String, format: String?, variable: String?, location: String)] = []
+    ) async -> Never {
         LaneEffectTypes.register(effects)
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.count == 2, arguments[0] == LaneEffectUndo.argument {
@@ -29,7 +36,7 @@ public enum LaneHost {
         let code = await run(
             arguments: arguments, lanes: lanes, hooks: hooks, locations: locations,
             environment: environment, currentDirectory: FileManager.default.currentDirectoryPath, supervisor: supervisor,
-            shared: shared
+            shared: shared, signingKeys: signingKeys.compactMap { NamedSigningKey(use: $0.use, format: $0.format, variable: $0.variable, location: $0.location) }
         )
         endProcess(code)
     }
@@ -74,7 +81,8 @@ public enum LaneHost {
     /// this program was not started by a supervisor, which then reads `.env` itself).
     static func run(
         arguments: [String], lanes: [any Lane.Type], hooks: [any LaneHooks.Type], locations: [String],
-        environment: [String: String], currentDirectory: String, supervisor: pid_t?, shared: Result<SharedSession?, any Error>
+        environment: [String: String], currentDirectory: String, supervisor: pid_t?, shared: Result<SharedSession?, any Error>,
+        signingKeys: [NamedSigningKey] = []
     ) async -> Int32 {
         var arguments = arguments
         var root = currentDirectory
@@ -104,6 +112,7 @@ public enum LaneHost {
         } catch {
             return CommandSession.fail(error, arguments: arguments, environment: environment, currentDirectory: currentDirectory)
         }
+        session.namedSigningKeys = signingKeys
         do {
             try LaneDeclarationError.check(lanes, locations: locations)
             if let resolved = try shared.get() {
@@ -237,7 +246,7 @@ public enum LaneHost {
             }
         }
         defer { recorder?.store.unlock() }
-        let runner = LaneRunner(rollbackOnFailure: !session.globals.noRollback)
+        let runner = LaneRunner(rollbackOnFailure: !session.globals.noRollback, namedSigningKeys: session.namedSigningKeys)
         let task = Task { await runner.run(lane, in: context) }
         let interrupts = InterruptHandler(
             onInterrupt: {

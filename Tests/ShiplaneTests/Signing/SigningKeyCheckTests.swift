@@ -71,6 +71,96 @@ struct SigningKeyCheckTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: "/tmp"))?.contains { $0.hasPrefix("shiplane-gpg-") && $0.contains("-\(getpid())-") } != true)
     }
 
+    /// Makes a key in the keyring `home` (`passphrase` empty: none) and returns its fingerprint;
+    /// gpg-agent is stopped afterwards, so it holds no passphrase.
+    func keyringKey(_ user: String, passphrase: String, in home: String, root: String) throws -> String {
+        let environment = ["PATH": "/usr/bin:/bin", "GNUPGHOME": home]
+        let generated = try runProgram("/usr/bin/gpg", ["--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase, "--quick-gen-key",
+                                                        user, "ed25519", "sign", "never"], in: root, environment: environment)
+        guard generated.status == 0 else { throw TestFailure("gpg: \(generated.all)") }
+        _ = try runProgram("/usr/bin/gpgconf", ["--kill", "gpg-agent"], in: root, environment: environment)
+        let listed = try runProgram("/usr/bin/gpg", ["--batch", "--with-colons", "--list-secret-keys", user], in: root, environment: environment).stdout
+        let fingerprint = listed.split(separator: "\n").first { $0.hasPrefix("fpr:") }?.split(separator: ":", omittingEmptySubsequences: false).dropFirst(9).first
+        return try #require(fingerprint.map(String.init))
+    }
+
+    @Test func aKeyringKeyThatNeedsAPassphraseNotGivenStopsTheRunBeforeAnyChange() throws {
+        let (repo, origin) = try repositoryWithOrigin()
+        var template = Array("/tmp/sl-gpg-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+        let home = String(cString: made)
+        defer { stopGPGAgent(home) }
+        let open = try keyringKey("Open <open@example.com>", passphrase: "", in: home, root: repo.root)
+        let protected = try keyringKey("Release <release@example.com>", passphrase: "right", in: home, root: repo.root)
+        for (name, value) in [("commit.gpgSign", "true"), ("gpg.format", "openpgp"), ("user.signingKey", protected)] {
+            try repo.git("config", name, value)
+        }
+        let before = try state(repo, origin)
+        // The key is in the keyring (gpg --list-secret-keys finds it) but signs only with its
+        // passphrase, which is not given: the probe, made with an empty one in loopback mode, fails.
+        for dryRun in [true, false] {
+            let run = try repo.shiplane((dryRun ? ["--dry-run"] : []) + ["bump", "patch", "--commit", "--tag", "--push"],
+                                        environment: ["GNUPGHOME": home, "SHIPLANE_GPG_KEY": protected])
+            #expect(run.status == 4, "dry run \(dryRun): \(run.all)")
+            #expect(run.stderr.contains("a signing key is set but cannot sign; nothing was changed"), "\(run.all)")
+            #expect(run.stderr.contains("SHIPLANE_GPG_KEY (lane.sign, format openpgp) and commit.gpgSign in git config: gpg key *** needs a passphrase, and none was given"), "\(run.all)")
+            #expect(!run.all.contains(protected), "SHIPLANE_GPG_KEY's value is redacted: \(run.all)")
+            #expect(run.stderr.contains("set SHIPLANE_GPG_PASSPHRASE to the key's passphrase"), "what to do: \(run.all)")
+            #expect(try state(repo, origin) == before, "nothing changed (dry run \(dryRun))")
+        }
+        // A keyring key without a passphrase passes the check (the dry run goes on).
+        try repo.git("config", "user.signingKey", open)
+        let unprotected = try repo.shiplane(["--dry-run", "bump", "patch", "--commit", "--tag", "--push"],
+                                            environment: ["GNUPGHOME": home, "SHIPLANE_GPG_KEY": open])
+        #expect(unprotected.status == 0, "\(unprotected.all)")
+        #expect(try state(repo, origin) == before)
+        // The passphrase given: the run signs its commit with the protected key and pushes.
+        try repo.git("config", "user.signingKey", protected)
+        let signed = try repo.shiplane(["bump", "patch", "--commit", "--tag", "--push"],
+                                       environment: ["GNUPGHOME": home, "SHIPLANE_GPG_KEY": protected, "SHIPLANE_GPG_PASSPHRASE": "right"])
+        #expect(signed.status == 0, "\(signed.all)")
+        #expect(!signed.all.contains("right"), "the passphrase is not shown")
+        let verified = try runProgram("/usr/bin/git", ["verify-commit", "HEAD"], in: repo.path, environment: repo.environment.merging(["GNUPGHOME": home]) { $1 })
+        #expect(verified.status == 0 && verified.all.contains("Good signature"), "\(verified.all)")
+    }
+
+    /// A lane that tags, then signs with keys its code names by other variables.
+    static let namingLane = #"""
+    import Shiplane
+
+    struct Release: Lane {
+        func run(_ lane: LaneContext) async throws {
+            try lane.addGitTag("v9.9.9", message: "Release 9.9.9")
+            let archive = try lane.archive("payload", to: "dist/payload.tar.gz")
+            // lane.sign([archive], key: "NOT_A_CALL") is a comment
+            try lane.sign([archive], format: "minisign", key: "MY_RELEASE_KEY")
+            try lane.provenance(for: [archive], to: "dist/payload.intoto.jsonl",
+                                key: "MY_PROVENANCE_KEY")
+        }
+    }
+    """#
+
+    @Test func keysALaneNamesByOtherVariablesAreCheckedBeforeItsFirstStep() throws {
+        let repo = try repositoryWithLanes(["Lanes/Release.swift": Self.namingLane, "payload/README": "read me\n"])
+        let before = try repo.git("for-each-ref", "--format=%(refname) %(objectname)") + (try repo.git("status", "--porcelain", "--untracked-files=all"))
+        let environment = ["MY_RELEASE_KEY": "untrusted comment: nothing\nRWQ=\n",
+                           "MY_PROVENANCE_KEY": "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n",
+                           "NOT_A_CALL": "not a key"]
+        for dryRun in [true, false] {
+            let run = try repo.shiplane((dryRun ? ["--dry-run"] : []) + ["release"], environment: environment)
+            #expect(run.status == 4, "dry run \(dryRun): \(run.all)")
+            #expect(run.stderr.contains("2 signing keys are set but cannot sign; nothing was changed"), "\(run.all)")
+            #expect(run.stderr.contains("MY_RELEASE_KEY (lane.sign at Lanes/Release.swift:8, format minisign): it is not a minisign secret key file"), "\(run.all)")
+            #expect(run.stderr.contains("MY_PROVENANCE_KEY (lane.provenance at Lanes/Release.swift:9): "), "\(run.all)")
+            #expect(!run.all.contains("NOT_A_CALL") && !run.all.contains("bm90IGEga2V5"), "\(run.all)")
+            #expect(run.all.contains("(0 steps)"), "no step ran: \(run.all)")
+            #expect(try repo.git("for-each-ref", "--format=%(refname) %(objectname)") + (try repo.git("status", "--porcelain", "--untracked-files=all")) == before)
+        }
+        // Unset, they are not checked before the run: the lane may not reach the steps.
+        let unset = try repo.shiplane(["--dry-run", "release"])
+        #expect(!unset.all.contains("cannot sign; nothing was changed"), "\(unset.all)")
+    }
+
     @Test func anSSHKeyFileThatCannotBeReadStopsTheRunBeforeAnyChange() throws {
         let (repo, origin) = try repositoryWithOrigin()
         for (name, value) in [("commit.gpgSign", "true"), ("gpg.format", "ssh"), ("user.signingKey", repo.root + "/keys/missing_ed25519")] {
