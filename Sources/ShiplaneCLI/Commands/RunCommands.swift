@@ -121,7 +121,7 @@ extension DurableRun {
         let look = OriginLook(root: root, environment: session.laneEnvironment, scope: RunRecord.packageScope(lane: lane, arguments: arguments))
         let err = session.err
         context.journal.holdFirstEffect(begin: { look.start() }) {
-            let found: (record: RunRecord, head: String)
+            var found: (record: RunRecord, head: String)
             switch look.wait(seconds: originLookTimeout) {
             case nil:
                 err.line("warning: origin did not say within \(Int(originLookTimeout)) s whether it holds an unfinished run (\(RemoteRunRecord.reference)); going on without it")
@@ -139,6 +139,7 @@ extension DurableRun {
                 }
                 found = record
             }
+            if let moved = catchUp(found, root: root, session: session) { found.head = moved }
             let atThisCommit = found.record.releaseCommit == nil || found.record.releaseCommit == found.head
             guard atThisCommit, found.record.isRun(of: lane, arguments: arguments) else {
                 throw UnfinishedRun(record: found.record, onRemote: true, atThisCommit: atThisCommit)
@@ -149,6 +150,23 @@ extension DurableRun {
 }
 
 extension DurableRun {
+    /// This checkout moved forward to the release commit of origin's unfinished run, when it is
+    /// at the commit that run started from (`RemoteRunRecord.catchUp`: a CI retry's checkout of
+    /// the trigger commit), said on stderr; nil when it did not move (a failure to move is a
+    /// warning: the caller stops as before, since the checkout is not at the release).
+    static func catchUp(_ found: (record: RunRecord, head: String), root: String, session: CommandSession) -> String? {
+        do {
+            guard let moved = try RemoteRunRecord.catchUp(found.record, head: found.head, workTree: root, remote: "origin", environment: session.laneEnvironment)
+            else { return nil }
+            session.err.line("This checkout was at \(found.head.prefix(7)), the commit the unfinished release of `\(found.record.commandLine)` started from; "
+                + "origin's branch holds its release commit \(moved.prefix(7)), so the checkout moved forward to it to finish the release.")
+            return moved
+        } catch {
+            session.err.line("warning: could not move this checkout to the unfinished release's commit: \(describe(error))")
+            return nil
+        }
+    }
+
     /// A dry run changes nothing, so it has no first effect to look before: it looks at once (when
     /// the real run would) and says when the real run would not do what the plan shows — it would
     /// resume an unfinished run, here or on origin, or be refused.
@@ -160,6 +178,11 @@ extension DurableRun {
             let look = OriginLook(root: root, environment: session.laneEnvironment, scope: RunRecord.packageScope(lane: lane, arguments: arguments))
             if case .success(let remote?)? = look.wait(seconds: originLookTimeout) {
                 guard remote.record.releaseCommit == nil || remote.record.releaseCommit == remote.head else {
+                    let started = remote.record.effects.filter { $0.status != .undone }.compactMap { $0.effect.as(CommitMade.self) }.first?.parent
+                    if started == remote.head {
+                        session.err.line("Note: origin holds the unfinished run of `\(remote.record.commandLine)` (\(RemoteRunRecord.reference)), started from this commit: the real run would move this checkout forward to its release commit when origin's branch holds it, and resume it, not do what this plan shows.")
+                        return
+                    }
                     session.err.line("Note: origin holds the unfinished run of `\(remote.record.commandLine)` (\(RemoteRunRecord.reference)) for another commit: the real run would stop with exit 7.")
                     return
                 }
@@ -267,11 +290,12 @@ extension DurableRun {
             session.err.line("warning: could not look for an unfinished run on origin: \(describe(error))")
             return nil
         }
-        guard let found else { return nil }
+        guard var found else { return nil }
         if let said = try PushMayStillLand.lateRecord(found.record, workTree: root, environment: session.laneEnvironment) {
             session.err.line("warning: " + said)
             return nil
         }
+        if let moved = DurableRun.catchUp(found, root: root, session: session) { found.head = moved }
         guard found.record.releaseCommit == nil || found.record.releaseCommit == found.head else {
             throw UnfinishedRun(record: found.record, onRemote: true)
         }

@@ -8,10 +8,10 @@ import Testing
 /// attempt's push: the retry's clone is made before origin moves main, and the record it then
 /// finds names a release commit the clone is not at.
 ///
-/// Known to fail (issue 42): the retry stops with exit 7 ("origin holds the record … of a release
-/// this checkout is not at"), leaving the parts' records and the run record on origin and nothing
-/// published, because `DurableRun.lookBeforeFirstEffect` resumes only a checkout whose HEAD is the
-/// record's release commit. `withKnownIssue` fails this test once the retry finishes the release.
+/// The retry moves its checkout forward to the release commit origin's main holds
+/// (`RemoteRunRecord.catchUp`) and finishes the release once; without that it stopped with exit 7
+/// ("origin holds the record … of a release this checkout is not at"), leaving the parts' records
+/// and the run record on origin and nothing published.
 @Suite("A fan-in retried at the trigger commit", .serialized, .offThePool)
 struct FanInRetryAtTriggerTests {
     @Test func aFanInKilledPastItsPushIsFinishedByARetryAtTheTriggerCommit() async throws {
@@ -39,10 +39,11 @@ struct FanInRetryAtTriggerTests {
         var expected: [String: [UInt8]] = [:]
         for asset in world.github.allAssets { expected[asset.name] = asset.bytes }
         let problems = try world.oneReleaseProblems(assets: expected)
-        withKnownIssue("issue 42: a fan-in retry at the trigger commit stops with exit 7 instead of finishing the release") {
-            #expect(retried.status == 0, "\(retried.output)")
-            #expect(problems.isEmpty, "\(problems)")
-            #expect(world.slack.payloads.count == 1)
-        }
+        #expect(retried.status == 0, "\(retried.output)")
+        #expect(retried.output.contains("moved forward to it to finish the release"), "\(retried.output)")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(world.slack.payloads.count == 1)
+        #expect(try world.originRefs("refs/shiplane/run") == [], "the run record is retired")
+        #expect(try origin.git("rev-parse", "main^") == trigger, "no second release commit")
     }
 }

@@ -111,7 +111,14 @@ final class FanOutWorld: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: shiplaneBinary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: clone.path)
-        process.environment = cloneEnvironment(clone)
+        var environment = cloneEnvironment(clone)
+        // A detached CI checkout: the CI names the branch (GitHub Actions' GITHUB_REF_NAME).
+        if commit != nil {
+            for (key, value) in ["GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/heads/main", "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch", "GITHUB_EVENT_NAME": "push"] {
+                environment[key] = value
+            }
+        }
+        process.environment = environment
         process.standardOutput = handle
         process.standardError = handle
         let started: (any Error)? = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in

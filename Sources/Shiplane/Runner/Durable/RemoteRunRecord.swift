@@ -211,6 +211,34 @@ package enum RemoteRunRecord {
         return nil
     }
 
+    /// Brings a checkout at the commit an unfinished release started from forward to that
+    /// release's commit, when origin's branch holds it: where a CI retries a job — at the commit
+    /// that triggered the pipeline, the release commit's parent — after the killed attempt's push
+    /// landed. The run then resumes at the release commit, as a fresh clone of the branch does,
+    /// instead of stopping because the checkout is not at it. The release commit is fetched from
+    /// origin's branch; HEAD (its branch, or a detached HEAD) moves forward with the index and the
+    /// work tree by a safe checkout, so a changed file stops it and nothing moves.
+    /// - Returns: the release commit when this checkout moved to it; nil when the record is not of
+    ///   a release started here, or origin's branch does not hold its commit (nothing changed).
+    /// - Throws: when origin cannot be reached or the checkout cannot move.
+    package static func catchUp(_ record: RunRecord, head: String, workTree: String, remote: String, environment: LaneEnvironment) throws -> String? {
+        let commits = record.effects.filter { $0.status != .undone }.compactMap { $0.effect.as(CommitMade.self) }
+        guard let release = record.releaseCommit, release != head, let first = commits.first, first.parent == head,
+              let last = commits.last, last.commit == release, let branch = last.branch,
+              let releaseID = ObjectID(hex: release), let headID = ObjectID(hex: head) else { return nil }
+        let repository = try RepositoryAccess.open(at: workTree)
+        guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
+        let scratch = "refs/shiplane/catch-up"
+        guard try git({ try repository.fetchIfPresent(
+            remote: remote, source: "refs/heads/\(branch)", destination: scratch, credentials: Push.credentials(for: url, environment: environment)) })
+        else { return nil }
+        defer { try? git { try repository.deleteReference(scratch) } }
+        let tip = try git { try repository.resolveCommit(scratch) }
+        guard try git({ try repository.isAncestor(releaseID, of: tip) }),
+              try git({ try repository.fastForwardHead(from: headID, to: releaseID) }) else { return nil }
+        return release
+    }
+
     /// Deletes this checkout's copy of the record (`refs/shiplane/run`), when there is one: after a
     /// stale local record was retired.
     package static func deleteLocalCopy(workTree: String, scope: String? = nil) {
