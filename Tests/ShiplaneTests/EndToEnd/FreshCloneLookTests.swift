@@ -78,6 +78,48 @@ private func freshClone(of origin: TemporaryRepository) throws -> (holder: Tempo
         #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0)
     }
 
+    /// A CI retry checks out the trigger commit (detached, as `actions/checkout` does), which is
+    /// the release commit's parent once the killed attempt's push landed: the retry moves the
+    /// checkout forward to the release commit and finishes the release there (its dry run says it
+    /// would); a changed file in that checkout stops the move, exit 7, the file kept.
+    @Test func aCIRetryAtTheTriggerCommitMovesForwardAndFinishes() throws {
+        let (repo, origin) = try releasable()
+        let trigger = try origin.git("rev-parse", "refs/heads/main")
+        let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-step:4"])
+        #expect(killed.status == SIGKILL, "\(killed.all)")
+        let releaseCommit = try origin.git("rev-parse", "refs/heads/main")
+        #expect(releaseCommit != trigger)
+        let ci = ["CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main",
+                  "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"]
+
+        let (changedHolder, changed) = try freshClone(of: origin)
+        let environment = changedHolder.environment.merging(ci) { $1 }
+        #expect(try runProgram("/usr/bin/git", ["checkout", "-q", "--detach", trigger], in: changed, environment: environment).status == 0)
+        try "edited\n".write(toFile: changed + "/VERSION", atomically: true, encoding: .utf8)
+        let refused = try runProgram(shiplaneBinary, release, in: changed, environment: environment)
+        #expect(refused.status == 7, "\(refused.all)")
+        #expect(try String(contentsOfFile: changed + "/VERSION", encoding: .utf8) == "edited\n")
+        #expect(try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: changed, environment: environment).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == trigger)
+
+        let (holder, clone) = try freshClone(of: origin)
+        let cloneEnvironment = holder.environment.merging(ci) { $1 }
+        #expect(try runProgram("/usr/bin/git", ["checkout", "-q", "--detach", trigger], in: clone, environment: cloneEnvironment).status == 0)
+        let dry = try runProgram(shiplaneBinary, ["--dry-run"] + release, in: clone, environment: cloneEnvironment)
+        // The plan itself is of this commit (its tag exists on origin, so it fails); the note says
+        // what the real run does instead.
+        #expect(dry.stderr.contains("started from this commit: the real run would move this checkout forward to its release commit"), "\(dry.all)")
+        #expect(try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: cloneEnvironment).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == trigger)
+        let again = try runProgram(shiplaneBinary, release, in: clone, environment: cloneEnvironment)
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.stderr.contains("so the checkout moved forward to it to finish the release"), "\(again.all)")
+        #expect(try origin.git("tag", "--list") == "v1.2.3\nv1.3.0", "no second version: \(again.all)")
+        #expect(try origin.git("rev-parse", "refs/heads/main") == releaseCommit)
+        #expect(try runProgram("/usr/bin/git", ["rev-parse", "HEAD"], in: clone, environment: cloneEnvironment).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == releaseCommit)
+        #expect(try runProgram("/usr/bin/git", ["cat-file", "-t", "refs/shiplane/run"], in: origin.path, environment: origin.environment).status != 0)
+        #expect(try runProgram("/usr/bin/git", ["status", "--porcelain"], in: clone, environment: cloneEnvironment).stdout.isEmpty)
+        try origin.git("fsck", "--strict")
+    }
+
     /// A dry run in the clone says the real run would resume the release recorded on origin,
     /// and changes nothing.
     @Test func aDryRunInTheCloneSaysTheRealRunWouldResume() throws {
