@@ -13,7 +13,6 @@
 @_exported import struct ArgumentParser.ValidationError
 @_exported import protocol ArgumentParser.ExpressibleByArgument
 @_exported import protocol ArgumentParser.EnumerableFlag
-public import ArgumentParser
 
 /// Shiplane's own version, shown by `shiplane --version` and part of the lane cache key.
 public enum ShiplaneVersion {
