@@ -34,11 +34,15 @@ package enum SigningKeyCheck {
     /// - Throws: `Unusable` naming every key that cannot sign, all at once.
     package static func check(_ lane: LaneContext, named: [NamedSigningKey] = []) throws {
         var found: [(labels: [String], error: SigningError)] = []
-        func attempt(_ label: String, _ body: () throws -> Void) {
+        func attempt(_ label: String, leavingUsageToTheStep: Bool = false, _ body: () throws -> Void) {
             do {
                 try body()
             } catch {
                 let reportable = error as? any ReportableError
+                // A signature the command asks for with no key configured at all (`bump --sign`
+                // with neither user.signingKey nor a key variable) is a usage error its step
+                // reports before any change (exit 2), not a key that is set but cannot sign.
+                if leavingUsageToTheStep, reportable?.category == .usage { return }
                 let problem = SigningError(reportable?.message ?? "\(error)", info: reportable?.info ?? [],
                                            suggestion: reportable?.suggestion)
                 // One key reached two ways (SHIPLANE_SSH_SIGNING_KEY and gpg.format ssh): once.
@@ -100,7 +104,7 @@ package enum SigningKeyCheck {
                 let configAsks = configured.map { (try? GitObjectSigning.bool($0)) ?? true } ?? false
                 if !configAsks, let asked = named.first(where: { $0.use == (kind == .commit ? .commit : .tag) }) {
                     // git's configuration does not sign; the lane does (`sign: true`, `--sign`).
-                    attempt("\(asked.location) (a signed \(kind.rawValue))") {
+                    attempt("\(asked.location) (a signed \(kind.rawValue))", leavingUsageToTheStep: true) {
                         try GitObjectSigning.resolve(kind, option: true, repository: repository, environment: environment, committer: committer)?.checkUsable()
                     }
                 } else {
