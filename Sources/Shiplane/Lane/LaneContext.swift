@@ -231,10 +231,11 @@ public final class LaneContext: @unchecked Sendable {
         return StepFailure(step: record.name, callSite: record.callSite, cause: error)
     }
 
-    /// A message is about to go out, written down as intended: the run's observers hear it
-    /// (past the point of no return the remote's record learns of it first: `RemoteRecordFollower`).
-    func messageAboutToGo() {
-        for observer in state.observers { observer.messageAboutToGo(in: self) }
+    /// An effect a retry elsewhere must know of is written down (a message about to go, a
+    /// multipart upload begun): the run's observers hear it (past the point of no return the
+    /// remote's record learns of it at once: `RemoteRecordFollower`).
+    func effectUnderWay(_ what: String) {
+        for observer in state.observers { observer.effectUnderWay(what, in: self) }
     }
 
     /// The open repository of the working directory (opened once per run).

@@ -91,7 +91,7 @@ extension StepContext {
         let handle = try record(effect, description)
         // A fresh clone finishes a release from the record on the remote: it must know of this
         // message before it goes, or a kill during the send would have the clone send it again.
-        lane.messageAboutToGo()
+        lane.effectUnderWay("the message to \(destination) about to go")
         if let handle { lane.state.journal.markSendUnderWay(handle.index) }
         do {
             let sent = try await send()

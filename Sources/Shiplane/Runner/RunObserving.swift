@@ -1,14 +1,16 @@
 import Foundation
 
 /// Hears a run at the moments that durability and fault injection care about — a step finished
-/// and recorded, a message about to go — so that the runner and the lane context name neither.
+/// and recorded, an effect under way that a retry must know of — so that the runner and the lane
+/// context name neither.
 package protocol RunObserving: Sendable {
     /// Step `record` finished and its result is in the run's record. `replayed`: a resumed run
     /// handed back what its earlier process recorded; `carriedRefs`: the step's own push carried
     /// what the observers gave it (`CarriesObserversRefs`).
     func stepFinished(_ record: StepRecord, replayed: Bool, carriedRefs: Bool, in lane: LaneContext)
-    /// A message is about to go out (`deliverOnce`), written down in the record as intended.
-    func messageAboutToGo(in lane: LaneContext)
+    /// Within a step, an effect that a retry elsewhere must know of is written down in the record
+    /// (`what`: a message about to go, a multipart upload begun): the record leaves this machine now.
+    func effectUnderWay(_ what: String, in lane: LaneContext)
     /// A push of the release branch is about to pass the run's point of no return (`reason`):
     /// the refspecs to send in the same push (the run's record, so any clone finds it).
     /// - Throws: when what must go with the push cannot be made ready (the push does not start).
@@ -21,7 +23,7 @@ package protocol RunObserving: Sendable {
 }
 
 extension RunObserving {
-    package func messageAboutToGo(in lane: LaneContext) {}
+    package func effectUnderWay(_ what: String, in lane: LaneContext) {}
     package func refspecsToCarry(pushing reason: String, to remote: String, in lane: LaneContext) throws -> [String] { [] }
     package func carriedPushSettled(_ push: CarriedPush, in step: StepContext) {}
 }

@@ -200,6 +200,29 @@ package struct S3Client: Sendable {
         }
     }
 
+    /// The ids of the multipart uploads open for exactly `key` (ListMultipartUploads by prefix,
+    /// page after page), oldest first as S3 lists them.
+    package func openUploads(_ key: String) async throws -> [String] {
+        var ids: [String] = []
+        var markers: (key: String, upload: String)?
+        while true {
+            var query = "prefix=\(SignatureV4.encode(key))&uploads="
+            if let markers {
+                query = "key-marker=\(SignatureV4.encode(markers.key))&prefix=\(SignatureV4.encode(key))&upload-id-marker=\(SignatureV4.encode(markers.upload))&uploads="
+            }
+            let response = try await send(.get, key: nil, query: query)
+            guard response.isSuccess else { throw failure(response, doing: "list the multipart uploads of \(target.display(key))") }
+            for upload in Self.elements("Upload", in: response.text) where Self.element("Key", in: upload) == key {
+                if let id = Self.element("UploadId", in: upload) { ids.append(id) }
+            }
+            guard Self.element("IsTruncated", in: response.text) == "true",
+                  let nextKey = Self.element("NextKeyMarker", in: response.text),
+                  let nextUpload = Self.element("NextUploadIdMarker", in: response.text),
+                  markers.map({ $0.key != nextKey || $0.upload != nextUpload }) ?? true else { return ids }
+            markers = (nextKey, nextUpload)
+        }
+    }
+
     /// Joins the parts into the object; returns its ETag.
     package func completeMultipartUpload(_ key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws -> String {
         var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"

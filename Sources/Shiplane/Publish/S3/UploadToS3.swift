@@ -80,35 +80,47 @@ package struct UploadToS3: AsyncAction {
     }
 
     /// Starts (or continues the earlier attempt's) multipart upload, sends the parts S3 lacks and completes it.
+    /// The record leaves the machine (`effectUnderWay`) before the upload is asked for and again once
+    /// S3 named it, so a retry in a fresh clone continues it instead of leaving it open.
     private func multipart(step: StepContext, client: S3Client, path: String, digests: FileDigests, parts: [(offset: Int64, length: Int64)],
                            effect: inout S3ObjectUploaded, earlier: Int?) async throws {
         var held: [Int: String] = [:]
         var handle: EffectHandle?
+        let sums = try parts.map { try FileDigests.slice(path, offset: $0.offset, length: $0.length) }
+        let expected = sums.map { "\"\(SignatureV4.hex($0.md5))\"" }
         if let earlier, let uploadID = effect.uploadID, let listed = try await client.listParts(key, uploadID: uploadID) {
             held = listed
             handle = EffectHandle(index: earlier)
             step.log("continuing the multipart upload of \(target.display(key)): S3 holds \(held.count) of \(parts.count) parts")
+        } else if let earlier, effect.uploadID == nil,
+                  let found = try await adoptUnnamedUpload(client: client, expected: expected, step: step) {
+            // The earlier attempt asked for an upload and was stopped before it wrote S3's answer down.
+            (effect.uploadID, held) = (found.uploadID, found.held)
+            handle = EffectHandle(index: earlier)
+            step.done(handle, effect)
+            step.lane.effectUnderWay("the multipart upload of \(target.display(key))")
+            step.log("continuing the multipart upload of \(target.display(key)) an earlier attempt began: S3 holds \(held.count) of \(parts.count) parts")
         } else {
             effect.uploadID = nil
             handle = try step.record(effect, "abort the upload and delete \(target.display(key))")
+            step.lane.effectUnderWay("the multipart upload of \(target.display(key)) about to begin")
             effect.uploadID = try await client.createMultipartUpload(key, digests: digests, acl: acl)
-            // Written down at once: a kill from here on continues this upload or aborts it.
+            // Written down at once, here and on the remote: a kill from here on continues this upload or aborts it.
             step.done(handle, effect)
+            step.lane.effectUnderWay("the multipart upload of \(target.display(key))")
         }
         guard let uploadID = effect.uploadID else { return }
         var etags: [(number: Int, etag: String)] = []
         for (index, part) in parts.enumerated() {
             let number = index + 1
-            let sums = try FileDigests.slice(path, offset: part.offset, length: part.length)
-            let expected = "\"\(SignatureV4.hex(sums.md5))\""
-            if held[number] == expected {
-                etags.append((number, expected))
+            if held[number] == expected[index] {
+                etags.append((number, expected[index]))
                 continue
             }
             let etag = try await client.uploadPart(key, uploadID: uploadID, number: number, file: path, offset: part.offset,
-                                                   length: part.length, md5: sums.md5, sha256: sums.sha256)
-            guard etag == expected else {
-                throw ShiplaneError("S3 answered part \(number) of \(target.display(key)) with ETag \(etag), not its MD5 \(expected)",
+                                                   length: part.length, md5: sums[index].md5, sha256: sums[index].sha256)
+            guard etag == expected[index] else {
+                throw ShiplaneError("S3 answered part \(number) of \(target.display(key)) with ETag \(etag), not its MD5 \(expected[index])",
                                     suggestion: "run again: the part is sent again")
             }
             step.log("part \(number) of \(parts.count) sent")
@@ -117,6 +129,28 @@ package struct UploadToS3: AsyncAction {
         effect.etag = try await client.completeMultipartUpload(key, uploadID: uploadID, parts: etags)
         effect.uploadID = nil
         step.done(handle, effect)
+    }
+
+    /// The upload an earlier attempt of this step asked for but never wrote down (stopped before
+    /// S3's answer), found among the key's open uploads: one whose every part is a part of this
+    /// file (by number and MD5) is continued, and any further such one aborted (the same bytes, to
+    /// the same key: a duplicate of this run's). Uploads holding other bytes are someone else's and stay.
+    private func adoptUnnamedUpload(client: S3Client, expected: [String], step: StepContext) async throws
+        -> (uploadID: String, held: [Int: String])? {
+        var found: [(uploadID: String, held: [Int: String])] = []
+        for uploadID in try await client.openUploads(key) {
+            guard let held = try await client.listParts(key, uploadID: uploadID) else { continue }
+            if held.allSatisfy({ expected.indices.contains($0.key - 1) && expected[$0.key - 1] == $0.value }) {
+                found.append((uploadID, held))
+            } else {
+                step.log("\(target.display(key)) has an open multipart upload with other bytes (\(uploadID)): not this run's, left as it is", level: .warning)
+            }
+        }
+        guard let kept = found.max(by: { $0.held.count < $1.held.count }) else { return nil }
+        for other in found where other.uploadID != kept.uploadID {
+            try await client.abortMultipartUpload(key, uploadID: other.uploadID)
+        }
+        return kept
     }
 
     /// The parts of a file of `size` bytes: one when it fits in `partSize`.

@@ -4,9 +4,10 @@ internal import Git
 /// Sends the run's record with the push that passes the point of no return (staged as
 /// `refs/shiplane/run` and carried in the same push), then keeps the record on the remote following
 /// the run: after each finished step, so a fresh clone replays what was done — a published release, a
-/// sent message — instead of doing it again; and before a message goes, so a retry in a fresh
-/// clone knows it may have been sent and keeps the step's delivery rule instead of sending it
-/// blind. A failure to update it is a warning, not an error.
+/// sent message — instead of doing it again; and within a step when an effect is under way (a
+/// message about to go, a multipart upload begun), so a retry in a fresh clone knows it may have
+/// happened: it keeps the step's delivery rule instead of sending blind, or continues the upload.
+/// A failure to update it is a warning, not an error.
 ///
 /// What the remote makes of the carried record is handled here too (`carriedPushSettled`): a
 /// refused record is forgotten with a warning; a push that landed in part has the remote's record
@@ -71,8 +72,8 @@ struct RemoteRecordFollower: RunObserving {
         return ["+\(reference):\(reference)"]
     }
 
-    func messageAboutToGo(in lane: LaneContext) {
-        publish(in: lane, consequence: "a retry on a fresh clone may send it again", before: " before the message")
+    func effectUnderWay(_ what: String, in lane: LaneContext) {
+        publish(in: lane, consequence: "a retry on a fresh clone may not know of it", before: " with \(what)")
     }
 
     private func publish(in lane: LaneContext, consequence: String, before: String = "") {
