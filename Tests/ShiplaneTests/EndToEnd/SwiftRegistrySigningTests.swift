@@ -45,8 +45,9 @@ struct SwiftRegistrySigningTests {
     }
 
     /// Every problem with the key and chain is named at once, before anything is made or sent:
-    /// not a P-256 key, a certificate of another key, no code-signing usage, expired; a chain
-    /// variable without a certificate; a good pair passes.
+    /// a key of a type cms-1.0.0 does not sign with (P-384, Ed25519, RSA under 2048 bits), a
+    /// certificate of another key, no code-signing usage, expired; a chain variable without a
+    /// certificate; a good pair passes, P-256 or RSA.
     @Test func aBadKeyOrChainIsRefusedNamingEveryProblem() throws {
         let folder = try TemporaryRepository(commit: false)
         let pki = folder.root
@@ -57,15 +58,36 @@ struct SwiftRegistrySigningTests {
         func read(_ file: String) throws -> String { try String(contentsOfFile: pki + "/" + file, encoding: .utf8) }
 
         _ = try RegistrySigner(keyPEM: try read("good.key"), chainPEM: try read("good.pem"), keyVariable: "K", chainVariable: "C")
+        let rsa = try RegistrySigner(keyPEM: try read("rsa.key"), chainPEM: try read("rsa.pem"), keyVariable: "K", chainVariable: "C")
+        if case .rsa(let key) = rsa.key { #expect(key.keySizeInBits == 2048) } else { Issue.record("an RSA key read as \(rsa.key)") }
+        // The same RSA key as PKCS #1 ("RSA PRIVATE KEY"), as `openssl genrsa -traditional` writes it.
+        let pkcs1 = try runTool(["openssl", "rsa", "-in", pki + "/rsa.key", "-traditional"])
+        #expect(pkcs1.output.contains("BEGIN RSA PRIVATE KEY"), "\(pkcs1.output)")
+        _ = try RegistrySigner(keyPEM: pkcs1.output, chainPEM: try read("rsa.pem"), keyVariable: "K", chainVariable: "C")
 
-        // An RSA key, with a certificate of another key that has no code-signing usage, read a year on.
+        // A P-384 key, with a certificate of another key that has no code-signing usage, read a year on.
         let later = Date().addingTimeInterval(365 * 86_400)
+        let p384 = try runTool(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:secp384r1"])
         #expect {
-            _ = try RegistrySigner(keyPEM: try read("rsa.key"), chainPEM: try read("plain.pem"), keyVariable: "K", chainVariable: "C", now: later)
+            _ = try RegistrySigner(keyPEM: p384.output, chainPEM: try read("plain.pem"), keyVariable: "K", chainVariable: "C", now: later)
         } throws: { error in
             let message = (error as? ValidationFailure)?.problems.joined(separator: "\n") ?? "\(error)"
-            return message.contains("K does not hold a PEM P-256") && message.contains("code-signing extended key usage")
-                && message.contains("expired on")
+            return message.contains("K holds an EC key on P-384 (secp384r1): cms-1.0.0 signs with an ECDSA P-256 (prime256v1) or an RSA key of 2048 bits or more")
+                && message.contains("code-signing extended key usage") && message.contains("expired on")
+        }
+        // Ed25519, a 1024-bit RSA key and encrypted keys (traditional and PKCS #8) are named as what they are.
+        for (made, named) in [(["openssl", "genpkey", "-algorithm", "ed25519"], "K holds an Ed25519 key"),
+                              (["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"], "K holds an RSA key of 1024 bits"),
+                              (["openssl", "ec", "-in", pki + "/good.key", "-aes256", "-passout", "pass:x"], "K holds an encrypted private key"),
+                              (["openssl", "pkcs8", "-topk8", "-in", pki + "/good.key", "-v2", "aes256", "-passout", "pass:x"], "K holds an encrypted private key")] {
+            let key = try runTool(made)
+            #expect(key.status == 0, "\(key.output)")
+            #expect {
+                _ = try RegistrySigner(keyPEM: key.output, chainPEM: try read("good.pem"), keyVariable: "K", chainVariable: "C")
+            } throws: { error in
+                let problems = (error as? ValidationFailure)?.problems ?? []
+                return problems.count == 1 && problems[0].hasPrefix(named)
+            }
         }
         // A P-256 key with another key's certificate; and a chain with no certificate at all.
         #expect {
@@ -109,6 +131,26 @@ struct SwiftRegistrySigningTests {
         #expect(registry.puts == 0, "\(registry.log)")
     }
 
+    /// The built binary given an Ed25519 key (a type cms-1.0.0 does not sign with): a usage error
+    /// naming the key's type and the ones allowed, the key never shown, nothing sent.
+    @Test func aKeyOfAnotherTypeIsAUsageErrorBeforeAnythingIsSent() async throws {
+        let registry = FakeSwiftRegistry()
+        try await registry.start()
+        defer { registry.stop() }
+        let repo = try Self.smallPackage()
+        let (_, chain) = try Self.certificatePEMs("good", in: repo.root, extendedKeyUsage: "codeSigning")
+        let made = try runTool(["openssl", "genpkey", "-algorithm", "ed25519"])
+        #expect(made.status == 0, "\(made.output)")
+        let keyLine = try #require(made.output.split(separator: "\n").dropFirst().first.map(String.init))
+        let run = try await repo.shiplaneAsync(["publish"], environment: [
+            "REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": made.output, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain,
+        ])
+        #expect(run.status == 2, "a usage error (exit 2): \(run.all)")
+        #expect(run.all.contains("SWIFT_REGISTRY_SIGNING_KEY holds an Ed25519 key: cms-1.0.0 signs with an ECDSA P-256 (prime256v1) or an RSA key of 2048 bits or more"), "\(run.all)")
+        #expect(!run.all.contains(keyLine), "the key never shows")
+        #expect(registry.puts == 0 && registry.log.isEmpty, "nothing asked of the registry: \(registry.log)")
+    }
+
     /// A dry run with a good key and chain says the archive would go signed, with how many
     /// certificates, shows no key, and sends nothing.
     @Test func aDryRunSaysTheArchiveWouldGoSignedAndSendsNothing() async throws {
@@ -129,7 +171,10 @@ struct SwiftRegistrySigningTests {
         #expect(registry.violations.isEmpty, "\(registry.violations)")
     }
 
-    @Test func swiftPMResolvesTheSignedReleaseRefusesATamperedOneAndARerunSendsNothing() async throws {
+    /// For each key type cms-1.0.0 allows (ECDSA P-256, RSA 2048): SwiftPM, trusting only the
+    /// test's CA (of the same key type), resolves and builds the signed release and refuses it tampered.
+    @Test(arguments: ["p256", "rsa"])
+    func swiftPMResolvesTheSignedReleaseRefusesATamperedOneAndARerunSendsNothing(keyType: String) async throws {
         let registry = FakeSwiftRegistry()
         try await registry.start()
         defer { registry.stop() }
@@ -143,14 +188,15 @@ struct SwiftRegistrySigningTests {
         try repo.git("add", ".")
         try repo.git("commit", "-q", "-m", "feat: rockets")
 
-        // A throwaway CA and a code-signing certificate under it (P-256), made by openssl.
+        // A throwaway CA and a code-signing certificate under it (P-256 or RSA 2048), made by openssl.
         let pki = repo.root + "/pki"
         try FileManager.default.createDirectory(atPath: pki + "/roots", withIntermediateDirectories: true)
+        let newKey = keyType == "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
         for command in [
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pki + "/ca.key",
+            ["openssl", "req", "-x509"] + newKey + ["-nodes", "-keyout", pki + "/ca.key",
              "-out", pki + "/ca.pem", "-days", "30", "-subj", "/CN=Shiplane Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
              "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-            ["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pki + "/leaf.key",
+            ["openssl", "req"] + newKey + ["-nodes", "-keyout", pki + "/leaf.key",
              "-out", pki + "/leaf.csr", "-subj", "/CN=Acme Release Signing/O=Acme"],
             ["openssl", "x509", "-req", "-in", pki + "/leaf.csr", "-CA", pki + "/ca.pem", "-CAkey", pki + "/ca.key", "-CAcreateserial",
              "-out", pki + "/leaf.pem", "-days", "30", "-extfile", pki + "/ext.cnf"],
@@ -164,6 +210,7 @@ struct SwiftRegistrySigningTests {
             #expect(made.status == 0, "\(made.output)")
         }
         let key = try String(contentsOfFile: pki + "/leaf.key", encoding: .utf8)
+        #expect(key.contains("BEGIN PRIVATE KEY"))
         let chain = try String(contentsOfFile: pki + "/leaf.pem", encoding: .utf8)
         let environment = ["REGISTRY": registry.baseURL, "SWIFT_REGISTRY_SIGNING_KEY": key, "SWIFT_REGISTRY_CERTIFICATE_CHAIN": chain]
         let keyLine = try #require(key.split(separator: "\n").dropFirst().first.map(String.init))

@@ -49,7 +49,13 @@ final class FakeSwiftRegistry: @unchecked Sendable {
     /// Seconds a publication waits, after the release is stored, before it is answered.
     var answerDelay: Double = 0
 
-    init(token: String? = nil) { self.token = token }
+    /// The largest request body kept (a larger one is cut there, and its multipart refused).
+    let bodyLimit: Int
+
+    init(token: String? = nil, bodyLimit: Int = 64 << 20) {
+        self.token = token
+        self.bodyLimit = bodyLimit
+    }
 
     var baseURL: String { server?.baseURL ?? "" }
     /// Every request as "METHOD path", in order.
@@ -105,7 +111,7 @@ final class FakeSwiftRegistry: @unchecked Sendable {
 
     private func handle(_ request: Request) async throws -> Response {
         let (path, query) = request.pathAndQuery
-        let (bytes, _) = try await request.readBody(keeping: 64 << 20)
+        let (bytes, _) = try await request.readBody(keeping: bodyLimit)
         lock.withLock { requests.append("\(request.method) \(path)") }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { String($0).removingPercentEncoding ?? String($0) }
 

@@ -11,7 +11,7 @@ package struct PublishToSwiftRegistry: AsyncAction {
     package var version: String
     /// The metadata file (relative to the work tree); nil: `package-metadata.json` when there is one.
     package var metadata: String?
-    /// The environment variable holding the PEM P-256 signing key (SE-0391 `cms-1.0.0`); nil: unsigned.
+    /// The environment variable holding the PEM signing key (SE-0391 `cms-1.0.0`: ECDSA P-256 or RSA of 2048 bits or more); nil: unsigned.
     package var signingKey: String? = nil
     /// The environment variable holding the PEM certificate chain, the signing certificate first.
     package var certificateChain: String = "SWIFT_REGISTRY_CERTIFICATE_CHAIN"
@@ -93,7 +93,7 @@ package struct PublishToSwiftRegistry: AsyncAction {
 
         // Passed here unless an earlier step (a push) already did; only a point this step passed is
         // taken back when the registry refuses the release.
-        let archiveSignature = try signer.map { try $0.sign(try Data(contentsOf: URL(fileURLWithPath: archive.path))) }
+        let archiveSignature = try signer.map { try $0.sign(fileAt: archive.path) }
         let metadataSignature = try signer.flatMap { signer in try metadataBytes.map { try signer.sign($0) } }
         let ownsPoint = step.lane.state.pointOfNoReturn == nil
         try step.passPointOfNoReturn("published \(package.id) \(version) to \(package.registry)")
@@ -129,7 +129,7 @@ package struct PublishToSwiftRegistry: AsyncAction {
         let variables = step.lane.environment.variables
         func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
         var problems: [String] = []
-        if value(keyVariable) == nil { problems.append("\(keyVariable) is not set: it holds the PEM P-256 signing key") }
+        if value(keyVariable) == nil { problems.append("\(keyVariable) is not set: it holds the PEM signing key (ECDSA P-256 or RSA 2048+)") }
         if value(chainVariable) == nil { problems.append("\(chainVariable) is not set: it holds the PEM certificate chain, the signing certificate first") }
         guard problems.isEmpty, let key = value(keyVariable), let chain = value(chainVariable) else {
             throw ValidationFailure(problems: problems, suggestion: "set them (as secrets), or leave signingKey out to publish unsigned; nothing was sent")
@@ -195,7 +195,7 @@ extension LaneContext {
     /// release's URL. The same version already there with the same checksum: nothing sent.
     /// Credentials come from `SWIFTPM_REGISTRY_TOKEN`, or `SWIFTPM_REGISTRY_LOGIN` and
     /// `SWIFTPM_REGISTRY_PASSWORD`, as SwiftPM reads them. With `signingKey` (the environment
-    /// variable holding a PEM P-256 key; its certificate chain in `certificateChain`'s variable)
+    /// variable holding a PEM ECDSA P-256 or RSA (2048+) key; its certificate chain in `certificateChain`'s variable)
     /// the release is signed as SE-0391's `cms-1.0.0`: each manifest, the archive and the metadata.
     @discardableResult
     public func publishToSwiftRegistry(_ id: String, version: String, registry: String, metadata: String? = nil,
@@ -234,7 +234,7 @@ extension PublishToSwiftRegistry: DocumentedAction {
             .init(name: "version", type: "String", defaultValue: nil, help: "the release's semantic version"),
             .init(name: "registry", type: "String", defaultValue: nil, help: "the registry's root URL (HTTPS; plain HTTP only on loopback)"),
             .init(name: "metadata", type: "String?", defaultValue: "nil", help: "the release metadata file (SE-0391 schema); nil: package-metadata.json when there is one"),
-            .init(name: "signingKey", type: "String?", defaultValue: "nil", help: "the environment variable holding the PEM P-256 signing key (a secret); nil: unsigned. Signs the manifests, the archive and the metadata as SE-0391's cms-1.0.0"),
+            .init(name: "signingKey", type: "String?", defaultValue: "nil", help: "the environment variable holding the PEM signing key, ECDSA P-256 or RSA 2048+ (a secret); nil: unsigned. Signs the manifests, the archive and the metadata as SE-0391's cms-1.0.0"),
             .init(name: "certificateChain", type: "String", defaultValue: "SWIFT_REGISTRY_CERTIFICATE_CHAIN", help: "the environment variable holding the PEM certificate chain, the code-signing certificate first"),
         ],
         example: #"try await lane.publishToSwiftRegistry("acme.Rocket", version: version, registry: "https://packages.example.com")"#,

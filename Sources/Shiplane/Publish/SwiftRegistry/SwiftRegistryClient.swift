@@ -125,12 +125,13 @@ package struct SwiftRegistryClient: Sendable {
     /// registry serves no archive at `version`. The archive is downloaded into `folder` (the
     /// step's own scratch folder, removed with it).
     package func publishedManifests(_ version: String, in folder: String) async throws -> [String: Data]? {
-        let response = try await send(.get, package.releaseURL(version) + ".zip", accept: "application/vnd.swift.registry.v1+zip", timeout: 600)
+        // Written to the file as it arrives, never whole in memory.
+        let file = folder + "/published-\(UUID().uuidString).zip"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let response = try await send(.get, package.releaseURL(version) + ".zip", accept: "application/vnd.swift.registry.v1+zip", timeout: 600,
+                                      responseFile: file)
         if response.status == 404 || response.status == 410 { return nil }
         guard response.status == 200 else { throw failure(response, doing: "download \(package.id) \(version)'s source archive") }
-        let file = folder + "/published-\(UUID().uuidString).zip"
-        try Data(response.body).write(to: URL(fileURLWithPath: file))
-        defer { try? FileManager.default.removeItem(atPath: file) }
         var manifests: [String: Data] = [:]
         for path in (try? ZipEntries.paths(in: file)) ?? [] {
             let parts = path.split(separator: "/")
@@ -165,9 +166,12 @@ package struct SwiftRegistryClient: Sendable {
     // MARK: - Plumbing
 
     private func send(_ method: HTTPRequestMethod, _ url: String, headers: [(name: String, value: String)] = [],
-                      accept: String = jsonAccept, body: HTTPRequestBody = .none, timeout: Double = 60) async throws -> HTTPResponse {
+                      accept: String = jsonAccept, body: HTTPRequestBody = .none, timeout: Double = 60,
+                      responseFile: String? = nil) async throws -> HTTPResponse {
         let all = [("Accept", accept)] + headers + (authorization.map { [("Authorization", $0)] } ?? [])
-        return try await transport.send(HTTPRequest(method: method, url: url, headers: all, body: body, timeout: timeout))
+        var request = HTTPRequest(method: method, url: url, headers: all, body: body, timeout: timeout)
+        request.responseFile = responseFile
+        return try await transport.send(request)
     }
 
     /// The problem details object's `detail` (RFC 7807), or the body's start.

@@ -78,8 +78,9 @@ package struct SwiftSourceArchive: Sendable {
             named.append(moved)
         }
         try ZipArchive.write(entries: named, to: URL(fileURLWithPath: destination), compression: .deflated, modificationTime: time)
-        let data = try Data(contentsOf: URL(fileURLWithPath: destination))
-        return SwiftSourceArchive(path: destination, folder: folder, checksum: SHA256.hex(of: data), size: Int64(data.count),
+        // Hashed as it is read, never whole in memory (an archive can be larger than the memory).
+        let size = (try FileManager.default.attributesOfItem(atPath: destination)[.size] as? NSNumber)?.int64Value ?? 0
+        return SwiftSourceArchive(path: destination, folder: folder, checksum: try SHA256.hex(ofFile: destination), size: size,
                                   files: files.sorted(), manifests: manifests)
     }
 
