@@ -112,6 +112,9 @@ struct LaneCompiler {
             fingerprint.add(path)
             fingerprint.add(Self.stamp(path))
         }
+        // A release build folder's lanes link statically (BuildFolderObject): not the program
+        // an earlier Shiplane linked against the same shared library.
+        if toolchain.buildFolderObjects != nil { fingerprint.add("linked statically from the build folder") }
         for source in sources {
             fingerprint.add(source.relative)
             fingerprint.add(source.text.utf8)
@@ -165,8 +168,10 @@ struct LaneCompiler {
             "-module-name", "Lanes", "-parse-as-library", "-swift-version", "5", "-Onone", "-wmo",
             "-I", toolchain.moduleFolder, "-o", output,
         ]
-        arguments += toolchain.linkArguments
-        if toolchain.linksStatically, let archive = Self.staticCxxRuntime(swiftc: toolchain.swiftc, environment: environment) {
+        // In a release build folder: its objects made into one for static linking (once per build).
+        let linking = BuildFolderObject.prepared(toolchain, cacheFolder: cacheFolder, environment: environment, stoppingWhen: interrupted)
+        arguments += linking.linkArguments
+        if linking.linksStatically, let archive = Self.staticCxxRuntime(swiftc: toolchain.swiftc, environment: environment) {
             // GCC's C++ runtime (which the static Swift runtime needs) and libgcc linked in too: a
             // lane program that loads and relocates libstdc++.so at every start spends about a
             // fifth of an empty lane's start in the loader. The archive comes with the library

@@ -17,15 +17,28 @@ struct Toolchain {
     /// carries the Swift runtime, Foundation and Shiplane itself, and starts without loading or
     /// binding a shared library of its own (about 19 ms of CPU down to 7 ms for a no-op lane).
     var linksStatically = false
+    /// In a SwiftPM release build folder on Linux (`swift build -c release`): SwiftPM's list of the
+    /// shared library's objects (`ShiplaneKit.product/Objects.LinkFileList`). Lanes then link
+    /// statically as in a bundle, against those objects made into one relocatable object in the
+    /// lane cache (`BuildFolderObject`), once per build of the library; `libraryFile` stays the
+    /// shared library, whose stamp changes with every build.
+    var buildFolderObjects: String?
+    /// That relocatable object, once made for a compile (`BuildFolderObject.prepared`).
+    var buildFolderObject: String?
 
     /// The folder of the static archives, when lanes link statically.
-    var staticFolder: String { libraryFolder + "/" + Self.staticFolderName }
+    var staticFolder: String {
+        buildFolderObject.map { ($0 as NSString).deletingLastPathComponent } ?? libraryFolder + "/" + Self.staticFolderName
+    }
 
     /// The library lane programs link against: the relocatable object or the shared library. Its
     /// size, modification time and inode are part of the lane cache key.
     var libraryFile: String {
-        linksStatically ? staticFolder + "/" + Self.staticLibraryFileName : libraryFolder + "/" + Self.libraryFileName
+        linksStatically && buildFolderObjects == nil ? staticFolder + "/" + Self.staticLibraryFileName : libraryFolder + "/" + Self.libraryFileName
     }
+
+    /// The file a static lane program links whole: the bundle's or the one made from the build folder.
+    var staticObject: String { buildFolderObject ?? staticFolder + "/" + Self.staticLibraryFileName }
 
     /// The compiler's link arguments for a lane program.
     ///
@@ -39,7 +52,7 @@ struct Toolchain {
     /// (hyperfine, 8 runs each, the same `swiftc` command).
     var linkArguments: [String] {
         var arguments = linksStatically
-            ? ["-static-stdlib", "-Xlinker", "-no-pie", "-L", staticFolder, libraryFile]
+            ? ["-static-stdlib", "-Xlinker", "-no-pie", "-L", staticFolder, staticObject]
             : ["-L", libraryFolder, "-lShiplaneKit", "-Xlinker", "-rpath", "-Xlinker", libraryFolder]
         #if os(Linux)
         if FileManager.default.isExecutableFile(atPath: Self.compilerFolder(of: swiftc) + "/ld.lld") {
@@ -117,9 +130,11 @@ struct Toolchain {
             || manager.fileExists(atPath: candidate.modules + "/Shiplane.swiftinterface") {
             let archive = manager.fileExists(atPath: "\(candidate.library)/\(staticFolderName)/\(staticLibraryFileName)")
             guard archive || manager.fileExists(atPath: candidate.library + "/" + libraryFileName) else { continue }
+            let libraryFolder = resolved(candidate.library)
+            let objects = archive ? nil : BuildFolderObject.objectList(libraryFolder: libraryFolder, swiftc: swiftc, environment: environment)
             return Toolchain(
-                swiftc: swiftc, libraryFolder: resolved(candidate.library), moduleFolder: resolved(candidate.modules),
-                linksStatically: archive
+                swiftc: swiftc, libraryFolder: libraryFolder, moduleFolder: resolved(candidate.modules),
+                linksStatically: archive || objects != nil, buildFolderObjects: objects
             )
         }
         throw EnvironmentProblem(
