@@ -94,7 +94,11 @@ package enum SigningKeyCheck {
             case .commit, .tag: continue
             }
         }
-        if let repository = try? lane.repository() {
+        // git's settings through libgit2 (a repository opened, the CA bundle parsed) only when the
+        // lane asks for a signed commit or tag, or a configuration file could (GitSigningSettingsScan).
+        if named.contains(where: { $0.use == .commit || $0.use == .tag })
+            || GitSigningSettingsScan.mayAskForSignatures(workingDirectory: lane.workingDirectory),
+           let repository = try? lane.repository() {
             let identity = try? git { try repository.configuredIdentity(environment: environment.variables, role: .committer) }
             let committer = "\(identity?.name ?? "") <\(identity?.email ?? "")>"
             for kind in [GitObjectSigning.Kind.commit, .tag] {
