@@ -50,7 +50,9 @@ struct LaneCompiler {
         if FileManager.default.isExecutableFile(atPath: published) {
             return Compiled(executable: published, compiled: false, seconds: 0)
         }
-        let found = try Self.declarations(in: sources, lanesFolder: root + "/Lanes")
+        // Read into tokens once: the lane declarations now, the signing keys they name when compiling.
+        let lexed = sources.map { LaneSource(path: $0.relative, text: $0.text) }
+        let found = try Self.declarations(in: lexed, lanesFolder: root + "/Lanes")
         // One compile per key at a time: a run that finds another compiling these very lanes
         // (parallel CI jobs or test processes sharing the cache) waits for it and takes its
         // program instead of compiling the same bytes again beside it.
@@ -62,7 +64,7 @@ struct LaneCompiler {
         if FileManager.default.isExecutableFile(atPath: published) {
             return Compiled(executable: published, compiled: false, seconds: Date().timeIntervalSince(waitStarted))
         }
-        return try compile(root: root, key: key, found: found, sources: sources, onCompileStart: onCompileStart)
+        return try compile(root: root, key: key, found: found, sources: lexed, onCompileStart: onCompileStart)
     }
 
     /// The name of a key's compile lock in the cache's `locks/` folder (`compiling-KEY`, an empty
@@ -124,8 +126,8 @@ struct LaneCompiler {
 
     /// The lanes, hooks and effect types declared in `sources`, for the generated entry point.
     /// - Throws: `CompileFailure` for a declaration mistake, `EnvironmentProblem` when there is no lane.
-    static func declarations(in sources: [(relative: String, absolute: String, text: String)], lanesFolder: String) throws -> LaneDiscovery.Found {
-        let found = LaneDiscovery.scan(sources.map { (path: $0.relative, text: $0.text) })
+    static func declarations(in sources: [LaneSource], lanesFolder: String) throws -> LaneDiscovery.Found {
+        let found = LaneDiscovery.scan(sources)
         guard found.problems.isEmpty else {
             throw CompileFailure(diagnostics: found.problems, command: "shiplane (reading the lane declarations)")
         }
@@ -133,14 +135,14 @@ struct LaneCompiler {
             throw EnvironmentProblem(
                 "no lanes found in \(lanesFolder)",
                 suggestion: "declare a lane: `struct Release: Lane { func run(_ lane: LaneContext) async throws { ... } }` (see `shiplane init`)",
-                info: [("files", sources.map(\.relative).joined(separator: ", "))]
+                info: [("files", sources.map(\.path).joined(separator: ", "))]
             )
         }
         return found
     }
 
     private func compile(
-        root: String, key: String, found: LaneDiscovery.Found, sources: [(relative: String, absolute: String, text: String)],
+        root: String, key: String, found: LaneDiscovery.Found, sources: [LaneSource],
         onCompileStart: () -> Void
     ) throws -> Compiled {
         try toolchain.checkStaticRuntime()
@@ -159,7 +161,7 @@ struct LaneCompiler {
         defer { if owner >= 0 { close(owner) } }
         Self.removeAbandonedStaging(in: lanesCache, except: staging)
         let entry = staging + "/ShiplaneEntry.swift"
-        let signingKeys = SigningKeyDiscovery.scan(sources.map { (path: $0.relative, text: $0.text) })
+        let signingKeys = SigningKeyDiscovery.scan(sources)
         try Data(Self.entrySource(found, signingKeys: signingKeys).utf8).write(to: URL(fileURLWithPath: entry))
         let output = staging + "/lanes"
         // Whole-module: the lane files are few and small, and one frontend job that parses each
@@ -183,7 +185,7 @@ struct LaneCompiler {
             }
         }
         arguments += toolchain.extraFlags
-        arguments += sources.map(\.absolute)
+        arguments += sources.map { root + "/" + $0.path }
         arguments.append(entry)
         let result = try Self.runCompiler(toolchain.swiftc, arguments: arguments, environment: environment, stoppingWhen: interrupted)
         if interrupted() { throw CompileInterrupted() }
@@ -507,8 +509,20 @@ package struct CompileFailure: ReportableError {
 
 /// `text` as a Swift string literal for generated code.
 func swiftStringLiteral(_ text: String) -> String {
-    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    // Every control character escaped: a key's name read from a lane's literal may hold any.
+    var literal = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\\": literal += "\\\\"
+        case "\"": literal += "\\\""
+        case "\n": literal += "\\n"
+        case _ where scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+            || scalar == "\u{2028}" || scalar == "\u{2029}":
+            literal += "\\u{" + String(scalar.value, radix: 16) + "}"
+        default: literal.unicodeScalars.append(scalar)
+        }
+    }
+    return literal + "\""
 }
 
 /// The bytes a reader thread collected, handed over once it is done.

@@ -5,7 +5,8 @@ import Foundation
 /// A type is a lane when its declaration (or an extension of it) lists `Lane` among its
 /// conformances: `struct Release: Lane`, `final class Nightly: Lane, Sendable`,
 /// `extension Deploy: Lane`. Hooks likewise list `LaneHooks`. Nested types are found by their
-/// qualified name. Comments and string literals are skipped, so a lane in a comment is not one.
+/// qualified name. The sources are read by `SwiftLexer` (as `SigningKeyDiscovery` reads them):
+/// comments and string literals are skipped, so a lane in a comment or a string is not one.
 /// A `private`/`fileprivate` or generic lane is a mistake the compile step reports with its
 /// file and line (the generated entry could not see or name it), never a lane that silently
 /// disappears.
@@ -31,10 +32,15 @@ package enum LaneDiscovery {
 
     /// The lanes and hooks of sources given with their paths relative to the repository root.
     package static func scan(_ sources: [(path: String, text: String)]) -> Found {
+        scan(sources.map { LaneSource(path: $0.path, text: $0.text) })
+    }
+
+    /// The lanes and hooks of sources already read into tokens (`SwiftLexer`).
+    static func scan(_ sources: [LaneSource]) -> Found {
         var found = Found(lanes: [], hooks: [])
         var declaredPrivate: Set<String> = []
         for source in sources {
-            for declaration in declarations(in: source.text) {
+            for declaration in declarations(in: source.tokens) {
                 if declaration.declaresPrivateLane { declaredPrivate.insert(declaration.name) }
                 if declaration.conformances.contains("Effect"), !declaration.isPrivate, !declaration.isGeneric,
                    !found.effects.contains(declaration.name) {
@@ -78,191 +84,150 @@ package enum LaneDiscovery {
         var declaresPrivateLane = false
     }
 
-    /// True when `body` declares `static let isPrivate = true`, `static var isPrivate: Bool { true }`
-    /// or another spelling of them (read as words, no regular expression: this runs on every start).
-    static func setsPrivate(_ body: String) -> Bool {
-        var tokens: [Substring] = []
-        var start: String.Index?
-        for index in body.indices {
-            let character = body[index]
-            if character.isLetter || character.isNumber || character == "_" {
-                if start == nil { start = index }
-                continue
-            }
-            if let begun = start { tokens.append(body[begun..<index]) }
-            start = nil
-            if !character.isWhitespace { tokens.append(body[index...index]) }
-        }
-        if let begun = start { tokens.append(body[begun...]) }
-        func token(_ position: Int) -> Substring? { tokens.indices.contains(position) ? tokens[position] : nil }
-        for position in tokens.indices where tokens[position] == "isPrivate" && position >= 2
-            && (tokens[position - 1] == "let" || tokens[position - 1] == "var") && tokens[position - 2] == "static" {
+    /// True when `body` (a declaration's own tokens) declares `static let isPrivate = true`,
+    /// `static var isPrivate: Bool { true }` or another spelling of them.
+    static func setsPrivate(_ body: [SwiftToken]) -> Bool {
+        func token(_ position: Int) -> SwiftToken.Kind? { body.indices.contains(position) ? body[position].kind : nil }
+        for position in body.indices where body[position].kind == .word("isPrivate") && position >= 2
+            && (token(position - 1) == .word("let") || token(position - 1) == .word("var")) && token(position - 2) == .word("static") {
             var next = position + 1
-            if token(next) == ":" && token(next + 1) == "Bool" { next += 2 }
-            if token(next) == "=" && token(next + 1) == "true" { return true }
-            if token(next) == "{" {
-                next += token(next + 1) == "return" ? 2 : 1
-                if token(next) == "true" && token(next + 1) == "}" { return true }
+            if token(next) == .punctuation(":") && token(next + 1) == .word("Bool") { next += 2 }
+            if token(next) == .punctuation("=") && token(next + 1) == .word("true") { return true }
+            if token(next) == .punctuation("{") {
+                next += token(next + 1) == .word("return") ? 2 : 1
+                if token(next) == .word("true") && token(next + 1) == .punctuation("}") { return true }
             }
         }
         return false
     }
 
     static let modifierWords: Set<String> = ["public", "internal", "private", "fileprivate", "final", "open", "indirect", "package", "nonisolated"]
+    static let typeKeywords: Set<String> = ["struct", "class", "enum", "actor", "extension"]
+    /// Words after `class` that make it a modifier (`class func`, `class override var`), not a declaration.
+    static let memberWords: Set<String> = ["func", "var", "let", "subscript", "init", "deinit", "override", "final", "static", "required", "convenience", "nonisolated", "dynamic"]
 
-    /// The type declarations and extensions in `source`, with qualified names.
-    static func declarations(in source: String) -> [Declaration] {
-        let code = stripCommentsAndStrings(source)
+    /// The type declarations and extensions in `tokens`, with qualified names.
+    static func declarations(in tokens: [SwiftToken]) -> [Declaration] {
         var result: [Declaration] = []
         var stack: [String?] = []   // one entry per open brace: the type it opens, if any
         // Per open brace: the declaration it opens (its index in `result`) and where its body starts.
         var bodies: [(declaration: Int, start: Int)?] = []
         var bodyRanges: [Int: Range<Int>] = [:]
-        var offset = -1
-        var pending: (name: String, isExtension: Bool, isPrivate: Bool, line: Int)?
-        var line = 1
-        var header = ""
-        var collecting = false
+        // A declaration whose `{` has not come yet; `header` is where its tokens after the name start.
+        var pending: (name: String, isExtension: Bool, isPrivate: Bool, line: Int, header: Int)?
         var previousWords: [String] = []
-        var word = ""
-
-        func qualified(_ name: String, isExtension: Bool) -> String {
-            if isExtension { return name }
-            let outer = stack.compactMap { $0 }
-            return (outer + [name]).joined(separator: ".")
-        }
-
-        func endWord() {
-            guard !word.isEmpty else { return }
-            if collecting {
-                header += word
-            } else if let last = previousWords.last, ["struct", "class", "enum", "actor", "extension"].contains(last),
-                      pending == nil, word != "func", word != "var" {
-                let modifiers = previousWords.dropLast().reversed().prefix { modifierWords.contains($0) }
-                pending = (word, last == "extension", modifiers.contains("private") || modifiers.contains("fileprivate"), line)
-                collecting = true
-                header = ""
-            }
-            previousWords.append(word)
-            if previousWords.count > 6 { previousWords.removeFirst() }
-            word = ""
-        }
-
-        for character in code {
-            offset += 1
-            if character.isLetter || character.isNumber || character == "_" || (character == "." && !word.isEmpty) {
-                word.append(character)
+        var position = 0
+        while position < tokens.count {
+            switch tokens[position].kind {
+            case .word(let first):
+                // A dotted name (`Shiplane.Lane`, `extension Namespace.Inner`) is one word.
+                var word = first
+                var end = position + 1
+                while end + 1 < tokens.count, tokens[end].kind == .punctuation("."), case .word(let part) = tokens[end + 1].kind {
+                    word += "." + part
+                    end += 2
+                }
+                if pending == nil, let last = previousWords.last, typeKeywords.contains(last), !memberWords.contains(word) {
+                    let modifiers = previousWords.dropLast().reversed().prefix { modifierWords.contains($0) }
+                    pending = (word, last == "extension", modifiers.contains("private") || modifiers.contains("fileprivate"), tokens[position].line, end)
+                }
+                previousWords.append(word)
+                if previousWords.count > 6 { previousWords.removeFirst() }
+                position = end
                 continue
-            }
-            endWord()
-            if character == "\n" { line += 1 }
-            switch character {
-            case "{":
+            case .punctuation("{"):
                 if let declared = pending {
-                    let name = qualified(declared.name, isExtension: declared.isExtension)
-                    let conformances = conformanceList(header)
-                    let isGeneric = header.trimmingCharacters(in: .whitespaces).hasPrefix("<")
+                    let name = declared.isExtension ? declared.name : (stack.compactMap { $0 } + [declared.name]).joined(separator: ".")
+                    let header = tokens[declared.header..<position]
                     result.append(Declaration(
-                        name: name, conformances: conformances,
+                        name: name, conformances: conformanceList(header),
                         isPrivate: declared.isPrivate,
-                        isGeneric: isGeneric,
+                        isGeneric: header.first?.kind == .punctuation("<"),
                         line: declared.line
                     ))
                     stack.append(declared.isExtension ? nil : name.components(separatedBy: ".").last)
-                    bodies.append((result.count - 1, offset + 1))
+                    bodies.append((result.count - 1, position + 1))
                     pending = nil
-                    collecting = false
-                    header = ""
                 } else {
                     stack.append(nil)
                     bodies.append(nil)
                 }
-            case "}":
+            case .punctuation("}"):
                 if !stack.isEmpty { stack.removeLast() }
-                if let body = bodies.popLast(), let body { bodyRanges[body.declaration] = body.start..<offset }
-            case ";":
+                if let body = bodies.popLast(), let body { bodyRanges[body.declaration] = body.start..<position }
+            case .punctuation(";"):
                 pending = nil
-                collecting = false
             default:
-                if collecting { header.append(character) }
+                break
             }
+            position += 1
         }
-        // A body's own text: nested types' bodies blanked, so their `isPrivate` is theirs.
-        guard code.contains("isPrivate") else { return result }
-        let characters = Array(code)
+        // A body's own tokens: nested types' bodies left out, so their `isPrivate` is theirs.
+        guard tokens.contains(where: { $0.kind == .word("isPrivate") }) else { return result }
         for (index, range) in bodyRanges {
-            var own = characters[range]
+            var own = Array(repeating: true, count: range.count)
             for (other, nested) in bodyRanges where other != index && range.contains(nested.lowerBound) && nested.upperBound <= range.upperBound {
-                for position in nested { own[position] = " " }
+                for position in nested { own[position - range.lowerBound] = false }
             }
-            result[index].declaresPrivateLane = setsPrivate(String(own))
+            result[index].declaresPrivateLane = setsPrivate(range.filter { own[$0 - range.lowerBound] }.map { tokens[$0] })
         }
         return result
     }
 
-    /// `<T>: Lane, Sendable where T: X` → ["Lane", "Sendable"].
-    static func conformanceList(_ header: String) -> [String] {
-        var text = header
-        if let whereRange = text.range(of: " where ") { text = String(text[..<whereRange.lowerBound]) }
-        guard let colon = text.firstIndex(of: ":") else { return [] }
-        return text[text.index(after: colon)...]
-            .split(whereSeparator: { $0 == "," || $0 == "&" })
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .map { $0.hasPrefix("Shiplane.") ? String($0.dropFirst("Shiplane.".count)) : $0 }
-    }
-
-    /// The source with comments removed and string literal contents blanked.
-    static func stripCommentsAndStrings(_ source: String) -> String {
-        var output = ""
-        output.reserveCapacity(source.utf8.count)
-        let characters = Array(source)
-        var index = 0
-        var commentDepth = 0
-        while index < characters.count {
-            let character = characters[index]
-            let next = index + 1 < characters.count ? characters[index + 1] : nil
-            if commentDepth > 0 {
-                if character == "*" && next == "/" { commentDepth -= 1; index += 2; continue }
-                if character == "/" && next == "*" { commentDepth += 1; index += 2; continue }
-                if character == "\n" { output.append("\n") }
-                index += 1
-                continue
+    /// The types a declaration's header lists after its colon: `<T>: Lane, Sendable where T: X`
+    /// → ["Lane", "Sendable"] (a generic parameter's own constraints are not the type's).
+    static func conformanceList(_ header: ArraySlice<SwiftToken>) -> [String] {
+        var position = header.startIndex
+        if header.first?.kind == .punctuation("<") {
+            var depth = 0
+            while position < header.endIndex {
+                if header[position].kind == .punctuation("<") { depth += 1 }
+                if header[position].kind == .punctuation(">") { depth -= 1 }
+                position += 1
+                if depth == 0 { break }
             }
-            if character == "/" && next == "/" {
-                while index < characters.count && characters[index] != "\n" { index += 1 }
-                continue
-            }
-            if character == "/" && next == "*" { commentDepth = 1; index += 2; continue }
-            if character == "\"" || (character == "#" && next.map { $0 == "\"" || $0 == "#" } == true) {
-                // Raw delimiters (#"..."#) and multi-line strings ("""...""").
-                var hashes = 0
-                while index < characters.count && characters[index] == "#" { hashes += 1; index += 1 }
-                guard index < characters.count, characters[index] == "\"" else { output.append(character); continue }
-                let multiline = index + 2 < characters.count && characters[index + 1] == "\"" && characters[index + 2] == "\""
-                let quote = multiline ? 3 : 1
-                index += quote
-                output.append(" ")
-                while index < characters.count {
-                    if hashes == 0 && characters[index] == "\\" { index += 2; continue }
-                    if characters[index] == "\"" {
-                        var matches = true
-                        for offset in 0..<quote where index + offset >= characters.count || characters[index + offset] != "\"" { matches = false }
-                        if matches {
-                            var end = index + quote
-                            var closing = 0
-                            while closing < hashes && end < characters.count && characters[end] == "#" { closing += 1; end += 1 }
-                            if closing == hashes { index = end; break }
-                        }
-                    }
-                    if characters[index] == "\n" { output.append("\n") }
-                    index += 1
-                }
-                output.append(" ")
-                continue
-            }
-            output.append(character)
-            index += 1
         }
-        return output
+        guard position < header.endIndex, header[position].kind == .punctuation(":") else { return [] }
+        var list: [String] = []
+        var entry = ""
+        var depth = 0
+        func finish() {
+            if !entry.isEmpty { list.append(entry.hasPrefix("Shiplane.") ? String(entry.dropFirst("Shiplane.".count)) : entry) }
+            entry = ""
+        }
+        position += 1
+        while position < header.endIndex {
+            switch header[position].kind {
+            case .word("where") where depth == 0:
+                finish()
+                return list
+            case .word(let word):
+                entry += word
+            case .punctuation("@") where entry.isEmpty:
+                // An attribute (`@unchecked Sendable`): not part of the type's name.
+                position += 1
+            case .punctuation(let character):
+                if "<([".contains(character) { depth += 1 }
+                if ">)]".contains(character) { depth -= 1 }
+                if depth == 0 && (character == "," || character == "&") { finish() } else { entry.append(character) }
+            case .string:
+                break
+            }
+            position += 1
+        }
+        finish()
+        return list
+    }
+}
+
+/// A lane source file read into tokens once, for every scan of it.
+struct LaneSource {
+    /// Relative to the repository root (`Lanes/Release.swift`).
+    var path: String
+    var tokens: [SwiftToken]
+
+    init(path: String, text: String) {
+        self.path = path
+        tokens = SwiftLexer.tokens(of: text)
     }
 }
