@@ -69,12 +69,13 @@ struct GitObjectSigning {
             throw SigningError(
                 "no SSH key to sign with", info: [("why signed", why)],
                 suggestion: "set git config user.signingKey to your key file (~/.ssh/id_ed25519) or public key, or put a private key's text in \(sshKeyVariable)",
-                category: .usage)
+                category: .usage, kind: .noKeyConfigured)
         }
         if let key = SSHPublicKey(line: signingKey) { return try agentSigner(for: key, named: "user.signingKey", socket: environment["SSH_AUTH_SOCK"]) }
         let path = signingKey.hasPrefix("~/") ? (environment["HOME"] ?? NSHomeDirectory()) + String(signingKey.dropFirst(1)) : signingKey
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw SigningError("cannot read the SSH key \(path) that user.signingKey names", suggestion: "set user.signingKey to an existing key file", category: .usage)
+            throw SigningError("cannot read the SSH key \(path) that user.signingKey names", suggestion: "set user.signingKey to an existing key file",
+                               category: .usage, kind: .keyUnreadable)
         }
         if SSHPrivateKey.looksLikeKey(text) { return SSHSigner(key: try SSHPrivateKey(openSSH: text)) }
         guard let key = SSHPublicKey(line: text) else {

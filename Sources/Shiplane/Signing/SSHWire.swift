@@ -73,15 +73,29 @@ func unsignedFixed(_ mpint: [UInt8], length: Int) -> [UInt8] {
 
 /// A problem with a key, a signature or a signing tool: says what is wrong and what to do.
 package struct SigningError: ReportableError {
+    /// What kind of problem it is, where a caller acts on that (the preflight's exit code, see
+    /// `SigningKeyCheck.Unusable`): said by the code that throws it, never guessed from `category`.
+    package enum Kind: Sendable, Equatable {
+        /// A key that is there did not sign, or signing or checking failed.
+        case failed
+        /// A signature is asked for and no key is configured to make it (nothing names one).
+        case noKeyConfigured
+        /// The key file the configuration names cannot be read (missing, a folder, no permission).
+        case keyUnreadable
+    }
+
     package var message: String
     package var suggestion: String?
     package var info: [(key: String, value: String)]
     package var category: ErrorCategory
+    package var kind: Kind
 
-    package init(_ message: String, info: [(key: String, value: String)] = [], suggestion: String? = nil, category: ErrorCategory = .failure) {
+    package init(_ message: String, info: [(key: String, value: String)] = [], suggestion: String? = nil, category: ErrorCategory = .failure,
+                 kind: Kind = .failed) {
         self.message = message
         self.info = info
         self.suggestion = suggestion
         self.category = category
+        self.kind = kind
     }
 }

@@ -15,36 +15,46 @@ internal import Git
 /// come: SSH and minisign keys, and OpenPGP keys with the passphrase given or an empty one (a
 /// wrong passphrase, or a keyring key that needs one that was not given, fails here).
 package enum SigningKeyCheck {
-    /// Every configured key that cannot sign, each with what to do (exit 4).
+    /// Every configured key that cannot sign, and every signature asked for with no key, each
+    /// with what to do. A usage error (exit 2) when each problem is the configuration's own — a
+    /// signature asked for with no key configured, a key file it names that cannot be read —
+    /// as their steps would report them; an environment one (exit 4) when a key that is there
+    /// cannot sign.
     package struct Unusable: ReportableError {
         package var problems: [SigningError]
         package var message: String {
-            problems.count == 1 ? "a signing key is set but cannot sign; nothing was changed"
+            let missing = problems.filter { $0.kind == .noKeyConfigured }.count
+            if missing == problems.count {
+                return missing == 1 ? "a signature is asked for and no signing key is configured; nothing was changed"
+                    : "\(missing) signatures are asked for and no signing key is configured; nothing was changed"
+            }
+            if missing > 0 { return "\(problems.count) signing keys are missing or cannot sign; nothing was changed" }
+            return problems.count == 1 ? "a signing key is set but cannot sign; nothing was changed"
                 : "\(problems.count) signing keys are set but cannot sign; nothing was changed"
         }
-        package var suggestion: String? { "fix each key below, or unset the one the run should not sign with" }
+        package var suggestion: String? {
+            problems.allSatisfy { $0.kind == .noKeyConfigured }
+                ? "configure a key as said below, or ask for no signature (sign: false, shiplane bump --no-sign)"
+                : "fix each key below, or unset the one the run should not sign with"
+        }
         package var underlyingErrors: [any Error] { problems }
-        package var category: ErrorCategory { .environment }
+        package var category: ErrorCategory { problems.contains { $0.kind == .failed } ? .environment : .usage }
     }
 
     /// What a probe signature signs.
     static let probe = Array("shiplane: a check that the key signs".utf8)
 
-    /// Checks every configured key.
+    /// Checks every configured key, and that a signature asked for has one.
     /// - Throws: `Unusable` naming every key that cannot sign, all at once.
     package static func check(_ lane: LaneContext, named: [NamedSigningKey] = []) throws {
         var found: [(labels: [String], error: SigningError)] = []
-        func attempt(_ label: String, leavingUsageToTheStep: Bool = false, _ body: () throws -> Void) {
+        func attempt(_ label: String, _ body: () throws -> Void) {
             do {
                 try body()
             } catch {
                 let reportable = error as? any ReportableError
-                // A signature the command asks for with no key configured at all (`bump --sign`
-                // with neither user.signingKey nor a key variable) is a usage error its step
-                // reports before any change (exit 2), not a key that is set but cannot sign.
-                if leavingUsageToTheStep, reportable?.category == .usage { return }
                 let problem = SigningError(reportable?.message ?? "\(error)", info: reportable?.info ?? [],
-                                           suggestion: reportable?.suggestion)
+                                           suggestion: reportable?.suggestion, kind: (error as? SigningError)?.kind ?? .failed)
                 // One key reached two ways (SHIPLANE_SSH_SIGNING_KEY and gpg.format ssh): once.
                 if let index = found.firstIndex(where: { $0.error.message == problem.message }) {
                     found[index].labels.append(label)
@@ -108,7 +118,7 @@ package enum SigningKeyCheck {
                 let configAsks = configured.map { (try? GitObjectSigning.bool($0)) ?? true } ?? false
                 if !configAsks, let asked = named.first(where: { $0.use == (kind == .commit ? .commit : .tag) }) {
                     // git's configuration does not sign; the lane does (`sign: true`, `--sign`).
-                    attempt("\(asked.location) (a signed \(kind.rawValue))", leavingUsageToTheStep: true) {
+                    attempt("\(asked.location) (a signed \(kind.rawValue))") {
                         try GitObjectSigning.resolve(kind, option: true, repository: repository, environment: environment, committer: committer)?.checkUsable()
                     }
                 } else {
@@ -120,7 +130,7 @@ package enum SigningKeyCheck {
         }
         guard found.isEmpty else {
             throw Unusable(problems: found.map { labels, error in
-                SigningError("\(labels.joined(separator: " and ")): \(error.message)", info: error.info, suggestion: error.suggestion)
+                SigningError("\(labels.joined(separator: " and ")): \(error.message)", info: error.info, suggestion: error.suggestion, kind: error.kind)
             })
         }
     }

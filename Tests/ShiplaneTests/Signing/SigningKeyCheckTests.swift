@@ -5,8 +5,9 @@ import ShiplaneTesting
 
 /// Every signing key a run is configured with is checked before its first step, dry run
 /// included: keys that are set but cannot sign (a damaged PEM, a wrong passphrase, a gpg key id
-/// not in the keyring, an SSH key file that cannot be read) stop the real binary with all of them
-/// named at once, what to do, exit 4, and nothing changed: refs, files, the remote.
+/// not in the keyring, an SSH key file that cannot be read beside them) stop the real binary with
+/// all of them named at once, what to do, exit 4, and nothing changed: refs, files, the remote. A
+/// signature asked for with no key configured, or a key file that cannot be read, alone: exit 2.
 @Suite("signing keys checked before any change", .offThePool)
 struct SigningKeyCheckTests {
     /// A VERSION repository with a bare origin it was pushed to.
@@ -159,6 +160,57 @@ struct SigningKeyCheckTests {
         // Unset, they are not checked before the run: the lane may not reach the steps.
         let unset = try repo.shiplane(["--dry-run", "release"])
         #expect(!unset.all.contains("cannot sign; nothing was changed"), "\(unset.all)")
+    }
+
+    /// A lane that bumps, then commits signed (`sign: true`) whatever git's configuration says.
+    static let signedCommitLane = #"""
+    import Shiplane
+
+    struct Release: Lane {
+        func run(_ lane: LaneContext) async throws {
+            let bumped = try lane.bumpVersion(.patch)
+            try lane.commitVersionBump(bumped, message: "Release \(bumped.version)", sign: true)
+            try lane.addGitTag("v\(bumped.version)")
+        }
+    }
+    """#
+
+    /// A signature the lane or the command asks for, with `user.signingKey` naming a key file that
+    /// is not there, is a usage error the preflight reports (exit 2) before the bump, not the
+    /// commit step after it: no step runs, and git finds every ref, the work tree and VERSION as
+    /// they were. With no key configured at all, the same: the preflight's own usage error.
+    @Test func aSignatureAskedForWithAKeyFileThatCannotBeReadStopsBeforeTheBump() throws {
+        let repo = try repositoryWithLanes(["Lanes/Release.swift": Self.signedCommitLane, "VERSION": "1.2.3\n"])
+        let missing = repo.root + "/keys/missing_ed25519"
+        for (name, value) in [("gpg.format", "ssh"), ("user.signingKey", missing)] { try repo.git("config", name, value) }
+        func state() throws -> [String] {
+            [try repo.git("for-each-ref", "--format=%(refname) %(objectname)"), try repo.git("rev-parse", "HEAD"),
+             try repo.git("status", "--porcelain", "--untracked-files=all"), try repo.git("show", "HEAD:VERSION")]
+        }
+        let before = try state()
+        for dryRun in [true, false] {
+            let run = try repo.shiplane((dryRun ? ["--dry-run"] : []) + ["release"])
+            #expect(run.status == 2, "dry run \(dryRun): \(run.all)")
+            #expect(run.stderr.contains("a signing key is set but cannot sign; nothing was changed"), "\(run.all)")
+            #expect(run.stderr.contains("Lanes/Release.swift:6 (a signed commit): cannot read the SSH key \(missing) that user.signingKey names"), "\(run.all)")
+            #expect(run.all.contains("(0 steps)"), "stopped before the bump: \(run.all)")
+            #expect(!run.all.contains("rolled back") && !run.all.contains("Rolled back"), "nothing to roll back: \(run.all)")
+            #expect(try state() == before, "nothing changed (dry run \(dryRun))")
+            #expect(repo.read("VERSION") == "1.2.3\n")
+        }
+        let bump = try repo.shiplane(["bump", "patch", "--commit", "--tag", "--sign"])
+        #expect(bump.status == 2, "\(bump.all)")
+        #expect(bump.stderr.contains("shiplane bump --sign (a signed commit) and shiplane bump --sign (a signed tag): cannot read the SSH key \(missing)"), "\(bump.all)")
+        #expect(try state() == before)
+
+        // No key configured at all: the preflight's usage error, saying what to configure.
+        try repo.git("config", "--unset", "user.signingKey")
+        let none = try repo.shiplane(["release"])
+        #expect(none.status == 2, "\(none.all)")
+        #expect(none.stderr.contains("a signature is asked for and no signing key is configured; nothing was changed"), "\(none.all)")
+        #expect(none.stderr.contains("Lanes/Release.swift:6 (a signed commit): no SSH key to sign with"), "\(none.all)")
+        #expect(none.all.contains("(0 steps)"), "\(none.all)")
+        #expect(try state() == before)
     }
 
     @Test func anSSHKeyFileThatCannotBeReadStopsTheRunBeforeAnyChange() throws {
