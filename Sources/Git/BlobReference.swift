@@ -8,12 +8,14 @@ extension Repository {
     /// `reference` (`refs/shiplane/run`) at it, replacing what it pointed at. Such a ref is pushed
     /// and fetched like any other (a push only carries commits and tags, so not a bare blob).
     public func writeFileReference(_ reference: String, name: String, content: Data, message: String) throws {
+        lock.lock(); defer { lock.unlock() }
         try writeFilesReference(reference, files: [(name: name, content: content)], message: message)
     }
 
     /// The bytes of the file `name` in the commit `reference` points at, or nil when there is no
     /// such ref or file.
     public func readFileReference(_ reference: String, name: String) throws -> Data? {
+        lock.lock(); defer { lock.unlock() }
         let operation = "read \(reference)"
         var found: OpaquePointer?
         let result = git_reference_lookup(&found, pointer, reference)
@@ -45,6 +47,7 @@ extension Repository {
 
     /// Deletes a ref; a missing one counts as deleted.
     public func deleteReference(_ reference: String) throws {
+        lock.lock(); defer { lock.unlock() }
         var found: OpaquePointer?
         let result = git_reference_lookup(&found, pointer, reference)
         if result == GIT_ENOTFOUND.rawValue { return }

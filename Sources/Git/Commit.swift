@@ -29,6 +29,7 @@ extension Repository {
         sign: ((String) throws -> String)? = nil,
         beforeCommitting: (String) throws -> String = { $0 }
     ) throws -> ObjectID {
+        lock.lock(); defer { lock.unlock() }
         let operation = "commit \(paths.joined(separator: ", "))"
         guard !paths.isEmpty else {
             throw GitError(code: .invalid, operation: operation, message: "no paths to commit")
@@ -266,6 +267,7 @@ extension Repository {
     /// HEAD cannot be unborn without a branch).
     /// - Returns: false, changing nothing, when HEAD is no longer `commit`.
     public func undoCommit(_ commit: ObjectID) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "undo commit \(commit.short)"
         let branchReference: String
         switch try head() {
@@ -339,6 +341,7 @@ extension Repository {
     /// A commit's parents (first parent first) and its full message.
     /// - Throws: `GitError` `.notFound` when there is no such commit.
     public func commitParentsAndMessage(_ commit: ObjectID) throws -> (parents: [ObjectID], message: String) {
+        lock.lock(); defer { lock.unlock() }
         let operation = "read commit \(commit.short)"
         var id = commit.raw
         var object: OpaquePointer?

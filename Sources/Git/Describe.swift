@@ -11,12 +11,14 @@ extension Repository {
     /// returns all of them.
     /// - Returns: nil when no matching tag is reachable from `commit`.
     public func lastTag(reachableFrom commit: ObjectID, where matches: (Tag) -> Bool = { _ in true }) throws -> Tag? {
-        try lastTags(reachableFrom: commit, where: matches).first
+        lock.lock(); defer { lock.unlock() }
+        return try lastTags(reachableFrom: commit, where: matches).first
     }
 
     /// Every matching tag on the commit `lastTag` finds, the one `lastTag` returns first, the rest
     /// by name; empty when no matching tag is reachable.
     public func lastTags(reachableFrom commit: ObjectID, where matches: (Tag) -> Bool = { _ in true }) throws -> [Tag] {
+        lock.lock(); defer { lock.unlock() }
         var byCommit: [ObjectID: [Tag]] = [:]
         for tag in try tags() where matches(tag) { byCommit[tag.target, default: []].append(tag) }
         guard !byCommit.isEmpty else { return [] }

@@ -21,6 +21,7 @@ extension Repository {
     /// The commit a local ref names (a tag peeled to its commit), nil when there is no such ref.
     /// - Throws: `GitError` when the ref cannot be read.
     public func commitOfReference(_ name: String) throws -> ObjectID? {
+        lock.lock(); defer { lock.unlock() }
         var reference: OpaquePointer?
         let found = git_reference_lookup(&reference, pointer, name)
         if found == GIT_ENOTFOUND.rawValue { return nil }
@@ -35,6 +36,7 @@ extension Repository {
     /// The bytes of the file at `path` in `commit`'s tree; nil when the tree has no file there.
     /// - Throws: `GitError` when the commit cannot be read.
     public func fileContents(_ path: String, in commit: ObjectID) throws -> Data? {
+        lock.lock(); defer { lock.unlock() }
         let operation = "read \(path) at \(commit.short)"
         var commitID = commit.raw
         var commitObject: OpaquePointer?
@@ -67,7 +69,8 @@ extension Repository {
         _ path: String, contents: Data?, onTopOf parent: ObjectID?, message: String, author: Signature, committer: Signature,
         updating ref: String
     ) throws -> ObjectID {
-        try commitFiles([(path, contents)], onTopOf: parent, message: message, author: author, committer: committer, updating: ref)
+        lock.lock(); defer { lock.unlock() }
+        return try commitFiles([(path, contents)], onTopOf: parent, message: message, author: author, committer: committer, updating: ref)
     }
 
     /// Commits several files at once, without a work tree or index: `parent`'s tree with each
@@ -79,6 +82,7 @@ extension Repository {
         _ files: [(path: String, contents: Data?)], onTopOf parent: ObjectID?, message: String, author: Signature, committer: Signature,
         updating ref: String
     ) throws -> ObjectID {
+        lock.lock(); defer { lock.unlock() }
         let operation = "commit " + (files.count == 1 ? files[0].path : "\(files.count) files")
         guard !files.isEmpty, files.allSatisfy({ !$0.path.isEmpty && !$0.path.hasPrefix("/") }) else {
             throw GitError(code: .invalid, operation: operation, message: "name at least one path, each relative to the repository root")

@@ -7,6 +7,7 @@ extension Repository {
     /// records on origin: its description and the bytes of each artifact it built.
     @discardableResult
     public func writeFilesReference(_ reference: String, files: [(name: String, content: Data)], message: String) throws -> ObjectID {
+        lock.lock(); defer { lock.unlock() }
         let operation = "write \(reference)"
         var builder: OpaquePointer?
         try check(git_treebuilder_new(&builder, pointer, nil), operation)

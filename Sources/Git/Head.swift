@@ -13,6 +13,7 @@ public enum HeadState: Equatable, Sendable {
 extension Repository {
     /// The state of HEAD: a branch, a detached commit, or an unborn branch.
     public func head() throws -> HeadState {
+        lock.lock(); defer { lock.unlock() }
         var reference: OpaquePointer?
         let result = git_repository_head(&reference, pointer)
         if result == GIT_EUNBORNBRANCH.rawValue || result == GIT_ENOTFOUND.rawValue {

@@ -56,17 +56,20 @@ extension Repository {
         from start: ObjectID, hiding hidden: [ObjectID] = [], firstParentOnly: Bool = false,
         _ body: (CommitRecord) throws -> Bool
     ) throws {
-        try HistoryWalker(repository: self).walk(from: start, hiding: hidden, firstParentOnly: firstParentOnly, body)
+        lock.lock(); defer { lock.unlock() }
+        return try HistoryWalker(repository: self).walk(from: start, hiding: hidden, firstParentOnly: firstParentOnly, body)
     }
 
     /// The commits among `candidates` that are reachable from `commit` (itself included), found in
     /// one traversal that reads no messages.
     public func reachable(_ candidates: [ObjectID], from commit: ObjectID) throws -> Set<ObjectID> {
-        try HistoryWalker(repository: self).reachable(candidates, from: commit, keepingMessages: false)
+        lock.lock(); defer { lock.unlock() }
+        return try HistoryWalker(repository: self).reachable(candidates, from: commit, keepingMessages: false)
     }
 
     /// The number of commits reachable from `commit`, itself included (`git rev-list --count`).
     public func commitCount(from commit: ObjectID) throws -> Int {
+        lock.lock(); defer { lock.unlock() }
         let graph = try CommitGraph(repository: self, file: CommitGraphFile.open(repository: self))
         var pending = [try graph.commitNode(for: commit, in: self)]
         graph.flags[Int(pending[0])] = 1
@@ -113,6 +116,7 @@ public final class HistoryWalker {
     static let prefetchBytes = 16 << 20
 
     public init(repository: Repository) throws {
+        repository.lock.lock(); defer { repository.lock.unlock() }
         self.repository = repository
         graph = try CommitGraph(repository: repository, keepingObjects: true, file: CommitGraphFile.open(repository: repository))
     }
@@ -133,6 +137,7 @@ public final class HistoryWalker {
         from start: ObjectID, hiding hidden: [ObjectID] = [], firstParentOnly: Bool = false,
         _ body: (CommitRecord) throws -> Bool
     ) throws {
+        repository.lock.lock(); defer { repository.lock.unlock() }
         graph.resetFlags()
         defer { graph.releaseKeptObjects() }
         var walk = HistoryWalk(graph: graph, firstParentOnly: firstParentOnly)
@@ -162,7 +167,8 @@ public final class HistoryWalker {
     /// git/git, a graph of its own for this pass (later walks parsing lazily) was slower, and so
     /// was marking only through commits the current walk parsed.
     public func reachable(_ candidates: [ObjectID], from commit: ObjectID) throws -> Set<ObjectID> {
-        try reachable(candidates, from: commit, keepingMessages: true)
+        repository.lock.lock(); defer { repository.lock.unlock() }
+        return try reachable(candidates, from: commit, keepingMessages: true)
     }
 
     /// `reachable`; with `keepingMessages`, up to `prefetchBytes` of the raw objects read are kept
@@ -442,6 +448,7 @@ extension Repository {
     /// each path names differs, or exists on one side only. Only tree entries are compared — no
     /// diff is computed — so it costs a few object reads per path.
     public func changes(_ commit: ObjectID, comparedTo parent: ObjectID?, under paths: [String]) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "compare \(commit.short) under \(paths.joined(separator: ", "))"
         let mine = try treeEntries(of: commit, paths: paths, operation)
         let theirs = try parent.map { try treeEntries(of: $0, paths: paths, operation) } ?? Array(repeating: nil, count: paths.count)

@@ -73,6 +73,7 @@ extension Repository {
 
     /// The stage-0 index entries of `paths` that the index holds (a path it lacks is left out).
     public func indexEntries(_ paths: [String]) throws -> [String: IndexEntry] {
+        lock.lock(); defer { lock.unlock() }
         let operation = "read the index"
         var index: OpaquePointer?
         try check(git_repository_index(&index, pointer), operation)
@@ -90,6 +91,7 @@ extension Repository {
     public func restoreIndexEntries(
         _ paths: [String], to before: [String: IndexEntry], ifStaged isOurs: (String, IndexEntry?) -> Bool = { _, _ in true }
     ) throws -> [String] {
+        lock.lock(); defer { lock.unlock() }
         let operation = "restore the index"
         var index: OpaquePointer?
         try check(git_repository_index(&index, pointer), operation)
@@ -103,6 +105,7 @@ extension Repository {
     /// The object `git add` would stage for the work tree's file at `path` (filters applied), or
     /// nil when there is no such file.
     public func workTreeObject(_ path: String) -> ObjectID? {
+        lock.lock(); defer { lock.unlock() }
         guard let workingDirectory else { return nil }
         let full = (workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/") + path
         var info = stat()

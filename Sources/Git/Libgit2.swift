@@ -54,8 +54,10 @@ public enum Libgit2 {
     /// 2.8–3.0 s, 95 MiB peak against 100 MiB, the same bytes out.
     public static func boundMemoryForHistoryPass() {
         ensureInitialised()
-        _ = shiplane_set_caching(0)
-        _ = shiplane_set_mwindow_limits(4 << 20, 16 << 20)
+        withGlobalState {
+            _ = shiplane_set_caching(0)
+            _ = shiplane_set_mwindow_limits(4 << 20, 16 << 20)
+        }
     }
 
     /// Turns libgit2's repository-owner check on or off for this process.
@@ -65,24 +67,20 @@ public enum Libgit2 {
     /// turns the check off only when the user asks (`SHIPLANE_TRUST_REPOSITORY_OWNER=1`).
     public static func setOwnerValidation(_ enabled: Bool) throws {
         ensureInitialised()
-        try check(shiplane_set_owner_validation(enabled ? 1 : 0), "set owner validation")
+        try withGlobalState { try check(shiplane_set_owner_validation(enabled ? 1 : 0), "set owner validation") }
     }
 }
 
 extension Libgit2 {
-    /// Runs `body` holding the one lock under which a repository handle is used.
-    ///
-    /// libgit2 lets a handle be used by one thread at a time, and a lane may start two git actions
-    /// at once (`async let`): every use of a `Repository` outside this module's own worker threads
-    /// goes through here, so they take turns. The lock is recursive, since operations nest (a
-    /// history walk that asks what each commit changed); nothing holding it waits for another
-    /// thread that needs it.
-    public static func serialized<T>(_ body: () throws -> T) rethrows -> T {
-        handleLock.lock()
-        defer { handleLock.unlock() }
+    /// Runs `body` holding the lock of libgit2's process-wide state: its global options
+    /// (`git_libgit2_opts`: the object cache, mmap windows, owner validation), which every handle
+    /// of the process reads. A repository's handle has a lock of its own (`Repository.lock`).
+    static func withGlobalState<T>(_ body: () throws -> T) rethrows -> T {
+        globalStateLock.lock()
+        defer { globalStateLock.unlock() }
         return try body()
     }
 
-    /// Serialises the use of repository handles (see `serialized`).
-    private static let handleLock = NSRecursiveLock()
+    /// Serialises changes to libgit2's global options (see `withGlobalState`).
+    private static let globalStateLock = NSLock()
 }

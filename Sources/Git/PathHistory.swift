@@ -25,7 +25,8 @@ extension Repository {
     ///   commit changed is not read at all; "maybe", or no filter, reads the trees as above.
     /// - Throws: `GitError` `.notFound` when `head`, a stop or a commit or tree they reach is missing.
     public func messagesChanging(_ paths: [String], since stops: [ObjectID?], from head: ObjectID) throws -> [[String]] {
-        try messagesChanging(paths, since: stops, from: head, readingFilters: true).messages
+        lock.lock(); defer { lock.unlock() }
+        return try messagesChanging(paths, since: stops, from: head, readingFilters: true).messages
     }
 
     /// What a walk did, for tests: commits whose trees were compared, and commits the changed-path

@@ -48,6 +48,7 @@ extension Repository {
     /// The URL of the remote called `name` as configured (it may hold credentials: redact before
     /// showing it), or nil when there is no such remote.
     public func remoteURL(named name: String) throws -> String? {
+        lock.lock(); defer { lock.unlock() }
         var remote: OpaquePointer?
         let result = git_remote_lookup(&remote, pointer, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
@@ -62,6 +63,7 @@ extension Repository {
     /// returns false (changing nothing) when it does not.
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
     public func fetchIfPresent(remote name: String, source: String, destination: String, credentials: PushCredentials) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "fetch \(source) from \(redactingCredentials(in: name, secrets: credentials.secrets))"
         return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, fetch in
             guard heads[source] != nil else { return false }
@@ -74,6 +76,7 @@ extension Repository {
     /// branch): a tag that exists here already keeps its value. Returns the names fetched.
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
     public func fetchMissingTags(remote name: String, credentials: PushCredentials) throws -> [String] {
+        lock.lock(); defer { lock.unlock() }
         let operation = "fetch tags from \(redactingCredentials(in: name, secrets: credentials.secrets))"
         return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, fetch in
             var missing: [String] = []
@@ -146,6 +149,7 @@ extension Repository {
     public func push(
         remote: String, refspecs: [String], credentials: PushCredentials, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
     ) throws {
+        lock.lock(); defer { lock.unlock() }
         let outcome = try pushReportingRefs(remote: remote, refspecs: refspecs, credentials: credentials, beforeSending: beforeSending)
         guard outcome.refused.isEmpty else { throw outcome.rejection }
     }
@@ -167,6 +171,7 @@ extension Repository {
         remote: String, refspecs: [String], credentials: PushCredentials,
         beforeChecks: ([RefUpdate]) throws -> Void = { _ in }, beforeSending: ([RefUpdate]) throws -> Void = { _ in }
     ) throws -> PushOutcome {
+        lock.lock(); defer { lock.unlock() }
         let secrets = credentials.secrets
         let operation = "push to \(redactingCredentials(in: remote, secrets: secrets))"
         guard !refspecs.isEmpty else {
@@ -189,6 +194,7 @@ extension Repository {
     /// `peeled` is false: then each ref's own value, an annotated tag's object for a tag).
     /// - Throws: `GitError` for a remote that cannot be reached or refuses the credentials.
     public func remoteReferences(remote name: String, credentials: PushCredentials, peeled: Bool = true) throws -> [String: ObjectID] {
+        lock.lock(); defer { lock.unlock() }
         let operation = "list the refs of \(redactingCredentials(in: name, secrets: credentials.secrets))"
         return try withFetchConnection(name, credentials: credentials, operation: operation) { heads, _ in
             peeled ? Self.peeled(heads) : heads.filter { !$0.key.hasSuffix("^{}") }

@@ -14,6 +14,7 @@ extension Repository {
     /// - Throws: `GitError` `.conflict` naming the paths both sides changed (nothing moved),
     ///   `.invalid` when HEAD is not a branch at `commit`, `.notFound` when `base` is not here.
     public func replayHeadCommit(_ commit: ObjectID, onto base: ObjectID) throws -> ObjectID {
+        lock.lock(); defer { lock.unlock() }
         let operation = "put \(commit.short) on top of \(base.short)"
         guard case .branch(let branch, let current) = try head(), current == commit else {
             throw GitError(code: .invalid, operation: operation, message: "HEAD is not a branch at \(commit.short)")
@@ -64,6 +65,7 @@ extension Repository {
     /// index and the work tree.
     /// - Returns: false, changing nothing, when HEAD is no longer a branch at `copy`.
     public func unreplayHeadCommit(_ copy: ObjectID, back commit: ObjectID) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "move back from \(copy.short) to \(commit.short)"
         guard case .branch(let branch, let current) = try head(), current == copy else { return false }
         var copyID = copy.raw, commitID = commit.raw
@@ -89,6 +91,7 @@ extension Repository {
     /// - Throws: `GitError` `.notFound` when `to` is not in the repository, `.conflict` when the
     ///   work tree holds changes the checkout would overwrite.
     public func fastForwardHead(from: ObjectID, to: ObjectID) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "move HEAD forward from \(from.short) to \(to.short)"
         let reference: String
         switch try head() {

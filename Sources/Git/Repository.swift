@@ -3,13 +3,27 @@ internal import CLibgit2
 
 /// An open git repository; owns its libgit2 handle and frees it exactly once.
 public final class Repository: @unchecked Sendable {
-    // @unchecked: libgit2 allows a handle on one thread at a time. The Git module's own threads
-    // (the work-tree walk) use it only while their caller waits for them; across threads, callers
-    // take turns under this module's `Libgit2.serialized` lock (Shiplane's `git { }` holds it).
+    // @unchecked: libgit2 allows a handle on one thread at a time. Every public method, and
+    // HistoryWalker's, takes `lock` before it touches `pointer`, so callers on other threads take
+    // turns on this handle while other repositories' handles go on in parallel. The Git module's
+    // own threads (the work-tree walk) use the handle only while their caller holds the lock and
+    // waits for them; they never take it.
     let pointer: OpaquePointer
+
+    /// Guards `pointer`: this handle's lock, no other repository's. Recursive, since operations
+    /// nest (a commit reads HEAD, a history walk asks what each commit changed).
+    let lock: NSRecursiveLock = NSRecursiveLock()
 
     private init(pointer: OpaquePointer) {
         self.pointer = pointer
+    }
+
+    /// Runs `body` holding this repository's lock, so that several calls on it happen with no
+    /// other thread's call on it in between (each call alone already takes the lock).
+    public func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     deinit {
@@ -46,13 +60,14 @@ public final class Repository: @unchecked Sendable {
     // MARK: - Facts
 
     /// True for a repository with no work tree.
-    public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
+    public var isBare: Bool { exclusively { git_repository_is_bare(pointer) == 1 } }
 
     /// True for a shallow clone (`git clone --depth N`): history stops at the commits in `.git/shallow`.
-    public var isShallow: Bool { git_repository_is_shallow(pointer) == 1 }
+    public var isShallow: Bool { exclusively { git_repository_is_shallow(pointer) == 1 } }
 
     /// The work tree's root folder (no trailing slash), or nil for a bare repository.
     public var workingDirectory: String? {
+        lock.lock(); defer { lock.unlock() }
         guard let path = git_repository_workdir(pointer) else { return nil }
         var text = String(cString: path)
         while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
@@ -61,6 +76,7 @@ public final class Repository: @unchecked Sendable {
 
     /// The `.git` folder (or the bare repository's folder).
     public var gitDirectory: String {
+        lock.lock(); defer { lock.unlock() }
         var text = String(cString: git_repository_path(pointer))
         while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
         return text
@@ -70,6 +86,7 @@ public final class Repository: @unchecked Sendable {
 
     /// A configuration value as git resolves it (repository, then global, then system).
     public func configString(_ name: String) throws -> String? {
+        lock.lock(); defer { lock.unlock() }
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, pointer), "read git config")
         defer { git_config_free(config) }

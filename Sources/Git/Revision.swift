@@ -6,6 +6,7 @@ extension Repository {
     ///   `.ambiguous` for a short id that matches several objects, `.invalid` for a revision that
     ///   names a tree or blob or is malformed.
     public func resolveCommit(_ revision: String) throws -> ObjectID {
+        lock.lock(); defer { lock.unlock() }
         let operation = "resolve revision '\(revision)'"
         var object: OpaquePointer?
         let result = git_revparse_single(&object, pointer, revision)

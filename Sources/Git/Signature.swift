@@ -57,6 +57,7 @@ extension Repository {
     public func signature(
         environment: [String: String], role: Signature.Role, now: Date = Date(), timeZone: TimeZone = .current
     ) throws -> Signature {
+        lock.lock(); defer { lock.unlock() }
         let prefix = role == .author ? "GIT_AUTHOR_" : "GIT_COMMITTER_"
         let (name, email) = try configuredIdentity(environment: environment, role: role)
         guard let name, let email else {
@@ -88,6 +89,7 @@ extension Repository {
     /// (`committer.name`), then `user.name`; the same for the email, with `EMAIL` last.
     /// - Throws: `GitError` when the configuration cannot be read.
     public func configuredIdentity(environment: [String: String], role: Signature.Role) throws -> (name: String?, email: String?) {
+        lock.lock(); defer { lock.unlock() }
         let prefix = role == .author ? "GIT_AUTHOR_" : "GIT_COMMITTER_"
         let name = try Self.nonEmpty(environment[prefix + "NAME"])
             ?? Self.nonEmpty(configString("\(role.rawValue).name"))

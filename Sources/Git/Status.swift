@@ -36,6 +36,7 @@ extension Repository {
     /// Untracked folders are reported once, as `folder/`, the way git does by default; ignored
     /// files are left out.
     public func status(includeUntracked: Bool = true) throws -> [StatusEntry] {
+        lock.lock(); defer { lock.unlock() }
         let quick = CleanWorkTreeCheck.run(self)
         guard quick.indexIsHead else { return try libgit2Status(includeUntracked: includeUntracked, indexIsHead: false) }
         switch quick.workTree {
@@ -166,6 +167,7 @@ extension Repository {
     /// The files of an untracked folder (`folder/` as `status()` reports it), relative to the
     /// work tree, ignored ones left out, sorted: what `git add folder` would stage.
     public func untrackedFiles(in folder: String) throws -> [String] {
+        lock.lock(); defer { lock.unlock() }
         guard let workingDirectory else { return [] }
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         let root = URL(fileURLWithPath: workingDirectory).appendingPathComponent(base).path

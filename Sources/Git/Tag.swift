@@ -32,6 +32,7 @@ extension Repository {
     ///
     /// Tags of trees or blobs are left out: nothing Shiplane does with tags applies to them.
     public func tags() throws -> [Tag] {
+        lock.lock(); defer { lock.unlock() }
         var iterator: OpaquePointer?
         try check(git_reference_iterator_glob_new(&iterator, pointer, "refs/tags/*"), "list tags")
         defer { git_reference_iterator_free(iterator) }
@@ -49,7 +50,8 @@ extension Repository {
 
     /// The tag called `name` (without `refs/tags/`), or nil when there is none or it names no commit.
     public func tag(named name: String) throws -> Tag? {
-        try tag(reference: "refs/tags/" + name)
+        lock.lock(); defer { lock.unlock() }
+        return try tag(reference: "refs/tags/" + name)
     }
 
     private func tag(reference name: String) throws -> Tag? {
@@ -97,6 +99,7 @@ extension Repository {
         name: String, target: ObjectID, message: String? = nil, tagger: Signature? = nil, force: Bool = false,
         sign: ((String) throws -> String)? = nil
     ) throws -> Tag {
+        lock.lock(); defer { lock.unlock() }
         let operation = "create tag \(name)"
         var valid: Int32 = 0
         try check(git_tag_name_is_valid(&valid, name), operation)
@@ -185,6 +188,7 @@ extension Repository {
     /// - Returns: true when the tag was deleted; false when it did not exist or had moved.
     @discardableResult
     public func deleteTag(name: String, ifPointsAt expected: ObjectID? = nil) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "delete tag \(name)"
         var reference: OpaquePointer?
         let found = git_reference_lookup(&reference, pointer, "refs/tags/" + name)
@@ -210,6 +214,7 @@ extension Repository {
     /// - Returns: true when the tag now points at `object`; false when it did not point at `expected`.
     @discardableResult
     public func restoreTag(name: String, to object: ObjectID, ifPointsAt expected: ObjectID) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         let operation = "restore tag \(name)"
         var id = object.raw
         var current = expected.raw

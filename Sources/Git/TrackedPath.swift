@@ -6,6 +6,7 @@ extension Repository {
     /// a file git tracks, whether or not it is in the work tree now.
     /// - Throws: `GitError` when the index cannot be read.
     public func isTracked(_ relativePath: String) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
         var index: OpaquePointer?
         try check(git_repository_index(&index, pointer), "read the index")
         defer { git_index_free(index) }

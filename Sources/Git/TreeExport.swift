@@ -30,6 +30,7 @@ extension Repository {
     /// commit's time, which `git archive` gives every entry.
     /// - Throws: `GitError` when the commit or a tree cannot be read.
     public func exportedEntries(of commit: ObjectID) throws -> (entries: [ExportedEntry], time: Int) {
+        lock.lock(); defer { lock.unlock() }
         let operation = "list the files of commit \(commit.hex)"
         var oid = commit.raw
         var found: OpaquePointer?
@@ -76,6 +77,7 @@ extension Repository {
     /// Writes the bytes of the blob `id` to `path` (created or replaced).
     /// - Throws: `GitError` when the blob cannot be read, a Foundation error when the file cannot be written.
     public func writeBlob(_ id: ObjectID, to path: String) throws {
+        lock.lock(); defer { lock.unlock() }
         var oid = id.raw
         var blob: OpaquePointer?
         try check(git_blob_lookup(&blob, pointer, &oid), "read blob \(id.hex)")

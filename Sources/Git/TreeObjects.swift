@@ -10,6 +10,7 @@ extension Repository {
     /// parse the large folder again for each (libgit2 does not keep trees over 4 KiB in its cache).
     /// - Throws: `GitError` `.notFound` when `commit` is not here.
     public func objects(at commit: ObjectID, paths: [String]) throws -> [ObjectID?] {
+        lock.lock(); defer { lock.unlock() }
         let operation = "read the tree of \(commit.short)"
         var id = commit.raw
         var commitObject: OpaquePointer?

@@ -100,12 +100,13 @@ package struct GitFailure: ReportableError {
     package var info: [(key: String, value: String)] { [("libgit2", detail)] }
 }
 
-/// Runs a libgit2 operation under the Git module's handle lock (`Libgit2.serialized`: lane code
-/// may start two git actions at once, and libgit2 allows a handle on one thread at a time),
-/// turning its errors into `GitFailure`.
+/// Runs a libgit2 operation, turning its errors into `GitFailure`. Takes no lock: each
+/// `Repository` method takes its own handle's lock (lane code may start two git actions at once,
+/// and libgit2 allows a handle on one thread at a time); several calls that must see no other
+/// thread's call in between go inside `repository.exclusively { }`.
 func git<T>(_ body: () throws -> T) throws -> T {
     do {
-        return try Libgit2.serialized(body)
+        return try body()
     } catch let error as GitError {
         throw GitFailure(error)
     }
