@@ -16,6 +16,7 @@ struct AnnounceLane: Lane {
             case "teams": return .teams()
             case "mattermost": return .mattermost(channel: environment["MM_CHANNEL"], username: "shiplane")
             case "slack": return .slack(channel: "C0RELEASES")
+            case "slackhook": return .slack()
             default: return nil
             }
         }
@@ -40,12 +41,14 @@ struct AnnounceTests {
         let teams = FakeTeams()
         let mattermost = FakeMattermost()
         let slack = FakeSlackAPI()
+        let slackHook = FakeSlack()
 
         func start() async throws {
             try await discord.start()
             try await teams.start()
             try await mattermost.start()
             try await slack.start()
+            try await slackHook.start()
         }
 
         func stop() {
@@ -53,11 +56,12 @@ struct AnnounceTests {
             teams.stop()
             mattermost.stop()
             slack.stop()
+            slackHook.stop()
         }
 
         var environment: [String: String] {
             ["DISCORD_WEBHOOK_URL": discord.webhookURL, "TEAMS_WEBHOOK_URL": teams.webhookURL, "MATTERMOST_WEBHOOK_URL": mattermost.webhookURL,
-             "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.token]
+             "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.token, "SLACK_WEBHOOK_URL": slackHook.webhookURL]
         }
 
         var secrets: [String] { [discord.webhookToken, teams.signature, mattermost.key, slack.token, AnnounceTests.token] }
@@ -145,7 +149,7 @@ struct AnnounceTests {
     @Test func limitsAreKeptByCuttingVisiblyNeverByARefusal() async throws {
         try await withServices { services in
             let long = String(repeating: "Notes ✓ ", count: 3_000)
-            let (result, output) = try await run(services, ["TARGETS": "discord,teams,mattermost", "TEXT": long, "FACTS": "30"])
+            let (result, output) = try await run(services, ["TARGETS": "discord,teams,mattermost,slack,slackhook", "TEXT": long, "FACTS": "30"])
             #expect(result.succeeded, "\(output)")
             let embed = try #require(((services.discord.messages.first?["embeds"]) as? [[String: Any]])?.first)
             #expect((embed["description"] as? String)?.hasSuffix("…") == true)
@@ -156,6 +160,23 @@ struct AnnounceTests {
             #expect(output.contains("Mattermost's limits: the text was cut to 16383 characters"))
             #expect(output.contains("Teams' limits: the text was cut to fit 20000 characters and 27500 bytes of message"))
             #expect(services.teams.dropped.isEmpty, "\(services.teams.dropped)")
+            // Slack says its cut like the others, whether a bot or an incoming webhook posts.
+            let said = output.components(separatedBy: "\n").filter { $0.hasPrefix("Slack's limits: a section cut to 3000 characters") }
+            #expect(said.count == 2, "\(output)")
+            let hooked = try #require(services.slackHook.payloads.first)
+            let section = ((hooked["blocks"] as? [[String: Any]])?.first { $0["type"] as? String == "section" && $0["text"] != nil }?["text"] as? [String: Any])?["text"] as? String
+            #expect(section?.hasSuffix("… (truncated)") == true)
+            #expect(services.slackHook.rejected.isEmpty)
+        }
+    }
+
+    /// A short announcement is cut nowhere, and no step says it was.
+    @Test func aShortAnnouncementSaysNothingOfLimits() async throws {
+        try await withServices { services in
+            let (result, output) = try await run(services, ["TARGETS": "discord,teams,mattermost,slack,slackhook"])
+            #expect(result.succeeded, "\(output)")
+            #expect(!output.contains("limits:"), "\(output)")
+            #expect(services.slackHook.payloads.count == 1)
         }
     }
 

@@ -58,6 +58,7 @@ package struct Slack: AsyncAction {
         let transport = step.httpTransport()
         let notifier = try SlackNotifier(webhookURL: webhookURL ?? step.lane.environment["SLACK_WEBHOOK_URL"], transport: transport)
         let message = self.message.redacted(by: transport.redactor)
+        Self.logCuts(of: message, in: step)
         if step.isDryRun {
             step.note("would post to Slack: \(message.text)")
             return
@@ -84,6 +85,7 @@ package struct Slack: AsyncAction {
         let environment = step.lane.environment
         let client = try SlackBotClient(token: environment["SLACK_BOT_TOKEN"], apiURL: environment["SLACK_API_URL"], transport: step.httpTransport())
         let message = self.message.redacted(by: client.transport.redactor)
+        Self.logCuts(of: message, in: step)
         if step.isDryRun {
             step.note("would post to Slack \(channel): \(message.text)")
             return
@@ -112,6 +114,12 @@ package struct Slack: AsyncAction {
 }
 
 extension Slack {
+    /// Says, as a warning, what Slack's limits cut from `message` (as the other announcers say
+    /// theirs), in the run and in a dry run alike.
+    static func logCuts(of message: SlackMessage, in step: StepContext) {
+        for cut in message.cuts { step.log("Slack's limits: \(cut) (marked in the message)", level: .warning) }
+    }
+
     /// True for a Slack conversation id: `C`, `G` or `D` and at least eight more capitals or digits.
     static func isChannelID(_ text: String) -> Bool {
         guard let first = text.first, "CGD".contains(first), text.count >= 9 else { return false }
@@ -178,9 +186,6 @@ extension Slack: Announcer {
     /// The incoming webhook's body (`SlackNotifier.send`); a bot's adds the channel and metadata.
     /// - Throws: only if Foundation cannot serialise strings, which would be a bug.
     package func messageAsSent() throws -> AnnouncerMessage {
-        let body = try message.jsonBytes()
-        let cut = String(decoding: body, as: UTF8.self).contains(SlackMessage.truncationNote)
-        return AnnouncerMessage(body: body, counted: message.payload()["text"] as? String ?? "",
-                                cuts: cut ? ["a text was cut to Slack's limits for its block"] : [])
+        AnnouncerMessage(body: try message.jsonBytes(), counted: message.payload()["text"] as? String ?? "", cuts: message.cuts)
     }
 }

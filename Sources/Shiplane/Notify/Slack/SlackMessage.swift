@@ -66,24 +66,44 @@ public struct SlackMessage: Sendable, Equatable {
     // MARK: - Payload
 
     /// The JSON object Slack receives, truncated with a note wherever a limit would be exceeded.
-    package func payload() -> [String: Any] {
+    package func payload() -> [String: Any] { fitted().payload }
+
+    /// What `payload()` cut or left out to keep Slack's limits, as a step says it (empty: nothing).
+    package var cuts: [String] { fitted().cuts }
+
+    /// The payload and what fitting it to Slack's limits cut: one pass, so what is said cut is
+    /// exactly what was.
+    private func fitted() -> (payload: [String: Any], cuts: [String]) {
+        var cutCounts: [String: Int] = [:], cutOrder: [String] = []
+        func fit(_ text: String, to limit: Int, _ what: String) -> String {
+            let fitted = Self.truncate(text, to: limit)
+            if fitted != text {
+                let said = "\(what) cut to \(limit) characters"
+                if cutCounts[said] == nil { cutOrder.append(said) }
+                cutCounts[said, default: 0] += 1
+            }
+            return fitted
+        }
+        var left: [String] = []
         var blocksJSON: [[String: Any]] = []
         for block in blocks {
             switch block {
             case .header(let value) where !Self.isBlank(value):
-                blocksJSON.append(["type": "header", "text": ["type": "plain_text", "text": Self.truncate(value, to: Limits.headerText), "emoji": true]])
+                blocksJSON.append(["type": "header", "text": ["type": "plain_text", "text": fit(value, to: Limits.headerText, "a header"), "emoji": true]])
             case .section(let value) where !Self.isBlank(value):
-                blocksJSON.append(["type": "section", "text": ["type": "mrkdwn", "text": Self.truncate(value, to: Limits.sectionText)]])
+                blocksJSON.append(["type": "section", "text": ["type": "mrkdwn", "text": fit(value, to: Limits.sectionText, "a section")]])
             case .fields(let values):
                 let usable = values.filter { !Self.isBlank($0) }
                 for start in stride(from: 0, to: usable.count, by: Limits.fields) {
                     let chunk = usable[start..<min(start + Limits.fields, usable.count)]
-                    blocksJSON.append(["type": "section", "fields": chunk.map { ["type": "mrkdwn", "text": Self.truncate($0, to: Limits.fieldText)] }])
+                    blocksJSON.append(["type": "section", "fields": chunk.map { ["type": "mrkdwn", "text": fit($0, to: Limits.fieldText, "a field")] }])
                 }
             case .context(let values):
-                let usable = values.filter { !Self.isBlank($0) }.prefix(Limits.contextElements)
+                let all = values.filter { !Self.isBlank($0) }
+                let usable = all.prefix(Limits.contextElements)
+                if all.count > usable.count { left.append("\(all.count - usable.count) context elements left out (Slack shows at most \(Limits.contextElements))") }
                 if !usable.isEmpty {
-                    blocksJSON.append(["type": "context", "elements": usable.map { ["type": "mrkdwn", "text": Self.truncate($0, to: Limits.sectionText)] }])
+                    blocksJSON.append(["type": "context", "elements": usable.map { ["type": "mrkdwn", "text": fit($0, to: Limits.sectionText, "a context element")] }])
                 }
             case .divider:
                 blocksJSON.append(["type": "divider"])
@@ -95,13 +115,19 @@ public struct SlackMessage: Sendable, Equatable {
             let omitted = blocksJSON.count - (Limits.blocks - 1)
             blocksJSON = Array(blocksJSON.prefix(Limits.blocks - 1))
             blocksJSON.append(["type": "context", "elements": [["type": "mrkdwn", "text": "_\(omitted) more block\(omitted == 1 ? "" : "s") omitted (Slack shows at most \(Limits.blocks))_"]]])
+            left.append("\(omitted) block\(omitted == 1 ? "" : "s") left out (Slack shows at most \(Limits.blocks))")
         }
         var fallback = text
         if Self.isBlank(fallback) { fallback = blocks.compactMap(Self.plainText).joined(separator: "\n") }
         if Self.isBlank(fallback) { fallback = "(no text)" }
-        var payload: [String: Any] = ["text": Self.truncate(fallback, to: Limits.text)]
+        var payload: [String: Any] = ["text": fit(fallback, to: Limits.text, "the notification text")]
         if !blocksJSON.isEmpty { payload["blocks"] = blocksJSON }
-        return payload
+        let cuts = cutOrder.map { said in
+            let count = cutCounts[said] ?? 1
+            return count == 1 ? said : said.replacingOccurrences(of: "a ", with: "\(count) ", options: .anchored)
+                .replacingOccurrences(of: " cut to", with: "s cut to")
+        } + left
+        return (payload, cuts)
     }
 
     /// The payload as JSON bytes (keys sorted, so the same message gives the same bytes).
