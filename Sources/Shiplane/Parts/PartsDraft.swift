@@ -60,3 +60,55 @@ extension OriginParts {
                                             naming: "\(ref), which names the parts' draft release", workTree: workTree, environment: environment)
     }
 }
+
+/// The word Shiplane writes into the body of every parts' draft release it creates (an HTML
+/// comment, which GitHub does not show): the lane, the parts' commit and the lane options' digest.
+/// A part job killed after GitHub made its draft and before origin named it leaves that draft
+/// unclaimed; the next part job of the release, or `shiplane rollback`, finds it by its
+/// placeholder tag and this word, and adopts or deletes it. A draft a person made carries no such
+/// word, and is never touched.
+package struct PartsDraftMarker: Sendable, Equatable {
+    /// The lane, as the command line names it.
+    package var lane: String
+    /// The commit the parts are built from.
+    package var base: String
+    /// The SHA-256 of the lane's arguments.
+    package var argumentsDigest: String
+
+    private static let opening = "<!-- shiplane:parts-draft "
+    private static let closing = " -->"
+
+    /// The word as it stands in the draft's body.
+    package var text: String { Self.opening + "lane=\(lane) base=\(base) arguments=\(argumentsDigest)" + Self.closing }
+
+    /// The placeholder tag's beginning for parts built from `base` (`shiplane-parts-COMMIT-`).
+    static func tagPrefix(base: String) -> String { "shiplane-parts-\(base.prefix(12))-" }
+
+    package init(lane: String, base: String, argumentsDigest: String) {
+        self.lane = lane
+        self.base = base
+        self.argumentsDigest = argumentsDigest
+    }
+
+    /// The word a release's body carries, or nil when it carries none.
+    package init?(body: String?) {
+        guard let body, let start = body.range(of: Self.opening),
+              let end = body.range(of: Self.closing, range: start.upperBound..<body.endIndex) else { return nil }
+        var fields: [String: String] = [:]
+        for pair in body[start.upperBound..<end.lowerBound].split(separator: " ") {
+            guard let equals = pair.firstIndex(of: "=") else { return nil }
+            fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        guard let lane = fields["lane"], let base = fields["base"], let digest = fields["arguments"], !lane.isEmpty, !base.isEmpty else { return nil }
+        self.init(lane: lane, base: base, argumentsDigest: digest)
+    }
+
+    /// The marker of `release` when it is a parts' draft Shiplane made: still a draft, with the
+    /// placeholder tag of its commit and this word in its body (a fan-in that took it over gave it
+    /// the release's tag and notes); nil for anything else, a person's draft included.
+    package static func of(_ release: GitHubRelease) -> PartsDraftMarker? {
+        guard release.draft, let marker = PartsDraftMarker(body: release.body),
+              release.tagName.hasPrefix(tagPrefix(base: marker.base)) else { return nil }
+        return marker
+    }
+}

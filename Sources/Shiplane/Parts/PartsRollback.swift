@@ -1,16 +1,18 @@
 import Foundation
 internal import Git
 
-/// `shiplane rollback` of a release fanned out over CI jobs whose fan-in never ran (issue 42):
-/// no run record anywhere, only what the part jobs left on origin — their records
-/// (`refs/shiplane/parts/LANE/PART`), their word of the draft release (`refs/shiplane/drafts/LANE`)
-/// — and the draft release on the forge holding their artifacts.
+/// `shiplane rollback` of what a release fanned out over CI jobs left of its parts (issue 42): the
+/// part jobs' records on origin (`refs/shiplane/parts/LANE/PART`), their word of the draft release
+/// (`refs/shiplane/drafts/LANE`), the draft release on the forge holding their artifacts, and a
+/// draft a part job made but was stopped before it claimed (`PartsDraftMarker`). Run with no run
+/// record anywhere (the fan-in never ran), and after a fan-in's record found on origin was
+/// rolled back (the release is rolled back as one).
 package enum PartsRollback {
-    /// What rolling back one lane's parts did.
+    /// What rolling back one lane's parts did (or, in a dry run, would do).
     package struct Outcome: Sendable {
         /// The lane, as the command line names it.
         package var lane: String
-        /// What was undone, one line each.
+        /// What was undone (a dry run: what would be), one line each.
         package var undone: [String] = []
         /// What stays by design, and why (it changed since the parts left it).
         package var stays: [String] = []
@@ -24,10 +26,11 @@ package enum PartsRollback {
         var draft: ObjectID?
     }
 
-    /// Rolls back every fanned-out release that origin holds parts or a draft of, lane by lane;
-    /// empty when origin holds none.
+    /// Rolls back every fanned-out release that origin holds parts or a draft of, lane by lane
+    /// (`lane`: that lane's alone), and the unclaimed drafts part jobs left on GitHub; empty when
+    /// there are none. `dryRun`: only reads, and says what it would undo.
     /// - Throws: when origin cannot be reached (nothing changed).
-    package static func run(workTree: String, environment: LaneEnvironment) async throws -> [Outcome] {
+    package static func run(workTree: String, environment: LaneEnvironment, lane only: String? = nil, dryRun: Bool = false) async throws -> [Outcome] {
         let listed: [String: ObjectID]? = try await gitOffThePool {
             guard try RepositoryAccess.open(at: workTree).remoteURL(named: OriginParts.remote) != nil else { return nil }
             let (repository, credentials) = try OriginParts.connection(workTree: workTree, environment: environment)
@@ -45,41 +48,61 @@ package enum PartsRollback {
                 lanes[String(name.dropFirst(draftPrefix.count)), default: Leftovers()].draft = value
             }
         }
-        var outcomes: [Outcome] = []
+        if let only { lanes = lanes.filter { $0.key == only } }
+        var outcomes: [String: Outcome] = [:]
+        var named: Set<Int> = []
         for lane in lanes.keys.sorted() {
-            if let leftovers = lanes[lane] { outcomes.append(await rollBack(lane: lane, leftovers, workTree: workTree, environment: environment)) }
+            if let leftovers = lanes[lane] {
+                let (outcome, draft) = await rollBack(lane: lane, leftovers, workTree: workTree, environment: environment, dryRun: dryRun)
+                outcomes[lane] = outcome
+                if let draft { named.insert(draft) }
+            }
         }
-        return outcomes
+        for (lane, lines) in await unclaimedDrafts(workTree: workTree, environment: environment, lane: only, except: named, dryRun: dryRun) {
+            outcomes[lane, default: Outcome(lane: lane)].undone += lines.undone
+            outcomes[lane, default: Outcome(lane: lane)].failed += lines.failed
+        }
+        return outcomes.keys.sorted().compactMap { outcomes[$0] }
     }
 
     /// Deletes `lane`'s draft release while it is as the parts left it, then origin's part records
     /// and word of the draft in one compare-and-swap push (each at the value read). A draft that
     /// changed (taken over by a fan-in, published, edited) is left, and so is everything on origin.
-    private static func rollBack(lane: String, _ leftovers: Leftovers, workTree: String, environment: LaneEnvironment) async -> Outcome {
+    /// Also returns the id of the draft origin names, if any.
+    private static func rollBack(lane: String, _ leftovers: Leftovers, workTree: String, environment: LaneEnvironment, dryRun: Bool) async -> (Outcome, Int?) {
         var outcome = Outcome(lane: lane)
         let draftRef = OriginParts.draftReference(lane: lane)
         var draftValue = leftovers.draft
+        var named: Int?
         if leftovers.draft != nil {
             do {
                 let read = try await OriginParts.readDraft(lane: lane, workTree: workTree, environment: environment)
                 draftValue = read?.value
+                named = read?.draft?.releaseID
                 if let draft = read?.draft {
-                    switch try await deleteDraft(draft, environment: environment) {
+                    switch try await deleteDraft(draft, environment: environment, dryRun: dryRun) {
                     case .deleted(let line): outcome.undone.append(line)
                     case .stays(let why):
                         outcome.stays.append(why + "; origin's part records and \(draftRef) stay with it")
-                        return outcome
+                        return (outcome, named)
                     }
                 } else if read != nil {
-                    outcome.undone.append("\(draftRef) names no draft release Shiplane can read: only the ref is deleted")
+                    outcome.undone.append("\(draftRef) names no draft release Shiplane can read: only the ref is " + (dryRun ? "to be deleted" : "deleted"))
                 }
             } catch {
                 outcome.failed.append("the parts' draft release (\(draftRef)): \(describe(error))")
-                return outcome
+                return (outcome, named)
             }
         }
         let parts = leftovers.parts.keys.sorted()
-        guard !parts.isEmpty || draftValue != nil else { return outcome }
+        guard !parts.isEmpty || draftValue != nil else { return (outcome, named) }
+        let recordsLine = "origin's record\(parts.count == 1 ? "" : "s") of part\(parts.count == 1 ? "" : "s") " + parts.joined(separator: ", ") + " (\(OriginParts.prefix)\(lane)/…)"
+        let draftLine = "origin's word of the draft release (\(draftRef))"
+        if dryRun {
+            if !parts.isEmpty { outcome.undone.append("delete " + recordsLine) }
+            if draftValue != nil { outcome.undone.append("delete " + draftLine) }
+            return (outcome, named)
+        }
         let swaps = parts.map { RefSwap.delete(OriginParts.reference(lane: lane, part: $0), expected: leftovers.parts[$0]) }
             + (draftValue.map { [RefSwap.delete(draftRef, expected: $0)] } ?? [])
         do {
@@ -89,11 +112,8 @@ package enum PartsRollback {
             }
             switch result {
             case .swapped:
-                if !parts.isEmpty {
-                    outcome.undone.append("deleted origin's record\(parts.count == 1 ? "" : "s") of part\(parts.count == 1 ? "" : "s") "
-                        + parts.joined(separator: ", ") + " (\(OriginParts.prefix)\(lane)/…)")
-                }
-                if draftValue != nil { outcome.undone.append("deleted origin's word of the draft release (\(draftRef))") }
+                if !parts.isEmpty { outcome.undone.append("deleted " + recordsLine) }
+                if draftValue != nil { outcome.undone.append("deleted " + draftLine) }
             case .moved(let ref, _):
                 outcome.failed.append("origin's \(ref) changed while rollback read it (a part job is running?): nothing on origin was deleted")
             case .refused(let pushed):
@@ -102,7 +122,7 @@ package enum PartsRollback {
         } catch {
             outcome.failed.append("could not delete the part records on origin: \(describe(error))")
         }
-        return outcome
+        return (outcome, named)
     }
 
     private enum DraftOutcome {
@@ -110,21 +130,26 @@ package enum PartsRollback {
         case stays(String)
     }
 
+    /// A client for the GitHub repository `repository` on `api`, or nil when no token is set.
+    private static func client(api: String, repository: String, environment: LaneEnvironment) throws -> GitHubClient? {
+        let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
+        guard let token = GitHubReleasePublisher.token(from: variables) else { return nil }
+        let transport = HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
+                                      redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
+        return try GitHubClient(repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables,
+                                transport: transport, version: ShiplaneVersion.current)
+    }
+
     /// Deletes the parts' draft release `draft` while it is still a draft with the placeholder tag
     /// the part job gave it (a fan-in that took it over gave it the release's tag).
     /// - Throws: when no token is set or the forge refuses.
-    private static func deleteDraft(_ draft: PartsDraft, environment: LaneEnvironment) async throws -> DraftOutcome {
+    private static func deleteDraft(_ draft: PartsDraft, environment: LaneEnvironment, dryRun: Bool) async throws -> DraftOutcome {
         guard draft.forge == ForgeKind.github.rawValue else {
             return .stays("the parts' draft release \(draft.releaseID) is on \(draft.forge), which this Shiplane does not roll back: delete it by hand")
         }
-        let variables = environment.variables.merging(["GITHUB_API_URL": draft.api]) { $1 }
-        guard let token = GitHubReleasePublisher.token(from: variables) else {
+        guard let client = try client(api: draft.api, repository: draft.repository, environment: environment) else {
             throw ShiplaneError("the parts' draft release \(draft.releaseID) on \(draft.repository) stays: set GITHUB_TOKEN (or GH_TOKEN) so rollback can delete it, then run `shiplane rollback` again")
         }
-        let transport = HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
-                                      redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
-        let client = try GitHubClient(repository: try GitHubRepository(remoteURL: draft.repository), token: token, environment: variables,
-                                      transport: transport, version: ShiplaneVersion.current)
         guard let release = try await client.release(id: draft.releaseID) else {
             return .deleted("the parts' draft release \(draft.releaseID) on \(draft.repository) was gone already")
         }
@@ -133,9 +158,52 @@ package enum PartsRollback {
                 + (release.draft ? "its tag is \(release.tagName)" : "published as \(release.tagName)")
                 + "): a fan-in took it over; finish or roll back that run where it ran (`shiplane resume`, `shiplane rollback`)")
         }
-        try await client.deleteRelease(id: release.id)
+        if !dryRun { try await client.deleteRelease(id: release.id) }
+        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on \(draft.repository)" + assetList(release))
+    }
+
+    private static func assetList(_ release: GitHubRelease) -> String {
         let names = (release.assets ?? []).map(\.name).sorted()
-        return .deleted("deleted the parts' draft release \(release.id) on \(draft.repository)"
-            + (names.isEmpty ? "" : " (\(names.count) asset\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", ")))"))
+        return names.isEmpty ? "" : " (\(names.count) asset\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", ")))"
+    }
+
+    /// Deletes the drafts part jobs made and never claimed on origin (stopped between GitHub's
+    /// answer and their compare-and-swap), found on origin's GitHub repository (`GITHUB_API_URL`)
+    /// by their placeholder tag and `PartsDraftMarker`, of `lane` (nil: any), except the drafts
+    /// origin names (`except`). Nothing is asked when no token is set or origin is not on GitHub.
+    private static func unclaimedDrafts(
+        workTree: String, environment: LaneEnvironment, lane: String?, except: Set<Int>, dryRun: Bool
+    ) async -> [String: (undone: [String], failed: [String])] {
+        // origin's URL as configured (not as `insteadOf` rewrites it), as a part job's `.github()` reads it.
+        guard let origin = (try? git({ try RepositoryAccess.open(at: workTree).configString("remote.\(OriginParts.remote).url") })) ?? nil,
+              let repository = try? GitHubRepository(remoteURL: origin) else { return [:] }
+        let api = environment.variables["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
+        var found: [String: (undone: [String], failed: [String])] = [:]
+        do {
+            guard let client = try client(api: api, repository: repository.description, environment: environment) else { return [:] }
+            for release in try await client.listReleases() where !except.contains(release.id) {
+                guard let marker = PartsDraftMarker.of(release), lane == nil || marker.lane == lane else { continue }
+                let line = " the unclaimed draft release \(release.id) (\(release.tagName)) on \(repository.description) that a stopped part job of `\(marker.lane)` made" + assetList(release)
+                do {
+                    if !dryRun { try await client.deleteRelease(id: release.id) }
+                    found[marker.lane, default: ([], [])].undone.append((dryRun ? "delete" : "deleted") + line)
+                } catch {
+                    found[marker.lane, default: ([], [])].failed.append(String(line.dropFirst()) + ": \(describe(error))")
+                }
+            }
+        } catch {
+            found[lane ?? "", default: ([], [])].failed.append("could not look on \(repository.description) for drafts part jobs left unclaimed: \(describe(error))")
+        }
+        return found
+    }
+}
+
+extension RunRecord {
+    /// True for the record of a fan-in job (`--fan-in`: its steps took parts from origin) that is
+    /// past its point of no return: rolling it back leaves nothing for its parts to finish, so
+    /// `shiplane rollback` rolls them back with it (`PartsRollback`), as one release. (A part job
+    /// never passes a point of no return: it publishes nothing.)
+    package var isFanInPastItsPoint: Bool {
+        pointOfNoReturn != nil && steps.contains { $0.name == CollectPart.name }
     }
 }

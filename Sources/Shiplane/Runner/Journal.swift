@@ -319,7 +319,9 @@ package final class Journal: @unchecked Sendable {
     /// stays: the effects made before it, and past it a release that may already be public
     /// (`shiplane resume` finishes it). An undo that fails leaves its effect unsettled in the
     /// record, with why, so `shiplane rollback` can try it again.
-    func rollback(pointOfNoReturn: String?) async -> [(index: Int?, entry: RollbackEntry)] {
+    /// `planOnly`: undoes nothing and records nothing; each effect the rules would undo is
+    /// reported as undone (`shiplane rollback --dry-run`), each that stays as staying.
+    func rollback(pointOfNoReturn: String?, planOnly: Bool = false) async -> [(index: Int?, entry: RollbackEntry)] {
         let (taken, context) = lock.withLock {
             let taken = entries.filter { $0.status == .intended || $0.status == .done || ($0.status == .kept && $0.note != nil) }
             entries.removeAll()
@@ -331,9 +333,9 @@ package final class Journal: @unchecked Sendable {
                 results.append((entry.recordIndex, RollbackEntry(description: entry.description, undone: false, error: entry.note, stays: true)))
                 continue
             }
-            let outcome = await undo(entry, context: context, pointOfNoReturn: pointOfNoReturn)
+            let outcome = await undo(entry, context: context, pointOfNoReturn: pointOfNoReturn, planOnly: planOnly)
             results.append((entry.recordIndex, outcome))
-            guard let index = entry.recordIndex else { continue }
+            guard !planOnly, let index = entry.recordIndex else { continue }
             if outcome.isSettled {
                 recorder?.resolved(index, undone: outcome.undone, note: outcome.error)
             } else {
@@ -343,7 +345,7 @@ package final class Journal: @unchecked Sendable {
         return results
     }
 
-    private func undo(_ entry: Entry, context: EffectContext, pointOfNoReturn: String?) async -> RollbackEntry {
+    private func undo(_ entry: Entry, context: EffectContext, pointOfNoReturn: String?, planOnly: Bool) async -> RollbackEntry {
         func stays(_ why: String) -> RollbackEntry {
             RollbackEntry(description: entry.description, undone: false, error: why, stays: true)
         }
@@ -356,6 +358,7 @@ package final class Journal: @unchecked Sendable {
                 return stays("not undone (\(entry.description)): past the point of no return it may be public; `shiplane resume` finishes the release")
             }
         }
+        if planOnly { return RollbackEntry(description: entry.description, undone: true, error: nil) }
         do {
             if let closure = entry.closure {
                 try await closure()

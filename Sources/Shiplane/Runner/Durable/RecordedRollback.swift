@@ -56,17 +56,21 @@ package struct RecordedRollback: Sendable {
     /// through the same journal, and each effect's same undo, as a rollback in the run.
     ///
     /// An undo that fails is reported in the outcome, not thrown.
-    package func run(_ record: RunRecord) async throws -> Outcome {
-        let (record, takenBack) = Self.takingBackUnlandedPush(record, workTree: workTree, environment: environment)
+    /// `planOnly`: a dry run, which undoes and writes nothing: the outcome says which effects
+    /// the same rules would undo (as undone) and which stay.
+    package func run(_ record: RunRecord, planOnly: Bool = false) async throws -> Outcome {
+        // A dry run writes nothing down, so it does not look whether the push was cut short: it
+        // takes the record's point of no return as it stands.
+        let (record, takenBack): (RunRecord, UnlandedPush?) = planOnly ? (record, nil) : Self.takingBackUnlandedPush(record, workTree: workTree, environment: environment)
         var outcome = Outcome(record: record)
         outcome.pointTakenBack = takenBack
         var context = EffectContext.live(store: store, workTree: workTree, environment: environment)
         context.undoElsewhere = undoElsewhere
         let journal = Journal(context: context)
         journal.adopt(record.effects.enumerated().filter { $0.element.status != .undone }.map { ($0.offset, $0.element) })
-        for (index, entry) in await journal.rollback(pointOfNoReturn: record.pointOfNoReturn) {
+        for (index, entry) in await journal.rollback(pointOfNoReturn: record.pointOfNoReturn, planOnly: planOnly) {
             outcome.results.append((entry, entry.stays == true))
-            guard let index else { continue }
+            guard !planOnly, let index else { continue }
             // A failed undo leaves its effect unsettled, for another try.
             if entry.isSettled { outcome.record.effects[index].status = entry.undone ? .undone : .kept }
             outcome.record.effects[index].note = entry.error
