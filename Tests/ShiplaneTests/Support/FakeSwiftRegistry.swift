@@ -44,6 +44,8 @@ final class FakeSwiftRegistry: @unchecked Sendable {
     private let folder = NSTemporaryDirectory() + "shiplane-fake-registry-\(UUID().uuidString)"
     /// A Bearer token PUT must carry; nil: no authentication.
     let token: String?
+    /// `login:password` a PUT must carry as HTTP Basic authentication; nil: none asked.
+    var basicLogin: String?
     /// Answer a publication with 202 and a status location to poll (4.6.3.2).
     var asynchronous = false
     /// Seconds a publication waits, after the release is stored, before it is answered.
@@ -206,6 +208,9 @@ final class FakeSwiftRegistry: @unchecked Sendable {
     private func publish(_ request: Request, bytes: [UInt8], scope: String, name: String, key: String, version: String) async throws -> Response {
         if let bad = acceptProblem(request.header("Accept"), media: "json") { return bad }
         if let token, request.header("Authorization") != "Bearer \(token)" { return problem(401, "authentication required") }
+        if let basicLogin, request.header("Authorization") != "Basic " + Data(basicLogin.utf8).base64EncodedString() {
+            return problem(401, "authentication required")
+        }
         guard SemanticVersion(version) != nil else { return problem(400, "\(version) is not a semantic version", violation: true) }
         let contentType = request.header("Content-Type") ?? ""
         guard contentType.lowercased().hasPrefix("multipart/form-data"),

@@ -31,17 +31,23 @@ struct S3ObjectUploaded: Effect, Equatable {
 }
 
 extension S3Client {
-    /// The credentials of this process's environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
-    /// - Throws: when either of the first two is missing, saying which.
-    static func credentials(from variables: [String: String]) throws -> SignatureV4.Credentials {
+    /// The credentials of this process's environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+    /// `AWS_SESSION_TOKEN`); with neither of the first two set and a `host` (the endpoint's), the
+    /// `.netrc` login for that host (`machine HOST login KEY-ID password SECRET`, else `default`), as curl reads it.
+    /// - Throws: when either of the first two is missing and `.netrc` has no login for the host, saying which.
+    static func credentials(from variables: [String: String], host: String? = nil) throws -> SignatureV4.Credentials {
         var missing: [String] = []
         let id = variables["AWS_ACCESS_KEY_ID"].flatMap { $0.isEmpty ? nil : $0 }
         let secret = variables["AWS_SECRET_ACCESS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        if id == nil, secret == nil, let host, let login = Netrc.load(from: variables)?.login(for: host) {
+            return SignatureV4.Credentials(accessKeyID: login.login, secretAccessKey: login.password)
+        }
         if id == nil { missing.append("AWS_ACCESS_KEY_ID") }
         if secret == nil { missing.append("AWS_SECRET_ACCESS_KEY") }
         guard let id, let secret else {
+            let netrc = host.map { " (or a login for \($0) in \(Netrc.path(in: variables) ?? "~/.netrc"))" } ?? ""
             throw ShiplaneError("\(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not set",
-                                suggestion: "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials) in the environment or .env")
+                                suggestion: "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials) in the environment or .env\(netrc)")
         }
         let token = variables["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         return SignatureV4.Credentials(accessKeyID: id, secretAccessKey: secret, sessionToken: token)
@@ -51,7 +57,7 @@ extension S3Client {
     static func forUndo(target: S3Target, in context: EffectContext, what: String) throws -> S3Client {
         let credentials: SignatureV4.Credentials
         do {
-            credentials = try S3Client.credentials(from: context.environment.variables)
+            credentials = try S3Client.credentials(from: context.environment.variables, host: URLComponents(string: target.endpoint)?.host)
         } catch {
             throw ShiplaneError("\(what) stays: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY so rollback can remove it, or remove it by hand")
         }

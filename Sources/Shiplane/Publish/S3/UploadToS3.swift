@@ -27,7 +27,9 @@ package struct UploadToS3: AsyncAction {
     package func run(in step: StepContext) async throws -> String {
         let path = step.resolve(file)
         try step.checkSendableFile(path)
-        let credentials = try S3Client.credentials(from: step.lane.environment.variables)
+        let credentials = try S3Client.credentials(from: step.lane.environment.variables, host: URLComponents(string: target.endpoint)?.host)
+        // From .netrc the secret is not among the environment's: it is registered here.
+        step.lane.registerSecret(credentials.secretAccessKey)
         let client = S3Client(target: target, signer: SignatureV4(credentials: credentials, region: target.region),
                               transport: step.httpTransport(), now: step.lane.state.now)
         let url = target.url(key: key)
@@ -163,7 +165,8 @@ package struct UploadToS3: AsyncAction {
 extension LaneContext {
     /// Puts files in an S3-compatible bucket, one step each, and returns their URLs; a re-run sends
     /// nothing for an object already holding the same bytes. Credentials come from
-    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`.
+    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`, else from `~/.netrc`
+    /// (`NETRC`): the endpoint host's login and password.
     @discardableResult
     public func uploadToS3(
         _ files: [any ArtifactConvertible], bucket: String, prefix: String = "", region: String? = nil, endpoint: String? = nil,

@@ -27,7 +27,9 @@ package struct PublishToSwiftRegistry: AsyncAction {
     ///   `SwiftRegistryFailure` for a registry that refuses, `ShiplaneError` for a version the
     ///   registry holds with other bytes.
     package func run(in step: StepContext) async throws -> String {
-        let (authorization, secrets) = SwiftRegistryClient.authorization(from: step.lane.environment.variables)
+        let (authorization, secrets) = SwiftRegistryClient.authorization(from: step.lane.environment.variables,
+                                                                         host: URLComponents(string: package.registry)?.host)
+        for secret in secrets { step.lane.registerSecret(secret) }
         var transport = step.httpTransport()
         transport.redactor = SecretRedactor(secrets: transport.redactor.secrets + secrets)
         let signer = try Self.signer(signingKey, certificateChain, in: step)

@@ -50,13 +50,16 @@ package struct SwiftRegistryClient: Sendable {
     static let jsonAccept = "application/vnd.swift.registry.v1+json"
 
     /// The credentials of an environment, and the values to keep out of every output.
-    package static func authorization(from variables: [String: String]) -> (header: String?, secrets: [String]) {
+    /// With none of them set, the registry host's login in `~/.netrc` (`NETRC`), as SwiftPM reads it.
+    package static func authorization(from variables: [String: String], host: String? = nil) -> (header: String?, secrets: [String]) {
         func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
-        if let token = value("SWIFTPM_REGISTRY_TOKEN") { return ("Bearer \(token)", [token]) }
-        if let login = value("SWIFTPM_REGISTRY_LOGIN"), let password = value("SWIFTPM_REGISTRY_PASSWORD") {
+        func basic(_ login: String, _ password: String) -> (header: String?, secrets: [String]) {
             let basic = Data("\(login):\(password)".utf8).base64EncodedString()
             return ("Basic \(basic)", [password, basic])
         }
+        if let token = value("SWIFTPM_REGISTRY_TOKEN") { return ("Bearer \(token)", [token]) }
+        if let login = value("SWIFTPM_REGISTRY_LOGIN"), let password = value("SWIFTPM_REGISTRY_PASSWORD") { return basic(login, password) }
+        if let host, let login = Netrc.load(from: variables)?.login(for: host) { return basic(login.login, login.password) }
         return (nil, [])
     }
 
