@@ -160,6 +160,9 @@ package struct Push: AsyncAction, CarriesObserversRefs {
         else { return nil }
         lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) never accepted it: \(remote) holds other objects")
         try step.amendPointOfNoReturn(nil)
+        if let runID = lane.state.journal.recorder?.current.id {
+            PushMayStillLand.remember(unlanded, runID: runID, workTree: lane.workingDirectory)
+        }
         tellObservers(CarriedPush(release: .takenBack(unlanded), remote: remote), in: step)
         return unlanded
     }

@@ -4,8 +4,9 @@ internal import Git
 /// The refs of a taken-back push (`UnlandedPush`) that the remote could still create, should it
 /// still hold that push (its hook sleeping): receive-pack applies each ref of a push on its own,
 /// so a tag whose compare-and-swap (absent → this run's tag) still passes can land alone, late,
-/// after the run rolled back. Kept in the run folder (`.git/shiplane/may-still-land.json`, 0600),
-/// apart from the run record, which the rollback retires.
+/// after the run rolled back. Kept in the run folder (`.git/shiplane/may-still-land.json`, 0600).
+/// What the push carried for the run's observers (origin's run record) is theirs to remember
+/// (`TakenBackRecord`): this names only the push's own refs.
 ///
 /// The next push from this checkout looks at the remote first (`check`): a ref the remote now
 /// holds at the very object that push sent landed late, and the push stops before sending
@@ -20,9 +21,6 @@ package struct PushMayStillLand: Codable, Sendable {
     package var refs: [String: String]
     /// When the run took its push back.
     package var takenBackAt: Date
-    /// The run record's ref the push carried (forced, so it lands whenever the push does),
-    /// until it is found on the remote or the entry expires.
-    package var record: String?
 
     /// How long a taken-back push is looked for: a remote that still holds a push a day later
     /// (a hook sleeping that long) is not expected; after that the entry is dropped.
@@ -30,12 +28,13 @@ package struct PushMayStillLand: Codable, Sendable {
 
     static func path(_ store: RunStore) -> String { store.folder + "/may-still-land.json" }
 
-    /// Remembers the refs of `unlanded` that may still land, and the run record `record` it
-    /// carried, for run `runID` of the work tree `workTree`.
-    static func remember(_ unlanded: UnlandedPush, runID: String, record: String, workTree: String) {
+    /// Remembers the refs of `unlanded` that may still land, for run `runID` of the work tree `workTree`.
+    static func remember(_ unlanded: UnlandedPush, runID: String, workTree: String) {
         guard let store = try? RunStore.forWorkTree(workTree) else { return }
         var all = load(store).filter { $0.runID != runID }
-        all.append(PushMayStillLand(runID: runID, remote: unlanded.remote, refs: unlanded.mayStillLand, takenBackAt: Date(), record: record))
+        if !unlanded.mayStillLand.isEmpty {
+            all.append(PushMayStillLand(runID: runID, remote: unlanded.remote, refs: unlanded.mayStillLand, takenBackAt: Date()))
+        }
         save(all, store)
     }
 
@@ -43,27 +42,6 @@ package struct PushMayStillLand: Codable, Sendable {
         guard let data = FileManager.default.contents(atPath: path(store)) else { return [] }
         let all = (try? RunStore.decoder.decode([PushMayStillLand].self, from: data)) ?? []
         return all.filter { Date().timeIntervalSince($0.takenBackAt) < lookedForSeconds }
-    }
-
-    /// The run record `found` on the remote, when it is the record of a push this checkout took
-    /// back, which the remote applied late: deleted there (compare-and-swap on its run id), and
-    /// the rest of that push looked for as `check` does. Nil when `found` is another run's.
-    /// - Returns: what was done, for the command to say.
-    /// - Throws: `LatePushLanded` when a ref of that push other than the record landed too.
-    package static func lateRecord(_ found: RunRecord, workTree: String, environment: LaneEnvironment) throws -> String? {
-        guard let store = try? RunStore.forWorkTree(workTree) else { return nil }
-        var all = load(store)
-        guard let index = all.firstIndex(where: { $0.runID == found.id && $0.record != nil }) else { return nil }
-        let remote = all[index].remote
-        let warning = RemoteRunRecord.remove(workTree: workTree, remote: remote, environment: environment, runID: found.id)
-        all[index].record = nil
-        save(all, store)
-        let said = "\(remote) held the record of run \(found.id), whose push this checkout took back, and applied it late: "
-            + (warning.map { "could not delete it (\($0))" } ?? "deleted it there (nothing of that run is published by it)")
-        if let repository = try? RepositoryAccess.open(at: workTree), let url = (try? git({ try repository.remoteURL(named: remote) })) ?? nil {
-            try check(remote: remote, repository: repository, credentials: Push.credentials(for: url, environment: environment), workTree: workTree)
-        }
-        return said
     }
 
     private static func save(_ all: [PushMayStillLand], _ store: RunStore) {
@@ -101,7 +79,7 @@ package struct PushMayStillLand: Codable, Sendable {
                 }
                 // At another object: its compare-and-swap can never pass; forgotten.
             }
-            if !left.refs.isEmpty || left.record != nil { kept.append(left) }
+            if !left.refs.isEmpty { kept.append(left) }
         }
         save(kept, store)
         guard !landed.isEmpty else { return }

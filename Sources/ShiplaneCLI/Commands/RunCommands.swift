@@ -133,7 +133,7 @@ extension DurableRun {
                 return
             case .success(let record?)?:
                 // A record of a push this checkout took back, which origin applied late.
-                if let said = try PushMayStillLand.lateRecord(record.record, workTree: root, environment: session.laneEnvironment) {
+                if let said = try TakenBackRecord.lateRecord(record.record, workTree: root, environment: session.laneEnvironment) {
                     err.line("warning: " + said)
                     return
                 }
@@ -291,7 +291,7 @@ extension DurableRun {
             return nil
         }
         guard var found else { return nil }
-        if let said = try PushMayStillLand.lateRecord(found.record, workTree: root, environment: session.laneEnvironment) {
+        if let said = try TakenBackRecord.lateRecord(found.record, workTree: root, environment: session.laneEnvironment) {
             session.err.line("warning: " + said)
             return nil
         }

@@ -166,6 +166,7 @@ struct BranchMovedOnPushTests {
         #expect(next.stderr.contains("applied part of a push after all"), "\(next.all)")
         #expect(next.stderr.contains("v1.3.0 at \(stranded.prefix(7))"), "\(next.all)")
         #expect(next.stderr.contains("This run sent nothing"), "\(next.all)")
+        #expect(origin.git("rev-parse", "--verify", "-q", "refs/shiplane/run") == nil, "the held push's record, applied late, withdrawn")
         #expect(try origin.repo.git("tag", "--list") == "v1.2.3", "no local tag at another commit than origin's")
         #expect(try origin.repo.git("rev-parse", "HEAD") == origin.start)
         #expect(!origin.hasLocalRecord)
@@ -188,6 +189,7 @@ struct BranchMovedOnPushTests {
         #expect(origin.git("tag", "--list") == "v1.2.3\nv1.3.0")
         #expect(origin.git("rev-parse", "v1.3.0^{commit}") == release && origin.git("rev-parse", "refs/heads/main") == release)
         #expect(!FileManager.default.fileExists(atPath: origin.repo.path + "/.git/shiplane/may-still-land.json"), "nothing left to look for")
+        #expect(!FileManager.default.fileExists(atPath: origin.repo.path + "/.git/shiplane/taken-back-records.json"), "no record left to look for")
     }
 
     /// Item 2, the plain case: killed while origin held the push, which origin then accepted

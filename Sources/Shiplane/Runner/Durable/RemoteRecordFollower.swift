@@ -46,9 +46,9 @@ struct RemoteRecordFollower: RunObserving {
             } else {
                 deleteLocalCopy(reference, in: lane)
             }
-        case .takenBack(let unlanded):
+        case .takenBack:
             if let runID = recorder?.current.id {
-                PushMayStillLand.remember(unlanded, runID: runID, record: reference, workTree: lane.workingDirectory)
+                TakenBackRecord.remember(runID: runID, remote: remote, record: reference, workTree: lane.workingDirectory)
             }
             // Only this run's record goes; one another run put there stays (`remove` compares and swaps).
             if let runID = recorder?.current.id,

@@ -47,8 +47,8 @@ package enum RemoteRunRecord {
     /// The unfinished run recorded on `remote`, rebased onto this work tree, or nil when there is
     /// none. `head` is this checkout's HEAD commit, for the caller to compare.
     /// - Throws: when the remote cannot be reached or the record cannot be read.
-    /// `ownHandle`: the caller runs this in a thread of its own, on a handle no one else uses, so
-    /// it does not hold the handle lock (`git { }`) while it waits for the network.
+    /// `ownHandle`: the caller runs this in a thread of its own, on a handle no one else uses (with
+    /// a lock of its own, so the run's handle is not held while this waits for the network).
     /// `scope`: the package the run releases on its own (`RunRecord.packageScope`), whose record it looks for.
     package static func fetch(
         workTree: String, remote: String, environment: LaneEnvironment, ownHandle: Bool = false, scope: String? = nil
