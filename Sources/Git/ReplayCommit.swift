@@ -83,41 +83,9 @@ extension Repository {
         return true
     }
 
-    /// Moves HEAD — its branch, or a detached HEAD — forward from `from` to `to`, a commit that
-    /// descends from it, with the index and the work tree (`git merge --ff-only`; a safe checkout,
-    /// so a file changed in the work tree stops it before anything moved).
-    /// - Returns: false, changing nothing, when HEAD is not at `from` or `to` does not descend
-    ///   from it.
-    /// - Throws: `GitError` `.notFound` when `to` is not in the repository, `.conflict` when the
-    ///   work tree holds changes the checkout would overwrite.
-    public func fastForwardHead(from: ObjectID, to: ObjectID) throws -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        let operation = "move HEAD forward from \(from.short) to \(to.short)"
-        let reference: String
-        switch try head() {
-        case .branch(let branch, let current) where current == from: reference = "refs/heads/" + branch
-        case .detached(let current) where current == from: reference = "HEAD"
-        default: return false
-        }
-        guard from != to, try isAncestor(from, of: to) else { return false }
-        var fromID = from.raw, toID = to.raw
-        var fromObject: OpaquePointer?, toObject: OpaquePointer?
-        try check(git_commit_lookup(&fromObject, pointer, &fromID), operation)
-        defer { git_commit_free(fromObject) }
-        try check(git_commit_lookup(&toObject, pointer, &toID), operation)
-        defer { git_commit_free(toObject) }
-        var fromTree: OpaquePointer?, toTree: OpaquePointer?
-        try check(git_commit_tree(&fromTree, fromObject), operation)
-        defer { git_tree_free(fromTree) }
-        try check(git_commit_tree(&toTree, toObject), operation)
-        defer { git_tree_free(toTree) }
-        try moveBranch(reference, from: from, fromTree: fromTree, to: to, toTree: toTree, operation)
-        return true
-    }
-
     /// Checks out `toTree` over `fromTree` (safe: a file changed in the work tree since stops it)
     /// and moves `reference` from `from` to `to` by compare-and-swap.
-    private func moveBranch(
+    func moveBranch(
         _ reference: String, from: ObjectID, fromTree: OpaquePointer?, to: ObjectID, toTree: OpaquePointer?, _ operation: String
     ) throws {
         var options = git_checkout_options()

@@ -178,8 +178,7 @@ extension DurableRun {
             let look = OriginLook(root: root, environment: session.laneEnvironment, scope: RunRecord.packageScope(lane: lane, arguments: arguments))
             if case .success(let remote?)? = look.wait(seconds: originLookTimeout) {
                 guard remote.record.releaseCommit == nil || remote.record.releaseCommit == remote.head else {
-                    let started = remote.record.effects.filter { $0.status != .undone }.compactMap { $0.effect.as(CommitMade.self) }.first?.parent
-                    if started == remote.head {
+                    if remote.record.startCommit == remote.head {
                         session.err.line("Note: origin holds the unfinished run of `\(remote.record.commandLine)` (\(RemoteRunRecord.reference)), started from this commit: the real run would move this checkout forward to its release commit when origin's branch holds it, and resume it, not do what this plan shows.")
                         return
                     }
@@ -304,7 +303,7 @@ extension DurableRun {
     }
 }
 
-/// `shiplane rollback [--forget]` and `shiplane resume`: settle a run that did not finish.
+/// `shiplane rollback [--forget]` (RollbackCommand.swift) and `shiplane resume`: settle a run that did not finish.
 enum RunCommands {
     /// The command line that resumes the unfinished run, or nil when there is none.
     static func resumeArguments(session: CommandSession) throws -> [String]? {

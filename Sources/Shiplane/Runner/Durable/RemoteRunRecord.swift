@@ -216,19 +216,24 @@ package enum RemoteRunRecord {
     /// that triggered the pipeline, the release commit's parent — after the killed attempt's push
     /// landed. The run then resumes at the release commit, as a fresh clone of the branch does,
     /// instead of stopping because the checkout is not at it. The release commit is fetched from
-    /// origin's branch; HEAD (its branch, or a detached HEAD) moves forward with the index and the
-    /// work tree by a safe checkout, so a changed file stops it and nothing moves.
+    /// origin's branch (into `refs/shiplane/catch-up`, forced: one a killed move left is
+    /// overwritten, and deleted after); HEAD (its branch, or a detached HEAD) moves forward with the
+    /// index and the work tree (`Repository.fastForwardHead`): a file the move writes that holds
+    /// neither the start's version nor the release's — a change of someone's — stops it and
+    /// nothing moves, while one at the release's version is a killed move's own work, finished now.
     /// - Returns: the release commit when this checkout moved to it; nil when the record is not of
     ///   a release started here, or origin's branch does not hold its commit (nothing changed).
     /// - Throws: when origin cannot be reached or the checkout cannot move.
     package static func catchUp(_ record: RunRecord, head: String, workTree: String, remote: String, environment: LaneEnvironment) throws -> String? {
-        let commits = record.effects.filter { $0.status != .undone }.compactMap { $0.effect.as(CommitMade.self) }
-        guard let release = record.releaseCommit, release != head, let first = commits.first, first.parent == head,
-              let last = commits.last, last.commit == release, let branch = last.branch,
+        guard let release = record.releaseCommit, release != head, record.startCommit == head,
+              let last = record.effects.reversed().lazy.filter({ $0.status != .undone }).compactMap({ $0.effect.as(CommitMade.self) }).first,
+              last.commit == release, let branch = last.branch,
               let releaseID = ObjectID(hex: release), let headID = ObjectID(hex: head) else { return nil }
         let repository = try RepositoryAccess.open(at: workTree)
         guard let url = try git({ try repository.remoteURL(named: remote) }) else { return nil }
         let scratch = "refs/shiplane/catch-up"
+        // Only Shiplane writes this ref, under the run lock: a lock file on it was left by a kill.
+        if let store = try? RunStore.forWorkTree(workTree) { unlink(store.folder + "/../" + scratch + ".lock") }
         guard try git({ try repository.fetchIfPresent(
             remote: remote, source: "refs/heads/\(branch)", destination: scratch, credentials: Push.credentials(for: url, environment: environment)) })
         else { return nil }
@@ -362,6 +367,13 @@ extension RunRecord {
         }
         if let argumentsDigest { return argumentsDigest == Self.argumentsDigest(arguments) }
         return self.arguments == arguments
+    }
+
+    /// The commit the recorded release started from: the parent of its first commit still made
+    /// (not undone), or nil when it made none. A checkout at it is where a CI retry of the job
+    /// stands (`RemoteRunRecord.catchUp` moves it forward to `releaseCommit`).
+    package var startCommit: String? {
+        effects.lazy.filter { $0.status != .undone }.compactMap { $0.effect.as(CommitMade.self) }.first?.parent
     }
 
     /// The release commit the record made, when it made one.
