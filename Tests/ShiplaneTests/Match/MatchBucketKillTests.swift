@@ -114,14 +114,9 @@ struct MatchBucketKillTests {
     }
     @Test("Cloud Storage (stand-in), shiplane rollback: SIGKILLed inside the upload of the certificate's object (the stand-in stored it, HoldingProxy held the answer, so the run never learnt its generation); shiplane rollback revokes the certificate and deletes that object and the kept key, leaving the bucket as it was")
     func killedInsideACloudStorageUploadThenShiplaneRollback() async throws {
-        let gcs = FakeGCS()
-        try await gcs.start()
-        defer { gcs.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
-        let work = try TemporaryRepository()
-        let direct = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let setUp = try await GCSMatchSetUp.start()
+        defer { setUp.stop() }
+        let (gcs, fake, work, direct) = (setUp.gcs, setUp.fake, setUp.work, setUp.storage)
         let port = try #require(gcs.server?.port)
         let proxy = try HoldingProxy(to: port, holding: "POST", pathContaining: "name=\(Self.team)%2Fcerts%2F")
         defer { proxy.stop() }

@@ -88,14 +88,9 @@ struct MatchBucketNukeUndoTests {
 
     @Test("Cloud Storage (stand-in): the rollback puts the .p12 and the profile back (ifGenerationMatch=0) and keeps the certificate's object another machine wrote")
     func cloudStorageNukeRolledBack() async throws {
-        let gcs = FakeGCS()
-        try await gcs.start()
-        defer { gcs.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
-        let work = try TemporaryRepository()
-        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let setUp = try await GCSMatchSetUp.start()
+        defer { setUp.stop() }
+        let (gcs, fake, work, storage) = (setUp.gcs, setUp.fake, setUp.work, setUp.storage)
         try await nukeThenFail(store: "gs://\(gcs.bucket)", storage: storage, fake: fake, work: work, root: "",
                                objects: { gcs.lock.withLock { gcs.objects.mapValues { SHA256.hex(of: $0.bytes) } } })
     }
@@ -148,19 +143,11 @@ struct MatchBucketNukeUndoTests {
     }
     @Test("Cloud Storage (stand-in), shiplane rollback: the built shiplane SIGKILLed inside nuke's DELETE of the profile (HoldingProxy holds the stand-in's answer); another machine then creates the .p12 anew; shiplane rollback puts the .cer and the profile back (ifGenerationMatch=0) and keeps the other machine's .p12")
     func cloudStorageNukeKilledThenShiplaneRollback() async throws {
-        let gcs = FakeGCS()
-        try await gcs.start()
-        defer { gcs.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
-        let work = try TemporaryRepository()
+        let setUp = try await GCSMatchSetUp.start()
+        defer { setUp.stop() }
+        let (gcs, fake, work, storage) = (setUp.gcs, setUp.fake, setUp.work, setUp.storage)
         let store = "gs://\(gcs.bucket)"
-        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
-        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
-                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, storage, fake))
-        #expect(made.status == 0, "\(made.all)")
-        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let id = try await setUp.fillDevelopment(environment: environment(work, storage, fake))
         let objects = { gcs.lock.withLock { gcs.objects.mapValues { SHA256.hex(of: $0.bytes) } } }
         let before = objects()
         let key = "\(Self.team)/certs/development/\(id).p12"

@@ -77,14 +77,9 @@ struct MatchGCSStoreTests {
 
     @Test("against the stand-in with a service-account key (RS256 assertion, bearer token): a write another machine made meanwhile fails the generation precondition (412); the run stops naming the object and its rollback deletes only what still has the generation it left, revoking the certificate")
     func aConcurrentWriteIsRefusedAndKeptByTheRollback() async throws {
-        let gcs = FakeGCS()
-        try await gcs.start()
-        defer { gcs.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
-        let work = try TemporaryRepository()
-        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let setUp = try await GCSMatchSetUp.start()
+        defer { setUp.stop() }
+        let (gcs, fake, work, storage) = (setUp.gcs, setUp.fake, setUp.work, setUp.storage)
         let theirs = Data("match 2.237.0 from another machine".utf8)
         let profile = Self.team + "/profiles/appstore/AppStore_com.acme.rocket.mobileprovision"
         // Just before match_version.txt (the last file written), another machine writes it and the profile.
@@ -113,14 +108,9 @@ struct MatchGCSStoreTests {
 
     @Test("a lane failing after match rolls the bucket back: every object it wrote is deleted (conditional on its generation), the kept key too, and the certificate revoked")
     func rollbackDeletesWhatItWrote() async throws {
-        let gcs = FakeGCS()
-        try await gcs.start()
-        defer { gcs.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
-        let work = try TemporaryRepository()
-        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let setUp = try await GCSMatchSetUp.start()
+        defer { setUp.stop() }
+        let (gcs, fake, work, storage) = (setUp.gcs, setUp.fake, setUp.work, setUp.storage)
         let lane = try MatchLaneForTest.parse(["--kind", "appstore", "--store", "gs://\(gcs.bucket)/ios", "--identifiers", "com.acme.rocket", "--fail-after"])
         let (result, messages) = await runStoreLane(lane, folder: work.path, variables: environment(work, storage, fake))
         #expect(result.failure != nil)
@@ -133,19 +123,11 @@ struct MatchGCSStoreTests {
 
     @Test("nuke on a Google Cloud Storage store: without --yes it lists the bucket's files of the type and changes nothing; with it, it revokes the certificate and deletes the type's objects (conditional on their generations), keeping match_version.txt and the README")
     func nukeEmptiesTheTypeInTheBucket() async throws {
-        let gcs = FakeGCS()
-        try await gcs.start()
-        defer { gcs.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
-        let work = try TemporaryRepository()
-        let storage = try gcs.environment(keysFile: work.root + "/gc_keys.json")
+        let setUp = try await GCSMatchSetUp.start()
+        defer { setUp.stop() }
+        let (gcs, fake, work, storage) = (setUp.gcs, setUp.fake, setUp.work, setUp.storage)
         let store = "gs://\(gcs.bucket)"
-        let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
-                                                              "--device", "Ada=00008110-000000000002"], in: work.path, environment: environment(work, storage, fake))
-        #expect(made.status == 0, "\(made.all)")
-        let id = try #require(fake.lock.withLock { fake.signing.certificates.keys.first })
+        let id = try await setUp.fillDevelopment(environment: environment(work, storage, fake))
         let before = gcs.lock.withLock { gcs.objects.mapValues(\.generation) }
         #expect(before.count == 5, "\(before.keys.sorted())")
 

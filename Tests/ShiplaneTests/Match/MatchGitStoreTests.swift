@@ -94,11 +94,9 @@ struct MatchGitStoreTests {
 
     @Test("shiplane SIGKILLed mid-push (the repository took the store's commit, its answer held back): the same command from a fresh clone finds the store complete and changes nothing; one certificate, one commit, fastlane's code decrypts it")
     func killedMidPushFinishesFromAFreshClone() async throws {
-        let served = try await Served()
-        defer { served.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
+        let setUp = try await GitMatchSetUp.start()
+        defer { setUp.stop() }
+        let (served, fake) = (setUp.served, setUp.fake)
         // Pushes: the certificate's key (1), the store's commit (2), the key's deletion (3).
         served.server.holdAnswer(toPush: 2, seconds: 20)
         let arguments = ["match", "development", "--store", served.url, "--app-identifier", "com.acme.rocket", "--device", "Ada=00008110-000000000002"]
@@ -121,11 +119,9 @@ struct MatchGitStoreTests {
 
     @Test("shiplane SIGKILLed while Apple makes the certificate: the key was pushed first, so the same command from a fresh clone adopts that certificate; one POST, one commit")
     func killedBeforeTheStoreHeldItAdoptsFromAFreshClone() async throws {
-        let served = try await Served()
-        defer { served.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
+        let setUp = try await GitMatchSetUp.start()
+        defer { setUp.stop() }
+        let (served, fake) = (setUp.served, setUp.fake)
         fake.answerLate(1, method: "POST", path: "/v1/certificates$", seconds: 30)
         let arguments = ["match", "development", "--store", served.url, "--app-identifier", "com.acme.rocket", "--device", "Ada=00008110-000000000002"]
         let first = try TemporaryRepository()
@@ -151,11 +147,9 @@ struct MatchGitStoreTests {
 
     @Test("another machine's match pushes to the branch after this run read it: the store's push is refused before anything is sent (compare and swap), the run rolls back, and run again it commits on top of the other's commit")
     func aBranchThatMovedIsNeverOverwritten() async throws {
-        let served = try await Served()
-        defer { served.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
+        let setUp = try await GitMatchSetUp.start()
+        defer { setUp.stop() }
+        let (served, fake) = (setUp.served, setUp.fake)
         // The key's push (the first) is held back while another writer makes the branch.
         served.server.holdAnswer(toPush: 1, seconds: 3)
         let arguments = ["match", "appstore", "--store", served.url, "--app-identifier", "com.acme.rocket"]
@@ -184,11 +178,9 @@ struct MatchGitStoreTests {
 
     @Test("nuke on the match repository's URL: without --yes it lists the files and changes nothing; with it, SIGKILLed while the repository's answer to its one commit is held, the removal landed and the certificate is revoked; shiplane rollback pushes a commit that puts the three files back as they were (the revocation stays); nuke run again removes them for good")
     func nukeOnTheRepository() async throws {
-        let served = try await Served()
-        defer { served.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
+        let setUp = try await GitMatchSetUp.start()
+        defer { setUp.stop() }
+        let (served, fake) = (setUp.served, setUp.fake)
         let work = try TemporaryRepository()
         let store = served.url
         let made = try await runProgramAsync(shiplaneBinary, ["match", "development", "--store", store, "--app-identifier", "com.acme.rocket",
@@ -233,11 +225,9 @@ struct MatchGitStoreTests {
 
     @Test("a lane that fails after match: the store's commit is reverted by a commit on top (history kept), the certificate revoked")
     func rollbackRevertsTheStoresCommit() async throws {
-        let served = try await Served()
-        defer { served.stop() }
-        let fake = try FakeAppStoreConnect()
-        try await fake.start()
-        defer { fake.stop() }
+        let setUp = try await GitMatchSetUp.start()
+        defer { setUp.stop() }
+        let (served, fake) = (setUp.served, setUp.fake)
         let work = try TemporaryRepository()
         let variables = environment(work, fake)
         let lane = try MatchLaneForTest.parse(["--kind", "appstore", "--store", served.url, "--identifiers", "com.acme.rocket", "--fail-after"])
