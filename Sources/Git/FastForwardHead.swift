@@ -87,8 +87,8 @@ extension Repository {
                 var info = stat()
                 guard lstat(workdir + change.path, &info) == 0 else { throw osError("read \(change.path)", operation) }
                 var entry = git_index_entry()
-                entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: info.st_ctim.tv_sec), nanoseconds: UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec))
-                entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: info.st_mtim.tv_sec), nanoseconds: UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec))
+                entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: info.statusChangeTime.tv_sec), nanoseconds: UInt32(truncatingIfNeeded: info.statusChangeTime.tv_nsec))
+                entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: info.modificationTime.tv_sec), nanoseconds: UInt32(truncatingIfNeeded: info.modificationTime.tv_nsec))
                 entry.dev = UInt32(truncatingIfNeeded: info.st_dev)
                 entry.ino = UInt32(truncatingIfNeeded: info.st_ino)
                 entry.uid = info.st_uid
