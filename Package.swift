@@ -1,9 +1,5 @@
 // swift-tools-version:6.0
 import PackageDescription
-import Foundation
-
-/// This package's folder, for the linker's version script below.
-let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
 let package = Package(
     name: "Shiplane",
@@ -60,20 +56,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // A release build's command carries the Swift runtime and Foundation (as the bundle's does),
-        // position-dependent, its own symbols local: dynamically linked, the loader bound 15,054
-        // references into a dozen Swift libraries at every start (7,422 left, libgit2's) and made
-        // 164,553 relative relocations (23,471 left), a fifth of `shiplane bump`'s CPU. Only this
-        // executable: the flags are in no product another package can depend on (SwiftPM refuses
-        // unsafe flags there), and debug builds (the tests) link as before.
-        .executableTarget(
-            name: "shiplane", dependencies: ["ShiplaneCLI"],
-            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
-            linkerSettings: [.unsafeFlags(
-                ["-static-stdlib", "-Xlinker", "-no-pie", "-Xlinker", "--version-script=\(packageFolder)/Scripts/bundle-support/local-symbols.map"],
-                .when(platforms: [.linux], configuration: .release)
-            )]
-        ),
+        // No unsafe flags here: SwiftPM refuses a package with them as a versioned dependency.
+        // A release install links the command statically by passing them (Scripts/install,
+        // Scripts/bundle).
+        .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"]),
         .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"]),
         .testTarget(
             name: "ShiplaneTests",
