@@ -41,6 +41,9 @@ package final class FanOutRun: @unchecked Sendable {
     private var builtFrom: String?
     private var topLane = ""
     private var draftValue: ObjectID?
+    /// The GitHub repository the fan-in's release went to (API, `owner/name`) and the parts'
+    /// draft it published, if any: where it looks for drafts the parts left unclaimed.
+    private var draftForge: (kind: ForgeKind, api: String, repository: String, published: Int?)?
 
     /// The state of a run in `mode` in the work tree `workTree`.
     package init(mode: FanOutMode, workTree: String) {
@@ -179,12 +182,17 @@ package final class FanOutRun: @unchecked Sendable {
     /// release's parts uploaded to, which origin names (`refs/shiplane/drafts/LANE`), if any;
     /// the ref is retired with the parts' records, in the same push, once the release is published.
     /// - Throws: when origin cannot be reached.
-    func partsDraft(api: String, repository: String, in context: LaneContext) async throws -> Int? {
-        guard mode == .fanIn, let base = partsBase,
+    func partsDraft(forge: ForgeKind, api: String, repository: String, in context: LaneContext) async throws -> Int? {
+        guard mode == .fanIn else { return nil }
+        lock.withLock { draftForge = (forge, api, repository, nil) }
+        guard let base = partsBase,
               let (draft, value) = try await OriginParts.readDraft(lane: laneName, workTree: context.workingDirectory, environment: context.environment),
-              let draft, draft.base == base, draft.api == api, draft.repository == repository,
+              let draft, draft.forge == forge.rawValue, draft.base == base, draft.api == api, draft.repository == repository,
               context.isResumed || draft.argumentsDigest == argumentsDigest(context.state.journal.recorder?.current) else { return nil }
-        lock.withLock { draftValue = value }
+        lock.withLock {
+            draftValue = value
+            draftForge = (forge, api, repository, draft.releaseID)
+        }
         return draft.releaseID
     }
 
@@ -198,9 +206,38 @@ package final class FanOutRun: @unchecked Sendable {
             }
         }) ?? ""
         let published = PublishedRelease(base: partsBase ?? head, head: head, run: context.state.journal.recorder?.current.id ?? "")
-        return await OriginParts.retire(
+        let warnings = await OriginParts.retire(
             lane: laneName, parts: usedRecords, draft: lock.withLock { draftValue }, published: published,
             workTree: context.workingDirectory, environment: context.environment)
+        return warnings + (await deleteUnclaimedDrafts(context))
+    }
+
+    /// After a fan-in published on GitHub: deletes the drafts of this release (its lane, the parts'
+    /// commit and lane options) that part jobs made and never claimed, each only while it is as
+    /// they left it (`PartsDraftOrphans`): a job killed while another job's draft won the claim
+    /// leaves one. Returns a warning for each left; never throws: the release is done.
+    private func deleteUnclaimedDrafts(_ context: LaneContext) async -> [String] {
+        // GitHub's alone for now: a Gitea orphan stays until deleted by hand (README).
+        guard let forge = lock.withLock({ draftForge }), forge.kind == .github, let base = partsBase else { return [] }
+        let lane = laneName
+        let digest = argumentsDigest(context.state.journal.recorder?.current)
+        do {
+            guard let client = try PartsRollback.client(api: forge.api, repository: forge.repository, environment: context.environment) else { return [] }
+            let fates = try await PartsDraftOrphans.clean(
+                client: client, repository: forge.repository, claimed: Set(forge.published.map { [$0] } ?? []), dryRun: false
+            ) { $0.lane == lane && $0.base == base && (context.isResumed || $0.argumentsDigest == digest) }
+            var warnings: [String] = []
+            for (_, fate) in fates {
+                switch fate {
+                case .deleted(let line): context.log(line)
+                case .stays(let line): warnings.append(line)
+                case .failed(let line): warnings.append("could not delete " + line + "; `shiplane rollback` deletes it")
+                }
+            }
+            return warnings
+        } catch {
+            return ["could not look on \(forge.repository) for drafts the parts left unclaimed: \(describe(error)); `shiplane rollback` deletes them"]
+        }
     }
 
     /// True for a name a part, its os or arch may have: it is a ref's component and a CI job's name.

@@ -192,28 +192,43 @@ package struct RecordPart: AsyncAction {
 
 extension RecordPart {
     /// Uploads the artifacts to the parts' draft release, before the record (a recorded part's
-    /// artifacts are on the draft): on GitHub; a forge without drafts gets them from the fan-in.
+    /// artifacts are on the draft): on GitHub and Gitea, which have drafts; GitLab has none, so
+    /// its fan-in uploads the artifacts from the parts' records.
     private func uploadToDraft(in step: StepContext) async throws {
         guard let draft else { return }
-        guard draft.kind == .github else {
+        guard draft.kind == .github || draft.kind == .gitea else {
             step.log("\(draft.kind.displayName) has no draft releases: part \(part.name)'s artifacts go in its record on origin, and the fan-in job uploads them")
             return
         }
         let origin = try git { try step.lane.repository().configString("remote.origin.url") }
-        let forge = try GitHubForge.connect(draft, origin: origin, in: step)
-        if step.isDryRun {
-            try await forge.publisher.preflight(forge.request(ForgeReleaseRequest(tag: lane)))
-            step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(forge.place)")
-            return
-        }
         let files = artifacts.map { artifact in
             var file = artifact
             file.path = step.resolve(artifact.path)
             return file
         }
-        let uploaded = try await forge.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
+        let uploaded: PartUpload
+        let place: String
+        if draft.kind == .gitea {
+            let forge = try GiteaForge.connect(draft, origin: origin, in: step)
+            place = forge.place
+            if step.isDryRun {
+                try await forge.client().checkAccess()
+                step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(place)")
+                return
+            }
+            uploaded = try await forge.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
+        } else {
+            let forge = try GitHubForge.connect(draft, origin: origin, in: step)
+            place = forge.place
+            if step.isDryRun {
+                try await forge.publisher.preflight(forge.request(ForgeReleaseRequest(tag: lane)))
+                step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(place)")
+                return
+            }
+            uploaded = try await forge.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
+        }
         let summary = uploaded.attached.summary
-        step.log("part \(part.name): the draft release \(uploaded.releaseID) \(forge.place) holds its artifacts" + (summary.isEmpty ? "" : " (\(summary))"))
+        step.log("part \(part.name): the draft release \(uploaded.releaseID) \(place) holds its artifacts" + (summary.isEmpty ? "" : " (\(summary))"))
     }
 }
 
@@ -284,7 +299,7 @@ extension RecordPart: DocumentedAction {
             .init(name: "name", type: "String", defaultValue: nil, help: "the part's name, as `--part` and the plan's matrix give it"),
             .init(name: "os", type: "String?", defaultValue: "nil", help: "the runner's system the plan asks for: macos or linux"),
             .init(name: "arch", type: "String?", defaultValue: "nil", help: "the runner's architecture the plan asks for: x86_64 or arm64"),
-            .init(name: "draft", type: "ForgeTarget?", defaultValue: "nil", help: "`.github()`: the part job uploads its artifacts to the release's one draft release, which the fan-in publishes"),
+            .init(name: "draft", type: "ForgeTarget?", defaultValue: "nil", help: "`.github()` or `.gitea()`: the part job uploads its artifacts to the release's one draft release, which the fan-in publishes (GitLab has no drafts: the fan-in uploads them)"),
             .init(name: "body", type: "() async throws -> Void", defaultValue: nil, help: "builds the part and registers its artifacts (`lane.artifact`, `lane.archive`)"),
         ],
         example: #"try await lane.part("ios", os: "macos") { try lane.artifact(try await lane.sh("make", "ipa")) }"#,

@@ -107,8 +107,12 @@ package struct PartsDraftMarker: Sendable, Equatable {
     /// placeholder tag of its commit and this word in its body (a fan-in that took it over gave it
     /// the release's tag and notes); nil for anything else, a person's draft included.
     package static func of(_ release: GitHubRelease) -> PartsDraftMarker? {
-        guard release.draft, let marker = PartsDraftMarker(body: release.body),
-              release.tagName.hasPrefix(tagPrefix(base: marker.base)) else { return nil }
+        of(draft: release.draft, tag: release.tagName, body: release.body)
+    }
+
+    /// The marker of a release on any forge with drafts, as `of(_:)` reads a GitHub one.
+    static func of(draft: Bool, tag: String, body: String?) -> PartsDraftMarker? {
+        guard draft, let marker = PartsDraftMarker(body: body), tag.hasPrefix(tagPrefix(base: marker.base)) else { return nil }
         return marker
     }
 }

@@ -60,6 +60,7 @@ package enum PartsRollback {
         }
         for (lane, lines) in await unclaimedDrafts(workTree: workTree, environment: environment, lane: only, except: named, dryRun: dryRun) {
             outcomes[lane, default: Outcome(lane: lane)].undone += lines.undone
+            outcomes[lane, default: Outcome(lane: lane)].stays += lines.stays
             outcomes[lane, default: Outcome(lane: lane)].failed += lines.failed
         }
         return outcomes.keys.sorted().compactMap { outcomes[$0] }
@@ -131,7 +132,7 @@ package enum PartsRollback {
     }
 
     /// A client for the GitHub repository `repository` on `api`, or nil when no token is set.
-    private static func client(api: String, repository: String, environment: LaneEnvironment) throws -> GitHubClient? {
+    static func client(api: String, repository: String, environment: LaneEnvironment) throws -> GitHubClient? {
         let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
         guard let token = GitHubReleasePublisher.token(from: variables) else { return nil }
         let transport = HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
@@ -144,6 +145,7 @@ package enum PartsRollback {
     /// the part job gave it (a fan-in that took it over gave it the release's tag).
     /// - Throws: when no token is set or the forge refuses.
     private static func deleteDraft(_ draft: PartsDraft, environment: LaneEnvironment, dryRun: Bool) async throws -> DraftOutcome {
+        if draft.forge == ForgeKind.gitea.rawValue { return try await deleteGiteaDraft(draft, environment: environment, dryRun: dryRun) }
         guard draft.forge == ForgeKind.github.rawValue else {
             return .stays("the parts' draft release \(draft.releaseID) is on \(draft.forge), which this Shiplane does not roll back: delete it by hand")
         }
@@ -159,12 +161,30 @@ package enum PartsRollback {
                 + "): a fan-in took it over; finish or roll back that run where it ran (`shiplane resume`, `shiplane rollback`)")
         }
         if !dryRun { try await client.deleteRelease(id: release.id) }
-        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on \(draft.repository)" + assetList(release))
+        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on \(draft.repository)" + PartsDraftOrphans.assetList(release))
     }
 
-    private static func assetList(_ release: GitHubRelease) -> String {
-        let names = (release.assets ?? []).map(\.name).sorted()
-        return names.isEmpty ? "" : " (\(names.count) asset\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", ")))"
+    /// `deleteDraft` on a Gitea or Forgejo server: the draft is deleted while it is still a draft
+    /// with the part job's placeholder tag.
+    private static func deleteGiteaDraft(_ draft: PartsDraft, environment: LaneEnvironment, dryRun: Bool) async throws -> DraftOutcome {
+        guard let token = GiteaClient.token(from: environment.variables) else {
+            throw ShiplaneError("the parts' draft release \(draft.releaseID) on Gitea \(draft.repository) stays: set GITEA_TOKEN (or FORGEJO_TOKEN) so rollback can delete it, then run `shiplane rollback` again")
+        }
+        let parts = draft.repository.split(separator: "/").map(String.init)
+        let transport = HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
+                                      redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
+        let client = GiteaClient(repository: GiteaRepository(apiURL: draft.api, owner: parts.first ?? "", name: parts.last ?? ""), token: token,
+                                 transport: transport, version: ShiplaneVersion.current)
+        guard let release = try await client.release(id: draft.releaseID) else {
+            return .deleted("the parts' draft release \(draft.releaseID) on Gitea \(draft.repository) was gone already")
+        }
+        guard release.draft, release.tagName == draft.tag else {
+            return .stays("the draft release \(draft.releaseID) on Gitea \(draft.repository) is no longer as the parts left it ("
+                + (release.draft ? "its tag is \(release.tagName)" : "published as \(release.tagName)")
+                + "): a fan-in took it over; finish or roll back that run where it ran (`shiplane resume`, `shiplane rollback`)")
+        }
+        if !dryRun { try await client.deleteRelease(id: release.id) }
+        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on Gitea \(draft.repository)")
     }
 
     /// Deletes the drafts part jobs made and never claimed on origin (stopped between GitHub's
@@ -173,26 +193,26 @@ package enum PartsRollback {
     /// origin names (`except`). Nothing is asked when no token is set or origin is not on GitHub.
     private static func unclaimedDrafts(
         workTree: String, environment: LaneEnvironment, lane: String?, except: Set<Int>, dryRun: Bool
-    ) async -> [String: (undone: [String], failed: [String])] {
+    ) async -> [String: (undone: [String], stays: [String], failed: [String])] {
         // origin's URL as configured (not as `insteadOf` rewrites it), as a part job's `.github()` reads it.
         guard let origin = (try? git({ try RepositoryAccess.open(at: workTree).configString("remote.\(OriginParts.remote).url") })) ?? nil,
               let repository = try? GitHubRepository(remoteURL: origin) else { return [:] }
         let api = environment.variables["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
-        var found: [String: (undone: [String], failed: [String])] = [:]
+        var found: [String: (undone: [String], stays: [String], failed: [String])] = [:]
         do {
             guard let client = try client(api: api, repository: repository.description, environment: environment) else { return [:] }
-            for release in try await client.listReleases() where !except.contains(release.id) {
-                guard let marker = PartsDraftMarker.of(release), lane == nil || marker.lane == lane else { continue }
-                let line = " the unclaimed draft release \(release.id) (\(release.tagName)) on \(repository.description) that a stopped part job of `\(marker.lane)` made" + assetList(release)
-                do {
-                    if !dryRun { try await client.deleteRelease(id: release.id) }
-                    found[marker.lane, default: ([], [])].undone.append((dryRun ? "delete" : "deleted") + line)
-                } catch {
-                    found[marker.lane, default: ([], [])].failed.append(String(line.dropFirst()) + ": \(describe(error))")
+            let fates = try await PartsDraftOrphans.clean(client: client, repository: repository.description, claimed: except, dryRun: dryRun) {
+                lane == nil || $0.lane == lane
+            }
+            for (marker, fate) in fates {
+                switch fate {
+                case .deleted(let line): found[marker.lane, default: ([], [], [])].undone.append(line)
+                case .stays(let line): found[marker.lane, default: ([], [], [])].stays.append(line)
+                case .failed(let line): found[marker.lane, default: ([], [], [])].failed.append(line)
                 }
             }
         } catch {
-            found[lane ?? "", default: ([], [])].failed.append("could not look on \(repository.description) for drafts part jobs left unclaimed: \(describe(error))")
+            found[lane ?? "", default: ([], [], [])].failed.append("could not look on \(repository.description) for drafts part jobs left unclaimed: \(describe(error))")
         }
         return found
     }

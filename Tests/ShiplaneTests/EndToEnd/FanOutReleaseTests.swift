@@ -52,18 +52,25 @@ final class FanOutWorld: @unchecked Sendable {
         ["GITHUB_API_URL": github.baseURL, "GITHUB_TOKEN": github.token, "SLACK_WEBHOOK_URL": slack.webhookURL]
     }
 
-    init(lane: String = fanOutLane) async throws {
+    /// origin's URL in every clone (`insteadOf` sends it to the loopback server).
+    let originURL: String
+
+    /// `originURL`: the forge's address of origin; `files`: committed with the lane (a forge's settings).
+    init(lane: String = fanOutLane, originURL: String = "https://github.com/acme/rocket.git", files: [String: String] = [:]) async throws {
+        self.originURL = originURL
         try await github.start()
         try await slack.start()
         (repo, origin) = try releasableRepository(lane: lane)
         try repo.write(".gitignore", ".build/\ndist/\n")
+        for (path, text) in files { try repo.write(path, text) }
         try repo.git("add", ".gitignore")
+        for path in files.keys.sorted() { try repo.git("add", path) }
         try repo.git("commit", "-q", "-m", "chore: ignore dist")
         try repo.git("push", "-q", "origin", "main")
         gitServer = try await GitHTTPServer.start(
             projectRoot: origin.root, username: "x-access-token", password: github.token, environment: origin.environment)
         try repo.git("config", "--unset", "url.\(origin.path).insteadOf")
-        try repo.git("config", "url.\(gitServer.url("repo")).insteadOf", "https://github.com/acme/rocket.git")
+        try repo.git("config", "url.\(gitServer.url("repo")).insteadOf", originURL)
         #expect(try repo.shiplane(["lanes"]).status == 0, "the lanes compile (cached after the first world)")
     }
 
@@ -79,8 +86,8 @@ final class FanOutWorld: @unchecked Sendable {
         try FileManager.default.removeItem(atPath: clone.path)
         let cloned = try runProgram("/usr/bin/git", ["clone", "-q", origin.path, clone.path], in: clone.root, environment: clone.environment)
         guard cloned.status == 0 else { throw TestFailure("git clone failed: \(cloned.all)") }
-        try clone.git("remote", "set-url", "origin", "https://github.com/acme/rocket.git")
-        try clone.git("config", "url.\(gitServer.url("repo")).insteadOf", "https://github.com/acme/rocket.git")
+        try clone.git("remote", "set-url", "origin", originURL)
+        try clone.git("config", "url.\(gitServer.url("repo")).insteadOf", originURL)
         lock.withLock { clones.append(clone) }
         return clone
     }
@@ -100,7 +107,7 @@ final class FanOutWorld: @unchecked Sendable {
     /// code (nil when killed) and output.
     func job(_ arguments: [String], killAfter: Double? = nil, onlySupervisor: Bool = false,
              killWhen: (@Sendable () -> Bool)? = nil, onlyLaneProgram: Bool = false,
-             at commit: String? = nil) async throws -> (status: Int32?, output: String) {
+             at commit: String? = nil, extra: [String: String] = [:]) async throws -> (status: Int32?, output: String) {
         let clone = try freshClone()
         if let commit { try clone.git("checkout", "-q", "--detach", commit) }
         let log = clone.root + "/job.log"
@@ -118,6 +125,7 @@ final class FanOutWorld: @unchecked Sendable {
                 environment[key] = value
             }
         }
+        for (key, value) in extra { environment[key] = value }
         process.environment = environment
         process.standardOutput = handle
         process.standardError = handle

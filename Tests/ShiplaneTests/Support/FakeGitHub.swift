@@ -49,11 +49,18 @@ final class FakeGitHub: @unchecked Sendable {
             /// Handle the request fully, then wait this long before answering (a slow answer,
             /// for killing the client while its request has landed but its answer has not).
             case answerLate(seconds: Double)
+            /// Handle the request fully, then answer once `wait` returns (a job held at a
+            /// chosen point while another does its work).
+            case answerAfter(@Sendable () async -> Void)
         }
         var method: String?
         var pathContains: String
         var remaining: Int
         var action: Action
+        /// When set, only a request to exactly this path (no query) matches.
+        var exactPath: String? = nil
+        /// When set, the fault matches only while this holds.
+        var when: (@Sendable () -> Bool)? = nil
     }
 
     let owner: String
@@ -146,11 +153,11 @@ final class FakeGitHub: @unchecked Sendable {
     func setCommit(_ sha: String, forRef ref: String) { lock.withLock { refCommits[ref] = sha } }
 
     @discardableResult
-    func addRelease(tag: String, draft: Bool, name: String? = nil) -> Int {
+    func addRelease(tag: String, draft: Bool, name: String? = nil, body: String = "") -> Int {
         lock.withLock {
             let id = nextID
             nextID += 1
-            releases[id] = Release(id: id, tag: tag, name: name ?? tag, body: "", draft: draft, prerelease: false)
+            releases[id] = Release(id: id, tag: tag, name: name ?? tag, body: body, draft: draft, prerelease: false)
             return id
         }
     }

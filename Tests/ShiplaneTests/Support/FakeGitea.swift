@@ -224,7 +224,8 @@ final class FakeGitea: @unchecked Sendable {
                                       draft: json["draft"] as? Bool ?? false, prerelease: json["prerelease"] as? Bool ?? false)
                 nextID += 1
                 releases[release.id] = release
-                tags.insert(tag)
+                // Gitea makes the tag of a published release; a draft's tag waits for its publication.
+                if !release.draft { tags.insert(tag) }
                 return .created(release)
             }
             switch outcome {
@@ -249,10 +250,12 @@ final class FakeGitea: @unchecked Sendable {
         case ("PATCH", "/repos/{owner}/{repo}/releases/{id}"):
             let updated: Release? = lock.withLock {
                 guard let id, var release = releases[id] else { return nil }
+                if let value = json["tag_name"] as? String, !value.isEmpty { release.tag = value }
                 if let value = json["name"] as? String { release.name = value }
                 if let value = json["body"] as? String { release.body = value }
                 if let value = json["draft"] as? Bool { release.draft = value }
                 if let value = json["prerelease"] as? Bool { release.prerelease = value }
+                if !release.draft { tags.insert(release.tag) }
                 releases[id] = release
                 return release
             }

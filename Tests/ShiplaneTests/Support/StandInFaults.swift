@@ -14,7 +14,7 @@ final class StandInFaults: @unchecked Sendable {
 
     private func take(method: String, path: String) -> FakeGitHub.Fault.Action? {
         lock.withLock {
-            guard let index = faults.firstIndex(where: { ($0.method == nil || $0.method == method) && path.contains($0.pathContains) && $0.remaining > 0 })
+            guard let index = faults.firstIndex(where: { ($0.method == nil || $0.method == method) && path.contains($0.pathContains) && ($0.exactPath == nil || $0.exactPath == path) && $0.remaining > 0 && ($0.when?() ?? true) })
             else { return nil }
             faults[index].remaining -= 1
             return faults[index].action
@@ -26,6 +26,7 @@ final class StandInFaults: @unchecked Sendable {
                route: () async throws -> Response) async throws -> Response {
         var dropResponse = false
         var answerDelay = 0.0
+        var answerAfter: (@Sendable () async -> Void)?
         if let fault = take(method: method, path: target) {
             switch fault {
             case let .status(status, headers, body, contentType):
@@ -37,6 +38,8 @@ final class StandInFaults: @unchecked Sendable {
                 dropResponse = true
             case .answerLate(let seconds):
                 answerDelay = seconds
+            case .answerAfter(let wait):
+                answerAfter = wait
             case .reset:
                 for try await chunk in request.body where chunk.readableBytes > 0 { break }
                 try await context.channel.close()
@@ -45,6 +48,7 @@ final class StandInFaults: @unchecked Sendable {
         }
         let response = try await route()
         if answerDelay > 0 { try await Task.sleep(nanoseconds: UInt64(answerDelay * 1_000_000_000)) }
+        if let answerAfter { await answerAfter() }
         if dropResponse {
             try await context.channel.close()
             throw CancellationError()

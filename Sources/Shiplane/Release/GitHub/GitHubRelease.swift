@@ -69,7 +69,7 @@ package struct PublishGitHubRelease: ForgeReleaseStep {
         var forge = try GitHubForge.connect(.github(repository: repository), origin: origin, in: step)
         forge.uploadConcurrency = uploadConcurrency
         if lane.fanOut.mode == .fanIn, !step.isDryRun {
-            forge.partsDraftID = try await lane.fanOut.partsDraft(api: forge.publisher.apiURL, repository: forge.publisher.repository.description, in: lane)
+            forge.partsDraftID = try await lane.fanOut.partsDraft(forge: .github, api: forge.publisher.apiURL, repository: forge.publisher.repository.description, in: lane)
             if let id = forge.partsDraftID { step.log("the parts uploaded their artifacts to the draft release \(id): this job publishes it") }
         }
         let request = ForgeReleaseRequest(tag: tag, name: name, notes: notes, prerelease: prerelease, assets: assets)

@@ -65,6 +65,27 @@ struct GiteaClient: Sendable {
         return nil
     }
 
+    /// Every release, drafts included (which a token with write access sees), newest first.
+    func listReleases() async throws -> [GiteaRelease] {
+        var all: [GiteaRelease] = []
+        for page in 1...50 {
+            let list = try await send(.get, "\(repoPath)/releases?limit=50&page=\(page)")
+            guard list.isSuccess else { throw failure(list, operation: "list releases") }
+            let releases = try decode([GiteaRelease].self, list, operation: "list releases")
+            all += releases
+            if releases.count < 50 { break }
+        }
+        return all
+    }
+
+    /// The release `id`, a draft included; nil when there is none.
+    func release(id: Int) async throws -> GiteaRelease? {
+        let response = try await send(.get, "\(repoPath)/releases/\(id)")
+        if response.isSuccess { return try decode(GiteaRelease.self, response, operation: "get release \(id)") }
+        guard response.status == 404 else { throw failure(response, operation: "get release \(id)") }
+        return nil
+    }
+
     private struct ReleaseOption: Encodable {
         var tag_name: String?
         var name: String?
@@ -90,9 +111,9 @@ struct GiteaClient: Sendable {
         throw failure(response, operation: "create the release \(tag)")
     }
 
-    func editRelease(id: Int, name: String? = nil, body: String? = nil, draft: Bool? = nil, prerelease: Bool? = nil) async throws -> GiteaRelease {
+    func editRelease(id: Int, tag: String? = nil, name: String? = nil, body: String? = nil, draft: Bool? = nil, prerelease: Bool? = nil) async throws -> GiteaRelease {
         let request = try HTTPRequest.json(.patch, url: "\(repoPath)/releases/\(id)", headers: headers,
-                                           value: ReleaseOption(name: name, body: body, draft: draft, prerelease: prerelease))
+                                           value: ReleaseOption(tag_name: tag, name: name, body: body, draft: draft, prerelease: prerelease))
         let response = try await transport.send(request)
         guard response.isSuccess else { throw failure(response, operation: "edit release \(id)") }
         return try decode(GiteaRelease.self, response, operation: "edit release \(id)")

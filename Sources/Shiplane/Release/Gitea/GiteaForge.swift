@@ -41,9 +41,14 @@ struct GiteaForge: Forge {
     struct Draft: Sendable {
         var release: GiteaRelease
         var created: Bool
+        /// The draft a fanned-out release's parts uploaded to, which this run takes over.
+        var partsDraft = false
     }
 
     let publisher: GiteaReleasePublisher
+    /// The fan-in job of a fanned-out release: the draft release its parts uploaded to (issue 42),
+    /// taken over when no release has the tag yet.
+    var partsDraftID: Int?
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GiteaForge {
         let variables = step.lane.environment.variables
@@ -58,7 +63,7 @@ struct GiteaForge: Forge {
         GiteaReleaseRequest(tag: request.tag, name: request.title, notes: request.notes, prerelease: request.prerelease, publish: request.publish)
     }
 
-    private func client() throws -> GiteaClient {
+    func client() throws -> GiteaClient {
         guard let token = publisher.token else { throw GiteaError.missingToken }
         return GiteaClient(repository: publisher.repository, token: token, transport: publisher.transport, version: publisher.version)
     }
@@ -67,11 +72,16 @@ struct GiteaForge: Forge {
         try await publisher.preflight(self.request(request), dryRun: dryRun, note: note)
     }
 
-    func findRelease(tag: String) async throws -> Draft? { try await client().release(forTag: tag).map { Draft(release: $0, created: false) } }
+    func findRelease(tag: String) async throws -> Draft? {
+        let client = try client()
+        if let found = try await client.release(forTag: tag) { return Draft(release: found, created: false) }
+        guard let id = partsDraftID, let parts = try await client.release(id: id), parts.draft else { return nil }
+        return Draft(release: parts, created: false, partsDraft: true)
+    }
 
     func createDraft(_ request: ForgeReleaseRequest, existing: Draft?, recording: any ReleaseEffectRecording) async throws -> Draft {
         let (release, created) = try await publisher.findOrCreateDraft(self.request(request), existing: existing?.release, client: client(),
-                                                                       recording: recording)
+                                                                       recording: recording, adopt: existing?.partsDraft ?? false)
         return Draft(release: release, created: created)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// Publishes a Gitea or Forgejo release: preflight, a draft, the files attached, then published
 /// (or left a draft).
@@ -56,7 +57,16 @@ package struct PublishGiteaRelease: ForgeReleaseStep {
     /// Returns the release's web address (in a dry run, nil).
     package func run(in step: StepContext) async throws -> String? {
         let request = ForgeReleaseRequest(tag: tag, name: name, notes: notes, prerelease: prerelease, assets: assets, publish: !draft)
-        return try await ForgeReleaseRun.run(GiteaForge.self, target: .gitea(server: server, repository: repository), request, in: step)
+        let target = ForgeTarget.gitea(server: server, repository: repository)
+        let origin = repository == nil || server == nil ? try git { try step.lane.repository().configString("remote.origin.url") } : nil
+        var forge = try GiteaForge.connect(target, origin: origin, in: step)
+        if step.lane.fanOut.mode == .fanIn, !step.isDryRun {
+            // A fanned-out release's parts uploaded to a draft (issue 42): this job publishes it.
+            forge.partsDraftID = try await step.lane.fanOut.partsDraft(
+                forge: .gitea, api: forge.publisher.repository.apiURL, repository: forge.publisher.repository.description, in: step.lane)
+            if let id = forge.partsDraftID { step.log("the parts uploaded their artifacts to the draft release \(id): this job publishes it") }
+        }
+        return try await ForgeReleaseRun.run(forge, request, in: step)
     }
 }
 

@@ -72,14 +72,22 @@ struct GiteaReleasePublisher: Sendable {
     }
 
     /// `existing` brought up to this request when it is a draft, or a new draft, written down first.
+    /// With `adopt`, `existing` is the draft a fanned-out release's parts uploaded to (issue 42):
+    /// it becomes this run's release (a rollback deletes it) and gets the release's tag.
     func findOrCreateDraft(_ request: GiteaReleaseRequest, existing: GiteaRelease?, client: GiteaClient,
-                           recording: some ReleaseEffectRecording) async throws -> (GiteaRelease, Bool) {
+                           recording: some ReleaseEffectRecording, adopt: Bool = false) async throws -> (GiteaRelease, Bool) {
         let api = repository.apiURL, repositoryName = repository.description, tag = request.tag, name = request.name ?? tag
         if var existing {
-            if existing.draft, existing.name != name || (existing.body ?? "") != (request.notes ?? "") || existing.prerelease != request.prerelease {
-                existing = try await client.editRelease(id: existing.id, name: name, body: request.notes ?? "", prerelease: request.prerelease)
+            let adopted = adopt && existing.draft
+            if adopted {
+                let effect = GiteaReleaseCreated(api: api, repository: repositoryName, id: existing.id, tag: tag)
+                recording.done(try recording.record(effect, "delete the parts' draft release \(existing.id) of \(tag)"), effect)
             }
-            return (existing, false)
+            if existing.draft, adopted || existing.name != name || (existing.body ?? "") != (request.notes ?? "") || existing.prerelease != request.prerelease {
+                existing = try await client.editRelease(id: existing.id, tag: existing.tagName == tag ? nil : tag, name: name,
+                                                        body: request.notes ?? "", prerelease: request.prerelease)
+            }
+            return (existing, adopted)
         }
         let handle = try recording.record(GiteaReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag), "delete Gitea release \(tag)")
         let made: (release: GiteaRelease, created: Bool)

@@ -1,0 +1,110 @@
+import Foundation
+internal import Git
+
+/// A forge with draft releases, as a part job of a fanned-out release uses it (issue 42): GitHub
+/// and Gitea (`draft: true` in their release APIs). GitLab has no drafts: its parts' artifacts go
+/// in their records on origin and the fan-in uploads them.
+protocol PartsDraftHost: Sendable {
+    associatedtype Release: Sendable
+    /// Which forge (`github`, `gitea`): written in origin's word of the draft.
+    var kind: ForgeKind { get }
+    /// The API base the drafts live on.
+    var api: String { get }
+    /// The repository, `owner/name`.
+    var repositoryName: String { get }
+    /// Every release of the repository, drafts included.
+    func releases() async throws -> [Release]
+    /// What the claim needs to know of a release.
+    func facts(_ release: Release) -> (id: Int, tag: String, body: String?, draft: Bool)
+    /// Creates a draft release, its creation written down in `step` first.
+    func createDraft(tag: String, name: String, body: String, in step: StepContext) async throws -> (Release, EffectHandle?)
+    /// Deletes a release (a draft this job made and lost the claim with).
+    func deleteRelease(id: Int) async throws
+    /// Uploads `artifacts` to `release`: the same bytes under a name kept, other bytes replaced
+    /// (the new one first), nothing written in the run's journal (the draft holds them).
+    func upload(_ artifacts: [Artifact], to release: Release) async throws -> ForgeAttachOutcome
+}
+
+/// What uploading a part's artifacts to the parts' draft did.
+struct PartUpload: Sendable {
+    var releaseID: Int
+    var attached: ForgeAttachOutcome
+}
+
+extension PartsDraftHost {
+    /// Uploads `artifacts` of part `part` to the parts' draft release: the one origin names when
+    /// it is this release's (same commit, lane options and repository) and still a draft; else an
+    /// unclaimed draft of this release that a part job killed before its claim left (found by its
+    /// placeholder tag and `PartsDraftMarker`: adopted, never a second one made beside it); else a
+    /// new draft made here. Either is offered to origin by compare-and-swap — a job that loses the
+    /// swap takes the winner's, and deletes the draft it offered when it made it (an adopted one
+    /// may be a running job's, which deletes it itself).
+    /// - Throws: the forge's and origin's errors.
+    func uploadPart(_ artifacts: [Artifact], part: String, lane: String, base: String, argumentsDigest: String,
+                    in step: StepContext) async throws -> PartUpload {
+        let context = step.lane
+        let run = context.state.journal.recorder?.current.id ?? UUID().uuidString
+        let marker = PartsDraftMarker(lane: lane, base: base, argumentsDigest: argumentsDigest)
+        for _ in 0..<3 {
+            let seen = try await OriginParts.readDraft(lane: lane, workTree: context.workingDirectory, environment: context.environment)
+            let releases = try await self.releases()
+            let unclaimed = releases.filter {
+                let facts = facts($0)
+                return PartsDraftMarker.of(draft: facts.draft, tag: facts.tag, body: facts.body) == marker && facts.id != seen?.draft?.releaseID
+            }
+            if let draft = seen?.draft, draft.isFor(base: base, argumentsDigest: argumentsDigest, api: api, repository: repositoryName) {
+                if let release = releases.first(where: { facts($0).id == draft.releaseID }), facts(release).draft {
+                    return PartUpload(releaseID: draft.releaseID, attached: try await upload(artifacts, to: release))
+                }
+                step.log("the parts' draft release \(draft.releaseID) that origin names is gone or published (deleted by hand or by a rollback): this job makes a new one")
+            } else if let draft = seen?.draft {
+                step.log("origin names the draft release \(draft.releaseID) of another release (parts built from \(draft.base.prefix(7))): left as it is, this release gets its own")
+            }
+            let offered: Release
+            var handle: EffectHandle?
+            var madeHere = false
+            if let orphan = unclaimed.first {
+                // A part job killed between the forge's making of its draft and its claim on origin
+                // left it: this release's, unclaimed. Adopted, so no second draft appears.
+                offered = orphan
+                step.log("found the unclaimed draft release \(facts(orphan).id) (\(facts(orphan).tag)) a part job of this release made before it was stopped: this job adopts it")
+            } else {
+                let tag = PartsDraftMarker.tagPrefix(base: base) + String(run.filter { $0.isLetter || $0.isNumber }.prefix(12))
+                let made = try await createDraft(
+                    tag: tag, name: "\(lane): parts of \(base.prefix(7)) (not published)",
+                    body: "Shiplane's fan-in job publishes this draft once every part uploaded its artifacts.\n\n" + marker.text, in: step)
+                offered = made.0
+                handle = made.1
+                madeHere = true
+            }
+            let id = facts(offered).id
+            let claim = PartsDraft(lane: lane, base: base, argumentsDigest: argumentsDigest, forge: kind.rawValue, api: api,
+                                   repository: repositoryName, releaseID: id, tag: facts(offered).tag, run: run)
+            var won = try await OriginParts.claimDraft(claim, expected: seen?.value, workTree: context.workingDirectory, environment: context.environment) == .recorded
+            if !won {
+                // Another job may have offered the same unclaimed draft and won: it is the release's.
+                won = try await OriginParts.readDraft(lane: lane, workTree: context.workingDirectory, environment: context.environment)?
+                    .draft.map { $0.releaseID == id && $0.isFor(base: base, argumentsDigest: argumentsDigest, api: api, repository: repositoryName) } ?? false
+            }
+            if won {
+                // The release's draft now, not this job's: its rollback leaves it to the fan-in.
+                if madeHere {
+                    step.keep(handle, "the parts' draft release \(id), which origin names (\(OriginParts.draftReference(lane: lane))): the fan-in publishes it")
+                }
+                step.log((madeHere ? "made" : "adopted") + " the parts' draft release \(id) on \(repositoryName)")
+                return PartUpload(releaseID: id, attached: try await upload(artifacts, to: offered))
+            }
+            guard madeHere else {
+                // Not this job's to delete: its maker may be running still, and deletes it when it loses.
+                step.log("another part job's draft became the release's first: the unclaimed draft \(id) is left to the job that made it")
+                continue
+            }
+            try await deleteRelease(id: id)
+            step.didNotHappen(handle, "another part's draft became the release's first: this one was deleted")
+            step.log("another part job made the parts' draft first: this job's draft \(id) was deleted")
+        }
+        throw ShiplaneError(
+            "origin's word of the parts' draft release (\(OriginParts.draftReference(lane: lane))) changed three times while this job read it",
+            suggestion: "run the part's job again")
+    }
+}
