@@ -53,7 +53,7 @@ extension Repository {
         let before = Self.entries(paths, in: index)
         do {
             try stage(paths, in: index, workingDirectory: workingDirectory, operation)
-            try check(git_index_write(index), operation)
+            try writeIndex(index, operation)
             let staged = Self.allEntries(in: index)
             let finalMessage = try beforeCommitting(message)
             let cleanMessage = try prettifiedMessage(finalMessage, operation)
@@ -70,7 +70,7 @@ extension Repository {
         } catch {
             try? check(git_index_read(index, 1), operation)
             if (try? Self.restore(paths, to: before, in: index, ifStaged: { _, _ in true }))?.isEmpty == false {
-                try? check(git_index_write(index), operation)
+                try? writeIndex(index, operation)
             }
             throw error
         }
@@ -317,7 +317,7 @@ extension Repository {
         defer { git_index_free(index) }
         try check(git_index_read(index, 0), operation)
         try restoreIndexEntries(changed, from: parentTree, in: index, operation)
-        try check(git_index_write(index), operation)
+        try writeIndex(index, operation)
         return true
     }
 

@@ -104,7 +104,7 @@ extension Repository {
                 try check(git_index_remove_bypath(index, change.path), operation)
             }
         }
-        try check(git_index_write(index), operation)
+        try writeIndex(index, operation)
         var moved: OpaquePointer?
         try check(git_reference_create_matching(&moved, pointer, reference, &toID, 1, &fromID, "shiplane: \(operation)"), operation)
         git_reference_free(moved)

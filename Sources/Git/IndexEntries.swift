@@ -98,7 +98,7 @@ extension Repository {
         defer { git_index_free(index) }
         try check(git_index_read(index, 0), operation)
         let restored = try Self.restore(paths, to: before, in: index, ifStaged: isOurs)
-        if !restored.isEmpty { try check(git_index_write(index), operation) }
+        if !restored.isEmpty { try writeIndex(index, operation) }
         return restored
     }
 

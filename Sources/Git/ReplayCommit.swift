@@ -92,7 +92,7 @@ extension Repository {
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), operation)
         options.checkout_strategy = GIT_CHECKOUT_SAFE.rawValue
         options.baseline = fromTree
-        try check(git_checkout_tree(pointer, toTree, &options), operation)
+        try markingIndexWrite { try check(git_checkout_tree(pointer, toTree, &options), operation) }
         var fromID = from.raw, toID = to.raw
         var moved: OpaquePointer?
         try check(git_reference_create_matching(&moved, pointer, reference, &toID, 1, &fromID, "shiplane: \(operation)"), operation)

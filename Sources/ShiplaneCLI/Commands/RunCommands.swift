@@ -66,6 +66,8 @@ enum DurableRun {
         )
         try store.lock(holder: record)
         do {
+            // Holding the run lock: an index lock a killed run left is stale; another program's stops the run.
+            if let removed = try StaleIndexLock.clear(root: root) { session.err.line(removed) }
             var previous = try store.load()
             if let stale = previous, let shown = finishedElsewhere(stale, root: root, session: session) {
                 store.clear()
