@@ -115,6 +115,12 @@ struct BumpLane: Lane, BuiltInLane {
         let bump = try VersionBump(parsing: level.joined(separator: " "))
         let version = try lane.bumpVersion(bump)
         var changes: [any ReleaseChanges] = [version]
+        // A monorepo package requires the versions of the repository's other packages it
+        // depends on as its checkout has them (a dependency released in an earlier wave).
+        if lane.package != nil {
+            let requirements = try lane.run(UpdateDependencyRequirements())
+            if !requirements.fileChanges.isEmpty { changes.append(requirements) }
+        }
         // Cargo.lock and package-lock.json name the version too: refresh them with their tool.
         if !UpdateLockFiles.lockFiles(for: [version], root: lane.workingDirectory).isEmpty {
             let locks = try await lane.updateLockFiles(version)
