@@ -5,14 +5,14 @@ import Foundation
 /// Each command is started by `SpawnedProcess`: nothing blocked, the default action for SIGINT,
 /// SIGTERM and SIGHUP, and a process group of its own, so stopping it (a timeout, an interrupt)
 /// reaches the command and what it started, and its own handlers run.
-public struct LiveProcessRunner: ProcessRunning {
+package struct LiveProcessRunner: ProcessRunning {
     /// How many trailing lines a result keeps for error messages.
     package var tailLength: Int
     /// The most bytes of each stream a result keeps; later output is still streamed, not stored.
     package var captureLimit: Int
 
     /// Creates a runner that keeps `tailLength` trailing lines and at most `captureLimit` bytes of each stream.
-    public init(tailLength: Int = 20, captureLimit: Int = 16 << 20) {
+    package init(tailLength: Int = 20, captureLimit: Int = 16 << 20) {
         self.tailLength = tailLength
         self.captureLimit = captureLimit
     }
@@ -21,7 +21,7 @@ public struct LiveProcessRunner: ProcessRunning {
     /// stops the process (SIGTERM to its group, then SIGKILL 3 s later) on a timeout or a cancellation.
     /// - Throws: `CommandNotFound` when the executable is not on `PATH` or cannot be started;
     ///   `CancellationError` when the task is cancelled.
-    public func run(
+    package func run(
         _ invocation: ProcessInvocation,
         onLine: @escaping @Sendable (String, CommandStream) -> Void
     ) async throws -> ProcessResult {

@@ -1,4 +1,6 @@
-import ArgumentParser
+// Public: `Lane` refines the parser's `ParsableArguments` (Shiplane.swift re-exports to lanes only
+// the parser's names they write).
+public import ArgumentParser
 
 /// A release process written in Swift: options, then a `run` that calls actions.
 ///

@@ -16,12 +16,12 @@ public protocol HTTPSending: Sendable {
 }
 
 /// HTTP through AsyncHTTPClient: uploads streamed from disk, paced by the client's event loops.
-public struct LiveHTTPClient: HTTPSending {
+package struct LiveHTTPClient: HTTPSending {
     private let given: HTTPClient?
 
     /// The process-wide client, which is never shut down. It is touched on the first request
     /// only: making it starts an event loop per core, which a lane that sends nothing must not pay.
-    public init() {
+    package init() {
         given = nil
     }
 
@@ -39,7 +39,7 @@ public struct LiveHTTPClient: HTTPSending {
     }
 
     /// One attempt: builds the AsyncHTTPClient request (reopening an upload file) and collects the body.
-    public func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest, maxResponseBytes: Int, onEvent: @escaping HTTPEventHandler) async throws -> HTTPResponse {
         let client = client(for: request)
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an action tells about itself, declared beside its code. `shiplane actions`,
 /// `shiplane action NAME`, their JSON and the README's actions table are made from it.
 package struct ActionDocumentation: Sendable, Equatable {

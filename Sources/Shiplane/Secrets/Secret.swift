@@ -1,4 +1,5 @@
-import ArgumentParser
+// Public: `Secret` is an option type (`ExpressibleByArgument`) lanes declare.
+public import ArgumentParser
 
 /// A lane option whose value is a secret (`@Option var apiKey: Secret`): from the moment the
 /// command line is parsed the value is redacted from everything the run prints, reports and

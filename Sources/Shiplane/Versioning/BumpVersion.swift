@@ -1,4 +1,5 @@
-import ArgumentParser
+// Public: `VersionBump` is an option type (`ExpressibleByArgument`) lanes declare.
+public import ArgumentParser
 import Foundation
 
 extension VersionBump: ExpressibleByArgument {
