@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+/// The lane module's boundary, end to end: the built `shiplane` compiles `Lanes/` and a lane
+/// names the lane API only. Importing a module of Shiplane's build (the parser, the HTTP client,
+/// YAML, crypto, libgit2, the command line) is an error at the import's line before the compiler
+/// runs; naming their types or the engine's without an import does not compile; a lane that
+/// uses every part of the lane API the README shows (options of each kind, an option group, a
+/// validation error, an effect, hooks) compiles and runs.
+@Suite("The lane module: what a lane can import and name", .offThePool)
+struct LaneModuleBoundaryTests {
+    /// The modules whose names the Shiplane module's interface may carry: the system's, and the
+    /// parser for `Lane: ParsableArguments` and the option types (its names reach lanes only
+    /// through the scoped re-exports of Shiplane.swift).
+    static let publiclyImported: Set<String> = ["Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin", "ArgumentParser"]
+
+    @Test("the Shiplane module imports its dependencies `internal`, the parser publicly only where its interface needs it")
+    func dependenciesAreInternalImports() throws {
+        let folder = packageRoot + "/Sources/Shiplane"
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 100)
+        var parserFiles: [String] = []
+        for file in files {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.contains("import ") && !line.hasPrefix("//") && !line.hasPrefix(" ") {
+                let words = line.split(separator: " ")
+                guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { continue }
+                let kinds: Set<Substring> = ["struct", "protocol", "enum", "class", "func", "typealias", "var", "let"]
+                let target = kinds.contains(words[index + 1]) && index + 2 < words.count ? words[index + 2] : words[index + 1]
+                let module = String(target.split(separator: ".").first ?? target)
+                let modifiers = words[..<index]
+                if modifiers.contains("internal") || modifiers.contains("private") || modifiers.contains("fileprivate") { continue }
+                #expect(Self.publiclyImported.contains(module), "Sources/Shiplane/\(file): `\(line)` gives the module's interface \(module)'s names: write `internal import \(module)`")
+                if module == "ArgumentParser", !modifiers.contains("@_exported") { parserFiles.append(file) }
+                if modifiers.contains("@_exported") {
+                    #expect(file == "Shiplane.swift" && module == "ArgumentParser" && target.contains("."),
+                            "Sources/Shiplane/\(file): `\(line)` re-exports to lanes; only Shiplane.swift re-exports, one parser declaration at a time")
+                }
+            }
+        }
+        #expect(Set(parserFiles) == ["Lane/Lane.swift", "Secrets/Secret.swift", "Versioning/BumpVersion.swift"], "\(parserFiles)")
+    }
+
+    @Test("importing a module of Shiplane's build is a compile error at its line (exit 3)",
+          arguments: [
+            "import ArgumentParser",
+            "import struct ArgumentParser.ExitCode",
+            "@_exported import Yams",
+            "public import Crypto",
+            "import AsyncHTTPClient",
+            "import NIOCore",
+            "import Mustache",
+            "import Git",
+            "import CLibgit2",
+            "import ShiplaneCLI",
+          ])
+    func buildModuleImportIsRejected(line: String) throws {
+        let module = line.split(separator: " ").last!.split(separator: ".").first!
+        let repo = try repositoryWithLanes([
+            "Lanes/Release.swift": """
+                import Shiplane
+                \(line)
+
+                struct Release: Lane {
+                    func run(_ lane: LaneContext) async throws {}
+                }
+                """,
+        ])
+        let result = try repo.shiplane(["lanes"])
+        #expect(result.status == 3, "\(result.all)")
+        #expect(result.stderr.contains("Lanes/Release.swift:2:1: error: lane code cannot import \(module): it is part of Shiplane's build, not the lane API"), "\(result.all)")
+        #expect(!result.stderr.contains("swiftc"), "rejected before the compiler runs: \(result.all)")
+    }
+
+    @Test("the advice for the parser names what Shiplane gives lanes of it")
+    func parserAdvice() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Release.swift": """
+                import ArgumentParser
+                import Shiplane
+                struct Release: Lane { func run(_ lane: LaneContext) async throws {} }
+                """,
+        ])
+        let result = try repo.shiplane(["lanes"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("`import Shiplane` gives lanes what they name of swift-argument-parser (@Option, @Flag"), "\(result.all)")
+    }
+
+    @Test("the parser's commands, the HTTP client, YAML, crypto and the engine's types are not in a lane's scope")
+    func namesBeyondTheLaneAPIDoNotCompile() throws {
+        // One file, one name a line: the compiler reports each at its line.
+        let uses = [
+            ("ParsableCommand", "func a(_ x: any ParsableCommand) {}"),
+            ("CommandConfiguration", "func b() { _ = CommandConfiguration() }"),
+            ("ExitCode", "func c() { _ = ExitCode.success }"),
+            ("HTTPClient", "func d(_ x: HTTPClient) {}"),
+            ("Yams", "func e() { _ = Yams.YAMLDecoder() }"),
+            ("Crypto", "func f() { _ = Crypto.SHA256.self }"),
+            ("SHA256", "func g() { _ = SHA256.self }"),
+            ("ByteBuffer", "func h(_ x: ByteBuffer) {}"),
+            ("RunState", "func i(_ x: RunState) {}"),
+            ("Journal", "func j(_ x: Journal) {}"),
+            ("RunRecord", "func k(_ x: RunRecord) {}"),
+            ("Repository", "func l(_ x: Repository) {}"),
+            ("journal", "func m(_ lane: LaneContext) { _ = lane.journal }"),
+        ]
+        let header = "import Foundation\nimport Shiplane\n\nstruct Release: Lane { func run(_ lane: LaneContext) async throws {} }\n"
+        let repo = try repositoryWithLanes(["Lanes/Release.swift": header + uses.map(\.1).joined(separator: "\n") + "\n"])
+        let result = try repo.shiplane(["lanes"])
+        #expect(result.status == 3, "\(result.all)")
+        let headerLines = header.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        for (index, (name, _)) in uses.enumerated() {
+            let line = headerLines + index + 1
+            let reported = result.stderr.components(separatedBy: "\n").contains {
+                $0.contains("Lanes/Release.swift:\(line):") && $0.contains("error:") && $0.contains("'\(name)'")
+            }
+            #expect(reported, "\(name) at line \(line) was not reported: \(result.stderr)")
+        }
+    }
+
+    @Test("a lane using the lane API the README shows compiles and runs")
+    func laneAPICompiles() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Release.swift": #"""
+                import Foundation
+                import Dispatch
+                import Shiplane
+
+                enum Channel: String, ExpressibleByArgument, CaseIterable { case beta, production }
+                enum Speed: EnumerableFlag { case fast, careful }
+
+                struct Shared: ParsableArguments {
+                    @Option(name: .shortAndLong, help: ArgumentHelp("Who signs", valueName: "name"))
+                    var signer = "ci"
+                }
+
+                struct Stamp: Effect {
+                    static let kind = "acme.stamp"
+                    var path: String
+                    var reach: EffectReach { .local }
+                    func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
+                        try context.fileSystem.remove(path)
+                    }
+                }
+
+                struct Release: Lane {
+                    static let summary = "Uses the lane API"
+                    @Option(help: "Where to publish") var channel: Channel = .beta
+                    @Flag var speed: Speed = .careful
+                    @Flag(help: "Mark as prerelease") var prerelease = false
+                    @Argument var notes: [String] = []
+                    @OptionGroup var shared: Shared
+
+                    func validate() throws {
+                        if notes.contains("") { throw ValidationError("a note is empty") }
+                    }
+
+                    func run(_ lane: LaneContext) async throws {
+                        try lane.ensureGitBranch(matching: "main")
+                        let version = (try? lane.fileSystem.contents(of: "VERSION")) ?? "none"
+                        _ = lane.environment.variables["CI"]
+                        _ = lane.isDryRun
+                        try await lane.sh("echo", "channel=\(channel.rawValue) speed=\(speed) signer=\(shared.signer) version=\(version)")
+                    }
+                }
+
+                struct ReleaseHooks: LaneHooks {
+                    func beforeLane(_ lane: LaneInfo, context: LaneContext) async throws {}
+                }
+                """#,
+        ])
+        let result = try repo.shiplane(["release", "--channel", "production", "--fast", "-s", "bot"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("channel=production speed=fast signer=bot"), "\(result.all)")
+    }
+}
