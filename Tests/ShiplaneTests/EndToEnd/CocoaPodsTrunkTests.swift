@@ -136,6 +136,27 @@ struct CocoaPodsTrunkTests {
         #expect(try specs.git("rev-list", "--count", "master") == "2")
     }
 
+    /// A subspec depending on a subspec the pod does not have stops the run before anything is
+    /// sent, in a dry run and a real one alike: exit 2 (usage), the subspec and the fix named, no
+    /// request to trunk (not even the session's), no run record left.
+    @Test func aBadSubspecStopsTheRunBeforeAnythingIsSent() async throws {
+        let trunk = FakeTrunk(token: "trunk-session-token-0123456789abcdef")
+        try await trunk.start()
+        defer { trunk.stop() }
+        let repo = try repository()
+        try repo.write("Rocket.podspec", rubyPodspec.replacingOccurrences(of: "core.ios.frameworks = 'UIKit'", with: "core.ios.frameworks = 'UIKit'\n    core.dependency 'Rocket/Networking'"))
+        try repo.git("commit", "-q", "-am", "chore: the pod's core needs networking")
+        let head = try repo.git("rev-parse", "HEAD")
+        for arguments in [["--dry-run", "pods"], ["pods"]] {
+            let run = try await repo.shiplaneAsync(arguments, environment: ["TRUNK": trunk.baseURL, "COCOAPODS_TRUNK_TOKEN": trunk.token])
+            #expect(run.status == 2, "\(run.all)")
+            #expect(run.all.contains("Rocket.podspec: Rocket/Core depends on Rocket/Networking, which is not a subspec of Rocket (its subspecs: Rocket/Core): fix the name or add the subspec"), "\(run.all)")
+            #expect(trunk.log.isEmpty, "\(trunk.log)")
+            #expect(repo.read(".git/shiplane/run.json") == nil)
+            #expect(try repo.git("rev-parse", "HEAD") == head)
+        }
+    }
+
     /// A podspec of another version, a JSON podspec missing what trunk requires, a missing or
     /// wrong token and another owner's pod: each a clear error, nothing pushed.
     @Test func theVersionTheTokenAndTrunksRefusalsAreClearErrors() async throws {

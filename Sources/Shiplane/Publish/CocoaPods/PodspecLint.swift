@@ -52,6 +52,6 @@ extension Podspec {
         for swift in object["swift_versions"] as? [String] ?? [] where swift.range(of: #"^[0-9]+(\.[0-9]+){0,2}$"#, options: .regularExpression) == nil {
             problems.append("\(shown): the swift version \(swift) is not a version")
         }
-        return problems
+        return problems + subspecProblems(object, shown: shown)
     }
 }

@@ -160,7 +160,7 @@ extension PushPodspec: DocumentedAction {
             .init(name: "branch", type: "String", defaultValue: "\"master\"", help: "the specs repository's branch"),
         ],
         example: #"try await lane.pushPodspec("Rocket.podspec", version: version)"#,
-        dryRun: "reads and checks the podspec, checks the session (COCOAPODS_TRUNK_TOKEN) and whether trunk has the version, and says what it would push",
+        dryRun: "reads and checks the podspec and its subspecs, checks the session (COCOAPODS_TRUNK_TOKEN) and whether trunk has the version, and says what it would push",
         rollback: "trunk: none, a pushed pod version is public (it stays; the point of no return is passed right before the push); a specs repository: a revert commit, while its branch still ends with Shiplane's commit"
     )
 }
