@@ -15,6 +15,7 @@ struct Brew: Lane {
         let forge: ForgeTarget? = switch lane.environment["FORGE"] {
         case "gitlab": .gitlab(server: server)
         case "gitea": .gitea(server: server)
+        case "bitbucket": .bitbucket()
         default: nil
         }
         try await lane.homebrewFormula("demo", tap: lane.environment["TAP"] ?? "", files: ["dist/demo-1.2.0.tar.gz"], version: "1.2.0",
@@ -27,9 +28,9 @@ struct Brew: Lane {
 
 /// The forges a tap's proposal goes to, each behind its stand-in checked against the forge's
 /// published description (GitHub's rest-api-description extract, GitLab's openapi_v2.yaml
-/// extract, Gitea's swagger).
+/// extract, Gitea's swagger, Bitbucket Cloud's swagger.v3.json extract).
 enum ProposalForge: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case github, gitlab, gitea
+    case github, gitlab, gitea, bitbucket
 
     var testDescription: String { rawValue }
 }
@@ -47,14 +48,14 @@ private struct ForgeStandIn {
     var stop: @Sendable () -> Void
 }
 
-/// A protected tap on GitHub (a pull request), GitLab (a merge request) and Gitea (a pull
-/// request), through the forge contract's proposal operation, with the built `shiplane`: the first
+/// A protected tap on GitHub (a pull request), GitLab (a merge request), Gitea and Bitbucket
+/// Cloud (pull requests), through the forge contract's proposal operation, with the built `shiplane`: the first
 /// run is SIGKILLed while the forge holds the answer to the proposal's POST, past the run's point
 /// of no return; the same command in a fresh clone resumes the run, opens no second proposal and
 /// takes the branch as its own by its `Shiplane-Run` trailer; `shiplane rollback` there closes the
 /// proposal and deletes the branch (it holds nothing but that commit on main). The same test runs
 /// for every forge; each forge gives only its stand-in.
-@Suite("Homebrew tap: pull and merge requests on GitHub, GitLab and Gitea", .serialized, .offThePool)
+@Suite("Homebrew tap: pull and merge requests on GitHub, GitLab, Gitea and Bitbucket", .serialized, .offThePool)
 struct HomebrewForgeProposalTests {
     static let token = "glpat-TapProposalToken_5b7e21c9d0"
     static let archive = "a demo archive\n"
@@ -132,12 +133,25 @@ struct HomebrewForgeProposalTests {
                                 opened: { pulls.opened }, open: { pulls.open.count },
                                 first: { (pulls.all.first?.head, pulls.all.first?.base, pulls.all.first?.state) },
                                 violations: { gitea.violations }, stop: { gitea.stop() })
+        case .bitbucket:
+            // The tap's URL names its repository (acme/homebrew-tap); the API is BITBUCKET_API_URL.
+            let bitbucket = FakeBitbucket(token: Self.token, slug: "homebrew-tap")
+            let pulls = FakeBitbucketPulls(tip: tip)
+            bitbucket.pulls = pulls
+            try await bitbucket.start()
+            bitbucket.inject(.init(method: "POST", pathContains: "/pullrequests", remaining: 1, action: .answerLate(seconds: 20)))
+            // Bitbucket's close is a decline: DECLINED is read as the others' closed.
+            return ForgeStandIn(noun: "pull request", environment: ["FORGE": "bitbucket", "BITBUCKET_API_URL": bitbucket.apiURL],
+                                opened: { pulls.opened }, open: { pulls.open.count },
+                                first: { (pulls.all.first?.source, pulls.all.first?.destination, pulls.all.first.map { $0.state == "DECLINED" ? "closed" : $0.state }) },
+                                violations: { bitbucket.violations }, stop: { bitbucket.stop() })
         }
     }
 
     /// The kill, the fresh clone's re-run and the rollback, on each forge: one proposal
     /// (`POST` answered late, the run killed meanwhile), found again by its branch, closed by the
-    /// rollback (GitHub and Gitea `PATCH … state=closed`, GitLab `PUT … state_event=close`).
+    /// rollback (GitHub and Gitea `PATCH … state=closed`, GitLab `PUT … state_event=close`,
+    /// Bitbucket `POST …/decline`).
     @Test(arguments: ProposalForge.allCases)
     func aProtectedTapGetsOneProposalThatAFreshCloneAdoptsAndTheRollbackCloses(_ forge: ProposalForge) async throws {
         let (project, origin, tap, server) = try await setUp()

@@ -23,8 +23,10 @@ final class FakeBitbucket: @unchecked Sendable {
     struct Download: Equatable { var name: String; var bytes: [UInt8]; var createdOn: String; var id: String }
 
     let workspace = "acme"
-    let slug = "rocket"
+    let slug: String
     let token: String
+    /// The pull requests, when a test serves them (a Homebrew tap's pull request).
+    var pulls: FakeBitbucketPulls?
     /// A bare repository whose tags are Bitbucket's (the origin the lane pushes to).
     var originGitDir: String?
 
@@ -43,7 +45,10 @@ final class FakeBitbucket: @unchecked Sendable {
     /// The API base, as `BITBUCKET_API_URL`.
     var apiURL: String { (server?.baseURL ?? "") + "/2.0" }
 
-    init(token: String = "ATCTT3xFfGN0bitbucketAccessToken0123456789") { self.token = token }
+    init(token: String = "ATCTT3xFfGN0bitbucketAccessToken0123456789", slug: String = "rocket") {
+        self.token = token
+        self.slug = slug
+    }
 
     func start() async throws {
         server = try await TestServer.start { [self] request, context in try await self.handle(request, context) }
@@ -52,7 +57,7 @@ final class FakeBitbucket: @unchecked Sendable {
     func stop() { server?.stop() }
 
     var log: [String] { lock.withLock { requestLog } }
-    var violations: [String] { lock.withLock { violationLog } }
+    var violations: [String] { lock.withLock { violationLog } + (pulls?.violations ?? []) }
     var allDownloads: [Download] { lock.withLock { downloads } }
     func addTag(_ tag: String) { lock.withLock { _ = tags.insert(tag) } }
     func inject(_ fault: FakeGitHub.Fault) { faults.inject(fault) }
@@ -130,6 +135,15 @@ final class FakeBitbucket: @unchecked Sendable {
             return error(404, "Repository \(segments[2])/\(segments[3]) not found")
         }
         let rest = Array(segments.dropFirst(4))
+        if let pulls, ["pullrequests", "commit"].contains(rest.first ?? "") {
+            let (body, _) = try await request.readBody(keeping: 1 << 20)
+            guard let routed = pulls.route(method: method, rest: rest, query: query, body: body, apiURL: apiURL, repository: "\(workspace)/\(slug)") else {
+                return try await refuse(request, "\(method) /\(segments.joined(separator: "/")) is not an operation of the API")
+            }
+            let (status, answer) = routed
+            if let message = answer as? String { return error(status, message) }
+            return Reply.json(status, answer)
+        }
         let allowedQuery: Set<String> = rest == ["downloads"] && method == "GET" ? ["page", "pagelen"] : []
         if let unknown = query.keys.sorted().first(where: { !allowedQuery.contains($0) }) {
             return try await refuse(request, "\(method) /\(segments.joined(separator: "/")): query parameter \(unknown) is not described", status: 400)

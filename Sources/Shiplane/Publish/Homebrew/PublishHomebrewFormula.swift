@@ -6,7 +6,7 @@ internal import Git
 /// as a fast-forward. A tap already holding the same bytes gets nothing; a tap that refuses the
 /// push (a hook, a protected branch) is an error with nothing changed there; a dry run reaches the
 /// tap (URL and credentials) and shows the exact formula. A protected tap (`pullRequest`) gets the
-/// formula on a branch of its own and a pull request on GitHub or Gitea, or a merge request on
+/// formula on a branch of its own and a pull request on GitHub, Gitea or Bitbucket, or a merge request on
 /// GitLab, instead (`TapPullRequest.swift`).
 package struct PublishHomebrewFormula: AsyncAction {
     package static let name = "homebrewFormula"
@@ -84,7 +84,7 @@ extension LaneContext {
     /// the same formula sends nothing. HTTPS taps take `SHIPLANE_TAP_TOKEN` (else `push`'s tokens).
     /// With `pullRequest`, for a protected tap, the formula goes to the branch
     /// `shiplane/<name>-<version>` and a pull request into `branch` (found again on a re-run): on
-    /// GitHub, or on GitLab (a merge request) or Gitea, named by `forge` or the tap URL's host.
+    /// GitHub, or on GitLab (a merge request), Gitea or Bitbucket, named by `forge` or the tap URL's host.
     @discardableResult
     public func homebrewFormula(
         _ name: String, tap: String, files: [any ArtifactConvertible], version: String, downloadURL: String, description: String,
@@ -161,8 +161,8 @@ extension PublishHomebrewFormula: DocumentedAction {
             .init(name: "binary", type: "String?", defaultValue: "nil", help: "the program the archives hold (the formula's name)"),
             .init(name: "test", type: "[String]", defaultValue: "[\"--version\"]", help: "the arguments the formula's test runs the program with"),
             .init(name: "branch", type: "String", defaultValue: "\"main\"", help: "the tap's branch"),
-            .init(name: "pullRequest", type: "Bool", defaultValue: "false", help: "a protected tap: push the branch shiplane/<name>-<version> and open a pull request (GitLab: a merge request) into branch (SHIPLANE_TAP_TOKEN, else GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)"),
-            .init(name: "forge", type: "ForgeTarget?", defaultValue: "nil", help: "where the pull request goes: .gitlab(server:project:), .gitea(server:repository:) or .github(repository:); nil: the tap URL's host (gitlab.com, codeberg.org, gitea.com), else GitHub"),
+            .init(name: "pullRequest", type: "Bool", defaultValue: "false", help: "a protected tap: push the branch shiplane/<name>-<version> and open a pull request (GitLab: a merge request) into branch (SHIPLANE_TAP_TOKEN, else GITHUB_TOKEN, GITLAB_TOKEN, GITEA_TOKEN or BITBUCKET_ACCESS_TOKEN)"),
+            .init(name: "forge", type: "ForgeTarget?", defaultValue: "nil", help: "where the pull request goes: .gitlab(server:project:), .gitea(server:repository:), .bitbucket(repository:) or .github(repository:); nil: the tap URL's host (gitlab.com, codeberg.org, gitea.com, bitbucket.org), else GitHub"),
         ],
         example: #"try await lane.homebrewFormula("tool", tap: "https://github.com/acme/homebrew-tap.git", files: archives, version: version, downloadURL: "https://github.com/acme/tool/releases/download/v\(version)/{name}", description: "Ships things", homepage: "https://github.com/acme/tool")"#,
         dryRun: "reaches the tap (URL, credentials, branch) and shows the exact formula it would commit; sends nothing",

@@ -1,8 +1,8 @@
 import Foundation
 internal import Git
 
-/// A protected tap: the formula goes to a branch of its own and a pull request (GitHub, Gitea) or
-/// merge request (GitLab) through the forge contract's proposal operation (`ForgeProposals`), as
+/// A protected tap: the formula goes to a branch of its own and a pull request (GitHub, Gitea,
+/// Bitbucket) or merge request (GitLab) through the forge contract's proposal operation (`ForgeProposals`), as
 /// goreleaser's `brews.repository.pull_request` does.
 ///
 /// The branch is named by the formula and version (`shiplane/<name>-<version>`), so a re-run finds
@@ -22,7 +22,7 @@ extension PublishHomebrewFormula {
         guard let client = try forgeType.proposals(server: server, repository: repositoryName, variables: step.lane.environment.variables,
                                                    transport: step.httpTransport()) else {
             throw ShiplaneError("\(forgeType.displayName) has no pull requests Shiplane can open: the tap's formula cannot be proposed there",
-                                suggestion: "push to the tap's branch (pullRequest: false), or host the tap on GitHub, GitLab or Gitea; nothing was sent")
+                                suggestion: "push to the tap's branch (pullRequest: false), or host the tap on GitHub, GitLab, Gitea or Bitbucket; nothing was sent")
         }
         let repository = client.repository
         let noun = client.noun

@@ -37,10 +37,10 @@ struct BitbucketClient: Sendable {
         self.userAgent = "shiplane/\(version)"
     }
 
-    private var repoPath: String {
+    var repoPath: String {
         "\(repository.apiURL)/repositories/\(segment(repository.workspace))/\(segment(repository.slug))"
     }
-    private func segment(_ text: String) -> String { URITemplate.percentEncode(text, allowReserved: false) }
+    func segment(_ text: String) -> String { URITemplate.percentEncode(text, allowReserved: false) }
 
     var headers: [(name: String, value: String)] {
         [("Authorization", credentials.authorization), ("Accept", "application/json"), ("User-Agent", userAgent)]

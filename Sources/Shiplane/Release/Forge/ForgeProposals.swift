@@ -34,9 +34,9 @@ package enum ProposalOpenAnswer: Sendable {
 
 /// The forge contract's pull-request operation: open a proposal from a branch of a repository into
 /// another branch, find the open one for a branch (so a re-run, or a run after a kill, opens no
-/// second one), read one, and close one. GitHub (`/pulls`), GitLab (`/merge_requests`) and Gitea
-/// (`/pulls`) implement it (`Forge.proposals`) with their requests only; a forge without it
-/// (Bitbucket) answers nil.
+/// second one), read one, and close one. GitHub (`/pulls`), GitLab (`/merge_requests`), Gitea
+/// (`/pulls`) and Bitbucket Cloud (`/pullrequests`, closed by a decline) implement it
+/// (`Forge.proposals`) with their requests only; a forge without it answers nil.
 ///
 /// What every forge does the same way is written once here: `openProposal` answers a refusal for
 /// an open one, or an answer lost after the request landed, by finding the open one;
