@@ -180,6 +180,45 @@ struct DurableRunTests {
         }
     }
 
+    /// A saved copy is written at once and synced with the intent that names it, in one group
+    /// with the record (issue 36): SIGKILL between the two — the first copy before the record
+    /// exists, the second after the first effect's intent — then the same command makes one
+    /// release, or `shiplane rollback` puts everything back; either way no copy is left behind
+    /// once a run ends.
+    @Test func killedBetweenASavedCopyAndItsIntentTheRunFinishesOrRollsBack() throws {
+        var fired = 0
+        for count in 1...4 {
+            for thenRollBack in [false, true] {
+                let (repo, origin) = try releasableBump()
+                let start = try ReleaseState(repo, origin: origin)
+                let killed = try repo.shiplane(release, environment: ["SHIPLANE_FAULT": "after-saved-copy:\(count)"])
+                let context = "after-saved-copy:\(count)\(thenRollBack ? ", rollback" : "")"
+                if killed.status == 0 {
+                    try expectOneRelease(repo, origin, start: start, "\(context) did not fire")
+                    continue
+                }
+                fired += 1
+                #expect(killed.status == SIGKILL, "\(context): \(killed.all)")
+                let copies = (try? FileManager.default.contentsOfDirectory(atPath: repo.path + "/.git/shiplane/saved")) ?? []
+                #expect(copies.count == count, "\(context): the copies written before the kill: \(copies)")
+                if thenRollBack {
+                    let rollback = try repo.shiplane(["rollback"])
+                    #expect(rollback.status == 0, "\(context): \(rollback.all)")
+                    #expect(try ReleaseState(repo, origin: origin) == start, "\(context): \(rollback.all)")
+                    try repo.git("fsck", "--strict")
+                    let next = try repo.shiplane(["bump", "patch"])
+                    #expect(next.status == 0 && repo.read("VERSION") == "1.2.4\n", "\(context): \(next.all)")
+                } else {
+                    let again = try repo.shiplane(release)
+                    #expect(again.status == 0, "\(context): \(again.all)")
+                    try expectOneRelease(repo, origin, start: start, "\(context), then the same command")
+                }
+                #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane/saved"), "\(context): no copy left")
+            }
+        }
+        #expect(fired == 4, "VERSION's and package.json's copies, each killed twice")
+    }
+
     @Test func aSecondRunIsRefusedByTheLockAndTouchesNothing() throws {
         let repo = try repositoryWithSlowLane(sleeping: "3")
         let first = try startShiplane(["slow"], in: repo)

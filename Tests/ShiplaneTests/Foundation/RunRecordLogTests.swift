@@ -80,6 +80,34 @@ import Testing
         }
     }
 
+    /// Issue 36: the lines nothing waits on are not synced by themselves (no fsync, no thread of
+    /// their own): the next intent's one fsync of the log covers them. A saved copy is synced in
+    /// the group of the write of the intent that names it, with the saved folder, before the line.
+    @Test func onlyWritesThatAnEffectWaitsOnSyncAndCopiesGoInTheirGroup() throws {
+        try withStore { store, path in
+            let recorder = try RunRecorder(store: store, record: freshRecord())
+            let saved = try store.saveCopy(Data("1.2.3\n".utf8), name: "step1-a")
+            #expect(store.syncs == 0, "a copy is synced with the intent that names it")
+            let file = try recorder.intend(step: 1, description: "write VERSION",
+                                           effect: try AnyEffect(FileWritten(path: "/w/VERSION", saved: saved, afterHash: "h")))
+            #expect(store.syncs == 4, "the copy, the record, the saved folder, the run folder: \(store.syncs)")
+            recorder.done(file)
+            recorder.stepFinished(RecordedStep(number: 1, name: "bumpVersion", callSite: nil, outcome: .succeeded, returnsNothing: true))
+            #expect(store.syncs == 4, "nothing syncs these two lines by themselves")
+            let commit = try recorder.intend(step: 2, description: "commit",
+                                             effect: try AnyEffect(FileWritten(path: "/w/other", saved: nil, afterHash: "h")))
+            #expect(store.syncs == 5, "one fsync of the log covers the two lines and the intent")
+            recorder.done(commit)
+            let second = try store.saveCopy(Data("x".utf8), name: "step2-b")
+            _ = try recorder.intend(step: 2, description: "write other",
+                                    effect: try AnyEffect(FileWritten(path: "/w/other2", saved: second, afterHash: "h")))
+            #expect(store.syncs == 8, "the copy, the saved folder (its new name), the log: \(store.syncs)")
+            #expect(store.savedCopy(saved) == Data("1.2.3\n".utf8) && store.savedCopy(second) == Data("x".utf8))
+            #expect(try store.load() == recorder.current)
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     /// A crash in the middle of an append leaves half a line at the end: nothing acted on it, so
     /// it is left out. Half a line before another is no log of this record: it is an error.
     @Test func aTornLastLineIsLeftOutAndACorruptLineIsNamed() throws {

@@ -3,11 +3,14 @@ import Foundation
 /// Kills the run at a chosen moment, for the tests and `Scripts/faults` that prove a run killed
 /// anywhere ends rolled back or resumable: `SHIPLANE_FAULT` is `after-step:N` (once step N is
 /// recorded as finished, here and on the remote), `before-effect:N` (once the Nth effect is recorded as about to happen)
-/// or `after-effect:N` (once it is recorded as done), optionally followed by `:TERM` or `:INT`.
+/// or `after-effect:N` (once it is recorded as done), `after-saved-copy:N` (once the Nth saved copy
+/// is written, before the intent that names it is), optionally followed by `:TERM` or `:INT`.
 /// The process group gets SIGKILL, as a cancelled CI job's would, or the signal named, which the
 /// run handles as it handles one from outside. Unset, nothing happens.
 struct FaultInjection: Sendable {
-    enum Moment: String, Sendable { case afterStep = "after-step", beforeEffect = "before-effect", afterEffect = "after-effect" }
+    enum Moment: String, Sendable {
+        case afterStep = "after-step", beforeEffect = "before-effect", afterEffect = "after-effect", afterSavedCopy = "after-saved-copy"
+    }
 
     let moment: Moment
     let count: Int

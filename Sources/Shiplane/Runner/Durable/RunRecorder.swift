@@ -7,8 +7,9 @@ import Foundation
 /// one line appended to it and synced (`RecordChange`, `RunStore.append`): a run of a thousand
 /// steps writes a thousand short lines, not a thousand copies of a growing record. Every line is
 /// written before the call returns (a killed process loses none); an effect's intent waits until
-/// it and every line before it are on the disk, while a finished step's line, or a local effect's
-/// done, is synced in the background as the run goes on (nothing waits on it but the next intent).
+/// it, every line before it and the saved copies it names are on the disk (one group of `fsync`
+/// calls on this thread), while a finished step's line, or a local effect's done, is not synced
+/// by itself: nothing waits on it but the next intent, whose `fsync` of the log covers it.
 package final class RunRecorder: @unchecked Sendable {
     // @unchecked: every `var` is only touched under `lock`.
     /// The run folder the record is written to.
@@ -123,7 +124,7 @@ package final class RunRecorder: @unchecked Sendable {
         lock.withLock {
             let change = RecordChange.step(step)
             try? record.apply(change)
-            // No effect waits on it: synced beside the next step (see `persist`).
+            // No effect waits on it: synced with the next intent (see `persist`).
             persist([change], waitForDisk: false)
         }
     }
@@ -295,9 +296,9 @@ package final class RunRecorder: @unchecked Sendable {
 
     /// `persist(_:)`; with `waitForDisk` false for a change no effect waits on (a step finished,
     /// a local effect done): its line is written before this returns, so it survives the process being
-    /// killed, and its `fsync` runs on another thread while the run goes on. Every intent, point of
-    /// no return and whole write still waits for the disk, and its `fsync` covers every line
-    /// written before it: an effect happens only once all of them are on the disk.
+    /// killed, and is not synced by itself. Every intent, point of no return and whole write still
+    /// waits for the disk, and its `fsync` covers every line written before it: an effect happens
+    /// only once all of them are on the disk.
     private func persist(_ changes: [RecordChange?], waitForDisk: Bool) {
         do {
             if wholeWriteNeeded {

@@ -11,17 +11,18 @@ package final class RunStore: @unchecked Sendable {
     /// The record's log, open for appending once its first line is written (`save`); -1 before.
     private var logDescriptor: Int32 = -1
     private let logLock = NSLock()
-    /// Lines appended without waiting for the disk (`append(_:redactor:waitForDisk:)` with false)
-    /// are synced here, one `fsync` after another, as soon as they are written.
-    private let syncQueue = DispatchQueue(label: "shiplane.run-record.sync")
-    private let pendingSyncs = DispatchGroup()
-    /// Under `logLock`: appends written to the log (`written`) and how many of them a finished
-    /// `fsync` covers (`synced`); the log file they were written to (`epoch`, one per `save`); the
-    /// first background `fsync` of this log that failed.
-    private var written = 0, synced = 0, epoch = 0
-    private var backgroundFailure: String?
+    /// Under `logLock`: saved copies written since the last write that waited for the disk, open
+    /// (their bytes are synced in that write's group, before the record's, and the descriptor closed).
+    private var unsyncedCopies: [Int32] = []
+    /// Under `logLock`: true when this run made the saved folder and the run folder (its name) is
+    /// not synced since.
+    private var savedFolderIsNew = false
+    /// Under `logLock`: the saved copies this process wrote (`FaultInjection`'s `after-saved-copy`).
+    private var copiesWritten = 0
     /// How many appends waited for the disk (their own `fsync`), for the tests.
     package private(set) var appendsWaitedFor = 0
+    /// How many `fsync` calls the record and its saved copies made, for the tests.
+    package private(set) var syncs = 0
 
     /// Creates the store of a run folder; nothing is created on disk until it is needed.
     package init(folder: String) {
@@ -220,18 +221,16 @@ package final class RunStore: @unchecked Sendable {
         let text = redactor.redact(String(decoding: try Self.lineEncoder.encode(copy), as: UTF8.self)) + "\n"
         try logLock.withLock {
             closeLog()
-            try Self.writeDurably(Data(text.utf8), to: recordPath)
-            startNewLog()
+            // One group: the saved copies' bytes, the record's, the rename, then the folders.
+            var copies = false, recordSyncs = 0
+            try Self.writeDurably(Data(text.utf8), to: recordPath, syncingFolder: false, syncs: &recordSyncs) {
+                copies = try syncCopies()
+            }
+            syncs += recordSyncs
+            if copies { sync(folder: savedFolder) }
+            savedFolderIsNew = false
+            sync(folder: folder)
         }
-        waitForPendingSyncs()
-    }
-
-    /// Called under `logLock`: the log of `save` is replaced; its appends are settled.
-    private func startNewLog() {
-        epoch += 1
-        written = 0
-        synced = 0
-        backgroundFailure = nil
     }
 
     /// Appends changes to the record written by `save`, one line each, and fsyncs them: when it
@@ -239,11 +238,11 @@ package final class RunStore: @unchecked Sendable {
     /// fails is cut off again, so the log never holds half a line before a later one.
     ///
     /// With `waitForDisk` false the lines are written (from then on they survive the process being
-    /// killed, as the kernel holds them) and their `fsync` starts at once on another thread,
-    /// without the run waiting for it: for changes no effect waits on (a step finished, an effect
-    /// done). The next append that waits — the intent of the next effect — syncs the log with
-    /// everything before it, and fails if a background `fsync` failed: no effect happens before
-    /// every line written before its intent is on the disk.
+    /// killed, as the kernel holds them) and not synced: for changes no effect waits on (a step
+    /// finished, a local effect done). The next append that waits — the intent of the next effect —
+    /// syncs the log, and one `fsync` of the file covers every line written to it before: no effect
+    /// happens before every line written before its intent is on the disk. Saved copies written
+    /// since the last wait are synced in the same group, before the line (`saveCopy`).
     /// - Throws: when the lines cannot be written and synced (the caller writes the record whole next).
     func append(_ changes: [RecordChange], redactor: SecretRedactor, waitForDisk: Bool = true) throws {
         var bytes: [UInt8] = []
@@ -268,52 +267,47 @@ package final class RunStore: @unchecked Sendable {
                 closeLog()
                 throw ShiplaneError("could not write \(recordPath): \(reason)", suggestion: "check the disk has room and the folder is writable")
             }
-            written += 1
-            let generation = written
-            // The background fsync needs a descriptor of its own: this one may be closed meanwhile.
-            if !waitForDisk, case let copy = dup(logDescriptor), copy >= 0 {
-                syncInBackground(copy, generation: generation, epoch: epoch)
-                return
+            guard waitForDisk else { return }
+            // A copy the line names is on the disk before the line.
+            if try syncCopies() { sync(folder: savedFolder) }
+            if savedFolderIsNew {
+                savedFolderIsNew = false
+                sync(folder: folder)
             }
+            syncs += 1
             guard fsync(logDescriptor) == 0 else {
                 let reason = String(cString: strerror(errno))
                 _ = ftruncate(logDescriptor, length)
                 closeLog()
                 throw ShiplaneError("could not write \(recordPath): \(reason)", suggestion: "check the disk has room and the folder is writable")
             }
-            synced = max(synced, generation)
             appendsWaitedFor += 1
-        }
-        // The background fsyncs started before this one ran beside it; one that failed may have
-        // taken the error this one would have seen (the descriptors share one open file).
-        waitForPendingSyncs()
-        if let failure = logLock.withLock({ backgroundFailure }) {
-            throw ShiplaneError("could not write \(recordPath): \(failure)", suggestion: "check the disk has room and the folder is writable")
         }
     }
 
-    /// Syncs the log on `syncQueue` through `descriptor` (closed after), unless a later fsync
-    /// already covered append number `generation`; a failure is kept for the next waiting append.
-    private func syncInBackground(_ descriptor: Int32, generation: Int, epoch: Int) {
-        pendingSyncs.enter()
-        syncQueue.async { [self] in
-            defer {
-                close(descriptor)
-                pendingSyncs.leave()
-            }
-            // Every append written before this fsync starts is covered by it.
-            guard let covering = logLock.withLock({ self.epoch == epoch && synced < generation ? written : nil }) else { return }
-            let ok = fsync(descriptor) == 0
-            let reason = ok ? nil : String(cString: strerror(errno))
-            logLock.withLock {
-                guard self.epoch == epoch else { return }
-                if let reason {
-                    if backgroundFailure == nil { backgroundFailure = reason }
-                } else {
-                    synced = max(synced, covering)
-                }
+    /// Called under `logLock`: fsyncs the saved copies written since the last wait and closes
+    /// them; true when there were any (then the caller syncs the saved folder, their names).
+    private func syncCopies() throws -> Bool {
+        guard !unsyncedCopies.isEmpty else { return false }
+        defer {
+            for descriptor in unsyncedCopies { close(descriptor) }
+            unsyncedCopies = []
+        }
+        for descriptor in unsyncedCopies {
+            syncs += 1
+            guard fsync(descriptor) == 0 else {
+                throw ShiplaneError("could not write a saved copy in \(savedFolder): \(String(cString: strerror(errno)))",
+                                    suggestion: "check the disk has room and the folder is writable")
             }
         }
+        return true
+    }
+
+    /// Called under `logLock`: fsyncs a folder (the names in it), counting it. A folder some file
+    /// system cannot sync is let be, as `writeDurably` lets it be.
+    private func sync(folder path: String) {
+        syncs += 1
+        Self.syncFolder(path)
     }
 
     /// True when the record on disk holds one of `values` as written or as a JSON string
@@ -344,11 +338,14 @@ package final class RunStore: @unchecked Sendable {
     package func clear() {
         logLock.withLock {
             closeLog()
-            startNewLog()
+            for descriptor in unsyncedCopies { close(descriptor) }
+            unsyncedCopies = []
+            savedFolderIsNew = false
+            unlink(recordPath)
+            try? FileManager.default.removeItem(atPath: savedFolder)
+            syncs += 1
+            Self.syncFolder(folder)
         }
-        unlink(recordPath)
-        try? FileManager.default.removeItem(atPath: savedFolder)
-        Self.syncFolder(folder)
         let gitFolder = (folder as NSString).deletingLastPathComponent
         let packed = (try? String(contentsOfFile: gitFolder + "/packed-refs", encoding: .utf8))?.contains(RemoteRunRecord.reference) == true
         if packed || FileManager.default.fileExists(atPath: gitFolder + "/" + RemoteRunRecord.reference) {
@@ -365,24 +362,32 @@ package final class RunStore: @unchecked Sendable {
     /// user only, removed with the record when the run ends (completed or rolled back), and never
     /// sent anywhere (the record on origin names a copy and a hash, never its bytes).
     func saveCopy(_ data: Data, name: String) throws -> String {
+        let made = access(savedFolder, F_OK) != 0
         try createFolder(savedFolder)
         chmod(savedFolder, 0o700)
-        // The copy's bytes are synced before it takes its name; the saved folder (the name) is
-        // synced beside the write of the effect's intent, which waits for it (`waitForPendingSyncs`).
-        try Self.writeDurably(data, to: savedFolder + "/" + name, syncingFolder: false)
-        let folder = savedFolder
-        pendingSyncs.enter()
-        syncQueue.async { [pendingSyncs] in
-            Self.syncFolder(folder)
-            pendingSyncs.leave()
+        if made { logLock.withLock { savedFolderIsNew = true } }
+        // Written under its own name at once: nothing reads it before the intent that names it,
+        // and that intent's write (it waits for the disk) syncs the copy's bytes and the saved
+        // folder first, in one group with the record (`syncCopies`). A kill before then leaves a
+        // copy no record names, removed with the folder when the next run ends.
+        let path = savedFolder + "/" + name
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ShiplaneError("could not write \(path): \(String(cString: strerror(errno)))", suggestion: "check the disk has room and the folder is writable")
         }
+        guard writeAll(data, to: descriptor) else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            unlink(path)
+            throw ShiplaneError("could not write \(path): \(reason)", suggestion: "check the disk has room and the folder is writable")
+        }
+        let count = logLock.withLock {
+            unsyncedCopies.append(descriptor)
+            copiesWritten += 1
+            return copiesWritten
+        }
+        FaultInjection.reached(.afterSavedCopy, count)
         return name
-    }
-
-    /// Waits for the syncs started in the background (appends that did not wait, saved copies'
-    /// folders): called before a write that an effect waits on returns.
-    private func waitForPendingSyncs() {
-        pendingSyncs.wait()
     }
 
     func savedCopy(_ name: String) -> Data? {
@@ -424,25 +429,54 @@ package final class RunStore: @unchecked Sendable {
     /// Temporary file, write, fsync, rename over `path`, fsync the folder: after a crash the file
     /// holds either the old bytes or the new ones, never a mix.
     static func writeDurably(_ data: Data, to path: String, syncingFolder: Bool = true) throws {
+        var syncs = 0
+        try writeDurably(data, to: path, syncingFolder: syncingFolder, syncs: &syncs)
+    }
+
+    /// `writeDurably(_:to:syncingFolder:)`, counting its `fsync` calls in `syncs`; `beforeSync`
+    /// runs once the bytes are written, before their `fsync`: the other files of the same group
+    /// (saved copies) are synced there, so the record's bytes reach the disk after theirs.
+    static func writeDurably(_ data: Data, to path: String, syncingFolder: Bool, syncs: inout Int,
+                             beforeSync: () throws -> Void = {}) throws {
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ShiplaneError("could not write \(path): \(String(cString: strerror(errno)))") }
-        let ok = writeAll(data, to: descriptor)
-        let synced = ok && fsync(descriptor) == 0
-        let reason = String(cString: strerror(errno))
+        var ok = writeAll(data, to: descriptor)
+        var reason = String(cString: strerror(errno))
+        do {
+            if ok { try beforeSync() }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        if ok {
+            syncs += 1
+            ok = fsync(descriptor) == 0
+            reason = String(cString: strerror(errno))
+        }
         close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
+        if ok, rename(temporary, path) != 0 {
+            ok = false
+            reason = String(cString: strerror(errno))
+        }
+        guard ok else {
             unlink(temporary)
             throw ShiplaneError("could not write \(path): \(reason)", suggestion: "check the disk has room and the folder is writable")
         }
-        if syncingFolder { syncFolder((path as NSString).deletingLastPathComponent) }
+        if syncingFolder {
+            syncs += 1
+            syncFolder((path as NSString).deletingLastPathComponent)
+        }
     }
 
-    static func syncFolder(_ path: String) {
+    /// Fsyncs a folder; false when it cannot be opened or synced (then `errno` says why).
+    @discardableResult
+    static func syncFolder(_ path: String) -> Bool {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
     }
 
     /// The git folder all worktrees of the repository share, found from the work tree's `.git`
