@@ -15,13 +15,16 @@ final class RealS3Server {
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
     /// `partDelay`: seconds each UploadPart's answer is held after the part is stored.
-    init(partDelay: Double = 0) throws {
+    /// `holdCreate`: a file the server appends a line to for each CreateMultipartUpload once it
+    /// made the upload; the first one's answer is held until `holdCreate + ".release"` exists.
+    init(partDelay: Double = 0, holdCreate: String? = nil) throws {
         let python = packageRoot + "/.venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestFailure("no virtualenv at .venv: run Scripts/setup (it installs moto[server] from PyPI)")
         }
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [packageRoot + "/Tests/ShiplaneTests/Fixtures/S3/s3_server.py", "--bucket", bucket, "--part-delay", "\(partDelay)"]
+            + (holdCreate.map { ["--hold-create", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -11,6 +11,9 @@ Prints "READY <port> <access key id> <secret access key>" once it listens and ru
 standard input closes. --bucket names buckets to create (through the signed API). --part-delay
 SECONDS holds each UploadPart's answer that long after the part is stored, so that a test can kill
 its client while a multipart upload is partly held (moto itself answers in milliseconds).
+--hold-create FILE appends a line to FILE for every CreateMultipartUpload once moto has made the
+upload, and holds the first one's answer until FILE.release exists (or 300 seconds pass): moto has
+the upload and the client has not heard its id, so a test can kill the client in that window.
 """
 import argparse
 import json
@@ -38,7 +41,27 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bucket", action="append", default=[])
     parser.add_argument("--part-delay", type=float, default=0)
+    parser.add_argument("--hold-create")
     arguments = parser.parse_args()
+    if arguments.hold_create:
+        application = threaded_moto_server.DomainDispatcherApplication
+        created = application.__call__
+
+        def holding(self, environ, start_response):
+            body = created(self, environ, start_response)
+            query = environ.get("QUERY_STRING", "").split("&")
+            if environ.get("REQUEST_METHOD") == "POST" and ("uploads" in query or "uploads=" in query):
+                body = list(body)  # moto has made the upload: its answer is ready, and not sent yet
+                with open(arguments.hold_create, "a") as log:
+                    log.write("create\n")
+                with open(arguments.hold_create) as log:
+                    first = log.read().count("\n") == 1
+                deadline = time.time() + 300
+                while first and not os.path.exists(arguments.hold_create + ".release") and time.time() < deadline:
+                    time.sleep(0.05)
+            return body
+
+        application.__call__ = holding
     if arguments.part_delay > 0:
         application = threaded_moto_server.DomainDispatcherApplication
         answer = application.__call__
