@@ -143,7 +143,7 @@ struct S3KilledUploadTests {
         run.wait { FileManager.default.fileExists(atPath: creates) }
         #expect(FileManager.default.fileExists(atPath: creates), "CreateMultipartUpload reached moto")
         try run.killEverything()
-        FileManager.default.createFile(atPath: creates + ".release", contents: nil)
+        #expect(FileManager.default.createFile(atPath: creates + ".release", contents: nil), "the held answer let go")
         let before = try upload.server.contents()
         #expect(before.uploads == [KilledUpload.key] && before.parts == 0 && before.objects.isEmpty, "killed between the upload's creation and its answer: \(before)")
         #expect(try upload.origin.git("tag", "--list").contains("v1.4.1"), "killed past the push")
