@@ -47,12 +47,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
-            ],
-            // Lane code sees this module's interface only: its dependencies are `internal import`
-            // (ArgumentParser's `public import` is for `Lane: ParsableArguments` and the option
-            // types), and each file imports what it uses, so an import's access level is honest
-            // (without this, a member of a module one file imports is visible in every file).
-            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+            ]
         ),
         .target(
             name: "ShiplaneCLI",
