@@ -52,13 +52,14 @@ struct LaneCompiler {
         }
         // Read into tokens once: the lane declarations now, the signing keys they name when compiling.
         let lexed = sources.map { LaneSource(path: $0.relative, text: $0.text) }
-        let found = try Self.declarations(in: lexed, lanesFolder: root + "/Lanes")
-        // Lane code imports Shiplane, not the modules Shiplane is built from (LaneImports).
+        // Lane code imports Shiplane, not the modules Shiplane is built from (LaneImports), checked first: a
+        // scoped import (`import struct M.X`) would otherwise read as a declaration.
         let importProblems = LaneImports.problems(
             in: lexed, buildModules: LaneImports.buildModules(moduleFolder: toolchain.moduleFolder, moduleMaps: CModuleMaps.find(libraryFolder: toolchain.libraryFolder)))
         guard importProblems.isEmpty else {
             throw CompileFailure(diagnostics: importProblems, command: "shiplane (reading the lane imports)")
         }
+        let found = try Self.declarations(in: lexed, lanesFolder: root + "/Lanes")
         // One compile per key at a time: a run that finds another compiling these very lanes
         // (parallel CI jobs or test processes sharing the cache) waits for it and takes its
         // program instead of compiling the same bytes again beside it.
