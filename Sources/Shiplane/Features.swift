@@ -7,9 +7,9 @@ enum Features {
     static var actions: [any DocumentedAction.Type] {
         let announcers: [any DocumentedAction.Type] = Announcers.all.map { $0 }
         let forges: [any DocumentedAction.Type] = Forges.all.map { $0.action }
+        let stores: [any DocumentedAction.Type] = Stores.all.flatMap { $0.actions }
         return [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self] + forges + [Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self, UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self, UploadToPlayStore.self,
-        UpdatePlayStore.self,
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self] + forges + [Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self] + stores + [
         RegisterArtifact.self,
         SignFiles.self,
         UploadToS3.self,
@@ -27,11 +27,7 @@ enum Features {
         FileWritten.self, FoldersCreated.self,
         CommitMade.self, TagWritten.self, RefsPushed.self, ReleaseReplayed.self,
         FilesUploaded.self,
-        BuildUploadCreated.self, AppStoreLocalizationUpdated.self, AppStoreListingCreated.self, AppStoreMediaSetCreated.self, AppStoreMediaUploaded.self,
-        AppStoreMediaDeleted.self, AppStoreMediaReordered.self, AppStorePreviewFrameChanged.self,
-        AppStoreBuildAttached.self, AppStoreReviewDetailChanged.self, AppStoreReleaseTypeChanged.self, AppStorePhasedReleaseChanged.self,
-        AppStoreReviewSubmissionCreated.self, AppStoreReviewItemAdded.self, AppStoreSubmittedForReview.self, PlayEditOpened.self,
-        PlayEditChanged.self,
+    ] + Stores.all.flatMap { $0.effects } + [
         MessageSent.self, SlackMessagePosted.self, EmailSent.self, DiscordMessagePosted.self,
         S3ObjectUploaded.self,
         HomebrewFormulaPushed.self, HomebrewPullRequestOpened.self,

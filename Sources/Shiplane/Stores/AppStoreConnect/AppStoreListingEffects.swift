@@ -97,15 +97,7 @@ struct AppStoreListingClient: Sendable {
     let client: AppStoreConnectClient
 
     static func client(context: EffectContext, api: String, what: String) throws -> AppStoreListingClient {
-        let variables = context.environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
-        do {
-            let credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: context.workTree)
-            return AppStoreListingClient(client: AppStoreConnectClient(credentials: credentials, environment: variables, transport: context.transport(),
-                                                                       version: ShiplaneVersion.current))
-        } catch {
-            throw ShiplaneError("\(what) on App Store Connect stays as this run left it: the App Store Connect key is not set here (\(describe(error)))",
-                                suggestion: "set APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID and the key, then run `shiplane rollback`")
-        }
+        AppStoreListingClient(client: try AppStoreConnectStore.forUndo(api: api, in: context, staying: "\(what) on App Store Connect stays as this run left it").client)
     }
 
     /// The path listing a parent's localizations.

@@ -42,16 +42,7 @@ package struct BuildUploadCreated: Effect, Equatable {
     /// - Throws: `EffectStays` for an accepted build, or one Apple is processing; an error when
     ///   the key is not set or Apple refuses.
     package func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
-        let variables = context.environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
-        let credentials: AppStoreConnectCredentials
-        do {
-            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: context.workTree)
-        } catch {
-            throw ShiplaneError(
-                "the build upload for \(label) stays: the App Store Connect key is not set here (\(describe(error)))",
-                suggestion: "set APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID and the key, then run `shiplane rollback`, or delete it by hand")
-        }
-        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: context.transport(), version: ShiplaneVersion.current)
+        let client = try AppStoreConnectStore.forUndo(api: api, in: context, staying: "the build upload for \(label) stays", hint: ", or delete it by hand").client
         guard let uploadID else {
             // Asked for, but the answer was lost: only an upload still awaiting its file is this run's.
             if let appID, let version, let buildNumber {

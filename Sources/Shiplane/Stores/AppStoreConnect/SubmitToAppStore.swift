@@ -90,17 +90,11 @@ package struct SubmitToAppStore: AsyncAction {
         var review: AppStoreReviewInformation?
         do { review = try AppStoreReviewInformation.read(folder: step.resolve(metadataPath) + "/review_information") } catch { problems.append(error) }
         if let password = review?.values[AppStoreReviewInformation.password] { lane.registerSecret(password) }
-        var credentials: AppStoreConnectCredentials?
-        do {
-            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
-        } catch let failure as ValidationFailure {
-            problems += failure.problems.map { StoreCredentialsError($0, suggestion: failure.suggestion) }
-        }
+        let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems)
         guard let credentials, problems.isEmpty else { throw StorePreflightError(target: Self.target, problems: problems) }
         var transport = step.httpTransport()
         if let password = review?.values[AppStoreReviewInformation.password] { transport.redactor = transport.redactor.adding([password]) }
-        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: transport,
-                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: transport, now: lane.state.now).client
         let api = client.apiBaseURL
         func preflight(_ message: String, _ suggestion: String) -> StorePreflightError {
             StorePreflightError(target: Self.target, problems: [ShiplaneError(message, suggestion: suggestion)])

@@ -102,15 +102,9 @@ package struct UpdateAppStoreMetadata: AsyncAction {
                                           suggestion: "write it as deliver's preview_frame_time_code, e.g. \"00:00:05:00\" for the frame at 5 seconds, or pass nil to let App Store Connect choose"))
         }
         let mediaFolders = mediaFolders(in: step, problems: &problems)
-        var credentials: AppStoreConnectCredentials?
-        do {
-            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
-        } catch let failure as ValidationFailure {
-            problems += failure.problems.map { StoreCredentialsError($0, suggestion: failure.suggestion) }
-        }
+        let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems)
         guard let credentials, let listing, problems.isEmpty else { throw StorePreflightError(target: "the App Store listing", problems: problems) }
-        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
-                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: step.httpTransport(), now: lane.state.now).client
         let listings = AppStoreListingClient(client: client)
         guard let app = try await client.app(bundleID: bundleID) else {
             throw StorePreflightError(target: "the App Store listing", problems: [ShiplaneError(

@@ -42,22 +42,18 @@ package struct UploadToTestFlight: AsyncAction {
         var problems: [any Error] = []
         var metadata: IPAMetadata?
         do { metadata = try IPAMetadata.read(ipa: request.ipa) } catch { problems.append(error) }
-        var credentials: AppStoreConnectCredentials?
-        do {
-            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
-        } catch let failure as ValidationFailure {
-            problems += failure.problems.map { StoreCredentialsError($0, suggestion: failure.suggestion) }
+        guard let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems) else {
+            throw StorePreflightError(target: "TestFlight", problems: problems)
         }
-        guard let credentials else { throw StorePreflightError(target: "TestFlight", problems: problems) }
         let transport = step.httpTransport()
-        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: transport,
-                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let store = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: transport, now: lane.state.now)
+        let client = store.client
         let uploader = TestFlightUploader(client: client, partTransport: transport, log: { step.log($0) },
                                           sleep: { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1_000_000_000)) },
                                           now: lane.state.now)
         guard let metadata else {
             // The IPA is unusable; still check the key with one cheap read, so both are reported now.
-            do { _ = try await client.get("/v1/apps", query: [("limit", "1")], as: ASCDocument<[ASCResource<ASCApp>]>.self, operation: "read apps") } catch { problems.append(error) }
+            do { try await store.checkAccess() } catch { problems.append(error) }
             throw StorePreflightError(target: "TestFlight", problems: problems)
         }
         let plan: TestFlightPlan

@@ -39,7 +39,10 @@ package struct GooglePlayServiceAccount: Sendable {
         } else {
             let path = value.hasPrefix("/") ? value : workingDirectory + "/" + value
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw StoreCredentialsError("\(variable) names \(value), which cannot be read (it is neither JSON nor a readable file)")
+                // A value that is not a path may be the key itself, pasted in another form: not shown.
+                let showable = !value.contains(where: \.isNewline) && !value.contains("PRIVATE KEY") && value.count <= 1024
+                throw StoreCredentialsError(showable ? "\(variable) names \(value), which cannot be read (it is neither JSON nor a readable file)"
+                                                     : "\(variable) is neither JSON nor the path of a readable file (its value is not shown: it may be a secret)")
             }
             text = String(decoding: data, as: UTF8.self)
         }

@@ -46,15 +46,6 @@ extension GooglePlayClient {
     /// process undoing it (the run itself, the supervisor, or `shiplane rollback`).
     /// - Throws: when the service account is not set here: `what` stays, and the error says how to undo it.
     static func forUndo(api: String, packageName: String, in context: EffectContext, staying what: String) throws -> GooglePlayClient {
-        let variables = context.environment.variables.merging([GooglePlayServiceAccount.apiURLVariable: api]) { $1 }
-        let account: GooglePlayServiceAccount
-        do {
-            account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: context.workTree)
-        } catch {
-            throw ShiplaneError(
-                "\(what) stays: the service account is not set here (\(describe(error)))",
-                suggestion: "set GOOGLE_PLAY_SERVICE_ACCOUNT_JSON, then run `shiplane rollback`; an open edit expires on its own")
-        }
-        return GooglePlayClient(account: account, packageName: packageName, environment: variables, transport: context.transport())
+        try GooglePlayStore.forUndo(api: api, app: packageName, in: context, staying: "\(what) stays", hint: "; an open edit expires on its own").client
     }
 }

@@ -126,19 +126,17 @@ package struct UpdatePlayStore: AsyncAction {
         if let metadata = update.metadata {
             do { folder = try PlayMetadataFolder.read(step.resolve(metadata), display: metadata) } catch { problems.append(error) }
         }
-        var account: GooglePlayServiceAccount?
-        do {
-            account = try GooglePlayServiceAccount.fromEnvironment(lane.environment.variables, workingDirectory: lane.workingDirectory)
-        } catch { problems.append(error) }
+        let account = GooglePlayStore.credentials(from: lane.environment.variables, workingDirectory: lane.workingDirectory, problems: &problems)
         guard let account, problems.isEmpty else { throw StorePreflightError(target: "Google Play", problems: problems) }
-        let client = GooglePlayClient(account: account, packageName: update.packageName, environment: lane.environment.variables,
-                                      transport: step.httpTransport(), now: lane.state.now)
+        let store = GooglePlayStore.connect(account, app: update.packageName, variables: lane.environment.variables,
+                                            transport: step.httpTransport(), now: lane.state.now)
+        let client = store.client
         let state = StoreResumeState(lane: lane)
         let recordName = "play-listing-\(update.packageName)"
         let editID: String
         var created = false
         do {
-            _ = try await client.accessToken()
+            try await store.checkAccess()
             if let record = state.read(PlayStorePublisher.EditRecord.self, name: recordName), record.packageName == update.packageName,
                try await client.editExists(record.editID) {
                 step.log("resuming edit \(record.editID), left open by an earlier run")

@@ -39,10 +39,7 @@ package struct UploadToPlayStore: AsyncAction {
         var problems: [any Error] = request.problems().map { ShiplaneError($0) }
         var manifest: AndroidBundleManifest?
         do { manifest = try AndroidBundleManifest.read(bundle: request.bundle) } catch { problems.append(error) }
-        var account: GooglePlayServiceAccount?
-        do {
-            account = try GooglePlayServiceAccount.fromEnvironment(lane.environment.variables, workingDirectory: lane.workingDirectory)
-        } catch { problems.append(error) }
+        let account = GooglePlayStore.credentials(from: lane.environment.variables, workingDirectory: lane.workingDirectory, problems: &problems)
         if let given = request.packageName, let manifest, given != manifest.packageName {
             problems.append(StorePackageError(path: request.bundle, problem: "is for \(manifest.packageName), not \(given)",
                                               suggestion: "pass the bundle built for \(given), or leave packageName out to use the bundle's"))
@@ -50,11 +47,12 @@ package struct UploadToPlayStore: AsyncAction {
         guard let account, let manifest, let packageName = request.packageName ?? Optional(manifest.packageName) else {
             throw StorePreflightError(target: "Google Play", problems: problems)
         }
-        let client = GooglePlayClient(account: account, packageName: packageName, environment: lane.environment.variables,
-                                      transport: step.httpTransport(), now: lane.state.now)
+        let store = GooglePlayStore.connect(account, app: packageName, variables: lane.environment.variables,
+                                            transport: step.httpTransport(), now: lane.state.now)
+        let client = store.client
         let publisher = PlayStorePublisher(client: client, state: StoreResumeState(lane: lane), log: { step.log($0) })
         do {
-            _ = try await client.accessToken()
+            try await store.checkAccess()
         } catch {
             throw StorePreflightError(target: "Google Play", problems: problems + [error])
         }
