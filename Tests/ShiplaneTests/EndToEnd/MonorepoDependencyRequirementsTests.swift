@@ -97,7 +97,8 @@ struct MonorepoDependencyRequirementsTests {
         let expected = Self.appManifest
             .replacingOccurrences(of: "\"version\": \"1.0.0\"", with: "\"version\": \"1.0.1\"")
             .replacingOccurrences(of: "\"@acme/core\": \"^1.4.0\"", with: "\"@acme/core\": \"^2.0.0\"")
-        #expect(try repo.git("show", "app-v1.0.1:packages/app/package.json") == expected.trimmingCharacters(in: .newlines), "\(try repo.git("show", "HEAD:packages/app/package.json"))")
+        let appReleased = try repo.git("show", "app-v1.0.1:packages/app/package.json")
+        #expect(appReleased == expected.trimmingCharacters(in: .newlines), "\(appReleased)")
         #expect(try repo.git("show", "--name-only", "--format=", "app-v1.0.1") == "packages/app/package.json", "one release commit, app's manifest alone")
         #expect(try repo.git("status", "--porcelain") == "")
 
@@ -110,7 +111,8 @@ struct MonorepoDependencyRequirementsTests {
             .replacingOccurrences(of: "version = \"0.3.0\" }", with: "version = \"0.4.0\" }")
             .replacingOccurrences(of: "acme-engine = \"=0.3.0\"", with: "acme-engine = \"=0.4.0\"")
             .replacingOccurrences(of: "version = \"~0.3\"", with: "version = \"~0.4.0\"")
-        #expect(try repo.git("show", "cli-v0.2.1:crates/cli/Cargo.toml") == cliExpected.trimmingCharacters(in: .newlines), "\(try repo.git("show", "HEAD:crates/cli/Cargo.toml"))")
+        let cliReleased = try repo.git("show", "cli-v0.2.1:crates/cli/Cargo.toml")
+        #expect(cliReleased == cliExpected.trimmingCharacters(in: .newlines), "\(cliReleased)")
         #expect(try repo.git("show", "cli-v0.2.1:crates/cli/Cargo.toml").contains("serde = { version = \"1.0\", features = [\"derive\"] }"))
 
         // Up to date: a second release of app changes no requirement.
