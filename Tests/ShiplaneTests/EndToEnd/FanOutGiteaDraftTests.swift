@@ -43,7 +43,9 @@ struct FanOutGiteaDraftTests {
             lane: giteaFanOutLanes, originURL: url,
             files: [".shiplane.yml": "forge:\n  url: \(gitea.baseURL)\n  hosts:\n    code.corp.example: gitea\n"])
         defer { world.stop() }
-        let token = ["GITEA_TOKEN": gitea.token]
+        // The jobs name the server as a CI would (`lane.part`'s `.gitea()` and `giteaRelease` read
+        // GITEA_SERVER_URL; `forge.url` of .shiplane.yml is `lane.release`'s).
+        let token = ["GITEA_TOKEN": gitea.token, "GITEA_SERVER_URL": gitea.baseURL]
         try await withThrowingTaskGroup(of: (String, Int32?, String).self) { group in
             for part in ["linux", "macos", "android"] {
                 group.addTask { let ran = try await world.job(["release", "--part", part], extra: token); return (part, ran.status, ran.output) }
