@@ -55,13 +55,18 @@ public enum IndexLockOwner {
         return now == started
     }
 
-    /// The start of process `pid` in clock ticks since boot (`/proc/PID/stat`, field 22); nil
-    /// where the system has no `/proc`.
+    /// The start of process `pid` in clock ticks since boot (`/proc/PID/stat`, field 22) on
+    /// Linux; nil elsewhere (macOS has no `/proc`): there the pid alone says whether the writer
+    /// lives, so a later process given the same pid keeps the lock, an error naming the file.
     static func startTime(of pid: Int32) -> String? {
+        #if os(Linux)
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.range(of: ")", options: .backwards) else { return nil }
         let fields = stat[close.upperBound...].split(separator: " ")
         return fields.count > 19 ? String(fields[19]) : nil
+        #else
+        return nil
+        #endif
     }
 
     /// Removes a file, whatever is there.

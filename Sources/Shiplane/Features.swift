@@ -9,7 +9,7 @@ enum Features {
         let forges: [any DocumentedAction.Type] = Forges.all.map { $0.action }
         let stores: [any DocumentedAction.Type] = Stores.all.flatMap { $0.actions }
         return [
-        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self] + forges + [Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self] + stores + [
+        EnsureGitBranch.self, EnsureGitStatusClean.self, CurrentVersion.self, BumpVersion.self, UpdateLockFiles.self, UpdateDependencyRequirements.self, IncrementBuildNumber.self, CommitVersionBump.self, GitCommit.self, AddGitTag.self, GitTagExists.self, LastGitTag.self, ReleaseFromTag.self, NumberOfCommits.self, Push.self, Changelog.self, WriteChangelog.self, RenderStoreNotes.self, PublishRelease.self] + forges + [Upload.self, Archive.self, WriteChecksums.self, MakeSBOM.self, MakeProvenance.self, CopyToDirectory.self, Webhook.self] + announcers + [EnsureTool.self, Sh.self] + stores + [
         RegisterArtifact.self,
         SignFiles.self,
         UploadToS3.self,

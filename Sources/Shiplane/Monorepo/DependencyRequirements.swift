@@ -2,9 +2,16 @@ import Foundation
 
 /// What `UpdateDependencyRequirements` rewrote: each manifest with its bytes before and after,
 /// and one line per requirement changed (`app/package.json: core ^1.4.0 → ^2.0.0`).
-package struct DependencyRequirementsResult: ReleaseChanges, Equatable, Codable {
-    package let fileChanges: [FileChange]
-    package let changed: [String]
+public struct DependencyRequirementsResult: ReleaseChanges, Equatable, Codable {
+    /// Each manifest rewritten, with its bytes before and after (for `commitVersionBump`).
+    public let fileChanges: [FileChange]
+    /// One line per requirement changed (`packages/app/package.json: @acme/core ^1.4.0 → ^2.0.0`).
+    public let changed: [String]
+
+    package init(fileChanges: [FileChange], changed: [String]) {
+        self.fileChanges = fileChanges
+        self.changed = changed
+    }
 }
 
 extension DependencyRequirementsResult: ReplayableOutput {}
@@ -177,4 +184,27 @@ package struct UpdateDependencyRequirements: Action {
         lines.append("\(crate) \(current) → \(updated)")
         return line.replacingCharacters(in: start.upperBound..<close, with: updated)
     }
+}
+
+extension LaneContext {
+    /// In a monorepo package's run (`--package`), brings the package's manifests' requirements of
+    /// the repository's other packages up to their versions in the work tree (`package.json`,
+    /// `Cargo.toml`), as `shiplane bump --package` does, and returns what changed — for
+    /// `commitVersionBump`, so the dependent's release commit carries them.
+    @discardableResult
+    public func updateDependencyRequirements(file: String = #fileID, line: Int = #line) throws -> DependencyRequirementsResult {
+        try run(UpdateDependencyRequirements(), file: file, line: line)
+    }
+}
+
+extension UpdateDependencyRequirements: DocumentedAction {
+    /// How `lane.updateDependencyRequirements` appears in the action catalog.
+    package static let documentation = ActionDocumentation(
+        domain: "Versioning",
+        summary: "In a monorepo package's run, require the versions the repository's other packages are at (package.json and Cargo.toml ranges, operator kept), so a dependent's release requires its dependencies' new releases",
+        signature: "try lane.updateDependencyRequirements() -> DependencyRequirementsResult",
+        parameters: [],
+        example: "let requirements = try lane.updateDependencyRequirements()",
+        dryRun: "says which requirement it would change in which manifest; writes nothing", rollback: "restores each manifest's bytes, also after a kill"
+    )
 }
