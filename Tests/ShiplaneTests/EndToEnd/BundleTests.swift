@@ -121,6 +121,28 @@ struct BundleTests {
         #expect(missing.stderr.contains("none.tar.gz does not exist: build it first (Scripts/bundle)"), "\(missing.all)")
     }
 
+    /// A tool the build needs only at its end (patchelf) is asked for before anything is built:
+    /// PATH holds every program of /usr/bin and /bin but patchelf.
+    @Test func aMissingToolStopsTheBuildBeforeItStarts() throws {
+        let folder = try TemporaryRepository(commit: false)
+        let tools = folder.root + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        for directory in ["/usr/bin", "/bin"] {
+            for program in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where program != "patchelf" {
+                let target = directory + "/" + program
+                guard FileManager.default.isExecutableFile(atPath: target), !FileManager.default.fileExists(atPath: tools + "/" + program) else { continue }
+                try FileManager.default.createSymbolicLink(atPath: tools + "/" + program, withDestinationPath: target)
+            }
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = tools
+        let output = folder.root + "/dist"
+        let built = try runProgram(packageRoot + "/Scripts/bundle", ["--output", output], in: packageRoot, environment: environment)
+        #expect(built.status == 4, "\(built.all)")
+        #expect(built.stderr == "Scripts/bundle: missing tools: patchelf (apt-get install patchelf binutils); nothing was built\n", "\(built.all)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     /// A tarball whose digest differs from its line in SHA256SUMS is refused before it is unpacked.
     @Test func theCheckRefusesATarballThatDoesNotMatchItsSum() throws {
         let folder = try TemporaryRepository(commit: false)
