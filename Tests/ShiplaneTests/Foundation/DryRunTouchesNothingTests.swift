@@ -13,6 +13,7 @@ struct EveryAction: Lane {
         _ = try lane.version()
         let version = try lane.bumpVersion(.minor)
         _ = try await lane.updateLockFiles(version)
+        _ = try lane.updateDependencyRequirements()
         let build = try lane.incrementBuildNumber()
         _ = try lane.changelog()
         _ = try lane.storeNotes(for: .googlePlay)
