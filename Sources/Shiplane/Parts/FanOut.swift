@@ -41,7 +41,7 @@ package final class FanOutRun: @unchecked Sendable {
     private var builtFrom: String?
     private var topLane = ""
     private var draftValue: ObjectID?
-    /// The GitHub repository the fan-in's release went to (API, `owner/name`) and the parts'
+    /// The forge and repository the fan-in's release went to (API, `owner/name`) and the parts'
     /// draft it published, if any: where it looks for drafts the parts left unclaimed.
     private var draftForge: (kind: ForgeKind, api: String, repository: String, published: Int?)?
 
@@ -212,20 +212,21 @@ package final class FanOutRun: @unchecked Sendable {
         return warnings + (await deleteUnclaimedDrafts(context))
     }
 
-    /// After a fan-in published on GitHub: deletes the drafts of this release (its lane, the parts'
-    /// commit and lane options) that part jobs made and never claimed, each only while it is as
-    /// they left it (`PartsDraftOrphans`): a job killed while another job's draft won the claim
-    /// leaves one. Returns a warning for each left; never throws: the release is done.
+    /// After a fan-in published on a forge with drafts (GitHub, Gitea): deletes the drafts of this
+    /// release (its lane, the parts' commit and lane options) that part jobs made and never
+    /// claimed, each only while it is as they left it (`PartsDraftOrphans`): a job killed while
+    /// another job's draft won the claim leaves one. Returns a warning for each left; never
+    /// throws: the release is done.
     private func deleteUnclaimedDrafts(_ context: LaneContext) async -> [String] {
-        // GitHub's alone for now: a Gitea orphan stays until deleted by hand (README).
-        guard let forge = lock.withLock({ draftForge }), forge.kind == .github, let base = partsBase else { return [] }
+        guard let forge = lock.withLock({ draftForge }), let drafts = forge.kind.forge as? any PartsDraftForge.Type,
+              let base = partsBase else { return [] }
         let lane = laneName
         let digest = argumentsDigest(context.state.journal.recorder?.current)
         do {
-            guard let client = try PartsRollback.client(api: forge.api, repository: forge.repository, environment: context.environment) else { return [] }
-            let fates = try await PartsDraftOrphans.clean(
-                client: client, repository: forge.repository, claimed: Set(forge.published.map { [$0] } ?? []), dryRun: false
-            ) { $0.lane == lane && $0.base == base && (context.isResumed || $0.argumentsDigest == digest) }
+            guard let host = try drafts.partsDrafts(api: forge.api, repository: forge.repository, environment: context.environment) else { return [] }
+            let fates = try await PartsDraftOrphans.clean(host, claimed: Set(forge.published.map { [$0] } ?? []), dryRun: false) {
+                $0.lane == lane && $0.base == base && (context.isResumed || $0.argumentsDigest == digest)
+            }
             var warnings: [String] = []
             for (_, fate) in fates {
                 switch fate {

@@ -15,10 +15,10 @@ extension LaneContext {
     /// Declare the parts one after another; steps before them run in every job (keep them to
     /// reads and local changes), steps after them only in the fan-in job.
     ///
-    /// With `draft: .github()`, a part job also uploads its artifacts to the release's one draft
-    /// release on GitHub (agreed on origin, `refs/shiplane/drafts/LANE`), which the fan-in's
-    /// `githubRelease` publishes once; a forge without drafts (GitLab) gets the artifacts from the
-    /// fan-in, as without it.
+    /// With `draft: .github()` or `.gitea()`, a part job also uploads its artifacts to the
+    /// release's one draft release on that forge (agreed on origin, `refs/shiplane/drafts/LANE`),
+    /// which the fan-in's `githubRelease`/`giteaRelease` publishes once; a forge without drafts
+    /// (GitLab) gets the artifacts from the fan-in, as without it.
     public func part(
         _ name: String, os: String? = nil, arch: String? = nil, draft: ForgeTarget? = nil, file: String = #fileID, line: Int = #line,
         _ body: () async throws -> Void
@@ -196,39 +196,25 @@ extension RecordPart {
     /// its fan-in uploads the artifacts from the parts' records.
     private func uploadToDraft(in step: StepContext) async throws {
         guard let draft else { return }
-        guard draft.kind == .github || draft.kind == .gitea else {
+        guard let forge = draft.kind.forge as? any PartsDraftForge.Type else {
             step.log("\(draft.kind.displayName) has no draft releases: part \(part.name)'s artifacts go in its record on origin, and the fan-in job uploads them")
             return
         }
         let origin = try git { try step.lane.repository().configString("remote.origin.url") }
+        let connected = try forge.connect(draft, origin: origin, in: step)
+        let host = try await connected.partsDrafts()
+        if step.isDryRun {
+            step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(connected.place)")
+            return
+        }
         let files = artifacts.map { artifact in
             var file = artifact
             file.path = step.resolve(artifact.path)
             return file
         }
-        let uploaded: PartUpload
-        let place: String
-        if draft.kind == .gitea {
-            let forge = try GiteaForge.connect(draft, origin: origin, in: step)
-            place = forge.place
-            if step.isDryRun {
-                try await forge.client().checkAccess()
-                step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(place)")
-                return
-            }
-            uploaded = try await forge.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
-        } else {
-            let forge = try GitHubForge.connect(draft, origin: origin, in: step)
-            place = forge.place
-            if step.isDryRun {
-                try await forge.publisher.preflight(forge.request(ForgeReleaseRequest(tag: lane)))
-                step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(place)")
-                return
-            }
-            uploaded = try await forge.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
-        }
+        let uploaded = try await host.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
         let summary = uploaded.attached.summary
-        step.log("part \(part.name): the draft release \(uploaded.releaseID) \(place) holds its artifacts" + (summary.isEmpty ? "" : " (\(summary))"))
+        step.log("part \(part.name): the draft release \(uploaded.releaseID) \(connected.place) holds its artifacts" + (summary.isEmpty ? "" : " (\(summary))"))
     }
 }
 

@@ -111,6 +111,11 @@ package struct PartsDraftMarker: Sendable, Equatable {
     }
 
     /// The marker of a release on any forge with drafts, as `of(_:)` reads a GitHub one.
+    static func of(_ release: PartsDraftRelease) -> PartsDraftMarker? {
+        of(draft: release.draft, tag: release.tag, body: release.body)
+    }
+
+    /// The marker of a release that is a draft or not, with `tag` and `body`.
     static func of(draft: Bool, tag: String, body: String?) -> PartsDraftMarker? {
         guard draft, let marker = PartsDraftMarker(body: body), tag.hasPrefix(tagPrefix(base: marker.base)) else { return nil }
         return marker

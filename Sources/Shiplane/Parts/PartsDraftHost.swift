@@ -1,9 +1,23 @@
 import Foundation
 internal import Git
 
-/// A forge with draft releases, as a part job of a fanned-out release uses it (issue 42): GitHub
-/// and Gitea (`draft: true` in their release APIs). GitLab has no drafts: its parts' artifacts go
-/// in their records on origin and the fan-in uploads them.
+/// A forge whose releases can be drafts, as a fanned-out release's parts use them (issue 42):
+/// GitHub and Gitea (`draft: true` in their release APIs), each in its own folder. GitLab has no
+/// drafts: its parts' artifacts go in their records on origin and the fan-in uploads them.
+protocol PartsDraftForge: Forge {
+    /// Checks the token and the repository's access, every problem at once and before any change
+    /// (`ReleasePreflightError`), and returns the forge's releases as the parts' draft uses them.
+    /// - Throws: `ReleasePreflightError`.
+    func partsDrafts() async throws -> any PartsDraftHost
+    /// The releases of `repository` (`owner/name`) on the API `api`, with the token
+    /// `environment` holds, for work that has no step of its own (the fan-in's clean-up after it
+    /// published); nil when no token is set.
+    /// - Throws: when `repository` is not one.
+    static func partsDrafts(api: String, repository: String, environment: LaneEnvironment) throws -> (any PartsDraftHost)?
+}
+
+/// A forge's releases, as a part job of a fanned-out release and the fan-in use them for the
+/// parts' draft release (issue 42).
 protocol PartsDraftHost: Sendable {
     associatedtype Release: Sendable
     /// Which forge (`github`, `gitea`): written in origin's word of the draft.
@@ -14,15 +28,32 @@ protocol PartsDraftHost: Sendable {
     var repositoryName: String { get }
     /// Every release of the repository, drafts included.
     func releases() async throws -> [Release]
-    /// What the claim needs to know of a release.
-    func facts(_ release: Release) -> (id: Int, tag: String, body: String?, draft: Bool)
+    /// The release `id` as the forge has it now; nil when it is gone.
+    func release(id: Int) async throws -> Release?
+    /// What the parts' draft code reads of a release.
+    func facts(_ release: Release) -> PartsDraftRelease
     /// Creates a draft release, its creation written down in `step` first.
     func createDraft(tag: String, name: String, body: String, in step: StepContext) async throws -> (Release, EffectHandle?)
-    /// Deletes a release (a draft this job made and lost the claim with).
+    /// Deletes a release (a draft this job made and lost the claim with, or one nobody claimed).
     func deleteRelease(id: Int) async throws
     /// Uploads `artifacts` to `release`: the same bytes under a name kept, other bytes replaced
     /// (the new one first), nothing written in the run's journal (the draft holds them).
     func upload(_ artifacts: [Artifact], to release: Release) async throws -> ForgeAttachOutcome
+}
+
+/// A release on a forge with drafts, as the parts' draft code compares and names it.
+struct PartsDraftRelease: Sendable, Equatable {
+    /// A file on the release: its name, and what tells its bytes apart (id, size, digest where the forge gives one).
+    struct Asset: Sendable, Equatable {
+        var name: String
+        var fingerprint: String
+    }
+    var id: Int
+    var tag: String
+    var name: String?
+    var body: String?
+    var draft: Bool
+    var assets: [Asset]
 }
 
 /// What uploading a part's artifacts to the parts' draft did.
@@ -50,7 +81,7 @@ extension PartsDraftHost {
             let releases = try await self.releases()
             let unclaimed = releases.filter {
                 let facts = facts($0)
-                return PartsDraftMarker.of(draft: facts.draft, tag: facts.tag, body: facts.body) == marker && facts.id != seen?.draft?.releaseID
+                return PartsDraftMarker.of(facts) == marker && facts.id != seen?.draft?.releaseID
             }
             if let draft = seen?.draft, draft.isFor(base: base, argumentsDigest: argumentsDigest, api: api, repository: repositoryName) {
                 if let release = releases.first(where: { facts($0).id == draft.releaseID }), facts(release).draft {

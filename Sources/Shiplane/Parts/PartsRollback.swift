@@ -131,12 +131,18 @@ package enum PartsRollback {
         case stays(String)
     }
 
+    /// The HTTP transport of work outside a lane's steps (rollback, the fan-in's clean-up): the
+    /// environment's retries, its secrets and `token` redacted.
+    static func transport(environment: LaneEnvironment, token: String) -> HTTPTransport {
+        HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
+                      redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
+    }
+
     /// A client for the GitHub repository `repository` on `api`, or nil when no token is set.
     static func client(api: String, repository: String, environment: LaneEnvironment) throws -> GitHubClient? {
         let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
         guard let token = GitHubReleasePublisher.token(from: variables) else { return nil }
-        let transport = HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
-                                      redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
+        let transport = Self.transport(environment: environment, token: token)
         return try GitHubClient(repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables,
                                 transport: transport, version: ShiplaneVersion.current)
     }
@@ -161,7 +167,8 @@ package enum PartsRollback {
                 + "): a fan-in took it over; finish or roll back that run where it ran (`shiplane resume`, `shiplane rollback`)")
         }
         if !dryRun { try await client.deleteRelease(id: release.id) }
-        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on \(draft.repository)" + PartsDraftOrphans.assetList(release))
+        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on \(draft.repository)"
+            + PartsDraftOrphans.assetList(GitHubForge.PartsHost.facts(of: release)))
     }
 
     /// `deleteDraft` on a Gitea or Forgejo server: the draft is deleted while it is still a draft
@@ -171,8 +178,7 @@ package enum PartsRollback {
             throw ShiplaneError("the parts' draft release \(draft.releaseID) on Gitea \(draft.repository) stays: set GITEA_TOKEN (or FORGEJO_TOKEN) so rollback can delete it, then run `shiplane rollback` again")
         }
         let parts = draft.repository.split(separator: "/").map(String.init)
-        let transport = HTTPTransport(sender: LiveHTTPClient(), retryPolicy: RetryPolicy(environment: environment),
-                                      redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
+        let transport = Self.transport(environment: environment, token: token)
         let client = GiteaClient(repository: GiteaRepository(apiURL: draft.api, owner: parts.first ?? "", name: parts.last ?? ""), token: token,
                                  transport: transport, version: ShiplaneVersion.current)
         guard let release = try await client.release(id: draft.releaseID) else {
@@ -200,8 +206,8 @@ package enum PartsRollback {
         let api = environment.variables["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
         var found: [String: (undone: [String], stays: [String], failed: [String])] = [:]
         do {
-            guard let client = try client(api: api, repository: repository.description, environment: environment) else { return [:] }
-            let fates = try await PartsDraftOrphans.clean(client: client, repository: repository.description, claimed: except, dryRun: dryRun) {
+            guard let host = try GitHubForge.partsDrafts(api: api, repository: repository.description, environment: environment) else { return [:] }
+            let fates = try await PartsDraftOrphans.clean(host, claimed: except, dryRun: dryRun) {
                 lane == nil || $0.lane == lane
             }
             for (marker, fate) in fates {

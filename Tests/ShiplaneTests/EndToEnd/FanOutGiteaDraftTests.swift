@@ -43,9 +43,10 @@ struct FanOutGiteaDraftTests {
             lane: giteaFanOutLanes, originURL: url,
             files: [".shiplane.yml": "forge:\n  url: \(gitea.baseURL)\n  hosts:\n    code.corp.example: gitea\n"])
         defer { world.stop() }
-        // The jobs name the server as a CI would (`lane.part`'s `.gitea()` and `giteaRelease` read
-        // GITEA_SERVER_URL; `forge.url` of .shiplane.yml is `lane.release`'s).
-        let token = ["GITEA_TOKEN": gitea.token, "GITEA_SERVER_URL": gitea.baseURL]
+        // A CI's GITEA_SERVER_URL names another server (a mirror running the jobs): `forge.url` of
+        // .shiplane.yml, which the project wrote, comes first for `.gitea()` and `giteaRelease`
+        // as for `lane.release` (before, the parts and the fan-in went to the CI's server).
+        let token = ["GITEA_TOKEN": gitea.token, "GITEA_SERVER_URL": "http://127.0.0.1:1"]
         try await withThrowingTaskGroup(of: (String, Int32?, String).self) { group in
             for part in ["linux", "macos", "android"] {
                 group.addTask { let ran = try await world.job(["release", "--part", part], extra: token); return (part, ran.status, ran.output) }
@@ -80,6 +81,58 @@ struct FanOutGiteaDraftTests {
         #expect(try world.origin.git("tag", "--list") == "v1.4.0\nv1.5.0")
         #expect(try world.originRefs("refs/shiplane/drafts/") == [] && world.originRefs("refs/shiplane/parts/") == [])
         #expect(!fanIn.output.contains(gitea.token))
+        #expect(gitea.violations.isEmpty, "\(gitea.violations)")
+    }
+
+    /// Beside the parts' draft, four drafts the fan-in finds on Gitea after it published: one of
+    /// this release a stopped part job left, with an attachment (deleted), one of this release
+    /// that gains an attachment between the fan-in's listing and its second reading (left, with a
+    /// warning), one of another commit's release and a person's draft with a placeholder-like tag
+    /// and no marker (neither touched). Before, Gitea's orphans stayed until deleted by hand.
+    @Test func theFanInDeletesOnlyItsReleasesUnclaimedGiteaDraftsAndOnlyAsTheyWereLeft() async throws {
+        let gitea = FakeGitea()
+        try await gitea.start()
+        defer { gitea.stop() }
+        let world = try await FanOutWorld(
+            lane: giteaFanOutLanes, originURL: "https://code.corp.example/acme/rocket.git",
+            files: [".shiplane.yml": "forge:\n  url: \(gitea.baseURL)\n  hosts:\n    code.corp.example: gitea\n"])
+        defer { world.stop() }
+        let token = ["GITEA_TOKEN": gitea.token]
+        for part in ["linux", "macos", "android"] {
+            let ran = try await world.job(["release", "--part", part], extra: token)
+            #expect(ran.status == 0, "\(part): \(ran.output)")
+        }
+        let draft = try #require(gitea.allReleases.first)
+        let word = try #require(draft.body.split(separator: "\n").first { $0.hasPrefix("<!-- shiplane:parts-draft ") }.map(String.init))
+        let base = try world.origin.git("rev-parse", "main")
+        let other = String(repeating: "ab", count: 20)
+        let prefix = "shiplane-parts-\(base.prefix(12))-"
+        let name = "release: parts of \(base.prefix(7)) (not published)"
+        let orphan = gitea.addRelease(tag: prefix + "stopped1", draft: true, name: name, body: "Shiplane's draft.\n\n" + word)
+        gitea.addAttachment(releaseID: orphan, name: "app-linux.tar.gz", bytes: Array("half a build".utf8))
+        let edited = gitea.addRelease(tag: prefix + "stopped2", draft: true, name: name, body: "Shiplane's draft.\n\n" + word)
+        let foreign = gitea.addRelease(tag: "shiplane-parts-\(other.prefix(12))-stopped3", draft: true, name: name,
+                                       body: word.replacingOccurrences(of: "base=\(base)", with: "base=\(other)"))
+        let personal = gitea.addRelease(tag: prefix + "byhand", draft: true, name: name)
+        let list = "/api/v1/repos/acme/rocket/releases"
+        gitea.inject(FakeGitHub.Fault(
+            method: "GET", pathContains: list, remaining: 1,
+            action: .answerAfter({ _ = gitea.addAttachment(releaseID: edited, name: "notes.txt", bytes: Array("by hand".utf8)) }),
+            exactPath: list, when: { ((try? world.originRefs("refs/shiplane/published/")) ?? []) != [] }))
+
+        gitea.addTag("v1.5.0")
+        let fanIn = try await world.job(["release", "--fan-in"], extra: token)
+        #expect(fanIn.status == 0, "\(fanIn.output)")
+        #expect(fanIn.output.contains("deleted the unclaimed draft release \(orphan) (\(prefix)stopped1) on acme/rocket that a stopped part job of `release` made (1 asset: app-linux.tar.gz)"),
+                "\(fanIn.output)")
+        #expect(fanIn.output.contains("the unclaimed draft release \(edited) (\(prefix)stopped2) on acme/rocket that a stopped part job of `release` made changed while it was looked at (its assets changed): left as it is"),
+                "\(fanIn.output)")
+        let left = gitea.allReleases
+        #expect(left.map(\.id) == [draft.id, edited, foreign, personal], "\(left.map { "\($0.id) \($0.tag)" })")
+        #expect(left.first.map { !$0.draft && $0.tag == "v1.5.0" } == true)
+        let deletes = gitea.log.filter { $0.hasPrefix("DELETE \(list)/") }
+        #expect(deletes == ["DELETE \(list)/\(orphan)"], "\(deletes)")
+        #expect(gitea.allAttachments.filter { $0.releaseID == draft.id }.map(\.name).sorted() == fanOutAssetNames)
         #expect(gitea.violations.isEmpty, "\(gitea.violations)")
     }
 }

@@ -156,6 +156,25 @@ struct GiteaReleasePublisherTests {
         #expect(GiteaClient.token(from: ["GITHUB_TOKEN": "g", "GITEA_ACTIONS": "true"]) == "g")
     }
 
+    /// One resolution of the server for `lane.release`, `giteaRelease` and a part's `.gitea()`:
+    /// the argument, then `forge.url` of .shiplane.yml, then the CI's variables, then the origin.
+    @Test func theServerIsTheArgumentThenForgeURLThenTheCIThenTheOrigin() throws {
+        let ci = ["GITEA_SERVER_URL": "https://ci.example", "FORGEJO_SERVER_URL": "https://forgejo.example"]
+        let origin = "git@git.corp.example:acme/rocket.git"
+        func api(_ server: String?, _ declared: String?, _ environment: [String: String]) throws -> String {
+            try GiteaRepository.locate(repository: nil, server: server, declared: declared, environment: environment, originURL: origin).apiURL
+        }
+        #expect(try api("https://argument.example", "https://settings.example", ci) == "https://argument.example/api/v1")
+        #expect(try api(nil, "https://settings.example/", ci) == "https://settings.example/api/v1")
+        #expect(try api(nil, nil, ci) == "https://ci.example/api/v1")
+        #expect(try api(nil, nil, ["FORGEJO_SERVER_URL": "https://forgejo.example"]) == "https://forgejo.example/api/v1")
+        #expect(try api(nil, nil, [:]) == "https://git.corp.example/api/v1")
+        // forge.url is Gitea's unless forge.type names another forge.
+        #expect(ForgeSettings(url: "https://settings.example").server(for: .gitea) == "https://settings.example")
+        #expect(ForgeSettings(kind: .gitea, url: "https://settings.example").server(for: .gitea) == "https://settings.example")
+        #expect(ForgeSettings(kind: .gitlab, url: "https://gitlab.example").server(for: .gitea) == nil)
+    }
+
     @Test func theStandInRefusesWhatTheDescriptionDoesNot() async throws {
         try await withFakeGitea { gitea in
             try await withTransport { transport, _ in

@@ -84,11 +84,11 @@ final class FakeGitea: @unchecked Sendable {
     func inject(_ fault: FakeGitHub.Fault) { faults.inject(fault) }
 
     @discardableResult
-    func addRelease(tag: String, draft: Bool, name: String? = nil) -> Int {
+    func addRelease(tag: String, draft: Bool, name: String? = nil, body: String = "") -> Int {
         lock.withLock {
             let id = nextID
             nextID += 1
-            releases[id] = Release(id: id, tag: tag, name: name ?? tag, body: "", draft: draft, prerelease: false)
+            releases[id] = Release(id: id, tag: tag, name: name ?? tag, body: body, draft: draft, prerelease: false)
             return id
         }
     }

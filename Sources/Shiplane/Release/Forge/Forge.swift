@@ -253,6 +253,13 @@ package struct ForgeSettings: Sendable, Equatable {
     /// Self-hosted host names (lowercase) and the forge each runs (`forge.hosts`).
     package var hosts: [String: ForgeKind]
 
+    /// The server `forge.url` names for a forge of `kind`: the URL, unless `forge.type` names
+    /// another forge. Each forge's `connect` reads it after an explicit `server:` argument and
+    /// before the CI's variables, however the forge was chosen.
+    package func server(for kind: ForgeKind) -> String? {
+        self.kind == nil || self.kind == kind ? url : nil
+    }
+
     /// Creates forge settings; with no arguments, those of a project that declares none.
     package init(kind: ForgeKind? = nil, url: String? = nil, hosts: [String: ForgeKind] = [:]) {
         self.kind = kind
@@ -272,7 +279,8 @@ struct ForgeChoice: Sendable, Equatable {
     /// - Throws: `ForgeUnknown` (a usage error) when nothing names the forge, saying how to declare it.
     static func choose(explicit: ForgeTarget?, settings: ForgeSettings, environment: [String: String], originURL: String?) throws -> ForgeChoice {
         if let explicit { return ForgeChoice(forge: explicit, reason: "forge: argument") }
-        func target(_ kind: ForgeKind) -> ForgeTarget { ForgeTarget(kind: kind, server: settings.url) }
+        // The server is the forge's to find (`forge.url` among the rest: `ForgeSettings.server(for:)`).
+        func target(_ kind: ForgeKind) -> ForgeTarget { ForgeTarget(kind: kind) }
         if let kind = settings.kind {
             return ForgeChoice(forge: target(kind), reason: "forge.type in \(ProjectSettings.fileName)")
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The draft release a fanned-out release's parts upload to on GitHub (issue 42): one per
 /// release, agreed through `refs/shiplane/drafts/LANE` on origin (`PartsDraftHost.uploadPart`).
-extension GitHubForge {
+extension GitHubForge: PartsDraftForge {
     /// A part job's view of GitHub's releases.
     struct PartsHost: PartsDraftHost {
         let forge: GitHubForge
@@ -12,7 +12,15 @@ extension GitHubForge {
         var repositoryName: String { forge.publisher.repository.description }
 
         func releases() async throws -> [GitHubRelease] { try await client.listReleases() }
-        func facts(_ release: GitHubRelease) -> (id: Int, tag: String, body: String?, draft: Bool) { (release.id, release.tagName, release.body, release.draft) }
+        func release(id: Int) async throws -> GitHubRelease? { try await client.release(id: id) }
+
+        func facts(_ release: GitHubRelease) -> PartsDraftRelease { Self.facts(of: release) }
+
+        /// Assets told apart by GitHub's id, size and digest.
+        static func facts(of release: GitHubRelease) -> PartsDraftRelease {
+            PartsDraftRelease(id: release.id, tag: release.tagName, name: release.name, body: release.body, draft: release.draft,
+                              assets: (release.assets ?? []).map { .init(name: $0.name, fingerprint: "\($0.id) \($0.size) \($0.digest ?? "")") })
+        }
 
         func createDraft(tag: String, name: String, body: String, in step: StepContext) async throws -> (GitHubRelease, EffectHandle?) {
             let recorded = try step.record(GitHubReleaseCreated(api: api, repository: repositoryName, id: nil, tag: tag),
@@ -40,13 +48,19 @@ extension GitHubForge {
         }
     }
 
-    /// Uploads `artifacts` of part `part` to the parts' draft release on GitHub.
-    /// - Throws: `ReleasePreflightError` (token, access) before any change; GitHub's and origin's errors after.
-    func uploadPart(_ artifacts: [Artifact], part: String, lane: String, base: String, argumentsDigest: String,
-                    in step: StepContext) async throws -> PartUpload {
-        let client = try client()
-        try await publisher.preflight(request(ForgeReleaseRequest(tag: lane)))
-        return try await PartsHost(forge: self, client: client)
-            .uploadPart(artifacts, part: part, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
+    /// The token and the repository's access checked (`ReleasePreflightError`), GitHub's releases.
+    func partsDrafts() async throws -> any PartsDraftHost {
+        // The tag is not read: the preflight checks the token and the repository's access.
+        PartsHost(forge: self, client: try await publisher.preflight(request(ForgeReleaseRequest(tag: "parts"))))
+    }
+
+    /// `GITHUB_TOKEN` (or `GH_TOKEN`), with `api` as `GITHUB_API_URL`.
+    static func partsDrafts(api: String, repository: String, environment: LaneEnvironment) throws -> (any PartsDraftHost)? {
+        let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
+        guard let token = GitHubReleasePublisher.token(from: variables) else { return nil }
+        let forge = GitHubForge(publisher: GitHubReleasePublisher(
+            repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables,
+            transport: PartsRollback.transport(environment: environment, token: token), version: ShiplaneVersion.current))
+        return PartsHost(forge: forge, client: try forge.client())
     }
 }

@@ -62,7 +62,8 @@ struct GitLabForge: Forge {
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GitLabForge {
         let variables = step.lane.environment.variables
-        let located = try GitLabProject.locate(project: target.repository, server: target.server, environment: variables, originURL: origin)
+        let server = try target.server ?? ProjectSettings.load(root: step.lane.workingDirectory).forge.server(for: kind)
+        let located = try GitLabProject.locate(project: target.repository, server: server, environment: variables, originURL: origin)
         return GitLabForge(
             publisher: GitLabReleasePublisher(project: located, token: GitLabToken.from(variables), transport: step.httpTransport(),
                                               version: ShiplaneVersion.current),

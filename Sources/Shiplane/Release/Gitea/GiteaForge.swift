@@ -6,8 +6,9 @@ extension ForgeKind {
 }
 
 extension ForgeTarget {
-    /// Gitea or Forgejo; `server` is its URL (nil: the settings file, the CI's server variable,
-    /// else the origin's host), `repository` is `owner/name` (nil: the origin's path).
+    /// Gitea or Forgejo; `server` is its URL (nil: `forge.url` of `.shiplane.yml`, else the CI's
+    /// `GITEA_SERVER_URL`/`FORGEJO_SERVER_URL`, else the origin's host), `repository` is
+    /// `owner/name` (nil: the CI's, else the origin's path).
     public static func gitea(server: String? = nil, repository: String? = nil) -> ForgeTarget {
         ForgeTarget(kind: .gitea, server: server, repository: repository)
     }
@@ -52,7 +53,9 @@ struct GiteaForge: Forge {
 
     static func connect(_ target: ForgeTarget, origin: String?, in step: StepContext) throws -> GiteaForge {
         let variables = step.lane.environment.variables
-        let located = try GiteaRepository.locate(repository: target.repository, server: target.server, environment: variables, originURL: origin)
+        let declared = try ProjectSettings.load(root: step.lane.workingDirectory).forge.server(for: kind)
+        let located = try GiteaRepository.locate(repository: target.repository, server: target.server, declared: declared,
+                                                 environment: variables, originURL: origin)
         return GiteaForge(publisher: GiteaReleasePublisher(repository: located, token: GiteaClient.token(from: variables),
                                                            transport: step.httpTransport(), version: ShiplaneVersion.current))
     }

@@ -9,9 +9,11 @@ struct GiteaRelease: Decodable, Sendable, Equatable {
     var draft: Bool
     var prerelease: Bool
     var htmlURL: String?
+    /// The release's attachments, when the response lists them (`assets`).
+    var assets: [GiteaAttachment]?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, body, draft, prerelease
+        case id, name, body, draft, prerelease, assets
         case tagName = "tag_name", htmlURL = "html_url"
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// made with `draft: true` as on GitHub and agreed through `refs/shiplane/drafts/LANE` on origin
 /// (`PartsDraftHost.uploadPart`); the fan-in's `giteaRelease` gives it the release's tag and
 /// publishes it.
-extension GiteaForge {
+extension GiteaForge: PartsDraftForge {
     /// A part job's view of the server's releases.
     struct PartsHost: PartsDraftHost {
         let forge: GiteaForge
@@ -14,7 +14,13 @@ extension GiteaForge {
         var repositoryName: String { forge.publisher.repository.description }
 
         func releases() async throws -> [GiteaRelease] { try await client.listReleases() }
-        func facts(_ release: GiteaRelease) -> (id: Int, tag: String, body: String?, draft: Bool) { (release.id, release.tagName, release.body, release.draft) }
+        func release(id: Int) async throws -> GiteaRelease? { try await client.release(id: id) }
+
+        /// Attachments told apart by their id and size (Gitea gives no digest; a replaced file is a new id).
+        func facts(_ release: GiteaRelease) -> PartsDraftRelease {
+            PartsDraftRelease(id: release.id, tag: release.tagName, name: release.name, body: release.body, draft: release.draft,
+                              assets: (release.assets ?? []).map { .init(name: $0.name, fingerprint: "\($0.id) \($0.size)") })
+        }
 
         /// A draft's tag need not exist: Gitea makes it when the draft is published (the fan-in
         /// renames the draft to the release's tag, which it pushed, first).
@@ -36,10 +42,8 @@ extension GiteaForge {
         }
     }
 
-    /// Uploads `artifacts` of part `part` to the parts' draft release on the Gitea server.
-    /// - Throws: `ReleasePreflightError` (token, access) before any change; the server's and origin's errors after.
-    func uploadPart(_ artifacts: [Artifact], part: String, lane: String, base: String, argumentsDigest: String,
-                    in step: StepContext) async throws -> PartUpload {
+    /// The token and the repository's access checked (`ReleasePreflightError`), the server's releases.
+    func partsDrafts() async throws -> any PartsDraftHost {
         let client: GiteaClient
         do {
             client = try self.client()
@@ -47,7 +51,17 @@ extension GiteaForge {
         } catch {
             throw ReleasePreflightError(underlyingErrors: [error], forge: "Gitea")
         }
-        return try await PartsHost(forge: self, client: client)
-            .uploadPart(artifacts, part: part, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
+        return PartsHost(forge: self, client: client)
+    }
+
+    /// `GITEA_TOKEN` (or `FORGEJO_TOKEN`), on the server whose API is `api`.
+    static func partsDrafts(api: String, repository: String, environment: LaneEnvironment) throws -> (any PartsDraftHost)? {
+        guard let token = GiteaClient.token(from: environment.variables) else { return nil }
+        let path = repository.split(separator: "/").map(String.init)
+        guard path.count == 2 else { throw GiteaError.repositoryUnknown(reason: "\(repository) is not owner/name") }
+        let forge = GiteaForge(publisher: GiteaReleasePublisher(
+            repository: GiteaRepository(apiURL: api, owner: path[0], name: path[1]), token: token,
+            transport: PartsRollback.transport(environment: environment, token: token), version: ShiplaneVersion.current))
+        return PartsHost(forge: forge, client: try forge.client())
     }
 }

@@ -4,8 +4,9 @@ internal import Git
 /// Publishes a Gitea or Forgejo release: preflight, a draft, the files attached, then published
 /// (or left a draft).
 ///
-/// The server is the `server` option, else `GITEA_SERVER_URL`/`FORGEJO_SERVER_URL` (or
-/// `GITHUB_SERVER_URL` under Gitea/Forgejo Actions), else `https://` and the origin's host; the
+/// The server is the `server` option, else `forge.url` of `.shiplane.yml`, else
+/// `GITEA_SERVER_URL`/`FORGEJO_SERVER_URL` (or `GITHUB_SERVER_URL` under Gitea/Forgejo Actions),
+/// else `https://` and the origin's host (`GiteaRepository.locate`); the
 /// repository is `owner/name` from the option, the CI or the origin. The token is `GITEA_TOKEN`,
 /// else `FORGEJO_TOKEN` (else `GITHUB_TOKEN` under Gitea/Forgejo Actions), sent as
 /// `Authorization: token …`. A re-run finds the release by its tag and finishes it; rollback
@@ -27,7 +28,7 @@ package struct PublishGiteaRelease: ForgeReleaseStep {
     package var draft: Bool
     /// `owner/name`; nil: the CI's or the origin's.
     package var repository: String?
-    /// The server (`https://code.example.org`); nil: the CI's, else the origin's host.
+    /// The server (`https://code.example.org`); nil: `forge.url`, else the CI's, else the origin's host.
     package var server: String?
 
     /// Creates the action that publishes the Gitea release for `tag`.
@@ -98,7 +99,7 @@ extension PublishGiteaRelease: DocumentedAction {
             .init(name: "prerelease", type: "Bool", defaultValue: "false", help: "mark it a prerelease"),
             .init(name: "draft", type: "Bool", defaultValue: "false", help: "leave it a draft"),
             .init(name: "repository", type: "String?", defaultValue: "CI or origin", help: "owner/name"),
-            .init(name: "server", type: "String?", defaultValue: "GITEA_SERVER_URL or origin's host", help: "the Gitea/Forgejo server URL"),
+            .init(name: "server", type: "String?", defaultValue: "forge.url, GITEA_SERVER_URL or origin's host", help: "the Gitea/Forgejo server URL"),
         ],
         example: #"try await lane.giteaRelease(tag: "v\(version)", notes: notes, assets: ["dist/app.tar.gz"])"#,
         dryRun: "preflight only (token, repository, tag, files), then says what it would publish",

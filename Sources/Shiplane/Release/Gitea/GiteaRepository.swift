@@ -10,11 +10,15 @@ struct GiteaRepository: Sendable, Equatable, CustomStringConvertible {
     /// "owner/name".
     var description: String { "\(owner)/\(name)" }
 
-    /// Finds the repository and its server from, in order: the `repository`/`server` options, the
-    /// CI's variables (`GITEA_SERVER_URL`, `FORGEJO_SERVER_URL`, or `GITHUB_SERVER_URL` and
-    /// `GITHUB_REPOSITORY` under Gitea/Forgejo Actions), and the origin remote.
+    /// Finds the repository and its server: the one resolution `lane.release`, `giteaRelease` and
+    /// a part's `.gitea()` draft share (`GiteaForge.connect`). The server is, in order, the
+    /// `server` argument, `declared` (`forge.url` of `.shiplane.yml`: what the project wrote
+    /// comes before what a CI sets for every job), the CI's variables (`GITEA_SERVER_URL`,
+    /// `FORGEJO_SERVER_URL`, or `GITHUB_SERVER_URL` under Gitea/Forgejo Actions), and `https://`
+    /// with the origin's host; the repository is the `repository` argument, the CI's
+    /// (`FORGEJO_REPOSITORY`, `GITHUB_REPOSITORY` under Actions), or the origin's path.
     /// - Throws: `GiteaError.repositoryUnknown` when nothing names them.
-    static func locate(repository: String?, server: String?, environment: [String: String], originURL: String?) throws -> GiteaRepository {
+    static func locate(repository: String?, server: String?, declared: String? = nil, environment: [String: String], originURL: String?) throws -> GiteaRepository {
         func value(_ name: String) -> String? {
             guard let text = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
             return text
@@ -25,12 +29,14 @@ struct GiteaRepository: Sendable, Equatable, CustomStringConvertible {
         var base: String
         if let server = server?.trimmingCharacters(in: .whitespacesAndNewlines), !server.isEmpty {
             base = server
+        } else if let declared = declared?.trimmingCharacters(in: .whitespacesAndNewlines), !declared.isEmpty {
+            base = declared
         } else if let ci = value("GITEA_SERVER_URL") ?? value("FORGEJO_SERVER_URL") ?? (inActions ? value("GITHUB_SERVER_URL") : nil) {
             base = ci
         } else if let host = origin?.host, originPath != nil {
             base = "https://\(host)"
         } else {
-            throw GiteaError.repositoryUnknown(reason: "no Gitea server: no server option, no GITEA_SERVER_URL, and no origin remote to take it from")
+            throw GiteaError.repositoryUnknown(reason: "no Gitea server: no server option, no forge.url in .shiplane.yml, no GITEA_SERVER_URL, and no origin remote to take it from")
         }
         while base.hasSuffix("/") { base.removeLast() }
         if !base.hasSuffix("/api/v1") { base += "/api/v1" }
