@@ -13,11 +13,15 @@ import Foundation
 /// - **Preflight reads only** and reports every problem at once (`StorePreflightError`), the
 ///   credentials' problems among them (`credentials(from:workingDirectory:problems:)`), never
 ///   the secret; a dry run stops there.
-/// - **A package is an artifact.** `packages(among:)` picks the store's packages (`.ipa`, `.aab`)
-///   from the run's artifacts.
-/// - **Earlier work is found, not redone.** A re-run finds what an earlier run started (Apple's
-///   build uploads by app, version and build; a Play edit through `StoreResumeState`, kept under
-///   the git folder so a fresh clone's retry reads the record's copy of it).
+/// - **A package is an artifact.** `upload(_:options:in:)` takes the run's artifacts, picks the
+///   store's package among them (`packages(among:)`: `.ipa`, `.aab`) and checks its SHA-256
+///   against the artifact's record before anything is sent (`StorePackageChanged`); only then
+///   does the store's `send` run. A lane that passes a path gets an artifact made from it
+///   (`artifact(for:in:)`): the run's record of that file when the run made it.
+/// - **Earlier work is found, not redone.** `earlierUpload(of:state:)` says what the store
+///   already holds of a package (Apple's build or build upload by app, version and build; a Play
+///   edit left open through `StoreResumeState`, kept under the git folder so a fresh clone's
+///   retry reads the record's copy of it, or a version code already on a track).
 /// - **Every change is an `Effect` written down before it happens**, with one undo that first
 ///   checks the store is as the run left it (the upload still awaiting its file, the edit still
 ///   open, a field still holding the run's value) and otherwise leaves it; once a change is past
@@ -25,6 +29,10 @@ import Foundation
 package protocol Store: Sendable {
     /// The store's credentials, read from the environment.
     associatedtype Credentials: Sendable
+    /// What an upload takes beside its package: TestFlight's groups and notes, Play's track and status.
+    associatedtype UploadOptions: Sendable
+    /// What an upload gives back: the TestFlight build, the Play version code.
+    associatedtype Uploaded: Sendable
 
     /// The store's name in records and tests (`appStoreConnect`).
     static var kind: String { get }
@@ -46,6 +54,8 @@ package protocol Store: Sendable {
     static var effects: [any Effect.Type] { get }
     /// What stays once the store took a change past the point of no return, as rollback says it.
     static var pointOfNoReturn: String { get }
+    /// The options of an upload that asks for nothing beyond its package.
+    static var defaultUploadOptions: UploadOptions { get }
 
     /// Reads the credentials from `variables` (files relative to `workingDirectory`). Sends nothing.
     /// - Throws: `StoreCredentialsError` or `ValidationFailure` naming what is missing or
@@ -61,6 +71,57 @@ package protocol Store: Sendable {
     /// One cheap authenticated request, so preflight reports a refused key with the other problems.
     /// - Throws: `StoreAPIError` when the store refuses the credentials.
     func checkAccess() async throws
+
+    /// Uploads `package` in `step` with `options`: preflight (reads only, every problem at once,
+    /// a dry run stops there), each change recorded as an effect before it happens, and earlier
+    /// work carried on. `upload(_:options:in:)` calls it once the package is picked and checked.
+    /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
+    static func send(_ package: StorePackage, options: UploadOptions, in step: StepContext) async throws -> Uploaded
+
+    /// What the store already holds of `package`, for this store value's credentials: nil when
+    /// nothing; the build, an upload being processed, or one left unfinished. Writes nothing a
+    /// user sees (Play's look at its tracks goes through a private edit deleted again).
+    /// - Throws: `StorePackageError` for an unreadable package; store and transport errors.
+    func earlierUpload(of package: StorePackage, state: StoreResumeState) async throws -> StoreEarlierUpload?
+}
+
+/// A store's package, picked among the run's artifacts and checked: the artifact and its file.
+package struct StorePackage: Sendable, Equatable {
+    /// The artifact, its `sha256` the bytes that will be sent.
+    package var artifact: Artifact
+    /// Its file's absolute path.
+    package var file: String
+
+    package init(artifact: Artifact, file: String) {
+        self.artifact = artifact
+        self.file = file
+    }
+}
+
+/// What a store already holds of a package, as an earlier run (here or on another machine) left it.
+package struct StoreEarlierUpload: Sendable, Equatable {
+    /// How far the earlier upload got.
+    package enum State: String, Sendable {
+        /// The store has the build for good (Apple accepted it; the version code is on a Play track).
+        case accepted
+        /// Still on its way: Apple is processing it, or it sits in a Play edit not yet committed.
+        case inProgress
+        /// Begun but never finished sending: a new upload replaces it.
+        case unfinished
+    }
+
+    /// How far it got.
+    package var state: State
+    /// The store's id for it: the build, the build upload or the edit.
+    package var id: String
+    /// What it is, for messages ("build 1.2.0 (42) is on App Store Connect").
+    package var summary: String
+
+    package init(state: State, id: String, summary: String) {
+        self.state = state
+        self.id = id
+        self.summary = summary
+    }
 }
 
 extension Store {
@@ -101,6 +162,54 @@ extension Store {
     /// The artifacts among `artifacts` that are packages of this store, in the run's order.
     package static func packages(among artifacts: [Artifact]) -> [Artifact] {
         artifacts.filter { artifact in packageExtensions.contains { artifact.name.lowercased().hasSuffix("." + $0) } }
+    }
+
+    // MARK: - Upload
+
+    /// Uploads the store's package among `artifacts` (the run's, or those a lane passed): picks it,
+    /// checks its bytes against the artifact's SHA-256, then `send`s it.
+    /// - Throws: `StorePreflightError` when there is not exactly one package among `artifacts`, or
+    ///   its file no longer holds the recorded bytes (`StorePackageChanged`): nothing is sent.
+    package static func upload(_ artifacts: [Artifact], options: UploadOptions, in step: StepContext) async throws -> Uploaded {
+        try await send(try checkedPackage(among: artifacts, in: step), options: options, in: step)
+    }
+
+    /// The one package of this store among `artifacts`, its digest checked against the file now.
+    /// An artifact with no digest yet (a path the run did not make) gets the file's.
+    /// - Throws: `StorePreflightError` with what to do; a missing file is left to `send`'s preflight.
+    package static func checkedPackage(among artifacts: [Artifact], in step: StepContext) throws -> StorePackage {
+        let found = packages(among: artifacts)
+        let kinds = packageExtensions.map { "." + $0 }.joined(separator: " or ")
+        guard found.count == 1, var artifact = found.first else {
+            let problem = found.isEmpty
+                ? ShiplaneError("no \(kinds) among the artifacts given (\(artifacts.map(\.name).joined(separator: ", ")))",
+                                suggestion: "build the package and pass its path, or register it with lane.artifact(\"path\")")
+                : ShiplaneError("\(found.count) \(kinds) packages among the artifacts (\(found.map(\.path).joined(separator: ", ")))",
+                                suggestion: "pass the one to upload")
+            throw StorePreflightError(target: displayName, problems: [problem])
+        }
+        let file = step.resolve(artifact.path)
+        guard FileManager.default.fileExists(atPath: file) else { return StorePackage(artifact: artifact, file: file) }
+        let now: String
+        do { now = try FileDigest.sha256(of: file) } catch { throw StorePreflightError(target: displayName, problems: [error]) }
+        if artifact.sha256.isEmpty {
+            artifact.sha256 = now
+        } else if now != artifact.sha256.lowercased() {
+            throw StorePreflightError(target: displayName, problems: [StorePackageChanged(path: artifact.path, recorded: artifact.sha256, found: now)])
+        }
+        return StorePackage(artifact: artifact, file: file)
+    }
+
+    /// The artifact for a package a lane passed: an `Artifact` as it is; a path as the run's own
+    /// artifact at that file when the run made it (so its recorded digest is checked), else a new
+    /// artifact whose digest `checkedPackage` reads from the file.
+    /// - Throws: `ValidationFailure` for a value that is neither.
+    package static func artifact(for file: any ArtifactConvertible, in step: StepContext) throws -> Artifact {
+        if let artifact = file as? Artifact { return artifact }
+        let path = try ArtifactInputs.paths([file])[0]
+        let absolute = step.resolve(path)
+        if let made = step.lane.state.artifacts.last(where: { step.resolve($0.path) == absolute }) { return made }
+        return Artifact(kind: .binary, path: step.relativeArtifactPath(absolute), sha256: "")
     }
 }
 

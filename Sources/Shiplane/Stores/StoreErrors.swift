@@ -21,6 +21,24 @@ package struct StorePackageError: ReportableError {
     package var message: String { "\(path): \(problem)" }
 }
 
+/// A store package whose file holds other bytes than its artifact's record: changed after the
+/// step that made it (rebuilt, re-signed, replaced). Nothing was sent.
+package struct StorePackageChanged: ReportableError {
+    /// The package's path, as the artifact names it.
+    package var path: String
+    /// The SHA-256 the artifact records.
+    package var recorded: String
+    /// The SHA-256 the file holds now.
+    package var found: String
+
+    package var message: String { "\(path) holds sha256:\(found), but the run's artifact for it records sha256:\(recorded): nothing was sent" }
+    package var suggestion: String? {
+        "the file changed after the step that made it: build it again from the release's commit to get the recorded bytes, "
+            + "or, to upload these bytes, register them with lane.artifact(\"\(path)\") and pass that artifact"
+    }
+    package var info: [(key: String, value: String)] { [("file", path), ("recorded", "sha256:" + recorded), ("found", "sha256:" + found)] }
+}
+
 /// Store credentials that are missing or unusable. Never carries the secret itself.
 package struct StoreCredentialsError: ReportableError {
     /// What is missing or unusable; never the secret.

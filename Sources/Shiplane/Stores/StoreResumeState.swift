@@ -6,10 +6,10 @@ internal import Git
 ///
 /// Kept under the git folder (`.git/shiplane/stores/NAME.json`), so they never dirty the work
 /// tree; outside a repository under `.shiplane/stores/` in the working directory.
-struct StoreResumeState: Sendable {
-    let folder: String
+package struct StoreResumeState: Sendable {
+    package let folder: String
 
-    init(lane: LaneContext) {
+    package init(lane: LaneContext) {
         if let repository = try? lane.repository() {
             var gitFolder = repository.gitDirectory
             while gitFolder.hasSuffix("/") { gitFolder.removeLast() }
@@ -19,7 +19,7 @@ struct StoreResumeState: Sendable {
         }
     }
 
-    init(folder: String) {
+    package init(folder: String) {
         self.folder = folder
     }
 

@@ -32,7 +32,8 @@ public struct StoreBuildNumberSource: Sendable, Equatable, CustomStringConvertib
 /// Connect (TestFlight) + 1, and the highest `versionCode` in any Google Play track + 1 — the
 /// larger where the project keeps one series for both, each platform's own where it keeps
 /// them apart (iOS's files get App Store Connect's, Android's Google Play's) — through the same APIs and credentials as the uploads
-/// (`APP_STORE_CONNECT_*`, `GOOGLE_PLAY_SERVICE_ACCOUNT_JSON`). The Play edit it opens to read
+/// (`APP_STORE_CONNECT_*`, `GOOGLE_PLAY_SERVICE_ACCOUNT_JSON`), each store reached through the
+/// `Store` contract (its credentials read and its client made by `connect`). The Play edit it opens to read
 /// the tracks is deleted, never committed. Never lower than the current build number + 1.
 package struct IncrementBuildNumberFromStores: AsyncAction {
     /// The action's name in steps and reports.
@@ -71,14 +72,12 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
         var candidates: [(series: BuildSeries, next: Int)] = []
         var appleNext: String?
         if let apple {
-            let credentials: AppStoreConnectCredentials
-            do {
-                credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
-            } catch let failure as ValidationFailure {
-                throw StorePreflightError(target: "App Store Connect", problems: failure.problems.map { StoreCredentialsError($0, suggestion: failure.suggestion) })
+            var problems: [any Error] = []
+            guard let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems) else {
+                throw StorePreflightError(target: AppStoreConnectStore.displayName, problems: problems)
             }
-            let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
-                                               now: lane.state.now, version: ShiplaneVersion.current)
+            let client = AppStoreConnectStore.connect(credentials, app: apple, variables: variables, transport: step.httpTransport(),
+                                                      now: lane.state.now).client
             guard let app = try await client.app(bundleID: apple) else {
                 throw ShiplaneError("App Store Connect has no app \(apple)", suggestion: "create the app in App Store Connect, or name the right bundle ID")
             }
@@ -89,9 +88,9 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
             appleNext = try latest.map { try BuildNumber.incremented($0) } ?? "1"
         }
         if let android {
-            let account = try GooglePlayServiceAccount.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
-            let client = GooglePlayClient(account: account, packageName: android, environment: variables,
-                                          transport: step.httpTransport(), now: lane.state.now)
+            let account = try GooglePlayStore.readCredentials(variables, workingDirectory: lane.workingDirectory)
+            let client = GooglePlayStore.connect(account, app: android, variables: variables, transport: step.httpTransport(),
+                                                 now: lane.state.now).client
             let edit = try await client.insertEdit()
             let codes: Set<Int64>
             do {

@@ -7,7 +7,8 @@ import ShiplaneTesting
 /// scripted double (`RecordingHTTPClient`) that fails the test on any request it was not told to
 /// expect. A store added as one folder and one line is held to one registration, to a preflight
 /// that names what is missing and never the secret, to one cheap access check, to undos that reach
-/// the API the run used, and to uploads that send nothing before its preflight passed.
+/// the API the run used, to uploads that send nothing before its preflight passed and nothing
+/// of a package whose bytes are not its artifact's, and to a lookup of earlier work.
 @Suite("Store contract: every store, the same behaviours", .offThePool)
 struct StoreContractTests {
     /// What a test needs of a store that the contract cannot make: working credentials for `api`
@@ -18,7 +19,10 @@ struct StoreContractTests {
         /// The method and URL prefix of the one request `checkAccess` sends, and a 200 answer to it.
         var access: @Sendable (_ api: String, _ tokenURL: String) -> (method: HTTPRequestMethod, url: String, answer: String)
         var makePackage: @Sendable (_ path: String) throws -> Void
-        var upload: @Sendable (_ lane: LaneContext, _ package: String) async throws -> Void
+        var upload: @Sendable (_ lane: LaneContext, _ package: any ArtifactConvertible) async throws -> Void
+        /// The answers to the earlier-work lookup of the fixture's package (`found`: the store
+        /// holds it), as (method, URL prefix, status, JSON); and the id the lookup then names.
+        var lookup: @Sendable (_ api: String, _ tokenURL: String, _ found: Bool) -> (answers: [(HTTPRequestMethod, String, Int, String)], id: String)
     }
 
     static let api = "https://store.example/api"
@@ -32,6 +36,14 @@ struct StoreContractTests {
             makePackage: { try StoreFixtures.makeIPA(at: $0) },
             upload: { lane, package in
                 _ = try await lane.uploadToTestFlight(ipa: package, usesNonExemptEncryption: false, processingTimeout: 1, pollInterval: 0.001)
+            },
+            lookup: { api, _, found in
+                let build = #"{"type": "builds", "id": "build-9", "attributes": {"version": "42", "processingState": "VALID"}}"#
+                return ([
+                    (.get, api + "/v1/apps?", 200, #"{"data": [{"type": "apps", "id": "app-1", "attributes": {"bundleId": "com.acme.rocket", "name": "Rocket"}}]}"#),
+                    (.get, api + "/v1/builds?", 200, #"{"data": [\#(found ? build : "")], "links": {}}"#),
+                    (.get, api + "/v1/apps/app-1/buildUploads?", 200, #"{"data": [], "links": {}}"#),
+                ], "build-9")
             }),
         GooglePlayStore.kind: Fixture(
             environment: { api, tokenURL in
@@ -39,7 +51,17 @@ struct StoreContractTests {
             },
             access: { _, tokenURL in (.post, tokenURL, #"{"access_token": "ya29.contract-token", "expires_in": 3600}"#) },
             makePackage: { try StoreFixtures.makeAAB(at: $0) },
-            upload: { lane, package in _ = try await lane.uploadToPlayStore(bundle: package) }),
+            upload: { lane, package in _ = try await lane.uploadToPlayStore(bundle: package) },
+            lookup: { api, tokenURL, found in
+                let edits = api + "/androidpublisher/v3/applications/com.acme.rocket/edits"
+                let release = #"{"track": "internal", "releases": [{"versionCodes": ["\#(found ? 42 : 41)"], "status": "completed"}]}"#
+                return ([
+                    (.post, tokenURL, 200, #"{"access_token": "ya29.contract-token", "expires_in": 3600}"#),
+                    (.post, edits, 200, #"{"id": "edit-7", "expiryTimeSeconds": "1900000000"}"#),
+                    (.get, edits + "/edit-7/tracks", 200, #"{"kind": "androidpublisher#tracksListResponse", "tracks": [\#(release)]}"#),
+                    (.delete, edits + "/edit-7", 204, ""),
+                ], "42")
+            }),
     ]
 
     static var kinds: [String] { Stores.all.map { $0.kind } }
@@ -212,6 +234,110 @@ struct StoreContractTests {
         }
     }
 
+    /// A package whose file no longer holds its artifact's bytes is refused before one request
+    /// goes out, whether the lane passes the artifact, its path (the run made that file, so its
+    /// record counts) or the run's artifacts through the contract; the error names the file, both
+    /// digests and what to do.
+    @Test(arguments: kinds, ["artifact", "path", "contract"])
+    func aChangedPackageIsRefusedBeforeAnythingIsSent(kind: String, passed: String) async throws {
+        let store = try Self.store(kind)
+        let fixture = try #require(Self.fixtures[kind])
+        try await withTemporaryDirectory { folder in
+            let relative = "build/app." + store.packageExtensions[0]
+            try fixture.makePackage(folder.path + "/" + relative)
+            // Nothing is scripted: any request fails the test.
+            let http = RecordingHTTPClient()
+            let lane = LaneContext(.init(workingDirectory: folder.path,
+                                         environment: LaneEnvironment(variables: fixture.environment(Self.api, Self.tokenURL)), http: http,
+                                         retryPolicy: RetryPolicy(baseDelay: 0.01), reporter: RecordingReporter()))
+            let artifact = try lane.artifact(relative)
+            let handle = try #require(FileHandle(forWritingAtPath: folder.path + "/" + relative))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("re-signed".utf8))
+            try handle.close()
+            var thrown: (any Error)?
+            do {
+                switch passed {
+                case "artifact": try await fixture.upload(lane, artifact)
+                case "path": try await fixture.upload(lane, relative)
+                default: try await store.uploadsThroughTheContract(lane.artifacts, lane: lane)
+                }
+            } catch { thrown = error }
+            let preflight = try #require(Self.preflightError(thrown), "\(store.displayName): \(allText(thrown))")
+            let changed = try #require(preflight.allErrors.lazy.compactMap { $0 as? StorePackageChanged }.first, "\(allText(preflight))")
+            #expect(changed.path == relative && changed.recorded == artifact.sha256 && changed.found != artifact.sha256)
+            #expect(changed.message.contains(relative) && changed.message.contains("nothing was sent"), "\(changed.message)")
+            #expect(changed.suggestion?.contains("lane.artifact(\"\(relative)\")") == true, "\(String(describing: changed.suggestion))")
+            #expect(http.requests.isEmpty, "\(store.displayName): \(http.requests.map { "\($0.method) \($0.url)" })")
+        }
+    }
+
+    /// Through the contract, an upload takes exactly one of the store's packages among the
+    /// artifacts: none, or two, is a preflight error that says so, with nothing sent.
+    @Test(arguments: kinds, [0, 2])
+    func anUploadTakesOnePackageAmongTheArtifacts(kind: String, count: Int) async throws {
+        let store = try Self.store(kind)
+        let http = RecordingHTTPClient()
+        let lane = LaneContext(.init(workingDirectory: "/", environment: LaneEnvironment(variables: [:]), http: http,
+                                     retryPolicy: RetryPolicy(baseDelay: 0.01), reporter: RecordingReporter()))
+        var artifacts = [Artifact(kind: .archive, path: "dist/rocket-1.2.0.tar.gz", sha256: String(repeating: "a", count: 64))]
+        for index in 0..<count {
+            artifacts.append(Artifact(kind: .binary, path: "build/app\(index)." + store.packageExtensions[0], sha256: String(repeating: "b", count: 64)))
+        }
+        var thrown: (any Error)?
+        do { try await store.uploadsThroughTheContract(artifacts, lane: lane) } catch { thrown = error }
+        let preflight = try #require(Self.preflightError(thrown), "\(store.displayName): \(allText(thrown))")
+        let text = allText(preflight)
+        #expect(text.contains("." + store.packageExtensions[0]), "\(text)")
+        #expect(text.contains(count == 0 ? "no ." : "\(count) ."), "\(text)")
+        #expect(http.requests.isEmpty)
+    }
+
+    /// The earlier-work lookup (what a re-run and a fresh clone's retry start from) finds what the
+    /// store holds of a package, and finds nothing when it holds nothing, with only the requests
+    /// scripted from the store's description (a Play edit opened to read the tracks is deleted again).
+    @Test(arguments: kinds, [true, false])
+    func theEarlierWorkLookupFindsWhatTheStoreHolds(kind: String, found: Bool) async throws {
+        let store = try Self.store(kind)
+        let fixture = try #require(Self.fixtures[kind])
+        try await withTemporaryDirectory { folder in
+            let file = folder.path + "/build/app." + store.packageExtensions[0]
+            try fixture.makePackage(file)
+            let http = RecordingHTTPClient()
+            let script = fixture.lookup(Self.api, Self.tokenURL, found)
+            for (method, url, status, json) in script.answers { http.respond(method, url, status: status, json: json) }
+            let transport = HTTPTransport(sender: http, retryPolicy: RetryPolicy(baseDelay: 0.01))
+            let earlier = try await store.looksUp(file, variables: fixture.environment(Self.api, Self.tokenURL), transport: transport,
+                                                  state: StoreResumeState(folder: folder.path + "/state"))
+            if found {
+                let earlier = try #require(earlier, "\(store.displayName) found nothing")
+                #expect(earlier.state == .accepted && earlier.id == script.id, "\(earlier)")
+            } else {
+                #expect(earlier == nil, "\(String(describing: earlier))")
+            }
+            #expect(http.unscriptedRequests.isEmpty)
+            let opened = http.requests.filter { $0.method == "POST" && $0.url.hasSuffix("/edits") }.count
+            #expect(http.requests.filter { $0.method == "DELETE" }.count == opened, "every edit opened to look is deleted again")
+        }
+    }
+
+    /// Everything outside the stores' folders that talks to a store (the build number from the
+    /// stores, match's certificates and profiles and their undos) gets its client through the
+    /// contract (`readCredentials`, `connect`, `forUndo`), never by making one itself.
+    @Test func onlyTheStoresFoldersMakeStoreClients() throws {
+        let root = packageRoot + "/Sources"
+        let made = ["AppStoreConnectClient(credentials:", "GooglePlayClient(account:", "AppStoreConnectCredentials.fromEnvironment(",
+                    "GooglePlayServiceAccount.fromEnvironment("]
+        var found: [String] = []
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] where relative.hasSuffix(".swift") && !relative.hasPrefix("Shiplane/Stores/") {
+            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            for pattern in made where text.contains(pattern) { found.append("\(relative): \(pattern)") }
+        }
+        #expect(found.isEmpty, "reach the store through Stores.all / connect / forUndo instead: \(found)")
+        // The check reads real files: the versioning and match sources are among them.
+        #expect(FileManager.default.fileExists(atPath: root + "/Shiplane/Versioning/BuildNumberFromStores.swift"))
+    }
+
     /// The preflight's error, as thrown or inside the step's failure.
     static func preflightError(_ error: (any Error)?) -> StorePreflightError? {
         guard let error else { return nil }
@@ -236,5 +362,27 @@ extension Store {
 
     static func undoAPI(recorded api: String, in context: EffectContext) throws -> String {
         try forUndo(api: api, app: "com.acme.rocket", in: context, staying: "the change stays").apiBaseURL
+    }
+
+    static func uploadsThroughTheContract(_ artifacts: [Artifact], lane: LaneContext) async throws {
+        try await lane.run(ContractUpload<Self>(artifacts: artifacts))
+    }
+
+    static func looksUp(_ file: String, variables: [String: String], transport: HTTPTransport, state: StoreResumeState) async throws -> StoreEarlierUpload? {
+        let credentials = try readCredentials(variables, workingDirectory: "/")
+        let store = connect(credentials, app: "com.acme.rocket", variables: variables, transport: transport, now: { Date() })
+        let package = StorePackage(artifact: Artifact(kind: .binary, path: file, sha256: try FileDigest.sha256(of: file)), file: file)
+        return try await store.earlierUpload(of: package, state: state)
+    }
+}
+
+/// A step that uploads through the contract alone: the store's default options, the artifacts given.
+struct ContractUpload<S: Store>: AsyncAction {
+    static var name: String { "contractUpload" }
+    var artifacts: [Artifact]
+    var options: [StepOption] { [] }
+
+    func run(in step: StepContext) async throws {
+        _ = try await S.upload(artifacts, options: S.defaultUploadOptions, in: step)
     }
 }

@@ -18,12 +18,13 @@ extension FakeGooglePlay {
         }
         if m("POST", "edits") != nil {
             let id = "edit-\(nextID)"; nextID += 1
-            edits[id] = Edit(listings: committedListings, images: committedImages)
-            return answer(200, ["id": id, "expiryTimeSeconds": String(Int(Date().timeIntervalSince1970) + 7 * 86400)])
+            let edit = Edit(listings: committedListings, images: committedImages)
+            edits[id] = edit
+            return answer(200, ["id": id, "expiryTimeSeconds": edit.expiryTimeSeconds])
         } else if let c = m("GET", "edits/*") {
             let id = c[0];
-            guard edits[id] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
-            return answer(200, ["id": id])
+            guard let edit = edits[id] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
+            return answer(200, ["id": id, "expiryTimeSeconds": edit.expiryTimeSeconds])
         } else if let c = m("DELETE", "edits/*") {
             let id = c[0];
             guard edits.removeValue(forKey: id) != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }

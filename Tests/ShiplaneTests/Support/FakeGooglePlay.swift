@@ -21,6 +21,8 @@ import _CryptoExtras
 final class FakeGooglePlay: @unchecked Sendable {
     struct Image { var id: String; var sha1: String; var sha256: String }
     struct Edit {
+        /// When the edit expires, as Google gives it (seconds since 1970): set once, when it is opened.
+        var expiryTimeSeconds = String(Int(Date().timeIntervalSince1970) + 7 * 86400)
         var bundles: [(versionCode: Int64, sha256: String)] = []
         var tracks: [String: [String: Any]] = [:]
         /// The store listing as this edit has it: language → Listing members; language → image type → images.

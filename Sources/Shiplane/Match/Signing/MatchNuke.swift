@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// `shiplane match nuke TYPE`: revokes the team's certificates of the type, deletes its profiles
 /// (every platform) and removes their files from the store — fastlane's `match nuke`. Without
@@ -48,9 +49,9 @@ extension MatchNuke: AsyncAction {
         // A bucket store (S3 or Google Cloud Storage): read as match's layout, under FASTLANE_TEAM_ID's folder.
         let bucket = MatchBucketStore.isBucket(store) ? try await MatchBucketStore.open(store, step: step, readonly: true) : nil
         let variables = lane.environment.variables
-        let credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
-        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
-                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let credentials = try AppStoreConnectStore.readCredentials(variables, workingDirectory: lane.workingDirectory)
+        let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: step.httpTransport(),
+                                                  now: lane.state.now).client
         let types = Array(Set(MatchPlatform.allCases.flatMap { kind.certificateTypes(for: $0) })).sorted()
         let certificates = try await client.certificates(types: types)
         var profiles: [AppStoreConnectClient.ProfileResource] = []

@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// The work of one match step (`MatchSigning`): the store read and decrypted in memory, App
 /// Store Connect asked, what is missing made, the store written through recorded effects.
@@ -210,12 +211,12 @@ struct MatchSync {
         let variables = lane.environment.variables
         let credentials: AppStoreConnectCredentials
         do {
-            credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: lane.workingDirectory)
+            credentials = try AppStoreConnectStore.readCredentials(variables, workingDirectory: lane.workingDirectory)
         } catch let failure as ValidationFailure {
             throw ValidationFailure(problems: failure.problems, suggestion: (failure.suggestion ?? "") + "; or run with readonly to only read the store")
         }
-        let client = AppStoreConnectClient(credentials: credentials, environment: variables, transport: step.httpTransport(),
-                                           now: lane.state.now, version: ShiplaneVersion.current)
+        let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: step.httpTransport(),
+                                                  now: lane.state.now).client
         let certificate = try await ensureCertificate(client)
         var profiles: [MatchSigningResult.Profile] = []
         let deviceIDs = kind.includesDevices ? try await ensureDevices(client) : nil

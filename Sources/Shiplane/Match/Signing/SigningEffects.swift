@@ -1,17 +1,10 @@
 import Foundation
 
-/// An App Store Connect client for an undo, with the API base the run used.
+/// An App Store Connect client for an undo, with the API base the run used, through the `Store`
+/// contract (`AppStoreConnectStore.forUndo`).
 /// - Throws: `ShiplaneError` saying what stays when the key is not set here.
 private func signingClient(_ context: EffectContext, api: String, what: String) throws -> AppStoreConnectClient {
-    let variables = context.environment.variables.merging([AppStoreConnectCredentials.apiURLVariable: api]) { $1 }
-    do {
-        let credentials = try AppStoreConnectCredentials.fromEnvironment(variables, workingDirectory: context.workTree)
-        return AppStoreConnectClient(credentials: credentials, environment: variables, transport: context.transport(), version: ShiplaneVersion.current)
-    } catch {
-        throw ShiplaneError(
-            "\(what) stays: the App Store Connect key is not set here (\(describe(error)))",
-            suggestion: "set APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID and the key, then run `shiplane rollback`")
-    }
+    try AppStoreConnectStore.forUndo(api: api, in: context, staying: "\(what) stays").client
 }
 
 /// A signing certificate this run asked Apple for. Written down before the request with

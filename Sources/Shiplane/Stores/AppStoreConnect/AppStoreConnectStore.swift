@@ -22,6 +22,9 @@ package struct AppStoreConnectStore: Store {
     ] }
     package static let pointOfNoReturn = "a build Apple accepted cannot be deleted, and a version submitted for review stays submitted: both stay, and rollback says so"
 
+    /// Every upload sets the IPA from its package.
+    package static var defaultUploadOptions: TestFlightRequest { TestFlightRequest(ipa: "") }
+
     /// The client every App Store Connect request goes through.
     package let client: AppStoreConnectClient
 
@@ -40,5 +43,24 @@ package struct AppStoreConnectStore: Store {
     /// Reads one app: the key is accepted when Apple answers.
     package func checkAccess() async throws {
         _ = try await client.get("/v1/apps", query: [("limit", "1")], as: ASCDocument<[ASCResource<ASCApp>]>.self, operation: "read apps")
+    }
+
+    /// The build or build upload App Store Connect holds for the IPA's app, version, build number
+    /// and platform (what a re-run, here or in a fresh clone, carries on from); nil when none, or
+    /// when the key's team has no app with the IPA's bundle ID.
+    package func earlierUpload(of package: StorePackage, state: StoreResumeState) async throws -> StoreEarlierUpload? {
+        let metadata = try IPAMetadata.read(ipa: package.file)
+        guard let app = try await client.app(bundleID: metadata.bundleID) else { return nil }
+        let label = "build \(metadata.version) (\(metadata.buildNumber))"
+        switch try await client.startingPoint(appID: app.id, metadata: metadata) {
+        case .fresh:
+            return nil
+        case .buildExists(let id):
+            return StoreEarlierUpload(state: .accepted, id: id, summary: "\(label) is on App Store Connect")
+        case .awaitProcessing(let id):
+            return StoreEarlierUpload(state: .inProgress, id: id, summary: "\(label) was uploaded and App Store Connect is processing it")
+        case .replaceUnfinished(let id):
+            return StoreEarlierUpload(state: .unfinished, id: id, summary: "an upload of \(label) was begun and never finished")
+        }
     }
 }

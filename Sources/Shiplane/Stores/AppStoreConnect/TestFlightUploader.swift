@@ -53,32 +53,9 @@ struct TestFlightUploader: Sendable {
             }
             groupIDs = request.groups.compactMap { name in groups.first { $0.attributes?.name == name }.map { (name, $0.id) } }
         }
-        let start = try await startingPoint(appID: app.id, metadata: metadata)
+        let start = try await client.startingPoint(appID: app.id, metadata: metadata)
         guard problems.isEmpty else { throw StorePreflightError(target: "TestFlight", problems: problems) }
         return TestFlightPlan(metadata: metadata, appID: app.id, appName: app.attributes?.name, groupIDs: groupIDs, start: start)
-    }
-
-    /// Where this run starts, given what earlier runs left: the build, an upload in processing, an unfinished one.
-    func startingPoint(appID: String, metadata: IPAMetadata) async throws -> TestFlightPlan.Start {
-        if let build = try await client.build(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform) {
-            return .buildExists(buildID: build.id)
-        }
-        let uploads = try await client.buildUploads(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber,
-                                                    platform: metadata.platform)
-        for upload in uploads {
-            switch upload.attributes?.state?.state {
-            case "COMPLETE":
-                if let buildID = upload.relatedID("build") { return .buildExists(buildID: buildID) }
-                return .awaitProcessing(uploadID: upload.id)
-            case "PROCESSING":
-                return .awaitProcessing(uploadID: upload.id)
-            case "AWAITING_UPLOAD":
-                return .replaceUnfinished(uploadID: upload.id)
-            default:
-                continue   // FAILED: a new upload may be made
-            }
-        }
-        return .fresh
     }
 
     // MARK: - Upload
@@ -266,5 +243,30 @@ final class UploadProgress: @unchecked Sendable {
             sentBytes += length
             return "part \(sentParts) of \(parts) sent, \(Int((Double(sentBytes) * 100 / Double(total)).rounded()))%"
         }
+    }
+}
+
+extension AppStoreConnectClient {
+    /// Where this run starts, given what earlier runs left: the build, an upload in processing, an unfinished one.
+    func startingPoint(appID: String, metadata: IPAMetadata) async throws -> TestFlightPlan.Start {
+        if let build = try await build(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform) {
+            return .buildExists(buildID: build.id)
+        }
+        let uploads = try await buildUploads(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber,
+                                                    platform: metadata.platform)
+        for upload in uploads {
+            switch upload.attributes?.state?.state {
+            case "COMPLETE":
+                if let buildID = upload.relatedID("build") { return .buildExists(buildID: buildID) }
+                return .awaitProcessing(uploadID: upload.id)
+            case "PROCESSING":
+                return .awaitProcessing(uploadID: upload.id)
+            case "AWAITING_UPLOAD":
+                return .replaceUnfinished(uploadID: upload.id)
+            default:
+                continue   // FAILED: a new upload may be made
+            }
+        }
+        return .fresh
     }
 }

@@ -13,10 +13,13 @@ package struct UploadToTestFlight: AsyncAction {
     package static let name = "uploadToTestFlight"
     /// What to upload and what to do with the build.
     package var request: TestFlightRequest
+    /// The IPA as the artifact a lane passed; nil: `request.ipa`'s path.
+    package var package: Artifact?
 
-    /// Creates the action for `request`.
-    package init(_ request: TestFlightRequest) {
+    /// Creates the action for `request`, the IPA given as `package` when it is an artifact.
+    package init(_ request: TestFlightRequest, package: Artifact? = nil) {
         self.request = request
+        self.package = package
     }
 
     /// The IPA, and the groups, beta review and encryption answer when set.
@@ -29,13 +32,23 @@ package struct UploadToTestFlight: AsyncAction {
         return shown
     }
 
+    /// Uploads the IPA through the `Store` contract: the package is made an artifact (the run's
+    /// own when it made the file) and its digest checked before anything is sent.
+    /// - Throws: `StorePreflightError` with every problem before anything is sent; store and transport errors after.
+    package func run(in step: StepContext) async throws -> TestFlightBuild {
+        let artifact = try AppStoreConnectStore.artifact(for: package ?? request.ipa, in: step)
+        return try await AppStoreConnectStore.upload([artifact], options: request, in: step)
+    }
+}
+
+extension AppStoreConnectStore {
     /// Uploads the IPA (or carries on an earlier run's upload), waits for processing and readies the build;
     /// in a dry run stops after preflight and returns the build it would make.
     /// - Throws: `StorePreflightError` with every problem before anything is sent; store and transport errors after.
-    package func run(in step: StepContext) async throws -> TestFlightBuild {
+    package static func send(_ package: StorePackage, options: TestFlightRequest, in step: StepContext) async throws -> TestFlightBuild {
         let lane = step.lane
-        var request = self.request
-        request.ipa = step.resolve(request.ipa)
+        var request = options
+        request.ipa = package.file
         // For CI and tests: look at Apple's processing more (or less) often than the lane says.
         if let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? ""), interval >= 0 { request.pollInterval = interval }
         let variables = lane.environment.variables
@@ -105,25 +118,26 @@ private final class Acceptance: @unchecked Sendable {
 }
 
 extension LaneContext {
-    /// Uploads an IPA to TestFlight: reads its bundle ID, version and build number, uploads it,
+    /// Uploads an IPA (a path or an artifact, whose recorded SHA-256 the file must still have) to
+    /// TestFlight: reads its bundle ID, version and build number, uploads it,
     /// waits for Apple's processing (at most `processingTimeout` seconds), sets What to Test and
     /// adds the build to `groups`. Returns the build. `expectedVersion` / `expectedBuildNumber`
     /// make preflight refuse an IPA built for another version (a stale artifact).
     @discardableResult
     public func uploadToTestFlight(
-        ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = "en-US",
+        ipa: any ArtifactConvertible, whatsNew: String? = nil, groups: [String] = [], locale: String = "en-US",
         localizedWhatsNew: [String: String] = [:], submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil,
         processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4,
         expectedVersion: String? = nil, expectedBuildNumber: String? = nil,
         file: String = #fileID, line: Int = #line
     ) async throws -> TestFlightBuild {
         var request = TestFlightRequest(
-            ipa: ipa, whatsNew: whatsNew, locale: locale, groups: groups, submitForBetaReview: submitForBetaReview,
+            ipa: try ArtifactInputs.paths([ipa])[0], whatsNew: whatsNew, locale: locale, groups: groups, submitForBetaReview: submitForBetaReview,
             usesNonExemptEncryption: usesNonExemptEncryption, processingTimeout: processingTimeout,
             pollInterval: pollInterval, uploadConcurrency: uploadConcurrency,
             expectedVersion: expectedVersion, expectedBuildNumber: expectedBuildNumber)
         request.localizedWhatsNew = localizedWhatsNew
-        return try await run(UploadToTestFlight(request), file: file, line: line)
+        return try await run(UploadToTestFlight(request, package: ipa as? Artifact), file: file, line: line)
     }
 }
 
@@ -132,9 +146,9 @@ extension UploadToTestFlight: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an IPA to App Store Connect from any machine (no Xcode, no Transporter), wait for processing, set What to Test and add the build to beta groups. Credentials: APP_STORE_CONNECT_KEY_ID, APP_STORE_CONNECT_ISSUER_ID, APP_STORE_CONNECT_PRIVATE_KEY (PEM) or APP_STORE_CONNECT_PRIVATE_KEY_PATH; APP_STORE_CONNECT_API_URL overrides the API base.",
-        signature: "try await lane.uploadToTestFlight(ipa: String, whatsNew: String? = nil, groups: [String] = [], locale: String = \"en-US\", localizedWhatsNew: [String: String] = [:], submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil, processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4, expectedVersion: String? = nil, expectedBuildNumber: String? = nil) -> TestFlightBuild",
+        signature: "try await lane.uploadToTestFlight(ipa: any ArtifactConvertible, whatsNew: String? = nil, groups: [String] = [], locale: String = \"en-US\", localizedWhatsNew: [String: String] = [:], submitForBetaReview: Bool = false, usesNonExemptEncryption: Bool? = nil, processingTimeout: Double = 3600, pollInterval: Double = 30, uploadConcurrency: Int = 4, expectedVersion: String? = nil, expectedBuildNumber: String? = nil) -> TestFlightBuild",
         parameters: [
-            .init(name: "ipa", type: "String", defaultValue: nil, help: "the IPA; bundle ID, version and build number are read from its Payload/*.app/Info.plist"),
+            .init(name: "ipa", type: "any ArtifactConvertible", defaultValue: nil, help: "the IPA (a path, or the Artifact a step returned: its SHA-256 is checked before the upload); bundle ID, version and build number are read from its Payload/*.app/Info.plist"),
             .init(name: "whatsNew", type: "String?", defaultValue: "nil", help: "What to Test, at most 4000 characters"),
             .init(name: "localizedWhatsNew", type: "[String: String]", defaultValue: "[:]", help: "What to Test per locale, as lane.storeNotes(for: .testFlight, locales: [...]) returns it"),
             .init(name: "groups", type: "[String]", defaultValue: "[]", help: "beta group names to add the build to (checked in preflight)"),

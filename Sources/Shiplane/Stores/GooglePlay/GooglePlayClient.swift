@@ -33,6 +33,12 @@ package struct GooglePlayClient: Sendable {
 
     var redactor: SecretRedactor { transport.redactor.adding(tokens.all) }
 
+    /// A client for another app of the same service account and API.
+    func forPackage(_ name: String) -> GooglePlayClient {
+        GooglePlayClient(account: account, packageName: name, environment: [GooglePlayServiceAccount.apiURLVariable: apiBaseURL],
+                         transport: transport, now: now)
+    }
+
     var editsPath: String { "/androidpublisher/v3/applications/\(packageName)/edits" }
 
     // MARK: - Access token

@@ -7,19 +7,36 @@ struct PlayBundle: Decodable, Sendable {
     var sha256: String?
 }
 
+/// An edit as Google describes it (`AppEdit`): its id and the time it expires, in seconds since
+/// 1970 as a string, which Google sets when it opens the edit.
+struct PlayEdit: Decodable, Sendable, Equatable {
+    var id: String
+    var expiryTimeSeconds: String?
+}
+
 /// The edit operations of the Android Publisher API.
 extension GooglePlayClient {
+    /// Opens an edit; returns it, with the expiry Google gave it.
+    func openEdit() async throws -> PlayEdit {
+        let response = try await request(.post, apiBaseURL + editsPath, json: [:], operation: "open an edit for \(packageName)")
+        return try decode(PlayEdit.self, response, operation: "open an edit")
+    }
+
     /// Opens an edit; returns its id.
     func insertEdit() async throws -> String {
-        struct Edit: Decodable { var id: String }
-        let response = try await request(.post, apiBaseURL + editsPath, json: [:], operation: "open an edit for \(packageName)")
-        return try decode(Edit.self, response, operation: "open an edit").id
+        try await openEdit().id
+    }
+
+    /// The edit as Google holds it now, or nil when it no longer exists (committed, deleted or expired).
+    func edit(_ editID: String) async throws -> PlayEdit? {
+        let response = try await request(.get, apiBaseURL + editsPath + "/\(editID)", operation: "read edit \(editID)", accepting: [404])
+        guard response.status != 404 else { return nil }
+        return try decode(PlayEdit.self, response, operation: "read edit \(editID)")
     }
 
     /// True when the edit still exists (not committed, deleted or expired).
     func editExists(_ editID: String) async throws -> Bool {
-        let response = try await request(.get, apiBaseURL + editsPath + "/\(editID)", operation: "read edit \(editID)", accepting: [404])
-        return response.status != 404
+        try await edit(editID) != nil
     }
 
     /// Deletes an edit; one that is already gone counts as deleted.

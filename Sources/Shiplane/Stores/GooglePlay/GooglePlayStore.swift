@@ -14,6 +14,9 @@ package struct GooglePlayStore: Store {
     package static var effects: [any Effect.Type] { [PlayEditOpened.self, PlayEditChanged.self] }
     package static let pointOfNoReturn = "a committed edit stays: its release is on the track and its listing is live (halt a rollout in Play Console), and rollback says so"
 
+    /// Every upload sets the bundle from its package; by default a completed release on the internal track.
+    package static var defaultUploadOptions: PlayStoreRequest { PlayStoreRequest(bundle: "") }
+
     /// The client every Google Play request goes through, for one app.
     package let client: GooglePlayClient
 
@@ -31,5 +34,32 @@ package struct GooglePlayStore: Store {
     /// Exchanges the key for an access token (kept for the requests that follow).
     package func checkAccess() async throws {
         _ = try await client.accessToken()
+    }
+
+    /// What Google Play holds of the bundle: in an edit an earlier run left open (the resume
+    /// record in `state`, the bundle's SHA-256 among the edit's bundles), or its version code in a
+    /// release on a track (read through a private edit, deleted again); nil when neither.
+    package func earlierUpload(of package: StorePackage, state: StoreResumeState) async throws -> StoreEarlierUpload? {
+        let manifest = try AndroidBundleManifest.read(bundle: package.file)
+        let client = self.client.packageName == manifest.packageName ? self.client : self.client.forPackage(manifest.packageName)
+        let recordName = "play-\(manifest.packageName)"
+        if let record = state.read(PlayStorePublisher.EditRecord.self, name: recordName), record.packageName == manifest.packageName,
+           try await client.editExists(record.editID),
+           let bundle = try await client.bundles(editID: record.editID).first(where: { $0.sha256?.lowercased() == package.artifact.sha256.lowercased() }) {
+            return StoreEarlierUpload(state: .inProgress, id: record.editID,
+                                      summary: "version code \(bundle.versionCode.map(String.init) ?? "?") of \(manifest.packageName) is in edit \(record.editID), not committed yet")
+        }
+        guard let code = manifest.versionCode else { return nil }
+        let edit = try await client.insertEdit()
+        let onTracks: Bool
+        do {
+            onTracks = try await client.versionCodesInTracks(editID: edit).contains(code)
+        } catch {
+            try? await client.deleteEdit(edit)
+            throw error
+        }
+        try await client.deleteEdit(edit)
+        guard onTracks else { return nil }
+        return StoreEarlierUpload(state: .accepted, id: String(code), summary: "version code \(code) of \(manifest.packageName) is in a release on Google Play")
     }
 }

@@ -20,14 +20,18 @@ struct PlayStorePublisher: Sendable {
     func preflight(_ request: PlayStoreRequest, manifest: AndroidBundleManifest, problems known: [any Error]) async throws -> PlayStorePlan {
         var problems = known
         let editID: String
+        let expiry: String?
         var created = false
         do {
             if let record = state.read(EditRecord.self, name: recordName), record.packageName == client.packageName,
-               try await client.editExists(record.editID) {
+               let found = try await client.edit(record.editID) {
                 log("resuming edit \(record.editID), left open by an earlier run")
                 editID = record.editID
+                expiry = found.expiryTimeSeconds
             } else {
-                editID = try await client.insertEdit()
+                let edit = try await client.openEdit()
+                editID = edit.id
+                expiry = edit.expiryTimeSeconds
                 created = true
             }
         } catch {
@@ -52,7 +56,7 @@ struct PlayStorePublisher: Sendable {
             if created { try? await client.deleteEdit(editID) }
             throw StorePreflightError(target: "Google Play", problems: problems)
         }
-        return PlayStorePlan(manifest: manifest, packageName: client.packageName, editID: editID, createdEdit: created,
+        return PlayStorePlan(manifest: manifest, packageName: client.packageName, editID: editID, editExpiry: expiry, createdEdit: created,
                              uploadedVersionCode: uploaded, sha256: sha256)
     }
 

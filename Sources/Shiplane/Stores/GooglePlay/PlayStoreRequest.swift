@@ -107,6 +107,8 @@ package struct PlayStorePlan: Sendable {
     package var packageName: String
     /// The id of the edit the upload goes into.
     package var editID: String
+    /// When Google said that edit expires (seconds since 1970), recorded for the undo's compare-and-swap.
+    package var editExpiry: String?
     /// True when the edit was opened by this run (rollback deletes it); false when an earlier run's edit is resumed.
     package var createdEdit: Bool
     /// The version code of this very bundle when an earlier run already uploaded it to the edit.

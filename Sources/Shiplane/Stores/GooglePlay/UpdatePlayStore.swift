@@ -134,15 +134,19 @@ package struct UpdatePlayStore: AsyncAction {
         let state = StoreResumeState(lane: lane)
         let recordName = "play-listing-\(update.packageName)"
         let editID: String
+        let expiry: String?
         var created = false
         do {
             try await store.checkAccess()
             if let record = state.read(PlayStorePublisher.EditRecord.self, name: recordName), record.packageName == update.packageName,
-               try await client.editExists(record.editID) {
+               let found = try await client.edit(record.editID) {
                 step.log("resuming edit \(record.editID), left open by an earlier run")
                 editID = record.editID
+                expiry = found.expiryTimeSeconds
             } else {
-                editID = try await client.insertEdit()
+                let edit = try await client.openEdit()
+                editID = edit.id
+                expiry = edit.expiryTimeSeconds
                 created = true
             }
         } catch {
@@ -178,7 +182,7 @@ package struct UpdatePlayStore: AsyncAction {
         }
         var handles: [EffectHandle?] = []
         let opened = try step.record(PlayEditOpened(api: client.apiBaseURL, packageName: update.packageName, editID: editID,
-                                                    stateFolder: state.folder, stateName: recordName),
+                                                    expiryTimeSeconds: expiry, stateFolder: state.folder, stateName: recordName),
                                      "delete Google Play edit \(editID)")
         step.done(opened)
         handles.append(opened)

@@ -13,10 +13,13 @@ package struct UploadToPlayStore: AsyncAction {
     package static let name = "uploadToPlayStore"
     /// What to upload and where it goes.
     package var request: PlayStoreRequest
+    /// The bundle as the artifact a lane passed; nil: `request.bundle`'s path.
+    package var package: Artifact?
 
-    /// Creates the action for `request`.
-    package init(_ request: PlayStoreRequest) {
+    /// Creates the action for `request`, the bundle given as `package` when it is an artifact.
+    package init(_ request: PlayStoreRequest, package: Artifact? = nil) {
         self.request = request
+        self.package = package
     }
 
     /// The bundle and track, the package, status and rollout when set, and the languages of the notes.
@@ -31,11 +34,23 @@ package struct UploadToPlayStore: AsyncAction {
         return shown
     }
 
-    /// Returns the version code Google gave the bundle (in a dry run, the manifest's).
+    /// Uploads the bundle through the `Store` contract: the package is made an artifact (the run's
+    /// own when it made the file) and its digest checked before anything is sent. Returns the
+    /// version code Google gave the bundle (in a dry run, the manifest's).
     package func run(in step: StepContext) async throws -> Int64 {
+        let artifact = try GooglePlayStore.artifact(for: package ?? request.bundle, in: step)
+        return try await GooglePlayStore.upload([artifact], options: request, in: step)
+    }
+}
+
+extension GooglePlayStore {
+    /// Opens (or resumes) the edit, uploads the bundle unless the edit has it, sets the track's
+    /// release and commits; a dry run deletes the edit again after preflight. Returns the version code.
+    /// - Throws: `StorePreflightError` with every problem before anything is sent; store and transport errors after.
+    package static func send(_ package: StorePackage, options: PlayStoreRequest, in step: StepContext) async throws -> Int64 {
         let lane = step.lane
-        var request = self.request
-        request.bundle = step.resolve(request.bundle)
+        var request = options
+        request.bundle = package.file
         var problems: [any Error] = request.problems().map { ShiplaneError($0) }
         var manifest: AndroidBundleManifest?
         do { manifest = try AndroidBundleManifest.read(bundle: request.bundle) } catch { problems.append(error) }
@@ -69,7 +84,7 @@ package struct UploadToPlayStore: AsyncAction {
         // `shiplane rollback`) can delete it too; once committed it is kept. A resumed edit is
         // this run's too: rolling the run back deletes it and forgets it.
         let effect = try step.record(PlayEditOpened(api: client.apiBaseURL, packageName: packageName, editID: plan.editID,
-                                                    stateFolder: publisher.state.folder),
+                                                    expiryTimeSeconds: plan.editExpiry, stateFolder: publisher.state.folder),
                                      "delete Google Play edit \(plan.editID)")
         step.done(effect)
         let handle = effect
@@ -84,19 +99,20 @@ package struct UploadToPlayStore: AsyncAction {
 
 
 extension LaneContext {
-    /// Uploads an Android App Bundle to a Google Play track and commits the release; returns the
-    /// version code. `packageName` defaults to the bundle's.
+    /// Uploads an Android App Bundle (a path or an artifact, whose recorded SHA-256 the file must
+    /// still have) to a Google Play track and commits the release; returns the version code. `packageName` defaults to the bundle's.
     @discardableResult
     public func uploadToPlayStore(
-        bundle: String, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
+        bundle: any ArtifactConvertible, packageName: String? = nil, track: String = "internal", releaseNotes: [String: String] = [:],
         status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil,
         changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false,
         file: String = #fileID, line: Int = #line
     ) async throws -> Int64 {
         try await run(UploadToPlayStore(PlayStoreRequest(
-            bundle: bundle, packageName: packageName, track: track, releaseNotes: releaseNotes, status: status,
+            bundle: try ArtifactInputs.paths([bundle])[0], packageName: packageName, track: track, releaseNotes: releaseNotes, status: status,
             rolloutFraction: rolloutFraction, releaseName: releaseName,
-            review: PlayReviewOptions(changesNotSentForReview: changesNotSentForReview, cancelChangesInReview: cancelChangesInReview))),
+            review: PlayReviewOptions(changesNotSentForReview: changesNotSentForReview, cancelChangesInReview: cancelChangesInReview)),
+            package: bundle as? Artifact),
             file: file, line: line)
     }
 }
@@ -106,9 +122,9 @@ extension UploadToPlayStore: DocumentedAction {
     package static let documentation = ActionDocumentation(
         domain: "Stores",
         summary: "Upload an Android App Bundle to a Google Play track through one edit (resumable for large bundles) and commit the release. Credentials: GOOGLE_PLAY_SERVICE_ACCOUNT_JSON (a path or the JSON); GOOGLE_PLAY_API_URL overrides the API base.",
-        signature: "try await lane.uploadToPlayStore(bundle: String, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil, changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) -> Int64",
+        signature: "try await lane.uploadToPlayStore(bundle: any ArtifactConvertible, packageName: String? = nil, track: String = \"internal\", releaseNotes: [String: String] = [:], status: PlayReleaseStatus = .completed, rolloutFraction: Double? = nil, releaseName: String? = nil, changesNotSentForReview: Bool = false, cancelChangesInReview: Bool = false) -> Int64",
         parameters: [
-            .init(name: "bundle", type: "String", defaultValue: nil, help: "the .aab; package name and version code are read from its manifest"),
+            .init(name: "bundle", type: "any ArtifactConvertible", defaultValue: nil, help: "the .aab (a path, or the Artifact a step returned: its SHA-256 is checked before the upload); package name and version code are read from its manifest"),
             .init(name: "packageName", type: "String?", defaultValue: "the bundle's", help: "the app's package name; must match the bundle's"),
             .init(name: "track", type: "String", defaultValue: "\"internal\"", help: "internal, alpha, beta, production or a custom track"),
             .init(name: "releaseNotes", type: "[String: String]", defaultValue: "[:]", help: "notes per language tag (\"en-US\"), at most 500 characters each"),
