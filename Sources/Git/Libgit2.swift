@@ -20,9 +20,11 @@ public enum Libgit2 {
 
     /// Runs libgit2's initialisation on a thread of its own, for a command that will need it soon.
     ///
-    /// Initialising parses the system's whole CA bundle (libgit2 as Debian builds it, with
+    /// Initialising parsed the system's whole CA bundle (libgit2 as Debian builds it, with
     /// mbedTLS, loads it eagerly): about 5 ms on the critical path of every command that touches a
-    /// repository. Started first thing by a command that finds its work tree without libgit2, it
+    /// repository. The parse now waits for the first TLS connection (CShiplane's
+    /// `DeferredCACertificates.c`), so what is left is about 1 ms of set-up, where mbedTLS is a
+    /// shared library. Started first thing by a command that finds its work tree without libgit2, it
     /// overlaps with reading options, settings, the run record and version files; the first real
     /// call waits for it (the initialisation runs once, whichever thread gets there first).
     public static func initialiseInBackground() {

@@ -482,6 +482,22 @@ package final class RunStore: @unchecked Sendable {
     /// The git folder all worktrees of the repository share, found from the work tree's `.git`
     /// (a folder, or a `gitdir:` file whose folder has a `commondir` file) without libgit2.
     static func commonGitDirectory(ofWorkTree root: String) throws -> String {
+        let gitDirectory = try gitDirectory(ofWorkTree: root)
+        if gitDirectory == root + "/.git" { return gitDirectory }
+        let commonFile = gitDirectory + "/commondir"
+        guard let common = try? String(contentsOfFile: commonFile, encoding: .utf8) else {
+            return (gitDirectory as NSString).standardizingPath
+        }
+        var path = common.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !path.hasPrefix("/") { path = gitDirectory + "/" + path }
+        return (path as NSString).standardizingPath
+    }
+
+    /// The work tree's own git folder, where its index (and `index.lock`) is: `root/.git`, or the
+    /// folder a `.git` file names (a linked work tree's, a submodule's), found without libgit2 —
+    /// opening the repository would initialise libgit2, which parses the system's whole CA bundle
+    /// (about 5 ms), on the start of every run.
+    package static func gitDirectory(ofWorkTree root: String) throws -> String {
         let dotGit = root + "/.git"
         var info = stat()
         guard lstat(dotGit, &info) == 0 else { throw RepositoryProblem.notARepository(path: root) }
@@ -491,13 +507,7 @@ package final class RunStore: @unchecked Sendable {
         }
         var gitDirectory = text.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespacesAndNewlines)
         if !gitDirectory.hasPrefix("/") { gitDirectory = root + "/" + gitDirectory }
-        let commonFile = gitDirectory + "/commondir"
-        guard let common = try? String(contentsOfFile: commonFile, encoding: .utf8) else {
-            return (gitDirectory as NSString).standardizingPath
-        }
-        var path = common.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !path.hasPrefix("/") { path = gitDirectory + "/" + path }
-        return (path as NSString).standardizingPath
+        return (gitDirectory as NSString).standardizingPath
     }
 }
 

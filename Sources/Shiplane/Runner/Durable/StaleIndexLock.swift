@@ -10,7 +10,9 @@ package enum StaleIndexLock {
     /// Removes a stale `index.lock` of the work tree `root`; returns the line to show when it did.
     /// - Throws: `IndexLocked` when another process's lock is there (nothing changed).
     package static func clear(root: String) throws -> String? {
-        guard let gitDirectory = try? git({ try RepositoryAccess.open(at: root).gitDirectory }) else { return nil }
+        // Found without libgit2: a run that changes nothing then never initialises it (see
+        // `RunStore.gitDirectory(ofWorkTree:)`).
+        guard let gitDirectory = try? RunStore.gitDirectory(ofWorkTree: root) else { return nil }
         switch IndexLockOwner.inspect(gitDirectory: gitDirectory) {
         case .none:
             return nil
