@@ -1,0 +1,120 @@
+import CShiplane
+import Foundation
+import Git
+import Shiplane
+import Testing
+
+/// `strace` (Scripts/setup installs it; the tests that trace fail without it).
+private let startupStrace: String? = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// strace traces on Linux only.
+private let runsOnLinux: Bool = {
+    #if os(Linux)
+    return true
+    #else
+    return false
+    #endif
+}()
+
+/// True when the libgit2 this process links uses mbedTLS (Debian's and Ubuntu's libgit2): mbedTLS is
+/// then among the libraries loaded at its start.
+private let libgit2UsesMbedTLS: Bool = {
+    #if os(Linux)
+    // /proc files say they are empty: read to the end rather than by the size.
+    guard let maps = FileHandle(forReadingAtPath: "/proc/self/maps") else { return false }
+    defer { try? maps.close() }
+    return String(decoding: maps.readDataToEndOfFile(), as: UTF8.self).contains("libmbedtls")
+    #else
+    return false
+    #endif
+}()
+
+/// What a command does before its work (issue 36 item 6): a run that changes nothing never starts
+/// libgit2, and libgit2's CA bundle (which, as Debian builds it with mbedTLS, it parses whole when
+/// it starts: about 5 ms) is read only when a TLS connection is set up. The real binary under
+/// `strace` (where it is installed), and libgit2 in this process.
+@Suite("The work before a run: no libgit2 for a run without effects, the CA bundle only for TLS", .serialized, .offThePool)
+struct StartupWorkTests {
+    /// The system's CA bundles, where libgit2's mbedTLS build looks for its default one.
+    private static let certificateFolder = "/etc/ssl/certs"
+
+    /// Runs `shiplane arguments` in `repo` under `strace -f`, tracing the calls that name files;
+    /// the exit code and the lines of the trace that name `certificateFolder`.
+    private func traced(_ arguments: [String], in repo: TemporaryRepository, strace: String) throws -> (status: Int32, output: String, certificateLines: [String]) {
+        let trace = repo.root + "/trace.txt"
+        let result = try runProgram(
+            strace, ["-f", "-qq", "-o", trace, "-e", "trace=%file", shiplaneBinary] + arguments, in: repo.path, environment: repo.environment)
+        let text = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+        return (result.status, result.all, text.split(separator: "\n").map(String.init).filter { $0.contains(Self.certificateFolder) })
+    }
+
+    /// A cached lane that does nothing: neither process (shiplane, the lane program) looks at the
+    /// CA bundle, so neither started libgit2 — the run's look for a stale `index.lock` finds the
+    /// work tree's git folder by itself.
+    @Test(.enabled(if: runsOnLinux, "strace is Linux's")) func aRunWithoutEffectsNeverStartsLibgit2() throws {
+        let repo = try TemporaryRepository()
+        try repo.write("Lanes/Noop.swift", "import Shiplane\n\nstruct Noop: Lane {\n    func run(_ lane: LaneContext) async throws {}\n}\n")
+        try repo.git("add", "Lanes")
+        try repo.git("commit", "-q", "-m", "chore: lanes")
+        let compiled = try repo.shiplane(["noop"])
+        #expect(compiled.status == 0, "\(compiled.all)")
+        let run = try traced(["noop"], in: repo, strace: try #require(startupStrace))
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("lane noop succeeded"), "\(run.output)")
+        #expect(run.certificateLines.isEmpty, "\(run.certificateLines.joined(separator: "\n"))")
+    }
+
+    /// `bump patch --commit --tag` opens the repository (libgit2 starts) but connects nowhere: the
+    /// CA bundle is never opened. git checks the commit and the tag.
+    @Test(.enabled(if: libgit2UsesMbedTLS)) func aBumpWithoutAPushNeverReadsTheCABundle() throws {
+        let repo = try versionedRepository()
+        let run = try traced(["bump", "patch", "--commit", "--tag"], in: repo, strace: try #require(startupStrace))
+        #expect(run.status == 0, "\(run.output)")
+        #expect(try repo.git("cat-file", "-t", "v1.2.4") == "tag")
+        #expect(repo.read("VERSION") == "1.2.4\n")
+        #expect(!run.certificateLines.contains { $0.contains("open") }, "\(run.certificateLines.joined(separator: "\n"))")
+    }
+
+    /// In this process: once libgit2 has started its CA bundle is put off (not parsed), and
+    /// setting up a TLS connection parses it first — here an HTTPS push to the discard port, where
+    /// nothing listens: libgit2 sets the TLS session up before it connects.
+    @Test(.enabled(if: libgit2UsesMbedTLS)) func theCABundleIsParsedWhenATLSConnectionIsSetUp() async throws {
+        let repo = try TemporaryRepository()
+        let repository = try Repository.open(repo.path)
+        let before = shiplane_ca_certificates_state()
+        // 2 when another test of this process set up a TLS connection already.
+        #expect(before == 1 || before == 2, "libgit2 parsed its CA bundle when it started (state \(before))")
+        let pushed: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result {
+                    _ = try repository.push(remote: "https://127.0.0.1:9/remote.git", refspecs: ["refs/heads/main"], credentials: .token("unused"))
+                })
+            }
+        }
+        #expect((try? pushed.get()) == nil, "the push to a closed port succeeded")
+        #expect(shiplane_ca_certificates_state() == 2)
+        #expect(shiplane_ca_certificates_load() == 0, "a second load does nothing")
+    }
+
+    /// A linked work tree's run record and index lock: `RunStore.gitDirectory(ofWorkTree:)` reads
+    /// the `.git` file as libgit2 does, and a lock a dead Shiplane left there is removed.
+    @Test func aLinkedWorkTreesGitFolderIsFoundWithoutLibgit2() throws {
+        let repo = try TemporaryRepository()
+        let linked = repo.root + "/linked"
+        try repo.git("worktree", "add", "-q", "-b", "side", linked)
+        let gitFolder = try RunStore.gitDirectory(ofWorkTree: linked)
+        #expect(URL(fileURLWithPath: gitFolder).resolvingSymlinksInPath().path
+            == URL(fileURLWithPath: try Repository.open(linked).gitDirectory).resolvingSymlinksInPath().path)
+        #expect(try RunStore.gitDirectory(ofWorkTree: repo.path) == repo.path + "/.git")
+        #expect(throws: RepositoryProblem.self) { try RunStore.gitDirectory(ofWorkTree: repo.root + "/home") }
+
+        // A process that has ended left the lock and its word beside it.
+        let ended = try runProgram("/bin/sh", ["-c", "echo $$"], in: repo.root, environment: repo.environment)
+        let pid = try #require(Int32(ended.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try Data().write(to: URL(fileURLWithPath: gitFolder + "/index.lock"))
+        try Data("pid \(pid)\n".utf8).write(to: URL(fileURLWithPath: gitFolder + "/shiplane-index-writer"))
+        let said = try StaleIndexLock.clear(root: linked)
+        #expect(said?.contains("index.lock") == true)
+        #expect(!FileManager.default.fileExists(atPath: gitFolder + "/index.lock"))
+    }
+}
