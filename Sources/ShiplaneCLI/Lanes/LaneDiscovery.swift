@@ -116,8 +116,17 @@ package enum LaneDiscovery {
         // A declaration whose `{` has not come yet; `header` is where its tokens after the name start.
         var pending: (name: String, isExtension: Bool, isPrivate: Bool, line: Int, header: Int)?
         var previousWords: [String] = []
+        // Import declarations are not read here: `import struct Foundation.Date` names a type
+        // it does not declare (`LaneImports` reads them, every form of the grammar).
+        var importEnds: [Int: Int] = [:]
+        for found in LaneImports.imports(in: tokens) { importEnds[found.tokens.lowerBound] = found.tokens.upperBound }
         var position = 0
         while position < tokens.count {
+            if let end = importEnds[position] {
+                previousWords.removeAll()
+                position = end
+                continue
+            }
             switch tokens[position].kind {
             case .word(let first):
                 // A dotted name (`Shiplane.Lane`, `extension Namespace.Inner`) is one word.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ShiplaneCLI
 
 /// The lane module's boundary, end to end: the built `shiplane` compiles `Lanes/` and a lane
 /// names the lane API only. Importing a module of Shiplane's build (the parser, the HTTP client,
@@ -22,19 +23,15 @@ struct LaneModuleBoundaryTests {
         var parserFiles: [String] = []
         for file in files {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-            for line in text.split(separator: "\n") where line.contains("import ") && !line.hasPrefix("//") && !line.hasPrefix(" ") {
-                let words = line.split(separator: " ")
-                guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { continue }
-                let kinds: Set<Substring> = ["struct", "protocol", "enum", "class", "func", "typealias", "var", "let"]
-                let target = kinds.contains(words[index + 1]) && index + 2 < words.count ? words[index + 2] : words[index + 1]
-                let module = String(target.split(separator: ".").first ?? target)
-                let modifiers = words[..<index]
-                if modifiers.contains("internal") || modifiers.contains("private") || modifiers.contains("fileprivate") { continue }
-                #expect(Self.publiclyImported.contains(module), "Sources/Shiplane/\(file): `\(line)` gives the module's interface \(module)'s names: write `internal import \(module)`")
-                if module == "ArgumentParser", !modifiers.contains("@_exported") { parserFiles.append(file) }
-                if modifiers.contains("@_exported") {
-                    #expect(file == "Shiplane.swift" && module == "ArgumentParser" && target.contains("."),
-                            "Sources/Shiplane/\(file): `\(line)` re-exports to lanes; only Shiplane.swift re-exports, one parser declaration at a time")
+            // Read as the lane compiler reads imports: every form of the grammar.
+            for found in LaneImports.imports(in: SwiftLexer.tokens(of: text)) {
+                let written = "Sources/Shiplane/\(file):\(found.line): import of \(found.path.joined(separator: "."))"
+                if ["internal", "package", "fileprivate", "private"].contains(found.accessLevel ?? "") || found.attributes.contains("_implementationOnly") { continue }
+                #expect(Self.publiclyImported.contains(found.module), "\(written) gives the module's interface \(found.module)'s names: write `internal import \(found.module)`")
+                if found.module == "ArgumentParser", !found.attributes.contains("_exported") { parserFiles.append(file) }
+                if found.attributes.contains("_exported") {
+                    #expect(file == "Shiplane.swift" && found.module == "ArgumentParser" && found.path.count > 1,
+                            "\(written) re-exports to lanes; only Shiplane.swift re-exports, one parser declaration at a time")
                 }
             }
         }
@@ -53,6 +50,11 @@ struct LaneModuleBoundaryTests {
             "import Git",
             "import CLibgit2",
             "import ShiplaneCLI",
+            "@testable import Yams",
+            "internal import NIOCore",
+            "import func Yams.load",
+            "@_spi(Internal) @preconcurrency package import AsyncHTTPClient",
+            "import struct Git.ObjectID",
           ])
     func buildModuleImportIsRejected(line: String) throws {
         let module = line.split(separator: " ").last!.split(separator: ".").first!
@@ -112,6 +114,41 @@ struct LaneModuleBoundaryTests {
             $0.contains("Lanes/Release.swift:5:") && $0.contains("error:") && $0.contains("'\(name)'")
         }
         #expect(reported, "\(name) was not reported at line 5: \(result.stderr)")
+    }
+
+    /// Scoped imports of the system's modules, with attributes and access levels, are lane code
+    /// like any other: neither refused nor read as declarations (issue 39: `import struct
+    /// Foundation.Date` before the lane ended in "no lanes found", exit 4).
+    @Test("a lane with scoped and attributed imports of system modules compiles and runs")
+    func scopedSystemImportsCompile() throws {
+        let repo = try repositoryWithLanes([
+            "Lanes/Release.swift": #"""
+                import struct Foundation.Date
+                import class Foundation.JSONEncoder
+                @preconcurrency import enum Foundation.ComparisonResult
+                #if canImport(Glibc)
+                import func Glibc.exit
+                #endif
+                internal import Dispatch
+                import Shiplane
+
+                struct Release: Lane {
+                    static let summary = "Scoped imports"
+                    func run(_ lane: LaneContext) async throws {
+                        let order: ComparisonResult = Date(timeIntervalSince1970: 0) < Date() ? .orderedAscending : .orderedDescending
+                        _ = JSONEncoder()
+                        _ = DispatchQueue.self
+                        try await lane.sh("echo", "scoped imports: \(order == .orderedAscending)")
+                    }
+                }
+                """#,
+        ])
+        let lanes = try repo.shiplane(["lanes"])
+        #expect(lanes.status == 0, "\(lanes.all)")
+        #expect(lanes.stdout.contains("release") && lanes.stdout.contains("Scoped imports"), "\(lanes.all)")
+        let result = try repo.shiplane(["release"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("scoped imports: true"), "\(result.all)")
     }
 
     @Test("a lane using the lane API the README shows compiles and runs")
