@@ -8,9 +8,20 @@ import Testing
 struct StaleIndexLockTests {
     private static let command = ["bump", "patch", "--commit"]
 
+    /// A copy of `bigIndexRepository`, made once in the test process: each trial kills a run in
+    /// a repository of its own, and `git add` of 20,000 files each time cost most of the test's
+    /// time. The copy's index is refreshed (`cp -a` keeps modification times, not inodes or
+    /// change times), so each trial's run starts from an index git agrees is clean, as in a
+    /// repository just made.
+    private func bigIndexRepositoryCopy() throws -> TemporaryRepository {
+        let repo = try TemporaryRepository(copying: try TemporaryRepository.template("StaleIndexLockTests") { try Self.bigIndexRepository() })
+        try repo.git("update-index", "-q", "--refresh")
+        return repo
+    }
+
     /// A repository at 1.2.3 with an index of some megabytes (20,000 files with long paths), so
     /// libgit2's write of it lasts long enough to be killed inside.
-    private func bigIndexRepository() throws -> TemporaryRepository {
+    private static func bigIndexRepository() throws -> TemporaryRepository {
         let repo = try versionedRepository()
         let long = String(repeating: "nested-folder-name/", count: 7)
         for folder in 0..<100 {
@@ -57,7 +68,7 @@ struct StaleIndexLockTests {
     @Test func aLockLeftByARunKilledInsideTheIndexWriteIsRemovedByTheResume() throws {
         var landed = 0
         for _ in 0..<8 where landed == 0 {
-            let repo = try bigIndexRepository()
+            let repo = try bigIndexRepositoryCopy()
             let start = try repo.git("rev-parse", "HEAD")
             let tracked = try repo.git("ls-files").split(separator: "\n").count
             let killed = try runAndKillInsideTheIndexWrite(repo)
