@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Shiplane's library and command targets (the test target not yet: about ten of its files use
+// members of CDispatch, CryptoExtras, NIOCore, HummingbirdCore and HTTPTypes without importing them):
+// a file sees a module's members only if it imports that module
+// itself (SE-0444), so an `internal import` stays internal and no file compiles only because
+// another file of its module imported Foundation.
+let importsPerFile: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Shiplane",
     platforms: [.macOS(.v13)],
@@ -34,7 +41,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "Git", dependencies: ["CLibgit2"]),
+        .target(name: "Git", dependencies: ["CLibgit2"], swiftSettings: importsPerFile),
         // MD5 of eight files at once (AVX2), for the App Store's screenshot and preview checksums.
         .target(name: "CShiplane"),
         .target(
@@ -47,20 +54,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            swiftSettings: importsPerFile
         ),
         .target(
             name: "ShiplaneCLI",
             dependencies: [
                 "Shiplane",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: importsPerFile
         ),
         // No unsafe flags here: SwiftPM refuses a package with them as a versioned dependency.
         // A release install links the command statically by passing them (Scripts/install,
         // Scripts/bundle).
-        .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"]),
-        .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"]),
+        .executableTarget(name: "shiplane", dependencies: ["ShiplaneCLI"], swiftSettings: importsPerFile),
+        .target(name: "ShiplaneTesting", dependencies: ["Shiplane", "Git"], swiftSettings: importsPerFile),
         .testTarget(
             name: "ShiplaneTests",
             dependencies: [

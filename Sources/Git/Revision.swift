@@ -1,3 +1,4 @@
+import Foundation
 internal import CLibgit2
 
 extension Repository {

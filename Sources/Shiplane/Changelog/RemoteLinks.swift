@@ -1,3 +1,5 @@
+import Foundation
+
 /// Web links to commits, comparisons, tags and issues of a repository hosted on a registered forge
 /// (`Forges.all`: GitHub, GitLab, Gitea/Forgejo, Bitbucket), derived from its git remote URL; each
 /// forge gives its own link shapes (`Forge.url(of:repositoryURL:)`).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Build numbers: checking, incrementing and taking them from CI.
 ///
 /// A build number is digits, optionally in dot-separated groups (`42`, `2024.5.1`), as

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a user asks the version to change: `major`, `minor`, `patch`, `auto`, `release`,
 /// `pre:NAME` or an exact version.
 public enum VersionBump: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+internal import Git
 
 /// Builds an OCI image from the run's files — on `scratch`, or on a base image by digest whose
 /// layers and config it keeps — and pushes it to a registry

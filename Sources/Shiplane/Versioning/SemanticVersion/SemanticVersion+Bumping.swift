@@ -1,3 +1,5 @@
+import Foundation
+
 /// Moving a version forward: bumps, prereleases and releases.
 ///
 /// All of these drop build metadata: it describes one build, not the next version.
