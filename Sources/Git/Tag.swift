@@ -36,16 +36,28 @@ extension Repository {
         var iterator: OpaquePointer?
         try check(git_reference_iterator_glob_new(&iterator, pointer, "refs/tags/*"), "list tags")
         defer { git_reference_iterator_free(iterator) }
-        var names: [String] = []
+        // The references as the iterator reads them (no second lookup by name), and what each
+        // object a lightweight tag names peels to, read once: a monorepo's release batch tags
+        // thousands of packages at one commit.
+        var tags: [Tag] = []
+        var peeled: [ObjectID: ObjectID?] = [:]
         while true {
-            var name: UnsafePointer<CChar>?
-            let result = git_reference_next_name(&name, iterator)
+            var reference: OpaquePointer?
+            let result = git_reference_next(&reference, iterator)
             if result == GIT_ITEROVER.rawValue { break }
             try check(result, "list tags")
-            if let name { names.append(String(cString: name)) }
+            defer { git_reference_free(reference) }
+            guard let reference, let name = git_reference_name(reference) else { continue }
+            if let direct = ObjectID(git_reference_target(reference)), let known = peeled[direct] {
+                if let known { tags.append(Tag(name: String(String(cString: name).dropFirst("refs/tags/".count)), target: known, object: direct, isAnnotated: false)) }
+                continue
+            }
+            let tag = try tag(reference: reference, name: String(cString: name))
+            if let direct = ObjectID(git_reference_target(reference)), tag?.isAnnotated != true { peeled[direct] = tag?.target }
+            if let tag { tags.append(tag) }
         }
-        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        return try names.compactMap { try tag(reference: $0) }
+        tags.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return tags
     }
 
     /// The tag called `name` (without `refs/tags/`), or nil when there is none or it names no commit.
@@ -55,13 +67,17 @@ extension Repository {
     }
 
     private func tag(reference name: String) throws -> Tag? {
-        let operation = "read tag \(name)"
         var reference: OpaquePointer?
         let found = git_reference_lookup(&reference, pointer, name)
         if found == GIT_ENOTFOUND.rawValue || found == GIT_EINVALIDSPEC.rawValue { return nil }
-        try check(found, operation)
+        try check(found, "read tag \(name)")
         defer { git_reference_free(reference) }
+        return try tag(reference: reference, name: name)
+    }
 
+    /// The tag `reference` (named `name`, with `refs/tags/`) makes, nil when it names no commit.
+    private func tag(reference: OpaquePointer?, name: String) throws -> Tag? {
+        let operation = "read tag \(name)"
         var object: OpaquePointer?
         try check(git_reference_peel(&object, reference, GIT_OBJECT_ANY), operation)
         defer { git_object_free(object) }
