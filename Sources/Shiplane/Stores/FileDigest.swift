@@ -43,6 +43,13 @@ enum FileDigest {
         return digest
     }
 
+    /// A digest already known (read by the package check just before): nothing is read again.
+    static func known(_ sha256: String) -> BackgroundDigest {
+        let digest = BackgroundDigest()
+        digest.finish(.success(sha256))
+        return digest
+    }
+
     /// Gives the calling thread the lowest scheduling priority.
     static func yieldToOtherThreads() {
         #if os(Linux)

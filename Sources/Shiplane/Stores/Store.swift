@@ -91,10 +91,14 @@ package struct StorePackage: Sendable, Equatable {
     package var artifact: Artifact
     /// Its file's absolute path.
     package var file: String
+    /// The file's SHA-256 as `checkedPackage` read it just now (nil when the file was missing):
+    /// the store's `send` uses it instead of reading a large package again.
+    package var checkedSHA256: String?
 
-    package init(artifact: Artifact, file: String) {
+    package init(artifact: Artifact, file: String, checkedSHA256: String? = nil) {
         self.artifact = artifact
         self.file = file
+        self.checkedSHA256 = checkedSHA256
     }
 }
 
@@ -197,7 +201,7 @@ extension Store {
         } else if now != artifact.sha256.lowercased() {
             throw StorePreflightError(target: displayName, problems: [StorePackageChanged(path: artifact.path, recorded: artifact.sha256, found: now)])
         }
-        return StorePackage(artifact: artifact, file: file)
+        return StorePackage(artifact: artifact, file: file, checkedSHA256: now)
     }
 
     /// The artifact for a package a lane passed: an `Artifact` as it is; a path as the run's own

@@ -4,6 +4,9 @@ import Foundation
 package struct TestFlightRequest: Sendable {
     /// The IPA to upload.
     package var ipa: String
+    /// The IPA's SHA-256 when the upload's package check has just read it (lowercase hex); nil
+    /// reads the file.
+    package var sha256: String?
     /// "What to Test", shown to testers; nil leaves it as it is.
     package var whatsNew: String?
     /// The language of "What to Test" (`en-US`).

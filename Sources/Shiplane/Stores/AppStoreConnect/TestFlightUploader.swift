@@ -102,7 +102,7 @@ struct TestFlightUploader: Sendable {
         let metadata = plan.metadata
         // The checksum is only needed for the commit: compute it while the parts go up (an
         // unreadable file still fails the step, and rollback deletes the upload).
-        let checksum = FileDigest.startSHA256(of: request.ipa)
+        let checksum = request.sha256.map(FileDigest.known) ?? FileDigest.startSHA256(of: request.ipa)
         defer { checksum.cancel() }
         try beforeCreatingUpload()
         let upload = try await client.createBuildUpload(appID: plan.appID, version: metadata.version,

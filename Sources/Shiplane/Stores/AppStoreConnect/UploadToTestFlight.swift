@@ -49,6 +49,7 @@ extension AppStoreConnectStore {
         let lane = step.lane
         var request = options
         request.ipa = package.file
+        request.sha256 = package.checkedSHA256
         // For CI and tests: look at Apple's processing more (or less) often than the lane says.
         if let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? ""), interval >= 0 { request.pollInterval = interval }
         let variables = lane.environment.variables

@@ -42,7 +42,7 @@ struct PlayStorePublisher: Sendable {
         do {
             let bundles = created ? [] : try await client.bundles(editID: editID)
             if !bundles.isEmpty {
-                sha256 = try FileDigest.sha256(of: request.bundle)
+                sha256 = try request.sha256 ?? FileDigest.sha256(of: request.bundle)
                 uploaded = bundles.first { $0.sha256?.lowercased() == sha256 }?.versionCode
             }
             if uploaded == nil, let code = manifest.versionCode, try await client.versionCodesInTracks(editID: editID).contains(code) {

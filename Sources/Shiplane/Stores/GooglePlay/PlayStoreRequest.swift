@@ -42,6 +42,9 @@ struct PlayRelease: Sendable {
 package struct PlayStoreRequest: Sendable {
     /// The `.aab` file to upload.
     package var bundle: String
+    /// The bundle's SHA-256 when the upload's package check has just read it (lowercase hex); nil
+    /// reads the file.
+    package var sha256: String?
     /// Read from the bundle's manifest when nil.
     package var packageName: String?
     /// The track the release goes to: internal, alpha, beta, production or a custom track.

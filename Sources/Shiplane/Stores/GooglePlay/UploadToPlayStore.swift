@@ -51,6 +51,7 @@ extension GooglePlayStore {
         let lane = step.lane
         var request = options
         request.bundle = package.file
+        request.sha256 = package.checkedSHA256
         var problems: [any Error] = request.problems().map { ShiplaneError($0) }
         var manifest: AndroidBundleManifest?
         do { manifest = try AndroidBundleManifest.read(bundle: request.bundle) } catch { problems.append(error) }
