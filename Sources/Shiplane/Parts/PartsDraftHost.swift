@@ -14,6 +14,9 @@ protocol PartsDraftForge: Forge {
     /// published); nil when no token is set.
     /// - Throws: when `repository` is not one.
     static func partsDrafts(api: String, repository: String, environment: LaneEnvironment) throws -> (any PartsDraftHost)?
+    /// The variables `partsDrafts(api:repository:environment:)` takes its token from, as an
+    /// error asks for them (`GITHUB_TOKEN (or GH_TOKEN)`).
+    static var partsDraftsToken: String { get }
 }
 
 /// A forge's releases, as a part job of a fanned-out release and the fan-in use them for the
@@ -26,6 +29,8 @@ protocol PartsDraftHost: Sendable {
     var api: String { get }
     /// The repository, `owner/name`.
     var repositoryName: String { get }
+    /// Where the releases are, for messages, as the forge says it (`on acme/rocket`, `on Gitea acme/rocket`).
+    var place: String { get }
     /// Every release of the repository, drafts included.
     func releases() async throws -> [Release]
     /// The release `id` as the forge has it now; nil when it is gone.

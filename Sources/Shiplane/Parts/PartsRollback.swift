@@ -138,59 +138,33 @@ package enum PartsRollback {
                       redactor: SecretRedactor(secrets: Array(environment.secretValues) + [token]))
     }
 
-    /// A client for the GitHub repository `repository` on `api`, or nil when no token is set.
-    static func client(api: String, repository: String, environment: LaneEnvironment) throws -> GitHubClient? {
-        let variables = environment.variables.merging(["GITHUB_API_URL": api]) { $1 }
-        guard let token = GitHubReleasePublisher.token(from: variables) else { return nil }
-        let transport = Self.transport(environment: environment, token: token)
-        return try GitHubClient(repository: try GitHubRepository(remoteURL: repository), token: token, environment: variables,
-                                transport: transport, version: ShiplaneVersion.current)
-    }
-
     /// Deletes the parts' draft release `draft` while it is still a draft with the placeholder tag
-    /// the part job gave it (a fan-in that took it over gave it the release's tag).
+    /// the part job gave it (a fan-in that took it over gave it the release's tag), on whichever
+    /// forge with drafts made it (`PartsDraftForge`: GitHub, Gitea), through the same host the
+    /// part jobs used. A draft on a forge that has none registered stays, said so.
     /// - Throws: when no token is set or the forge refuses.
     private static func deleteDraft(_ draft: PartsDraft, environment: LaneEnvironment, dryRun: Bool) async throws -> DraftOutcome {
-        if draft.forge == ForgeKind.gitea.rawValue { return try await deleteGiteaDraft(draft, environment: environment, dryRun: dryRun) }
-        guard draft.forge == ForgeKind.github.rawValue else {
+        guard let forge = ForgeKind(rawValue: draft.forge)?.forge as? any PartsDraftForge.Type else {
             return .stays("the parts' draft release \(draft.releaseID) is on \(draft.forge), which this Shiplane does not roll back: delete it by hand")
         }
-        guard let client = try client(api: draft.api, repository: draft.repository, environment: environment) else {
-            throw ShiplaneError("the parts' draft release \(draft.releaseID) on \(draft.repository) stays: set GITHUB_TOKEN (or GH_TOKEN) so rollback can delete it, then run `shiplane rollback` again")
+        guard let host = try forge.partsDrafts(api: draft.api, repository: draft.repository, environment: environment) else {
+            throw ShiplaneError("the parts' draft release \(draft.releaseID) on \(forge.displayName) \(draft.repository) stays: set \(forge.partsDraftsToken) so rollback can delete it, then run `shiplane rollback` again")
         }
-        guard let release = try await client.release(id: draft.releaseID) else {
-            return .deleted("the parts' draft release \(draft.releaseID) on \(draft.repository) was gone already")
-        }
-        guard release.draft, release.tagName == draft.tag else {
-            return .stays("the draft release \(draft.releaseID) on \(draft.repository) is no longer as the parts left it ("
-                + (release.draft ? "its tag is \(release.tagName)" : "published as \(release.tagName)")
-                + "): a fan-in took it over; finish or roll back that run where it ran (`shiplane resume`, `shiplane rollback`)")
-        }
-        if !dryRun { try await client.deleteRelease(id: release.id) }
-        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on \(draft.repository)"
-            + PartsDraftOrphans.assetList(GitHubForge.PartsHost.facts(of: release)))
+        return try await deleteDraft(draft, on: host, dryRun: dryRun)
     }
 
-    /// `deleteDraft` on a Gitea or Forgejo server: the draft is deleted while it is still a draft
-    /// with the part job's placeholder tag.
-    private static func deleteGiteaDraft(_ draft: PartsDraft, environment: LaneEnvironment, dryRun: Bool) async throws -> DraftOutcome {
-        guard let token = GiteaClient.token(from: environment.variables) else {
-            throw ShiplaneError("the parts' draft release \(draft.releaseID) on Gitea \(draft.repository) stays: set GITEA_TOKEN (or FORGEJO_TOKEN) so rollback can delete it, then run `shiplane rollback` again")
+    /// `deleteDraft` on `host`, the forge's releases.
+    private static func deleteDraft(_ draft: PartsDraft, on host: some PartsDraftHost, dryRun: Bool) async throws -> DraftOutcome {
+        guard let release = try await host.release(id: draft.releaseID).map(host.facts) else {
+            return .deleted("the parts' draft release \(draft.releaseID) \(host.place) was gone already")
         }
-        let parts = draft.repository.split(separator: "/").map(String.init)
-        let transport = Self.transport(environment: environment, token: token)
-        let client = GiteaClient(repository: GiteaRepository(apiURL: draft.api, owner: parts.first ?? "", name: parts.last ?? ""), token: token,
-                                 transport: transport, version: ShiplaneVersion.current)
-        guard let release = try await client.release(id: draft.releaseID) else {
-            return .deleted("the parts' draft release \(draft.releaseID) on Gitea \(draft.repository) was gone already")
-        }
-        guard release.draft, release.tagName == draft.tag else {
-            return .stays("the draft release \(draft.releaseID) on Gitea \(draft.repository) is no longer as the parts left it ("
-                + (release.draft ? "its tag is \(release.tagName)" : "published as \(release.tagName)")
+        guard release.draft, release.tag == draft.tag else {
+            return .stays("the draft release \(draft.releaseID) \(host.place) is no longer as the parts left it ("
+                + (release.draft ? "its tag is \(release.tag)" : "published as \(release.tag)")
                 + "): a fan-in took it over; finish or roll back that run where it ran (`shiplane resume`, `shiplane rollback`)")
         }
-        if !dryRun { try await client.deleteRelease(id: release.id) }
-        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) on Gitea \(draft.repository)")
+        if !dryRun { try await host.deleteRelease(id: release.id) }
+        return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) \(host.place)" + PartsDraftOrphans.assetList(release))
     }
 
     /// Deletes the drafts part jobs made and never claimed on origin (stopped between GitHub's

@@ -135,4 +135,44 @@ struct FanOutGiteaDraftTests {
         #expect(gitea.allAttachments.filter { $0.releaseID == draft.id }.map(\.name).sorted() == fanOutAssetNames)
         #expect(gitea.violations.isEmpty, "\(gitea.violations)")
     }
+
+    /// `shiplane rollback` in a fresh clone of a release whose fan-in never ran, its parts'
+    /// draft on Gitea: without GITEA_TOKEN it says which variable to set and deletes nothing;
+    /// with it, the draft (with the parts' attachments), the part records and origin's word of
+    /// the draft go. The same path as GitHub's (`PartsDraftForge`), which once had a copy per forge.
+    @Test func rollbackDeletesTheGiteaDraftThroughTheForgeContract() async throws {
+        let gitea = FakeGitea()
+        try await gitea.start()
+        defer { gitea.stop() }
+        let world = try await FanOutWorld(
+            lane: giteaFanOutLanes, originURL: "https://code.corp.example/acme/rocket.git",
+            files: [".shiplane.yml": "forge:\n  url: \(gitea.baseURL)\n  hosts:\n    code.corp.example: gitea\n"])
+        defer { world.stop() }
+        let token = ["GITEA_TOKEN": gitea.token]
+        for part in ["linux", "macos"] {
+            let ran = try await world.job(["release", "--part", part], extra: token)
+            #expect(ran.status == 0, "\(part): \(ran.output)")
+        }
+        let draft = try #require(gitea.allReleases.first)
+        #expect(gitea.allReleases.count == 1 && draft.draft)
+
+        let refused = try await world.job(["rollback"])
+        #expect(refused.status != 0 && refused.output.contains("set GITEA_TOKEN (or FORGEJO_TOKEN) so rollback can delete it"), "\(refused.output)")
+        #expect(gitea.allReleases.map(\.id) == [draft.id] && !gitea.log.contains { $0.hasPrefix("DELETE ") }, "nothing deleted without a token")
+        #expect(try world.originRefs("refs/shiplane/parts/") == ["refs/shiplane/parts/release/linux", "refs/shiplane/parts/release/macos"])
+
+        let rollback = try await world.job(["rollback"], extra: token)
+        #expect(rollback.status == 0, "\(rollback.output)")
+        for line in [
+            "undone: deleted the parts' draft release \(draft.id) on Gitea acme/rocket (2 assets: app-linux.tar.gz, app-macos.tar.gz)",
+            "undone: deleted origin's records of parts linux, macos (refs/shiplane/parts/release/…)",
+            "undone: deleted origin's word of the draft release (refs/shiplane/drafts/release)",
+        ] {
+            #expect(rollback.output.contains(line), "\(line)\n\(rollback.output)")
+        }
+        #expect(gitea.allReleases.isEmpty && gitea.log.contains("DELETE /api/v1/repos/acme/rocket/releases/\(draft.id)"), "\(gitea.log)")
+        #expect(try world.originRefs("refs/shiplane/") == [])
+        #expect(!rollback.output.contains(gitea.token))
+        #expect(gitea.violations.isEmpty, "\(gitea.violations)")
+    }
 }

@@ -10,6 +10,7 @@ extension GitHubForge: PartsDraftForge {
         var kind: ForgeKind { .github }
         var api: String { forge.publisher.apiURL }
         var repositoryName: String { forge.publisher.repository.description }
+        var place: String { forge.place }
 
         func releases() async throws -> [GitHubRelease] { try await client.listReleases() }
         func release(id: Int) async throws -> GitHubRelease? { try await client.release(id: id) }
@@ -63,4 +64,6 @@ extension GitHubForge: PartsDraftForge {
             transport: PartsRollback.transport(environment: environment, token: token), version: ShiplaneVersion.current))
         return PartsHost(forge: forge, client: try forge.client())
     }
+
+    static var partsDraftsToken: String { "GITHUB_TOKEN (or GH_TOKEN)" }
 }

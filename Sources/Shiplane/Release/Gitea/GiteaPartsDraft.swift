@@ -12,6 +12,7 @@ extension GiteaForge: PartsDraftForge {
         var kind: ForgeKind { .gitea }
         var api: String { forge.publisher.repository.apiURL }
         var repositoryName: String { forge.publisher.repository.description }
+        var place: String { forge.place }
 
         func releases() async throws -> [GiteaRelease] { try await client.listReleases() }
         func release(id: Int) async throws -> GiteaRelease? { try await client.release(id: id) }
@@ -64,4 +65,6 @@ extension GiteaForge: PartsDraftForge {
             transport: PartsRollback.transport(environment: environment, token: token), version: ShiplaneVersion.current))
         return PartsHost(forge: forge, client: try forge.client())
     }
+
+    static var partsDraftsToken: String { "GITEA_TOKEN (or FORGEJO_TOKEN)" }
 }
