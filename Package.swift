@@ -1,11 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Shiplane's library and command targets (the test target not yet: about ten of its files use
-// members of CDispatch, CryptoExtras, NIOCore, HummingbirdCore and HTTPTypes without importing them):
-// a file sees a module's members only if it imports that module
+// Every target, the tests too: a file sees a module's members only if it imports that module
 // itself (SE-0444), so an `internal import` stays internal and no file compiles only because
-// another file of its module imported Foundation.
+// another file of its module imported Foundation (in the tests, _CryptoExtras).
 let importsPerFile: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(
@@ -80,7 +78,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            exclude: ["Fixtures"]
+            exclude: ["Fixtures"],
+            swiftSettings: importsPerFile
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -83,9 +83,10 @@ struct SecretsOnDiskTests {
         return found
     }
 
-    private func mode(_ path: String) -> mode_t? {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_mode & 0o777 : nil
+    /// The permission bits of `path` (FileManager's, not `stat`'s fields: which C module owns
+    /// `struct stat` in a test build varies, and its members need that module imported).
+    private func mode(_ path: String) -> Int? {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber).map { $0.intValue & 0o777 }
     }
 
     @Test(arguments: Ending.allCases)

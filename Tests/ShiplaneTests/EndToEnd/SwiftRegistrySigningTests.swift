@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _CryptoExtras
 @testable import Shiplane
 
 private let signedLane = #"""

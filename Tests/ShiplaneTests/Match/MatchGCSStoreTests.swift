@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Shiplane
+import _CryptoExtras
 
 /// `shiplane match` with the store in a Google Cloud Storage bucket, laid out as fastlane match's
 /// Google Cloud storage lays it out (`TEAM/certs/…`, `match_version.txt` at the bucket's root):

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import AsyncHTTPClient
 @testable import Shiplane
+import NIOCore
 
 /// What replaced Foundation's ICU-backed formatters, regular expressions and dates in a lane's
 /// way must say exactly what they said: Foundation is the oracle, on values chosen at every edge.

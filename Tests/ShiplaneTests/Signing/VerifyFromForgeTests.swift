@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import Shiplane
 import ShiplaneTesting
+import HTTPTypes
+import HummingbirdCore
 
 /// `shiplane verify ADDRESS`: the release's files downloaded from the forge (GitHub's release by
 /// tag and its web downloads, which redirect to a storage that refuses the API's token; Gitea's

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import Shiplane
 import ShiplaneTesting
+import HTTPTypes
+import HummingbirdCore
 
 /// `shiplane verify` on a GitLab release whose files live on the GitLab server itself (generic
 /// packages, project uploads, the links' permalinks): the token goes to that server (same scheme,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Crypto
 
 /// The seed lane of README.md's "Shipping an iOS app from Linux", taken from the README itself.
 func readmeSeedLane() throws -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Crypto
 
 /// A store upload written down as data: the lane program killed right after App Store Connect
 /// made the build upload, or Google Play the edit, and the supervisor (another process) deletes

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import Shiplane
+import _CryptoExtras
 
 @Suite("Store packages, keys and tokens", .offThePool)
 struct StoresPackageTests {

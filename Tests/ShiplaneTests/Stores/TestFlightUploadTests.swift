@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Shiplane
+import Crypto
+import _CryptoExtras
 
 @Suite("Upload to TestFlight through the App Store Connect stand-in", .serialized, .offThePool)
 struct StoresTestFlightUploadTests {
