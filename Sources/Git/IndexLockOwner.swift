@@ -69,6 +69,15 @@ public enum IndexLockOwner {
         #endif
     }
 
+    /// Writes this process's word to `path` (best effort: without it a lock this process left
+    /// reads as another program's, an error rather than a removal).
+    static func leaveWord(at path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return }
+        ownWord.withUnsafeBytes { bytes in _ = write(descriptor, bytes.baseAddress, bytes.count) }
+        close(descriptor)
+    }
+
     /// Removes a file, whatever is there.
     static func remove(_ path: String) { unlink(path) }
 
@@ -84,8 +93,10 @@ extension Repository {
     /// word beside the index (`IndexLockOwner`), removed after.
     func markingIndexWrite<T>(_ body: () throws -> T) rethrows -> T {
         let marker = gitDirectory + "/" + IndexLockOwner.markerName
-        // No fsync: the word only has to outlive this process, not the machine.
-        _ = FileManager.default.createFile(atPath: marker, contents: Data(IndexLockOwner.ownWord))
+        // Written in place, with no fsync and no temporary file: the word only has to outlive
+        // this process, not the machine (`FileManager.createFile` writes atomically, which costs
+        // a temporary file, an fsync and a rename on every index write: one of a bump's fsyncs).
+        IndexLockOwner.leaveWord(at: marker)
         defer { IndexLockOwner.remove(marker) }
         return try body()
     }

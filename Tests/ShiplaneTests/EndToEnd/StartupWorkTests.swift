@@ -75,6 +75,28 @@ struct StartupWorkTests {
         #expect(!run.certificateLines.contains { $0.contains("open") }, "\(run.certificateLines.joined(separator: "\n"))")
     }
 
+    /// The word a run leaves beside the index while it writes it (`shiplane-index-writer`, which
+    /// tells a later run whether a left `index.lock` is a dead Shiplane's) is written in place:
+    /// no temporary file, no fsync, no rename (it has to outlive the process, not the machine;
+    /// an atomic write made it one of a bump's fsyncs). It is gone once the bump ends.
+    @Test(.enabled(if: runsOnLinux, "strace is Linux's")) func theIndexWritersWordCostsNoFsync() throws {
+        let repo = try versionedRepository()
+        let trace = repo.root + "/trace.txt"
+        let result = try runProgram(
+            try #require(startupStrace), ["-f", "-qq", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,openat", shiplaneBinary, "bump", "patch", "--commit", "--tag"],
+            in: repo.path, environment: repo.environment)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(try repo.git("log", "-1", "--format=%s") == "chore(release): 1.2.4")
+        let lines = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        let marker = lines.filter { $0.contains("shiplane-index-writer") }
+        // The word was written (the commit wrote the index), in place.
+        #expect(marker.contains { $0.contains("openat(") && $0.contains("O_CREAT") }, "\(marker.joined(separator: "\n"))")
+        #expect(!marker.contains { $0.contains("rename") }, "\(marker.joined(separator: "\n"))")
+        let syncs = lines.filter { $0.contains("fsync(") || $0.contains("fdatasync(") }
+        #expect(!syncs.contains { $0.contains("shiplane-index-writer") || $0.contains(".dat.nosync") }, "\(syncs.joined(separator: "\n"))")
+        #expect(!FileManager.default.fileExists(atPath: repo.path + "/.git/shiplane-index-writer"))
+    }
+
     /// In this process: once libgit2 has started its CA bundle is put off (not parsed), and
     /// setting up a TLS connection parses it first — here an HTTPS push to the discard port, where
     /// nothing listens: libgit2 sets the TLS session up before it connects.
