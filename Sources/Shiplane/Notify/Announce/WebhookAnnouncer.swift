@@ -105,3 +105,66 @@ extension WebhookAnnouncer {
         if outcome == .sent { step.note("posted") }
     }
 }
+
+// MARK: - What webhook announcers share
+
+/// A message's text cut to a service's limits: the body with the text in it, and what was cut.
+package struct FittedMessage {
+    /// The body as sent, with the fitted text in it.
+    package var json: [String: Any]
+    /// The text as it stands in the body (ending with "…" when cut).
+    package var text: String
+    /// The text was cut to the limit in characters.
+    package var cutForCharacters: Bool
+    /// The text was cut (further) so that the whole body, as sent, is within the limit in bytes.
+    package var cutForBytes: Bool
+
+    /// What was cut, one line for the run's warning: the byte cut when there was one (it is the
+    /// later and the stricter), else the character cut.
+    func cuts(_ limits: AnnouncerLimits) -> [String] {
+        if cutForBytes, let bytes = limits.bytes { return ["the text was cut to fit \(bytes) bytes of message"] }
+        if cutForCharacters, let characters = limits.characters { return ["the text was cut to \(characters) characters"] }
+        return []
+    }
+}
+
+extension AnnouncerLimits {
+    /// Cuts `text` to `characters` (Unicode scalars), then further, whole characters, until the body
+    /// `message` builds around it is within `bytes` as `ServiceWebhook.post` sends it (escapes
+    /// included): one rule for every service whose limits are in characters, in bytes, or both.
+    package func fit(_ text: String, into message: (String) -> [String: Any]) -> FittedMessage {
+        let (short, cutForCharacters) = characters.map { Announcement.truncate(text, to: $0) } ?? (text, false)
+        let (fitted, cutForBytes) = bytes.map { limit in
+            Announcement.fit(short, toBytes: limit) { ServiceWebhook.encodedSize(message($0)) }
+        } ?? (short, false)
+        return FittedMessage(json: message(fitted), text: fitted, cutForCharacters: cutForCharacters, cutForBytes: cutForBytes)
+    }
+}
+
+extension HTTPResponse {
+    /// A service's JSON error body as one line, "message (detail)": both read from the body's
+    /// object, or from its `envelope` member (`{"error": {…}}`, Google's and Microsoft's shape);
+    /// the body's start when it is not such JSON.
+    func serviceError(in envelope: String? = nil, detail: String) -> String {
+        guard var object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return bodySnippet() }
+        if let envelope {
+            guard let inner = object[envelope] as? [String: Any] else { return bodySnippet() }
+            object = inner
+        }
+        return "\(object["message"] as? String ?? "error") (\(object[detail] as? String ?? "no \(detail)"))"
+    }
+}
+
+extension WebhookAnnouncer {
+    /// The catalog's parameters of a webhook announcer: the announcement, the webhook URL (`webhook`
+    /// says what it is; its default is the service's variable), `extra` options, and the delivery
+    /// rule for a lost `message` ("card", "post").
+    static func webhookParameters(webhook: String, secret: String = "a secret: redacted everywhere",
+                                  extra: [ActionDocumentation.Parameter] = [], message: String = "message") -> [ActionDocumentation.Parameter] {
+        [.init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
+         .init(name: "webhookURL", type: "String?", defaultValue: configuration.first, help: "\(webhook) (\(secret))")]
+            + extra
+            + [.init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce",
+                     help: "a \(message) whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")]
+    }
+}

@@ -190,12 +190,9 @@ extension Discord: DocumentedAction {
         domain: "Notify",
         summary: "Post an announcement to a Discord webhook (DISCORD_WEBHOOK_URL) with ?wait=true: the title as content, an embed with the version, text, facts and release URL, within Discord's limits (cut with …), no pings, redacted",
         signature: "try await lane.discord(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce)",
-        parameters: [
-            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
-            .init(name: "webhookURL", type: "String?", defaultValue: "DISCORD_WEBHOOK_URL", help: "the webhook (a secret: redacted everywhere, kept in the record only as a digest)"),
+        parameters: Discord.webhookParameters(webhook: "the webhook", secret: "a secret: redacted everywhere, kept in the record only as a digest", extra: [
             .init(name: "username", type: "String?", defaultValue: "nil", help: "the name to post under (at most 80 characters)"),
-            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a message whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
-        ],
+        ]),
         example: #"try await lane.discord(Announcement(title: "Released \(version)", text: notes, version: "\(version)", url: releaseURL))"#,
         dryRun: "says what it would post (and what Discord's limits cut)",
         rollback: "deletes the message through the webhook (DELETE …/messages/{id}); one whose answer was lost has no id and is reported as staying"

@@ -28,11 +28,6 @@ package struct GoogleChat: WebhookAnnouncer {
     /// What a retry does with a message whose answer was lost.
     package var delivery: Delivery
 
-    /// Characters (Unicode scalars) of the message's text.
-    package static let textLimit = 4_096
-    /// Bytes of the message as sent (Google's documented 32,000).
-    package static let messageByteLimit = 32_000
-
     /// Creates the action that posts `announcement`.
     package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
         self.announcement = announcement
@@ -46,8 +41,8 @@ package struct GoogleChat: WebhookAnnouncer {
     package static let service = "Google Chat"
     /// `GOOGLE_CHAT_WEBHOOK_URL`.
     package static let configuration = ["GOOGLE_CHAT_WEBHOOK_URL"]
-    /// 4,096 characters of text, 32,000 bytes of message.
-    package static let limits = AnnouncerLimits(characters: textLimit, bytes: messageByteLimit)
+    /// 4,096 characters (Unicode scalars) of text, and Google's documented 32,000 bytes of message as sent.
+    package static let limits = AnnouncerLimits(characters: 4_096, bytes: 32_000)
     /// 200 with the Message's `name`; a webhook cannot delete it.
     package static let semantics = AnnouncerSemantics(
         answer: "200 with the Message (its name and thread name)", findsLostMessage: false, undoable: false)
@@ -60,18 +55,16 @@ package struct GoogleChat: WebhookAnnouncer {
 
     /// The Message, cut to Chat's characters and bytes.
     package func request(for announcement: Announcement) -> AnnouncerRequest {
-        let (json, cuts) = Self.payload(announcement, characters: Self.textLimit, bytes: Self.messageByteLimit)
+        let (json, cuts) = Self.payload(announcement, characters: Self.limits.characters, bytes: Self.limits.bytes)
         return AnnouncerRequest(json: json, shown: announcement.title, contentType: "application/json; charset=UTF-8", cuts: cuts)
     }
 
     /// The Message Chat receives: `{"text": …}` within `characters` and, as sent, `bytes`; and
     /// what had to be cut.
-    static func payload(_ announcement: Announcement, characters: Int, bytes: Int) -> (json: [String: Any], cuts: [String]) {
-        let (short, cutForCharacters) = Announcement.truncate(text(of: announcement), to: characters)
-        let (text, cutForBytes) = Announcement.fit(short, toBytes: bytes) { ServiceWebhook.encodedSize(["text": $0]) }
-        let cuts = cutForBytes ? ["the text was cut to fit \(bytes) bytes of message"]
-            : cutForCharacters ? ["the text was cut to \(characters) characters"] : []
-        return (["text": text], cuts)
+    static func payload(_ announcement: Announcement, characters: Int?, bytes: Int?) -> (json: [String: Any], cuts: [String]) {
+        let limits = AnnouncerLimits(characters: characters, bytes: bytes)
+        let message = limits.fit(text(of: announcement)) { ["text": $0] }
+        return (message.json, message.cuts(limits))
     }
 
     /// The announcement in Chat's text formatting: the title in bold, the facts, the text, the link.
@@ -84,11 +77,7 @@ package struct GoogleChat: WebhookAnnouncer {
     }
 
     /// Google's error body (`{"error": {"code", "message", "status"}}`) as one line.
-    package static func errorMessage(_ response: HTTPResponse) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-              let error = object["error"] as? [String: Any] else { return response.bodySnippet() }
-        return "\(error["message"] as? String ?? "error") (\(error["status"] as? String ?? "no status"))"
-    }
+    package static func errorMessage(_ response: HTTPResponse) -> String { response.serviceError(in: "error", detail: "status") }
 }
 
 extension GoogleChat: DocumentedAction {
@@ -97,11 +86,7 @@ extension GoogleChat: DocumentedAction {
         domain: "Notify",
         summary: "Post an announcement to a Google Chat space's incoming webhook (GOOGLE_CHAT_WEBHOOK_URL) as formatted text: title, facts, text, a link to the release, cut with … past 4,096 characters or 32,000 bytes of message, redacted",
         signature: "try await lane.announce(_ announcement: Announcement, to: [.googleChat(webhookURL: String? = nil)], delivery: Delivery = .atMostOnce)",
-        parameters: [
-            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
-            .init(name: "webhookURL", type: "String?", defaultValue: "GOOGLE_CHAT_WEBHOOK_URL", help: "the space's incoming webhook, with its key and token (a secret: redacted everywhere)"),
-            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a message whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
-        ],
+        parameters: GoogleChat.webhookParameters(webhook: "the space's incoming webhook, with its key and token"),
         example: #"try await lane.announce(Announcement(title: "Released \(version)", text: notes, url: releaseURL), to: [.googleChat()])"#,
         dryRun: "says what it would post",
         rollback: "written down before it goes; a webhook cannot delete a Chat message, so rollback reports it as staying"

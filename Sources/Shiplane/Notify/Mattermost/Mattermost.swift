@@ -23,9 +23,6 @@ package struct Mattermost: WebhookAnnouncer {
     /// What a retry does with a post whose answer was lost.
     package var delivery: Delivery
 
-    /// Characters of a post's text (Mattermost's limit).
-    package static let textLimit = 16_383
-
     /// Creates the action that posts `announcement`.
     package init(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil,
                 iconURL: String? = nil, delivery: Delivery = .atMostOnce) {
@@ -51,8 +48,8 @@ package struct Mattermost: WebhookAnnouncer {
     package static let service = "Mattermost"
     /// `MATTERMOST_WEBHOOK_URL`.
     package static let configuration = ["MATTERMOST_WEBHOOK_URL"]
-    /// 16,383 characters of text; Mattermost documents no byte limit of its own.
-    package static let limits = AnnouncerLimits(characters: textLimit, bytes: nil)
+    /// 16,383 characters of a post's text; Mattermost documents no byte limit of its own.
+    package static let limits = AnnouncerLimits(characters: 16_383, bytes: nil)
     /// An incoming webhook answers `ok` with no post id: nothing to find or delete by.
     package static let semantics = AnnouncerSemantics(answer: "200 ok, no post id", findsLostMessage: false, undoable: false)
 
@@ -66,25 +63,21 @@ package struct Mattermost: WebhookAnnouncer {
     /// - Throws: `NotifyError.invalidURL` for an icon URL that is not http(s).
     package func request(for announcement: Announcement) throws -> AnnouncerRequest {
         if let iconURL { try WebhookURL.validate(iconURL) }
-        let (json, cut) = payload(announcement)
-        return AnnouncerRequest(json: json, shown: announcement.title, cuts: cut ? ["the text was cut to \(Self.textLimit) characters"] : [])
+        let post = Self.limits.fit(announcement.markdown, into: payload)
+        return AnnouncerRequest(json: post.json, shown: announcement.title, cuts: post.cuts(Self.limits))
     }
 
-    /// The JSON Mattermost receives, and whether the text was cut.
-    func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool) {
-        let (text, cut) = Announcement.truncate(announcement.markdown, to: Self.textLimit)
+    /// The JSON Mattermost receives with `text`.
+    func payload(_ text: String) -> [String: Any] {
         var json: [String: Any] = ["text": text, "props": ["from_shiplane": "true"]]
         if let channel { json["channel"] = channel }
         if let username { json["username"] = username }
         if let iconURL { json["icon_url"] = iconURL }
-        return (json, cut)
+        return json
     }
 
     /// Mattermost's error body (`{"id", "message", "status_code"}`) as one line.
-    package static func errorMessage(_ response: HTTPResponse) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return response.bodySnippet() }
-        return "\(object["message"] as? String ?? "error") (\(object["id"] as? String ?? "no id"))"
-    }
+    package static func errorMessage(_ response: HTTPResponse) -> String { response.serviceError(detail: "id") }
 }
 
 extension LaneContext {
@@ -104,14 +97,11 @@ extension Mattermost: DocumentedAction {
         domain: "Notify",
         summary: "Post an announcement to a Mattermost incoming webhook (MATTERMOST_WEBHOOK_URL) as Markdown, optionally to another channel or under another name, cut with … past 16,383 characters, redacted",
         signature: "try await lane.mattermost(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil, iconURL: String? = nil, delivery: Delivery = .atMostOnce)",
-        parameters: [
-            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
-            .init(name: "webhookURL", type: "String?", defaultValue: "MATTERMOST_WEBHOOK_URL", help: "the incoming webhook (a secret: redacted everywhere)"),
+        parameters: Mattermost.webhookParameters(webhook: "the incoming webhook", extra: [
             .init(name: "channel", type: "String?", defaultValue: "nil", help: "a channel name to post to instead of the webhook's (the webhook must not be locked to its channel)"),
             .init(name: "username", type: "String?", defaultValue: "nil", help: "the name to post under (the server must allow overriding it)"),
             .init(name: "iconURL", type: "String?", defaultValue: "nil", help: "the picture to post with (the server must allow overriding it)"),
-            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a post whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
-        ],
+        ], message: "post"),
         example: #"try await lane.mattermost(Announcement(title: "Released \(version)", text: notes), channel: "releases")"#,
         dryRun: "says what it would post",
         rollback: "written down before it goes; an incoming webhook gives no post id to delete by, so rollback reports it as staying"

@@ -7,8 +7,8 @@ import Foundation
 /// release URL. Teams takes a message of at most 28 KB — counted in bytes, and a Workflows trigger
 /// answers 202 to a larger one before its flow fails to post it — so the text is cut visibly with
 /// "…" and a warning past 20,000 characters, and further until the whole message, as sent, is
-/// within `messageByteLimit` bytes (CJK text is 3 bytes a character). Teams answers 202 with no message id, so a posted card cannot
-/// be deleted: rollback reports it as staying.
+/// within 27,500 bytes (`limits`; CJK text is 3 bytes a character). Teams answers 202 with no
+/// message id, so a posted card cannot be deleted: rollback reports it as staying.
 package struct Teams: WebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "teams"
@@ -18,11 +18,6 @@ package struct Teams: WebhookAnnouncer {
     package var webhookURL: String?
     /// What a retry does with a card whose answer was lost.
     package var delivery: Delivery
-
-    /// Characters of the text shown on the card (Teams refuses messages over about 28 KB).
-    package static let textLimit = 20_000
-    /// Bytes of the whole message as sent: Teams' 28 KB, less a margin for what redaction may add.
-    package static let messageByteLimit = 27_500
 
     /// Creates the action that posts `announcement`.
     package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
@@ -37,8 +32,9 @@ package struct Teams: WebhookAnnouncer {
     package static let service = "Teams"
     /// `TEAMS_WEBHOOK_URL`.
     package static let configuration = ["TEAMS_WEBHOOK_URL"]
-    /// 20,000 characters of text, and 28 KB of message in bytes (less a margin).
-    package static let limits = AnnouncerLimits(characters: textLimit, bytes: messageByteLimit)
+    /// 20,000 characters of the text shown on the card, and 28 KB of message in bytes, less a
+    /// margin for what redaction may add.
+    package static let limits = AnnouncerLimits(characters: 20_000, bytes: 27_500)
     /// A Workflows trigger answers 202 with no body: no id to find or delete by.
     package static let semantics = AnnouncerSemantics(answer: "202 with no body (the flow posts it later)", findsLostMessage: false, undoable: false)
 
@@ -51,13 +47,15 @@ package struct Teams: WebhookAnnouncer {
     /// The card, cut to Teams' characters and bytes.
     /// - Throws: `NotifyError.conflictingOptions` when the title and facts alone are over 28 KB.
     package func request(for announcement: Announcement) throws -> AnnouncerRequest {
-        let (json, cut, bytes, text) = Self.payload(announcement)
-        if bytes > Self.messageByteLimit {
+        let card = Self.limits.fit(announcement.text) { Self.message(announcement, text: $0) }
+        let bytes = ServiceWebhook.encodedSize(card.json)
+        if let limit = Self.limits.bytes, bytes > limit {
             throw NotifyError.conflictingOptions("the Teams message is \(bytes) bytes without its text (title and facts), over Teams' 28 KB: shorten the title or the facts")
         }
-        return AnnouncerRequest(json: json, shown: "a card: " + announcement.title,
-                                cuts: cut ? ["the text was cut to fit \(Self.textLimit) characters and \(Self.messageByteLimit) bytes of message"] : [],
-                                counted: text)
+        let cut = card.cutForCharacters || card.cutForBytes
+        return AnnouncerRequest(json: card.json, shown: "a card: " + announcement.title,
+                                cuts: cut ? ["the text was cut to fit \(Self.limits.characters ?? 0) characters and \(Self.limits.bytes ?? 0) bytes of message"] : [],
+                                counted: card.text)
     }
 
     /// A card sent: "card to Teams https://…".
@@ -66,15 +64,7 @@ package struct Teams: WebhookAnnouncer {
         return (MessageSent(destination: destination), "card to \(destination)", destination)
     }
 
-    /// The message Teams receives: one Adaptive Card attachment; and whether the text was cut,
-    /// its size in bytes as sent, and the text on the card.
-    static func payload(_ announcement: Announcement) -> (json: [String: Any], cut: Bool, bytes: Int, text: String) {
-        let (short, cutForCharacters) = Announcement.truncate(announcement.text, to: textLimit)
-        let (text, cutForBytes) = Announcement.fit(short, toBytes: messageByteLimit) { ServiceWebhook.encodedSize(message(announcement, text: $0)) }
-        let json = message(announcement, text: text)
-        return (json, cutForCharacters || cutForBytes, ServiceWebhook.encodedSize(json), text)
-    }
-
+    /// The message Teams receives, with `text` on the card: one Adaptive Card attachment.
     private static func message(_ announcement: Announcement, text: String) -> [String: Any] {
         var body: [[String: Any]] = [["type": "TextBlock", "text": announcement.title, "weight": "Bolder", "size": "Medium", "wrap": true]]
         let facts = announcement.allFacts
@@ -86,11 +76,7 @@ package struct Teams: WebhookAnnouncer {
     }
 
     /// A Workflows error body (`{"error": {"code", "message"}}`) as one line.
-    package static func errorMessage(_ response: HTTPResponse) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-              let error = object["error"] as? [String: Any] else { return response.bodySnippet() }
-        return "\(error["message"] as? String ?? "error") (\(error["code"] as? String ?? "no code"))"
-    }
+    package static func errorMessage(_ response: HTTPResponse) -> String { response.serviceError(in: "error", detail: "code") }
 }
 
 extension LaneContext {
@@ -106,11 +92,7 @@ extension Teams: DocumentedAction {
         domain: "Notify",
         summary: "Post an announcement to Microsoft Teams through a Workflows webhook (TEAMS_WEBHOOK_URL) as an Adaptive Card 1.4: title, facts, text (cut with … past 20,000 characters or 28 KB of message in bytes), a button to the release, redacted",
         signature: "try await lane.teams(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce)",
-        parameters: [
-            .init(name: "announcement", type: "Announcement", defaultValue: nil, help: "title, text, version, url, facts"),
-            .init(name: "webhookURL", type: "String?", defaultValue: "TEAMS_WEBHOOK_URL", help: "the Workflows webhook (a secret: redacted everywhere)"),
-            .init(name: "delivery", type: "Delivery", defaultValue: ".atMostOnce", help: "a card whose answer was lost is not sent again by the retry (.atLeastOnce: it is)")
-        ],
+        parameters: Teams.webhookParameters(webhook: "the Workflows webhook", message: "card"),
         example: #"try await lane.teams(Announcement(title: "Released \(version)", text: notes, url: releaseURL))"#,
         dryRun: "says what it would post",
         rollback: "written down before it goes; Teams gives no id to delete by, so rollback reports it as staying"
