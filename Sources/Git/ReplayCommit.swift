@@ -10,10 +10,13 @@ extension Repository {
     /// the two sides), so changes `base` made elsewhere (other packages of a monorepo) stay. The
     /// work tree moves by a safe checkout from `commit`'s tree, and the branch by compare-and-swap
     /// from `commit`.
+    /// - Parameter sign: given, signs the copy as `commit(...)` signs a commit: it gets the copy's
+    ///   text and returns the signature (ASCII armor) stored in its `gpgsig` header. A signature
+    ///   names one commit's text, so a signed release commit's copy is signed again, not copied.
     /// - Returns: the copy's id.
     /// - Throws: `GitError` `.conflict` naming the paths both sides changed (nothing moved),
     ///   `.invalid` when HEAD is not a branch at `commit`, `.notFound` when `base` is not here.
-    public func replayHeadCommit(_ commit: ObjectID, onto base: ObjectID) throws -> ObjectID {
+    public func replayHeadCommit(_ commit: ObjectID, onto base: ObjectID, sign: ((String) throws -> String)? = nil) throws -> ObjectID {
         lock.lock(); defer { lock.unlock() }
         let operation = "put \(commit.short) on top of \(base.short)"
         guard case .branch(let branch, let current) = try head(), current == commit else {
@@ -53,12 +56,40 @@ extension Repository {
 
         var copyID = git_oid()
         var parents: [OpaquePointer?] = [baseObject]
-        try check(git_commit_create(
-            &copyID, pointer, nil, git_commit_author(commitObject), git_commit_committer(commitObject),
-            git_commit_message_encoding(commitObject), git_commit_message(commitObject), tree, 1, &parents), operation)
+        if let sign {
+            var buffer = git_buf()
+            defer { git_buf_dispose(&buffer) }
+            try check(git_commit_create_buffer(
+                &buffer, pointer, git_commit_author(commitObject), git_commit_committer(commitObject),
+                git_commit_message_encoding(commitObject), git_commit_message(commitObject), tree, 1, &parents), operation)
+            let content = buffer.ptr.map { String(cString: $0) } ?? ""
+            let signature = try sign(content)
+            try check(git_commit_create_with_signature(&copyID, pointer, content, signature, nil), operation)
+        } else {
+            try check(git_commit_create(
+                &copyID, pointer, nil, git_commit_author(commitObject), git_commit_committer(commitObject),
+                git_commit_message_encoding(commitObject), git_commit_message(commitObject), tree, 1, &parents), operation)
+        }
         let copy = ObjectID(copyID)
         try moveBranch("refs/heads/" + branch, from: commit, fromTree: commitTree, to: copy, toTree: tree, operation)
         return copy
+    }
+
+    /// True when `commit` carries a signature (a `gpgsig` header: OpenPGP, SSH or X.509).
+    /// - Throws: `GitError` `.notFound` when `commit` is not here.
+    public func commitIsSigned(_ commit: ObjectID) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        let operation = "read \(commit.short)'s signature"
+        var id = commit.raw
+        var object: OpaquePointer?
+        try check(git_commit_lookup(&object, pointer, &id), operation)
+        defer { git_commit_free(object) }
+        var field = git_buf()
+        defer { git_buf_dispose(&field) }
+        let result = git_commit_header_field(&field, object, "gpgsig")
+        if result == GIT_ENOTFOUND.rawValue { return false }
+        try check(result, operation)
+        return true
     }
 
     /// Moves HEAD's branch back from `copy` to `commit` (undoing `replayHeadCommit`), with the

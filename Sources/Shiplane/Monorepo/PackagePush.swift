@@ -61,6 +61,16 @@ struct PackagePush {
         return false
     }
 
+    /// Where a signed tag's signature starts in its message as libgit2 reads it (the message,
+    /// then the ASCII armor git appends: OpenPGP, SSH or X.509); nil for an unsigned tag.
+    static func signatureStart(in message: String) -> String.Index? {
+        for marker in ["-----BEGIN PGP SIGNATURE-----", "-----BEGIN SSH SIGNATURE-----", "-----BEGIN SIGNED MESSAGE-----"] {
+            if message.hasPrefix(marker) { return message.startIndex }
+            if let range = message.range(of: "\n" + marker, options: .backwards) { return message.index(after: range.lowerBound) }
+        }
+        return nil
+    }
+
     /// Fetches origin's branch and puts this run's release commit (HEAD) on top of it, with its
     /// tags. False when origin's branch did not move past HEAD's parent (the refusal was not a race).
     private func replay(in step: StepContext, repository: Repository, credentials: PushCredentials) async throws -> Bool {
@@ -80,23 +90,33 @@ struct PackagePush {
                                 suggestion: "make the release commit in the same run that pushes it (commitVersionBump before push)")
         }
         guard tip != head, parents.first != tip else { return false }
+        // A signature names one object's text: the copy of a signed release commit, and a signed
+        // tag moved to it, are signed again with the key that signed them (git's configuration,
+        // as `commitVersionBump` and `addGitTag` resolve it), before anything moves.
+        let commitSigning = try git({ try repository.commitIsSigned(head) }) ? try step.objectSigning(.commit, true, in: repository) : nil
         var tags: [ReleaseReplayed.MovedTag] = []
+        var tagSigning: GitObjectSigning?
         for name in push.tags {
             guard let tag = try git({ try repository.tag(named: name) }), tag.target == head else { continue }
-            if tag.message?.contains("-----BEGIN") == true {
-                throw ShiplaneError("\(name) is signed, and its signature would not name the release commit put on top of \(remote)'s \(branch.name)",
-                                    suggestion: "push the package's release without signing its tag, or one package at a time")
-            }
+            if let text = tag.message, Self.signatureStart(in: text) != nil, tagSigning == nil { tagSigning = try step.objectSigning(.tag, true, in: repository) }
             tags.append(.init(name: name, before: tag.object.hex, after: nil))
         }
         var effect = ReleaseReplayed(commit: head.hex, base: tip.hex, copy: nil, tags: tags)
         let handle = try step.record(effect, "put the release commit on top of \(remote)'s \(branch.name) (\(tip.short))")
-        let copy = try git { try repository.replayHeadCommit(head, onto: tip) }
+        let copy = try git {
+            try repository.replayHeadCommit(head, onto: tip, sign: commitSigning.map { signing in { try signing.sign($0) } })
+        }
         effect.copy = copy.hex
         for index in effect.tags.indices {
             guard let tag = try git({ try repository.tag(named: effect.tags[index].name) }) else { continue }
+            var message = tag.message
+            var sign: ((String) throws -> String)?
+            if let text = message, let start = Self.signatureStart(in: text), let tagSigning {
+                message = String(text[..<start])
+                sign = { try tagSigning.sign($0) }
+            }
             let moved = try git {
-                try repository.createTag(name: tag.name, target: copy, message: tag.message, tagger: tag.tagger, force: true)
+                try repository.createTag(name: tag.name, target: copy, message: message, tagger: tag.tagger, force: true, sign: sign)
             }
             effect.tags[index].after = moved.object.hex
         }

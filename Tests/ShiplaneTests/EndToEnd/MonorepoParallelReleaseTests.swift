@@ -288,6 +288,44 @@ struct MonorepoParallelReleaseTests {
         try await Self.expectReleasedOnce(plan, mono, outputs: [:])
     }
 
+    /// A job whose release commit and tag are signed (git's `commit.gpgSign`, `tag.gpgSign`, an SSH
+    /// key) and whose push origin refuses because another package's release landed first: the
+    /// copy put on top of origin's main is signed again, and so is the tag moved to it — `git
+    /// verify-commit` and `git verify-tag` on a fresh clone of origin accept both, and the tag's
+    /// message holds one signature, not the old one plus a new one.
+    @Test func aSignedReleasePutOnTopOfANewerMainIsSignedAgain() async throws {
+        let mono = try await Monorepo(count: 6, released: 4)
+        defer { mono.server.stop() }
+        let first = try mono.freshClone("first")
+        let second = try mono.freshClone("second")
+        let key = try makeSSHKey(["-t", "ed25519"], named: "signing", in: mono.repo.root)
+        let allowed = mono.repo.root + "/allowed_signers"
+        try Data(("* " + (try String(contentsOfFile: key + ".pub", encoding: .utf8))).utf8).write(to: URL(fileURLWithPath: allowed))
+        for (name, value) in [("gpg.format", "ssh"), ("user.signingKey", key), ("commit.gpgSign", "true"), ("tag.gpgSign", "true"),
+                              ("gpg.ssh.allowedSignersFile", allowed)] {
+            _ = try runProgram("/usr/bin/git", ["config", name, value], in: second, environment: mono.repo.environment)
+        }
+        let landed = try await mono.shiplane(["bump", "minor", "--package", "p000", "--commit", "--tag", "--push"], in: first)
+        #expect(landed.status == 0, "\(landed.all)")
+        let signed = try await mono.shiplane(["bump", "minor", "--package", "p004", "--commit", "--tag", "--push"], in: second)
+        #expect(signed.status == 0, "\(signed.all)")
+        #expect(signed.all.contains("(another release landed first)"), "the push was refused once and the commit put on top: \(signed.all)")
+        let check = try mono.freshClone("check")
+        _ = try runProgram("/usr/bin/git", ["config", "gpg.ssh.allowedSignersFile", allowed], in: check, environment: mono.repo.environment)
+        let subjects = try runProgram("/usr/bin/git", ["log", "-2", "--format=%s", "main"], in: check, environment: mono.repo.environment).stdout
+        #expect(subjects == "chore(release): p004-v1.1.0\nchore(release): p000-v1.1.0\n", "\(subjects)")
+        let commit = try runProgram("/usr/bin/git", ["verify-commit", "main"], in: check, environment: mono.repo.environment)
+        #expect(commit.status == 0 && commit.stderr.contains("Good \"git\" signature"), "\(commit.all)")
+        let tag = try runProgram("/usr/bin/git", ["verify-tag", "p004-v1.1.0"], in: check, environment: mono.repo.environment)
+        #expect(tag.status == 0 && tag.stderr.contains("Good \"git\" signature"), "\(tag.all)")
+        let target = try runProgram("/usr/bin/git", ["rev-parse", "p004-v1.1.0^{commit}", "main"], in: check, environment: mono.repo.environment).stdout.split(separator: "\n")
+        #expect(target.count == 2 && target[0] == target[1], "the tag names the copy on main: \(target)")
+        let object = try runProgram("/usr/bin/git", ["cat-file", "-p", "p004-v1.1.0"], in: check, environment: mono.repo.environment).stdout
+        #expect(object.components(separatedBy: "-----BEGIN SSH SIGNATURE-----").count == 2, "one signature: \(object)")
+        #expect(try runProgram("/usr/bin/git", ["fsck", "--strict"], in: check, environment: mono.repo.environment).status == 0)
+        #expect(try mono.origin("for-each-ref", "refs/shiplane").isEmpty)
+    }
+
     /// Two jobs release the same package at once: one lands; the other finds the tag on origin
     /// and stops before anything is sent, rolled back (nothing of it on origin or in its clone).
     @Test func twoJobsReleasingOnePackageReleaseItOnce() async throws {
