@@ -33,6 +33,14 @@ package protocol Store: Sendable {
     associatedtype UploadOptions: Sendable
     /// What an upload gives back: the TestFlight build, the Play version code.
     associatedtype Uploaded: Sendable
+    /// What a listing update takes: the metadata folder and the version or app it is for.
+    associatedtype ListingOptions: Sendable
+    /// What a listing update gives back: the number of changes made (in a dry run, that would be made).
+    associatedtype ListingResult: Sendable
+    /// What a submission or rollout takes: App Review's version and build, a Play track's release change.
+    associatedtype SubmitOptions: Sendable
+    /// What a submission or rollout gives back: whether Apple got it for review, the Play changes made.
+    associatedtype Submitted: Sendable
 
     /// The store's name in records and tests (`appStoreConnect`).
     static var kind: String { get }
@@ -77,6 +85,19 @@ package protocol Store: Sendable {
     /// work carried on. `upload(_:options:in:)` calls it once the package is picked and checked.
     /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
     static func send(_ package: StorePackage, options: UploadOptions, in step: StepContext) async throws -> Uploaded
+
+    /// Brings the store's listing in line with a metadata folder (fastlane's `deliver` or
+    /// `supply` layout) in `step`: preflight reads only and reports every problem at once (a dry
+    /// run prints the difference and stops there); each write is an effect recorded before it
+    /// happens, whose undo first checks the store still holds the run's value.
+    /// - Throws: `StorePreflightError` before anything is written; store and transport errors after.
+    static func updateListing(_ options: ListingOptions, in step: StepContext) async throws -> ListingResult
+
+    /// Sends what the store holds to its users in `step`: App Review's submission, a Play track's
+    /// promotion or staged rollout. Same rules as `updateListing`; what is past the store's point
+    /// of no return stays (`pointOfNoReturn`).
+    /// - Throws: `StorePreflightError` before anything is written; store and transport errors after.
+    static func submit(_ options: SubmitOptions, in step: StepContext) async throws -> Submitted
 
     /// What the store already holds of `package`, for this store value's credentials: nil when
     /// nothing; the build, an upload being processed, or one left unfinished. Writes nothing a

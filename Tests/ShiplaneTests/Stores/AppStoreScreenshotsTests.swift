@@ -151,8 +151,8 @@ struct AppStoreScreenshotsTests {
         #expect(details["02_IPHONE_67.mov"]?.mimeType == "video/quicktime", "\(details)")
         #expect(details["03_IPHONE_67.m4v"]?.mimeType == "video/x-m4v", "\(details)")
         #expect(details.values.allSatisfy { $0.timeCode == "00:00:02:15" }, "\(details)")
-        #expect(UpdateAppStoreMetadata.isTimeCode("00:00:05:00") && UpdateAppStoreMetadata.isTimeCode("01:59:59:29"))
-        #expect(!UpdateAppStoreMetadata.isTimeCode("00:60:00:00") && !UpdateAppStoreMetadata.isTimeCode("0:00:05:00") && !UpdateAppStoreMetadata.isTimeCode("00:00:05"))
+        #expect(AppStoreListingUpdate.isTimeCode("00:00:05:00") && AppStoreListingUpdate.isTimeCode("01:59:59:29"))
+        #expect(!AppStoreListingUpdate.isTimeCode("00:60:00:00") && !AppStoreListingUpdate.isTimeCode("0:00:05:00") && !AppStoreListingUpdate.isTimeCode("00:00:05"))
     }
 
     /// An app preview already uploaded whose still frame alone changes in the lane: the dry run

@@ -312,9 +312,9 @@ struct PlayEditChangedUndoTests {
             let before = try #require(try await client.trackJSON(editID: edit, track: "production")?["releases"] as? [[String: Any]])
             try await client.putTrack(editID: edit, track: "production", releases: [["status": "completed", "versionCodes": ["41"], "inAppUpdatePriority": 4]])
             var track = base
-            (track.change, track.track, track.before) = (.track, "production", UpdatePlayStore.json(before))
+            (track.change, track.track, track.before) = (.track, "production", PlayStoreUpdate.json(before))
             try await track.undo(in: context, status: .done)
-            #expect(UpdatePlayStore.json(play.openEdits[edit]?.tracks["production"]?["releases"] ?? []) == UpdatePlayStore.json(before))
+            #expect(PlayStoreUpdate.json(play.openEdits[edit]?.tracks["production"]?["releases"] ?? []) == PlayStoreUpdate.json(before))
 
             let uploaded = try await client.uploadImage(editID: edit, language: "en-US", type: "phoneScreenshots", path: image)
             var upload = base

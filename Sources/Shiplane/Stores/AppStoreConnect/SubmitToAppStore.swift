@@ -10,9 +10,7 @@ import Foundation
 /// before it is rolled back (the previous build, review details, release type and phased release
 /// put back, a review submission this run opened cancelled); after it, nothing is undone. A
 /// version already waiting for review is reported and never submitted twice.
-package struct SubmitToAppStore: AsyncAction {
-    /// The action's name in steps and reports.
-    package static let name = "submitToAppStore"
+package struct AppStoreSubmission: Sendable {
     static let editableStates: Set<String> = ["PREPARE_FOR_SUBMISSION", "DEVELOPER_REJECTED", "REJECTED", "METADATA_REJECTED", "INVALID_BINARY", "READY_FOR_REVIEW"]
     static let inReviewStates: Set<String> = ["WAITING_FOR_REVIEW", "IN_REVIEW"]
     static let target = "the App Store submission"
@@ -81,23 +79,141 @@ package struct SubmitToAppStore: AsyncAction {
         return problems
     }
 
+
+    /// Opens (or reuses) the app's review submission for the platform, adds the version, submits.
+    func submitForReview(step: StepContext, client: AppStoreConnectClient, appID: String, versionID: String, changeCount: Int) async throws -> Bool {
+        let api = client.apiBaseURL
+        let open = try await client.reviewSubmissions(appID: appID, platform: platform,
+                                                      states: ["READY_FOR_REVIEW", "WAITING_FOR_REVIEW", "IN_REVIEW", "UNRESOLVED_ISSUES"])
+        if let busy = open.first(where: { $0.attributes?.state != "READY_FOR_REVIEW" }) {
+            throw ShiplaneError("the app already has a review submission in progress for \(platform) (\(busy.id), \(busy.attributes?.state ?? "")): a second one cannot be submitted",
+                                suggestion: "wait for App Review to finish it, or cancel it in App Store Connect, then run again")
+        }
+        var submissionID = open.first?.id
+        var hasItem = false
+        if let submissionID {
+            let items = try await client.reviewItems(submissionID: submissionID)
+            hasItem = items.contains { $0.relationships?["appStoreVersion"]?.data?.id == versionID }
+            if !hasItem && !items.isEmpty {
+                throw ShiplaneError("the app's open review submission \(submissionID) holds items this lane did not add",
+                                    suggestion: "submit or remove them in App Store Connect, then run again")
+            }
+            step.log("reusing the open review submission \(submissionID)")
+        } else {
+            var effect = AppStoreReviewSubmissionCreated(api: api, appID: appID, platform: platform, id: nil)
+            let handle = try step.record(effect, "cancel the review submission")
+            let id = try await client.createReviewSubmission(appID: appID, platform: platform)
+            effect.id = id
+            step.done(handle, effect)
+            submissionID = id
+        }
+        guard let submissionID else { return false }
+        if !hasItem {
+            var effect = AppStoreReviewItemAdded(api: api, submissionID: submissionID, versionID: versionID, id: nil)
+            let handle = try step.record(effect, "remove \(version) from the review submission")
+            effect.id = try await client.addReviewItem(submissionID: submissionID, versionID: versionID)
+            step.done(handle, effect)
+        }
+        let reason = "App Store version \(version) (\(platform)) submitted for review"
+        try step.passPointOfNoReturn(reason)
+        let handle = try step.record(AppStoreSubmittedForReview(submissionID: submissionID, version: version), "App Store version \(version) stays submitted for review")
+        try await client.submitReviewSubmission(id: submissionID)
+        step.done(handle)
+        step.note("changed \(changeCount) setting\(changeCount == 1 ? "" : "s") of \(version) and submitted it for review")
+        return true
+    }
+
+    /// Looks at a processing build every `pollInterval` seconds until it is processed, before
+    /// anything is written; a dry run does not wait. Returns the build as last read.
+    /// - Throws: `StoreProcessingError` when `processingTimeout` passes first.
+    func waitForProcessing(_ build: AppStoreConnectClient.Build, label: String, client: AppStoreConnectClient, in step: StepContext) async throws -> AppStoreConnectClient.Build {
+        guard !step.isDryRun else { return build }
+        let lane = step.lane
+        let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? "").flatMap { $0 >= 0 ? $0 : nil } ?? pollInterval
+        let deadline = lane.state.now().addingTimeInterval(processingTimeout)
+        step.log("build \(label) is still processing on App Store Connect: waiting for it (at most \(Self.seconds(processingTimeout)))")
+        var current = build
+        while current.attributes?.processingState == "PROCESSING" {
+            guard lane.state.now() < deadline else {
+                throw StoreProcessingError("build \(label) is still processing on App Store Connect after \(Self.seconds(processingTimeout))", errors: [],
+                                           suggestion: "raise processingTimeout, or run again later: nothing was changed")
+            }
+            try await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
+            current = try await client.build(id: build.id)
+        }
+        step.log("build \(label) is \(current.attributes?.processingState ?? "in no state")")
+        return current
+    }
+
+    static func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) s" : "\(value) s" }
+
+    static func show(_ value: ASCJSONValue?) -> String {
+        switch value {
+        case .none: "(none)"
+        case .some(.flag(let flag)): flag ? "true" : "false"
+        case .some(.text(let text)): AppStoreListingUpdate.quote(text)
+        case .some(.other): "(other)"
+        }
+    }
+
+    /// Whether two ISO 8601 dates are the same instant (false when `old` is nil or unreadable).
+    static func sameInstant(_ old: String?, _ new: String) -> Bool {
+        let formatter = ISO8601DateFormatter()
+        guard let old, let a = formatter.date(from: old) ?? ISO8601DateFormatter.withFractions(old), let b = formatter.date(from: new) else { return false }
+        return a == b
+    }
+}
+
+/// `lane.submitToAppStore`: an App Store version made ready for App Review and submitted when
+/// asked, through the `Store` contract (`AppStoreConnectStore.submit`).
+package struct SubmitToAppStore: AsyncAction {
+    /// The action's name in steps and reports.
+    package static let name = "submitToAppStore"
+    /// What to set and whether to submit.
+    var submission: AppStoreSubmission
+
+    /// Creates the action.
+    init(bundleID: String, version: String, platform: String, build: String?, metadataPath: String, releaseType: String?,
+         earliestReleaseDate: String?, phasedRelease: Bool?, submit: Bool, processingTimeout: Double = 0, pollInterval: Double = 30) {
+        submission = AppStoreSubmission(bundleID: bundleID, version: version, platform: platform, build: build, metadataPath: metadataPath,
+                                        releaseType: releaseType, earliestReleaseDate: earliestReleaseDate, phasedRelease: phasedRelease,
+                                        submit: submit, processingTimeout: processingTimeout, pollInterval: pollInterval)
+    }
+
+    /// The options as the step shows them.
+    package var options: [StepOption] { submission.options }
+
+    /// Checks the options; every problem at once.
+    func optionProblems() -> [any Error] { submission.optionProblems() }
+
     /// Returns true when this run submitted the version for review.
-    /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
     package func run(in step: StepContext) async throws -> Bool {
+        try await AppStoreConnectStore.submit(submission, in: step)
+    }
+}
+
+extension AppStoreConnectStore {
+    /// Gets an App Store version ready for App Review and submits it when asked (`lane.submitToAppStore`);
+    /// returns true when this run submitted the version for review.
+    /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
+    package static func submit(_ submission: AppStoreSubmission, in step: StepContext) async throws -> Bool {
+        let (bundleID, version, platform, build, metadataPath) = (submission.bundleID, submission.version, submission.platform, submission.build, submission.metadataPath)
+        let (releaseType, earliestReleaseDate, phasedRelease, submit) = (submission.releaseType, submission.earliestReleaseDate, submission.phasedRelease, submission.submit)
+        let processingTimeout = submission.processingTimeout
         let lane = step.lane
         let variables = lane.environment.variables
-        var problems = optionProblems()
+        var problems = submission.optionProblems()
         var review: AppStoreReviewInformation?
         do { review = try AppStoreReviewInformation.read(folder: step.resolve(metadataPath) + "/review_information") } catch { problems.append(error) }
         if let password = review?.values[AppStoreReviewInformation.password] { lane.registerSecret(password) }
         let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems)
-        guard let credentials, problems.isEmpty else { throw StorePreflightError(target: Self.target, problems: problems) }
+        guard let credentials, problems.isEmpty else { throw StorePreflightError(target: AppStoreSubmission.target, problems: problems) }
         var transport = step.httpTransport()
         if let password = review?.values[AppStoreReviewInformation.password] { transport.redactor = transport.redactor.adding([password]) }
         let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: transport, now: lane.state.now).client
         let api = client.apiBaseURL
         func preflight(_ message: String, _ suggestion: String) -> StorePreflightError {
-            StorePreflightError(target: Self.target, problems: [ShiplaneError(message, suggestion: suggestion)])
+            StorePreflightError(target: AppStoreSubmission.target, problems: [ShiplaneError(message, suggestion: suggestion)])
         }
         guard let app = try await client.app(bundleID: bundleID) else {
             throw preflight("App Store Connect has no app with bundle ID \(bundleID) for this API key's team", "create the app in App Store Connect (My Apps → +), or check the bundle ID")
@@ -111,11 +227,11 @@ package struct SubmitToAppStore: AsyncAction {
         }
         let storeVersion = try await client.storeVersion(id: found.id)
         let state = storeVersion.attributes?.appVersionState ?? storeVersion.attributes?.appStoreState ?? ""
-        if Self.inReviewStates.contains(state) {
+        if AppStoreSubmission.inReviewStates.contains(state) {
             step.note("App Store version \(version) (\(platform)) is already \(state): nothing is changed and it is not submitted again")
             return false
         }
-        guard Self.editableStates.contains(state) else {
+        guard AppStoreSubmission.editableStates.contains(state) else {
             throw preflight("App Store version \(version) (\(platform)) is \(state): it can no longer be edited or submitted",
                             "release a new version: create it with updateAppStoreMetadata and a higher version")
         }
@@ -128,12 +244,12 @@ package struct SubmitToAppStore: AsyncAction {
                                 "upload it first (lane.uploadToTestFlight), or check the version and build number")
             }
             if found.attributes?.processingState == "PROCESSING" && processingTimeout > 0 {
-                found = try await waitForProcessing(found, label: "\(version) (\(build))", client: client, in: step)
+                found = try await submission.waitForProcessing(found, label: "\(version) (\(build))", client: client, in: step)
             }
             switch found.attributes?.processingState {
             case "VALID": break
             case "PROCESSING" where step.isDryRun && processingTimeout > 0:
-                step.log("build \(version) (\(build)) is still processing on App Store Connect: the run would wait for it (at most \(Self.seconds(processingTimeout)))")
+                step.log("build \(version) (\(build)) is still processing on App Store Connect: the run would wait for it (at most \(AppStoreSubmission.seconds(processingTimeout)))")
             case "PROCESSING":
                 throw preflight("build \(version) (\(build)) is still processing on App Store Connect",
                                 "pass processingTimeout: to wait for it (as uploadToTestFlight does), or run again once App Store Connect has processed it")
@@ -162,7 +278,7 @@ package struct SubmitToAppStore: AsyncAction {
                 if change.attribute == AppStoreReviewInformation.password {
                     step.log("review \(change.attribute): \(change.old == nil ? "(none)" : "(hidden)") → (hidden)")
                 } else {
-                    step.log("review \(change.attribute): \(Self.show(change.old)) → \(Self.show(change.new))")
+                    step.log("review \(change.attribute): \(AppStoreSubmission.show(change.old)) → \(AppStoreSubmission.show(change.new))")
                 }
             }
         }
@@ -171,7 +287,7 @@ package struct SubmitToAppStore: AsyncAction {
         if let releaseType {
             let oldType = storeVersion.attributes?.releaseType, oldDate = storeVersion.attributes?.earliestReleaseDate
             if oldType != releaseType { releaseAttributes["releaseType"] = releaseType }
-            if releaseType == "SCHEDULED", let date = earliestReleaseDate, Self.sameInstant(oldDate, date) == false {
+            if releaseType == "SCHEDULED", let date = earliestReleaseDate, AppStoreSubmission.sameInstant(oldDate, date) == false {
                 releaseAttributes["earliestReleaseDate"] = date
             }
             if !releaseAttributes.isEmpty {
@@ -250,90 +366,7 @@ package struct SubmitToAppStore: AsyncAction {
             step.note("changed \(changeCount) setting\(changeCount == 1 ? "" : "s") of \(version); not submitted for review (submit: false)")
             return false
         }
-        return try await submitForReview(step: step, client: client, appID: app.id, versionID: found.id, changeCount: changeCount)
-    }
-
-    /// Opens (or reuses) the app's review submission for the platform, adds the version, submits.
-    private func submitForReview(step: StepContext, client: AppStoreConnectClient, appID: String, versionID: String, changeCount: Int) async throws -> Bool {
-        let api = client.apiBaseURL
-        let open = try await client.reviewSubmissions(appID: appID, platform: platform,
-                                                      states: ["READY_FOR_REVIEW", "WAITING_FOR_REVIEW", "IN_REVIEW", "UNRESOLVED_ISSUES"])
-        if let busy = open.first(where: { $0.attributes?.state != "READY_FOR_REVIEW" }) {
-            throw ShiplaneError("the app already has a review submission in progress for \(platform) (\(busy.id), \(busy.attributes?.state ?? "")): a second one cannot be submitted",
-                                suggestion: "wait for App Review to finish it, or cancel it in App Store Connect, then run again")
-        }
-        var submissionID = open.first?.id
-        var hasItem = false
-        if let submissionID {
-            let items = try await client.reviewItems(submissionID: submissionID)
-            hasItem = items.contains { $0.relationships?["appStoreVersion"]?.data?.id == versionID }
-            if !hasItem && !items.isEmpty {
-                throw ShiplaneError("the app's open review submission \(submissionID) holds items this lane did not add",
-                                    suggestion: "submit or remove them in App Store Connect, then run again")
-            }
-            step.log("reusing the open review submission \(submissionID)")
-        } else {
-            var effect = AppStoreReviewSubmissionCreated(api: api, appID: appID, platform: platform, id: nil)
-            let handle = try step.record(effect, "cancel the review submission")
-            let id = try await client.createReviewSubmission(appID: appID, platform: platform)
-            effect.id = id
-            step.done(handle, effect)
-            submissionID = id
-        }
-        guard let submissionID else { return false }
-        if !hasItem {
-            var effect = AppStoreReviewItemAdded(api: api, submissionID: submissionID, versionID: versionID, id: nil)
-            let handle = try step.record(effect, "remove \(version) from the review submission")
-            effect.id = try await client.addReviewItem(submissionID: submissionID, versionID: versionID)
-            step.done(handle, effect)
-        }
-        let reason = "App Store version \(version) (\(platform)) submitted for review"
-        try step.passPointOfNoReturn(reason)
-        let handle = try step.record(AppStoreSubmittedForReview(submissionID: submissionID, version: version), "App Store version \(version) stays submitted for review")
-        try await client.submitReviewSubmission(id: submissionID)
-        step.done(handle)
-        step.note("changed \(changeCount) setting\(changeCount == 1 ? "" : "s") of \(version) and submitted it for review")
-        return true
-    }
-
-    /// Looks at a processing build every `pollInterval` seconds until it is processed, before
-    /// anything is written; a dry run does not wait. Returns the build as last read.
-    /// - Throws: `StoreProcessingError` when `processingTimeout` passes first.
-    func waitForProcessing(_ build: AppStoreConnectClient.Build, label: String, client: AppStoreConnectClient, in step: StepContext) async throws -> AppStoreConnectClient.Build {
-        guard !step.isDryRun else { return build }
-        let lane = step.lane
-        let interval = Double(lane.environment["SHIPLANE_POLL_INTERVAL"] ?? "").flatMap { $0 >= 0 ? $0 : nil } ?? pollInterval
-        let deadline = lane.state.now().addingTimeInterval(processingTimeout)
-        step.log("build \(label) is still processing on App Store Connect: waiting for it (at most \(Self.seconds(processingTimeout)))")
-        var current = build
-        while current.attributes?.processingState == "PROCESSING" {
-            guard lane.state.now() < deadline else {
-                throw StoreProcessingError("build \(label) is still processing on App Store Connect after \(Self.seconds(processingTimeout))", errors: [],
-                                           suggestion: "raise processingTimeout, or run again later: nothing was changed")
-            }
-            try await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
-            current = try await client.build(id: build.id)
-        }
-        step.log("build \(label) is \(current.attributes?.processingState ?? "in no state")")
-        return current
-    }
-
-    static func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) s" : "\(value) s" }
-
-    static func show(_ value: ASCJSONValue?) -> String {
-        switch value {
-        case .none: "(none)"
-        case .some(.flag(let flag)): flag ? "true" : "false"
-        case .some(.text(let text)): UpdateAppStoreMetadata.quote(text)
-        case .some(.other): "(other)"
-        }
-    }
-
-    /// Whether two ISO 8601 dates are the same instant (false when `old` is nil or unreadable).
-    static func sameInstant(_ old: String?, _ new: String) -> Bool {
-        let formatter = ISO8601DateFormatter()
-        guard let old, let a = formatter.date(from: old) ?? ISO8601DateFormatter.withFractions(old), let b = formatter.date(from: new) else { return false }
-        return a == b
+        return try await submission.submitForReview(step: step, client: client, appID: app.id, versionID: found.id, changeCount: changeCount)
     }
 }
 

@@ -9,9 +9,7 @@ import Foundation
 /// by field and changes nothing. Every write is an effect in the run's record keeping the value it
 /// replaced; rollback puts those back (a field changed on App Store Connect since is left and
 /// reported), deletes a locale or version this run created. A re-run with nothing changed sends no write.
-package struct UpdateAppStoreMetadata: AsyncAction {
-    /// The action's name in steps and reports.
-    package static let name = "updateAppStoreMetadata"
+package struct AppStoreListingUpdate: Sendable {
     /// The app's bundle ID.
     package var bundleID: String
     /// The version being released (`CFBundleShortVersionString`).
@@ -38,7 +36,7 @@ package struct UpdateAppStoreMetadata: AsyncAction {
     /// The default app previews folder; when it does not exist, app previews are left alone.
     static let defaultAppPreviewsPath = "fastlane/app_previews"
 
-    /// Creates the action.
+    /// Creates the update.
     package init(bundleID: String, version: String, platform: String = "IOS", metadataPath: String = "fastlane/metadata",
                 screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews", uploadConcurrency: Int = 4,
                 previewFrameTimeCode: String? = defaultPreviewFrameTimeCode) {
@@ -85,9 +83,49 @@ package struct UpdateAppStoreMetadata: AsyncAction {
     /// One field to change.
     struct Change { var resource: String; var id: String?; var parentID: String?; var locale: String; var attribute: String; var old: String?; var new: String }
 
+
+    /// `hh:mm:ss:ff`: two digits each, minutes and seconds below 60.
+    static func isTimeCode(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return false }
+        return (Int(parts[1]) ?? 60) < 60 && (Int(parts[2]) ?? 60) < 60
+    }
+
+    static func quote(_ text: String?) -> String {
+        guard let text else { return "(none)" }
+        let flat = text.replacingOccurrences(of: "\n", with: "⏎")
+        return "\"" + (flat.count > 60 ? String(flat.prefix(59)) + "…" : flat) + "\""
+    }
+}
+
+/// `lane.updateAppStoreMetadata`: the App Store listing of a version, through the `Store`
+/// contract (`AppStoreConnectStore.updateListing`).
+package struct UpdateAppStoreMetadata: AsyncAction {
+    /// The action's name in steps and reports.
+    package static let name = "updateAppStoreMetadata"
+    /// What to set.
+    package var update: AppStoreListingUpdate
+
+    /// Creates the action for `update`.
+    package init(_ update: AppStoreListingUpdate) {
+        self.update = update
+    }
+
+    /// Bundle ID, version, platform and folders.
+    package var options: [StepOption] { update.options }
+
     /// Updates the listing; returns the number of fields changed (in a dry run, that would change).
-    /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
     package func run(in step: StepContext) async throws -> Int {
+        try await AppStoreConnectStore.updateListing(update, in: step)
+    }
+}
+
+extension AppStoreConnectStore {
+    /// Updates the listing of a version from deliver's folder (`lane.updateAppStoreMetadata`); returns the number of fields changed (in a dry run, that would change).
+    /// - Throws: `StorePreflightError` before anything is sent; store and transport errors after.
+    package static func updateListing(_ update: AppStoreListingUpdate, in step: StepContext) async throws -> Int {
+        let (bundleID, version, platform, metadataPath) = (update.bundleID, update.version, update.platform, update.metadataPath)
+        let (uploadConcurrency, previewFrameTimeCode) = (update.uploadConcurrency, update.previewFrameTimeCode)
         let lane = step.lane
         let variables = lane.environment.variables
         var problems: [any Error] = []
@@ -97,11 +135,11 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         var listing: AppStoreListing?
         do { listing = try AppStoreListing.read(folder: step.resolve(metadataPath)) } catch { problems.append(error) }
         if uploadConcurrency < 1 { problems.append(ShiplaneError("uploadConcurrency is \(uploadConcurrency); it must be 1 or more")) }
-        if let previewFrameTimeCode, !Self.isTimeCode(previewFrameTimeCode) {
+        if let previewFrameTimeCode, !AppStoreListingUpdate.isTimeCode(previewFrameTimeCode) {
             problems.append(ShiplaneError("previewFrameTimeCode \"\(previewFrameTimeCode)\" is not a time code hh:mm:ss:ff",
                                           suggestion: "write it as deliver's preview_frame_time_code, e.g. \"00:00:05:00\" for the frame at 5 seconds, or pass nil to let App Store Connect choose"))
         }
-        let mediaFolders = mediaFolders(in: step, problems: &problems)
+        let mediaFolders = update.mediaFolders(in: step, problems: &problems)
         let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems)
         guard let credentials, let listing, problems.isEmpty else { throw StorePreflightError(target: "the App Store listing", problems: problems) }
         let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: step.httpTransport(), now: lane.state.now).client
@@ -120,14 +158,14 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         // The app info being prepared; the live one is read-only once a version is on sale.
         let appInfo = appInfos.first { ["PREPARE_FOR_SUBMISSION", "DEVELOPER_REJECTED", "REJECTED", "METADATA_REJECTED"].contains($0.attributes?.state ?? "") }
             ?? appInfos.first
-        var changes: [Change] = []
+        var changes: [AppStoreListingUpdate.Change] = []
         func diff(resource: String, parentID: String?, current: [AppStoreListingClient.Localization], wanted: [String: [String: String]]) {
             for (locale, fields) in wanted.sorted(by: { $0.key < $1.key }) {
                 let existing = current.first { ($0.attributes?["locale"] ?? nil) == locale }
                 for (attribute, value) in fields.sorted(by: { $0.key < $1.key }) {
                     let old = existing?.attributes?[attribute] ?? nil
                     if old != value {
-                        changes.append(Change(resource: resource, id: existing?.id, parentID: parentID, locale: locale, attribute: attribute, old: old, new: value))
+                        changes.append(AppStoreListingUpdate.Change(resource: resource, id: existing?.id, parentID: parentID, locale: locale, attribute: attribute, old: old, new: value))
                     }
                 }
             }
@@ -155,7 +193,7 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         }
         if existingVersion == nil { step.log("App Store version \(version) (\(platform)) does not exist yet: it will be created") }
         for change in changes {
-            step.log("\(change.locale) \(change.attribute): \(Self.quote(change.old)) → \(Self.quote(change.new))")
+            step.log("\(change.locale) \(change.attribute): \(AppStoreListingUpdate.quote(change.old)) → \(AppStoreListingUpdate.quote(change.new))")
         }
         let sync = AppStoreMediaSync(media: AppStoreMediaClient(client: client), partTransport: step.httpTransport(),
                                      concurrency: uploadConcurrency, now: lane.state.now, previewFrameTimeCode: previewFrameTimeCode)
@@ -224,19 +262,6 @@ package struct UpdateAppStoreMetadata: AsyncAction {
         step.note("changed \(changes.count) field\(changes.count == 1 ? "" : "s") and \(mediaChanges) screenshot or preview set\(mediaChanges == 1 ? "" : "s") of the listing of \(version)")
         return changes.count
     }
-
-    /// `hh:mm:ss:ff`: two digits each, minutes and seconds below 60.
-    static func isTimeCode(_ text: String) -> Bool {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return false }
-        return (Int(parts[1]) ?? 60) < 60 && (Int(parts[2]) ?? 60) < 60
-    }
-
-    static func quote(_ text: String?) -> String {
-        guard let text else { return "(none)" }
-        let flat = text.replacingOccurrences(of: "\n", with: "⏎")
-        return "\"" + (flat.count > 60 ? String(flat.prefix(59)) + "…" : flat) + "\""
-    }
 }
 
 extension LaneContext {
@@ -248,9 +273,9 @@ extension LaneContext {
                                        screenshotsPath: String? = "fastlane/screenshots", appPreviewsPath: String? = "fastlane/app_previews",
                                        uploadConcurrency: Int = 4, previewFrameTimeCode: String? = "00:00:05:00",
                                        file: String = #fileID, line: Int = #line) async throws -> Int {
-        try await run(UpdateAppStoreMetadata(bundleID: bundleID, version: version, platform: platform, metadataPath: metadataPath,
-                                             screenshotsPath: screenshotsPath, appPreviewsPath: appPreviewsPath, uploadConcurrency: uploadConcurrency,
-                                             previewFrameTimeCode: previewFrameTimeCode),
+        try await run(UpdateAppStoreMetadata(AppStoreListingUpdate(
+            bundleID: bundleID, version: version, platform: platform, metadataPath: metadataPath, screenshotsPath: screenshotsPath,
+            appPreviewsPath: appPreviewsPath, uploadConcurrency: uploadConcurrency, previewFrameTimeCode: previewFrameTimeCode)),
                       file: file, line: line)
     }
 }

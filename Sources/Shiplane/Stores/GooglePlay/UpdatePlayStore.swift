@@ -93,7 +93,7 @@ package struct UpdatePlayStore: AsyncAction {
         if let track = update.track { shown.append(StepOption("track", track)) }
         if let from = update.promoteFrom { shown.append(StepOption("promoteFrom", from)) }
         if let code = update.versionCode { shown.append(StepOption("versionCode", String(code))) }
-        if let rollout = update.rollout { shown.append(StepOption("rollout", Self.describe(rollout))) }
+        if let rollout = update.rollout { shown.append(StepOption("rollout", PlayStoreUpdate.describe(rollout))) }
         if let priority = update.inAppUpdatePriority { shown.append(StepOption("inAppUpdatePriority", String(priority))) }
         if !update.retainVersionCodes.isEmpty { shown.append(StepOption("retainVersionCodes", update.retainVersionCodes.map(String.init).joined(separator: ", "))) }
         if update.review.changesNotSentForReview { shown.append(StepOption("changesNotSentForReview", "true")) }
@@ -101,25 +101,19 @@ package struct UpdatePlayStore: AsyncAction {
         return shown
     }
 
-    static func describe(_ rollout: PlayRolloutChange) -> String {
-        switch rollout {
-        case .fraction(let fraction): "fraction \(fraction)"
-        case .halt: "halt"
-        case .resume: "resume"
-        case .complete: "complete"
-        }
-    }
 
-    /// One write the plan makes, in order.
-    enum Write {
-        case listing(language: String, fields: [String: String], before: [String: String]?)
-        case deleteImage(language: String, type: String, image: PlayImage)
-        case uploadImage(language: String, type: String, path: String, sha256: String)
-        case track(name: String, releases: [[String: Any]], before: [[String: Any]])
-    }
-
-    /// Returns the number of writes made (in a dry run, that would be made).
+    /// Changes the listing and the track through the `Store` contract (`GooglePlayStore.updateListing`).
     package func run(in step: StepContext) async throws -> Int {
+        try await GooglePlayStore.updateListing(update, in: step)
+    }
+}
+
+extension GooglePlayStore {
+    /// Updates the listing from supply's folder and changes a track's releases, in one edit
+    /// committed once (`lane.updatePlayStore`); returns the number of writes made (in a dry run,
+    /// that would be made). The edit is resumed when an earlier run left it open.
+    /// - Throws: `StorePreflightError` before anything is written; store and transport errors after.
+    package static func updateListing(_ update: PlayStoreUpdate, in step: StepContext) async throws -> Int {
         let lane = step.lane
         var problems: [any Error] = update.problems().map { ShiplaneError($0) }
         var folder: PlayMetadataFolder?
@@ -152,14 +146,14 @@ package struct UpdatePlayStore: AsyncAction {
         } catch {
             throw StorePreflightError(target: "Google Play", problems: [error])
         }
-        let writes: [Write]
+        let writes: [PlayStoreUpdate.Write]
         do {
-            writes = try await plan(client: client, editID: editID, folder: folder)
+            writes = try await update.plan(client: client, editID: editID, folder: folder)
         } catch {
             if created { try? await client.deleteEdit(editID) }
             throw StorePreflightError(target: "Google Play", problems: [error])
         }
-        let lines = writes.flatMap { Self.describe($0, display: { lane.displayPath($0) }) }
+        let lines = writes.flatMap { PlayStoreUpdate.describe($0, display: { lane.displayPath($0) }) }
         for line in lines { step.log(line) }
         if writes.isEmpty && created {
             // Nothing differs: the edit is deleted, nothing is committed.
@@ -188,7 +182,7 @@ package struct UpdatePlayStore: AsyncAction {
         handles.append(opened)
         try state.write(PlayStorePublisher.EditRecord(editID: editID, packageName: update.packageName), name: recordName)
         for write in writes {
-            handles.append(try await perform(write, client: client, editID: editID, step: step))
+            handles.append(try await update.perform(write, client: client, editID: editID, step: step))
         }
         try await client.commitEdit(editID, review: update.review)
         for handle in handles {
@@ -198,6 +192,68 @@ package struct UpdatePlayStore: AsyncAction {
         step.note("committed \(writes.count) change\(writes.count == 1 ? "" : "s") to \(update.packageName) on Google Play")
         return writes.count
     }
+
+
+    /// Changes a track's releases without uploading (promotion, staged rollout, halt, resume,
+    /// complete), the listing left alone: `updateListing` with no metadata folder.
+    /// - Throws: `StorePreflightError` before anything is written; store and transport errors after.
+    package static func submit(_ change: PlayTrackChange, in step: StepContext) async throws -> Int {
+        try await updateListing(change.update, in: step)
+    }
+}
+
+/// A change to a track's releases on Google Play, made without uploading or touching the listing:
+/// what `GooglePlayStore.submit` takes.
+package struct PlayTrackChange: Sendable {
+    /// The app's package name.
+    package var packageName: String
+    /// The track whose releases change.
+    package var track: String
+    /// Promote this track's release (completed, else staged) to `track`.
+    package var promoteFrom: String?
+    /// The release on `track` to change; by default the staged one, else the completed one.
+    package var versionCode: Int64?
+    /// A staged rollout change.
+    package var rollout: PlayRolloutChange?
+    /// How the commit treats Google's review.
+    package var review: PlayReviewOptions
+
+    /// Creates the change.
+    package init(packageName: String, track: String, promoteFrom: String? = nil, versionCode: Int64? = nil, rollout: PlayRolloutChange? = nil,
+                review: PlayReviewOptions = PlayReviewOptions()) {
+        self.packageName = packageName
+        self.track = track
+        self.promoteFrom = promoteFrom
+        self.versionCode = versionCode
+        self.rollout = rollout
+        self.review = review
+    }
+
+    /// The same change as an update with no metadata folder.
+    var update: PlayStoreUpdate {
+        PlayStoreUpdate(packageName: packageName, metadata: nil, track: track, promoteFrom: promoteFrom, versionCode: versionCode,
+                        rollout: rollout, review: review)
+    }
+}
+
+extension PlayStoreUpdate {
+    static func describe(_ rollout: PlayRolloutChange) -> String {
+        switch rollout {
+        case .fraction(let fraction): "fraction \(fraction)"
+        case .halt: "halt"
+        case .resume: "resume"
+        case .complete: "complete"
+        }
+    }
+
+    /// One write the plan makes, in order.
+    enum Write {
+        case listing(language: String, fields: [String: String], before: [String: String]?)
+        case deleteImage(language: String, type: String, image: PlayImage)
+        case uploadImage(language: String, type: String, path: String, sha256: String)
+        case track(name: String, releases: [[String: Any]], before: [[String: Any]])
+    }
+
 
     // MARK: - Plan
 
@@ -228,12 +284,12 @@ package struct UpdatePlayStore: AsyncAction {
                 }
             }
         }
-        if let track = update.track {
+        if let track = self.track {
             let current = try await client.trackJSON(editID: editID, track: track)?["releases"] as? [[String: Any]] ?? []
             var source: [[String: Any]]?
-            if let from = update.promoteFrom {
+            if let from = self.promoteFrom {
                 guard let releases = try await client.trackJSON(editID: editID, track: from)?["releases"] as? [[String: Any]] else {
-                    throw ShiplaneError("Google Play has no track \(from) for \(update.packageName)", suggestion: "promoteFrom takes internal, alpha, beta, production or a custom track that has a release")
+                    throw ShiplaneError("Google Play has no track \(from) for \(self.packageName)", suggestion: "promoteFrom takes internal, alpha, beta, production or a custom track that has a release")
                 }
                 source = releases
             }
@@ -248,18 +304,18 @@ package struct UpdatePlayStore: AsyncAction {
 
     /// The track's releases after the change.
     func plannedReleases(current: [[String: Any]], source: [[String: Any]]?, folder: PlayMetadataFolder?) throws -> [[String: Any]] {
-        let track = update.track ?? ""
+        let track = self.track ?? ""
         var releases = current
         var subject: Int
-        if let source, let from = update.promoteFrom {
+        if let source, let from = self.promoteFrom {
             guard var release = source.first(where: { Self.status($0) == "completed" }) ?? source.first(where: { ["inProgress", "halted"].contains(Self.status($0)) }) else {
                 throw ShiplaneError("track \(from) has no completed or staged release to promote", suggestion: "upload to \(from) first, or promote from another track")
             }
-            if let code = update.versionCode, !Self.codes(release).contains(code) {
+            if let code = self.versionCode, !Self.codes(release).contains(code) {
                 throw ShiplaneError("the release on \(from) has version codes \(Self.codes(release).map(String.init).joined(separator: ", ")), not \(code)")
             }
             release.removeValue(forKey: "userFraction")
-            if case .fraction(let fraction) = update.rollout {
+            if case .fraction(let fraction) = self.rollout {
                 release["status"] = "inProgress"
                 release["userFraction"] = fraction
                 releases = releases.filter { Self.status($0) == "completed" } + [release]
@@ -270,7 +326,7 @@ package struct UpdatePlayStore: AsyncAction {
             subject = releases.count - 1
         } else {
             let staged = releases.firstIndex { ["inProgress", "halted"].contains(Self.status($0)) }
-            if let code = update.versionCode {
+            if let code = self.versionCode {
                 guard let index = releases.firstIndex(where: { Self.codes($0).contains(code) }) else {
                     throw ShiplaneError("track \(track) has no release with version code \(code)", suggestion: "upload it first (uploadToPlayStore), or promote it with promoteFrom")
                 }
@@ -279,12 +335,12 @@ package struct UpdatePlayStore: AsyncAction {
                 subject = staged
             } else if let completed = releases.firstIndex(where: { Self.status($0) == "completed" }) {
                 subject = completed
-            } else if update.rollout == nil && update.inAppUpdatePriority == nil && update.retainVersionCodes.isEmpty && folder == nil {
+            } else if self.rollout == nil && self.inAppUpdatePriority == nil && self.retainVersionCodes.isEmpty && folder == nil {
                 return current
             } else {
                 throw ShiplaneError("track \(track) has no release to change", suggestion: "upload to \(track) first, or promote a release with promoteFrom")
             }
-            if let rollout = update.rollout {
+            if let rollout = self.rollout {
                 guard let staged else {
                     throw ShiplaneError("track \(track) has no staged rollout to \(Self.describe(rollout))", suggestion: "a staged rollout is a release with status inProgress or halted and a userFraction")
                 }
@@ -307,13 +363,13 @@ package struct UpdatePlayStore: AsyncAction {
                 }
             }
         }
-        if !update.retainVersionCodes.isEmpty {
+        if !self.retainVersionCodes.isEmpty {
             let codes = Self.codes(releases[subject])
-            releases[subject]["versionCodes"] = (codes + update.retainVersionCodes.filter { !codes.contains($0) }).sorted().map(String.init)
+            releases[subject]["versionCodes"] = (codes + self.retainVersionCodes.filter { !codes.contains($0) }).sorted().map(String.init)
         }
-        if let priority = update.inAppUpdatePriority { releases[subject]["inAppUpdatePriority"] = priority }
+        if let priority = self.inAppUpdatePriority { releases[subject]["inAppUpdatePriority"] = priority }
         if let folder, let newest = Self.codes(releases[subject]).max() {
-            let notes = folder.releaseNotes(versionCode: update.versionCode ?? newest)
+            let notes = folder.releaseNotes(versionCode: self.versionCode ?? newest)
             if !notes.isEmpty {
                 releases[subject]["releaseNotes"] = notes.keys.sorted().map { ["language": $0, "text": notes[$0] ?? ""] }
             }
@@ -330,7 +386,7 @@ package struct UpdatePlayStore: AsyncAction {
     // MARK: - Writes
 
     func perform(_ write: Write, client: GooglePlayClient, editID: String, step: StepContext) async throws -> EffectHandle? {
-        let base = PlayEditChanged(api: client.apiBaseURL, packageName: update.packageName, editID: editID, change: .listing)
+        let base = PlayEditChanged(api: client.apiBaseURL, packageName: self.packageName, editID: editID, change: .listing)
         switch write {
         case .listing(let language, let fields, let before):
             var effect = base
