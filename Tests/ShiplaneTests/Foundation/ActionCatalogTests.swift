@@ -70,7 +70,7 @@ struct ActionCatalogTests {
         var declared: [String] = []
         for relative in FileManager.default.subpaths(atPath: root) ?? [] where relative.hasSuffix(".swift") {
             let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
-            let pattern = try NSRegularExpression(pattern: #"(?:public|package) struct \w+: (?:(?:Async)?Action|(?:Webhook)?Announcer|ForgeReleaseStep)(?:, \w+)* \{\n(?:[ \t]*///[^\n]*\n)*\s+(?:public|package) static let name = "(\w+)""#)
+            let pattern = try NSRegularExpression(pattern: #"(?:public|package) struct \w+: (?:(?:Async)?Action|(?:(?:Plain)?Webhook)?Announcer|ForgeReleaseStep)(?:, \w+)* \{\n(?:[ \t]*///[^\n]*\n)*\s+(?:public|package) static let name = "(\w+)""#)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 if let range = Range(match.range(at: 1), in: text) { declared.append(String(text[range])) }
             }

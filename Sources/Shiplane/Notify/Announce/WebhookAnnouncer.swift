@@ -34,12 +34,8 @@ package struct AnnouncerRequest {
 package protocol WebhookAnnouncer: Announcer {
     /// The effect written down before the message goes (`MessageSent` unless the service can undo).
     associatedtype Posted: Effect = MessageSent
-    /// What is announced.
-    var announcement: Announcement { get }
-    /// The webhook URL; nil: the service's variable (`configuration.first`).
-    var webhookURL: String? { get }
-    /// What a retry does with a message whose answer was lost.
-    var delivery: Delivery { get }
+    /// What is announced, through which webhook, and what a retry does with a lost answer.
+    var post: WebhookPost { get }
     /// The request for `announcement` (already redacted), within the service's limits.
     /// - Throws: `NotifyError` for options the service would refuse, or a message that cannot fit.
     func request(for announcement: Announcement) throws -> AnnouncerRequest
@@ -49,6 +45,45 @@ package protocol WebhookAnnouncer: Announcer {
     func intended(_ hook: ServiceWebhook) -> (effect: Posted, description: String, destination: String)
     /// The effect once the service answered `response` (an id, when it gives one).
     func posted(_ intended: Posted, answer response: HTTPResponse) -> Posted
+}
+
+/// What every webhook announcer is given, whatever the service.
+package struct WebhookPost: Sendable {
+    /// What is announced.
+    package var announcement: Announcement
+    /// The webhook URL; nil: the service's variable (`configuration.first`).
+    package var webhookURL: String?
+    /// What a retry does with a message whose answer was lost.
+    package var delivery: Delivery
+
+    /// A post of `announcement` through `webhookURL` (nil: the service's variable).
+    package init(_ announcement: Announcement, webhookURL: String?, delivery: Delivery) {
+        self.announcement = announcement
+        self.webhookURL = webhookURL
+        self.delivery = delivery
+    }
+}
+
+/// A webhook announcer that takes nothing but the post (Teams, Google Chat): its initialiser and
+/// the step for its target come from the contract.
+package protocol PlainWebhookAnnouncer: WebhookAnnouncer {
+    /// The step that makes `post`.
+    init(post: WebhookPost)
+    /// The webhook URL `target` gives (`.some(nil)`: the service's variable), when `target` names this service.
+    static func webhookURL(in target: AnnouncementTarget) -> String??
+}
+
+extension PlainWebhookAnnouncer {
+    /// Creates the action that posts `announcement`.
+    package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
+        self.init(post: WebhookPost(announcement, webhookURL: webhookURL, delivery: delivery))
+    }
+
+    /// The step for the service's target.
+    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Self? {
+        guard case let .some(webhookURL) = webhookURL(in: target) else { return nil }
+        return Self(announcement, webhookURL: webhookURL, delivery: delivery)
+    }
 }
 
 extension WebhookAnnouncer where Posted == MessageSent {
@@ -63,6 +98,13 @@ extension WebhookAnnouncer where Posted == MessageSent {
 }
 
 extension WebhookAnnouncer {
+    /// What is announced.
+    package var announcement: Announcement { post.announcement }
+    /// The webhook URL; nil: the service's variable.
+    package var webhookURL: String? { post.webhookURL }
+    /// What a retry does with a message whose answer was lost.
+    package var delivery: Delivery { post.delivery }
+
     /// The body `run(in:)` posts, as `ServiceWebhook.post` encodes it.
     /// - Throws: what `request(for:)` throws.
     package func messageAsSent() throws -> AnnouncerMessage {

@@ -10,14 +10,11 @@ import Foundation
 package struct Discord: WebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "discord"
-    /// What is announced.
-    package var announcement: Announcement
-    /// The webhook URL; nil: `DISCORD_WEBHOOK_URL`.
-    package var webhookURL: String?
+    /// What is announced, through which webhook (nil: `DISCORD_WEBHOOK_URL`), and what a retry does
+    /// with a message whose answer was lost (Discord cannot be searched by a webhook).
+    package var post: WebhookPost
     /// The name the message is posted under; nil: the webhook's own.
     package var username: String?
-    /// What a retry does with a message whose answer was lost (Discord cannot be searched by a webhook).
-    package var delivery: Delivery
 
     /// Discord's documented limits.
     package enum Limits {
@@ -41,10 +38,8 @@ package struct Discord: WebhookAnnouncer {
 
     /// Creates the action that posts `announcement`.
     package init(_ announcement: Announcement, webhookURL: String? = nil, username: String? = nil, delivery: Delivery = .atMostOnce) {
-        self.announcement = announcement
-        self.webhookURL = webhookURL
+        post = WebhookPost(announcement, webhookURL: webhookURL, delivery: delivery)
         self.username = username
-        self.delivery = delivery
     }
 
     // MARK: - Announcer

@@ -18,22 +18,14 @@ import Foundation
 /// Delivery. A webhook's answer is 200 with the Message, populating only `name` and
 /// `thread.name` beside what was sent (same reference page); deleting a message needs OAuth
 /// credentials a webhook does not have, so rollback reports a sent message as staying.
-package struct GoogleChat: WebhookAnnouncer {
+package struct GoogleChat: PlainWebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "googleChat"
-    /// What is announced.
-    package var announcement: Announcement
-    /// The incoming webhook URL; nil: `GOOGLE_CHAT_WEBHOOK_URL`.
-    package var webhookURL: String?
-    /// What a retry does with a message whose answer was lost.
-    package var delivery: Delivery
+    /// What is announced, through which webhook (nil: `GOOGLE_CHAT_WEBHOOK_URL`), and what a retry does with a lost answer.
+    package var post: WebhookPost
 
-    /// Creates the action that posts `announcement`.
-    package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
-        self.announcement = announcement
-        self.webhookURL = webhookURL
-        self.delivery = delivery
-    }
+    /// Creates the action that makes `post`.
+    package init(post: WebhookPost) { self.post = post }
 
     // MARK: - Announcer
 
@@ -47,10 +39,10 @@ package struct GoogleChat: WebhookAnnouncer {
     package static let semantics = AnnouncerSemantics(
         answer: "200 with the Message (its name and thread name)", findsLostMessage: false, undoable: false)
 
-    /// The step for `.googleChat(…)`.
-    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> GoogleChat? {
+    /// The webhook URL of `.googleChat(…)`.
+    package static func webhookURL(in target: AnnouncementTarget) -> String?? {
         guard case let .googleChat(webhookURL) = target else { return nil }
-        return GoogleChat(announcement, webhookURL: webhookURL, delivery: delivery)
+        return .some(webhookURL)
     }
 
     /// The Message, cut to Chat's characters and bytes.

@@ -10,28 +10,23 @@ import Foundation
 package struct Mattermost: WebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "mattermost"
-    /// What is announced.
-    package var announcement: Announcement
-    /// The incoming webhook URL; nil: `MATTERMOST_WEBHOOK_URL`.
-    package var webhookURL: String?
+    /// What is announced, through which incoming webhook (nil: `MATTERMOST_WEBHOOK_URL`), and what
+    /// a retry does with a post whose answer was lost.
+    package var post: WebhookPost
     /// The channel's name (`town-square`) to post to instead of the webhook's.
     package var channel: String?
     /// The name to post under.
     package var username: String?
     /// The picture to post with.
     package var iconURL: String?
-    /// What a retry does with a post whose answer was lost.
-    package var delivery: Delivery
 
     /// Creates the action that posts `announcement`.
     package init(_ announcement: Announcement, webhookURL: String? = nil, channel: String? = nil, username: String? = nil,
                 iconURL: String? = nil, delivery: Delivery = .atMostOnce) {
-        self.announcement = announcement
-        self.webhookURL = webhookURL
+        post = WebhookPost(announcement, webhookURL: webhookURL, delivery: delivery)
         self.channel = channel
         self.username = username
         self.iconURL = iconURL
-        self.delivery = delivery
     }
 
     /// The title and the channel (the webhook URL is a secret and not shown).

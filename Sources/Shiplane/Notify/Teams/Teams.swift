@@ -9,22 +9,14 @@ import Foundation
 /// "…" and a warning past 20,000 characters, and further until the whole message, as sent, is
 /// within 27,500 bytes (`limits`; CJK text is 3 bytes a character). Teams answers 202 with no
 /// message id, so a posted card cannot be deleted: rollback reports it as staying.
-package struct Teams: WebhookAnnouncer {
+package struct Teams: PlainWebhookAnnouncer {
     /// The action's name in steps and reports.
     package static let name = "teams"
-    /// What is announced.
-    package var announcement: Announcement
-    /// The Workflows webhook URL; nil: `TEAMS_WEBHOOK_URL`.
-    package var webhookURL: String?
-    /// What a retry does with a card whose answer was lost.
-    package var delivery: Delivery
+    /// What is announced, through which webhook (nil: `TEAMS_WEBHOOK_URL`), and what a retry does with a lost answer.
+    package var post: WebhookPost
 
-    /// Creates the action that posts `announcement`.
-    package init(_ announcement: Announcement, webhookURL: String? = nil, delivery: Delivery = .atMostOnce) {
-        self.announcement = announcement
-        self.webhookURL = webhookURL
-        self.delivery = delivery
-    }
+    /// Creates the action that makes `post`.
+    package init(post: WebhookPost) { self.post = post }
 
     // MARK: - Announcer
 
@@ -38,10 +30,10 @@ package struct Teams: WebhookAnnouncer {
     /// A Workflows trigger answers 202 with no body: no id to find or delete by.
     package static let semantics = AnnouncerSemantics(answer: "202 with no body (the flow posts it later)", findsLostMessage: false, undoable: false)
 
-    /// The step for `.teams(…)`.
-    package static func action(for target: AnnouncementTarget, announcement: Announcement, delivery: Delivery) -> Teams? {
+    /// The webhook URL of `.teams(…)`.
+    package static func webhookURL(in target: AnnouncementTarget) -> String?? {
         guard case let .teams(webhookURL) = target else { return nil }
-        return Teams(announcement, webhookURL: webhookURL, delivery: delivery)
+        return .some(webhookURL)
     }
 
     /// The card, cut to Teams' characters and bytes.
