@@ -161,7 +161,7 @@ package struct Push: AsyncAction, CarriesObserversRefs {
         lane.state.journal.settleUnsettled(step: step.number, kind: RefsPushed.kind, note: "\(remote) never accepted it: \(remote) holds other objects")
         try step.amendPointOfNoReturn(nil)
         if let runID = lane.state.journal.recorder?.current.id {
-            PushMayStillLand.remember(unlanded, runID: runID, workTree: lane.workingDirectory)
+            if let warning = PushMayStillLand.remember(unlanded, runID: runID, workTree: lane.workingDirectory) { step.log(warning, level: .warning) }
         }
         tellObservers(CarriedPush(release: .takenBack(unlanded), remote: remote), in: step)
         return unlanded

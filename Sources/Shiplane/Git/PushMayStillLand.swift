@@ -12,7 +12,7 @@ internal import Git
 /// holds at the very object that push sent landed late, and the push stops before sending
 /// anything, saying so once; a ref the remote holds at another object can no longer land and is
 /// forgotten; a ref still absent is kept for the next look.
-package struct PushMayStillLand: Codable, Sendable {
+package struct PushMayStillLand: RememberedAfterTakeBack {
     /// The taken-back run's id.
     package var runID: String
     /// The remote's name.
@@ -22,35 +22,27 @@ package struct PushMayStillLand: Codable, Sendable {
     /// When the run took its push back.
     package var takenBackAt: Date
 
-    /// How long a taken-back push is looked for: a remote that still holds a push a day later
-    /// (a hook sleeping that long) is not expected; after that the entry is dropped.
-    static let lookedForSeconds: TimeInterval = 24 * 60 * 60
-
-    static func path(_ store: RunStore) -> String { store.folder + "/may-still-land.json" }
+    static let fileName = "may-still-land.json"
 
     /// Remembers the refs of `unlanded` that may still land, for run `runID` of the work tree `workTree`.
-    static func remember(_ unlanded: UnlandedPush, runID: String, workTree: String) {
-        guard let store = try? RunStore.forWorkTree(workTree) else { return }
+    /// - Returns: nil once remembered; else a warning for the run's output: what could not be
+    ///   written, and how to look for those refs by hand, since the next push cannot.
+    @discardableResult
+    static func remember(_ unlanded: UnlandedPush, runID: String, workTree: String) -> String? {
+        let store: RunStore
+        do { store = try RunStore.forWorkTree(workTree) } catch { return notRemembered((error as? any ReportableError)?.message ?? "\(error)", unlanded) }
         var all = load(store).filter { $0.runID != runID }
         if !unlanded.mayStillLand.isEmpty {
             all.append(PushMayStillLand(runID: runID, remote: unlanded.remote, refs: unlanded.mayStillLand, takenBackAt: Date()))
         }
-        save(all, store)
+        return save(all, store).flatMap { notRemembered($0, unlanded) }
     }
 
-    static func load(_ store: RunStore) -> [PushMayStillLand] {
-        guard let data = FileManager.default.contents(atPath: path(store)) else { return [] }
-        let all = (try? RunStore.decoder.decode([PushMayStillLand].self, from: data)) ?? []
-        return all.filter { Date().timeIntervalSince($0.takenBackAt) < lookedForSeconds }
-    }
-
-    private static func save(_ all: [PushMayStillLand], _ store: RunStore) {
-        guard !all.isEmpty else {
-            unlink(path(store))
-            return
-        }
-        guard let data = try? RunStore.encoder.encode(all) else { return }
-        try? RunStore.writeDurably(data, to: path(store))
+    private static func notRemembered(_ reason: String, _ unlanded: UnlandedPush) -> String? {
+        guard !unlanded.mayStillLand.isEmpty else { return nil }
+        let refs = unlanded.mayStillLand.keys.sorted()
+        return "\(reason): the next push from this checkout cannot look for \(refs.joined(separator: ", ")), which \(unlanded.remote) may still create from the push taken back; "
+            + "look with `git ls-remote \(unlanded.remote) \(refs.joined(separator: " "))` before releasing again"
     }
 
     /// Looks at `remote` for the refs a taken-back push of this checkout may still create.

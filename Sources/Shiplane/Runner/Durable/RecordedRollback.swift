@@ -90,11 +90,13 @@ package struct RecordedRollback: Sendable {
             $0.status == .intended && $0.description == noReturn && $0.effect.kind == RefsPushed.kind
         }), let pushed = record.effects[index].effect.as(RefsPushed.self),
            let unlanded = UnlandedPush.look(pushed, workTree: workTree, environment: environment) else { return (record, nil) }
-        PushMayStillLand.remember(unlanded, runID: record.id, workTree: workTree)
-        TakenBackRecord.remember(runID: record.id, remote: unlanded.remote, record: RemoteRunRecord.reference(scope: record.packageScope), workTree: workTree)
+        let warnings = [
+            PushMayStillLand.remember(unlanded, runID: record.id, workTree: workTree),
+            TakenBackRecord.remember(runID: record.id, remote: unlanded.remote, record: RemoteRunRecord.reference(scope: record.packageScope), workTree: workTree),
+        ].compactMap { $0 }
         var record = record
         record.effects[index].status = .undone
-        record.effects[index].note = "\(pushed.remote) never accepted it: \(pushed.remote) holds other objects"
+        record.effects[index].note = (["\(pushed.remote) never accepted it: \(pushed.remote) holds other objects"] + warnings).joined(separator: "; ")
         record.pointOfNoReturn = nil
         return (record, unlanded)
     }

@@ -48,7 +48,9 @@ struct RemoteRecordFollower: RunObserving {
             }
         case .takenBack:
             if let runID = recorder?.current.id {
-                TakenBackRecord.remember(runID: runID, remote: remote, record: reference, workTree: lane.workingDirectory)
+                if let warning = TakenBackRecord.remember(runID: runID, remote: remote, record: reference, workTree: lane.workingDirectory) {
+                    step.log(warning, level: .warning)
+                }
             }
             // Only this run's record goes; one another run put there stays (`remove` compares and swaps).
             if let runID = recorder?.current.id,

@@ -417,6 +417,10 @@ package final class RunStore: @unchecked Sendable {
         return decoder
     }()
 
+    /// Makes the run folder when it is not there yet (a list remembered after a run, before any record).
+    /// - Throws: `ShiplaneError` naming the folder when it cannot be made.
+    func createRunFolder() throws { try createFolder(folder) }
+
     private func createFolder(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

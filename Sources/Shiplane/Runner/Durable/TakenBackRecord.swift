@@ -7,7 +7,7 @@ internal import Git
 /// at origin would then find a record of a run that is over. The record's owner remembers it
 /// here (`.git/shiplane/taken-back-records.json`, 0600, 24 h, as `PushMayStillLand` keeps the
 /// push's own refs), and `lateRecord` withdraws such a record instead of resuming it.
-package struct TakenBackRecord: Codable, Sendable {
+package struct TakenBackRecord: RememberedAfterTakeBack {
     /// The taken-back run's id.
     var runID: String
     /// The remote's name.
@@ -17,33 +17,28 @@ package struct TakenBackRecord: Codable, Sendable {
     /// When the run took its push back.
     var takenBackAt: Date
 
-    /// As long as `PushMayStillLand` looks for the push's own refs.
-    static let lookedForSeconds = PushMayStillLand.lookedForSeconds
-
-    static func path(_ store: RunStore) -> String { store.folder + "/taken-back-records.json" }
+    static let fileName = "taken-back-records.json"
 
     /// Remembers that run `runID` of the work tree `workTree` took back a push to `remote` that
     /// carried its record `record`.
-    static func remember(runID: String, remote: String, record: String, workTree: String) {
-        guard let store = try? RunStore.forWorkTree(workTree) else { return }
-        var all = load(store).filter { $0.runID != runID }
-        all.append(TakenBackRecord(runID: runID, remote: remote, record: record, takenBackAt: Date()))
-        save(all, store)
-    }
-
-    static func load(_ store: RunStore) -> [TakenBackRecord] {
-        guard let data = FileManager.default.contents(atPath: path(store)) else { return [] }
-        let all = (try? RunStore.decoder.decode([TakenBackRecord].self, from: data)) ?? []
-        return all.filter { Date().timeIntervalSince($0.takenBackAt) < lookedForSeconds }
-    }
-
-    private static func save(_ all: [TakenBackRecord], _ store: RunStore) {
-        guard !all.isEmpty else {
-            unlink(path(store))
-            return
+    /// - Returns: nil once remembered; else a warning for the run's output: what could not be
+    ///   written, and how to find and delete a record the remote applies late, since no later
+    ///   run can tell it from a run to resume.
+    @discardableResult
+    static func remember(runID: String, remote: String, record: String, workTree: String) -> String? {
+        let problem: String?
+        do {
+            let store = try RunStore.forWorkTree(workTree)
+            var all = load(store).filter { $0.runID != runID }
+            all.append(TakenBackRecord(runID: runID, remote: remote, record: record, takenBackAt: Date()))
+            problem = save(all, store)
+        } catch {
+            problem = (error as? any ReportableError)?.message ?? "\(error)"
         }
-        guard let data = try? RunStore.encoder.encode(all) else { return }
-        try? RunStore.writeDurably(data, to: path(store))
+        return problem.map {
+            "\($0): if \(remote) applies the push taken back late, its \(record) will hold run \(runID), which is over; "
+                + "look with `git ls-remote \(remote) \(record)` and delete it with `git push \(remote) --delete \(record)` if it names that run"
+        }
     }
 
     /// The run record `found` on the remote, when it is the record of a push this checkout took
