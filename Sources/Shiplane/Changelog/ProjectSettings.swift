@@ -191,7 +191,7 @@ package struct ProjectSettings: Sendable, Equatable {
             /// A folder that holds a package's folder, and that package.
             var insideOf: [String: Int] = [:]
             for item in sequence {
-                let fields = try mapping(item, allowed: ["name", "path", "tag", "depends_on"], in: "a package")
+                let fields = try mapping(item, allowed: ["name", "path", "tag", "depends_on", "repository"], in: "a package")
                 guard let nameNode = fields["name"], let pathNode = fields["path"] else {
                     throw fail(item, "a package needs a `name` and a `path`", "write `- { name: core, path: packages/core }`")
                 }
@@ -225,7 +225,15 @@ package struct ProjectSettings: Sendable, Equatable {
                 byPath[path] = packages.count
                 for folder in folders where insideOf[folder] == nil { insideOf[folder] = packages.count }
                 let prefix = String(format.dropLast("{version}".count)).replacingOccurrences(of: "{name}", with: name)
-                packages.append((ProjectPackage(name: name, path: path, tagPrefix: prefix), pathNode))
+                var package = ProjectPackage(name: name, path: path, tagPrefix: prefix)
+                if let node = fields["repository"] {
+                    let url = try string(node, "repository")
+                    guard !url.isEmpty, !url.contains(where: \.isWhitespace) else {
+                        throw fail(node, "`repository` of `\(name)` must be the URL SwiftPM users give for it", "write e.g. `repository: https://github.com/acme/core.git`")
+                    }
+                    package.repository = url
+                }
+                packages.append((package, pathNode))
                 if let value = fields["depends_on"] { dependencies[name] = (try strings(value, "depends_on"), value) }
             }
             let names = Set(packages.map(\.package.name))
@@ -326,6 +334,9 @@ public struct ProjectPackage: Sendable, Equatable {
     /// Its release tags are this prefix and a version: `core-v` (the default format
     /// `{name}-v{version}`), or `core@` for `{name}@{version}`.
     public var tagPrefix: String
+    /// Where SwiftPM users get it, when it is also a repository of its own (`repository:`, e.g. a
+    /// split-out mirror): a dependent's `.package(url:)` of this URL is this package.
+    package var repository: String?
 
     /// Creates a package whose release tags start with `tagPrefix`.
     public init(name: String, path: String, tagPrefix: String) {

@@ -30,9 +30,16 @@ extension DependencyRequirementsResult: ReplayableOutput {}
 ///   `[target…]` forms, as `core = "1.4"`, `core = { path = "../core", version = "1.4.0" }` or a
 ///   `[dependencies.core]` table's `version`, naming another package's crate; the operator is
 ///   kept (`^`, `~`, `=`, none).
+/// - `go.mod`: `require` of another package's module path, alone or in a block, raised to the
+///   version the package's release tags say; Go's `/vN` rule kept (`GoModRequirements`).
+/// - `Package.swift`: `.package(url:)` of another package's `repository:` in `.shiplane.yml`,
+///   raised to its released version, the requirement's form kept; `.package(path:)` carries no
+///   version and is left (`SwiftPackageRequirements`).
 ///
-/// A requirement the dependency's version already is (its version part equal) is left. Each file
-/// is journaled (its old bytes saved) before it is written, so a rollback puts it back.
+/// A requirement the dependency's version already is (its version part equal) is left. Every
+/// manifest is edited in memory first: a line its tool would refuse is a
+/// `ManifestRequirementError` naming the file and line, and nothing is written. Each file is
+/// journaled (its old bytes saved) before it is written, so a rollback puts it back.
 package struct UpdateDependencyRequirements: Action {
     package static let name = "updateDependencyRequirements"
     package init() {}
@@ -57,16 +64,45 @@ package struct UpdateDependencyRequirements: Action {
                 crateVersions[name] = version
             }
         }
-        var fileChanges: [FileChange] = []
-        var changed: [String] = []
         let folder = root + "/" + package.path
+        // Every manifest is read and edited before any is written: a refused one changes nothing.
+        var edits: [(path: String, name: String, before: Data, after: Data, lines: [String])] = []
         for (manifest, edit) in [("package.json", { Self.packageJSONEdited($0, versions: npmVersions) }),
                                  ("Cargo.toml", { Self.cargoEdited($0, versions: crateVersions) })] as [(String, (Data) -> (Data, [String]))] {
             let path = folder + "/" + manifest
             guard let before = try lane.fileSystem.contents(of: path) else { continue }
             let (after, lines) = edit(before)
-            guard after != before else { continue }
-            let name = lane.displayPath(path)
+            edits.append((path, lane.displayPath(path), before, after, lines))
+        }
+        let goPath = folder + "/go.mod"
+        if let before = try lane.fileSystem.contents(of: goPath) {
+            let name = lane.displayPath(goPath)
+            let text = String(decoding: before, as: UTF8.self)
+            let modules = try goModules(of: others, requiredIn: text, lane: lane)
+            if !modules.isEmpty {
+                let edit = try GoModRequirements.edited(text, file: name, modules: modules)
+                for note in edit.notes { step.log(note) }
+                edits.append((goPath, name, before, Data(edit.text.utf8), edit.changed))
+            }
+        }
+        // `.package(path:)` names no version; `.package(url:)` of another package's `repository:` does.
+        let swiftPath = folder + "/Package.swift"
+        let linked = others.filter { $0.repository != nil }
+        if !linked.isEmpty, let before = try lane.fileSystem.contents(of: swiftPath) {
+            let name = lane.displayPath(swiftPath)
+            var dependencies: [SwiftPackageRequirements.Dependency] = []
+            for other in linked {
+                guard let url = other.repository else { continue }
+                let released = try lane.versionFromTags(other.releaseTags)
+                if released.tagOrigin?.tag != nil { dependencies.append(.init(package: other.name, url: url, version: released.version)) }
+            }
+            let edit = try SwiftPackageRequirements.edited(String(decoding: before, as: UTF8.self), file: name, dependencies: dependencies)
+            for note in edit.notes { step.log(note) }
+            edits.append((swiftPath, name, before, Data(edit.text.utf8), edit.changed))
+        }
+        var fileChanges: [FileChange] = []
+        var changed: [String] = []
+        for (path, name, before, after, lines) in edits where after != before {
             changed += lines.map { "\(name): \($0)" }
             if step.isDryRun {
                 for line in lines { step.log("would require in \(name): \(line)") }
@@ -80,6 +116,22 @@ package struct UpdateDependencyRequirements: Action {
         }
         step.note(changed.isEmpty ? "every requirement of the other packages is up to date" : changed.joined(separator: ", "))
         return DependencyRequirementsResult(fileChanges: fileChanges, changed: changed)
+    }
+
+    /// The Go modules of `others` that `goMod` (a dependent's go.mod) names, each with the version
+    /// its release tags say (the highest reachable from HEAD); a module never released is left out.
+    private func goModules(of others: [ProjectPackage], requiredIn goMod: String, lane: LaneContext) throws -> [GoModRequirements.Module] {
+        var modules: [GoModRequirements.Module] = []
+        for other in others {
+            let path = lane.workingDirectory + "/" + other.path + "/go.mod"
+            guard let data = try lane.fileSystem.contents(of: path),
+                  let module = GoModRequirements.modulePath(String(decoding: data, as: UTF8.self)),
+                  goMod.contains(GoModRequirements.base(of: module)) else { continue }
+            let released = try lane.versionFromTags(other.releaseTags)
+            guard let tag = released.tagOrigin?.tag else { continue }
+            modules.append(.init(package: other.name, path: module, file: lane.displayPath(path), version: released.version, tag: tag))
+        }
+        return modules
     }
 
     // MARK: - Requirements
@@ -189,7 +241,8 @@ package struct UpdateDependencyRequirements: Action {
 extension LaneContext {
     /// In a monorepo package's run (`--package`), brings the package's manifests' requirements of
     /// the repository's other packages up to their versions in the work tree (`package.json`,
-    /// `Cargo.toml`), as `shiplane bump --package` does, and returns what changed — for
+    /// `Cargo.toml`) or their release tags (`go.mod`, `Package.swift`), as `shiplane bump --package`
+    /// does, and returns what changed — for
     /// `commitVersionBump`, so the dependent's release commit carries them.
     @discardableResult
     public func updateDependencyRequirements(file: String = #fileID, line: Int = #line) throws -> DependencyRequirementsResult {
@@ -201,7 +254,7 @@ extension UpdateDependencyRequirements: DocumentedAction {
     /// How `lane.updateDependencyRequirements` appears in the action catalog.
     package static let documentation = ActionDocumentation(
         domain: "Versioning",
-        summary: "In a monorepo package's run, require the versions the repository's other packages are at (package.json and Cargo.toml ranges, operator kept), so a dependent's release requires its dependencies' new releases",
+        summary: "In a monorepo package's run, require the versions the repository's other packages are at (package.json and Cargo.toml ranges, operator kept; go.mod requires and Package.swift .package(url:) of a package's repository, raised to its release tag), so a dependent's release requires its dependencies' new releases",
         signature: "try lane.updateDependencyRequirements() -> DependencyRequirementsResult",
         parameters: [],
         example: "let requirements = try lane.updateDependencyRequirements()",
