@@ -157,13 +157,15 @@ struct HostileRepositoryTests {
             var result: [String: String] = [:]
             func walk(_ relative: String) {
                 let full = relative.isEmpty ? root : root + "/" + relative
-                var info = stat()
-                guard lstat(full, &info) == 0 else { return }
-                let mode = String(info.st_mode & 0o7777, radix: 8)
-                switch info.st_mode & S_IFMT {
-                case S_IFLNK:
+                // Through FileManager (lstat, links not followed), not `struct stat`'s fields: with
+                // MemberImportVisibility the compiler may attribute those to a C module this file
+                // does not import (CDispatch), depending on the compile batch.
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: full) else { return }
+                let mode = String(((attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0) & 0o7777, radix: 8)
+                switch attributes[.type] as? FileAttributeType {
+                case .typeSymbolicLink?:
                     result[prefix + relative] = "link → " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "?")
-                case S_IFDIR:
+                case .typeDirectory?:
                     if !relative.isEmpty { result[prefix + relative] = "folder \(mode)" }
                     for name in ((try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []).sorted() {
                         let child = relative.isEmpty ? name : relative + "/" + name
