@@ -18,8 +18,9 @@ import Foundation
 ///   against the artifact's record before anything is sent (`StorePackageChanged`); only then
 ///   does the store's `send` run. A lane that passes a path gets an artifact made from it
 ///   (`artifact(for:in:)`): the run's record of that file when the run made it.
-/// - **Earlier work is found, not redone.** `earlierUpload(of:state:)` says what the store
-///   already holds of a package (Apple's build or build upload by app, version and build; a Play
+/// - **Earlier work is found, not redone**, in one place: every `send` starts from
+///   `uploadStart(of:state:)`, which asks `earlierUpload(of:state:)` what the store already holds
+///   of a package (Apple's build or build upload by app, version and build; a Play
 ///   edit left open through `StoreResumeState`, kept under the git folder so a fresh clone's
 ///   retry reads the record's copy of it, or a version code already on a track).
 /// - **Every change is an `Effect` written down before it happens**, with one undo that first
@@ -123,6 +124,19 @@ package struct StorePackage: Sendable, Equatable {
     }
 }
 
+/// Where an upload starts, decided in one place (`Store.uploadStart(of:state:)`) from what the
+/// store already holds of its package (`earlierUpload`).
+package enum StoreUploadStart: Sendable, Equatable {
+    /// Nothing earlier: upload.
+    case fresh
+    /// The store has the package for good: report it unchanged, send it not again.
+    case unchanged(StoreEarlierUpload)
+    /// An earlier upload is on its way: wait for it or carry it on, never send the package again.
+    case carryOn(StoreEarlierUpload)
+    /// An earlier upload was begun and never finished: replace it with a new one.
+    case replace(StoreEarlierUpload)
+}
+
 /// What a store already holds of a package, as an earlier run (here or on another machine) left it.
 package struct StoreEarlierUpload: Sendable, Equatable {
     /// How far the earlier upload got.
@@ -190,6 +204,19 @@ extension Store {
     }
 
     // MARK: - Upload
+
+    /// Where an upload of `package` starts: the one resume mechanism of every store's `send`.
+    /// `earlierUpload` says what the store holds; this decides: accepted → unchanged,
+    /// in progress → carry on, unfinished → replace, nothing → fresh.
+    /// - Throws: what `earlierUpload` throws.
+    package func uploadStart(of package: StorePackage, state: StoreResumeState) async throws -> StoreUploadStart {
+        guard let earlier = try await earlierUpload(of: package, state: state) else { return .fresh }
+        switch earlier.state {
+        case .accepted: return .unchanged(earlier)
+        case .inProgress: return .carryOn(earlier)
+        case .unfinished: return .replace(earlier)
+        }
+    }
 
     /// Uploads the store's package among `artifacts` (the run's, or those a lane passed): picks it,
     /// checks its bytes against the artifact's SHA-256, then `send`s it.

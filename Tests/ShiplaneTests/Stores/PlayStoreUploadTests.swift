@@ -28,7 +28,7 @@ struct StoresPlayStoreUploadTests {
             let notes = (release["releaseNotes"] as? [[String: String]]) ?? []
             #expect(notes == [["language": "de-DE", "text": "Schnellere Raketen"], ["language": "en-US", "text": "Faster rockets"]])
             #expect(play.openEdits.isEmpty, "committed")
-            #expect(play.log.contains("POST /upload/androidpublisher/v3/applications/com.acme.rocket/edits/edit-1/bundles?uploadType=media"))
+            #expect(play.log.contains("POST /upload/androidpublisher/v3/applications/com.acme.rocket/edits/edit-2/bundles?uploadType=media"))
             #expect(messages.contains("version code 42"))
         }
     }
@@ -121,7 +121,7 @@ struct StoresPlayStoreUploadTests {
             play.lock.withLock { play.faults.removeAll() }
             let second = await runStoreLane(try lane(ShipToPlay.self, ["--bundle", "app.aab"]), folder: folder, variables: environment)
             #expect(second.result.succeeded, "\(allText(second.result.failure))")
-            #expect(second.messages.contains { $0.contains("resuming edit edit-1") })
+            #expect(second.messages.contains { $0.contains("resuming edit edit-2") })
             #expect(second.messages.contains { $0.contains("not uploading it again") })
             #expect(play.log.filter { $0.contains("bundles?uploadType") }.count == 1)
             #expect(play.openEdits.isEmpty && play.tracks["internal"] != nil)

@@ -22,7 +22,28 @@ struct StoreContractTests {
         var upload: @Sendable (_ lane: LaneContext, _ package: any ArtifactConvertible) async throws -> Void
         /// The answers to the earlier-work lookup of the fixture's package (`found`: the store
         /// holds it), as (method, URL prefix, status, JSON); and the id the lookup then names.
-        var lookup: @Sendable (_ api: String, _ tokenURL: String, _ found: Bool) -> (answers: [(HTTPRequestMethod, String, Int, String)], id: String)
+        var lookup: @Sendable (_ api: String, _ tokenURL: String, _ found: Bool, _ sha256: String) -> (answers: [(HTTPRequestMethod, String, Int, String)], id: String)
+        /// The store's stand-in holding an earlier upload of the package at `path` (relative to
+        /// `folder`): one the store holds (`held`: Apple's build, a Play edit left open with the
+        /// bundle) or one left unfinished.
+        var earlier: @Sendable (_ held: Bool, _ folder: String, _ path: String) async throws -> EarlierStandIn
+        /// Writes the metadata folder the listing and submit calls read, under `folder`.
+        var writeMetadata: @Sendable (_ folder: String) throws -> Void
+        /// Runs the store's `updateListing` through the contract in a step of `lane`; `bad`: with
+        /// an option its preflight refuses.
+        var updateListing: @Sendable (_ lane: LaneContext, _ bad: Bool) async throws -> Void
+        /// Runs the store's `submit` (App Review, a Play rollout) the same way.
+        var submit: @Sendable (_ lane: LaneContext, _ bad: Bool) async throws -> Void
+    }
+
+    /// A started stand-in holding an earlier upload.
+    struct EarlierStandIn: Sendable {
+        var environment: [String: String]
+        /// How many times a package was sent to it since it was set up.
+        var packagesSent: @Sendable () -> Int
+        /// Whether the earlier, unfinished upload is still there.
+        var earlierLeft: @Sendable () -> Bool
+        var stop: @Sendable () -> Void
     }
 
     static let api = "https://store.example/api"
@@ -35,15 +56,34 @@ struct StoreContractTests {
             access: { api, _ in (.get, api + "/v1/apps?limit=1", #"{"data": []}"#) },
             makePackage: { try StoreFixtures.makeIPA(at: $0) },
             upload: { lane, package in
-                _ = try await lane.uploadToTestFlight(ipa: package, usesNonExemptEncryption: false, processingTimeout: 1, pollInterval: 0.001)
+                _ = try await lane.uploadToTestFlight(ipa: package, usesNonExemptEncryption: false, processingTimeout: 5, pollInterval: 0.001)
             },
-            lookup: { api, _, found in
+            lookup: { api, _, found, _ in
                 let build = #"{"type": "builds", "id": "build-9", "attributes": {"version": "42", "processingState": "VALID"}}"#
                 return ([
                     (.get, api + "/v1/apps?", 200, #"{"data": [{"type": "apps", "id": "app-1", "attributes": {"bundleId": "com.acme.rocket", "name": "Rocket"}}]}"#),
                     (.get, api + "/v1/builds?", 200, #"{"data": [\#(found ? build : "")], "links": {}}"#),
                     (.get, api + "/v1/apps/app-1/buildUploads?", 200, #"{"data": [], "links": {}}"#),
                 ], "build-9")
+            },
+            earlier: { held, _, _ in
+                let apple = try FakeAppStoreConnect()
+                try await apple.start()
+                let unfinished = held ? "" : apple.addUpload(version: "1.4.0", build: "42", state: "AWAITING_UPLOAD")
+                if held { _ = apple.addBuild(version: "1.4.0", build: "42") }
+                return EarlierStandIn(environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL),
+                                      packagesSent: { apple.log.filter { $0 == "POST /v1/buildUploads" }.count },
+                                      earlierLeft: { !unfinished.isEmpty && apple.allUploads[unfinished] != nil }, stop: { apple.stop() })
+            },
+            writeMetadata: { folder in try writeFile(URL(fileURLWithPath: folder), "fastlane/metadata/en-US/description.txt", "Fast rockets\n") },
+            updateListing: { lane, bad in
+                try await lane.run(ContractListing<AppStoreConnectStore>(listing: AppStoreListingUpdate(
+                    bundleID: "com.acme.rocket", version: "1.4.0", platform: bad ? "ANDROID" : "IOS", screenshotsPath: nil, appPreviewsPath: nil)))
+            },
+            submit: { lane, bad in
+                try await lane.run(ContractSubmit<AppStoreConnectStore>(submission: AppStoreSubmission(
+                    bundleID: "com.acme.rocket", version: "1.4.0", platform: "IOS", build: nil, metadataPath: "fastlane/metadata",
+                    releaseType: bad ? "SOMETIMES" : nil, earliestReleaseDate: nil, phasedRelease: nil, submit: false)))
             }),
         GooglePlayStore.kind: Fixture(
             environment: { api, tokenURL in
@@ -52,15 +92,44 @@ struct StoreContractTests {
             access: { _, tokenURL in (.post, tokenURL, #"{"access_token": "ya29.contract-token", "expires_in": 3600}"#) },
             makePackage: { try StoreFixtures.makeAAB(at: $0) },
             upload: { lane, package in _ = try await lane.uploadToPlayStore(bundle: package) },
-            lookup: { api, tokenURL, found in
+            lookup: { api, tokenURL, found, sha256 in
                 let edits = api + "/androidpublisher/v3/applications/com.acme.rocket/edits"
                 let release = #"{"track": "internal", "releases": [{"versionCodes": ["\#(found ? 42 : 41)"], "status": "completed"}]}"#
-                return ([
+                var answers: [(HTTPRequestMethod, String, Int, String)] = [
                     (.post, tokenURL, 200, #"{"access_token": "ya29.contract-token", "expires_in": 3600}"#),
                     (.post, edits, 200, #"{"id": "edit-7", "expiryTimeSeconds": "1900000000"}"#),
                     (.get, edits + "/edit-7/tracks", 200, #"{"kind": "androidpublisher#tracksListResponse", "tracks": [\#(release)]}"#),
                     (.delete, edits + "/edit-7", 204, ""),
-                ], "42")
+                ]
+                if found {
+                    // The version code on a track is this very bundle: Google lists it with its SHA-256.
+                    answers.append((.get, edits + "/edit-7/bundles", 200,
+                                    #"{"kind": "androidpublisher#bundlesListResponse", "bundles": [{"versionCode": 42, "sha256": "\#(sha256)"}]}"#))
+                }
+                return (answers, "42")
+            },
+            earlier: { held, folder, path in
+                let play = try FakeGooglePlay()
+                try await play.start()
+                try writeFile(URL(fileURLWithPath: folder), "secrets/play.json", StoreFixtures.serviceAccountJSON(tokenURL: play.tokenURL))
+                let environment = ["GOOGLE_PLAY_SERVICE_ACCOUNT_JSON": folder + "/secrets/play.json", "GOOGLE_PLAY_API_URL": play.baseURL]
+                // An earlier run stopped before its commit (held: the bundle is in its edit) or
+                // during the bundle's upload (unfinished: the edit holds nothing), its edit left open.
+                play.fail(10, method: "POST", path: held ? ":commit" : "/upload/androidpublisher", status: held ? 503 : 400)
+                _ = await runStoreLane(try lane(ShipToPlay.self, ["--bundle", path]), folder: folder, variables: environment, rollback: false)
+                play.lock.withLock { play.faults.removeAll() }
+                let sent: @Sendable () -> Int = { play.log.filter { $0.contains("bundles?uploadType") }.count }
+                let before = sent()
+                return EarlierStandIn(environment: environment, packagesSent: { sent() - before },
+                                      earlierLeft: { !play.openEdits.isEmpty }, stop: { play.stop() })
+            },
+            writeMetadata: { folder in try writeFile(URL(fileURLWithPath: folder), "fastlane/metadata/android/en-US/title.txt", "Rocket\n") },
+            updateListing: { lane, bad in
+                try await lane.run(ContractListing<GooglePlayStore>(listing: PlayStoreUpdate(packageName: "com.acme.rocket", track: bad ? " " : nil)))
+            },
+            submit: { lane, bad in
+                try await lane.run(ContractSubmit<GooglePlayStore>(submission: PlayTrackChange(
+                    packageName: "com.acme.rocket", track: "production", rollout: .fraction(bad ? 1.5 : 0.2))))
             }),
     ]
 
@@ -304,7 +373,7 @@ struct StoreContractTests {
             let file = folder.path + "/build/app." + store.packageExtensions[0]
             try fixture.makePackage(file)
             let http = RecordingHTTPClient()
-            let script = fixture.lookup(Self.api, Self.tokenURL, found)
+            let script = fixture.lookup(Self.api, Self.tokenURL, found, try FileDigest.sha256(of: file))
             for (method, url, status, json) in script.answers { http.respond(method, url, status: status, json: json) }
             let transport = HTTPTransport(sender: http, retryPolicy: RetryPolicy(baseDelay: 0.01))
             let earlier = try await store.looksUp(file, variables: fixture.environment(Self.api, Self.tokenURL), transport: transport,
@@ -318,6 +387,74 @@ struct StoreContractTests {
             #expect(http.unscriptedRequests.isEmpty)
             let opened = http.requests.filter { $0.method == "POST" && $0.url.hasSuffix("/edits") }.count
             #expect(http.requests.filter { $0.method == "DELETE" }.count == opened, "every edit opened to look is deleted again")
+        }
+    }
+
+    /// Every upload starts where the contract's `uploadStart` says, from `earlierUpload`, against
+    /// the store's stand-in holding an earlier upload of the same package: one the store holds
+    /// (Apple's build; a Play edit left open with the bundle) is carried on and the package is
+    /// not sent again; one left unfinished (an Apple build upload awaiting its file; a Play edit
+    /// left open without the bundle) is replaced by a new upload, and is gone.
+    @Test(arguments: kinds, [true, false])
+    func anUploadStartsFromTheEarlierUpload(kind: String, held: Bool) async throws {
+        let store = try Self.store(kind)
+        let fixture = try #require(Self.fixtures[kind])
+        try await withTemporaryDirectory { folder in
+            let relative = "build/app." + store.packageExtensions[0]
+            try fixture.makePackage(folder.path + "/" + relative)
+            let standIn = try await fixture.earlier(held, folder.path, relative)
+            defer { standIn.stop() }
+            #expect(held || standIn.earlierLeft(), "the fixture left no unfinished upload")
+            var environment = LaneEnvironment(variables: ["SHIPLANE_HTTP_ATTEMPTS": "4", "SHIPLANE_HTTP_RETRY_DELAY": "0.01"])
+            for (name, value) in standIn.environment { environment.set(name, value) }
+            let lane = LaneContext(.init(workingDirectory: folder.path, environment: environment, reporter: RecordingReporter()))
+            try await fixture.upload(lane, relative)
+            if held {
+                #expect(standIn.packagesSent() == 0, "\(store.displayName) sent the package again")
+            } else {
+                #expect(standIn.packagesSent() == 1, "\(store.displayName)")
+                #expect(!standIn.earlierLeft(), "\(store.displayName) left the unfinished upload beside the new one")
+            }
+        }
+    }
+
+    /// The listing and submit operations keep the contract's preflight: without credentials and
+    /// with an option the store refuses, both problems come back together and not one request
+    /// goes out; with credentials the store refuses, only reads of the store's own hosts went out
+    /// and the failure is the preflight's.
+    @Test(arguments: kinds, ["listing", "submit"])
+    func theListingAndSubmitPreflightsReadOnlyAndReportEveryProblem(kind: String, operation: String) async throws {
+        let store = try Self.store(kind)
+        let fixture = try #require(Self.fixtures[kind])
+        let call = operation == "listing" ? fixture.updateListing : fixture.submit
+        try await withTemporaryDirectory { folder in
+            try fixture.writeMetadata(folder.path)
+            let silent = RecordingHTTPClient()
+            let bare = LaneContext(.init(workingDirectory: folder.path, environment: LaneEnvironment(variables: [:]), http: silent,
+                                         retryPolicy: RetryPolicy(baseDelay: 0.01), reporter: RecordingReporter()))
+            var thrown: (any Error)?
+            do { try await call(bare, true) } catch { thrown = error }
+            let preflight = try #require(Self.preflightError(thrown), "\(store.displayName) \(operation): \(allText(thrown))")
+            let problems = preflight.underlyingErrors
+            #expect(problems.contains { $0 is StoreCredentialsError } && problems.contains { !($0 is StoreCredentialsError) },
+                    "\(store.displayName) \(operation): every problem at once: \(allText(preflight))")
+            #expect(silent.requests.isEmpty, "\(silent.requests.map(\.url))")
+
+            let refusing = RecordingHTTPClient()
+            refusing.respond { request in
+                guard request.url.hasPrefix(Self.api) || request.url.hasPrefix(Self.tokenURL) else { return nil }
+                return HTTPResponse(status: 401, headers: [("Content-Type", "application/json")],
+                                    body: Array(#"{"errors": [{"code": "NOT_AUTHORIZED", "title": "refused"}], "error": "invalid_grant"}"#.utf8))
+            }
+            let lane = LaneContext(.init(workingDirectory: folder.path, environment: LaneEnvironment(variables: fixture.environment(Self.api, Self.tokenURL)),
+                                         http: refusing, retryPolicy: RetryPolicy(baseDelay: 0.01), reporter: RecordingReporter()))
+            thrown = nil
+            do { try await call(lane, false) } catch { thrown = error }
+            let refused = try #require(Self.preflightError(thrown), "\(store.displayName) \(operation): \(allText(thrown))")
+            #expect(refused.allErrors.contains { ($0 as? StoreAPIError)?.status == 401 }, "\(allText(refused))")
+            #expect(!refusing.requests.isEmpty && refusing.requests.allSatisfy { $0.method == "GET" || $0.url.hasPrefix(Self.tokenURL) },
+                    "only reads before the preflight passed: \(refusing.requests.map { "\($0.method) \($0.url)" })")
+            #expect(refusing.unscriptedRequests.isEmpty)
         }
     }
 
@@ -373,6 +510,28 @@ extension Store {
         let store = connect(credentials, app: "com.acme.rocket", variables: variables, transport: transport, now: { Date() })
         let package = StorePackage(artifact: Artifact(kind: .binary, path: file, sha256: try FileDigest.sha256(of: file)), file: file)
         return try await store.earlierUpload(of: package, state: state)
+    }
+}
+
+/// A step that updates the listing through the contract alone.
+struct ContractListing<S: Store>: AsyncAction {
+    static var name: String { "contractListing" }
+    var listing: S.ListingOptions
+    var options: [StepOption] { [] }
+
+    func run(in step: StepContext) async throws {
+        _ = try await S.updateListing(listing, in: step)
+    }
+}
+
+/// A step that submits (or rolls out) through the contract alone.
+struct ContractSubmit<S: Store>: AsyncAction {
+    static var name: String { "contractSubmit" }
+    var submission: S.SubmitOptions
+    var options: [StepOption] { [] }
+
+    func run(in step: StepContext) async throws {
+        _ = try await S.submit(submission, in: step)
     }
 }
 

@@ -52,15 +52,25 @@ package struct AppStoreConnectStore: Store {
         let metadata = try IPAMetadata.read(ipa: package.file)
         guard let app = try await client.app(bundleID: metadata.bundleID) else { return nil }
         let label = "build \(metadata.version) (\(metadata.buildNumber))"
-        switch try await client.startingPoint(appID: app.id, metadata: metadata) {
-        case .fresh:
-            return nil
-        case .buildExists(let id):
-            return StoreEarlierUpload(state: .accepted, id: id, summary: "\(label) is on App Store Connect")
-        case .awaitProcessing(let id):
-            return StoreEarlierUpload(state: .inProgress, id: id, summary: "\(label) was uploaded and App Store Connect is processing it")
-        case .replaceUnfinished(let id):
-            return StoreEarlierUpload(state: .unfinished, id: id, summary: "an upload of \(label) was begun and never finished")
+        func accepted(_ id: String) -> StoreEarlierUpload { StoreEarlierUpload(state: .accepted, id: id, summary: "\(label) is on App Store Connect") }
+        if let build = try await client.build(appID: app.id, version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform) {
+            return accepted(build.id)
         }
+        let uploads = try await client.buildUploads(appID: app.id, version: metadata.version, buildNumber: metadata.buildNumber,
+                                                    platform: metadata.platform)
+        for upload in uploads {
+            switch upload.attributes?.state?.state {
+            case "COMPLETE":
+                if let buildID = upload.relatedID("build") { return accepted(buildID) }
+                fallthrough
+            case "PROCESSING":
+                return StoreEarlierUpload(state: .inProgress, id: upload.id, summary: "\(label) was uploaded and App Store Connect is processing it")
+            case "AWAITING_UPLOAD":
+                return StoreEarlierUpload(state: .unfinished, id: upload.id, summary: "an upload of \(label) was begun and never finished")
+            default:
+                continue   // FAILED: a new upload may be made
+            }
+        }
+        return nil
     }
 }

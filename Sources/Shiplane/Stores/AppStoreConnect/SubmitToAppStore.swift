@@ -215,7 +215,10 @@ extension AppStoreConnectStore {
         func preflight(_ message: String, _ suggestion: String) -> StorePreflightError {
             StorePreflightError(target: AppStoreSubmission.target, problems: [ShiplaneError(message, suggestion: suggestion)])
         }
-        guard let app = try await client.app(bundleID: bundleID) else {
+        // The first request: a refused key or an unreachable API is a preflight problem, nothing sent yet.
+        let foundApp: AppStoreConnectClient.App?
+        do { foundApp = try await client.app(bundleID: bundleID) } catch { throw StorePreflightError(target: AppStoreSubmission.target, problems: [error]) }
+        guard let app = foundApp else {
             throw preflight("App Store Connect has no app with bundle ID \(bundleID) for this API key's team", "create the app in App Store Connect (My Apps → +), or check the bundle ID")
         }
         let versions = try await client.getAll("/v1/apps/\(app.id)/appStoreVersions", query: [

@@ -55,18 +55,6 @@ package struct TestFlightRequest: Sendable {
 
 /// What preflight found: the IPA's metadata, the app, the groups, and what an earlier run left.
 package struct TestFlightPlan: Sendable {
-    /// Where the upload starts, given what an earlier run left.
-    package enum Start: Sendable, Equatable {
-        /// Nothing on App Store Connect yet: upload.
-        case fresh
-        /// An earlier run's upload never finished sending: delete it, then upload anew.
-        case replaceUnfinished(uploadID: String)
-        /// An earlier run's upload is being processed: wait for it.
-        case awaitProcessing(uploadID: String)
-        /// The build exists: skip the upload.
-        case buildExists(buildID: String)
-    }
-
     /// What the IPA says about itself: bundle ID, version, build number, platform.
     package var metadata: IPAMetadata
     /// The app's App Store Connect id.
@@ -75,8 +63,10 @@ package struct TestFlightPlan: Sendable {
     package var appName: String?
     /// Group name → id, for the groups asked for.
     package var groupIDs: [(name: String, id: String)]
-    /// Where the upload starts.
-    package var start: Start
+    /// Where the upload starts, as the `Store` contract's `uploadStart` decided from what App
+    /// Store Connect holds: the build (unchanged), an upload being processed (waited for), an
+    /// unfinished one (deleted and replaced).
+    package var start: StoreUploadStart
 
     /// What a dry run says would happen.
     package var summary: String {
@@ -84,9 +74,9 @@ package struct TestFlightPlan: Sendable {
         let groups = groupIDs.isEmpty ? "" : ", then add it to \(groupIDs.map(\.name).joined(separator: ", "))"
         switch start {
         case .fresh: return "would upload \(what) to App Store Connect app \(appID)\(groups)"
-        case .replaceUnfinished(let id): return "would delete the unfinished build upload \(id) and upload \(what)\(groups)"
-        case .awaitProcessing(let id): return "would wait for build upload \(id) (\(what)) already being processed\(groups)"
-        case .buildExists(let id): return "build \(id) (\(what)) is already on App Store Connect: would not upload it again\(groups)"
+        case .replace(let earlier): return "would delete the unfinished build upload \(earlier.id) and upload \(what)\(groups)"
+        case .carryOn(let earlier): return "would wait for build upload \(earlier.id) (\(what)) already being processed\(groups)"
+        case .unchanged(let earlier): return "build \(earlier.id) (\(what)) is already on App Store Connect: would not upload it again\(groups)"
         }
     }
 }

@@ -17,7 +17,8 @@ struct TestFlightUploader: Sendable {
 
     /// Reads the API and checks the request against it; every problem at once.
     /// - Throws: `StorePreflightError`.
-    func preflight(_ request: TestFlightRequest, metadata: IPAMetadata) async throws -> TestFlightPlan {
+    /// `start` is where the contract's `uploadStart` says the upload begins.
+    func preflight(_ request: TestFlightRequest, metadata: IPAMetadata, start: StoreUploadStart) async throws -> TestFlightPlan {
         var problems: [any Error] = []
         if let expected = request.expectedVersion, expected != metadata.version {
             problems.append(ShiplaneError("the IPA is version \(metadata.version), not \(expected)",
@@ -53,7 +54,6 @@ struct TestFlightUploader: Sendable {
             }
             groupIDs = request.groups.compactMap { name in groups.first { $0.attributes?.name == name }.map { (name, $0.id) } }
         }
-        let start = try await client.startingPoint(appID: app.id, metadata: metadata)
         guard problems.isEmpty else { throw StorePreflightError(target: "TestFlight", problems: problems) }
         return TestFlightPlan(metadata: metadata, appID: app.id, appName: app.attributes?.name, groupIDs: groupIDs, start: start)
     }
@@ -73,17 +73,17 @@ struct TestFlightUploader: Sendable {
         var polls = request.maxPolls
         let buildID: String
         switch plan.start {
-        case .buildExists(let id):
+        case .unchanged(let earlier):
             log("build \(metadata.version) (\(metadata.buildNumber)) is already on App Store Connect: not uploading it again")
-            onAccepted(id)
-            buildID = id
-        case .awaitProcessing(let uploadID):
-            log("build upload \(uploadID) from an earlier run is being processed: waiting for it")
-            buildID = try await awaitProcessing(uploadID: uploadID, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
-        case .fresh, .replaceUnfinished:
-            if case .replaceUnfinished(let old) = plan.start {
-                log("deleting build upload \(old), left unfinished by an earlier run")
-                try await client.deleteBuildUpload(id: old)
+            onAccepted(earlier.id)
+            buildID = earlier.id
+        case .carryOn(let earlier):
+            log("build upload \(earlier.id) from an earlier run is being processed: waiting for it")
+            buildID = try await awaitProcessing(uploadID: earlier.id, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
+        case .fresh, .replace:
+            if case .replace(let old) = plan.start {
+                log("deleting build upload \(old.id), left unfinished by an earlier run")
+                try await client.deleteBuildUpload(id: old.id)
             }
             let uploadID = try await send(plan, request: request, beforeCreatingUpload: beforeCreatingUpload, onUploadCreated: onUploadCreated)
             buildID = try await awaitProcessing(uploadID: uploadID, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
@@ -243,30 +243,5 @@ final class UploadProgress: @unchecked Sendable {
             sentBytes += length
             return "part \(sentParts) of \(parts) sent, \(Int((Double(sentBytes) * 100 / Double(total)).rounded()))%"
         }
-    }
-}
-
-extension AppStoreConnectClient {
-    /// Where this run starts, given what earlier runs left: the build, an upload in processing, an unfinished one.
-    func startingPoint(appID: String, metadata: IPAMetadata) async throws -> TestFlightPlan.Start {
-        if let build = try await build(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform) {
-            return .buildExists(buildID: build.id)
-        }
-        let uploads = try await buildUploads(appID: appID, version: metadata.version, buildNumber: metadata.buildNumber,
-                                                    platform: metadata.platform)
-        for upload in uploads {
-            switch upload.attributes?.state?.state {
-            case "COMPLETE":
-                if let buildID = upload.relatedID("build") { return .buildExists(buildID: buildID) }
-                return .awaitProcessing(uploadID: upload.id)
-            case "PROCESSING":
-                return .awaitProcessing(uploadID: upload.id)
-            case "AWAITING_UPLOAD":
-                return .replaceUnfinished(uploadID: upload.id)
-            default:
-                continue   // FAILED: a new upload may be made
-            }
-        }
-        return .fresh
     }
 }

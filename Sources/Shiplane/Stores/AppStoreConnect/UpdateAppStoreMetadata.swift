@@ -144,7 +144,10 @@ extension AppStoreConnectStore {
         guard let credentials, let listing, problems.isEmpty else { throw StorePreflightError(target: "the App Store listing", problems: problems) }
         let client = AppStoreConnectStore.connect(credentials, app: nil, variables: variables, transport: step.httpTransport(), now: lane.state.now).client
         let listings = AppStoreListingClient(client: client)
-        guard let app = try await client.app(bundleID: bundleID) else {
+        // The first request: a refused key or an unreachable API is a preflight problem, nothing sent yet.
+        let foundApp: AppStoreConnectClient.App?
+        do { foundApp = try await client.app(bundleID: bundleID) } catch { throw StorePreflightError(target: "the App Store listing", problems: [error]) }
+        guard let app = foundApp else {
             throw StorePreflightError(target: "the App Store listing", problems: [ShiplaneError(
                 "App Store Connect has no app with bundle ID \(bundleID) for this API key's team",
                 suggestion: "create the app in App Store Connect (My Apps → +), or check the bundle ID")])

@@ -70,9 +70,16 @@ extension AppStoreConnectStore {
             do { try await store.checkAccess() } catch { problems.append(error) }
             throw StorePreflightError(target: "TestFlight", problems: problems)
         }
+        // Earlier work, found in one place: the contract's `uploadStart`, from `earlierUpload`.
+        let start: StoreUploadStart
+        do {
+            start = try await store.uploadStart(of: package, state: StoreResumeState(lane: lane))
+        } catch {
+            throw StorePreflightError(target: "TestFlight", problems: [error])
+        }
         let plan: TestFlightPlan
         do {
-            plan = try await uploader.preflight(request, metadata: metadata)
+            plan = try await uploader.preflight(request, metadata: metadata, start: start)
         } catch let failure as StorePreflightError {
             throw failure
         } catch {
@@ -81,7 +88,7 @@ extension AppStoreConnectStore {
         if step.isDryRun {
             step.note(plan.summary)
             var buildID = "(dry run)"
-            if case .buildExists(let id) = plan.start { buildID = id }
+            if case .unchanged(let earlier) = plan.start { buildID = earlier.id }
             return TestFlightBuild(id: buildID, appID: plan.appID, bundleID: metadata.bundleID, version: metadata.version,
                                    buildNumber: metadata.buildNumber, processingState: "DRY_RUN")
         }

@@ -36,30 +36,40 @@ package struct GooglePlayStore: Store {
         _ = try await client.accessToken()
     }
 
-    /// What Google Play holds of the bundle: in an edit an earlier run left open (the resume
-    /// record in `state`, the bundle's SHA-256 among the edit's bundles), or its version code in a
-    /// release on a track (read through a private edit, deleted again); nil when neither.
+    /// What Google Play holds of the bundle: an edit an earlier run left open (the resume record
+    /// in `state`) with the bundle's SHA-256 among its bundles (in progress) or without it
+    /// (unfinished), or the bundle in a release on a track (accepted; read through a private
+    /// edit, deleted again); nil when none of these.
     package func earlierUpload(of package: StorePackage, state: StoreResumeState) async throws -> StoreEarlierUpload? {
         let manifest = try AndroidBundleManifest.read(bundle: package.file)
         let client = self.client.packageName == manifest.packageName ? self.client : self.client.forPackage(manifest.packageName)
         let recordName = "play-\(manifest.packageName)"
+        let sha256 = (package.checkedSHA256 ?? package.artifact.sha256).lowercased()
         if let record = state.read(PlayStorePublisher.EditRecord.self, name: recordName), record.packageName == manifest.packageName,
-           try await client.editExists(record.editID),
-           let bundle = try await client.bundles(editID: record.editID).first(where: { $0.sha256?.lowercased() == package.artifact.sha256.lowercased() }) {
-            return StoreEarlierUpload(state: .inProgress, id: record.editID,
-                                      summary: "version code \(bundle.versionCode.map(String.init) ?? "?") of \(manifest.packageName) is in edit \(record.editID), not committed yet")
+           try await client.editExists(record.editID) {
+            if let bundle = try await client.bundles(editID: record.editID).first(where: { $0.sha256?.lowercased() == sha256 }) {
+                return StoreEarlierUpload(state: .inProgress, id: record.editID,
+                                          summary: "version code \(bundle.versionCode.map(String.init) ?? "?") of \(manifest.packageName) is in edit \(record.editID), not committed yet")
+            }
+            return StoreEarlierUpload(state: .unfinished, id: record.editID,
+                                      summary: "edit \(record.editID) of \(manifest.packageName), left open by an earlier run, does not hold this bundle")
         }
         guard let code = manifest.versionCode else { return nil }
         let edit = try await client.insertEdit()
-        let onTracks: Bool
+        var released: Bool
         do {
-            onTracks = try await client.versionCodesInTracks(editID: edit).contains(code)
+            // This very bundle (its SHA-256, as Google lists the app's bundles) in a release; a
+            // version code used by another bundle is no earlier upload of this one.
+            released = try await client.versionCodesInTracks(editID: edit).contains(code)
+            if released {
+                released = try await client.bundles(editID: edit).contains { $0.versionCode == code && $0.sha256?.lowercased() == sha256 }
+            }
         } catch {
             try? await client.deleteEdit(edit)
             throw error
         }
         try await client.deleteEdit(edit)
-        guard onTracks else { return nil }
+        guard released else { return nil }
         return StoreEarlierUpload(state: .accepted, id: String(code), summary: "version code \(code) of \(manifest.packageName) is in a release on Google Play")
     }
 }

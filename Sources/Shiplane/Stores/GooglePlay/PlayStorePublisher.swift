@@ -14,19 +14,28 @@ struct PlayStorePublisher: Sendable {
 
     // MARK: - Preflight
 
-    /// Checks access and opens (or resumes) the edit the upload will use; every problem at once.
-    /// An edit this opened is deleted again when preflight fails.
+    /// Opens the edit the upload will use, or resumes the one `start` carries on (the contract's
+    /// `uploadStart`: the only place that decides on earlier work); every problem at once. An
+    /// edit this opened is deleted again when preflight fails; one `start` replaces is deleted
+    /// when the upload begins.
     /// - Throws: `StorePreflightError`.
-    func preflight(_ request: PlayStoreRequest, manifest: AndroidBundleManifest, problems known: [any Error]) async throws -> PlayStorePlan {
+    func preflight(_ request: PlayStoreRequest, manifest: AndroidBundleManifest, start: StoreUploadStart,
+                   problems known: [any Error]) async throws -> PlayStorePlan {
         var problems = known
+        if case .unchanged(let earlier) = start {
+            guard problems.isEmpty else { throw StorePreflightError(target: "Google Play", problems: problems) }
+            return PlayStorePlan(manifest: manifest, packageName: client.packageName, editID: "", editExpiry: nil, createdEdit: false,
+                                 uploadedVersionCode: manifest.versionCode, sha256: "", unchanged: earlier)
+        }
         let editID: String
         let expiry: String?
         var created = false
+        var replaced: String?
+        if case .replace(let earlier) = start { replaced = earlier.id }
         do {
-            if let record = state.read(EditRecord.self, name: recordName), record.packageName == client.packageName,
-               let found = try await client.edit(record.editID) {
-                log("resuming edit \(record.editID), left open by an earlier run")
-                editID = record.editID
+            if case .carryOn(let earlier) = start, let found = try await client.edit(earlier.id) {
+                log("resuming edit \(earlier.id), left open by an earlier run")
+                editID = earlier.id
                 expiry = found.expiryTimeSeconds
             } else {
                 let edit = try await client.openEdit()
@@ -57,7 +66,7 @@ struct PlayStorePublisher: Sendable {
             throw StorePreflightError(target: "Google Play", problems: problems)
         }
         return PlayStorePlan(manifest: manifest, packageName: client.packageName, editID: editID, editExpiry: expiry, createdEdit: created,
-                             uploadedVersionCode: uploaded, sha256: sha256)
+                             uploadedVersionCode: uploaded, sha256: sha256, replacedEdit: replaced)
     }
 
     // MARK: - Publish
@@ -65,6 +74,10 @@ struct PlayStorePublisher: Sendable {
     /// Uploads (unless the edit has the bundle), sets the track and commits; returns the version code.
     /// `onCommitted` runs once the edit is committed (the release is then out and stays).
     func publish(_ plan: PlayStorePlan, request: PlayStoreRequest, onCommitted: @Sendable () -> Void) async throws -> Int64 {
+        if let replaced = plan.replacedEdit {
+            log("deleting edit \(replaced), left open by an earlier run without this bundle")
+            try await client.deleteEdit(replaced)
+        }
         try state.write(EditRecord(editID: plan.editID, packageName: plan.packageName), name: recordName)
         let versionCode: Int64
         if let code = plan.uploadedVersionCode {

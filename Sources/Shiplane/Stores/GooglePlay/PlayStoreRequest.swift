@@ -118,4 +118,8 @@ package struct PlayStorePlan: Sendable {
     package var uploadedVersionCode: Int64?
     /// The bundle's SHA-256, in hex.
     package var sha256: String
+    /// The edit an earlier run left open without this bundle, deleted when the upload begins.
+    package var replacedEdit: String?
+    /// What Google Play already has of this very bundle in a release: nothing is uploaded.
+    package var unchanged: StoreEarlierUpload?
 }

@@ -67,17 +67,25 @@ extension GooglePlayStore {
                                             transport: step.httpTransport(), now: lane.state.now)
         let client = store.client
         let publisher = PlayStorePublisher(client: client, state: StoreResumeState(lane: lane), log: { step.log($0) })
+        // Earlier work, found in one place: the contract's `uploadStart`, from `earlierUpload`.
+        let start: StoreUploadStart
         do {
             try await store.checkAccess()
+            start = try await store.uploadStart(of: package, state: publisher.state)
         } catch {
             throw StorePreflightError(target: "Google Play", problems: problems + [error])
         }
-        let plan = try await publisher.preflight(request, manifest: manifest, problems: problems)
+        let plan = try await publisher.preflight(request, manifest: manifest, start: start, problems: problems)
+        if let earlier = plan.unchanged {
+            step.note("\(earlier.summary): not uploading it again")
+            return plan.uploadedVersionCode ?? 0
+        }
         let what = "\(packageName) version code \(plan.uploadedVersionCode ?? manifest.versionCode ?? 0)" +
             " (\(ByteCountText.file(manifest.fileSize))) to track \(request.track) as \(request.status.rawValue)" +
             (request.rolloutFraction.map { " for \(Int(($0 * 100).rounded()))% of users" } ?? "")
         if step.isDryRun {
             if plan.createdEdit { try await publisher.discard(editID: plan.editID) }
+            if let replaced = plan.replacedEdit { step.log("would delete edit \(replaced), left open by an earlier run without this bundle") }
             step.note("would upload \(what)")
             return plan.uploadedVersionCode ?? manifest.versionCode ?? 0
         }
