@@ -100,6 +100,20 @@ package protocol Store: Sendable {
     /// - Throws: `StorePreflightError` before anything is written; store and transport errors after.
     static func submit(_ options: SubmitOptions, in step: StepContext) async throws -> Submitted
 
+    /// The project's build-number series the store's builds count (`.apple`, `.android`).
+    static var buildSeries: BuildSeries { get }
+    /// The store's app for `incrementBuildNumber(.fromStores)`: the one `source` names, else as the
+    /// project's files name it; nil when neither does.
+    static func buildNumberApp(named source: StoreBuildNumberSource, in current: AgreedVersion) -> String?
+    /// The sentence the step logs about `latest` ("App Store Connect: latest build of 1.4.0 is 45").
+    static func sayLatest(_ latest: String?, version: String) -> String
+
+    /// The highest build number the store holds for `version` of `app` (Apple: that version's
+    /// builds; Google Play: the version codes on any track), nil before the first. Reads only (a
+    /// Play edit opened to read the tracks is deleted again).
+    /// - Throws: `ShiplaneError` when the store has no such app; store and transport errors.
+    func latestBuildNumber(app: String, version: String) async throws -> String?
+
     /// What the store already holds of `package`, for this store value's credentials: nil when
     /// nothing; the build, an upload being processed, or one left unfinished. Writes nothing a
     /// user sees (Play's look at its tracks goes through a private edit deleted again).

@@ -59,49 +59,23 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
         let lane = step.lane
         let current = try lane.readVersion(files)
         let holders = try IncrementBuildNumber.holders(of: current)
-        let apple = source.appStoreBundleID ?? Self.bundleID(in: current)
-        let android = source.playPackageName ?? Self.packageName(in: current)
-        guard apple != nil || android != nil else {
+        // Every store through the contract, none named: its app, its credentials, its latest build.
+        let asked = Stores.all.compactMap { store in store.buildNumberApp(named: source, in: current).map { (store, $0) } }
+        guard !asked.isEmpty else {
             throw ShiplaneError(
                 "no store app to ask for its builds",
                 info: [("looked for", "PRODUCT_BUNDLE_IDENTIFIER of the Xcode app target, applicationId in build.gradle")],
                 suggestion: "name them: .fromStores(appStore: \"com.example.app\", googlePlay: \"com.example.app\")"
             )
         }
-        let variables = lane.environment.variables
         var candidates: [(series: BuildSeries, next: Int)] = []
-        var appleNext: String?
-        if let apple {
-            var problems: [any Error] = []
-            guard let credentials = AppStoreConnectStore.credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems) else {
-                throw StorePreflightError(target: AppStoreConnectStore.displayName, problems: problems)
-            }
-            let client = AppStoreConnectStore.connect(credentials, app: apple, variables: variables, transport: step.httpTransport(),
-                                                      now: lane.state.now).client
-            guard let app = try await client.app(bundleID: apple) else {
-                throw ShiplaneError("App Store Connect has no app \(apple)", suggestion: "create the app in App Store Connect, or name the right bundle ID")
-            }
-            let latest = try await client.latestBuildNumber(appID: app.id, version: current.shown)
-            step.log("App Store Connect: " + (latest.map { "latest build of \(current.shown) is \($0)" } ?? "no build of \(current.shown) yet"))
-            candidates.append((.apple, (latest.flatMap { Int($0.split(separator: ".").last ?? "") } ?? 0) + 1))
-            // Apple's own series keeps its shape: after 1.7.0.4 comes 1.7.0.5.
-            appleNext = try latest.map { try BuildNumber.incremented($0) } ?? "1"
-        }
-        if let android {
-            let account = try GooglePlayStore.readCredentials(variables, workingDirectory: lane.workingDirectory)
-            let client = GooglePlayStore.connect(account, app: android, variables: variables, transport: step.httpTransport(),
-                                                 now: lane.state.now).client
-            let edit = try await client.insertEdit()
-            let codes: Set<Int64>
-            do {
-                codes = try await client.versionCodesInTracks(editID: edit)
-            } catch {
-                try? await client.deleteEdit(edit)
-                throw error
-            }
-            try await client.deleteEdit(edit)
-            step.log("Google Play: " + (codes.max().map { "highest versionCode in any track is \($0)" } ?? "no release in any track yet"))
-            candidates.append((.android, Int(codes.max() ?? 0) + 1))
+        // Each series keeps its shape: after Apple's 1.7.0.4 comes 1.7.0.5.
+        var seriesNext: [BuildSeries: String] = [:]
+        for (store, app) in asked {
+            let latest = try await store.latestBuild(of: app, version: current.shown, in: step)
+            step.log(store.sayLatest(latest, version: current.shown))
+            candidates.append((store.buildSeries, (latest.flatMap { Int($0.split(separator: ".").last ?? "") } ?? 0) + 1))
+            seriesNext[store.buildSeries] = try latest.map { try BuildNumber.incremented($0) } ?? "1"
         }
         // Never go back on Google Play: a versionCode in the files already above the store's (a
         // build not uploaded yet) wins.
@@ -113,7 +87,7 @@ package struct IncrementBuildNumberFromStores: AsyncAction {
         if current.separateBuildSeries {
             // Each platform keeps its own series: each store's own next number goes to its files.
             var series = current.builds
-            for candidate in candidates { series[candidate.series] = candidate.series == .android ? String(floor(candidate.next)) : appleNext ?? String(candidate.next) }
+            for candidate in candidates { series[candidate.series] = candidate.series == .android ? String(floor(candidate.next)) : seriesNext[candidate.series] ?? String(candidate.next) }
             return try IncrementBuildNumber.write(BuildNumbers(series: series), over: current, holders: holders, change: source.description, in: step)
         }
         let next = floor(candidates.map(\.next).max() ?? 1)
@@ -150,6 +124,22 @@ extension AppStoreConnectClient {
             ("filter[app]", appID), ("filter[preReleaseVersion.version]", version), ("limit", "200"),
         ], as: ASCDocument<[Build]>.self, operation: "read the builds of \(version)").data
         return builds.compactMap { $0.attributes?.version }.max { BuildNumber.isLower($0, than: $1) }
+    }
+}
+
+extension Store {
+    /// The latest build number of `version` of `app` in this store, reached with the lane's
+    /// credentials through `connect`.
+    /// - Throws: `StorePreflightError` naming what to set when the credentials are missing or unusable.
+    static func latestBuild(of app: String, version: String, in step: StepContext) async throws -> String? {
+        let lane = step.lane
+        let variables = lane.environment.variables
+        var problems: [any Error] = []
+        guard let credentials = credentials(from: variables, workingDirectory: lane.workingDirectory, problems: &problems) else {
+            throw StorePreflightError(target: displayName, problems: problems)
+        }
+        let store = connect(credentials, app: app, variables: variables, transport: step.httpTransport(), now: lane.state.now)
+        return try await store.latestBuildNumber(app: app, version: version)
     }
 }
 

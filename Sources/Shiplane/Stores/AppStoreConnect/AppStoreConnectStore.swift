@@ -40,6 +40,24 @@ package struct AppStoreConnectStore: Store {
 
     package var apiBaseURL: String { client.apiBaseURL }
 
+    package static let buildSeries = BuildSeries.apple
+
+    package static func buildNumberApp(named source: StoreBuildNumberSource, in current: AgreedVersion) -> String? {
+        source.appStoreBundleID ?? IncrementBuildNumberFromStores.bundleID(in: current)
+    }
+
+    package static func sayLatest(_ latest: String?, version: String) -> String {
+        "App Store Connect: " + (latest.map { "latest build of \(version) is \($0)" } ?? "no build of \(version) yet")
+    }
+
+    /// The highest build number uploaded for `version` of the app with bundle ID `app`.
+    package func latestBuildNumber(app: String, version: String) async throws -> String? {
+        guard let found = try await client.app(bundleID: app) else {
+            throw ShiplaneError("App Store Connect has no app \(app)", suggestion: "create the app in App Store Connect, or name the right bundle ID")
+        }
+        return try await client.latestBuildNumber(appID: found.id, version: version)
+    }
+
     /// Reads one app: the key is accepted when Apple answers.
     package func checkAccess() async throws {
         _ = try await client.get("/v1/apps", query: [("limit", "1")], as: ASCDocument<[ASCResource<ASCApp>]>.self, operation: "read apps")

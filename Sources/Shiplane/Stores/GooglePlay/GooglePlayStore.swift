@@ -31,6 +31,32 @@ package struct GooglePlayStore: Store {
 
     package var apiBaseURL: String { client.apiBaseURL }
 
+    package static let buildSeries = BuildSeries.android
+
+    package static func buildNumberApp(named source: StoreBuildNumberSource, in current: AgreedVersion) -> String? {
+        source.playPackageName ?? IncrementBuildNumberFromStores.packageName(in: current)
+    }
+
+    package static func sayLatest(_ latest: String?, version: String) -> String {
+        "Google Play: " + (latest.map { "highest versionCode in any track is \($0)" } ?? "no release in any track yet")
+    }
+
+    /// The highest version code in any release of any track of package `app` (the version plays
+    /// no part: a version code is the app's, not the version's), read through a private edit.
+    package func latestBuildNumber(app: String, version: String) async throws -> String? {
+        let client = self.client.packageName == app ? self.client : self.client.forPackage(app)
+        let edit = try await client.insertEdit()
+        let codes: Set<Int64>
+        do {
+            codes = try await client.versionCodesInTracks(editID: edit)
+        } catch {
+            try? await client.deleteEdit(edit)
+            throw error
+        }
+        try await client.deleteEdit(edit)
+        return codes.max().map(String.init)
+    }
+
     /// Exchanges the key for an access token (kept for the requests that follow).
     package func checkAccess() async throws {
         _ = try await client.accessToken()
