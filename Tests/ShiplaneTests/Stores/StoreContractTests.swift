@@ -473,6 +473,10 @@ struct StoreContractTests {
         #expect(found.isEmpty, "reach the store through Stores.all / connect / forUndo instead: \(found)")
         // The check reads real files: the versioning and match sources are among them.
         #expect(FileManager.default.fileExists(atPath: root + "/Shiplane/Versioning/BuildNumberFromStores.swift"))
+        // The build number from the stores loops over `Stores.all` through the contract: it names no store.
+        let buildNumbers = try String(contentsOfFile: root + "/Shiplane/Versioning/BuildNumberFromStores.swift", encoding: .utf8)
+        #expect(buildNumbers.contains("Stores.all") && !Stores.all.contains { buildNumbers.contains(String(describing: $0)) },
+                "BuildNumberFromStores.swift names a store instead of asking each one in Stores.all")
     }
 
     /// The preflight's error, as thrown or inside the step's failure.
