@@ -16,6 +16,14 @@ public struct DependencyRequirementsResult: ReleaseChanges, Equatable, Codable {
 
 extension DependencyRequirementsResult: ReplayableOutput {}
 
+/// What a manifest's requirement edit did (`GoModRequirements`, `SwiftPackageRequirements`): the
+/// text, one line per requirement changed, one note per requirement left on purpose.
+struct ManifestEdit: Sendable, Equatable {
+    var text: String
+    var changed: [String] = []
+    var notes: [String] = []
+}
+
 /// A monorepo package's release brings its manifests' version requirements of the repository's
 /// other packages up to their versions in the work tree (issue 42, item 4): a dependent released
 /// after its dependency (a later wave, on a checkout of the branch that holds the dependency's

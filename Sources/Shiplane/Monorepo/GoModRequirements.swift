@@ -40,12 +40,8 @@ enum GoModRequirements {
         var tag: String
     }
 
-    /// What `edited` did: the text, one line per requirement changed, one note per requirement left on purpose.
-    struct Edit: Sendable, Equatable {
-        var text: String
-        var changed: [String] = []
-        var notes: [String] = []
-    }
+    /// What `edited` did to a go.mod (`ManifestEdit`).
+    typealias Edit = ManifestEdit
 
     /// The `module` path of a go.mod, or nil when it has none.
     static func modulePath(_ text: String) -> String? {

@@ -28,12 +28,8 @@ enum SwiftPackageRequirements {
         var version: SemanticVersion
     }
 
-    /// What `edited` did: the text, one line per requirement changed, one note per requirement left on purpose.
-    struct Edit: Sendable, Equatable {
-        var text: String
-        var changed: [String] = []
-        var notes: [String] = []
-    }
+    /// What `edited` did to a Package.swift (`ManifestEdit`).
+    typealias Edit = ManifestEdit
 
     /// `text`, a dependent's Package.swift (`file` in messages), with each requirement of
     /// `dependencies` raised to its released version.
