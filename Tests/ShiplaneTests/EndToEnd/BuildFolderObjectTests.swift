@@ -72,7 +72,7 @@ struct BuildFolderObjectTests {
         let symbols = try LaneCompiler.runCompiler(Toolchain.compilerFolder(of: probe.swiftc) + "/llvm-nm", arguments: [object], environment: Self.environment)
         #expect(symbols.output.contains("shiplane_test_one") && symbols.output.contains("shiplane_test_two"), "\(symbols.output)")
         let arguments = linking.linkArguments
-        #expect(Array(arguments.prefix(6)) == ["-static-stdlib", "-Xlinker", "-no-pie", "-L", (object as NSString).deletingLastPathComponent, object])
+        #expect(Array(arguments.prefix(8)) == ["-static-stdlib", "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic", "-L", (object as NSString).deletingLastPathComponent, object])
         #expect(!arguments.contains("-lShiplaneKit"))
         // Made once: a second compile of the same build takes it as it is.
         let made = LaneCompiler.stamp(object)

@@ -67,7 +67,7 @@ struct BundleTests {
         #expect(found.linksStatically)
         #expect(found.libraryFile == folder.root + "/opt/lib/shiplane/static/libShiplaneKit.o")
         let arguments = found.linkArguments
-        #expect(Array(arguments.prefix(6)) == ["-static-stdlib", "-Xlinker", "-no-pie", "-L", folder.root + "/opt/lib/shiplane/static", found.libraryFile])
+        #expect(Array(arguments.prefix(8)) == ["-static-stdlib", "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic", "-L", folder.root + "/opt/lib/shiplane/static", found.libraryFile])
         #expect(!arguments.contains("-lShiplaneKit") && !arguments.contains("-rpath"))
         // lld when the compiler has one beside it, else the compiler's default linker.
         let compilerFolder = URL(fileURLWithPath: found.swiftc).resolvingSymlinksInPath().deletingLastPathComponent().path

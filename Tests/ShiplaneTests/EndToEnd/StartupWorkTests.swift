@@ -118,6 +118,62 @@ struct StartupWorkTests {
         #expect(shiplane_ca_certificates_load() == 0, "a second load does nothing")
     }
 
+    /// A push over HTTPS still verifies the server against the system's whole CA bundle, now that
+    /// the bundle is parsed when the TLS connection is set up rather than when libgit2 starts (in
+    /// the source build through DeferredCACertificates.c, in the release bundle through
+    /// bundle-support/deferred_ca_static.c): run with the binary under test (`SHIPLANE_TEST_BINARY`
+    /// is the bundle's in `Scripts/bundle --check`) against a loopback HTTPS server whose
+    /// certificate is made here. In a mount namespace where the system's bundle also holds that
+    /// certificate the handshake succeeds and the push fails on the server's answer (404); with
+    /// the system's bundle alone it fails on the certificate. Nothing is pushed or kept either way.
+    @Test(.enabled(if: libgit2UsesMbedTLS && Self.mountsInANamespace, "a private mount namespace (unshare -m, as root) puts a certificate into the system's CA bundle for one process"))
+    func aPushOverHTTPSVerifiesTheServerAgainstTheCABundle() throws {
+        let repo = try versionedRepository()
+        let folder = repo.root
+        let made = try runProgram(
+            "/usr/bin/env",
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
+             "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+            in: folder, environment: repo.environment)
+        try #require(made.status == 0, "\(made.all)")
+        let system = try String(contentsOfFile: Self.certificateFolder + "/ca-certificates.crt", encoding: .utf8)
+        let certificate = try String(contentsOfFile: folder + "/cert.pem", encoding: .utf8)
+        try (system + certificate).write(toFile: folder + "/bundle.pem", atomically: true, encoding: .utf8)
+        let server = try HTTPSNotFoundServer(certificate: folder + "/cert.pem", key: folder + "/key.pem")
+        defer { server.stop() }
+        try repo.git("remote", "add", "origin", "https://localhost:\(server.port)/repo.git")
+        let head = try repo.git("rev-parse", "HEAD")
+        let bump = ["bump", "patch", "--commit", "--tag", "--push"]
+
+        let trusted = try runProgram(
+            "/usr/bin/unshare",
+            ["-m", "sh", "-c", "mount --bind \"$1\" /etc/ssl/certs/ca-certificates.crt && shift && exec \"$@\"", "sh", folder + "/bundle.pem", shiplaneBinary] + bump,
+            in: repo.path, environment: repo.environment)
+        #expect(trusted.status != 0, "\(trusted.all)")
+        #expect(trusted.all.contains("404"), "the handshake with a trusted certificate did not reach the server's answer:\n\(trusted.all)")
+        #expect(!trusted.all.lowercased().contains("certificate"), "\(trusted.all)")
+        #expect(server.requests >= 1)
+
+        let untrusted = try runProgram(shiplaneBinary, bump, in: repo.path, environment: repo.environment)
+        #expect(untrusted.status != 0, "\(untrusted.all)")
+        #expect(untrusted.all.lowercased().contains("certificate"), "an untrusted certificate was not refused as one:\n\(untrusted.all)")
+
+        // Each failed push rolled its bump back.
+        #expect(try repo.git("rev-parse", "HEAD") == head)
+        #expect(repo.read("VERSION") == "1.2.3\n")
+        #expect(try repo.git("tag", "--list", "v1.2.4").isEmpty)
+    }
+
+    /// True where this process may make a mount namespace and bind a file in it (root on Linux).
+    private static let mountsInANamespace: Bool = {
+        #if os(Linux)
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+        return (try? runProgram("/usr/bin/unshare", ["-m", "true"], in: "/", environment: ProcessInfo.processInfo.environment).status) == 0
+        #else
+        return false
+        #endif
+    }()
+
     /// A linked work tree's run record and index lock: `RunStore.gitDirectory(ofWorkTree:)` reads
     /// the `.git` file as libgit2 does, and a lock a dead Shiplane left there is removed.
     @Test func aLinkedWorkTreesGitFolderIsFoundWithoutLibgit2() throws {
@@ -138,5 +194,66 @@ struct StartupWorkTests {
         let said = try StaleIndexLock.clear(root: linked)
         #expect(said?.contains("index.lock") == true)
         #expect(!FileManager.default.fileExists(atPath: gitFolder + "/index.lock"))
+    }
+}
+
+/// A loopback HTTPS server (Python's standard library, in a child process) that answers every
+/// request 404 and writes one line per request to a log: where a TLS client's handshake succeeded,
+/// it got that far. It ends by itself after 120 seconds; `stop()` ends it sooner.
+private final class HTTPSNotFoundServer: @unchecked Sendable {
+    // Set once in init, read afterwards.
+    let port: Int
+    private let log: String
+    private let process = Process()
+
+    /// The requests answered so far.
+    var requests: Int {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").count
+    }
+
+    init(certificate: String, key: String) throws {
+        log = (certificate as NSString).deletingLastPathComponent + "/https-requests.log"
+        let script = #"""
+        import http.server, os, ssl, sys, threading
+        certificate, key, log = sys.argv[1], sys.argv[2], sys.argv[3]
+        threading.Timer(120, lambda: os._exit(0)).start()
+        class NotFound(http.server.BaseHTTPRequestHandler):
+            def answer(self):
+                with open(log, "a") as f:
+                    f.write(self.command + " " + self.path + "\n")
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            do_GET = do_POST = answer
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certificate, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, certificate, key, log]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            process.terminate()
+            throw TestFailure("the HTTPS server did not start")
+        }
+        self.port = port
+    }
+
+    /// SIGKILL: the test process may have SIGTERM ignored, which its children inherit.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 }
