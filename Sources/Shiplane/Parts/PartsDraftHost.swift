@@ -14,6 +14,12 @@ protocol PartsDraftForge: Forge {
     /// published); nil when no token is set.
     /// - Throws: when `repository` is not one.
     static func partsDrafts(api: String, repository: String, environment: LaneEnvironment) throws -> (any PartsDraftHost)?
+    /// The releases of origin's repository on this forge, where a part job's `draft:` of this
+    /// forge that names no server or repository (`.github()`, `.gitea()`) puts its draft: where
+    /// `shiplane rollback` looks for drafts no record on origin names. `origin` is the origin
+    /// remote's URL as configured, `settings` the project's forge settings; nil when no token is set.
+    /// - Throws: when nothing names the repository or its server.
+    static func partsDrafts(origin: String, settings: ForgeSettings, environment: LaneEnvironment) throws -> (any PartsDraftHost)?
     /// The variables `partsDrafts(api:repository:environment:)` takes its token from, as an
     /// error asks for them (`GITHUB_TOKEN (or GH_TOKEN)`).
     static var partsDraftsToken: String { get }

@@ -27,8 +27,8 @@ package enum PartsRollback {
     }
 
     /// Rolls back every fanned-out release that origin holds parts or a draft of, lane by lane
-    /// (`lane`: that lane's alone), and the unclaimed drafts part jobs left on GitHub; empty when
-    /// there are none. `dryRun`: only reads, and says what it would undo.
+    /// (`lane`: that lane's alone), and the unclaimed drafts part jobs left on every forge with
+    /// drafts where they may be (`PartsDraftForge`: GitHub, Gitea); empty when there are none. `dryRun`: only reads, and says what it would undo.
     /// - Throws: when origin cannot be reached (nothing changed).
     package static func run(workTree: String, environment: LaneEnvironment, lane only: String? = nil, dryRun: Bool = false) async throws -> [Outcome] {
         let listed: [String: ObjectID]? = try await gitOffThePool {
@@ -50,12 +50,12 @@ package enum PartsRollback {
         }
         if let only { lanes = lanes.filter { $0.key == only } }
         var outcomes: [String: Outcome] = [:]
-        var named: Set<Int> = []
+        var named: [PartsDraft] = []
         for lane in lanes.keys.sorted() {
             if let leftovers = lanes[lane] {
                 let (outcome, draft) = await rollBack(lane: lane, leftovers, workTree: workTree, environment: environment, dryRun: dryRun)
                 outcomes[lane] = outcome
-                if let draft { named.insert(draft) }
+                if let draft { named.append(draft) }
             }
         }
         for (lane, lines) in await unclaimedDrafts(workTree: workTree, environment: environment, lane: only, except: named, dryRun: dryRun) {
@@ -69,17 +69,17 @@ package enum PartsRollback {
     /// Deletes `lane`'s draft release while it is as the parts left it, then origin's part records
     /// and word of the draft in one compare-and-swap push (each at the value read). A draft that
     /// changed (taken over by a fan-in, published, edited) is left, and so is everything on origin.
-    /// Also returns the id of the draft origin names, if any.
-    private static func rollBack(lane: String, _ leftovers: Leftovers, workTree: String, environment: LaneEnvironment, dryRun: Bool) async -> (Outcome, Int?) {
+    /// Also returns the draft origin names, if any.
+    private static func rollBack(lane: String, _ leftovers: Leftovers, workTree: String, environment: LaneEnvironment, dryRun: Bool) async -> (Outcome, PartsDraft?) {
         var outcome = Outcome(lane: lane)
         let draftRef = OriginParts.draftReference(lane: lane)
         var draftValue = leftovers.draft
-        var named: Int?
+        var named: PartsDraft?
         if leftovers.draft != nil {
             do {
                 let read = try await OriginParts.readDraft(lane: lane, workTree: workTree, environment: environment)
                 draftValue = read?.value
-                named = read?.draft?.releaseID
+                named = read?.draft
                 if let draft = read?.draft {
                     switch try await deleteDraft(draft, environment: environment, dryRun: dryRun) {
                     case .deleted(let line): outcome.undone.append(line)
@@ -167,32 +167,61 @@ package enum PartsRollback {
         return .deleted((dryRun ? "delete" : "deleted") + " the parts' draft release \(release.id) \(host.place)" + PartsDraftOrphans.assetList(release))
     }
 
-    /// Deletes the drafts part jobs made and never claimed on origin (stopped between GitHub's
-    /// answer and their compare-and-swap), found on origin's GitHub repository (`GITHUB_API_URL`)
-    /// by their placeholder tag and `PartsDraftMarker`, of `lane` (nil: any), except the drafts
-    /// origin names (`except`). Nothing is asked when no token is set or origin is not on GitHub.
+    /// Deletes the drafts part jobs made and never claimed on origin (stopped between the forge's
+    /// answer and their compare-and-swap), of `lane` (nil: any), found by their placeholder tag and
+    /// `PartsDraftMarker` on every forge with drafts where part jobs may have made them: the
+    /// releases of origin's repository on the forge origin is on (`ForgeChoice`: the settings, the
+    /// host, the CI; every forge with drafts when nothing says which), as `.github()` or `.gitea()`
+    /// finds them, and the releases holding the drafts origin names (`named`, which stay: their
+    /// own rollback deletes them). Each is deleted only while it is as listed
+    /// (`PartsDraftOrphans.clean`). A forge with no token set is not asked.
     private static func unclaimedDrafts(
-        workTree: String, environment: LaneEnvironment, lane: String?, except: Set<Int>, dryRun: Bool
+        workTree: String, environment: LaneEnvironment, lane: String?, except named: [PartsDraft], dryRun: Bool
     ) async -> [String: (undone: [String], stays: [String], failed: [String])] {
-        // origin's URL as configured (not as `insteadOf` rewrites it), as a part job's `.github()` reads it.
-        guard let origin = (try? git({ try RepositoryAccess.open(at: workTree).configString("remote.\(OriginParts.remote).url") })) ?? nil,
-              let repository = try? GitHubRepository(remoteURL: origin) else { return [:] }
-        let api = environment.variables["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
         var found: [String: (undone: [String], stays: [String], failed: [String])] = [:]
-        do {
-            guard let host = try GitHubForge.partsDrafts(api: api, repository: repository.description, environment: environment) else { return [:] }
-            let fates = try await PartsDraftOrphans.clean(host, claimed: except, dryRun: dryRun) {
-                lane == nil || $0.lane == lane
-            }
-            for (marker, fate) in fates {
-                switch fate {
-                case .deleted(let line): found[marker.lane, default: ([], [], [])].undone.append(line)
-                case .stays(let line): found[marker.lane, default: ([], [], [])].stays.append(line)
-                case .failed(let line): found[marker.lane, default: ([], [], [])].failed.append(line)
+        func fail(_ line: String) { found[lane ?? "", default: ([], [], [])].failed.append(line) }
+        let forges = Forges.all.compactMap { $0 as? any PartsDraftForge.Type }
+        var hosts: [any PartsDraftHost] = []
+        // origin's URL as configured (not as `insteadOf` rewrites it), as a part job's `draft:` reads it.
+        if let origin = (try? git({ try RepositoryAccess.open(at: workTree).configString("remote.\(OriginParts.remote).url") })) ?? nil {
+            do {
+                let settings = try ProjectSettings.load(root: workTree).forge
+                let chosen = (try? ForgeChoice.choose(explicit: nil, settings: settings, environment: environment.variables, originURL: origin))?.forge.kind
+                for forge in forges where chosen == nil || forge.kind == chosen {
+                    do {
+                        if let host = try forge.partsDrafts(origin: origin, settings: settings, environment: environment) { hosts.append(host) }
+                    } catch where chosen == nil {
+                        // Nothing says origin is on this forge, and it cannot be found there: not asked.
+                    } catch {
+                        fail("could not find origin's repository on \(forge.displayName) to look for drafts part jobs left unclaimed: \(describe(error))")
+                    }
                 }
+            } catch {
+                fail("could not read the forge settings to look for drafts part jobs left unclaimed: \(describe(error))")
             }
-        } catch {
-            found[lane ?? "", default: ([], [], [])].failed.append("could not look on \(repository.description) for drafts part jobs left unclaimed: \(describe(error))")
+        }
+        for draft in named {
+            guard let forge = forges.first(where: { $0.kind.rawValue == draft.forge }),
+                  let host = try? forge.partsDrafts(api: draft.api, repository: draft.repository, environment: environment) else { continue }
+            hosts.append(host)
+        }
+        var asked: Set<String> = []
+        for host in hosts where asked.insert("\(host.kind.rawValue) \(host.api) \(host.repositoryName)").inserted {
+            let claimed = Set(named.filter { $0.forge == host.kind.rawValue && $0.api == host.api && $0.repository == host.repositoryName }.map(\.releaseID))
+            do {
+                let fates = try await PartsDraftOrphans.clean(host, claimed: claimed, dryRun: dryRun) {
+                    lane == nil || $0.lane == lane
+                }
+                for (marker, fate) in fates {
+                    switch fate {
+                    case .deleted(let line): found[marker.lane, default: ([], [], [])].undone.append(line)
+                    case .stays(let line): found[marker.lane, default: ([], [], [])].stays.append(line)
+                    case .failed(let line): found[marker.lane, default: ([], [], [])].failed.append(line)
+                    }
+                }
+            } catch {
+                fail("could not look \(host.place) for drafts part jobs left unclaimed: \(describe(error))")
+            }
         }
         return found
     }

@@ -175,4 +175,61 @@ struct FanOutGiteaDraftTests {
         #expect(!rollback.output.contains(gitea.token))
         #expect(gitea.violations.isEmpty, "\(gitea.violations)")
     }
+
+    /// `shiplane rollback` of a release whose parts uploaded to Gitea finds the drafts part jobs
+    /// made there and never claimed, as it does on GitHub, through the same `PartsDraftForge`
+    /// contract: beside the parts' draft origin names, one this release's stopped part job left
+    /// (with an attachment: deleted), one that gains an attachment between rollback's listing
+    /// and its second reading (left, and said so) and a person's draft with a placeholder-like
+    /// tag and no marker (never touched). Origin is on Gitea (`forge.hosts`), so GitHub is not
+    /// asked although GITHUB_TOKEN is set. Before, rollback looked on GitHub only and Gitea's
+    /// unclaimed drafts stayed until a fan-in ran.
+    @Test func rollbackDeletesTheUnclaimedGiteaDraftsAsTheyWereLeft() async throws {
+        let gitea = FakeGitea()
+        try await gitea.start()
+        defer { gitea.stop() }
+        let world = try await FanOutWorld(
+            lane: giteaFanOutLanes, originURL: "https://code.corp.example/acme/rocket.git",
+            files: [".shiplane.yml": "forge:\n  url: \(gitea.baseURL)\n  hosts:\n    code.corp.example: gitea\n"])
+        defer { world.stop() }
+        let token = ["GITEA_TOKEN": gitea.token]
+        let part = try await world.job(["release", "--part", "linux"], extra: token)
+        #expect(part.status == 0, "\(part.output)")
+        let draft = try #require(gitea.allReleases.first)
+        let word = try #require(draft.body.split(separator: "\n").first { $0.hasPrefix("<!-- shiplane:parts-draft ") }.map(String.init))
+        let base = try world.origin.git("rev-parse", "main")
+        let prefix = "shiplane-parts-\(base.prefix(12))-"
+        let name = "release: parts of \(base.prefix(7)) (not published)"
+        let orphan = gitea.addRelease(tag: prefix + "stopped1", draft: true, name: name, body: "Shiplane's draft.\n\n" + word)
+        gitea.addAttachment(releaseID: orphan, name: "app-macos.tar.gz", bytes: Array("half a build".utf8))
+        let edited = gitea.addRelease(tag: prefix + "stopped2", draft: true, name: name, body: "Shiplane's draft.\n\n" + word)
+        let personal = gitea.addRelease(tag: prefix + "byhand", draft: true, name: name)
+        let orphanLine = "the unclaimed draft release \(orphan) (\(prefix)stopped1) on acme/rocket that a stopped part job of `release` made (1 asset: app-macos.tar.gz)"
+
+        let dry = try await world.job(["rollback", "--dry-run"], extra: token)
+        #expect(dry.status == 0 && dry.output.contains("would undo: delete " + orphanLine), "\(dry.output)")
+        #expect(gitea.allReleases.count == 4 && !gitea.log.contains { $0.hasPrefix("DELETE ") }, "a dry run deletes nothing: \(gitea.log)")
+
+        let list = "/api/v1/repos/acme/rocket/releases"
+        gitea.inject(FakeGitHub.Fault(
+            method: "GET", pathContains: list, remaining: 1,
+            action: .answerAfter({ _ = gitea.addAttachment(releaseID: edited, name: "notes.txt", bytes: Array("by hand".utf8)) }),
+            exactPath: list))
+        let rollback = try await world.job(["rollback"], extra: token)
+        #expect(rollback.status == 0, "\(rollback.output)")
+        for line in [
+            "undone: deleted the parts' draft release \(draft.id) on Gitea acme/rocket (1 asset: app-linux.tar.gz)",
+            "undone: deleted " + orphanLine,
+            "stays: the unclaimed draft release \(edited) (\(prefix)stopped2) on acme/rocket that a stopped part job of `release` made changed while it was looked at (its assets changed): left as it is",
+            "Rolled back as far as it safely can; the rest stays (listed above).",
+        ] {
+            #expect(rollback.output.contains(line), "\(line)\n\(rollback.output)")
+        }
+        #expect(gitea.allReleases.map(\.id) == [edited, personal], "\(gitea.allReleases.map { "\($0.id) \($0.tag)" })")
+        #expect(gitea.log.filter { $0.hasPrefix("DELETE ") } == ["DELETE \(list)/\(draft.id)", "DELETE \(list)/\(orphan)"], "\(gitea.log)")
+        #expect(!world.github.log.contains { $0.contains("/repos/acme/rocket/releases") }, "GitHub not asked: \(world.github.log)")
+        #expect(try world.originRefs("refs/shiplane/") == [])
+        #expect(!rollback.output.contains(gitea.token))
+        #expect(gitea.violations.isEmpty, "\(gitea.violations)")
+    }
 }

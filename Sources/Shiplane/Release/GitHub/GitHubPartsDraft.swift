@@ -65,5 +65,12 @@ extension GitHubForge: PartsDraftForge {
         return PartsHost(forge: forge, client: try forge.client())
     }
 
+    /// Origin's repository on the API `GITHUB_API_URL` names (github.com's by default), as a
+    /// part job's `.github()` finds it.
+    static func partsDrafts(origin: String, settings: ForgeSettings, environment: LaneEnvironment) throws -> (any PartsDraftHost)? {
+        let api = environment.variables["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? GitHubClient.defaultAPIURL
+        return try partsDrafts(api: api, repository: GitHubRepository(remoteURL: origin).description, environment: environment)
+    }
+
     static var partsDraftsToken: String { "GITHUB_TOKEN (or GH_TOKEN)" }
 }

@@ -66,5 +66,14 @@ extension GiteaForge: PartsDraftForge {
         return PartsHost(forge: forge, client: try forge.client())
     }
 
+    /// Origin's repository on the server a part job's `.gitea()` finds (`GiteaRepository.locate`:
+    /// `forge.url` of `.shiplane.yml`, the CI's variables, or origin's host).
+    static func partsDrafts(origin: String, settings: ForgeSettings, environment: LaneEnvironment) throws -> (any PartsDraftHost)? {
+        guard GiteaClient.token(from: environment.variables) != nil else { return nil }
+        let located = try GiteaRepository.locate(repository: nil, server: nil, declared: settings.server(for: kind),
+                                                 environment: environment.variables, originURL: origin)
+        return try partsDrafts(api: located.apiURL, repository: located.description, environment: environment)
+    }
+
     static var partsDraftsToken: String { "GITEA_TOKEN (or FORGEJO_TOKEN)" }
 }
