@@ -191,7 +191,7 @@ package struct ProjectSettings: Sendable, Equatable {
             /// A folder that holds a package's folder, and that package.
             var insideOf: [String: Int] = [:]
             for item in sequence {
-                let fields = try mapping(item, allowed: ["name", "path", "tag", "depends_on", "repository"], in: "a package")
+                let fields = try mapping(item, allowed: ["name", "path", "tag", "depends_on", "repository", "registry-id"], in: "a package")
                 guard let nameNode = fields["name"], let pathNode = fields["path"] else {
                     throw fail(item, "a package needs a `name` and a `path`", "write `- { name: core, path: packages/core }`")
                 }
@@ -232,6 +232,14 @@ package struct ProjectSettings: Sendable, Equatable {
                         throw fail(node, "`repository` of `\(name)` must be the URL SwiftPM users give for it", "write e.g. `repository: https://github.com/acme/core.git`")
                     }
                     package.repository = url
+                }
+                if let node = fields["registry-id"] {
+                    let id = try string(node, "registry-id")
+                    guard ProjectPackage.isRegistryID(id) else {
+                        throw fail(node, "`registry-id` of `\(name)` must be its identity in a Swift package registry, `scope.name`",
+                                   "write e.g. `registry-id: acme.core` (scope: letters, digits and single hyphens, at most 39; name: letters, digits, single - or _, at most 100)")
+                    }
+                    package.registryID = id
                 }
                 packages.append((package, pathNode))
                 if let value = fields["depends_on"] { dependencies[name] = (try strings(value, "depends_on"), value) }
@@ -337,6 +345,32 @@ public struct ProjectPackage: Sendable, Equatable {
     /// Where SwiftPM users get it, when it is also a repository of its own (`repository:`, e.g. a
     /// split-out mirror): a dependent's `.package(url:)` of this URL is this package.
     package var repository: String?
+    /// Its identity in a Swift package registry (`registry-id: acme.core`): a dependent's
+    /// `.package(id:)` of this identity, compared case-insensitively as SwiftPM does, is this package.
+    package var registryID: String?
+
+    /// True for a registry identity SwiftPM accepts (SE-0292): `scope.name`, the scope letters and
+    /// digits with single hyphens inside, at most 39; the name letters and digits with single
+    /// hyphens or underscores inside, at most 100.
+    static func isRegistryID(_ text: String) -> Bool {
+        let pieces = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard pieces.count == 2 else { return false }
+        func valid(_ piece: Substring, limit: Int, separators: Set<Character>) -> Bool {
+            guard (1...limit).contains(piece.count), let first = piece.first, let last = piece.last,
+                  first.isASCII && (first.isLetter || first.isNumber), last.isASCII && (last.isLetter || last.isNumber) else { return false }
+            var previous: Character = first
+            for character in piece.dropFirst() {
+                if separators.contains(character) {
+                    if separators.contains(previous) { return false }
+                } else if !(character.isASCII && (character.isLetter || character.isNumber)) {
+                    return false
+                }
+                previous = character
+            }
+            return true
+        }
+        return valid(pieces[0], limit: 39, separators: ["-"]) && valid(pieces[1], limit: 100, separators: ["-", "_"])
+    }
 
     /// Creates a package whose release tags start with `tagPrefix`.
     public init(name: String, path: String, tagPrefix: String) {

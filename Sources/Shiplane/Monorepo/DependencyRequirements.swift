@@ -40,7 +40,8 @@ struct ManifestEdit: Sendable, Equatable {
 ///   kept (`^`, `~`, `=`, none).
 /// - `go.mod`: `require` of another package's module path, alone or in a block, raised to the
 ///   version the package's release tags say; Go's `/vN` rule kept (`GoModRequirements`).
-/// - `Package.swift`: `.package(url:)` of another package's `repository:` in `.shiplane.yml`,
+/// - `Package.swift`: `.package(url:)` of another package's `repository:` in `.shiplane.yml`, or
+///   `.package(id:)` of its `registry-id:` (the packages the manifest names alone have their tags read),
 ///   raised to its released version, the requirement's form kept; `.package(path:)` carries no
 ///   version and is left (`SwiftPackageRequirements`).
 ///
@@ -93,18 +94,24 @@ package struct UpdateDependencyRequirements: Action {
                 edits.append((goPath, name, before, Data(edit.text.utf8), edit.changed))
             }
         }
-        // `.package(path:)` names no version; `.package(url:)` of another package's `repository:` does.
+        // `.package(path:)` names no version; `.package(url:)` of another package's `repository:`
+        // and `.package(id:)` of its `registry-id:` do. Only the packages the manifest names have
+        // their release tags read.
         let swiftPath = folder + "/Package.swift"
-        let linked = others.filter { $0.repository != nil }
+        let linked = others.filter { $0.repository != nil || $0.registryID != nil }
         if !linked.isEmpty, let before = try lane.fileSystem.contents(of: swiftPath) {
             let name = lane.displayPath(swiftPath)
+            let text = String(decoding: before, as: UTF8.self)
+            let named = try SwiftPackageRequirements.named(in: text, file: name)
             var dependencies: [SwiftPackageRequirements.Dependency] = []
-            for other in linked {
-                guard let url = other.repository else { continue }
+            for other in linked where other.repository.map({ named.urls.contains(SwiftPackageRequirements.normalized($0)) }) == true
+                || other.registryID.map({ named.ids.contains($0.lowercased()) }) == true {
                 let released = try lane.versionFromTags(other.releaseTags)
-                if released.tagOrigin?.tag != nil { dependencies.append(.init(package: other.name, url: url, version: released.version)) }
+                if released.tagOrigin?.tag != nil {
+                    dependencies.append(.init(package: other.name, url: other.repository, registryID: other.registryID, version: released.version))
+                }
             }
-            let edit = try SwiftPackageRequirements.edited(String(decoding: before, as: UTF8.self), file: name, dependencies: dependencies)
+            let edit = try SwiftPackageRequirements.edited(text, file: name, dependencies: dependencies)
             for note in edit.notes { step.log(note) }
             edits.append((swiftPath, name, before, Data(edit.text.utf8), edit.changed))
         }
@@ -262,7 +269,7 @@ extension UpdateDependencyRequirements: DocumentedAction {
     /// How `lane.updateDependencyRequirements` appears in the action catalog.
     package static let documentation = ActionDocumentation(
         domain: "Versioning",
-        summary: "In a monorepo package's run, require the versions the repository's other packages are at (package.json and Cargo.toml ranges, operator kept; go.mod requires and Package.swift .package(url:) of a package's repository, raised to its release tag), so a dependent's release requires its dependencies' new releases",
+        summary: "In a monorepo package's run, require the versions the repository's other packages are at (package.json and Cargo.toml ranges, operator kept; go.mod requires, Package.swift .package(url:) of a package's repository and .package(id:) of its registry-id, raised to its release tag), so a dependent's release requires its dependencies' new releases",
         signature: "try lane.updateDependencyRequirements() -> DependencyRequirementsResult",
         parameters: [],
         example: "let requirements = try lane.updateDependencyRequirements()",

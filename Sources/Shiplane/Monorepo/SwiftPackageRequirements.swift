@@ -13,20 +13,43 @@ import Foundation
 ///   `.upToNextMajor(from:)`, `.upToNextMinor(from:)`, `.exact(…)`, and a range
 ///   `"1.4.0"..<"2.0.0"` (its lower bound raised; its upper bound moved to the next major version
 ///   when the release is past it). Only a raise; `branch:` and `revision:` are left.
+/// - `.package(id: "acme.core", …)`, a registry dependency, is another package of the repository
+///   when the identity is the `registry-id:` `.shiplane.yml` gives that package (`scope.name`,
+///   compared case-insensitively, as SwiftPM compares registry identities); its requirement is
+///   raised as a URL's is, every form kept.
 /// - Comments and strings are skipped, so a `.package(…)` commented out is not touched.
 ///
 /// A version SwiftPM would refuse (`from: "1.4"`), or a `.package(` never closed, is a
 /// `ManifestRequirementError` naming the file and line.
 enum SwiftPackageRequirements {
-    /// Another package of the repository as SwiftPM users name it: by URL.
+    /// Another package of the repository as SwiftPM users name it: by URL or registry identity.
     struct Dependency: Sendable, Equatable {
         /// Its name in `.shiplane.yml`.
         var package: String
         /// Its `repository:` in `.shiplane.yml`.
-        var url: String
+        var url: String?
+        /// Its `registry-id:` in `.shiplane.yml` (`scope.name`).
+        var registryID: String? = nil
         /// The version its release tags say.
         var version: SemanticVersion
     }
+
+    /// The URLs (`normalized`) and registry identities (lowercased) a Package.swift's
+    /// `.package(…)` calls name, outside comments and strings: which packages' releases a
+    /// dependent needs to know.
+    /// - Throws: `ManifestRequirementError` for a call never closed.
+    static func named(in text: String, file: String) throws -> (urls: Set<String>, ids: Set<String>) {
+        var urls: Set<String> = [], ids: Set<String> = []
+        for call in try packageCalls(in: text, file: file) {
+            let arguments = text[call.range]
+            if let url = firstMatch(urlArgument, in: arguments)?.groups.first { urls.insert(normalized(String(arguments[url]))) }
+            if let id = firstMatch(idArgument, in: arguments)?.groups.first { ids.insert(String(arguments[id]).lowercased()) }
+        }
+        return (urls, ids)
+    }
+
+    private static let urlArgument = #"(?<![\w])url:\s*"([^"]*)""#
+    private static let idArgument = #"(?<![\w])id:\s*"([^"]*)""#
 
     /// What `edited` did to a Package.swift (`ManifestEdit`).
     typealias Edit = ManifestEdit
@@ -37,14 +60,18 @@ enum SwiftPackageRequirements {
     static func edited(_ text: String, file: String, dependencies: [Dependency]) throws -> Edit {
         var edit = Edit(text: text)
         guard !dependencies.isEmpty else { return edit }
-        let byURL = Dictionary(dependencies.map { (normalized($0.url), $0) }, uniquingKeysWith: { first, _ in first })
+        let byURL = Dictionary(dependencies.compactMap { dependency in dependency.url.map { (normalized($0), dependency) } }, uniquingKeysWith: { first, _ in first })
+        let byID = Dictionary(dependencies.compactMap { dependency in dependency.registryID.map { ($0.lowercased(), dependency) } }, uniquingKeysWith: { first, _ in first })
         var replacements: [(range: Range<String.Index>, text: String)] = []
         for call in try packageCalls(in: text, file: file) {
             let arguments = text[call.range]
-            guard let url = firstMatch(#"url:\s*"([^"]*)""#, in: arguments)?.groups.first,
-                  let dependency = byURL[normalized(String(arguments[url]))] else { continue }
+            let url = firstMatch(urlArgument, in: arguments)?.groups.first
+            let id = url == nil ? firstMatch(idArgument, in: arguments)?.groups.first : nil
+            guard let named = url ?? id,
+                  let dependency = url != nil ? byURL[normalized(String(arguments[named]))] : byID[String(arguments[named]).lowercased()]
+            else { continue }
             let line = lineNumber(of: call.range.lowerBound, in: text)
-            let name = String(arguments[url])
+            let name = String(arguments[named])
             if let match = firstMatch(#"\.(?:upToNextMajor|upToNextMinor)\(\s*from:\s*"([^"]*)"\s*\)"#, in: arguments)
                 ?? firstMatch(#"\.exact\(\s*"([^"]*)"\s*\)"#, in: arguments)
                 ?? firstMatch(#"(?:from|exact):\s*"([^"]*)""#, in: arguments) {
