@@ -26,11 +26,13 @@ struct ChangedPathFilter {
 
     /// False when the path certainly did not change in this commit.
     func mayContain(_ key: ChangedPathKey) -> Bool {
-        let bits = UInt64(bytes.count) * 8
-        guard bits > 0 else { return true }
+        // A 32-bit division, cheaper than git's 64-bit one and the same for any filter under 2^32
+        // bits (git writes at most 640 bytes); a plan asks millions of keys.
+        guard bytes.count > 0, bytes.count <= Int(UInt32.max / 8) else { return true }
+        let bits = UInt32(bytes.count) * 8
         var hash = key.first
         for _ in 0..<hashCount {
-            let position = UInt64(hash) % bits
+            let position = hash % bits
             if bytes[Int(position / 8)] & (1 << UInt8(position % 8)) == 0 { return false }
             hash = hash &+ key.second
         }

@@ -124,7 +124,7 @@ extension Repository {
             ChangedPathQuery(trie: trie, settings: settings, pathStops: stopNodes.map { $0.flatMap { bit[$0] } },
                              chunks: keepsMasks ? chunks : 0)
         }
-        var trees = TreeCache(repository: self, limit: treeCacheLimit)
+        var trees = try TreeCache(repository: self, limit: treeCacheLimit)
         var touches: [(node: CommitGraph.Node, path: Int)] = []
         var touched: [Int] = []
         func tree(_ node: CommitGraph.Node) throws -> ObjectKey {
@@ -285,36 +285,58 @@ struct PathTrie {
 }
 
 /// Trees read by id, kept while a walk needs them: a commit's tree is its child's parent tree.
+///
+/// Trees are read as raw objects (`git_odb_read`) and their entries scanned in place, two trees
+/// side by side: a walk compares hundreds of thousands of trees and looks at one or two entries of
+/// each, where `git_tree_lookup` parses every entry of every tree into an allocated array first
+/// (on the 10,000-package plan of issue 42, the parse and its allocations were a fifth of the
+/// plan's CPU).
 struct TreeCache: ~Copyable {
-    private let repository: Repository
+    private let odb: OpaquePointer
     private var trees: [ObjectKey: OpaquePointer] = [:]
     /// How many trees are kept before `trim` frees them all.
     private let limit: Int
 
-    init(repository: Repository, limit: Int = 4096) {
-        self.repository = repository
+    init(repository: Repository, limit: Int = 4096) throws {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.pointer), "open the object database")
+        guard let odb else { throw GitError(code: .other(-1), operation: "open the object database", message: "no database returned") }
+        self.odb = odb
         self.limit = max(1, limit)
     }
 
-    deinit { for tree in trees.values { git_tree_free(tree) } }
+    deinit {
+        for tree in trees.values { git_odb_object_free(tree) }
+        git_odb_free(odb)
+    }
 
     /// Frees every kept tree once there are `limit` (4,096): called between two commits'
     /// comparisons, never inside one, where a tree just read would be freed while its sibling is
     /// in use (`TreeCacheEvictionTests`).
     mutating func trim() {
         guard trees.count >= limit else { return }
-        for tree in trees.values { git_tree_free(tree) }
+        for tree in trees.values { git_odb_object_free(tree) }
         trees.removeAll(keepingCapacity: true)
     }
 
-    private mutating func tree(_ key: ObjectKey) throws -> OpaquePointer {
-        if let known = trees[key] { return known }
+    /// The raw tree `key`, read once while kept.
+    private mutating func tree(_ key: ObjectKey) throws -> UnsafeRawBufferPointer {
+        if let known = trees[key] { return Self.bytes(of: known) }
         var oid = key.oid
-        var tree: OpaquePointer?
-        try check(git_tree_lookup(&tree, repository.pointer, &oid), "read tree \(key.objectID.hex)")
-        guard let tree else { throw GitError(code: .other(-1), operation: "read tree \(key.objectID.hex)", message: "no tree returned") }
-        trees[key] = tree
-        return tree
+        var object: OpaquePointer?
+        let result = git_odb_read(&object, odb, &oid)
+        if result < 0 { throw GitError(result: result, operation: "read tree \(key.objectID.hex)") }
+        guard let object else { throw GitError(code: .other(-1), operation: "read tree \(key.objectID.hex)", message: "no tree returned") }
+        guard git_odb_object_type(object) == GIT_OBJECT_TREE else {
+            git_odb_object_free(object)
+            throw GitError(code: .invalid, operation: "read tree \(key.objectID.hex)", message: "the object is not a tree")
+        }
+        trees[key] = object
+        return Self.bytes(of: object)
+    }
+
+    private static func bytes(of object: OpaquePointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
     }
 
     /// An object a tree names, and whether it is a folder.
@@ -334,32 +356,88 @@ struct TreeCache: ~Copyable {
         let right = try theirs.flatMap { $0.isTree ? try tree($0.key) : nil }
         var pairs: [(child: Int, mine: Entry?, theirs: Entry?)] = []
         var sameNames = false
-        if let left, let right, git_tree_entrycount(left) == git_tree_entrycount(right) {
+        if let left, let right {
             // Usually the same names in the same order: compare ids entry by entry.
             sameNames = true
-            for index in 0..<git_tree_entrycount(left) {
-                guard let a = git_tree_entry_byindex(left, index), let b = git_tree_entry_byindex(right, index),
-                      strcmp(git_tree_entry_name(a), git_tree_entry_name(b)) == 0
-                else { sameNames = false; break }
-                if let aID = git_tree_entry_id(a), let bID = git_tree_entry_id(b), git_oid_equal(aID, bID) != 0 { continue }
-                if let child = children[String(cString: git_tree_entry_name(a))] { pairs.append((child, Self.entry(a), Self.entry(b))) }
+            var a = RawTreeEntries(left), b = RawTreeEntries(right)
+            while true {
+                let x = a.next(), y = b.next()
+                guard let x, let y else {
+                    sameNames = x == nil && y == nil
+                    break
+                }
+                guard x.nameCount == y.nameCount, memcmp(x.name, y.name, x.nameCount) == 0 else {
+                    sameNames = false
+                    break
+                }
+                if memcmp(x.id, y.id, 20) == 0 { continue }
+                if let child = children[x.nameString] { pairs.append((child, x.entry, y.entry)) }
             }
         }
         if !sameNames {
-            pairs = children.map { name, child in
-                (child, left.flatMap { Self.entry($0, name) }, right.flatMap { Self.entry($0, name) })
-            }
+            let mineByName = left.map { Self.entries($0, named: children) } ?? [:]
+            let theirsByName = right.map { Self.entries($0, named: children) } ?? [:]
+            pairs = children.map { name, child in (child, mineByName[name], theirsByName[name]) }
         }
         for pair in pairs { try compare(pair.mine, pair.theirs, at: pair.child, in: trie, into: &touched) }
     }
 
-    /// The object `name` names in `tree`.
-    private static func entry(_ tree: OpaquePointer, _ name: String) -> Entry? {
-        git_tree_entry_byname(tree, name).flatMap(entry)
+    /// The entries of `tree` whose names are keys of `names`.
+    private static func entries(_ tree: UnsafeRawBufferPointer, named names: [String: Int]) -> [String: Entry] {
+        var found: [String: Entry] = [:]
+        var entries = RawTreeEntries(tree)
+        while let entry = entries.next() {
+            let name = entry.nameString
+            if names[name] != nil { found[name] = entry.entry }
+        }
+        return found
+    }
+}
+
+/// The entries of a raw tree object (`MODE SP NAME NUL ID`, repeated), read in place; a malformed
+/// tail ends the sequence.
+struct RawTreeEntries {
+    struct Item {
+        var name: UnsafeRawPointer
+        var nameCount: Int
+        var id: UnsafeRawPointer
+        var isTree: Bool
+
+        var nameString: String { String(decoding: UnsafeRawBufferPointer(start: name, count: nameCount), as: UTF8.self) }
+        var entry: TreeCache.Entry { TreeCache.Entry(key: ObjectKey(bytes: id), isTree: isTree) }
     }
 
-    private static func entry(_ entry: OpaquePointer) -> Entry? {
-        guard let id = git_tree_entry_id(entry) else { return nil }
-        return Entry(key: ObjectKey(id.pointee), isTree: git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+    private let bytes: UnsafeRawBufferPointer
+    private var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    mutating func next() -> Item? {
+        let count = bytes.count
+        var index = offset
+        // The mode in octal: a folder's is 40000 (040000 in some old trees).
+        var mode = 0
+        while index < count, bytes[index] != 0x20 {
+            mode = mode << 3 | Int(bytes[index] &- UInt8(ascii: "0")) & 7
+            index += 1
+        }
+        let isTree = mode == 0o40000
+        index += 1
+        let nameStart = index
+        while index < count, bytes[index] != 0 { index += 1 }
+        let nameEnd = index
+        index += 1
+        guard nameEnd > nameStart, index + 20 <= count, let base = bytes.baseAddress else { return nil }
+        offset = index + 20
+        return Item(name: base + nameStart, nameCount: nameEnd - nameStart, id: base + index, isTree: isTree)
+    }
+}
+
+extension ObjectKey {
+    /// The key of the 20 raw bytes at `bytes` (an id inside a raw object).
+    init(bytes: UnsafeRawPointer) {
+        high = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+        middle = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        low = bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self)
     }
 }

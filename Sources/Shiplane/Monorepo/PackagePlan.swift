@@ -65,7 +65,7 @@ extension PackagePlan {
         // The walk reads each tree once or twice, far apart: libgit2's object cache would keep
         // hundreds of megabytes of them (700 MiB on the 10,000-package benchmark) that it seldom
         // serves, and its page faults and bookkeeping cost a fifth of the plan's CPU.
-        Libgit2.boundMemoryForHistoryPass()
+        Libgit2.turnOffObjectCache()
         let repository = try RepositoryAccess.open(at: root)
         return try git {
             guard !repository.isShallow else { throw RepositoryProblem.shallowClone(path: root) }
