@@ -232,6 +232,18 @@ extension Store {
         }
     }
 
+    /// Deletes the unfinished upload `earlier` (what `uploadStart` said to replace) in `step`:
+    /// said in the step's output, written down as `effect` before the delete (its undo says
+    /// there is nothing to restore), then `delete`d.
+    /// - Throws: when the record cannot be written (nothing is deleted), or what `delete` throws.
+    package static func deleteUnfinished<E: Effect>(_ earlier: StoreEarlierUpload, as effect: E, in step: StepContext,
+                                                    delete: () async throws -> Void) async throws {
+        step.log("deleting \(earlier.id), left unfinished by an earlier run (\(earlier.summary)): it is replaced by a new upload")
+        let handle = try step.record(effect, "leave deleted \(earlier.id) (\(earlier.summary)): nothing to restore")
+        try await delete()
+        step.done(handle)
+    }
+
     /// Uploads the store's package among `artifacts` (the run's, or those a lane passed): picks it,
     /// checks its bytes against the artifact's SHA-256, then `send`s it.
     /// - Throws: `StorePreflightError` when there is not exactly one package among `artifacts`, or

@@ -143,7 +143,9 @@ struct StoresPlayStoreUploadTests {
         try await withStandIn { play, folder, environment in
             try StoreFixtures.makeAAB(at: folder + "/app.aab")
             #expect(await runStoreLane(try lane(ShipToPlay.self, ["--bundle", "app.aab"]), folder: folder, variables: environment).result.succeeded)
-            let again = await runStoreLane(try lane(ShipToPlay.self, ["--bundle", "app.aab"]), folder: folder, variables: environment)
+            // Another bundle with the same version code (the very bundle is reported unchanged: StoreUploadRequestsTests).
+            try StoreFixtures.makeAAB(at: folder + "/rebuilt.aab", payloadBytes: 4096)
+            let again = await runStoreLane(try lane(ShipToPlay.self, ["--bundle", "rebuilt.aab"]), folder: folder, variables: environment)
             #expect(allText(again.result.failure).contains("version code 42 is already in a release"))
             #expect(play.openEdits.isEmpty, "the preflight's edit was deleted")
         }

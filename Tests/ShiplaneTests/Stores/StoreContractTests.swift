@@ -43,6 +43,10 @@ struct StoreContractTests {
         var packagesSent: @Sendable () -> Int
         /// Whether the earlier, unfinished upload is still there.
         var earlierLeft: @Sendable () -> Bool
+        /// The store's id of the earlier, unfinished upload (empty when it holds the package).
+        var earlierID: String
+        /// Installs a hook called with each write request ("METHOD path") as it arrives, before it is handled.
+        var watchWrites: @Sendable (_ hook: @escaping @Sendable (String) -> Void) -> Void
         var stop: @Sendable () -> Void
     }
 
@@ -73,7 +77,8 @@ struct StoreContractTests {
                 if held { _ = apple.addBuild(version: "1.4.0", build: "42") }
                 return EarlierStandIn(environment: StoreFixtures.appleEnvironment(apiURL: apple.baseURL),
                                       packagesSent: { apple.log.filter { $0 == "POST /v1/buildUploads" }.count },
-                                      earlierLeft: { !unfinished.isEmpty && apple.allUploads[unfinished] != nil }, stop: { apple.stop() })
+                                      earlierLeft: { !unfinished.isEmpty && apple.allUploads[unfinished] != nil }, earlierID: unfinished,
+                                      watchWrites: { hook in apple.lock.withLock { apple.writeHook = hook } }, stop: { apple.stop() })
             },
             writeMetadata: { folder in try writeFile(URL(fileURLWithPath: folder), "fastlane/metadata/en-US/description.txt", "Fast rockets\n") },
             updateListing: { lane, bad in
@@ -83,7 +88,7 @@ struct StoreContractTests {
             submit: { lane, bad in
                 try await lane.run(ContractSubmit<AppStoreConnectStore>(submission: AppStoreSubmission(
                     bundleID: "com.acme.rocket", version: "1.4.0", platform: "IOS", build: nil, metadataPath: "fastlane/metadata",
-                    releaseType: bad ? "SOMETIMES" : nil, earliestReleaseDate: nil, phasedRelease: nil, submit: false)))
+                    releaseType: bad ? "SOMETIMES" : "MANUAL", earliestReleaseDate: nil, phasedRelease: nil, submit: false)))
             }),
         GooglePlayStore.kind: Fixture(
             environment: { api, tokenURL in
@@ -121,7 +126,8 @@ struct StoreContractTests {
                 let sent: @Sendable () -> Int = { play.log.filter { $0.contains("bundles?uploadType") }.count }
                 let before = sent()
                 return EarlierStandIn(environment: environment, packagesSent: { sent() - before },
-                                      earlierLeft: { !play.openEdits.isEmpty }, stop: { play.stop() })
+                                      earlierLeft: { !play.openEdits.isEmpty }, earlierID: held ? "" : play.openEdits.keys.sorted().joined(),
+                                      watchWrites: { hook in play.lock.withLock { play.writeHook = hook } }, stop: { play.stop() })
             },
             writeMetadata: { folder in try writeFile(URL(fileURLWithPath: folder), "fastlane/metadata/android/en-US/title.txt", "Rocket\n") },
             updateListing: { lane, bad in
@@ -394,7 +400,9 @@ struct StoreContractTests {
     /// the store's stand-in holding an earlier upload of the same package: one the store holds
     /// (Apple's build; a Play edit left open with the bundle) is carried on and the package is
     /// not sent again; one left unfinished (an Apple build upload awaiting its file; a Play edit
-    /// left open without the bundle) is replaced by a new upload, and is gone.
+    /// left open without the bundle) is replaced by a new upload, and is gone: its deletion is an
+    /// effect written down before the delete went out, said in the step's output, whose undo
+    /// leaves it deleted and says there is nothing to restore.
     @Test(arguments: kinds, [true, false])
     func anUploadStartsFromTheEarlierUpload(kind: String, held: Bool) async throws {
         let store = try Self.store(kind)
@@ -407,13 +415,35 @@ struct StoreContractTests {
             #expect(held || standIn.earlierLeft(), "the fixture left no unfinished upload")
             var environment = LaneEnvironment(variables: ["SHIPLANE_HTTP_ATTEMPTS": "4", "SHIPLANE_HTTP_RETRY_DELAY": "0.01"])
             for (name, value) in standIn.environment { environment.set(name, value) }
-            let lane = LaneContext(.init(workingDirectory: folder.path, environment: environment, reporter: RecordingReporter()))
+            let reporter = RecordingReporter()
+            let lane = LaneContext(.init(workingDirectory: folder.path, environment: environment, reporter: reporter))
+            let journal = lane.state.journal
+            // What the journal held when the delete of the earlier upload went out.
+            let atDelete = LockedValue<[[String]]>([])
+            let earlierID = standIn.earlierID
+            standIn.watchWrites { request in
+                guard !earlierID.isEmpty, request.hasPrefix("DELETE "), request.hasSuffix("/" + earlierID) else { return }
+                let held = journal.descriptions
+                atDelete.withLock { $0.append(held) }
+            }
             try await fixture.upload(lane, relative)
             if held {
                 #expect(standIn.packagesSent() == 0, "\(store.displayName) sent the package again")
             } else {
                 #expect(standIn.packagesSent() == 1, "\(store.displayName)")
                 #expect(!standIn.earlierLeft(), "\(store.displayName) left the unfinished upload beside the new one")
+                let deletes = atDelete.withLock { $0 }
+                #expect(deletes.count == 1, "\(store.displayName): one delete of \(earlierID)")
+                #expect(deletes.first?.contains { $0.contains(earlierID) && $0.contains("nothing to restore") } == true,
+                        "\(store.displayName): the delete went out before it was written down: \(deletes)")
+                let said = reporter.events.compactMap { event -> String? in
+                    if case .message(let text, _, _) = event { return text }
+                    return nil
+                }
+                #expect(said.contains { $0.hasPrefix("deleting ") && $0.contains(earlierID) }, "\(store.displayName): \(said)")
+                let rollback = await journal.rollback()
+                let deletion = try #require(rollback.first { $0.description.contains(earlierID) }, "\(store.displayName): \(rollback)")
+                #expect(deletion.stays == true && (deletion.error ?? "").contains("nothing to restore"), "\(deletion)")
             }
         }
     }

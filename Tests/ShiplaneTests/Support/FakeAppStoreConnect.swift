@@ -62,6 +62,8 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     /// Certificates, bundle IDs, devices and profiles (see `FakeAppStoreConnect+Signing.swift`).
     var signing = FakeSigningState()
     var requestLog: [String] = []
+    /// Called with each write request ("METHOD path") as it arrives, before it is handled (outside the lock).
+    var writeHook: (@Sendable (String) -> Void)?
     var partRequests: [(path: String, headers: [String: String])] = []
     var nextID = 1
     let storageFolder: String
@@ -193,6 +195,7 @@ final class FakeAppStoreConnect: @unchecked Sendable {
     func handle(_ request: Request) async throws -> Response {
         let (path, query) = request.pathAndQuery
         let method = request.method.rawValue
+        if method != "GET", !path.hasPrefix("/upload/"), let hook = lock.withLock({ writeHook }) { hook("\(method) \(path)") }
         let fault: Fault? = lock.withLock {
             requestLog.append("\(method) \(path)")
             guard let index = faults.firstIndex(where: { ($0.method == nil || $0.method == method) && path.contains($0.pathContains) && $0.remaining > 0 }) else { return nil }

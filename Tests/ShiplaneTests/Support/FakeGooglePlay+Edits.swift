@@ -49,13 +49,16 @@ extension FakeGooglePlay {
             for (name, track) in edit.tracks { committedTracks[name] = track }
             committedListings = edit.listings
             committedImages = edit.images
-            for bundle in edit.bundles { usedVersionCodes.insert(bundle.versionCode) }
+            for bundle in edit.bundles {
+                usedVersionCodes.insert(bundle.versionCode)
+                appBundles.append(bundle)
+            }
             return answer(200, ["id": id])
         } else if let c = m("GET", "edits/*/bundles") {
             let id = c[0];
             guard let edit = edits[id] else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
             return answer(200, ["kind": "androidpublisher#bundlesListResponse",
-                                    "bundles": edit.bundles.map { ["versionCode": $0.versionCode, "sha256": $0.sha256] }])
+                                    "bundles": (appBundles + edit.bundles).map { ["versionCode": $0.versionCode, "sha256": $0.sha256] }])
         } else if let c = m("GET", "edits/*/tracks") {
             let id = c[0];
             guard edits[id] != nil else { return Self.error(404, "This Edit has been deleted.", "NOT_FOUND") }
@@ -148,7 +151,7 @@ extension FakeGooglePlay {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return invalid("Invalid JSON payload") }
         if let named = object["track"] as? String, named != track { return invalid("Track name in the body (\(named)) does not match the URL (\(track))") }
         let releases = object["releases"] as? [[String: Any]] ?? []
-        let known = Set(edit.bundles.map { String($0.versionCode) })
+        let known = Set((appBundles + edit.bundles).map { String($0.versionCode) })
             .union(committedTracks.values.flatMap { ($0["releases"] as? [[String: Any]] ?? []).flatMap { $0["versionCodes"] as? [String] ?? [] } })
         var liveReleases = 0
         for release in releases {

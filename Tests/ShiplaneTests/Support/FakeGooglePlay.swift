@@ -43,9 +43,14 @@ final class FakeGooglePlay: @unchecked Sendable {
     /// Every image upload that arrived, as "language/type".
     var imageUploads: [String] = []
     var usedVersionCodes: Set<Int64> = []
+    /// The app's bundles from committed edits: edits.bundles.list "Lists all current Android App
+    /// Bundles of the app and edit" (Google's description), so every edit lists these too.
+    var appBundles: [(versionCode: Int64, sha256: String)] = []
     var issuedTokens: Set<String> = []
     var faults: [Fault] = []
     var requestLog: [String] = []
+    /// Called with each write request to the API ("METHOD path") as it arrives, before it is handled (outside the lock).
+    var writeHook: (@Sendable (String) -> Void)?
     let violationLock = NSLock()
     var violationLog: [String] = []
     /// The id of the described method being answered (task-local, so routes under `lock` can check their answers).
@@ -140,6 +145,7 @@ final class FakeGooglePlay: @unchecked Sendable {
     func handle(_ request: Request) async throws -> Response {
         let (path, query) = request.pathAndQuery
         let method = request.method.rawValue
+        if method != "GET", path != "/token", let hook = lock.withLock({ writeHook }) { hook("\(method) \(path)") }
         // The token endpoint is OAuth's; a session URI is the upload protocol's (opaque to the description).
         if path == "/token" { return try await serve(request, body: nil) }
         if path.hasPrefix("/upload/session/") {

@@ -12,6 +12,8 @@ package struct AppStoreConnectClient: Sendable {
     let transport: HTTPTransport
     let tokens: AppStoreConnectTokenSource
     let userAgent: String
+    /// What this client already read in the step (the app of a bundle ID).
+    let memo = StoreReadMemo()
 
     /// Creates a client; the API base comes from `APP_STORE_CONNECT_API_URL` when set.
     package init(credentials: AppStoreConnectCredentials, environment: [String: String], transport: HTTPTransport,

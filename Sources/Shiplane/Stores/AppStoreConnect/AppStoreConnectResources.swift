@@ -12,10 +12,18 @@ extension AppStoreConnectClient {
     // MARK: - Apps and builds
 
     /// The app with exactly this bundle ID, or nil.
+    /// Asked once per client (per step): the earlier-upload lookup and the upload's preflight both need it.
     func app(bundleID: String) async throws -> App? {
+        // What the callers use of it (id, bundle ID, name), kept as a Sendable value.
+        typealias Known = (id: String, bundleID: String?, name: String?)
+        if let known: Known = memo.value("app " + bundleID) {
+            return App(type: "apps", id: known.id, attributes: ASCApp(bundleId: known.bundleID, name: known.name), relationships: nil)
+        }
         let apps = try await get("/v1/apps", query: [("filter[bundleId]", bundleID)], as: ASCDocument<[App]>.self,
                                  operation: "look up the app \(bundleID)").data
-        return apps.first { $0.attributes?.bundleId == bundleID }
+        let found = apps.first { $0.attributes?.bundleId == bundleID }
+        if let found { memo.keep((found.id, found.attributes?.bundleId, found.attributes?.name) as Known, "app " + bundleID) }
+        return found
     }
 
     /// The build of `appID` for `platform` (IOS, MAC_OS, TV_OS, VISION_OS) with this version and

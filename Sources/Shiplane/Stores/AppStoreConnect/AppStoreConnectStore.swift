@@ -15,7 +15,7 @@ package struct AppStoreConnectStore: Store {
     package static let packageExtensions = ["ipa"]
     package static var actions: [any DocumentedAction.Type] { [UploadToTestFlight.self, UpdateAppStoreMetadata.self, SubmitToAppStore.self] }
     package static var effects: [any Effect.Type] { [
-        BuildUploadCreated.self, AppStoreLocalizationUpdated.self, AppStoreListingCreated.self, AppStoreMediaSetCreated.self, AppStoreMediaUploaded.self,
+        BuildUploadCreated.self, BuildUploadReplaced.self, AppStoreLocalizationUpdated.self, AppStoreListingCreated.self, AppStoreMediaSetCreated.self, AppStoreMediaUploaded.self,
         AppStoreMediaDeleted.self, AppStoreMediaReordered.self, AppStorePreviewFrameChanged.self,
         AppStoreBuildAttached.self, AppStoreReviewDetailChanged.self, AppStoreReleaseTypeChanged.self, AppStorePhasedReleaseChanged.self,
         AppStoreReviewSubmissionCreated.self, AppStoreReviewItemAdded.self, AppStoreSubmittedForReview.self,

@@ -63,7 +63,9 @@ struct AppStoreReviewDetailChanged: Effect, Equatable {
     }
 }
 
-/// The release type (and scheduled date) this run set on an App Store version, with the values before.
+/// The release type (and scheduled date) this run set on an App Store version, with the values
+/// before and the ones the run set (`releaseType`, `earliestReleaseDate`; nil in records written
+/// before they were kept).
 struct AppStoreReleaseTypeChanged: Effect, Equatable {
     static let kind = "appstoreconnect.releaseTypeChanged"
     var api: String
@@ -71,11 +73,31 @@ struct AppStoreReleaseTypeChanged: Effect, Equatable {
     var version: String
     var previousReleaseType: String?
     var previousEarliestReleaseDate: String?
+    /// The release type the run set.
+    var releaseType: String?
+    /// The date the run set, when it set one.
+    var earliestReleaseDate: String?
 
     var reach: EffectReach { .service }
 
+    /// Puts the previous release type and date back while the version still has the run's (or
+    /// already the previous) release type: a compare-and-swap, so a release type someone chose
+    /// in App Store Connect since is left as it is, and the error says so.
+    /// - Throws: an error naming the release type found, or when the key is not set or Apple refuses.
     func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try AppStoreListingClient.client(context: context, api: api, what: "the release type of \(version)").client
+        if let releaseType {
+            let now = try await client.storeVersion(id: versionID).attributes
+            let nowType = now?.releaseType
+            let changedSince = nowType != releaseType && nowType != previousReleaseType
+                || (nowType == releaseType && earliestReleaseDate != nil
+                    && AppStoreSubmission.sameInstant(now?.earliestReleaseDate, earliestReleaseDate ?? "") == false)
+            if changedSince {
+                throw ShiplaneError("the release type of \(version) changed on App Store Connect since this run set it to \(releaseType) "
+                                    + "(it is \(nowType ?? "(none)") now): left as it is",
+                                    suggestion: "set \(previousReleaseType ?? "the old release type") in App Store Connect by hand if it should be")
+            }
+        }
         var attributes: [String: Any] = ["earliestReleaseDate": previousEarliestReleaseDate.map { $0 as Any } ?? NSNull()]
         if let previousReleaseType { attributes["releaseType"] = previousReleaseType }
         try await client.updateStoreVersion(id: versionID, attributes: attributes)

@@ -350,7 +350,8 @@ extension AppStoreConnectStore {
         }
         if !releaseAttributes.isEmpty {
             let effect = AppStoreReleaseTypeChanged(api: api, versionID: found.id, version: label, previousReleaseType: storeVersion.attributes?.releaseType,
-                                                    previousEarliestReleaseDate: storeVersion.attributes?.earliestReleaseDate)
+                                                    previousEarliestReleaseDate: storeVersion.attributes?.earliestReleaseDate,
+                                                    releaseType: releaseType, earliestReleaseDate: releaseAttributes["earliestReleaseDate"] as? String)
             let handle = try step.record(effect, "put back the release type \(storeVersion.attributes?.releaseType ?? "(none)")")
             try await client.updateStoreVersion(id: found.id, attributes: releaseAttributes)
             step.done(handle)

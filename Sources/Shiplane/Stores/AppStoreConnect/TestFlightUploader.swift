@@ -81,10 +81,7 @@ struct TestFlightUploader: Sendable {
             log("build upload \(earlier.id) from an earlier run is being processed: waiting for it")
             buildID = try await awaitProcessing(uploadID: earlier.id, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
         case .fresh, .replace:
-            if case .replace(let old) = plan.start {
-                log("deleting build upload \(old.id), left unfinished by an earlier run")
-                try await client.deleteBuildUpload(id: old.id)
-            }
+            // An unfinished upload to replace is deleted before this, as a recorded effect (`AppStoreConnectStore.send`).
             let uploadID = try await send(plan, request: request, beforeCreatingUpload: beforeCreatingUpload, onUploadCreated: onUploadCreated)
             buildID = try await awaitProcessing(uploadID: uploadID, plan: plan, request: request, polls: &polls, onAccepted: onAccepted)
         }

@@ -99,6 +99,11 @@ extension AppStoreConnectStore {
             BuildUploadCreated(api: api, uploadID: uploadID, label: label, appID: plan.appID,
                                version: metadata.version, buildNumber: metadata.buildNumber, platform: metadata.platform)
         }
+        if case .replace(let earlier) = plan.start {
+            try await deleteUnfinished(earlier, as: BuildUploadReplaced(api: api, uploadID: earlier.id, label: label), in: step) {
+                try await client.deleteBuildUpload(id: earlier.id)
+            }
+        }
         let build = try await uploader.upload(plan, request: request, beforeCreatingUpload: {
             // Written down as data before the create call, so any process (this one, the
             // supervisor after a kill, `shiplane rollback`) can delete it, even when the answer

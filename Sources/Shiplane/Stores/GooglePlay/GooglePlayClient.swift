@@ -13,6 +13,8 @@ package struct GooglePlayClient: Sendable {
     let account: GooglePlayServiceAccount
     let transport: HTTPTransport
     let tokens: TokenCache
+    /// What this client already read in the step (the version codes on the tracks).
+    let memo = StoreReadMemo()
     let now: @Sendable () -> Date
 
     /// Creates a client for `packageName`; the API base comes from `GOOGLE_PLAY_API_URL` when set.
@@ -32,6 +34,9 @@ package struct GooglePlayClient: Sendable {
     }
 
     var redactor: SecretRedactor { transport.redactor.adding(tokens.all) }
+
+    /// The memo's key for the version codes on the tracks, as a new edit sees them.
+    static let trackCodesMemo = "version codes on the tracks"
 
     /// A client for another app of the same service account and API.
     func forPackage(_ name: String) -> GooglePlayClient {

@@ -11,7 +11,7 @@ package struct GooglePlayStore: Store {
     package static let credentialsHint = GooglePlayServiceAccount.variable
     package static let packageExtensions = ["aab"]
     package static var actions: [any DocumentedAction.Type] { [UploadToPlayStore.self, UpdatePlayStore.self] }
-    package static var effects: [any Effect.Type] { [PlayEditOpened.self, PlayEditChanged.self] }
+    package static var effects: [any Effect.Type] { [PlayEditOpened.self, PlayEditChanged.self, PlayEditReplaced.self] }
     package static let pointOfNoReturn = "a committed edit stays: its release is on the track and its listing is live (halt a rollout in Play Console), and rollback says so"
 
     /// Every upload sets the bundle from its package; by default a completed release on the internal track.
@@ -86,7 +86,10 @@ package struct GooglePlayStore: Store {
         do {
             // This very bundle (its SHA-256, as Google lists the app's bundles) in a release; a
             // version code used by another bundle is no earlier upload of this one.
-            released = try await client.versionCodesInTracks(editID: edit).contains(code)
+            let codes = try await client.versionCodesInTracks(editID: edit)
+            // The upload's preflight, in a new edit, sees the same tracks: it takes these.
+            client.memo.keep(codes, GooglePlayClient.trackCodesMemo)
+            released = codes.contains(code)
             if released {
                 released = try await client.bundles(editID: edit).contains { $0.versionCode == code && $0.sha256?.lowercased() == sha256 }
             }

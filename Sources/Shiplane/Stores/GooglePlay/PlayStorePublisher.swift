@@ -54,7 +54,7 @@ struct PlayStorePublisher: Sendable {
                 sha256 = try request.sha256 ?? FileDigest.sha256(of: request.bundle)
                 uploaded = bundles.first { $0.sha256?.lowercased() == sha256 }?.versionCode
             }
-            if uploaded == nil, let code = manifest.versionCode, try await client.versionCodesInTracks(editID: editID).contains(code) {
+            if uploaded == nil, let code = manifest.versionCode, try await trackCodes(editID: editID, created: created).contains(code) {
                 problems.append(ShiplaneError("version code \(code) is already in a release on Google Play",
                                               suggestion: "bump versionCode (shiplane's incrementBuildNumber) and build the bundle again"))
             }
@@ -69,15 +69,19 @@ struct PlayStorePublisher: Sendable {
                              uploadedVersionCode: uploaded, sha256: sha256, replacedEdit: replaced)
     }
 
+    /// The version codes on the tracks as the edit sees them: a new edit sees the committed
+    /// tracks, which the earlier-upload lookup of this step read already (`StoreReadMemo`).
+    private func trackCodes(editID: String, created: Bool) async throws -> Set<Int64> {
+        guard created else { return try await client.versionCodesInTracks(editID: editID) }
+        return try await client.memo.value(GooglePlayClient.trackCodesMemo) { try await client.versionCodesInTracks(editID: editID) }
+    }
+
     // MARK: - Publish
 
     /// Uploads (unless the edit has the bundle), sets the track and commits; returns the version code.
     /// `onCommitted` runs once the edit is committed (the release is then out and stays).
     func publish(_ plan: PlayStorePlan, request: PlayStoreRequest, onCommitted: @Sendable () -> Void) async throws -> Int64 {
-        if let replaced = plan.replacedEdit {
-            log("deleting edit \(replaced), left open by an earlier run without this bundle")
-            try await client.deleteEdit(replaced)
-        }
+        // An edit to replace was deleted before this, as a recorded effect (`GooglePlayStore.send`).
         try state.write(EditRecord(editID: plan.editID, packageName: plan.packageName), name: recordName)
         let versionCode: Int64
         if let code = plan.uploadedVersionCode {

@@ -89,6 +89,11 @@ extension GooglePlayStore {
             step.note("would upload \(what)")
             return plan.uploadedVersionCode ?? manifest.versionCode ?? 0
         }
+        if case .replace(let earlier) = start {
+            try await deleteUnfinished(earlier, as: PlayEditReplaced(api: client.apiBaseURL, packageName: packageName, editID: earlier.id), in: step) {
+                try await client.deleteEdit(earlier.id)
+            }
+        }
         // Written down as data, so a process other than this one (the supervisor after a kill,
         // `shiplane rollback`) can delete it too; once committed it is kept. A resumed edit is
         // this run's too: rolling the run back deletes it and forgets it.
