@@ -98,6 +98,22 @@ final class CommitGraph {
         git_odb_free(odb)
     }
 
+    /// Makes room for every commit of the commit-graph file, for a walk that parses a whole
+    /// history: grown step by step, the node table was rehashed five times on the way to 100,000
+    /// commits (3.5% of the 10,000-package monorepo plan's CPU, which makes two such walks).
+    func reserveForWholeHistory() {
+        guard let count = file?.commitCount, count > keys.count else { return }
+        nodes.reserveCapacity(count)
+        keys.reserveCapacity(count)
+        dates.reserveCapacity(count)
+        flags.reserveCapacity(count)
+        objects.reserveCapacity(count)
+        if keepsTrees { trees.reserveCapacity(count) }
+        parentStart.reserveCapacity(count)
+        parentCount.reserveCapacity(count)
+        parentStore.reserveCapacity(count)
+    }
+
     // MARK: - Nodes
 
     /// The node for `key`, created unparsed when new.

@@ -43,6 +43,9 @@ final class CommitGraphFile {
 
     private let layers: [Layer]
 
+    /// How many commits the file holds, all layers together.
+    var commitCount: Int { layers.last.map { $0.offset + $0.count } ?? 0 }
+
     /// How the changed-path filters were written, when the file has usable ones: every layer
     /// whose filters are read was written with these.
     let changedPaths: ChangedPathSettings?

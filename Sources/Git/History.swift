@@ -182,6 +182,8 @@ public final class HistoryWalker {
         ancestryTried = false
         graph.prefetchBudget = keepingMessages ? Self.prefetchBytes : 0
         defer { graph.prefetchBudget = 0 }
+        // Every ancestor of `commit` is parsed below.
+        graph.reserveForWholeHistory()
         var wanted: [CommitGraph.Node: [ObjectID]] = [:]
         for candidate in candidates {
             wanted[try graph.commitNode(for: candidate, in: repository), default: []].append(candidate)

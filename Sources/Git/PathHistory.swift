@@ -46,6 +46,8 @@ extension Repository {
         guard !paths.isEmpty else { return ([], walk) }
         let file = CommitGraphFile.open(repository: self)
         let graph = try CommitGraph(repository: self, keepingTrees: true, file: file)
+        // Everything head reaches is parsed below.
+        graph.reserveForWholeHistory()
 
         // The subgraph: everything reachable from head and from the stops, each parsed once.
         let headNode = try graph.commitNode(for: head, in: self)
