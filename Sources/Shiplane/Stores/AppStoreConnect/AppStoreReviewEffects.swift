@@ -1,8 +1,10 @@
 import Foundation
 
 /// A build this run attached to an App Store version; `previousBuildID` is the one attached
-/// before (nil: none). Undo attaches the previous build again; App Store Connect offers no way to
-/// detach a build, so a build attached to a version that had none stays (it is not submitted).
+/// before (nil: none). Undo attaches the previous build again while the version still has the
+/// run's build (a compare-and-swap: a build someone attached since is left, and the error says
+/// so); App Store Connect offers no way to detach a build, so a build attached to a version that
+/// had none stays (it is not submitted).
 struct AppStoreBuildAttached: Effect, Equatable {
     static let kind = "appstoreconnect.buildAttached"
     var api: String
@@ -18,6 +20,13 @@ struct AppStoreBuildAttached: Effect, Equatable {
             throw EffectStays("build \(buildID) stays attached to App Store version \(version): App Store Connect has no way to detach a build (it is not submitted; choose another build to replace it)")
         }
         let client = try AppStoreListingClient.client(context: context, api: api, what: "the build of App Store version \(version)").client
+        let attached = try await client.storeVersion(id: versionID).relationships?["build"]?.data?.id
+        if attached == previousBuildID { return }
+        guard attached == buildID else {
+            throw ShiplaneError("the build of App Store version \(version) changed on App Store Connect since this run attached \(buildID) "
+                                + "(it is \(attached ?? "none") now): left as it is",
+                                suggestion: "attach build \(previousBuildID) in App Store Connect by hand if it should be")
+        }
         try await client.attachBuild(versionID: versionID, buildID: previousBuildID)
     }
 }
