@@ -48,24 +48,55 @@ struct AppStoreReviewDetailChanged: Effect, Equatable {
     var previous: [String: String?]
     var passwordChanged: Bool
     var passwordWasSet: Bool
+    /// Each changed attribute's value as this run set it (the password left out; nil in records
+    /// written before they were kept): the undo puts an attribute back only while it still holds
+    /// this value.
+    var setTo: [String: String?]? = nil
 
     var reach: EffectReach { .service }
 
+    /// Puts each changed attribute back while the details still hold the run's value for it: a
+    /// compare-and-swap per attribute (the journal's rule). One someone changed in App Store
+    /// Connect since is left as it is, and the error names it after the others are put back; one
+    /// already at its old value is not written again.
+    /// - Throws: an error naming what was left, `EffectStays` for a password the run replaced,
+    ///   or when the key is not set or Apple refuses.
     func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try AppStoreListingClient.client(context: context, api: api, what: "the review details of \(version)").client
-        var target = id
-        if target == nil { target = try await client.reviewDetail(versionID: versionID)?.id }
-        guard let target else { return }
+        var current: AppStoreConnectClient.ReviewDetail?
+        if setTo != nil || id == nil { current = try await client.reviewDetail(versionID: versionID) }
+        guard let target = id ?? current?.id else { return }
+        var restore = previous
+        var changedSince: [String] = []
+        if let setTo {
+            for (key, runValue) in setTo {
+                guard let old = previous[key] else { continue }
+                let now = current?.attributes?[key]?.recorded
+                if now == runValue { continue }
+                restore.removeValue(forKey: key)
+                if now != old { changedSince.append(key) }
+            }
+        }
         var attributes: [String: Any] = [:]
-        for (key, value) in previous {
+        for (key, value) in restore {
             if key == AppStoreReviewInformation.required {
                 attributes[key] = value.map { $0 == "true" } ?? NSNull()
             } else {
                 attributes[key] = value.map { $0 as Any } ?? NSNull()
             }
         }
-        if passwordChanged && !passwordWasSet { attributes[AppStoreReviewInformation.password] = NSNull() }
+        // The password has no copy to compare: the run's is taken away only where there was none
+        // and nobody changed the details since.
+        let passwordStays = passwordChanged && (passwordWasSet || !changedSince.isEmpty)
+        if passwordChanged && !passwordStays { attributes[AppStoreReviewInformation.password] = NSNull() }
         if !attributes.isEmpty { try await client.updateReviewDetail(id: target, attributes: attributes) }
+        let password = passwordStays ? "; the demo account password stays as this run set it (the run keeps no copy of a password)" : ""
+        if !changedSince.isEmpty {
+            throw ShiplaneError(
+                "the review details of \(version) changed on App Store Connect since this run set them (\(changedSince.sorted().joined(separator: ", "))): "
+                    + "left as they are\(restore.isEmpty ? "" : "; the other details are put back")\(password)",
+                suggestion: "check the review details in App Store Connect and set the old values by hand if they should be")
+        }
         if passwordChanged && passwordWasSet {
             throw EffectStays("the review details of \(version) are put back except the demo account password, which stays as this run set it (the run keeps no copy of a password); set the old one in App Store Connect if it should be")
         }

@@ -328,17 +328,22 @@ extension AppStoreConnectStore {
         if !detailChanges.isEmpty {
             var attributes: [String: Any] = [:]
             var previous: [String: String?] = [:]
+            var setTo: [String: String?] = [:]
             for change in detailChanges {
                 switch change.new {
                 case .text(let text): attributes[change.attribute] = text
                 case .flag(let flag): attributes[change.attribute] = flag
                 case .other: break
                 }
-                if change.attribute != AppStoreReviewInformation.password { previous[change.attribute] = change.old?.recorded }
+                if change.attribute != AppStoreReviewInformation.password {
+                    previous[change.attribute] = change.old?.recorded
+                    setTo[change.attribute] = change.new.recorded
+                }
             }
             let passwordChanged = detailChanges.contains { $0.attribute == AppStoreReviewInformation.password }
             var effect = AppStoreReviewDetailChanged(api: api, versionID: found.id, version: label, id: detail?.id, created: detail == nil, previous: previous,
-                                                     passwordChanged: passwordChanged, passwordWasSet: detail?.attributes?[AppStoreReviewInformation.password]?.recorded.map { !$0.isEmpty } ?? false)
+                                                     passwordChanged: passwordChanged, passwordWasSet: detail?.attributes?[AppStoreReviewInformation.password]?.recorded.map { !$0.isEmpty } ?? false,
+                                                     setTo: setTo)
             let handle = try step.record(effect, "put back the review details of \(version)")
             if let id = detail?.id {
                 try await client.updateReviewDetail(id: id, attributes: attributes)
