@@ -65,3 +65,31 @@ struct AppStoreReviewDetailUndoTests {
         #expect(apple.reviewState.details["ard-1"]?.attributes["notes"] as? String == "old notes")
     }
 }
+
+/// The undo of a phased release this run turned on deletes it only while it is the run's.
+@Suite("App Store: the phased release's undo leaves one made since", .offThePool)
+struct AppStorePhasedReleaseUndoTests {
+    @Test func onlyTheRunsPhasedReleaseIsDeleted() async throws {
+        let apple = try FakeAppStoreConnect()
+        try await apple.start()
+        defer { apple.stop() }
+        let version = apple.addStoreVersion("1.4.0")
+        let context = EffectContext(workTree: "/", environment: LaneEnvironment(variables: StoreFixtures.appleEnvironment(apiURL: apple.baseURL)),
+                                    fileSystem: LiveFileSystem(), http: LiveHTTPClient(), retryPolicy: RetryPolicy(baseDelay: 0.01),
+                                    savedCopies: MemorySavedCopies(), gitFolder: nil)
+        let effect = AppStorePhasedReleaseChanged(api: apple.baseURL, versionID: version, version: "1.4.0 (IOS)", created: true, id: "apr-run")
+
+        // Someone turned it off and on again in App Store Connect: another phased release, left.
+        apple.lock.withLock { apple.review.phased["apr-other"] = (version, "INACTIVE") }
+        var thrown: (any Error)?
+        do { try await effect.undo(in: context, status: .done) } catch { thrown = error }
+        #expect(apple.reviewState.phased["apr-other"] != nil)
+        #expect(allText(thrown).contains("left as it is") && allText(thrown).contains("apr-other"), "\(allText(thrown))")
+        #expect(!apple.log.contains { $0.hasPrefix("DELETE ") }, "\(apple.log)")
+
+        // The run's own: deleted.
+        apple.lock.withLock { apple.review.phased = ["apr-run": (version, "INACTIVE")] }
+        try await effect.undo(in: context, status: .done)
+        #expect(apple.reviewState.phased.isEmpty)
+    }
+}

@@ -157,11 +157,18 @@ struct AppStorePhasedReleaseChanged: Effect, Equatable {
 
     var reach: EffectReach { .service }
 
+    /// Deletes the phased release the run created while it is still that one (its id, once
+    /// known), or turns it on again while the version has none: one made in App Store Connect
+    /// in place of the run's is left as it is, and the error says so.
     func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try AppStoreListingClient.client(context: context, api: api, what: "the phased release of \(version)").client
         let current = try await client.phasedRelease(versionID: versionID)
         if created {
             guard let current else { return }
+            if let id, current.id != id {
+                throw ShiplaneError("the phased release of \(version) was replaced on App Store Connect since this run turned it on (it is \(current.id) now, the run's was \(id)): left as it is",
+                                    suggestion: "turn the phased release off in App Store Connect by hand if it should be")
+            }
             try await client.deletePhasedRelease(id: current.id)
         } else if current == nil {
             _ = try await client.createPhasedRelease(versionID: versionID)
