@@ -201,10 +201,10 @@ struct StartupWorkTests {
 /// request 404 and writes one line per request to a log: where a TLS client's handshake succeeded,
 /// it got that far. It ends by itself after 120 seconds; `stop()` ends it sooner.
 private final class HTTPSNotFoundServer: @unchecked Sendable {
-    // Set once in init, read afterwards.
-    let port: Int
     private let log: String
-    private let process = Process()
+    private let listener: PythonListener
+
+    var port: Int { listener.port }
 
     /// The requests answered so far.
     var requests: Int {
@@ -234,26 +234,8 @@ private final class HTTPSNotFoundServer: @unchecked Sendable {
         print(server.server_address[1], flush=True)
         server.serve_forever()
         """#
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, certificate, key, log]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            throw TestFailure("the HTTPS server did not start")
-        }
-        self.port = port
+        listener = try PythonListener(script: script, arguments: [certificate, key, log], what: "the HTTPS server")
     }
 
-    /// SIGKILL: the test process may have SIGTERM ignored, which its children inherit.
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { listener.stop() }
 }

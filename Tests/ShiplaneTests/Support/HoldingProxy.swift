@@ -7,9 +7,10 @@ import Foundation
 /// It ends by itself after 120 seconds; `stop()` ends it sooner.
 final class HoldingProxy: @unchecked Sendable {
     // Set once in init, read afterwards.
-    let port: Int
     let marker: String
-    private let process = Process()
+    private let listener: PythonListener
+
+    var port: Int { listener.port }
 
     var host: String { "127.0.0.1:\(port)" }
     /// True once the matching request went through and its answer is held.
@@ -61,28 +62,13 @@ final class HoldingProxy: @unchecked Sendable {
             threading.Thread(target=pipe, args=(client, upstream, True, state), daemon=True).start()
             threading.Thread(target=pipe, args=(upstream, client, False, state), daemon=True).start()
         """#
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, String(targetPort), method, part, marker]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            throw TestFailure("the holding proxy did not start")
-        }
-        self.port = port
+        listener = try PythonListener(script: script, arguments: [String(targetPort), method, part, marker], what: "the holding proxy")
     }
 
     /// Ends the proxy at once (SIGKILL: its held connection closes, so the server behind it is not
     /// left waiting on it when it stops).
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        listener.stop()
         try? FileManager.default.removeItem(atPath: marker)
     }
 }
