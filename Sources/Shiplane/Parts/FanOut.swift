@@ -291,9 +291,11 @@ package struct PartsMissing: ReportableError {
     }
     package var category: ErrorCategory { .failure }
 
-    /// True when `error` or any error under it is a `PartsMissing`.
+    /// True when `error` or any error under it is a `PartsMissing`, or a part's asset on the
+    /// parts' draft that holds other bytes than recorded (`PartAssetMismatch`): the same exit, the
+    /// same remedy (run the part's job again), nothing published.
     package static func isIn(_ error: any Error) -> Bool {
-        if error is PartsMissing { return true }
+        if error is PartsMissing || error is PartAssetMismatch { return true }
         if let reportable = error as? any ReportableError { return reportable.underlyingErrors.contains(where: isIn) }
         return false
     }

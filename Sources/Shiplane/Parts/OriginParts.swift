@@ -2,7 +2,8 @@ import Foundation
 internal import Git
 
 /// What a part job leaves on origin: a commit of its own under `refs/shiplane/parts/LANE/PART`
-/// holding `part.json` (this value) and each artifact's bytes as a file named by its SHA-256.
+/// holding `part.json` (this value) and each artifact's bytes as a file named by its SHA-256 —
+/// except an artifact the parts' draft release holds (`assets`): its bytes stay on the forge.
 package struct PartRecord: Codable, Sendable, Equatable {
     /// The record's format.
     package var format = 1
@@ -20,6 +21,14 @@ package struct PartRecord: Codable, Sendable, Equatable {
     package var run: String
     /// What the part built, with digests and paths relative to the work tree.
     package var artifacts: [Artifact]
+    /// The artifacts the parts' draft release holds, by asset (nil in records made before, or
+    /// without a draft: every artifact's bytes are in the record's tree).
+    package var assets: [PartAsset]? = nil
+
+    /// Where the draft holds `artifact`, if it does.
+    func asset(of artifact: Artifact) -> PartAsset? {
+        assets?.first { $0.path == artifact.path && $0.sha256 == artifact.sha256 }
+    }
 }
 
 /// What the fan-in job leaves on origin once it published (`refs/shiplane/published/LANE`): the
@@ -103,8 +112,9 @@ package enum OriginParts {
         }
     }
 
-    /// Fetches origin's record of `part` at `value` and reads it; nil when origin no longer holds
-    /// it there (retired or replaced since it was listed).
+    /// Fetches origin's record of `part` at `value` and reads it, with the bytes of every artifact
+    /// the parts' draft does not hold; nil when origin no longer holds it there (retired or
+    /// replaced since it was listed).
     /// - Throws: when origin cannot be reached or the record cannot be read.
     static func read(lane: String, part: String, value: ObjectID, workTree: String, environment: LaneEnvironment) async throws -> (record: PartRecord, files: [String: Data])? {
         try await gitOffThePool {
@@ -119,7 +129,7 @@ package enum OriginParts {
                     suggestion: "run the part's job again: it records the part anew")
             }
             var files: [String: Data] = [:]
-            for artifact in record.artifacts where files[artifact.sha256] == nil {
+            for artifact in record.artifacts where files[artifact.sha256] == nil && record.asset(of: artifact) == nil {
                 guard let data = try repository.readFileReference(local, name: artifact.sha256) else {
                     throw ShiplaneError(
                         "origin's record of part `\(part)` lacks the bytes of \(artifact.path)",

@@ -7,18 +7,20 @@ extension LaneContext {
     /// `lane.archive`). Run as `shiplane LANE`, every part's body runs here, in order; `shiplane
     /// plan LANE` lists the parts as a CI matrix with the runner each needs (`os`, `arch`);
     /// `shiplane LANE --part NAME` builds that part alone and records its artifacts, with their
-    /// bytes and digests, on origin (`refs/shiplane/parts/LANE/NAME`, compare-and-swap: one
-    /// runner records a part); `shiplane LANE --fan-in` takes every part's artifacts from origin
-    /// instead of building them, fails listing the parts origin does not have (exit 8), and runs
-    /// the rest of the lane — the release, the messages — once.
+    /// digests, on origin (`refs/shiplane/parts/LANE/NAME`, compare-and-swap: one runner records
+    /// a part); `shiplane LANE --fan-in` takes every part's artifacts instead of building them,
+    /// fails listing the parts origin does not have (exit 8), and runs the rest of the lane — the
+    /// release, the messages — once.
     ///
     /// Declare the parts one after another; steps before them run in every job (keep them to
     /// reads and local changes), steps after them only in the fan-in job.
     ///
     /// With `draft: .github()` or `.gitea()`, a part job also uploads its artifacts to the
     /// release's one draft release on that forge (agreed on origin, `refs/shiplane/drafts/LANE`),
-    /// which the fan-in's `githubRelease`/`giteaRelease` publishes once; a forge without drafts
-    /// (GitLab) gets the artifacts from the fan-in, as without it.
+    /// which the fan-in's `githubRelease`/`giteaRelease` publishes once: the record on origin then
+    /// names each artifact's asset, size and SHA-256 instead of holding its bytes, and the fan-in
+    /// downloads the assets and checks their digests before it publishes. Without a draft (GitLab
+    /// has none) the record holds the bytes and the fan-in uploads them.
     public func part(
         _ name: String, os: String? = nil, arch: String? = nil, draft: ForgeTarget? = nil, file: String = #fileID, line: Int = #line,
         _ body: () async throws -> Void
@@ -95,10 +97,16 @@ extension LaneContext {
             if let value = expected, let earlier = try await OriginParts.read(
                 lane: lane, part: part.name, value: value, workTree: workingDirectory, environment: environment) {
                 if earlier.record.base == base && earlier.record.argumentsDigest == digest {
-                    log("part \(part.name) is already recorded on origin for this commit (\(earlier.record.artifacts.count) artifact\(earlier.record.artifacts.count == 1 ? "" : "s")): nothing to build again")
-                    throw FanOutStop(kind: .partRecorded(part.name, earlier: true))
+                    let count = earlier.record.artifacts.count
+                    guard let changed = try await changedAssets(of: earlier.record) else {
+                        log("part \(part.name) is already recorded on origin for this commit (\(count) artifact\(count == 1 ? "" : "s")"
+                            + (earlier.record.assets.map { $0.isEmpty ? "" : ", \($0.count) on the parts' draft release as recorded" } ?? "") + "): nothing to build again")
+                        throw FanOutStop(kind: .partRecorded(part.name, earlier: true))
+                    }
+                    log("part \(part.name) is recorded on origin for this commit, but on the parts' draft release \(changed): this job builds it again, uploads it and records it anew", level: .warning)
+                } else {
+                    log("origin's record of part \(part.name) is of another release (built from \(earlier.record.base.prefix(7))): this job builds it anew and replaces it")
                 }
-                log("origin's record of part \(part.name) is of another release (built from \(earlier.record.base.prefix(7))): this job builds it anew and replaces it")
             }
         } catch let stop as FanOutStop {
             throw stop
@@ -110,6 +118,21 @@ extension LaneContext {
         let made = state.artifacts.filter { !before.contains($0.path) }
         let outcome = try await run(RecordPart(part: part, lane: lane, base: base, argumentsDigest: digest, artifacts: made, expected: expected?.hex, draft: draft))
         throw FanOutStop(kind: .partRecorded(part.name, earlier: outcome == "earlier"))
+    }
+
+    /// What of `record`'s assets on the parts' draft release is not as the part recorded it (gone,
+    /// or other bytes), said in a few words; nil when every one is intact (or it has none).
+    /// - Throws: the forge's errors; when no token is set to look.
+    private func changedAssets(of record: PartRecord) async throws -> String? {
+        var changed: [String] = []
+        for asset in record.assets ?? [] {
+            switch try await asset.check(on: try asset.host(environment: environment)) {
+            case .intact: break
+            case .missing: changed.append("\(asset.name) is gone (asset \(asset.id) of draft release \(asset.releaseID))")
+            case .differs(let found): changed.append("\(asset.name) holds sha256:\(found.prefix(12))…, not the recorded sha256:\(asset.sha256.prefix(12))…")
+            }
+        }
+        return changed.isEmpty ? nil : changed.joined(separator: "; ")
     }
 }
 
@@ -131,7 +154,8 @@ extension FanOutRun {
     }
 }
 
-/// Records a part job's artifacts, with their bytes, on origin (`lane.part` with `--part NAME`).
+/// Records a part job's artifacts on origin (`lane.part` with `--part NAME`): with their digests
+/// and the assets of the parts' draft release that hold them, or with their bytes where no draft does.
 package struct RecordPart: AsyncAction {
     package static let name = "part"
     var part: PlannedPart
@@ -168,19 +192,25 @@ package struct RecordPart: AsyncAction {
             }
             files[artifact.sha256] = data
         }
-        try await uploadToDraft(in: step)
+        let assets = try await uploadToDraft(in: step)
         if step.isDryRun {
             step.note("would record \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") on origin")
             return "recorded"
         }
-        let record = PartRecord(
+        var record = PartRecord(
             lane: lane, part: part.name, os: part.os, arch: part.arch, base: base, argumentsDigest: argumentsDigest,
             run: step.lane.state.journal.recorder?.current.id ?? UUID().uuidString, artifacts: artifacts)
+        if let assets {
+            // The draft holds the bytes: origin keeps what names and checks them.
+            record.assets = assets
+            files = [:]
+        }
         let written = try await OriginParts.record(
             record, files: files, expected: expected.flatMap(ObjectID.init(hex:)), workTree: step.lane.workingDirectory, environment: step.lane.environment)
         switch written {
         case .recorded:
-            step.note("\(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") on origin")
+            let count = "\(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s")"
+            step.note(assets.map { "\(count) on the draft release \($0.first?.releaseID ?? 0), their digests on origin" } ?? "\(count) on origin")
             return "recorded"
         case .takenByAnother:
             step.log("another runner recorded part \(part.name) on origin first: its artifacts are the release's, this runner's are not used", level: .warning)
@@ -193,19 +223,21 @@ package struct RecordPart: AsyncAction {
 extension RecordPart {
     /// Uploads the artifacts to the parts' draft release, before the record (a recorded part's
     /// artifacts are on the draft): on GitHub and Gitea, which have drafts; GitLab has none, so
-    /// its fan-in uploads the artifacts from the parts' records.
-    private func uploadToDraft(in step: StepContext) async throws {
-        guard let draft else { return }
+    /// its fan-in uploads the artifacts from the parts' records. Returns the assets that hold
+    /// them, as the draft shows them after the upload; nil without a draft (or when it does not
+    /// show one as uploaded): the record then holds the bytes.
+    private func uploadToDraft(in step: StepContext) async throws -> [PartAsset]? {
+        guard let draft else { return nil }
         guard let forge = draft.kind.forge as? any PartsDraftForge.Type else {
             step.log("\(draft.kind.displayName) has no draft releases: part \(part.name)'s artifacts go in its record on origin, and the fan-in job uploads them")
-            return
+            return nil
         }
         let origin = try git { try step.lane.repository().configString("remote.origin.url") }
         let connected = try forge.connect(draft, origin: origin, in: step)
         let host = try await connected.partsDrafts()
         if step.isDryRun {
             step.log("would upload \(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") to the parts' draft release \(connected.place)")
-            return
+            return nil
         }
         let files = artifacts.map { artifact in
             var file = artifact
@@ -215,10 +247,17 @@ extension RecordPart {
         let uploaded = try await host.uploadPart(files, part: part.name, lane: lane, base: base, argumentsDigest: argumentsDigest, in: step)
         let summary = uploaded.attached.summary
         step.log("part \(part.name): the draft release \(uploaded.releaseID) \(connected.place) holds its artifacts" + (summary.isEmpty ? "" : " (\(summary))"))
+        guard let assets = try await host.recordedAssets(artifacts, releaseID: uploaded.releaseID, resolve: { step.resolve($0) }) else {
+            step.log("the draft release \(uploaded.releaseID) does not show every artifact of part \(part.name) as uploaded: its record on origin keeps their bytes", level: .warning)
+            return nil
+        }
+        return assets
     }
 }
 
-/// Takes a part's artifacts from its record on origin into the work tree (`lane.part` with `--fan-in`).
+/// Takes a part's artifacts into the work tree (`lane.part` with `--fan-in`): from the parts'
+/// draft release where the record names an asset (downloaded, its SHA-256 checked against the
+/// record before anything is published), else from the record's bytes on origin.
 package struct CollectPart: AsyncAction {
     package static let name = "part"
     var part: PlannedPart
@@ -256,9 +295,19 @@ package struct CollectPart: AsyncAction {
             throw missing("recorded by a run with other lane options: run the part's job with this job's options")
         }
         var collected: [Artifact] = []
+        var downloaded = 0
         for artifact in record.artifacts {
-            guard !artifact.path.hasPrefix("/"), let data = files[artifact.sha256], SHA256.hex(of: data) == artifact.sha256 else {
-                throw missing("its record does not hold the bytes of \(artifact.path) with sha256:\(artifact.sha256.prefix(12))…")
+            guard !artifact.path.hasPrefix("/") else { throw missing("its record names \(artifact.path), a path outside the work tree") }
+            let data: Data
+            if let asset = record.asset(of: artifact) {
+                data = try await download(asset, environment: lane.environment, missing: missing)
+                downloaded += 1
+                step.log("part \(part.name): \(asset.name) downloaded from the parts' draft release \(asset.releaseID), sha256:\(asset.sha256.prefix(12))… as recorded")
+            } else {
+                guard let bytes = files[artifact.sha256], SHA256.hex(of: bytes) == artifact.sha256 else {
+                    throw missing("its record does not hold the bytes of \(artifact.path) with sha256:\(artifact.sha256.prefix(12))…")
+                }
+                data = bytes
             }
             let path = step.resolve(artifact.path)
             let folder = (path as NSString).deletingLastPathComponent
@@ -267,8 +316,29 @@ package struct CollectPart: AsyncAction {
             collected.append(try step.registerArtifact(artifact.path, kind: artifact.kind, name: artifact.name, os: artifact.os, arch: artifact.arch))
         }
         lane.fanOut.noteUsed(part.name, id, base: record.base)
-        step.note("\(collected.count) artifact\(collected.count == 1 ? "" : "s") from origin")
+        let count = "\(collected.count) artifact\(collected.count == 1 ? "" : "s")"
+        step.note(downloaded == 0 ? "\(count) from origin" : "\(count): \(downloaded) from the parts' draft release, digests checked")
         return collected
+    }
+
+    /// The bytes of `asset`, downloaded from the parts' draft release and checked against the
+    /// SHA-256 the part recorded.
+    /// - Throws: `PartsMissing` (made by `missing`) when the draft no longer has it,
+    ///   `PartAssetMismatch` when it holds other bytes; the forge's errors.
+    private func download(_ asset: PartAsset, environment: LaneEnvironment, missing: (String) -> PartsMissing) async throws -> Data {
+        let host = try asset.host(environment: environment)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shiplane-part-asset-" + UUID().uuidString).path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/asset"
+        switch try await asset.download(from: host, to: file) {
+        case .intact:
+            return try Data(contentsOf: URL(fileURLWithPath: file))
+        case .missing:
+            throw missing("its artifact \(asset.path) is gone from the parts' draft release \(asset.releaseID) on \(asset.repository) (asset \(asset.name), id \(asset.id)): run the part's job again, it uploads it anew")
+        case .differs(let found):
+            throw PartAssetMismatch(part: part.name, asset: asset, found: found)
+        }
     }
 }
 

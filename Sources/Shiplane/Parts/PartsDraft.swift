@@ -32,6 +32,22 @@ package struct PartsDraft: Codable, Sendable, Equatable {
     }
 }
 
+/// How the parts left their draft release before a fan-in took it over (its placeholder tag,
+/// name and body with `PartsDraftMarker`'s word): the fan-in's rollback gives it back to them
+/// like this instead of deleting it, for the draft holds the parts' bytes (their records on origin
+/// name its assets), so a fan-in run again finishes the release without any part built again.
+package struct PartsDraftLeftAs: Codable, Sendable, Equatable {
+    package var tag: String
+    package var name: String
+    package var body: String
+
+    package init(tag: String, name: String, body: String) {
+        self.tag = tag
+        self.name = name
+        self.body = body
+    }
+}
+
 extension OriginParts {
     /// Where origin names the parts' draft release of `lane`.
     package static func draftReference(lane: String) -> String { "refs/shiplane/drafts/" + lane }

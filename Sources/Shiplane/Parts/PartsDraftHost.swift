@@ -50,14 +50,23 @@ protocol PartsDraftHost: Sendable {
     /// Uploads `artifacts` to `release`: the same bytes under a name kept, other bytes replaced
     /// (the new one first), nothing written in the run's journal (the draft holds them).
     func upload(_ artifacts: [Artifact], to release: Release) async throws -> ForgeAttachOutcome
+    /// Downloads the bytes of the asset `id` of the release `releaseID` into `path`, as the
+    /// forge's API describes it; false when the forge no longer has that asset there.
+    /// - Throws: the forge's errors.
+    func downloadAsset(id: Int, releaseID: Int, to path: String) async throws -> Bool
 }
 
 /// A release on a forge with drafts, as the parts' draft code compares and names it.
 struct PartsDraftRelease: Sendable, Equatable {
-    /// A file on the release: its name, and what tells its bytes apart (id, size, digest where the forge gives one).
+    /// A file on the release: its name, id and size, and its digest where the forge gives one
+    /// (GitHub's `sha256:HEX`; Gitea gives none).
     struct Asset: Sendable, Equatable {
         var name: String
-        var fingerprint: String
+        var id: Int
+        var size: Int64
+        var digest: String?
+        /// What tells its bytes apart: a replaced file is a new id.
+        var fingerprint: String { "\(id) \(size) \(digest ?? "")" }
     }
     var id: Int
     var tag: String
@@ -74,6 +83,11 @@ struct PartUpload: Sendable {
 }
 
 extension PartsDraftHost {
+    /// What the parts' draft code reads of the release `id` as the forge has it now; nil when it is gone.
+    func releaseFacts(id: Int) async throws -> PartsDraftRelease? {
+        try await release(id: id).map(facts)
+    }
+
     /// Uploads `artifacts` of part `part` to the parts' draft release: the one origin names when
     /// it is this release's (same commit, lane options and repository) and still a draft; else an
     /// unclaimed draft of this release that a part job killed before its claim left (found by its

@@ -323,7 +323,7 @@ package struct ReleaseDownload {
     /// decides for every address on the way which headers, if any, go with it. A redirect of
     /// `server` to its sign-in page is answered as a 401 from that server. Returns the last answer
     /// and the address that gave it.
-    private static func fetch(_ url: String, to path: String, credential: (String) -> [(name: String, value: String)], server: String,
+    static func fetch(_ url: String, to path: String, credential: (String) -> [(name: String, value: String)], server: String,
                               transport: HTTPTransport, maxBytes: Int64) async throws -> (response: HTTPResponse, from: String) {
         var current = url
         for _ in 0...5 {
@@ -358,7 +358,7 @@ package struct ReleaseDownload {
     }
 
     /// Whether two addresses have the same scheme, host and port (a default port written or not).
-    private static func sameServer(_ one: String, _ other: String) -> Bool {
+    static func sameServer(_ one: String, _ other: String) -> Bool {
         guard let a = URLComponents(string: one), let b = URLComponents(string: other) else { return false }
         func port(_ components: URLComponents) -> Int? { components.port ?? (components.scheme?.lowercased() == "https" ? 443 : components.scheme?.lowercased() == "http" ? 80 : nil) }
         return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)

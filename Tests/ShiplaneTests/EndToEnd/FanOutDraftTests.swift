@@ -122,9 +122,10 @@ struct FanOutDraftTests {
 
     /// The fan-in's release step fails after it took the parts' draft over and before it
     /// published it (GitHub refuses the draft's update): the run is rolled back and the draft is
-    /// deleted. The fan-in run again makes a new draft, uploads every part's archive from origin's
-    /// records and publishes once.
-    @Test func aRolledBackFanInDeletesTheDraft() async throws {
+    /// given back to the parts as they left it (placeholder tag, name, body with Shiplane's word,
+    /// every asset), not deleted — it holds the parts' bytes, which their records on origin only
+    /// name. The fan-in run again publishes that same draft without any part built or uploaded again.
+    @Test func aRolledBackFanInGivesTheDraftBackToTheParts() async throws {
         let world = try await FanOutWorld(lane: fanOutDraftLanes)
         defer { world.stop() }
         for part in ["linux", "macos", "android"] {
@@ -137,16 +138,19 @@ struct FanOutDraftTests {
                               body: #"{"message":"Validation Failed","documentation_url":"https://docs.github.com/rest"}"#, contentType: "application/json")
         let failed = try await world.job(["candidate", "--fan-in"])
         #expect(failed.status == 1, "\(failed.output)")
-        #expect(world.github.allReleases.isEmpty, "the rollback deleted the draft: \(world.github.allReleases.map { "\($0.id) \($0.tag)" })")
-        #expect(world.github.log.contains("DELETE /repos/acme/rocket/releases/\(draft.id)"))
+        let left = try #require(world.github.allReleases.first)
+        #expect(world.github.allReleases.count == 1 && left.id == draft.id && left.draft && left.tag == draft.tag && left.name == draft.name
+                && left.body == draft.body && !left.prerelease, "given back as the parts left it: \(world.github.allReleases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
+        #expect(!world.github.log.contains("DELETE /repos/acme/rocket/releases/\(draft.id)"))
+        #expect(world.github.allAssets.filter { $0.releaseID == draft.id }.map(\.name).sorted() == fanOutAssetNames)
 
         let again = try await world.job(["candidate", "--fan-in"])
         #expect(again.status == 0, "\(again.output)")
         let releases = world.github.allReleases
-        #expect(releases.count == 1 && releases.allSatisfy { !$0.draft && $0.tag == "v1.5.0-rc.1" && $0.prerelease },
+        #expect(releases.count == 1 && releases.allSatisfy { $0.id == draft.id && !$0.draft && $0.tag == "v1.5.0-rc.1" && $0.prerelease },
                 "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
-        let release = try #require(releases.first)
-        #expect(world.github.allAssets.filter { $0.releaseID == release.id }.map(\.name).sorted() == fanOutAssetNames)
+        #expect(world.github.allAssets.filter { $0.releaseID == draft.id }.map(\.name).sorted() == fanOutAssetNames)
+        for name in fanOutAssetNames { #expect(uploads(world, name) == 1, "\(name) uploaded once, by its part") }
         #expect(try world.originRefs("refs/shiplane/drafts/") == [] && world.originRefs("refs/shiplane/parts/") == [])
     }
 }

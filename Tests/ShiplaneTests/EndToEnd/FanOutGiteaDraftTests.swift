@@ -1,4 +1,5 @@
 import Foundation
+import Shiplane
 import Testing
 
 /// The fanned-out release with its parts uploading to a Gitea draft release (`draft: .gitea()`)
@@ -81,6 +82,67 @@ struct FanOutGiteaDraftTests {
         #expect(try world.origin.git("tag", "--list") == "v1.4.0\nv1.5.0")
         #expect(try world.originRefs("refs/shiplane/drafts/") == [] && world.originRefs("refs/shiplane/parts/") == [])
         #expect(!fanIn.output.contains(gitea.token))
+        #expect(gitea.violations.isEmpty, "\(gitea.violations)")
+    }
+
+    /// The parts' bytes stay on Gitea: origin holds no blob equal to any attachment (git's object
+    /// list as the oracle), each record names its attachment. An attachment replaced on the draft
+    /// (same name, other bytes) stops the fan-in with exit 8 before anything is published, naming
+    /// the part, the attachment and both SHA-256s; the part's job run again downloads its
+    /// attachment (`GET …/releases/{id}/assets/{attachment_id}`, then its `browser_download_url`
+    /// with the token), finds it changed and uploads its own bytes again; the fan-in then
+    /// publishes every part's bytes.
+    @Test func aReplacedGiteaAttachmentStopsTheFanInAndTheRetriedPartUploadsItAgain() async throws {
+        let gitea = FakeGitea()
+        try await gitea.start()
+        defer { gitea.stop() }
+        let world = try await FanOutWorld(
+            lane: giteaFanOutLanes, originURL: "https://code.corp.example/acme/rocket.git",
+            files: [".shiplane.yml": "forge:\n  url: \(gitea.baseURL)\n  hosts:\n    code.corp.example: gitea\n"])
+        defer { world.stop() }
+        let token = ["GITEA_TOKEN": gitea.token]
+        for part in ["linux", "macos", "android"] {
+            let ran = try await world.job(["release", "--part", part], extra: token)
+            #expect(ran.status == 0, "\(part): \(ran.output)")
+        }
+        var expected: [String: [UInt8]] = [:]
+        for attachment in gitea.allAttachments { expected[attachment.name] = attachment.bytes }
+        let listed = try runProgram("/usr/bin/git", ["--git-dir", world.origin.path, "cat-file", "--batch-all-objects", "--batch-check"],
+                                    in: world.origin.root, environment: world.origin.environment).stdout
+        for attachment in gitea.allAttachments {
+            let file = world.origin.root + "/blob-\(attachment.id)"
+            try Data(attachment.bytes).write(to: URL(fileURLWithPath: file))
+            let blob = try runProgram("/usr/bin/git", ["hash-object", file], in: world.origin.root, environment: world.origin.environment).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            try? FileManager.default.removeItem(atPath: file)
+            #expect(!blob.isEmpty && !listed.contains(blob), "origin holds the bytes of \(attachment.name)")
+        }
+        let linux = try #require(gitea.allAttachments.first { $0.name == "app-linux.tar.gz" })
+        let forged = Array("not what the linux part built".utf8)
+        gitea.replaceAttachmentBytes(id: linux.id, with: forged)
+
+        gitea.addTag("v1.5.0")
+        let fanIn = try await world.job(["release", "--fan-in"], extra: token)
+        #expect(fanIn.status == 8, "\(fanIn.output)")
+        for text in ["app-linux.tar.gz", "part `linux`", "expected sha256:\(SHA256.hex(of: linux.bytes))", "found sha256:\(SHA256.hex(of: forged))", "--part linux"] {
+            #expect(fanIn.output.contains(text), "says \(text): \(fanIn.output)")
+        }
+        #expect(gitea.allReleases.count == 1 && gitea.allReleases.allSatisfy(\.draft), "nothing published")
+        #expect(try world.origin.git("tag", "--list") == "v1.4.0")
+
+        let retry = try await world.job(["release", "--part", "linux"], extra: token)
+        #expect(retry.status == 0, "\(retry.output)")
+        #expect(retry.output.contains("app-linux.tar.gz holds sha256:\(SHA256.hex(of: forged).prefix(12))"), "\(retry.output)")
+        #expect(gitea.log.contains { $0.hasPrefix("GET /api/v1/repos/acme/rocket/releases/") && $0.hasSuffix("/assets/\(linux.id)") }, "\(gitea.log)")
+        let fresh = try #require(gitea.allAttachments.first { $0.name == "app-linux.tar.gz" })
+        #expect(fresh.bytes == linux.bytes, "the part's own bytes again")
+        let again = try await world.job(["release", "--fan-in"], extra: token)
+        #expect(again.status == 0, "\(again.output)")
+        #expect(gitea.allReleases.count == 1 && gitea.allReleases.allSatisfy { !$0.draft && $0.tag == "v1.5.0" })
+        #expect(gitea.allAttachments.map(\.name).sorted() == fanOutAssetNames)
+        for attachment in gitea.allAttachments { #expect(expected[attachment.name] == attachment.bytes, "\(attachment.name) intact") }
+        #expect(try world.originRefs("refs/shiplane/parts/") == [])
+        #expect(!again.output.contains(gitea.token) && !fanIn.output.contains(gitea.token))
         #expect(gitea.violations.isEmpty, "\(gitea.violations)")
     }
 

@@ -173,6 +173,18 @@ final class FakeGitHub: @unchecked Sendable {
         }
     }
 
+    /// Puts other bytes under the asset `id`, keeping its id and name (someone replaced the file
+    /// behind the release's back); its size and digest follow the bytes, as GitHub computes them.
+    func replaceAssetBytes(id: Int, with bytes: [UInt8]) {
+        lock.withLock {
+            assets[id]?.bytes = bytes
+            assets[id]?.size = bytes.count
+        }
+    }
+
+    /// Deletes the asset `id` behind the client's back (someone deleted it on github.com).
+    func removeAsset(id: Int) { lock.withLock { _ = assets.removeValue(forKey: id) } }
+
     // MARK: - Handling
 
     private func handle(_ request: Request, _ context: FakeContext) async throws -> Response {

@@ -103,6 +103,10 @@ final class FakeGitea: @unchecked Sendable {
         }
     }
 
+    /// Puts other bytes under the attachment `id`, keeping its id, name and uuid (someone replaced
+    /// the file behind the release's back).
+    func replaceAttachmentBytes(id: Int, with bytes: [UInt8]) { lock.withLock { attachments[id]?.bytes = bytes } }
+
     private func violation(_ text: String) { lock.withLock { violationLog.append(text) } }
 
     // MARK: - Handling
@@ -274,6 +278,13 @@ final class FakeGitea: @unchecked Sendable {
                 return attachment
             }
             return stored.map { Reply.json(201, attachmentJSON($0)) } ?? error(400, "release does not exist")
+        case ("GET", "/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}"):
+            // repoGetReleaseAttachment: the Attachment, of this release only (Gitea answers 404 for
+            // an attachment of another release).
+            guard let found = lock.withLock({ parameters["attachment_id"].flatMap(Int.init).flatMap { attachments[$0] } }), found.releaseID == id else {
+                return error(404, "attachment not found", notFound: true)
+            }
+            return Reply.json(200, attachmentJSON(found))
         case ("DELETE", "/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}"):
             let removed = lock.withLock { parameters["attachment_id"].flatMap(Int.init).flatMap { attachments.removeValue(forKey: $0) } != nil }
             return removed ? Reply.empty(204) : error(404, "attachment not found", notFound: true)

@@ -173,6 +173,24 @@ package struct GitHubClient: Sendable {
         return try decode(GitHubAsset.self, response, operation: "upload asset \(name)")
     }
 
+    /// Downloads an asset's bytes into `path`: `GET /repos/{owner}/{repo}/releases/assets/{asset_id}`
+    /// with `Accept: application/octet-stream`, which GitHub answers with the bytes (200) or with
+    /// `302 Found` to its storage; the redirect is followed without the token (a storage address
+    /// is signed, and refuses another credential). Returns false when GitHub has no such asset (404).
+    /// - Throws: `GitHubError` for another answer, the transport's errors.
+    func downloadAsset(id: Int, to path: String) async throws -> Bool {
+        let api = apiBaseURL
+        let credential = { (url: String) -> [(name: String, value: String)] in
+            guard ReleaseDownload.sameServer(url, api) else { return [] }
+            return [("Authorization", "Bearer \(token)"), ("Accept", "application/octet-stream"), ("X-GitHub-Api-Version", Self.apiVersion)]
+        }
+        let (response, _) = try await ReleaseDownload.fetch(apiBaseURL + "\(repoPath)/releases/assets/\(id)", to: path, credential: credential,
+                                                            server: apiBaseURL, transport: transport, maxBytes: .max)
+        if response.status == 404 { return false }
+        guard response.isSuccess else { throw failure(response, operation: "download asset \(id)") }
+        return true
+    }
+
     /// Deletes an asset; one that is already gone counts as deleted.
     package func deleteAsset(id: Int) async throws {
         let response = try await send(.delete, "\(repoPath)/releases/assets/\(id)")

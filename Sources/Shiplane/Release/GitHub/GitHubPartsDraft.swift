@@ -20,7 +20,7 @@ extension GitHubForge: PartsDraftForge {
         /// Assets told apart by GitHub's id, size and digest.
         static func facts(of release: GitHubRelease) -> PartsDraftRelease {
             PartsDraftRelease(id: release.id, tag: release.tagName, name: release.name, body: release.body, draft: release.draft,
-                              assets: (release.assets ?? []).map { .init(name: $0.name, fingerprint: "\($0.id) \($0.size) \($0.digest ?? "")") })
+                              assets: (release.assets ?? []).map { .init(name: $0.name, id: $0.id, size: $0.size, digest: $0.digest) })
         }
 
         func createDraft(tag: String, name: String, body: String, in step: StepContext) async throws -> (GitHubRelease, EffectHandle?) {
@@ -32,6 +32,11 @@ extension GitHubForge: PartsDraftForge {
         }
 
         func deleteRelease(id: Int) async throws { try await client.deleteRelease(id: id) }
+
+        /// `GET /repos/{owner}/{repo}/releases/assets/{asset_id}` with `Accept: application/octet-stream`.
+        func downloadAsset(id: Int, releaseID: Int, to path: String) async throws -> Bool {
+            try await client.downloadAsset(id: id, to: path)
+        }
 
         /// Assets already on the draft with the same name, size and digest are left; a different
         /// one is replaced, never deleted first.

@@ -194,14 +194,16 @@ package struct GitHubReleasePublisher: Sendable {
     /// The release is written down before the create call (with no id yet) and given its id when
     /// GitHub answers, so a run killed in between still finds and deletes its draft.
     /// With `adopt`, `existing` is the draft a fanned-out release's parts uploaded to (issue 42):
-    /// it becomes this run's release (a rollback deletes it) and gets the release's tag.
+    /// it becomes this run's release and gets the release's tag; a rollback gives it back to the
+    /// parts as they left it (their records name its assets).
     func findOrCreateDraft(_ request: GitHubReleaseRequest, existing: GitHubRelease?, client: GitHubClient,
                            recording: any ReleaseEffectRecording, adopt: Bool = false) async throws -> (GitHubRelease, Bool) {
         if var existing {
             let adopted = adopt && existing.draft
             if adopted {
-                let effect = GitHubReleaseCreated(api: apiURL, repository: repository.description, id: existing.id, tag: request.tag)
-                let handle = try recording.record(effect, "delete the parts' draft release \(existing.id) of \(request.tag)")
+                let leftAs = PartsDraftLeftAs(tag: existing.tagName, name: existing.name ?? existing.tagName, body: existing.body ?? "")
+                let effect = GitHubReleaseCreated(api: apiURL, repository: repository.description, id: existing.id, tag: request.tag, partsDraft: leftAs)
+                let handle = try recording.record(effect, "give the parts' draft release \(existing.id) back to the parts (\(existing.tagName))")
                 recording.done(handle, effect)
             }
             if existing.draft, adopted || existing.name != (request.name ?? request.tag) || existing.body != request.notes

@@ -161,6 +161,31 @@ struct GiteaClient: Sendable {
         guard response.isSuccess else { throw failure(response, operation: "rename attachment \(id) to \(name)") }
     }
 
+    /// Downloads the bytes of the attachment `id` of release `releaseID` into `path`: the
+    /// attachment as `GET /repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}` describes it
+    /// gives its `browser_download_url`, fetched with the token on the server's own host only (a
+    /// private repository's attachment needs it; an object storage it redirects to gets none).
+    /// Returns false when the release has no such attachment (404).
+    /// - Throws: `GiteaError` for another answer, the transport's errors.
+    func downloadAttachment(releaseID: Int, id: Int, to path: String) async throws -> Bool {
+        let described = try await send(.get, "\(repoPath)/releases/\(releaseID)/assets/\(id)")
+        if described.status == 404 { return false }
+        guard described.isSuccess else { throw failure(described, operation: "read attachment \(id) of release \(releaseID)") }
+        let attachment = try decode(GiteaAttachment.self, described, operation: "read attachment \(id)")
+        guard let url = attachment.browserDownloadURL, !url.isEmpty else {
+            throw GiteaError.unexpectedStatus(operation: "read attachment \(id)", status: described.status,
+                                              serverMessage: "the attachment has no browser_download_url to download it from")
+        }
+        let server = repository.apiURL
+        let credential = { (address: String) -> [(name: String, value: String)] in
+            ReleaseDownload.sameServer(address, server) ? [("Authorization", "token \(self.token)")] : []
+        }
+        let (response, _) = try await ReleaseDownload.fetch(url, to: path, credential: credential, server: server, transport: transport, maxBytes: .max)
+        if response.status == 404 { return false }
+        guard response.isSuccess else { throw failure(response, operation: "download attachment \(attachment.name)") }
+        return true
+    }
+
     /// The SHA-256 of an attachment's bytes, downloaded (Gitea's API gives no digest).
     func digest(of attachment: GiteaAttachment) async throws -> String? {
         guard let url = attachment.browserDownloadURL else { return nil }

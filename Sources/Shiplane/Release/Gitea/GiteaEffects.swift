@@ -20,11 +20,25 @@ struct GiteaReleaseCreated: Effect, Equatable {
     var repository: String
     var id: Int?
     var tag: String
+    /// Set when the release is the parts' draft of a fanned-out release that this run (the
+    /// fan-in) took over: how the parts left it, which the undo puts back instead of deleting it.
+    var partsDraft: PartsDraftLeftAs? = nil
 
     var reach: EffectReach { .publication }
 
+    /// Deletes the release; the parts' draft a fan-in took over is given back to the parts as
+    /// they left it (still a draft: their records name its attachments); one gone or published
+    /// since is left.
     func undo(in context: EffectContext, status: RecordedEffect.Status) async throws {
         let client = try GiteaClient.forUndo(api: api, repository: repository, in: context, what: "the Gitea release \(tag)")
+        if let id, let parts = partsDraft {
+            guard let found = try await client.release(id: id) else { return }
+            guard found.draft else {
+                throw ShiplaneError("the parts' draft release \(id) was published since this run took it over; left as it is")
+            }
+            _ = try await client.editRelease(id: id, tag: found.tagName == parts.tag ? nil : parts.tag, name: parts.name, body: parts.body, prerelease: false)
+            return
+        }
         if let id {
             try await client.deleteRelease(id: id)
             return

@@ -20,7 +20,7 @@ extension GiteaForge: PartsDraftForge {
         /// Attachments told apart by their id and size (Gitea gives no digest; a replaced file is a new id).
         func facts(_ release: GiteaRelease) -> PartsDraftRelease {
             PartsDraftRelease(id: release.id, tag: release.tagName, name: release.name, body: release.body, draft: release.draft,
-                              assets: (release.assets ?? []).map { .init(name: $0.name, fingerprint: "\($0.id) \($0.size)") })
+                              assets: (release.assets ?? []).map { .init(name: $0.name, id: $0.id, size: $0.size, digest: nil) })
         }
 
         /// A draft's tag need not exist: Gitea makes it when the draft is published (the fan-in
@@ -34,6 +34,11 @@ extension GiteaForge: PartsDraftForge {
         }
 
         func deleteRelease(id: Int) async throws { try await client.deleteRelease(id: id) }
+
+        /// The attachment's `browser_download_url`, as `GET /repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}` gives it.
+        func downloadAsset(id: Int, releaseID: Int, to path: String) async throws -> Bool {
+            try await client.downloadAttachment(releaseID: releaseID, id: id, to: path)
+        }
 
         /// The same bytes under a name are kept; other bytes replaced, the new one first. The
         /// attachments belong to the draft, so the part job's journal holds none of them.

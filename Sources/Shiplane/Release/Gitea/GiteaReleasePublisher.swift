@@ -73,15 +73,17 @@ struct GiteaReleasePublisher: Sendable {
 
     /// `existing` brought up to this request when it is a draft, or a new draft, written down first.
     /// With `adopt`, `existing` is the draft a fanned-out release's parts uploaded to (issue 42):
-    /// it becomes this run's release (a rollback deletes it) and gets the release's tag.
+    /// it becomes this run's release and gets the release's tag; a rollback gives it back to the
+    /// parts as they left it (their records name its attachments).
     func findOrCreateDraft(_ request: GiteaReleaseRequest, existing: GiteaRelease?, client: GiteaClient,
                            recording: some ReleaseEffectRecording, adopt: Bool = false) async throws -> (GiteaRelease, Bool) {
         let api = repository.apiURL, repositoryName = repository.description, tag = request.tag, name = request.name ?? tag
         if var existing {
             let adopted = adopt && existing.draft
             if adopted {
-                let effect = GiteaReleaseCreated(api: api, repository: repositoryName, id: existing.id, tag: tag)
-                recording.done(try recording.record(effect, "delete the parts' draft release \(existing.id) of \(tag)"), effect)
+                let leftAs = PartsDraftLeftAs(tag: existing.tagName, name: existing.name ?? existing.tagName, body: existing.body ?? "")
+                let effect = GiteaReleaseCreated(api: api, repository: repositoryName, id: existing.id, tag: tag, partsDraft: leftAs)
+                recording.done(try recording.record(effect, "give the parts' draft release \(existing.id) back to the parts (\(existing.tagName))"), effect)
             }
             if existing.draft, adopted || existing.name != name || (existing.body ?? "") != (request.notes ?? "") || existing.prerelease != request.prerelease {
                 existing = try await client.editRelease(id: existing.id, tag: existing.tagName == tag ? nil : tag, name: name,

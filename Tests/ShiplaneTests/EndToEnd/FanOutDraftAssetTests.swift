@@ -1,0 +1,178 @@
+import Foundation
+import Shiplane
+import Testing
+
+/// Where a fanned-out release's bytes live (issue 42 item 2): a part that uploaded its artifacts
+/// to the parts' draft release records on origin their assets and SHA-256s, not their bytes; the
+/// fan-in downloads each asset (`GET /repos/{owner}/{repo}/releases/assets/{asset_id}` with
+/// `Accept: application/octet-stream`, GitHub's 302 to its storage followed without the token) and
+/// checks its digest before it publishes; a retried part finds its assets intact and uploads
+/// nothing. Built `shiplane`, fresh clones, origin behind `git http-backend`, FakeGitHub checking
+/// every request against GitHub's published description.
+@Suite("Fanned-out parts keep their bytes on the draft release", .serialized, .offThePool)
+struct FanOutDraftAssetTests {
+    /// Uploads of `name` the stand-in received.
+    private func uploads(_ world: FanOutWorld, _ name: String) -> Int {
+        world.github.log.filter { $0.hasPrefix("POST /uploads/") && $0.hasSuffix("?name=" + name) }.count
+    }
+
+    /// Every object origin's repository holds, by id (`git cat-file --batch-all-objects`).
+    private func originObjects(_ world: FanOutWorld) throws -> Set<String> {
+        let listed = try runProgram("/usr/bin/git", ["--git-dir", world.origin.path, "cat-file", "--batch-all-objects", "--batch-check"],
+                                    in: world.origin.root, environment: world.origin.environment)
+        #expect(listed.status == 0, "\(listed.all)")
+        return Set(listed.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
+    }
+
+    /// The blob id git gives `bytes` (`git hash-object`).
+    private func blobID(_ bytes: [UInt8], in world: FanOutWorld) throws -> String {
+        let file = world.origin.root + "/hash-object-\(UUID().uuidString)"
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let hashed = try runProgram("/usr/bin/git", ["hash-object", file], in: world.origin.root, environment: world.origin.environment)
+        return hashed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// origin's record of `part` (`part.json` of `refs/shiplane/parts/release/PART`), as JSON.
+    private func record(_ part: String, _ world: FanOutWorld) throws -> [String: Any] {
+        let shown = try runProgram("/usr/bin/git", ["--git-dir", world.origin.path, "show", "refs/shiplane/parts/release/\(part):part.json"],
+                                   in: world.origin.root, environment: world.origin.environment)
+        return try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown.all)")
+    }
+
+    private func runParts(_ world: FanOutWorld, lane: String = "release") async throws {
+        for part in ["linux", "macos", "android"] {
+            let ran = try await world.job([lane, "--part", part])
+            #expect(ran.status == 0, "\(part): \(ran.output)")
+        }
+    }
+
+    /// With a draft, origin holds no blob equal to any artifact (git's own object list as the
+    /// oracle), each record names its asset's id, size and SHA-256; the fan-in downloads each
+    /// asset through the API and GitHub's storage redirect, and publishes the release with every
+    /// asset as the part built it, uploaded once. Without a draft (the same parts, `fanOutLane`)
+    /// the bytes are in origin's records as before.
+    @Test func aPartWithADraftRecordsItsAssetNotItsBytesAndTheFanInPublishesIt() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        try await runParts(world)
+        let draft = try #require(world.github.allReleases.first)
+        let assets = world.github.allAssets
+        #expect(assets.map(\.name).sorted() == fanOutAssetNames)
+        let objects = try originObjects(world)
+        var expected: [String: [UInt8]] = [:]
+        for asset in assets {
+            expected[asset.name] = asset.bytes
+            #expect(!objects.contains(try blobID(asset.bytes, in: world)), "origin holds the bytes of \(asset.name)")
+        }
+        let linux = try record("linux", world)
+        let recorded = try #require((linux["assets"] as? [[String: Any]])?.first, "\(linux)")
+        let asset = try #require(assets.first { $0.name == "app-linux.tar.gz" })
+        #expect(recorded["id"] as? Int == asset.id && recorded["releaseID"] as? Int == draft.id && recorded["name"] as? String == asset.name)
+        #expect(recorded["size"] as? Int == asset.bytes.count && recorded["sha256"] as? String == SHA256.hex(of: asset.bytes))
+        #expect(recorded["forge"] as? String == "github" && recorded["repository"] as? String == "acme/rocket")
+
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 0, "\(fanIn.output)")
+        for asset in assets {
+            #expect(world.github.log.contains("GET /repos/acme/rocket/releases/assets/\(asset.id)"), "asked for \(asset.name)'s bytes")
+            #expect(world.github.log.contains("GET /storage/\(asset.id)"), "followed GitHub's redirect to the storage for \(asset.name)")
+            #expect(fanIn.output.contains("\(asset.name) downloaded from the parts' draft release \(draft.id)"), "\(fanIn.output)")
+        }
+        #expect(world.github.storageAuthorizationHeaders.allSatisfy { $0 == nil }, "the token never goes to the storage")
+        let problems = try world.oneReleaseProblems(assets: expected)
+        #expect(problems.isEmpty, "\(problems)")
+        for name in fanOutAssetNames { #expect(uploads(world, name) == 1, "\(name) uploaded once, by its part") }
+        #expect(!fanIn.output.contains(world.github.token))
+
+        // The same parts without a draft: the record holds the bytes (named by their SHA-256).
+        let plain = try await FanOutWorld(lane: fanOutLane)
+        defer { plain.stop() }
+        let ran = try await plain.job(["release", "--part", "linux"])
+        #expect(ran.status == 0, "\(ran.output)")
+        let tree = try runProgram("/usr/bin/git", ["--git-dir", plain.origin.path, "ls-tree", "--name-only", "refs/shiplane/parts/release/linux"],
+                                  in: plain.origin.root, environment: plain.origin.environment).stdout
+        let sha = try #require(((try record("linux", plain))["artifacts"] as? [[String: Any]])?.first?["sha256"] as? String)
+        #expect(tree.split(separator: "\n").contains(Substring(sha)), "without a draft the bytes are in the record: \(tree)")
+    }
+
+    /// Someone replaces a part's asset on the draft (same name, other bytes) after the part
+    /// recorded it: the fan-in stops with exit 8 naming the part, the asset, the expected and the
+    /// found SHA-256 and what to do, and publishes nothing (no tag, no release, no message, the
+    /// records kept). The part's job run again finds the asset changed, uploads its artifact
+    /// anew, and the fan-in then publishes the part's own bytes.
+    @Test func aTamperedAssetStopsTheFanInBeforeAnythingIsPublished() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        try await runParts(world)
+        let asset = try #require(world.github.allAssets.first { $0.name == "app-linux.tar.gz" })
+        var expected: [String: [UInt8]] = [:]
+        for each in world.github.allAssets { expected[each.name] = each.bytes }
+        let forged = Array("not what the linux part built".utf8)
+        world.github.replaceAssetBytes(id: asset.id, with: forged)
+
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 8, "\(fanIn.output)")
+        for text in ["app-linux.tar.gz", "part `linux`", "expected sha256:\(SHA256.hex(of: asset.bytes))", "found sha256:\(SHA256.hex(of: forged))",
+                     "--part linux", "nothing was published"] {
+            #expect(fanIn.output.contains(text), "says \(text): \(fanIn.output)")
+        }
+        #expect(world.github.allReleases.count == 1 && world.github.allReleases.allSatisfy(\.draft), "nothing published")
+        #expect(try world.origin.git("tag", "--list") == "v1.4.0", "no tag pushed")
+        #expect(world.slack.payloads.isEmpty, "no message")
+        #expect(try world.originRefs("refs/shiplane/parts/").count == 3, "the records stay")
+        #expect(!world.github.log.contains { $0.hasPrefix("PATCH /repos/acme/rocket/releases/") }, "the draft was not taken over")
+
+        let retry = try await world.job(["release", "--part", "linux"])
+        #expect(retry.status == 0, "\(retry.output)")
+        #expect(retry.output.contains("app-linux.tar.gz holds sha256:\(SHA256.hex(of: forged).prefix(12))"), "\(retry.output)")
+        let replaced = try #require(world.github.allAssets.first { $0.name == "app-linux.tar.gz" })
+        #expect(replaced.bytes == expected["app-linux.tar.gz"], "the part uploaded its own bytes again")
+        let again = try await world.job(["release", "--fan-in"])
+        #expect(again.status == 0, "\(again.output)")
+        let problems = try world.oneReleaseProblems(assets: expected)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(world.slack.payloads.count == 1)
+    }
+
+    /// A part retried in a fresh clone after it recorded: its asset is on the draft as recorded
+    /// (GitHub's digest, read from the release, no download), so nothing is built or uploaded again.
+    /// With the asset deleted from the draft, the next retry uploads it again and records the new one.
+    @Test func aRetriedPartWithItsAssetIntactUploadsNothing() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        let first = try await world.job(["release", "--part", "linux"])
+        #expect(first.status == 0, "\(first.output)")
+        let asset = try #require(world.github.allAssets.first { $0.name == "app-linux.tar.gz" })
+        let before = world.github.log.count
+        let retry = try await world.job(["release", "--part", "linux"])
+        #expect(retry.status == 0, "\(retry.output)")
+        let asked = world.github.log.dropFirst(before)
+        #expect(!asked.contains { $0.hasPrefix("POST ") || $0.hasPrefix("PATCH ") || $0.hasPrefix("DELETE ") }, "the retry changed nothing: \(Array(asked))")
+        #expect(!asked.contains { $0.hasPrefix("GET /storage/") }, "GitHub's digest was enough: \(Array(asked))")
+        #expect(uploads(world, "app-linux.tar.gz") == 1)
+        #expect(retry.output.contains("already recorded on origin for this commit (1 artifact, 1 on the parts' draft release as recorded)"), "\(retry.output)")
+
+        let draft = try #require(world.github.allReleases.first)
+        world.github.removeAsset(id: asset.id)
+        let redo = try await world.job(["release", "--part", "linux"])
+        #expect(redo.status == 0, "\(redo.output)")
+        #expect(redo.output.contains("app-linux.tar.gz is gone"), "\(redo.output)")
+        #expect(uploads(world, "app-linux.tar.gz") == 2, "uploaded again")
+        let fresh = try #require(world.github.allAssets.first { $0.name == "app-linux.tar.gz" })
+        let recorded = try #require((try record("linux", world)["assets"] as? [[String: Any]])?.first)
+        #expect(recorded["id"] as? Int == fresh.id && fresh.id != asset.id && fresh.releaseID == draft.id)
+    }
+
+    /// A record written before parts named their assets (bytes in the tree, no `assets`) still
+    /// reads, with every artifact's bytes expected from origin; a new one names its assets.
+    @Test func anOlderRecordWithoutAssetsStillReads() throws {
+        let older = #"{"argumentsDigest":"sha256:00","artifacts":[{"kind":"archive","name":"app-linux.tar.gz","path":"dist/app-linux.tar.gz","sha256":"ab"}],"base":"0123","format":1,"lane":"release","part":"linux","run":"r1"}"#
+        let record = try JSONDecoder().decode(PartRecord.self, from: Data(older.utf8))
+        #expect(record.assets == nil && record.artifacts.map(\.path) == ["dist/app-linux.tar.gz"])
+        let asset = #"{"api":"https://api.github.com","forge":"github","id":42,"name":"app-linux.tar.gz","path":"dist/app-linux.tar.gz","releaseID":7,"repository":"acme/rocket","sha256":"ab","size":10}"#
+        let newer = try JSONDecoder().decode(PartRecord.self, from: Data(older.replacingOccurrences(of: #""format":1"#, with: #""assets":[\#(asset)],"format":1"#).utf8))
+        let again = try JSONDecoder().decode(PartRecord.self, from: try JSONEncoder().encode(newer))
+        #expect(again == newer && again.assets?.first?.id == 42)
+    }
+}
