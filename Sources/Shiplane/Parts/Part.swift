@@ -123,7 +123,7 @@ extension LaneContext {
     /// What of `record`'s assets on the parts' draft release is not as the part recorded it (gone,
     /// or other bytes), said in a few words; nil when every one is intact (or it has none).
     /// - Throws: the forge's errors; when no token is set to look.
-    private func changedAssets(of record: PartRecord) async throws -> String? {
+    func changedAssets(of record: PartRecord) async throws -> String? {
         var changed: [String] = []
         for asset in record.assets ?? [] {
             switch try await asset.check(on: try asset.host(environment: environment)) {
@@ -213,6 +213,10 @@ package struct RecordPart: AsyncAction {
             step.note(assets.map { "\(count) on the draft release \($0.first?.releaseID ?? 0), their digests on origin" } ?? "\(count) on origin")
             return "recorded"
         case .takenByAnother:
+            if let assets, try await replaceStaleRecord(record, in: step) {
+                step.note("\(artifacts.count) artifact\(artifacts.count == 1 ? "" : "s") on the draft release \(assets.first?.releaseID ?? 0), their digests on origin (in place of another runner's record)")
+                return "recorded"
+            }
             step.log("another runner recorded part \(part.name) on origin first: its artifacts are the release's, this runner's are not used", level: .warning)
             step.note("recorded by another runner")
             return "earlier"
@@ -221,6 +225,24 @@ package struct RecordPart: AsyncAction {
 }
 
 extension RecordPart {
+    /// After another runner of this part recorded it first: when that record names assets the
+    /// draft no longer holds as recorded (this runner's upload replaced them with other bytes
+    /// after that runner read the draft) while this runner's `record` names what the draft holds,
+    /// `record` replaces it on origin by compare-and-swap, so the fan-in finds the bytes the record
+    /// names. True when it did; false when origin's record is good (or changed again meanwhile).
+    /// - Throws: origin's and the forge's errors.
+    private func replaceStaleRecord(_ record: PartRecord, in step: StepContext) async throws -> Bool {
+        let context = step.lane
+        let listing = try await OriginParts.list(lane: lane, workTree: context.workingDirectory, environment: context.environment)
+        guard let theirs = listing.parts[part.name],
+              let (other, _) = try await OriginParts.read(lane: lane, part: part.name, value: theirs, workTree: context.workingDirectory, environment: context.environment),
+              other.base == base, other.argumentsDigest == argumentsDigest, !(other.assets ?? []).isEmpty,
+              let changed = try await context.changedAssets(of: other),
+              try await context.changedAssets(of: record) == nil else { return false }
+        step.log("another runner recorded part \(part.name) first, but on the parts' draft release \(changed) (this runner's upload replaced it): this runner's record, which names what the draft holds, replaces it", level: .warning)
+        return try await OriginParts.record(record, files: [:], expected: theirs, workTree: context.workingDirectory, environment: context.environment) == .recorded
+    }
+
     /// Uploads the artifacts to the parts' draft release, before the record (a recorded part's
     /// artifacts are on the draft): on GitHub and Gitea, which have drafts; GitLab has none, so
     /// its fan-in uploads the artifacts from the parts' records. Returns the assets that hold

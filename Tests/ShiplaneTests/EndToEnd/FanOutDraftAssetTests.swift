@@ -2,6 +2,33 @@ import Foundation
 import Shiplane
 import Testing
 
+/// One part whose build differs every time (random bytes), uploaded to GitHub's parts' draft,
+/// then a GitHub prerelease of it.
+private let randomPartLane = #"""
+import Shiplane
+
+struct Release: Lane {
+    static let summary = "One part whose bytes differ on every build"
+
+    func run(_ lane: LaneContext) async throws {
+        try await lane.part("linux", os: "linux", draft: .github()) {
+            _ = try await lane.sh("sh", "-c", "mkdir -p dist && head -c 48 /dev/urandom | base64 > dist/app-linux.bin")
+            try lane.artifact("dist/app-linux.bin")
+        }
+        try await lane.githubRelease(tag: "v1.5.0-rc.1", notes: "candidate", assets: lane.artifacts, prerelease: true)
+    }
+}
+"""#
+
+/// A flag one task sets and another waits for.
+private final class Flag: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var raised = false
+    var isRaised: Bool { lock.withLock { raised } }
+    func raise() { lock.withLock { raised = true } }
+}
+
 /// Where a fanned-out release's bytes live (issue 42 item 2): a part that uploaded its artifacts
 /// to the parts' draft release records on origin their assets and SHA-256s, not their bytes; the
 /// fan-in downloads each asset (`GET /repos/{owner}/{repo}/releases/assets/{asset_id}` with
@@ -174,5 +201,39 @@ struct FanOutDraftAssetTests {
         let newer = try JSONDecoder().decode(PartRecord.self, from: Data(older.replacingOccurrences(of: #""format":1"#, with: #""assets":[\#(asset)],"format":1"#).utf8))
         let again = try JSONDecoder().decode(PartRecord.self, from: try JSONEncoder().encode(newer))
         #expect(again == newer && again.assets?.first?.id == 42)
+    }
+
+    /// Two runners of one part whose builds differ: the late one, held while it reads the draft's
+    /// releases, lists origin before the early one records, then uploads after it — replacing the
+    /// asset the early one's record (the one origin took) names. Losing the record's swap, it
+    /// finds that record's asset gone from the draft and its own intact, and replaces the record
+    /// by compare-and-swap: the fan-in finds the bytes the record names and publishes them.
+    /// (Without that, the record named a deleted asset and the fan-in stopped with exit 8.)
+    @Test func aRunnerThatReplacedTheRecordedAssetReplacesTheStaleRecord() async throws {
+        let world = try await FanOutWorld(lane: randomPartLane)
+        defer { world.stop() }
+        let early = Flag()
+        world.github.inject(FakeGitHub.Fault(method: "GET", pathContains: "/releases", remaining: 1, action: .answerAfter({
+            while !early.isRaised { try? await Task.sleep(nanoseconds: 20_000_000) }
+        }), exactPath: "/repos/acme/rocket/releases"))
+        async let lateJob = world.job(["release", "--part", "linux"])
+        while !world.github.log.contains("GET /repos/acme/rocket/releases") { try await Task.sleep(nanoseconds: 20_000_000) }
+        let first = try await world.job(["release", "--part", "linux"])
+        #expect(first.status == 0, "\(first.output)")
+        let recordedFirst = try #require((try record("linux", world)["assets"] as? [[String: Any]])?.first?["id"] as? Int)
+        early.raise()
+        let late = try await lateJob
+        #expect(late.status == 0, "\(late.output)")
+        #expect(late.output.contains("this runner's record, which names what the draft holds, replaces it"), "\(late.output)")
+        let onDraft = try #require(world.github.allAssets.first { $0.name == "app-linux.bin" })
+        let recordedNow = try #require((try record("linux", world)["assets"] as? [[String: Any]])?.first)
+        #expect(onDraft.id != recordedFirst && recordedNow["id"] as? Int == onDraft.id && recordedNow["sha256"] as? String == SHA256.hex(of: onDraft.bytes))
+
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 0, "\(fanIn.output)")
+        let releases = world.github.allReleases
+        #expect(releases.count == 1 && releases.allSatisfy { !$0.draft && $0.tag == "v1.5.0-rc.1" }, "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
+        let published = try #require(world.github.allAssets.first { $0.name == "app-linux.bin" && $0.releaseID == releases.first?.id })
+        #expect(published.bytes == onDraft.bytes, "the bytes the record names")
     }
 }
