@@ -77,7 +77,11 @@ package struct LaneRunner {
         do {
             // Every signing key the run is configured with, before its first effect: a key that
             // cannot sign stops it here, not at its signing step after the commit and the tag.
-            try SigningKeyCheck.check(context, named: namedSigningKeys + ((lane as? any NamingSigningKeys)?.signingKeysNamed ?? []))
+            // The keys the lane's options name come with `namedSigningKeys` (`shiplane bump
+            // --sign`): asking the lane (`lane as? any P`) looked for a conformance the lane
+            // types of a lane program never have, a walk over every conformance record of the
+            // program at every lane's start.
+            try SigningKeyCheck.check(context, named: namedSigningKeys)
             var partRecorded = false
             do {
                 _ = try await context.perform(lane)

@@ -140,8 +140,10 @@ package enum RuntimeSecrets {
     nonisolated(unsafe) private static var channel: Int32 = -1
 
     /// Who is told of new values (under `lock`): the run's record, whose earlier lines a new
-    /// secret may be in.
-    nonisolated(unsafe) private static var observers: [Int: @Sendable ([String]) -> Void] = [:]
+    /// secret may be in. In the order they came (their ids grow). A list, not a dictionary: a
+    /// dictionary keyed by `Int` made the lane program's start look its `Hashable` conformance up,
+    /// a walk over every conformance record of the program (`ProcessEnvironment`).
+    nonisolated(unsafe) private static var observers: [(id: Int, observer: @Sendable ([String]) -> Void)] = []
     nonisolated(unsafe) private static var nextObserver = 0
 
     /// Registers values as secrets (short ones are ignored, as in `SecretRedactor`); then tells
@@ -154,7 +156,7 @@ package enum RuntimeSecrets {
             let new = usable.filter { !registered.contains($0) }
             registered = Array(Set(registered + usable)).sorted { $0.utf8.count > $1.utf8.count }
             if channel >= 0, !new.isEmpty { _ = writeAll(channelLines(new), to: channel) }
-            return (new, new.isEmpty ? [] : observers.sorted { $0.key < $1.key }.map(\.value))
+            return (new, new.isEmpty ? [] : observers.map(\.observer))
         }
         for observer in toTell { observer(new) }
     }
@@ -164,14 +166,14 @@ package enum RuntimeSecrets {
     package static func observe(_ observer: @escaping @Sendable ([String]) -> Void) -> Int {
         lock.withLock {
             nextObserver += 1
-            observers[nextObserver] = observer
+            observers.append((nextObserver, observer))
             return nextObserver
         }
     }
 
     /// Stops calling the observer `id`.
     package static func stopObserving(_ id: Int) {
-        _ = lock.withLock { observers.removeValue(forKey: id) }
+        lock.withLock { observers.removeAll { $0.id == id } }
     }
 
     /// Sends every value registered from now on (and those registered so far) to `descriptor`,

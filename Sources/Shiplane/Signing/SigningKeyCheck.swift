@@ -262,9 +262,3 @@ package struct NamedSigningKey: Sendable, Equatable {
         }
     }
 }
-
-/// A lane that says which signing keys its steps will use before it runs (`shiplane bump --sign`).
-package protocol NamingSigningKeys {
-    /// The keys and signed objects this lane's options ask for.
-    var signingKeysNamed: [NamedSigningKey] { get }
-}

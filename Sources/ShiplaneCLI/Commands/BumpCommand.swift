@@ -217,9 +217,10 @@ enum BumpCommand {
     }
 }
 
-extension BumpLane: NamingSigningKeys {
+extension BumpLane {
     /// `--sign` with `--commit` or `--tag`: the commit and the tag are signed whatever git's
-    /// configuration says, so the run's preflight checks git's signing key for them.
+    /// configuration says, so the run's preflight checks git's signing key for them (the
+    /// command adds them to the session's `namedSigningKeys`).
     var signingKeysNamed: [NamedSigningKey] {
         guard sign == true else { return [] }
         return (commit ? [NamedSigningKey(.commit, variable: nil, location: "shiplane bump --sign")] : [])

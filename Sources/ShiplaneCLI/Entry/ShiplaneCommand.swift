@@ -254,6 +254,7 @@ extension ShiplaneCommand {
             let root = try GitSettings.workTreeRoot(from: invocation.session.currentDirectory, environment: invocation.environment)
             var session = invocation.session
             try session.loadDotEnv(root: root)
+            session.namedSigningKeys += options.signingKeysNamed
             return await LaneHost.runLane(options, arguments: Self.prepared(invocation.commandWords), hooks: [], root: root, session: session)
         }
     }

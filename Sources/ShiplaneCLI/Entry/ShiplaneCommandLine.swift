@@ -6,7 +6,7 @@ package enum ShiplaneCommandLine {
     package static func main() async -> Never {
         let code = await run(
             arguments: Array(CommandLine.arguments.dropFirst()),
-            environment: ProcessInfo.processInfo.environment,
+            environment: ProcessEnvironment.current(),
             currentDirectory: FileManager.default.currentDirectoryPath,
             executable: executablePath()
         )

@@ -19,11 +19,11 @@ public enum LaneHost {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.count == 2, arguments[0] == LaneEffectUndo.argument {
             // Asked by the supervisor or `shiplane rollback` to undo one of lane code's own effects.
-            endProcess(await LaneEffectUndo.undo(requestFile: arguments[1], environment: ProcessInfo.processInfo.environment))
+            endProcess(await LaneEffectUndo.undo(requestFile: arguments[1], environment: ProcessEnvironment.current()))
         }
         let supervisor = SupervisorLifeline.hold()
         lineBufferStandardOutput()
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessEnvironment.current()
         let shared: Result<SharedSession?, any Error> = Result { try SharedSession.readFromSupervisor(environment: environment) }
         if let value = environment.removeValue(forKey: SessionChannel.secretsVariable), let descriptor = Int32(value) {
             // Secrets that become known from now on reach the supervisor's redactor too; commands

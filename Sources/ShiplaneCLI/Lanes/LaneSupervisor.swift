@@ -61,7 +61,7 @@ struct LaneSupervisor {
         } catch {
             throw EnvironmentProblem("could not start the compiled lanes: \(describe(error))")
         }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessEnvironment.current()
         environment["SHIPLANE_STDOUT_IS_TERMINAL"] = isatty(1) == 1 ? "1" : nil
         environment["SHIPLANE_STDERR_IS_TERMINAL"] = isatty(2) == 1 ? "1" : nil
         environment[SupervisorLifeline.variable] = String(getpid())

@@ -80,3 +80,78 @@ struct StartPathTests {
         #expect(LaneCompiler.staticCxxRuntime(swiftc: lone, environment: environment) == nil)
     }
 }
+
+/// The environment and folder listings a cached lane's start reads with the C library
+/// (`ProcessEnvironment`) give what Foundation gave.
+@Suite("The start's environment and folder listings without Foundation", .offThePool)
+struct StartPathEnvironmentTests {
+    /// This process's environment, with values Foundation reads in its own way set first.
+    @Test func theEnvironmentIsFoundations() {
+        let odd = ["SHIPLANE_TEST_EQUALS": "a=b==c", "SHIPLANE_TEST_EMPTY": "", "SHIPLANE_TEST_UNICODE": "Zoë ✓ 🚀", "SHIPLANE_TEST_SPACES": " x y "]
+        for (name, value) in odd { setenv(name, value, 1) }
+        defer { for name in odd.keys { unsetenv(name) } }
+        let read = ProcessEnvironment.current()
+        #expect(read == ProcessInfo.processInfo.environment)
+        for (name, value) in odd {
+            #expect(read[name] == value)
+            #expect(ProcessEnvironment.value(name) == value)
+        }
+        #expect(ProcessEnvironment.value("SHIPLANE_TEST_NEVER_SET") == nil)
+    }
+
+    /// A block with what only an `execve` makes (Foundation on Linux, tried with such a block:
+    /// `A=1`, `A=2` gives `A` = `2`; bytes that are not UTF-8 are replaced; an entry without `=`
+    /// is left out; an empty name is kept).
+    @Test func anEnvironmentBlockReadsAsFoundationReadsIt() {
+        let entries: [[UInt8]] = [Array("A=1".utf8), Array("A=2".utf8), [0x42, 0x3D, 0xFF, 0xFE], Array("NOEQUALS".utf8), Array("=empty".utf8), Array("C=x=y".utf8), [0xFF, 0x3D, 0x62]]
+        var pointers: [UnsafeMutablePointer<CChar>?] = entries.map { bytes in
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+            pointer[bytes.count] = 0
+            return pointer
+        } + [nil]
+        defer { for pointer in pointers { pointer?.deallocate() } }
+        let read = pointers.withUnsafeMutableBufferPointer { ProcessEnvironment.variables($0.baseAddress) }
+        #expect(read == ["A": "2", "B": "\u{FFFD}\u{FFFD}", "": "empty", "C": "x=y", "\u{FFFD}": "b"])
+        #expect(ProcessEnvironment.variables(nil) == [:])
+    }
+
+    /// A folder's names are `contentsOfDirectory`'s (hidden ones too, no `.` or `..`); nil for a
+    /// folder that is not there.
+    @Test func aFoldersNamesAreFileManagers() throws {
+        let folder = try TemporaryRepository(commit: false)
+        for name in [".hidden", "run.json.tmp-12", "a b", "Zoë"] { try folder.write("listed/" + name, "x") }
+        try FileManager.default.createDirectory(atPath: folder.path + "/listed/sub", withIntermediateDirectories: true)
+        let names = try #require(ProcessEnvironment.names(in: folder.path + "/listed"))
+        #expect(names.sorted() == (try FileManager.default.contentsOfDirectory(atPath: folder.path + "/listed")).sorted())
+        #expect(names.sorted() == [".hidden", "Zoë", "a b", "run.json.tmp-12", "sub"].sorted())
+        #expect(ProcessEnvironment.names(in: folder.path + "/missing") == nil)
+    }
+
+    /// A temporary file's owner is the number after its last `.tmp-`, as `range(of:options: .backwards)` found it.
+    @Test func aTemporaryFilesOwnerIsTheNumberAfterItsLastMarker() {
+        #expect(RunStore.temporaryFileOwner("run.json.tmp-4242") == 4242)
+        #expect(RunStore.temporaryFileOwner("a.tmp-1.tmp-77") == 77)
+        #expect(RunStore.temporaryFileOwner(".tmp-5") == 5)
+        for name in ["run.json", ".tmp-", "run.json.tmp-", "run.json.tmp-12x", "a.tmp-12.json", "tmp-12", "run.json.tmp-99999999999"] {
+            #expect(RunStore.temporaryFileOwner(name) == nil, "\(name)")
+        }
+    }
+
+    /// Observers of new secrets are told in the order they came, and a stopped one is not told
+    /// (other tests register secrets meanwhile: only this test's values count).
+    @Test func secretObserversAreToldInOrderUntilStopped() {
+        let (told, first, second) = (NSLock(), "observed-secret-" + UUID().uuidString, "observed-secret-" + UUID().uuidString)
+        nonisolated(unsafe) var order: [String] = []
+        func observer(_ name: String) -> @Sendable ([String]) -> Void {
+            { values in told.withLock { for value in values where value == first || value == second { order.append(name + " " + value) } } }
+        }
+        let ids = ["a", "b", "c"].map { RuntimeSecrets.observe(observer($0)) }
+        RuntimeSecrets.stopObserving(ids[1])
+        RuntimeSecrets.register([first])
+        RuntimeSecrets.stopObserving(ids[0])
+        RuntimeSecrets.stopObserving(ids[2])
+        RuntimeSecrets.register([second])
+        told.withLock { #expect(order == ["a " + first, "c " + first]) }
+    }
+}

@@ -17,7 +17,7 @@ struct FaultInjection: Sendable {
     let signal: Int32
 
     static let planned: FaultInjection? = {
-        guard let text = ProcessInfo.processInfo.environment["SHIPLANE_FAULT"] else { return nil }
+        guard let text = ProcessEnvironment.value("SHIPLANE_FAULT") else { return nil }
         let parts = text.split(separator: ":")
         guard parts.count == 2 || parts.count == 3, let moment = Moment(rawValue: String(parts[0])), let count = Int(parts[1]) else { return nil }
         let signal: Int32 = parts.count == 3 ? (parts[2] == "TERM" ? SIGTERM : parts[2] == "INT" ? SIGINT : SIGKILL) : SIGKILL

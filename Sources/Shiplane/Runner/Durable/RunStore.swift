@@ -136,12 +136,23 @@ package final class RunStore: @unchecked Sendable {
     /// `.tmp-PID`: a kill between writing and renaming). Called holding the lock.
     private func removeLeftTemporaryFiles() {
         for folder in [folder, savedFolder] {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-                guard let range = name.range(of: ".tmp-", options: .backwards), let pid = Int32(name[range.upperBound...]),
-                      pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            // Listed with readdir and matched without Foundation: the start of every run (`ProcessEnvironment`).
+            for name in ProcessEnvironment.names(in: folder) ?? [] {
+                guard let pid = Self.temporaryFileOwner(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
                 unlink(folder + "/" + name)
             }
         }
+    }
+
+    /// The pid at the end of a temporary file's name (`NAME.tmp-PID`, the last `.tmp-` in it).
+    static func temporaryFileOwner(_ name: String) -> Int32? {
+        let marker = Array(".tmp-".utf8)
+        let bytes = Array(name.utf8)
+        guard bytes.count > marker.count else { return nil }
+        for start in stride(from: bytes.count - marker.count, through: 0, by: -1) where bytes[start..<start + marker.count].elementsEqual(marker) {
+            return Int32(String(decoding: bytes[(start + marker.count)...], as: UTF8.self))
+        }
+        return nil
     }
 
     /// Lets go of the lock (also done by the kernel when the process ends).
