@@ -212,7 +212,8 @@ struct SignalTests {
             "Lanes/Fresh.swift": "import Shiplane\n// \(UUID().uuidString)\nstruct Fresh: Lane { func run(_ lane: LaneContext) async throws {} }\n",
         ])
         let cache = repo.root + "/cache"
-        var environment = repo.environment
+        // A first compile's length (its C modules built too), so the signal lands while it runs.
+        var environment = coldModuleCache(repo.environment)
         environment["SHIPLANE_CACHE_DIR"] = cache
         let entries = { (try? FileManager.default.contentsOfDirectory(atPath: cache + "/lanes")) ?? [] }
         let run = try SupervisedRun(["fresh"], in: repo.path, environment: environment)
