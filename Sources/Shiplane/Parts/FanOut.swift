@@ -206,10 +206,26 @@ package final class FanOutRun: @unchecked Sendable {
             }
         }) ?? ""
         let published = PublishedRelease(base: partsBase ?? head, head: head, run: context.state.journal.recorder?.current.id ?? "")
+        await noteDraftOfResumedRun(context)
         let warnings = await OriginParts.retire(
             lane: laneName, parts: usedRecords, draft: lock.withLock { draftValue }, published: published,
             workTree: context.workingDirectory, environment: context.environment)
         return warnings + (await deleteUnclaimedDrafts(context))
+    }
+
+    /// A resumed fan-in whose release step was replayed from its record (it finished before the
+    /// kill) never asked for the parts' draft: origin's word of it, when it is this release's, is
+    /// taken here, so that it is retired with the part records and the drafts the parts left
+    /// unclaimed are cleaned up as after an uninterrupted fan-in. Never throws: the release is done.
+    private func noteDraftOfResumedRun(_ context: LaneContext) async {
+        guard mode == .fanIn, lock.withLock({ draftForge == nil }), let base = partsBase,
+              let (found, value) = try? await OriginParts.readDraft(lane: laneName, workTree: context.workingDirectory, environment: context.environment),
+              let draft = found, draft.base == base,
+              context.isResumed || draft.argumentsDigest == argumentsDigest(context.state.journal.recorder?.current) else { return }
+        lock.withLock {
+            draftValue = value
+            draftForge = (ForgeKind(draft.forge), draft.api, draft.repository, draft.releaseID)
+        }
     }
 
     /// After a fan-in published on a forge with drafts (GitHub, Gitea): deletes the drafts of this

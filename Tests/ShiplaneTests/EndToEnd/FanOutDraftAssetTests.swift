@@ -20,6 +20,35 @@ struct Release: Lane {
 }
 """#
 
+/// `fanOutDraftLanes`' release with a step between the release and the message that, when the
+/// job's `HOLD` names a file, makes it and waits: a fan-in killed there has published.
+private let heldFanInLane = #"""
+import Shiplane
+
+struct Release: Lane {
+    static let summary = "Three parts on one GitHub draft; a step that can hold after the release"
+
+    func run(_ lane: LaneContext) async throws {
+        try await lane.part("linux", os: "linux", draft: .github()) {
+            _ = try lane.archive(["Sources", "VERSION"], to: "dist/app-linux.tar.gz")
+        }
+        try await lane.part("macos", os: "macos", draft: .github()) {
+            _ = try lane.archive(["Sources", "Package.swift"], to: "dist/app-macos.tar.gz")
+        }
+        try await lane.part("android", os: "linux", draft: .github()) {
+            _ = try lane.archive(["App.xcconfig"], to: "dist/app-android.tar.gz")
+        }
+        let version = try lane.bumpVersion(.auto)
+        try lane.commitVersionBump(message: "Version bump to \(version)")
+        try lane.addGitTag("v\(version)")
+        try await lane.push(tags: ["v\(version)"])
+        try await lane.githubRelease(tag: "v\(version)", notes: "notes", assets: lane.artifacts)
+        _ = try await lane.sh("sh", "-c", "if [ -n \"$HOLD\" ]; then touch \"$HOLD\"; sleep 60; fi")
+        try await lane.slack("Released \(version)")
+    }
+}
+"""#
+
 /// A flag one task sets and another waits for.
 private final class Flag: @unchecked Sendable {
     // @unchecked: `value` is only touched under `lock`.
@@ -235,5 +264,30 @@ struct FanOutDraftAssetTests {
         #expect(releases.count == 1 && releases.allSatisfy { !$0.draft && $0.tag == "v1.5.0-rc.1" }, "\(releases.map { "\($0.id) \($0.tag) draft \($0.draft)" })")
         let published = try #require(world.github.allAssets.first { $0.name == "app-linux.bin" && $0.releaseID == releases.first?.id })
         #expect(published.bytes == onDraft.bytes, "the bytes the record names")
+    }
+
+    /// A fan-in killed after its release step finished (published) and before it retired the
+    /// parts' records, resumed in a fresh clone: the resumed run replays the release step from its
+    /// record, so it never asked for the parts' draft; it still retires origin's word of it and
+    /// deletes the draft a stopped part job left unclaimed (before, both stayed).
+    @Test func aResumedFanInRetiresTheDraftWordAndDeletesUnclaimedDrafts() async throws {
+        let world = try await FanOutWorld(lane: heldFanInLane)
+        defer { world.stop() }
+        try await runParts(world)
+        let draft = try #require(world.github.allReleases.first)
+        let word = try #require(draft.body.split(separator: "\n").first { $0.hasPrefix("<!-- shiplane:parts-draft ") }.map(String.init))
+        let base = try world.origin.git("rev-parse", "main")
+        let orphan = world.github.addRelease(tag: "shiplane-parts-\(base.prefix(12))-stopped1", draft: true, name: draft.name, body: "Shiplane's draft.\n\n" + word)
+        let hold = world.origin.root + "/held-\(UUID().uuidString)"
+        let killed = try await world.job(["release", "--fan-in"], killWhen: { FileManager.default.fileExists(atPath: hold) }, extra: ["HOLD": hold])
+        #expect(killed.status == nil, "killed while held after the release: \(killed.output)")
+        #expect(world.github.allReleases.contains { $0.id == draft.id && !$0.draft }, "published before the kill")
+        #expect(try world.originRefs("refs/shiplane/drafts/") == ["refs/shiplane/drafts/release"])
+
+        let resumed = try await world.job(["release", "--fan-in"])
+        #expect(resumed.status == 0, "\(resumed.output)")
+        #expect(!world.github.allReleases.contains { $0.id == orphan }, "the unclaimed draft is deleted: \(world.github.allReleases.map { "\($0.id) \($0.tag)" })")
+        #expect(try world.originRefs("refs/shiplane/drafts/") == [], "origin's word of the draft is retired")
+        #expect(world.github.allReleases.map(\.id) == [draft.id] && world.slack.payloads.count == 1)
     }
 }
