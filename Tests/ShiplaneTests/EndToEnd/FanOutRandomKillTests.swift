@@ -11,12 +11,16 @@ import Testing
 /// 1.5.0 with every part's bytes, one Slack message (none only when the kill landed inside the
 /// Slack call and the retry kept the at-most-once rule, with its warning — counted), no part
 /// record or run record left on origin. `SHIPLANE_FAN_OUT_TRIALS` sets the number (8 by default).
+/// Run twice: the parts' bytes in their records on origin, and (`draft: .github()`) on the parts'
+/// draft release only, origin's records naming the assets and their SHA-256s, which the fan-in
+/// downloads and checks.
 @Suite("A fanned-out release killed at random moments", .serialized, .tags(.slow), .enabled(if: slowSuitesRun), .offThePool)
 struct FanOutRandomKillTests {
-    @Test func everyTrialEndsInOnePublishedReleaseWithEveryArtifact() async throws {
+    @Test(arguments: [false, true]) func everyTrialEndsInOnePublishedReleaseWithEveryArtifact(onTheDraft: Bool) async throws {
+        let lane = onTheDraft ? fanOutDraftLanes : fanOutLane
         let trials = ProcessInfo.processInfo.environment["SHIPLANE_FAN_OUT_TRIALS"].flatMap(Int.init) ?? 8
         // A clean run measures how long a part's job and the fan-in take; kills are spread over that.
-        let clean = try await FanOutWorld()
+        let clean = try await FanOutWorld(lane: lane)
         var partSeconds = 0.0
         try await withThrowingTaskGroup(of: (Double, Int32?, String).self) { group in
             for part in ["linux", "macos", "android"] {
@@ -44,7 +48,7 @@ struct FanOutRandomKillTests {
         var inconsistent: [String] = []
         var counts: [String: Int] = [:]
         for trial in 1...trials {
-            let world = try await FanOutWorld()
+            let world = try await FanOutWorld(lane: lane)
             defer { world.stop() }
             let duplicate = trial % 2 == 0 ? ["linux", "macos", "android"][trial % 3] : nil
             var attempts: [(part: String, kill: Double?, onlySupervisor: Bool)] = []
@@ -103,7 +107,7 @@ struct FanOutRandomKillTests {
             inconsistent += problems.map { "trial \(trial): \($0)" }
             counts["trials", default: 0] += 1
         }
-        print("Fanned-out release, random kills (\(trials) trials; parts killed within \(Int(partSeconds * 1100)) ms, the fan-in within \(Int(fanInSeconds * 1100)) ms):\n"
+        print("Fanned-out release\(onTheDraft ? " on a draft release" : ""), random kills (\(trials) trials; parts killed within \(Int(partSeconds * 1100)) ms, the fan-in within \(Int(fanInSeconds * 1100)) ms):\n"
               + counts.keys.sorted().map { "| \($0) | \(counts[$0] ?? 0) |" }.joined(separator: "\n") + "\n| inconsistent | \(inconsistent.count) |")
         #expect(inconsistent.isEmpty, "\(inconsistent.joined(separator: "\n"))")
     }
