@@ -136,6 +136,14 @@ struct FanOutGiteaDraftTests {
         #expect(gitea.log.contains { $0.hasPrefix("GET /api/v1/repos/acme/rocket/releases/") && $0.hasSuffix("/assets/\(linux.id)") }, "\(gitea.log)")
         let fresh = try #require(gitea.allAttachments.first { $0.name == "app-linux.tar.gz" })
         #expect(fresh.bytes == linux.bytes, "the part's own bytes again")
+        // Retried once more, with its attachment intact (downloaded and hashed: Gitea gives no
+        // digest): nothing is uploaded, changed or deleted.
+        let before = gitea.log.count
+        let intact = try await world.job(["release", "--part", "linux"], extra: token)
+        #expect(intact.status == 0 && intact.output.contains("1 on the parts' draft release as recorded"), "\(intact.output)")
+        let asked = gitea.log.dropFirst(before)
+        #expect(!asked.contains { !$0.hasPrefix("GET ") }, "only reads: \(Array(asked))")
+        #expect(asked.contains("GET /attachments/\(fresh.uuid)"), "the attachment downloaded to check it: \(Array(asked))")
         let again = try await world.job(["release", "--fan-in"], extra: token)
         #expect(again.status == 0, "\(again.output)")
         #expect(gitea.allReleases.count == 1 && gitea.allReleases.allSatisfy { !$0.draft && $0.tag == "v1.5.0" })
