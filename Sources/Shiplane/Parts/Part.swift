@@ -254,6 +254,10 @@ extension RecordPart {
             step.log("\(draft.kind.displayName) has no draft releases: part \(part.name)'s artifacts go in its record on origin, and the fan-in job uploads them")
             return nil
         }
+        guard forge.hasPartsDraftsToken(step.lane.environment) else {
+            step.log("no \(forge.partsDraftsToken) is set for this job: part \(part.name)'s artifacts go in its record on origin instead of the \(draft.kind.displayName) draft release, and the fan-in job uploads them", level: .warning)
+            return nil
+        }
         let origin = try git { try step.lane.repository().configString("remote.origin.url") }
         let connected = try forge.connect(draft, origin: origin, in: step)
         let host = try await connected.partsDrafts()

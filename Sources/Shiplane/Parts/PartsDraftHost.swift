@@ -23,6 +23,9 @@ protocol PartsDraftForge: Forge {
     /// The variables `partsDrafts(api:repository:environment:)` takes its token from, as an
     /// error asks for them (`GITHUB_TOKEN (or GH_TOKEN)`).
     static var partsDraftsToken: String { get }
+    /// Whether `environment` holds a token for this forge (`partsDraftsToken`): without one a
+    /// part's artifacts go in its record on origin, as where there is no draft.
+    static func hasPartsDraftsToken(_ environment: LaneEnvironment) -> Bool
 }
 
 /// A forge's releases, as a part job of a fanned-out release and the fan-in use them for the

@@ -290,4 +290,32 @@ struct FanOutDraftAssetTests {
         #expect(try world.originRefs("refs/shiplane/drafts/") == [], "origin's word of the draft is retired")
         #expect(world.github.allReleases.map(\.id) == [draft.id] && world.slack.payloads.count == 1)
     }
+
+    /// A part job with `draft: .github()` and no token: its artifacts' bytes go in its record on
+    /// origin, as where there is no draft, with a warning naming the variable; GitHub is not asked.
+    /// The fan-in (with the token) takes the bytes from the record and uploads them.
+    @Test func aPartWithoutATokenRecordsItsBytesOnOrigin() async throws {
+        let world = try await FanOutWorld(lane: fanOutDraftLanes)
+        defer { world.stop() }
+        // Origin is reached with a git credential of its own (SHIPLANE_GIT_TOKEN); no API token.
+        let ran = try await world.job(["release", "--part", "linux"], extra: ["GITHUB_TOKEN": "", "GH_TOKEN": "", "SHIPLANE_GIT_TOKEN": world.github.token])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("no GITHUB_TOKEN (or GH_TOKEN) is set for this job: part linux's artifacts go in its record on origin"), "\(ran.output)")
+        #expect(world.github.log.isEmpty, "GitHub not asked: \(world.github.log)")
+        let linux = try record("linux", world)
+        let sha = try #require((linux["artifacts"] as? [[String: Any]])?.first?["sha256"] as? String)
+        #expect(linux["assets"] == nil)
+        let tree = try runProgram("/usr/bin/git", ["--git-dir", world.origin.path, "ls-tree", "--name-only", "refs/shiplane/parts/release/linux"],
+                                  in: world.origin.root, environment: world.origin.environment).stdout
+        #expect(tree.split(separator: "\n").contains(Substring(sha)), "\(tree)")
+        for part in ["macos", "android"] {
+            let other = try await world.job(["release", "--part", part])
+            #expect(other.status == 0, "\(part): \(other.output)")
+        }
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 0, "\(fanIn.output)")
+        let release = try #require(world.github.allReleases.first)
+        #expect(world.github.allReleases.count == 1 && !release.draft && world.github.allAssets.filter { $0.releaseID == release.id }.map(\.name).sorted() == fanOutAssetNames)
+        #expect(world.github.allAssets.first { $0.name == "app-linux.tar.gz" }.map { SHA256.hex(of: $0.bytes) } == sha)
+    }
 }

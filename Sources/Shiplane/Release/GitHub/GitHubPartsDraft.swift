@@ -78,4 +78,6 @@ extension GitHubForge: PartsDraftForge {
     }
 
     static var partsDraftsToken: String { "GITHUB_TOKEN (or GH_TOKEN)" }
+
+    static func hasPartsDraftsToken(_ environment: LaneEnvironment) -> Bool { GitHubReleasePublisher.token(from: environment.variables) != nil }
 }

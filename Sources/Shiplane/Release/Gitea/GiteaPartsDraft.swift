@@ -81,4 +81,6 @@ extension GiteaForge: PartsDraftForge {
     }
 
     static var partsDraftsToken: String { "GITEA_TOKEN (or FORGEJO_TOKEN)" }
+
+    static func hasPartsDraftsToken(_ environment: LaneEnvironment) -> Bool { GiteaClient.token(from: environment.variables) != nil }
 }
