@@ -323,7 +323,9 @@ package struct CollectPart: AsyncAction {
         var collected: [Artifact] = []
         var downloaded = 0
         for artifact in record.artifacts {
-            guard !artifact.path.hasPrefix("/") else { throw missing("its record names \(artifact.path), a path outside the work tree") }
+            guard !artifact.path.hasPrefix("/"), !artifact.path.split(separator: "/").contains("..") else {
+                throw missing("its record names \(artifact.path), a path outside the work tree")
+            }
             let data: Data
             if let asset = record.asset(of: artifact) {
                 data = try await download(asset, environment: lane.environment, missing: missing)
@@ -352,17 +354,12 @@ package struct CollectPart: AsyncAction {
     /// - Throws: `PartsMissing` (made by `missing`) when the draft no longer has it,
     ///   `PartAssetMismatch` when it holds other bytes; the forge's errors.
     private func download(_ asset: PartAsset, environment: LaneEnvironment, missing: (String) -> PartsMissing) async throws -> Data {
-        let host = try asset.host(environment: environment)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shiplane-part-asset-" + UUID().uuidString).path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/asset"
-        switch try await asset.download(from: host, to: file) {
-        case .intact:
-            return try Data(contentsOf: URL(fileURLWithPath: file))
-        case .missing:
+        switch try await asset.downloaded(from: try asset.host(environment: environment)) {
+        case (.intact, let bytes?):
+            return bytes
+        case (.intact, nil), (.missing, _):
             throw missing("its artifact \(asset.path) is gone from the parts' draft release \(asset.releaseID) on \(asset.repository) (asset \(asset.name), id \(asset.id)): run the part's job again, it uploads it anew")
-        case .differs(let found):
+        case (.differs(let found), _):
             throw PartAssetMismatch(part: part.name, asset: asset, found: found)
         }
     }

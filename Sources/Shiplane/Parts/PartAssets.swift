@@ -97,10 +97,19 @@ extension PartAsset {
             let hex = String(digest.dropFirst("sha256:".count))
             return hex == sha256 && found.size == size ? .intact : .differs(found: hex)
         }
+        return try await downloaded(from: host).state
+    }
+
+    /// Downloads the asset into a temporary folder of its own and checks it: its bytes when they
+    /// are the recorded ones. The folder is removed.
+    /// - Throws: the forge's and the file system's errors.
+    func downloaded(from host: any PartsDraftHost) async throws -> (state: PartAssetState, bytes: Data?) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shiplane-part-asset-" + UUID().uuidString).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        return try await download(from: host, to: folder + "/asset")
+        let file = folder + "/asset"
+        let state = try await download(from: host, to: file)
+        return (state, state == .intact ? try Data(contentsOf: URL(fileURLWithPath: file)) : nil)
     }
 }
 

@@ -294,6 +294,49 @@ struct FanOutDraftAssetTests {
     /// A part job with `draft: .github()` and no token: its artifacts' bytes go in its record on
     /// origin, as where there is no draft, with a warning naming the variable; GitHub is not asked.
     /// The fan-in (with the token) takes the bytes from the record and uploads them.
+    /// A record on origin that names a path leaving the work tree (`../`) is refused by the
+    /// fan-in (exit 8, as a part with no record): nothing is written outside the clone's work
+    /// tree and nothing is published.
+    @Test func aRecordNamingAPathOutsideTheWorkTreeIsRefused() async throws {
+        let world = try await FanOutWorld(lane: fanOutLane)
+        defer { world.stop() }
+        try await runParts(world)
+        func originGit(_ arguments: [String], input: String? = nil) throws -> String {
+            var command = ["/usr/bin/git", "--git-dir", world.origin.path] + arguments
+            if let input {
+                let file = world.origin.root + "/input.txt"
+                try input.write(toFile: file, atomically: true, encoding: .utf8)
+                command = ["/bin/sh", "-c", "\"$@\" < \(file)", "sh"] + command
+            }
+            let ran = try runProgram(command[0], Array(command.dropFirst()), in: world.origin.root, environment: world.origin.environment)
+            guard ran.status == 0 else { throw TestFailure("git \(arguments): \(ran.all)") }
+            return ran.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let ref = "refs/shiplane/parts/release/linux"
+        var linux = try record("linux", world)
+        var artifacts = try #require(linux["artifacts"] as? [[String: Any]])
+        artifacts[0]["path"] = "../escape.tar.gz"
+        linux["artifacts"] = artifacts
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: linux, options: [.sortedKeys]), as: UTF8.self)
+        let blob = try originGit(["hash-object", "-w", "--stdin"], input: json)
+        let entries = try originGit(["ls-tree", ref]).split(separator: "\n").map { line -> String in
+            line.hasSuffix("\tpart.json") ? "100644 blob \(blob)\tpart.json" : String(line)
+        }
+        let tree = try originGit(["mktree"], input: entries.joined(separator: "\n") + "\n")
+        let commit = try originGit(["commit-tree", tree, "-p", ref, "-m", "a record naming ../escape.tar.gz"])
+        _ = try originGit(["update-ref", ref, commit])
+
+        let fanIn = try await world.job(["release", "--fan-in"])
+        #expect(fanIn.status == 8, "\(fanIn.output)")
+        #expect(fanIn.output.contains("its record names ../escape.tar.gz, a path outside the work tree"), "\(fanIn.output)")
+        let clone = try #require(world.lastClone)
+        #expect(!FileManager.default.fileExists(atPath: clone.root + "/escape.tar.gz"), "nothing written beside the work tree")
+        let published = world.github.allReleases.filter { !$0.draft }
+        #expect(published.isEmpty, "nothing published")
+        #expect(try world.origin.git("tag", "--list") == "v1.4.0", "no tag pushed")
+        #expect(world.slack.payloads.isEmpty, "no message")
+    }
+
     @Test func aPartWithoutATokenRecordsItsBytesOnOrigin() async throws {
         let world = try await FanOutWorld(lane: fanOutDraftLanes)
         defer { world.stop() }

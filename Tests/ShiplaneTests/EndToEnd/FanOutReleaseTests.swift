@@ -80,6 +80,9 @@ final class FanOutWorld: @unchecked Sendable {
         gitServer.stop()
     }
 
+    /// The clone the last job ran in.
+    var lastClone: TemporaryRepository? { lock.withLock { clones.last } }
+
     /// A new clone of origin as a CI runner makes one (no build outputs); kept until the world goes.
     func freshClone() throws -> TemporaryRepository {
         let clone = try TemporaryRepository(commit: false)
