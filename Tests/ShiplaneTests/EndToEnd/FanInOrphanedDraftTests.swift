@@ -25,7 +25,10 @@ struct FanInOrphanedDraftTests {
         defer { world.stop() }
         let github = world.github
         let list = "/repos/acme/rocket/releases"
-        github.inject(FakeGitHub.Fault(method: "GET", pathContains: list, remaining: 1, action: .answerAfter({
+        // Weak captures: the stand-in keeps its faults, and the world keeps the stand-in; a strong
+        // capture would keep both (and the world's folders) alive after the test.
+        github.inject(FakeGitHub.Fault(method: "GET", pathContains: list, remaining: 1, action: .answerAfter({ [weak world, weak github] in
+            guard let world, let github else { return }
             // Held until the other job's part is on origin; then the held job's draft is made and its answer held.
             while ((try? world.originRefs("refs/shiplane/parts/release/macos")) ?? []).isEmpty { try? await Task.sleep(nanoseconds: 20_000_000) }
             github.inject(FakeGitHub.Fault(method: "POST", pathContains: list, remaining: 1, action: .answerLate(seconds: 60), exactPath: list))
@@ -89,8 +92,8 @@ struct FanInOrphanedDraftTests {
         let list = "/repos/acme/rocket/releases"
         github.inject(FakeGitHub.Fault(
             method: "GET", pathContains: list, remaining: 1,
-            action: .answerAfter({ _ = github.addAsset(releaseID: edited, name: "notes.txt", bytes: Array("by hand".utf8)) }),
-            exactPath: list, when: { ((try? world.originRefs("refs/shiplane/published/")) ?? []) != [] }))
+            action: .answerAfter({ [weak github] in _ = github?.addAsset(releaseID: edited, name: "notes.txt", bytes: Array("by hand".utf8)) }),
+            exactPath: list, when: { [weak world] in ((try? world?.originRefs("refs/shiplane/published/")) ?? []) != [] }))
 
         let fanIn = try await world.job(["release", "--fan-in"])
         #expect(fanIn.status == 0, "\(fanIn.output)")

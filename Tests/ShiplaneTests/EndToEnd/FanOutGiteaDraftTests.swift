@@ -187,8 +187,10 @@ struct FanOutGiteaDraftTests {
         let list = "/api/v1/repos/acme/rocket/releases"
         gitea.inject(FakeGitHub.Fault(
             method: "GET", pathContains: list, remaining: 1,
-            action: .answerAfter({ _ = gitea.addAttachment(releaseID: edited, name: "notes.txt", bytes: Array("by hand".utf8)) }),
-            exactPath: list, when: { ((try? world.originRefs("refs/shiplane/published/")) ?? []) != [] }))
+            // Weak: the stand-in keeps its faults, and a strong capture would keep it and the world
+            // (their folders) alive after the test.
+            action: .answerAfter({ [weak gitea] in _ = gitea?.addAttachment(releaseID: edited, name: "notes.txt", bytes: Array("by hand".utf8)) }),
+            exactPath: list, when: { [weak world] in ((try? world?.originRefs("refs/shiplane/published/")) ?? []) != [] }))
 
         gitea.addTag("v1.5.0")
         let fanIn = try await world.job(["release", "--fan-in"], extra: token)
